@@ -1,0 +1,287 @@
+#include "collector.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "global.h"
+#include "target.h"
+
+struct pt_collector {
+    struct pt_collector_config config;
+    char *proc_root;
+    int proc_root_fd;
+    struct pt_target *targets;
+    size_t n_targets;
+    struct pt_target_result *results;
+    struct pt_global global;
+    bool have_global;
+    struct pt_batch batch;
+    bool started;
+    double next_poll, next_discovery;
+    double interval_start;
+
+    /* launch mode */
+    struct pt_target *launched;
+    bool launched_exited;
+    int launched_status;
+};
+
+double pt_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int64_t realtime_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void pt_collector_config_init(struct pt_collector_config *config)
+{
+    memset(config, 0, sizeof(*config));
+    config->poll_interval = 0.1;
+    config->discovery_interval = 1.0;
+    config->units.proc_memory = PT_MEM_BYTES;
+    config->units.global_memory = PT_MEM_BYTES;
+    config->collect_global = true;
+}
+
+static void log_line(const struct pt_collector *c, enum pt_log_level level, const char *msg)
+{
+    if (c->config.log)
+        c->config.log(level, msg, c->config.log_arg);
+}
+
+struct pt_collector *pt_collector_new(const struct pt_collector_config *config, char *err, size_t errlen)
+{
+    const char *root = config->proc_root ? config->proc_root : "/proc";
+    if (!(config->poll_interval > 0) || !isfinite(config->poll_interval)) {
+        snprintf(err, errlen, "poll interval must be > 0");
+        return NULL;
+    }
+    if (!(config->discovery_interval > 0) || !isfinite(config->discovery_interval)) {
+        snprintf(err, errlen, "discovery interval must be > 0");
+        return NULL;
+    }
+    int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "proc root %s: %s", root, strerror(errno));
+        return NULL;
+    }
+    struct pt_collector *c = calloc(1, sizeof(*c));
+    if (!c || !(c->proc_root = strdup(root))) {
+        free(c);
+        close(fd);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    c->config = *config;
+    c->config.proc_root = c->proc_root;
+    c->proc_root_fd = fd;
+    c->global.fd = -1;
+    if (config->collect_global) {
+        int r = pt_global_init(&c->global, fd);
+        if (r < 0) {
+            snprintf(err, errlen, "%s/meminfo: %s", root, strerror(-r));
+            pt_collector_free(c);
+            return NULL;
+        }
+        c->have_global = true;
+    }
+    return c;
+}
+
+void pt_collector_free(struct pt_collector *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->n_targets; i++)
+        pt_target_free(&c->targets[i]);
+    free(c->targets);
+    free(c->results);
+    if (c->have_global)
+        pt_global_free(&c->global);
+    close(c->proc_root_fd);
+    free(c->proc_root);
+    free(c);
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+int pt_collector_default_name(struct pt_collector *c, const struct pt_selector *selector, char *out, size_t outlen)
+{
+    switch (selector->kind) {
+    case PT_SELECT_PID:
+    case PT_SELECT_CHILD: {
+        struct pt_buf buf = {0};
+        struct pt_stat st;
+        enum pt_read r = pt_read_stat_by_pid(c->proc_root_fd, selector->pid, &buf, &st);
+        pt_buf_free(&buf);
+        if (r == PT_READ_OK && st.comm[0])
+            snprintf(out, outlen, "%s", st.comm);
+        else
+            snprintf(out, outlen, "pid%d", (int)selector->pid);
+        return 0;
+    }
+    case PT_SELECT_PIDFILE: {
+        const char *base = base_name(selector->path);
+        size_t len = strlen(base);
+        if (len > 4 && strcmp(base + len - 4, ".pid") == 0)
+            len -= 4;
+        if (len == 0)
+            return -1;
+        snprintf(out, outlen, "%.*s", (int)len, base);
+        return 0;
+    }
+    }
+    return -1;
+}
+
+int pt_collector_add_target(struct pt_collector *c, const char *name, const struct pt_selector *selector,
+                            const struct pt_target_options *options, char *err, size_t errlen)
+{
+    char default_name[PT_COMM_MAX + 16];
+    if (!name) {
+        if (pt_collector_default_name(c, selector, default_name, sizeof(default_name)) != 0) {
+            snprintf(err, errlen, "cannot derive a target name; give one");
+            return -1;
+        }
+        name = default_name;
+    }
+    if (!name[0]) {
+        snprintf(err, errlen, "empty target name");
+        return -1;
+    }
+    for (size_t i = 0; i < c->n_targets; i++) {
+        if (strcmp(c->targets[i].name, name) == 0) {
+            snprintf(err, errlen, "duplicate target name \"%s\"", name);
+            return -1;
+        }
+    }
+    if (selector->kind == PT_SELECT_CHILD && c->launched) {
+        snprintf(err, errlen, "only one launched command per process");
+        return -1;
+    }
+    struct pt_target *grown = realloc(c->targets, (c->n_targets + 1) * sizeof(*grown));
+    struct pt_target_result *results = grown ? realloc(c->results, (c->n_targets + 1) * sizeof(*results)) : NULL;
+    if (grown)
+        c->targets = grown;
+    if (results)
+        c->results = results;
+    if (!grown || !results ||
+        pt_target_init(&c->targets[c->n_targets], name, selector, options, c->proc_root_fd, c->config.log,
+                       c->config.log_arg) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    c->n_targets++;
+    /* targets moved: re-point the launched one */
+    c->launched = NULL;
+    for (size_t i = 0; i < c->n_targets; i++)
+        if (c->targets[i].selector.kind == PT_SELECT_CHILD)
+            c->launched = &c->targets[i];
+    return 0;
+}
+
+double pt_collector_tick(struct pt_collector *c, double now)
+{
+    if (!c->started) {
+        c->started = true;
+        c->next_poll = c->next_discovery = c->interval_start = now;
+        for (size_t i = 0; i < c->n_targets; i++)
+            c->targets[i].interval_start = now;
+    }
+    if (now >= c->next_discovery) {
+        for (size_t i = 0; i < c->n_targets; i++)
+            pt_target_discover(&c->targets[i]);
+        c->next_discovery += c->config.discovery_interval;
+        if (c->next_discovery <= now) /* we were late: do not try to catch up */
+            c->next_discovery = now + c->config.discovery_interval;
+    }
+    if (now >= c->next_poll) {
+        for (size_t i = 0; i < c->n_targets; i++)
+            pt_target_poll(&c->targets[i]);
+        if (c->have_global)
+            pt_global_poll(&c->global);
+        c->next_poll += c->config.poll_interval;
+        if (c->next_poll <= now)
+            c->next_poll = now + c->config.poll_interval;
+    }
+    return c->next_poll < c->next_discovery ? c->next_poll : c->next_discovery;
+}
+
+const struct pt_batch *pt_collector_close(struct pt_collector *c, double now)
+{
+    if (!c->started)
+        pt_collector_tick(c, now);
+    struct pt_batch *b = &c->batch;
+    b->timestamp_ns = realtime_ns();
+    b->n_targets = c->n_targets;
+    b->targets = c->results;
+    b->interval_seconds = now - c->interval_start;
+    c->interval_start = now;
+    for (size_t i = 0; i < c->n_targets; i++) {
+        c->results[i].name = c->targets[i].name;
+        c->results[i].active = pt_target_close(&c->targets[i], now, &c->config.units, &c->results[i].report);
+    }
+    b->has_global = c->have_global && pt_global_close(&c->global, &c->config.units, &b->global);
+    return b;
+}
+
+/* ---- launch mode ------------------------------------------------------ */
+
+void pt_collector_reap(struct pt_collector *c)
+{
+    for (;;) {
+        siginfo_t si;
+        memset(&si, 0, sizeof(si));
+        if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid == 0)
+            return;
+        pid_t pid = si.si_pid;
+        /* Still a zombie: its stat and io hold its final usage. */
+        if (c->launched)
+            pt_target_final_read(c->launched, pid);
+        int status;
+        if (waitpid(pid, &status, WNOHANG) != pid)
+            return;
+        if (c->launched) {
+            pt_target_reaped(c->launched, pid);
+            if (pid == c->launched->selector.pid) {
+                c->launched_exited = true;
+                c->launched_status = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+                char msg[128];
+                snprintf(msg, sizeof(msg), "launched command (pid %d) exited with status %d", (int)pid,
+                         c->launched_status);
+                log_line(c, PT_LOG_INFO, msg);
+            }
+        }
+    }
+}
+
+bool pt_collector_launch_finished(struct pt_collector *c, int *status)
+{
+    if (!c->launched || !c->launched_exited)
+        return false;
+    siginfo_t si;
+    memset(&si, 0, sizeof(si));
+    /* ECHILD: no child left, alive or zombie: the whole tree is gone. */
+    if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0 || errno != ECHILD)
+        return false;
+    *status = c->launched_status;
+    return true;
+}

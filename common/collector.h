@@ -1,0 +1,113 @@
+/* collector: the one object both frontends drive.
+ *
+ * A frontend builds a collector from its configuration, adds targets, then
+ * calls pt_collector_tick() whenever the deadline it returned has passed
+ * (that runs the fast memory polls and the discovery walks that are due),
+ * and pt_collector_close() whenever its agent asks for values (a collectd
+ * read, a Telegraf newline or timer). Closing takes one last sample, turns
+ * the interval's extrema and counter movements into a pt_batch and starts
+ * the next interval. Nothing here is thread-safe: the collectd plugin,
+ * which samples on its own thread, serialises calls with a mutex.
+ *
+ * Times are CLOCK_MONOTONIC seconds (pt_now()). */
+#ifndef PROCTREE_COLLECTOR_H
+#define PROCTREE_COLLECTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "report.h"
+#include "units.h"
+
+enum pt_log_level { PT_LOG_ERROR, PT_LOG_WARNING, PT_LOG_INFO, PT_LOG_DEBUG };
+
+/* Log sink: one short line, no trailing newline. */
+typedef void (*pt_log_fn)(enum pt_log_level level, const char *message, void *arg);
+
+struct pt_collector_config {
+    const char *proc_root;     /* NULL = "/proc" */
+    double poll_interval;      /* seconds, > 0; default 0.1 */
+    double discovery_interval; /* seconds, > 0; default 1 */
+    struct pt_units units;
+    bool collect_global; /* the global_* line */
+    pt_log_fn log;       /* NULL = silent */
+    void *log_arg;
+};
+
+/* Defaults: /proc, 100 ms poll, 1 s discovery, bytes, global on. */
+void pt_collector_config_init(struct pt_collector_config *config);
+
+enum pt_selector_kind {
+    PT_SELECT_PID,     /* one process, pinned by (pid, starttime) */
+    PT_SELECT_PIDFILE, /* re-read at every discovery tick */
+    PT_SELECT_CHILD,   /* a command this process launched (pt_launch) */
+};
+
+struct pt_selector {
+    enum pt_selector_kind kind;
+    pid_t pid;        /* PID, CHILD */
+    const char *path; /* PIDFILE (copied) */
+};
+
+struct pt_target_options {
+    bool collect_pss; /* smaps_rollup: pss, shared, uss, swap */
+};
+
+struct pt_collector;
+
+/* Returns NULL and writes a one-line reason into err on failure (proc root
+ * not a directory, bad interval). */
+struct pt_collector *pt_collector_new(const struct pt_collector_config *config, char *err, size_t errlen);
+void pt_collector_free(struct pt_collector *c);
+
+/* Add a target. name NULL means the default name: the comm of the pid,
+ * the pidfile's base name without ".pid". The name is copied. Returns 0, or
+ * -1 with a one-line reason in err (duplicate name, empty name, a second
+ * launched command). */
+int pt_collector_add_target(struct pt_collector *c, const char *name, const struct pt_selector *selector,
+                            const struct pt_target_options *options, char *err, size_t errlen);
+
+/* The default name a target would get (for frontends that need it early);
+ * writes into out, returns 0 or -1. */
+int pt_collector_default_name(struct pt_collector *c, const struct pt_selector *selector, char *out,
+                              size_t outlen);
+
+/* Run what is due at time now (first call: discovery + first sample).
+ * Returns the next deadline. */
+double pt_collector_tick(struct pt_collector *c, double now);
+
+/* One target's result in a batch. */
+struct pt_target_result {
+    const char *name;
+    bool active; /* had a live member during the interval: emit its line */
+    struct pt_report report;
+};
+
+struct pt_batch {
+    int64_t timestamp_ns; /* CLOCK_REALTIME at the close, shared by all lines */
+    double interval_seconds;
+    size_t n_targets;
+    struct pt_target_result *targets; /* owned by the collector, valid until the next close */
+    bool has_global;
+    struct pt_report global;
+};
+
+/* Close the interval of every target and the global sampler. */
+const struct pt_batch *pt_collector_close(struct pt_collector *c, double now);
+
+/* Launch mode. Reap every exited child of this process, reading each
+ * one's final counters from its zombie before reaping (waitid WNOWAIT), and
+ * record the launched command's status. Call on SIGCHLD and at every tick. */
+void pt_collector_reap(struct pt_collector *c);
+
+/* True once the launched command has exited and no process of its tree is
+ * left (this process has no children at all). *status is then the exit
+ * status, or 128+signal. */
+bool pt_collector_launch_finished(struct pt_collector *c, int *status);
+
+/* CLOCK_MONOTONIC in seconds. */
+double pt_now(void);
+
+#endif

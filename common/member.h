@@ -1,0 +1,83 @@
+/* member: one process of a target's tree, and the reads it takes.
+ *
+ * A member is an identity, (pid, starttime), with the descriptors of the
+ * /proc files proctree samples kept open (see procfile.h) and the last
+ * cumulative counters read from them. The last values matter after the
+ * process is gone: they are what the tree loses if nobody in the tree
+ * absorbs the process's usage when it is reaped (target.c). */
+#ifndef PROCTREE_MEMBER_H
+#define PROCTREE_MEMBER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "procfile.h"
+#include "procparse.h"
+
+/* Cumulative counters, each inclusive of reaped children where the kernel
+ * folds them in: io (reaped children's I/O is added into the parent's own
+ * io) and stat (utime+cutime etc.). */
+enum pt_counter {
+    PT_CTR_RCHAR,
+    PT_CTR_WCHAR,
+    PT_CTR_STORAGE_READ,
+    PT_CTR_STORAGE_WRITE,
+    PT_CTR_CANCELLED_WRITE,
+    PT_CTR_SYSCR,
+    PT_CTR_SYSCW,
+    PT_CTR_USER_TICKS,
+    PT_CTR_SYSTEM_TICKS,
+    PT_CTR_MINFLT,
+    PT_CTR_MAJFLT,
+    PT_CTR_COUNT
+};
+#define PT_CTR_IO_END PT_CTR_USER_TICKS /* [0, IO_END) come from io */
+
+struct pt_member {
+    pid_t pid;
+    pid_t ppid; /* as of the last stat read */
+    uint64_t starttime;
+    char path[24]; /* "<pid>/" under the proc root, built once */
+    int stat_fd, statm_fd, io_fd, children_fd, smaps_fd;
+    int64_t ctr[PT_CTR_COUNT]; /* last values read */
+    bool has_stat, has_io;     /* which groups of ctr hold real values */
+    int64_t num_threads;
+    char comm[PT_COMM_MAX];
+    bool gone;          /* reaped; dropped at the next compaction */
+    bool baseline_walk; /* joined in this discovery pass as part of a new root's tree */
+};
+
+/* Result of a read: the data, the process is gone, or this read failed
+ * (truncated, unparseable, permission) while the process lives on. */
+enum pt_read { PT_READ_OK, PT_READ_GONE, PT_READ_FAILED };
+
+/* Open the member's stat/statm/io/children files and read stat and io
+ * once. Fails with PT_READ_GONE when the process does not exist, or when
+ * expected_starttime is non-zero and differs (the pid was reused). */
+enum pt_read pt_member_open(struct pt_member *m, int proc_root_fd, pid_t pid, uint64_t expected_starttime,
+                            struct pt_buf *buf);
+void pt_member_close(struct pt_member *m);
+
+/* Refresh ctr/ppid/num_threads from stat and io. */
+enum pt_read pt_member_read_counters(struct pt_member *m, int proc_root_fd, struct pt_buf *buf);
+
+/* statm, in pages. */
+enum pt_read pt_member_read_statm(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, struct pt_statm *out);
+
+/* smaps_rollup (opened on first use: it is the dear one). */
+enum pt_read pt_member_read_smaps(struct pt_member *m, int proc_root_fd, struct pt_buf *buf,
+                                  struct pt_smaps_rollup *out);
+
+/* Children of the member's threads: fn(pid, arg) per child pid. Reads the
+ * main thread's kept children file, plus every other thread's file when
+ * the process has several threads (a child forked by a worker thread is
+ * listed only under that thread). Returns PT_READ_FAILED with
+ * *no_children_files set when the kernel lacks CONFIG_PROC_CHILDREN. */
+enum pt_read pt_member_read_children(struct pt_member *m, int proc_root_fd, struct pt_buf *buf,
+                                     int (*fn)(pid_t pid, void *arg), void *arg, bool *no_children_files);
+
+/* Read <pid>/stat by path (no kept fd) into out. */
+enum pt_read pt_read_stat_by_pid(int proc_root_fd, pid_t pid, struct pt_buf *buf, struct pt_stat *out);
+
+#endif

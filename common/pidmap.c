@@ -1,0 +1,65 @@
+#include "pidmap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static size_t slot_of(pid_t pid, size_t cap)
+{
+    /* Fibonacci hashing spreads sequential pids over the table. */
+    return (size_t)(((uint32_t)pid * 2654435769u) & (cap - 1));
+}
+
+static void grow(struct pt_pidmap *map)
+{
+    size_t cap = map->cap ? map->cap * 2 : 64;
+    struct pt_pidmap bigger = {calloc(cap, sizeof(pid_t)), calloc(cap, sizeof(uint32_t)), cap, 0};
+    if (!bigger.keys || !bigger.values) {
+        fprintf(stderr, "E! proctree: out of memory\n");
+        abort();
+    }
+    for (size_t i = 0; i < map->cap; i++)
+        if (map->keys[i])
+            pt_pidmap_put(&bigger, map->keys[i], map->values[i]);
+    pt_pidmap_free(map);
+    *map = bigger;
+}
+
+void pt_pidmap_clear(struct pt_pidmap *map)
+{
+    if (map->cap)
+        memset(map->keys, 0, map->cap * sizeof(pid_t));
+    map->count = 0;
+}
+
+void pt_pidmap_free(struct pt_pidmap *map)
+{
+    free(map->keys);
+    free(map->values);
+    *map = (struct pt_pidmap){0};
+}
+
+void pt_pidmap_put(struct pt_pidmap *map, pid_t pid, uint32_t value)
+{
+    if ((map->count + 1) * 2 > map->cap) /* keep the load factor <= 1/2 */
+        grow(map);
+    size_t i = slot_of(pid, map->cap);
+    while (map->keys[i] && map->keys[i] != pid)
+        i = (i + 1) & (map->cap - 1);
+    if (!map->keys[i])
+        map->count++;
+    map->keys[i] = pid;
+    map->values[i] = value;
+}
+
+long pt_pidmap_get(const struct pt_pidmap *map, pid_t pid)
+{
+    if (!map->cap || pid <= 0)
+        return -1;
+    for (size_t i = slot_of(pid, map->cap);; i = (i + 1) & (map->cap - 1)) {
+        if (!map->keys[i])
+            return -1;
+        if (map->keys[i] == pid)
+            return map->values[i];
+    }
+}

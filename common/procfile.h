@@ -1,0 +1,40 @@
+/* procfile: read a /proc file through a kept descriptor.
+ *
+ * A procfs file is regenerated on every read at offset 0, so the cheapest
+ * way to sample it again is to keep its fd and pread() it (one syscall,
+ * no open/close). Single-record files fit in one read; multi-record files
+ * (children lists) come at most ~4 KiB per read, so we always read to EOF.
+ * A kept fd of a process that has been reaped returns ESRCH, never the data
+ * of a process that reused the pid. */
+#ifndef PROCTREE_PROCFILE_H
+#define PROCTREE_PROCFILE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* A growable byte buffer reused across reads so steady-state polls do not
+ * allocate. Contents are always NUL-terminated after a successful read. */
+struct pt_buf {
+    char *data;
+    size_t len;
+    size_t cap;
+};
+
+void pt_buf_free(struct pt_buf *buf);
+
+/* Read the whole file behind fd from offset 0 into buf (grown as needed,
+ * capped at 16 MiB). Returns the length read (0 for an empty file) or
+ * -errno: -ESRCH / -ENOENT when the process is gone. */
+ssize_t pt_pread_all(int fd, struct pt_buf *buf);
+
+/* openat(dirfd, name, O_RDONLY|O_CLOEXEC). Returns fd or -errno. */
+int pt_open_at(int dirfd, const char *name);
+
+/* Open "<pid>/" below the proc root as an O_PATH directory fd, the anchor
+ * for every per-process file. Returns fd or -errno. */
+int pt_open_pid_dir(int proc_root_fd, pid_t pid);
+
+/* True when err (a -errno result) means the process no longer exists. */
+int pt_errno_is_gone(int err);
+
+#endif

@@ -1,0 +1,77 @@
+/* procparse: hand-written scanners for the /proc files proctree reads.
+ *
+ * /proc content is untrusted: comm can hold spaces, ')', newlines, commas,
+ * quotes and invalid UTF-8, and a file can be truncated or empty when its
+ * process dies mid-read. Every parser takes (buf, len) — buf need not be
+ * NUL-terminated — never reads past len, and returns 0 on success or -1
+ * when a required field is missing, malformed or out of range. Parsers do
+ * not allocate and do not use sscanf. Memory values are returned in bytes
+ * (kB fields multiplied by 1024); statm stays in pages (the caller knows
+ * the page size); CPU times stay in clock ticks. */
+#ifndef PROCTREE_PROCPARSE_H
+#define PROCTREE_PROCPARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define PT_COMM_MAX 64 /* kernel comm is <= 15 bytes; fixtures may lie */
+
+/* /proc/PID/stat. comm is everything between the first '(' and the LAST ')'
+ * (so ')' and newlines inside comm are kept), truncated to fit, raw bytes. */
+struct pt_stat {
+    pid_t pid;
+    char comm[PT_COMM_MAX];
+    char state;
+    pid_t ppid;
+    uint64_t minflt, cminflt, majflt, cmajflt;
+    uint64_t utime, stime, cutime, cstime; /* clock ticks */
+    int64_t num_threads;
+    uint64_t starttime; /* clock ticks since boot: with pid, the identity */
+    uint64_t vsize;     /* bytes */
+    int64_t rss_pages;
+};
+int pt_parse_stat(const char *buf, size_t len, struct pt_stat *out);
+
+/* /proc/PID/statm, in pages: size resident shared (the first three). */
+struct pt_statm {
+    uint64_t size, resident, shared;
+};
+int pt_parse_statm(const char *buf, size_t len, struct pt_statm *out);
+
+/* /proc/PID/io. All seven fields are required. */
+struct pt_io {
+    uint64_t rchar, wchar, syscr, syscw;
+    uint64_t read_bytes, write_bytes, cancelled_write_bytes;
+};
+int pt_parse_io(const char *buf, size_t len, struct pt_io *out);
+
+/* /proc/PID/smaps_rollup, in bytes. Rss and Pss are required; the others
+ * default to 0 when absent (older kernels lack some lines). */
+struct pt_smaps_rollup {
+    uint64_t rss, pss;
+    uint64_t shared_clean, shared_dirty, private_clean, private_dirty;
+    uint64_t swap;
+};
+int pt_parse_smaps_rollup(const char *buf, size_t len, struct pt_smaps_rollup *out);
+
+/* /proc/meminfo, in bytes. MemTotal and MemFree are required; has_available
+ * says whether MemAvailable was present (kernel >= 3.14). */
+struct pt_meminfo {
+    uint64_t mem_total, mem_free, mem_available, buffers, cached;
+    uint64_t anon_pages, swap_total, swap_free;
+    bool has_available;
+};
+int pt_parse_meminfo(const char *buf, size_t len, struct pt_meminfo *out);
+
+/* /proc/PID/task/TID/children: space-separated pids. Calls fn(pid, arg) for
+ * each; stops and returns -1 on a malformed token or when fn returns
+ * non-zero; returns the number of pids otherwise. An empty file is 0. */
+int pt_parse_children(const char *buf, size_t len, int (*fn)(pid_t pid, void *arg), void *arg);
+
+/* A pid file: optional leading whitespace, decimal pid > 0, optional
+ * trailing whitespace/newline, nothing else. */
+int pt_parse_pidfile(const char *buf, size_t len, pid_t *out);
+
+#endif

@@ -1,0 +1,31 @@
+/* report: the values of one closed interval, indexed by catalog id.
+ *
+ * A value is either an integer or a float, decided by the metric's unit
+ * (memory in bytes or kB, byte and event counts are integers; MB, GB,
+ * seconds and percentages are floats), so a field keeps one type for as
+ * long as the configuration does. A metric whose source could not be read
+ * during the whole interval is absent, never 0. */
+#ifndef PROCTREE_REPORT_H
+#define PROCTREE_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "catalog.h"
+
+struct pt_value {
+    bool present;
+    bool is_int;
+    int64_t i;
+    double f;
+};
+
+struct pt_report {
+    struct pt_value v[PT_METRIC_COUNT];
+};
+
+/* The value as a double, whatever its representation (collectd gauges);
+ * NaN when the value is absent, as collectd spells an unknown gauge. */
+double pt_value_as_double(const struct pt_value *value);
+
+#endif

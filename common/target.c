@@ -1,0 +1,580 @@
+#include "target.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static void *xrealloc(void *p, size_t size)
+{
+    p = realloc(p, size);
+    if (!p) {
+        fprintf(stderr, "E! proctree: out of memory\n");
+        abort();
+    }
+    return p;
+}
+
+static void logf_target(const struct pt_target *t, enum pt_log_level level, const char *fmt, ...)
+{
+    if (!t->log)
+        return;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    t->log(level, msg, t->log_arg);
+}
+
+void pt_extrema_add(struct pt_extrema *e, int64_t value)
+{
+    if (!e->any || value < e->min)
+        e->min = value;
+    if (!e->any || value > e->max)
+        e->max = value;
+    e->any = true;
+}
+
+static double thread_cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- membership ------------------------------------------------------- */
+
+static struct pt_member *live_member(const struct pt_target *t, pid_t pid)
+{
+    long i = pt_pidmap_get(&t->index, pid);
+    if (i < 0 || t->members[i].gone)
+        return NULL;
+    return &t->members[i];
+}
+
+/* Nobody in the tree will absorb this member's usage when it dies: its
+ * parent is outside the tree (the root; an orphan re-parented to init or
+ * to us). Such members are read at every poll so their last values stay
+ * fresh. */
+static bool is_exposed(const struct pt_target *t, const struct pt_member *m)
+{
+    return live_member(t, m->ppid) == NULL;
+}
+
+static void add_counters(struct pt_target *t, const struct pt_member *m, int sign)
+{
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        bool have = k < PT_CTR_IO_END ? m->has_io : m->has_stat;
+        if (have)
+            t->adjust[k] += sign * m->ctr[k];
+    }
+}
+
+static void note_groups(struct pt_target *t, const struct pt_member *m)
+{
+    t->stat_seen |= m->has_stat;
+    t->io_seen |= m->has_io;
+}
+
+/* The member is gone. If its parent is a live member, that parent reaped
+ * it and its counters already carry (or will carry at their next read)
+ * the member's whole usage; otherwise what it did would be lost, so its
+ * last values move into adjust. */
+static void member_gone(struct pt_target *t, struct pt_member *m)
+{
+    if (m->gone)
+        return;
+    if (is_exposed(t, m))
+        add_counters(t, m, +1);
+    note_groups(t, m);
+    m->gone = true;
+    pt_member_close(m);
+    t->exited++;
+    t->need_compaction = true;
+}
+
+static void compact(struct pt_target *t)
+{
+    if (!t->need_compaction)
+        return;
+    size_t kept = 0;
+    for (size_t i = 0; i < t->n_members; i++)
+        if (!t->members[i].gone)
+            t->members[kept++] = t->members[i];
+    t->n_members = kept;
+    pt_pidmap_clear(&t->index);
+    for (size_t i = 0; i < kept; i++)
+        pt_pidmap_put(&t->index, t->members[i].pid, (uint32_t)i);
+    t->need_compaction = false;
+}
+
+/* Open pid as a new member. baseline: it joins as part of a new root's
+ * tree (its past is not counted); otherwise it was born in the tree. */
+static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline)
+{
+    struct pt_member m;
+    if (pt_member_open(&m, t->proc_root_fd, pid, expected_starttime, &t->buf) != PT_READ_OK)
+        return NULL;
+    if (t->n_members == t->cap_members) {
+        t->cap_members = t->cap_members ? t->cap_members * 2 : 16;
+        t->members = xrealloc(t->members, t->cap_members * sizeof(*t->members));
+    }
+    m.baseline_walk = baseline;
+    if (baseline)
+        add_counters(t, &m, -1);
+    else
+        t->started++;
+    note_groups(t, &m);
+    t->members[t->n_members] = m;
+    pt_pidmap_put(&t->index, pid, (uint32_t)t->n_members);
+    return &t->members[t->n_members++];
+}
+
+size_t pt_target_live_members(const struct pt_target *t)
+{
+    size_t live = 0;
+    for (size_t i = 0; i < t->n_members; i++)
+        live += !t->members[i].gone;
+    return live;
+}
+
+/* ---- selector --------------------------------------------------------- */
+
+static pid_t read_pidfile(struct pt_target *t)
+{
+    int fd = open(t->selector.path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = pt_pread_all(fd, &t->buf);
+    close(fd);
+    pid_t pid;
+    if (n <= 0 || pt_parse_pidfile(t->buf.data, (size_t)n, &pid) != 0)
+        return 0;
+    return pid;
+}
+
+/* The root the selector names now, joined as a baseline member when it is
+ * new to the tree. A --pid root is pinned to the identity first seen. */
+static void resolve_root(struct pt_target *t)
+{
+    pid_t pid = 0;
+    uint64_t expected = 0;
+    switch (t->selector.kind) {
+    case PT_SELECT_PID:
+    case PT_SELECT_CHILD:
+        pid = t->selector.pid;
+        expected = t->root_starttime;
+        break;
+    case PT_SELECT_PIDFILE:
+        pid = read_pidfile(t);
+        break;
+    }
+    if (pid <= 0 || live_member(t, pid))
+        return;
+    if (t->selector.kind != PT_SELECT_PIDFILE && t->root_pid)
+        return; /* a pinned root that is gone stays gone */
+    /* The launched command was born under our watch: count all of it. */
+    struct pt_member *m = join(t, pid, expected, t->selector.kind != PT_SELECT_CHILD);
+    if (m) {
+        t->root_pid = pid;
+        t->root_starttime = m->starttime;
+    }
+}
+
+/* ---- discovery -------------------------------------------------------- */
+
+static int collect_pid(pid_t pid, void *arg)
+{
+    struct pt_target *t = arg;
+    if (t->n_pending == t->cap_pending) {
+        t->cap_pending = t->cap_pending ? t->cap_pending * 2 : 64;
+        t->pending = xrealloc(t->pending, t->cap_pending * sizeof(pid_t));
+    }
+    t->pending[t->n_pending++] = pid;
+    return 0;
+}
+
+/* Without children files, one scan of the proc root lists every
+ * (pid, ppid); the children of a member are then looked up there. */
+struct ppid_pair {
+    pid_t ppid, pid;
+};
+
+static int by_ppid(const void *a, const void *b)
+{
+    const struct ppid_pair *x = a, *y = b;
+    return (x->ppid > y->ppid) - (x->ppid < y->ppid);
+}
+
+static struct ppid_pair *scan_ppids(struct pt_target *t, size_t *count)
+{
+    *count = 0;
+    int fd = openat(t->proc_root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!dir) {
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    struct ppid_pair *pairs = NULL;
+    size_t cap = 0;
+    for (struct dirent *e; (e = readdir(dir));) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end || pid <= 0)
+            continue;
+        struct pt_stat st;
+        if (pt_read_stat_by_pid(t->proc_root_fd, (pid_t)pid, &t->buf, &st) != PT_READ_OK)
+            continue;
+        if (*count == cap) {
+            cap = cap ? cap * 2 : 256;
+            pairs = xrealloc(pairs, cap * sizeof(*pairs));
+        }
+        pairs[(*count)++] = (struct ppid_pair){st.ppid, st.pid};
+    }
+    closedir(dir);
+    qsort(pairs, *count, sizeof(*pairs), by_ppid);
+    return pairs;
+}
+
+static void children_from_scan(struct pt_target *t, const struct ppid_pair *pairs, size_t count, pid_t parent)
+{
+    size_t lo = 0, hi = count;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (pairs[mid].ppid < parent)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < count && pairs[lo].ppid == parent; lo++)
+        collect_pid(pairs[lo].pid, t);
+}
+
+/* Launch mode: every child of ours is the launched root or an orphan of
+ * its tree handed to us as subreaper. */
+static void collect_own_children(struct pt_target *t)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "%d/task/%d/children", (int)getpid(), (int)getpid());
+    int fd = pt_open_at(t->proc_root_fd, path);
+    if (fd < 0)
+        return;
+    ssize_t n = pt_pread_all(fd, &t->buf);
+    close(fd);
+    if (n > 0)
+        pt_parse_children(t->buf.data, (size_t)n, collect_pid, t);
+}
+
+static void join_pending(struct pt_target *t, bool baseline)
+{
+    for (size_t j = 0; j < t->n_pending; j++)
+        if (!live_member(t, t->pending[j]))
+            join(t, t->pending[j], 0, baseline);
+    t->n_pending = 0;
+}
+
+void pt_target_discover(struct pt_target *t)
+{
+    double cpu0 = thread_cpu_seconds();
+    compact(t);
+    resolve_root(t);
+    if (t->selector.kind == PT_SELECT_CHILD) {
+        collect_own_children(t);
+        join_pending(t, false);
+    }
+
+    size_t n_pairs = 0;
+    struct ppid_pair *pairs = t->scan_fallback ? scan_ppids(t, &n_pairs) : NULL;
+    /* Breadth first: members appended while walking are walked too, so a
+     * whole new subtree joins in one pass, parents before children. */
+    for (size_t i = 0; i < t->n_members; i++) {
+        if (t->members[i].gone)
+            continue;
+        bool baseline = t->members[i].baseline_walk;
+        if (t->scan_fallback) {
+            children_from_scan(t, pairs, n_pairs, t->members[i].pid);
+        } else {
+            bool no_children_files = false;
+            enum pt_read r = pt_member_read_children(&t->members[i], t->proc_root_fd, &t->buf, collect_pid, t,
+                                                     &no_children_files);
+            if (r == PT_READ_GONE) {
+                t->n_pending = 0;
+                member_gone(t, &t->members[i]);
+                continue;
+            }
+            if (no_children_files) {
+                logf_target(t, PT_LOG_INFO, "target \"%s\": no /proc/PID/task/TID/children (kernel without "
+                            "CONFIG_PROC_CHILDREN); discovering by scanning /proc", t->name);
+                t->scan_fallback = true;
+                pairs = scan_ppids(t, &n_pairs);
+                i--; /* walk this member again from the scan */
+                continue;
+            }
+        }
+        /* the member pointer may move when join() grows the array */
+        join_pending(t, baseline);
+    }
+    free(pairs);
+    for (size_t i = 0; i < t->n_members; i++)
+        t->members[i].baseline_walk = false;
+    compact(t);
+
+    size_t live = pt_target_live_members(t);
+    if (live == 0 && !t->warned_empty) {
+        logf_target(t, PT_LOG_WARNING, "target \"%s\": no live process; will keep looking", t->name);
+        t->warned_empty = true;
+    } else if (live > 0 && t->warned_empty) {
+        logf_target(t, PT_LOG_INFO, "target \"%s\": following pid %d again", t->name, (int)t->members[0].pid);
+        t->warned_empty = false;
+    }
+    t->cpu_seconds += thread_cpu_seconds() - cpu0;
+}
+
+/* ---- sampling --------------------------------------------------------- */
+
+static void poll_members(struct pt_target *t)
+{
+    int64_t size = 0, resident = 0, anon = 0;
+    bool sampled = false;
+    for (size_t i = 0; i < t->n_members; i++) {
+        struct pt_member *m = &t->members[i];
+        if (m->gone)
+            continue;
+        struct pt_statm sm;
+        enum pt_read r = pt_member_read_statm(m, t->proc_root_fd, &t->buf, &sm);
+        if (r == PT_READ_OK) {
+            size += (int64_t)sm.size;
+            resident += (int64_t)sm.resident;
+            /* shared can exceed resident for an instant while pages move */
+            anon += sm.resident > sm.shared ? (int64_t)(sm.resident - sm.shared) : 0;
+            sampled = true;
+        } else if (r == PT_READ_GONE) {
+            member_gone(t, m);
+            continue;
+        } else {
+            t->vanished++;
+        }
+        if (is_exposed(t, m)) {
+            r = pt_member_read_counters(m, t->proc_root_fd, &t->buf);
+            if (r == PT_READ_GONE)
+                member_gone(t, m);
+            else if (r == PT_READ_FAILED)
+                t->vanished++;
+        }
+    }
+    if (sampled) {
+        pt_extrema_add(&t->gauges[PT_G_VM], size * t->page_size);
+        pt_extrema_add(&t->gauges[PT_G_RSS], resident * t->page_size);
+        pt_extrema_add(&t->gauges[PT_G_ANON], anon * t->page_size);
+        t->samples++;
+    }
+}
+
+void pt_target_poll(struct pt_target *t)
+{
+    double cpu0 = thread_cpu_seconds();
+    poll_members(t);
+    compact(t);
+    t->cpu_seconds += thread_cpu_seconds() - cpu0;
+}
+
+/* Counters of every member, parents first (see the header). */
+static void read_all_counters(struct pt_target *t, int64_t *threads)
+{
+    *threads = 0;
+    for (size_t i = 0; i < t->n_members; i++) {
+        struct pt_member *m = &t->members[i];
+        if (m->gone)
+            continue;
+        enum pt_read r = pt_member_read_counters(m, t->proc_root_fd, &t->buf);
+        if (r == PT_READ_GONE) {
+            member_gone(t, m);
+            continue;
+        }
+        if (r == PT_READ_FAILED)
+            t->vanished++;
+        note_groups(t, m);
+        *threads += m->num_threads;
+    }
+}
+
+static void sample_smaps(struct pt_target *t)
+{
+    int64_t sum[PT_G_COUNT] = {0};
+    bool sampled = false;
+    for (size_t i = 0; i < t->n_members; i++) {
+        struct pt_member *m = &t->members[i];
+        struct pt_smaps_rollup sr;
+        if (m->gone || pt_member_read_smaps(m, t->proc_root_fd, &t->buf, &sr) != PT_READ_OK)
+            continue;
+        sum[PT_G_PSS] += (int64_t)sr.pss;
+        sum[PT_G_SHARED] += (int64_t)(sr.shared_clean + sr.shared_dirty);
+        sum[PT_G_USS] += (int64_t)(sr.private_clean + sr.private_dirty);
+        sum[PT_G_SWAP] += (int64_t)sr.swap;
+        sampled = true;
+    }
+    if (!sampled)
+        return;
+    for (int g = PT_G_PSS; g <= PT_G_SWAP; g++)
+        pt_extrema_add(&t->gauges[g], sum[g]);
+}
+
+static const enum pt_metric_id gauge_min_metric[PT_G_COUNT] = {
+    PT_M_PROC_VM_SIZE_MIN, PT_M_PROC_RSS_MIN,  PT_M_PROC_ANON_MIN, PT_M_PROC_PSS_MIN,
+    PT_M_PROC_SHARED_MIN,  PT_M_PROC_USS_MIN,  PT_M_PROC_SWAP_MIN,
+};
+
+/* counter -> its delta metric, and the unit scale */
+static const enum pt_metric_id counter_metric[PT_CTR_COUNT] = {
+    [PT_CTR_RCHAR] = PT_M_PROC_IO_READ_BYTES,
+    [PT_CTR_WCHAR] = PT_M_PROC_IO_WRITE_BYTES,
+    [PT_CTR_STORAGE_READ] = PT_M_PROC_IO_STORAGE_READ_BYTES,
+    [PT_CTR_STORAGE_WRITE] = PT_M_PROC_IO_STORAGE_WRITE_BYTES,
+    [PT_CTR_CANCELLED_WRITE] = PT_M_PROC_IO_CANCELLED_WRITE_BYTES,
+    [PT_CTR_SYSCR] = PT_M_PROC_IO_READ_SYSCALLS,
+    [PT_CTR_SYSCW] = PT_M_PROC_IO_WRITE_SYSCALLS,
+    [PT_CTR_USER_TICKS] = PT_M_PROC_CPU_USER_SECONDS,
+    [PT_CTR_SYSTEM_TICKS] = PT_M_PROC_CPU_SYSTEM_SECONDS,
+    [PT_CTR_MINFLT] = PT_M_PROC_MINOR_FAULTS,
+    [PT_CTR_MAJFLT] = PT_M_PROC_MAJOR_FAULTS,
+};
+
+/* Advance the high-water marks and return this interval's deltas. */
+static void counter_deltas(struct pt_target *t, int64_t delta[PT_CTR_COUNT])
+{
+    int64_t tree[PT_CTR_COUNT];
+    memcpy(tree, t->adjust, sizeof(tree));
+    for (size_t i = 0; i < t->n_members; i++) {
+        const struct pt_member *m = &t->members[i];
+        if (m->gone)
+            continue;
+        for (int k = 0; k < PT_CTR_COUNT; k++)
+            if (k < PT_CTR_IO_END ? m->has_io : m->has_stat)
+                tree[k] += m->ctr[k];
+    }
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        if (tree[k] > t->high_water[k])
+            t->high_water[k] = tree[k];
+        delta[k] = t->high_water[k] - t->interval_base[k];
+        t->interval_base[k] = t->high_water[k];
+    }
+}
+
+static void fill_report(struct pt_target *t, double seconds, int64_t processes, int64_t threads,
+                        const struct pt_units *units, struct pt_report *report)
+{
+    memset(report, 0, sizeof(*report));
+    for (int g = 0; g < PT_G_COUNT; g++) {
+        if (!t->gauges[g].any)
+            continue;
+        pt_value_set(&report->v[gauge_min_metric[g]], gauge_min_metric[g], (double)t->gauges[g].min, units);
+        pt_value_set(&report->v[gauge_min_metric[g] + 1], gauge_min_metric[g] + 1, (double)t->gauges[g].max,
+                     units);
+    }
+    int64_t delta[PT_CTR_COUNT];
+    counter_deltas(t, delta);
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        if (!(k < PT_CTR_IO_END ? t->io_seen : t->stat_seen))
+            continue;
+        bool ticks = k == PT_CTR_USER_TICKS || k == PT_CTR_SYSTEM_TICKS;
+        double raw = ticks ? (double)delta[k] / t->ticks_per_second : (double)delta[k];
+        pt_value_set(&report->v[counter_metric[k]], counter_metric[k], raw, units);
+    }
+    if (t->stat_seen && seconds > 0) {
+        double cpu = (double)(delta[PT_CTR_USER_TICKS] + delta[PT_CTR_SYSTEM_TICKS]) / t->ticks_per_second;
+        pt_value_set(&report->v[PT_M_PROC_CPU_PERCENT], PT_M_PROC_CPU_PERCENT, 100.0 * cpu / seconds, units);
+    }
+    pt_value_set(&report->v[PT_M_PROC_PROCESSES], PT_M_PROC_PROCESSES, (double)processes, units);
+    if (t->stat_seen)
+        pt_value_set(&report->v[PT_M_PROC_THREADS], PT_M_PROC_THREADS, (double)threads, units);
+    pt_value_set(&report->v[PT_M_PROC_PROCESSES_STARTED], PT_M_PROC_PROCESSES_STARTED, (double)t->started, units);
+    pt_value_set(&report->v[PT_M_PROC_PROCESSES_EXITED], PT_M_PROC_PROCESSES_EXITED, (double)t->exited, units);
+    pt_value_set(&report->v[PT_M_COLLECTOR_SAMPLES], PT_M_COLLECTOR_SAMPLES, (double)t->samples, units);
+    pt_value_set(&report->v[PT_M_COLLECTOR_VANISHED], PT_M_COLLECTOR_VANISHED, (double)t->vanished, units);
+    pt_value_set(&report->v[PT_M_COLLECTOR_CPU_SECONDS], PT_M_COLLECTOR_CPU_SECONDS, t->cpu_seconds, units);
+}
+
+bool pt_target_close(struct pt_target *t, double now, const struct pt_units *units, struct pt_report *report)
+{
+    double cpu0 = thread_cpu_seconds();
+    poll_members(t); /* the last sample of the interval */
+    int64_t threads;
+    read_all_counters(t, &threads);
+    if (t->options.collect_pss)
+        sample_smaps(t);
+    compact(t);
+    int64_t processes = (int64_t)t->n_members;
+    bool active = processes > 0 || t->samples > 0 || t->exited > 0;
+    t->cpu_seconds += thread_cpu_seconds() - cpu0;
+
+    fill_report(t, now - t->interval_start, processes, threads, units, report);
+
+    memset(t->gauges, 0, sizeof(t->gauges));
+    t->stat_seen = t->io_seen = false;
+    t->samples = t->vanished = t->started = t->exited = 0;
+    t->cpu_seconds = 0;
+    t->interval_start = now;
+    return active;
+}
+
+/* ---- launch mode ------------------------------------------------------ */
+
+void pt_target_final_read(struct pt_target *t, pid_t pid)
+{
+    struct pt_member *m = live_member(t, pid);
+    if (!m)
+        m = join(t, pid, 0, false);
+    if (m && pt_member_read_counters(m, t->proc_root_fd, &t->buf) == PT_READ_OK)
+        note_groups(t, m);
+}
+
+void pt_target_reaped(struct pt_target *t, pid_t pid)
+{
+    struct pt_member *m = live_member(t, pid);
+    if (m)
+        member_gone(t, m);
+}
+
+/* ---- life cycle ------------------------------------------------------- */
+
+int pt_target_init(struct pt_target *t, const char *name, const struct pt_selector *selector,
+                   const struct pt_target_options *options, int proc_root_fd, pt_log_fn log, void *log_arg)
+{
+    memset(t, 0, sizeof(*t));
+    t->name = strdup(name);
+    t->selector = *selector;
+    t->selector.path = selector->path ? strdup(selector->path) : NULL;
+    if (!t->name || (selector->path && !t->selector.path)) {
+        free(t->name);
+        free((char *)t->selector.path);
+        return -1;
+    }
+    t->options = *options;
+    t->proc_root_fd = proc_root_fd;
+    t->page_size = sysconf(_SC_PAGESIZE);
+    t->ticks_per_second = (double)sysconf(_SC_CLK_TCK);
+    t->log = log;
+    t->log_arg = log_arg;
+    t->interval_start = pt_now();
+    return 0;
+}
+
+void pt_target_free(struct pt_target *t)
+{
+    for (size_t i = 0; i < t->n_members; i++)
+        pt_member_close(&t->members[i]);
+    free(t->members);
+    pt_pidmap_free(&t->index);
+    pt_buf_free(&t->buf);
+    free(t->pending);
+    free(t->name);
+    free((char *)t->selector.path);
+    memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,102 @@
+/* target: one selected process tree, its discovery, sampling and the
+ * interval accounting (DESIGN §4).
+ *
+ * The tree's cumulative counter for each quantity is
+ *
+ *     C = adjust + sum over live members of their last inclusive counter
+ *
+ * where the kernel keeps the inclusive counters continuous for us: a child
+ * reaped by a member moves its CPU and faults into the parent's c* fields
+ * and its I/O into the parent's own io. adjust corrects the two cases the
+ * kernel does not cover:
+ *   - a member that leaves without being reaped by a live member (reaped by
+ *     init, a subreaper, or whoever started the root): adjust += its last
+ *     values, so what it did stays counted;
+ *   - a process that joins as (part of) a new root's tree, whose past is
+ *     not ours to report: adjust -= its values at join.
+ * Descendants born while we watch join with their whole (short) past,
+ * which happened inside the tree.
+ *
+ * Reports are deltas of a high-water mark of C, so a transient dip (a
+ * child reaped between the read of its parent and its own read, seen as
+ * gone before the parent's counters show it) never makes a negative
+ * delta; the next read of the parent carries the amount. */
+#ifndef PROCTREE_TARGET_H
+#define PROCTREE_TARGET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "collector.h"
+#include "member.h"
+#include "pidmap.h"
+
+enum pt_gauge { PT_G_VM, PT_G_RSS, PT_G_ANON, PT_G_PSS, PT_G_SHARED, PT_G_USS, PT_G_SWAP, PT_G_COUNT };
+
+/* min/max of a sum over the polls of one interval */
+struct pt_extrema {
+    int64_t min, max;
+    bool any;
+};
+
+void pt_extrema_add(struct pt_extrema *e, int64_t value);
+
+struct pt_target {
+    char *name;
+    struct pt_selector selector; /* path owned */
+    struct pt_target_options options;
+    int proc_root_fd;
+    long page_size;
+    double ticks_per_second;
+    pt_log_fn log;
+    void *log_arg;
+
+    struct pt_member *members; /* parents before their children */
+    size_t n_members, cap_members;
+    struct pt_pidmap index; /* pid -> position in members */
+    bool need_compaction;
+
+    pid_t root_pid; /* identity of the selected root once seen */
+    uint64_t root_starttime;
+
+    int64_t adjust[PT_CTR_COUNT];
+    int64_t high_water[PT_CTR_COUNT];
+    int64_t interval_base[PT_CTR_COUNT];
+
+    /* this interval */
+    struct pt_extrema gauges[PT_G_COUNT];
+    bool stat_seen, io_seen;
+    int64_t samples, vanished, started, exited;
+    double cpu_seconds;
+    double interval_start;
+
+    bool warned_empty;
+    bool scan_fallback; /* no children files: build the tree from ppids */
+    struct pt_buf buf;
+    pid_t *pending; /* child pids found by one children read */
+    size_t n_pending, cap_pending;
+};
+
+int pt_target_init(struct pt_target *t, const char *name, const struct pt_selector *selector,
+                   const struct pt_target_options *options, int proc_root_fd, pt_log_fn log, void *log_arg);
+void pt_target_free(struct pt_target *t);
+
+/* Resolve the selector and walk the tree for new descendants. */
+void pt_target_discover(struct pt_target *t);
+/* The fast poll: memory gauges of every member, counters of the members
+ * nobody in the tree would absorb. */
+void pt_target_poll(struct pt_target *t);
+/* Close the interval at time now into report; returns whether the target
+ * had a live process during the interval. */
+bool pt_target_close(struct pt_target *t, double now, const struct pt_units *units, struct pt_report *report);
+
+/* Launch mode: pid has exited and is about to be reaped by us. Read its
+ * final counters from the zombie (joining it to the tree first if
+ * discovery never saw it: it can only be an orphan of the tree). */
+void pt_target_final_read(struct pt_target *t, pid_t pid);
+/* ... and it has been reaped. */
+void pt_target_reaped(struct pt_target *t, pid_t pid);
+
+size_t pt_target_live_members(const struct pt_target *t);
+
+#endif

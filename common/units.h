@@ -1,0 +1,41 @@
+/* units: memory units, durations, and turning raw sums into report values.
+ *
+ * Memory units are binary, as /proc counts them: kB = 1024 bytes,
+ * MB = 1024 kB, GB = 1024 MB. Memory in bytes or kB is reported as an
+ * integer (pages are whole kB); in MB or GB as a float. */
+#ifndef PROCTREE_UNITS_H
+#define PROCTREE_UNITS_H
+
+#include <stdint.h>
+
+#include "catalog.h"
+#include "report.h"
+
+enum pt_mem_unit { PT_MEM_BYTES, PT_MEM_KB, PT_MEM_MB, PT_MEM_GB };
+
+/* "bytes", "kB", "MB", "GB" (exact spelling; "B", "KB"/"kb"/"KiB", "MiB"
+ * and "GiB" are also accepted as a courtesy, all binary). Returns 0, or -1
+ * for anything else (*out is then left alone). */
+int pt_mem_unit_parse(const char *text, enum pt_mem_unit *out);
+const char *pt_mem_unit_name(enum pt_mem_unit unit);
+
+/* A duration: "250ms", "2s", "1.5" (seconds), "1m" (minutes), "100us".
+ * Syntax: [0-9]+(\.[0-9]+)? then one of "", "ns", "us", "ms", "s", "m",
+ * "h"; no sign, exponent or spaces. Must be between 1 ns and one year
+ * (365 days). Returns 0 and sets *seconds, or -1 (*seconds left alone). */
+int pt_duration_parse(const char *text, double *seconds);
+
+/* How a catalog unit renders: memory follows the configured units. */
+struct pt_units {
+    enum pt_mem_unit proc_memory;
+    enum pt_mem_unit global_memory;
+};
+
+/* Fill a report value for metric id from a raw amount: bytes for memory
+ * and byte metrics, seconds for seconds, percent for percent, plain counts
+ * otherwise. Integers are rounded half up and saturate at INT64_MAX (so
+ * 1536 bytes is 2 kB). Floats are always finite. A non-finite or negative
+ * raw amount leaves the value absent (no catalog metric can be negative). */
+void pt_value_set(struct pt_value *out, enum pt_metric_id id, double raw, const struct pt_units *units);
+
+#endif

@@ -1,0 +1,104 @@
+/* proctree-execd: process-tree metrics for Telegraf's inputs.execd.
+ *
+ * This file only wires things together: options -> collector -> loop.
+ * Everything that decides a number is in common/. */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "collector.h"
+#include "launch.h"
+#include "loop.h"
+#include "options.h"
+
+/* Telegraf maps these prefixes to its log levels. */
+static void log_to_stderr(enum pt_log_level level, const char *message, void *arg)
+{
+    (void)arg;
+    static const char *const prefix[] = {"E!", "W!", "I!", "D!"};
+    fprintf(stderr, "%s proctree-execd: %s\n", prefix[level], message);
+}
+
+/* Each member keeps a few /proc files open; large trees need more than
+ * the usual soft limit of 1024 descriptors. */
+static void raise_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+/* The launched command must not read Telegraf's newlines nor write into
+ * our line protocol: its stdin is /dev/null and its stdout our stderr. */
+static pid_t launch_command(char **command)
+{
+    char err[256];
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    pid_t pid = pt_launch(command, devnull, STDERR_FILENO, err, sizeof(err));
+    if (devnull >= 0)
+        close(devnull);
+    if (pid < 0)
+        fprintf(stderr, "E! proctree-execd: %s\n", err);
+    return pid;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+int main(int argc, char **argv)
+{
+    struct execd_options o;
+    switch (execd_parse_options(argc, argv, &o)) {
+    case EXECD_EXIT_OK:
+        return 0;
+    case EXECD_EXIT_USAGE:
+        return 2;
+    case EXECD_RUN:
+        break;
+    }
+    o.config.log = log_to_stderr;
+    execd_block_signals();
+    raise_fd_limit();
+
+    char err[256];
+    struct pt_collector *c = pt_collector_new(&o.config, err, sizeof(err));
+    if (!c) {
+        fprintf(stderr, "E! proctree-execd: %s\n", err);
+        return 2;
+    }
+    int status = 0;
+    char command_name[16]; /* like comm: at most 15 bytes */
+    for (size_t i = 0; i < o.n_targets && status == 0; i++) {
+        struct execd_target *t = &o.targets[i];
+        if (t->selector.kind == PT_SELECT_CHILD) {
+            if (!t->name) {
+                snprintf(command_name, sizeof(command_name), "%s", base_name(o.command[0]));
+                t->name = command_name;
+            }
+            t->selector.pid = launch_command(o.command);
+            if (t->selector.pid < 0) {
+                status = 127;
+                break;
+            }
+        }
+        if (pt_collector_add_target(c, t->name, &t->selector, &o.target_options, err, sizeof(err)) != 0) {
+            fprintf(stderr, "E! proctree-execd: %s\n", err);
+            if (t->selector.kind == PT_SELECT_CHILD) /* launched last, so nothing else runs */
+                kill(t->selector.pid, SIGKILL);
+            status = 2;
+        }
+    }
+    if (status == 0)
+        status = execd_loop(c, &o);
+    pt_collector_free(c);
+    execd_options_free(&o);
+    return status;
+}

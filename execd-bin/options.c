@@ -1,0 +1,234 @@
+#include "options.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "units.h"
+
+static const char usage[] =
+    "Usage: proctree-execd [OPTION]... TARGET... [-- COMMAND [ARG]...]\n"
+    "Measure process trees from /proc and print InfluxDB line protocol for\n"
+    "Telegraf's inputs.execd.\n"
+    "\n"
+    "Targets (each starts a target; several may be given):\n"
+    "  --pid PID                 the process PID and all its descendants\n"
+    "  --pidfile FILE            the process named in FILE (re-read at every\n"
+    "                            discovery) and all its descendants\n"
+    "  -- COMMAND [ARG]...       run COMMAND, follow its whole tree, exit with\n"
+    "                            its status once the tree is gone\n"
+    "  --name NAME               name the preceding target (the target tag);\n"
+    "                            default: the process name, or the pid file's\n"
+    "                            base name without .pid\n"
+    "\n"
+    "Timing:\n"
+    "  (default)                 one batch per newline on stdin (Telegraf\n"
+    "                            signal = \"STDIN\"); SIGHUP, SIGUSR1 and SIGUSR2\n"
+    "                            also trigger a batch\n"
+    "  --interval DUR            one batch every DUR (Telegraf signal = \"none\")\n"
+    "  --once                    one batch after one interval (default 1s), exit\n"
+    "  --poll-interval DUR       memory sampling period (default 100ms)\n"
+    "  --discovery-interval DUR  new-descendant discovery period (default 1s)\n"
+    "                            DUR: 250ms, 2s, 1.5 (seconds), 1m\n"
+    "\n"
+    "Output:\n"
+    "  --proc-memory-unit U      bytes|kB|MB|GB for proc_* memory (default bytes)\n"
+    "  --global-memory-unit U    bytes|kB|MB|GB for global_* memory (default bytes)\n"
+    "  --no-pss                  do not read smaps_rollup (no pss/shared/uss/swap)\n"
+    "  --no-global               do not report the global_* line\n"
+    "  --proc-root DIR           read DIR instead of /proc (tests)\n"
+    "  --help                    this text\n"
+    "  --version                 the version\n";
+
+enum {
+    OPT_PID = 256,
+    OPT_PIDFILE,
+    OPT_NAME,
+    OPT_INTERVAL,
+    OPT_ONCE,
+    OPT_POLL,
+    OPT_DISCOVERY,
+    OPT_PROC_UNIT,
+    OPT_GLOBAL_UNIT,
+    OPT_NO_PSS,
+    OPT_NO_GLOBAL,
+    OPT_PROC_ROOT,
+    OPT_HELP,
+    OPT_VERSION,
+};
+
+static const struct option long_options[] = {
+    {"pid", required_argument, NULL, OPT_PID},
+    {"pidfile", required_argument, NULL, OPT_PIDFILE},
+    {"name", required_argument, NULL, OPT_NAME},
+    {"interval", required_argument, NULL, OPT_INTERVAL},
+    {"once", no_argument, NULL, OPT_ONCE},
+    {"poll-interval", required_argument, NULL, OPT_POLL},
+    {"discovery-interval", required_argument, NULL, OPT_DISCOVERY},
+    {"proc-memory-unit", required_argument, NULL, OPT_PROC_UNIT},
+    {"global-memory-unit", required_argument, NULL, OPT_GLOBAL_UNIT},
+    {"no-pss", no_argument, NULL, OPT_NO_PSS},
+    {"no-global", no_argument, NULL, OPT_NO_GLOBAL},
+    {"proc-root", required_argument, NULL, OPT_PROC_ROOT},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+static enum execd_parse usage_error(const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, "E! proctree-execd: ");
+    fprintf(stderr, fmt, a, b);
+    fprintf(stderr, " (see --help)\n");
+    return EXECD_EXIT_USAGE;
+}
+
+static struct execd_target *add_target(struct execd_options *o, enum pt_selector_kind kind)
+{
+    struct execd_target *grown = realloc(o->targets, (o->n_targets + 1) * sizeof(*grown));
+    if (!grown) {
+        fprintf(stderr, "E! proctree-execd: out of memory\n");
+        exit(1);
+    }
+    o->targets = grown;
+    struct execd_target *t = &o->targets[o->n_targets++];
+    memset(t, 0, sizeof(*t));
+    t->selector.kind = kind;
+    return t;
+}
+
+static int parse_pid(const char *text, pid_t *out)
+{
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (!*text || *end || v <= 0 || v > 0x3fffffff) /* PID_MAX_LIMIT is 2^22 */
+        return -1;
+    *out = (pid_t)v;
+    return 0;
+}
+
+/* The name of the long option getopt just handled, for error messages. */
+static const char *option_name(int code)
+{
+    for (const struct option *o = long_options; o->name; o++)
+        if (o->val == code)
+            return o->name;
+    return "?";
+}
+
+static enum execd_parse parse_one(struct execd_options *o, int code, const char *arg)
+{
+    double seconds;
+    switch (code) {
+    case OPT_PID: {
+        pid_t pid;
+        if (parse_pid(arg, &pid) != 0)
+            return usage_error("--pid: \"%s\" is not a process id%s", arg, "");
+        add_target(o, PT_SELECT_PID)->selector.pid = pid;
+        return EXECD_RUN;
+    }
+    case OPT_PIDFILE:
+        if (!*arg)
+            return usage_error("--pidfile: empty file name%s%s", "", "");
+        add_target(o, PT_SELECT_PIDFILE)->selector.path = arg;
+        return EXECD_RUN;
+    case OPT_NAME:
+        if (!*arg)
+            return usage_error("--name: empty name%s%s", "", "");
+        /* Nothing can follow "-- COMMAND", so a --name before any target
+         * is kept for the launched command (checked at the end). */
+        if (o->n_targets == 0)
+            o->command_name = arg;
+        else
+            o->targets[o->n_targets - 1].name = arg;
+        return EXECD_RUN;
+    case OPT_INTERVAL:
+    case OPT_POLL:
+    case OPT_DISCOVERY:
+        if (pt_duration_parse(arg, &seconds) != 0)
+            return usage_error("--%s: \"%s\" is not a duration > 0 (e.g. 250ms, 2s, 1.5)", option_name(code),
+                               arg);
+        if (code == OPT_INTERVAL)
+            o->interval = seconds;
+        else if (code == OPT_POLL)
+            o->config.poll_interval = seconds;
+        else
+            o->config.discovery_interval = seconds;
+        return EXECD_RUN;
+    case OPT_PROC_UNIT:
+    case OPT_GLOBAL_UNIT: {
+        enum pt_mem_unit unit;
+        if (pt_mem_unit_parse(arg, &unit) != 0)
+            return usage_error("--%s: \"%s\" is not one of bytes, kB, MB, GB", option_name(code), arg);
+        if (code == OPT_PROC_UNIT)
+            o->config.units.proc_memory = unit;
+        else
+            o->config.units.global_memory = unit;
+        return EXECD_RUN;
+    }
+    case OPT_ONCE:
+        o->once = true;
+        return EXECD_RUN;
+    case OPT_NO_PSS:
+        o->target_options.collect_pss = false;
+        return EXECD_RUN;
+    case OPT_NO_GLOBAL:
+        o->config.collect_global = false;
+        return EXECD_RUN;
+    case OPT_PROC_ROOT:
+        o->config.proc_root = arg;
+        return EXECD_RUN;
+    case OPT_HELP:
+        fputs(usage, stdout);
+        return EXECD_EXIT_OK;
+    case OPT_VERSION:
+        printf("proctree-execd %s\n", PROCTREE_VERSION);
+        return EXECD_EXIT_OK;
+    }
+    return EXECD_EXIT_USAGE;
+}
+
+enum execd_parse execd_parse_options(int argc, char **argv, struct execd_options *o)
+{
+    memset(o, 0, sizeof(*o));
+    pt_collector_config_init(&o->config);
+    o->target_options.collect_pss = true;
+
+    opterr = 0; /* our own one-line messages */
+    optind = 1;
+    int code;
+    /* "+": stop at the first non-option, and keep options in order so that
+     * --name applies to the target just before it. */
+    while ((code = getopt_long(argc, argv, "+", long_options, NULL)) != -1) {
+        if (code == '?') {
+            const char *culprit = argv[optind - 1];
+            if (optopt >= OPT_PID)
+                return usage_error("option --%s needs a value%s", option_name(optopt), "");
+            return usage_error("unknown option \"%s\"%s", culprit, "");
+        }
+        enum execd_parse r = parse_one(o, code, optarg);
+        if (r != EXECD_RUN)
+            return r;
+    }
+    if (optind < argc) {
+        if (strcmp(argv[optind - 1], "--") != 0)
+            return usage_error("unexpected argument \"%s\"; a command to launch goes after --%s", argv[optind], "");
+        o->command = &argv[optind];
+        add_target(o, PT_SELECT_CHILD)->name = o->command_name;
+    } else if (optind > 0 && strcmp(argv[optind - 1], "--") == 0) {
+        return usage_error("-- must be followed by a command%s%s", "", "");
+    }
+    if (o->command_name && !o->command)
+        return usage_error("--name \"%s\" must follow a target (--pid, --pidfile) or precede -- COMMAND%s",
+                           o->command_name, "");
+    if (o->n_targets == 0)
+        return usage_error("no target: give --pid, --pidfile or -- COMMAND%s%s", "", "");
+    return EXECD_RUN;
+}
+
+void execd_options_free(struct execd_options *o)
+{
+    free(o->targets);
+    memset(o, 0, sizeof(*o));
+}

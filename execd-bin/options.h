@@ -1,0 +1,33 @@
+/* options: proctree-execd's command line. */
+#ifndef PROCTREE_EXECD_OPTIONS_H
+#define PROCTREE_EXECD_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "collector.h"
+
+struct execd_target {
+    const char *name; /* NULL: the library's default name */
+    struct pt_selector selector;
+};
+
+struct execd_options {
+    struct pt_collector_config config;
+    struct pt_target_options target_options;
+    double interval; /* 0: one batch per stdin newline / signal */
+    bool once;
+    struct execd_target *targets;
+    size_t n_targets;
+    char **command;           /* argv after "--", NULL-terminated, or NULL */
+    const char *command_name; /* --name given before any target */
+};
+
+enum execd_parse { EXECD_RUN, EXECD_EXIT_OK, EXECD_EXIT_USAGE };
+
+/* Parse argv. On EXECD_EXIT_USAGE one line naming the culprit has been
+ * written to stderr; on EXECD_EXIT_OK --help or --version was printed. */
+enum execd_parse execd_parse_options(int argc, char **argv, struct execd_options *out);
+void execd_options_free(struct execd_options *options);
+
+#endif
