@@ -18,3 +18,16 @@ const char *pt_kind_name(enum pt_kind kind)
     }
     return "?";
 }
+
+const char *pt_unit_name(enum pt_unit unit)
+{
+    switch (unit) {
+    case PT_UNIT_PROC_MEMORY: return "proc memory unit";
+    case PT_UNIT_GLOBAL_MEMORY: return "global memory unit";
+    case PT_UNIT_BYTES: return "bytes";
+    case PT_UNIT_SECONDS: return "seconds";
+    case PT_UNIT_PERCENT: return "percent";
+    case PT_UNIT_NUMBER: return "count";
+    }
+    return "?";
+}

@@ -11,7 +11,12 @@
  *          negative); COUNT — value when the interval closed; RATIO — a
  *          delta divided by the interval's wall time.
  *   unit:  PROC_MEMORY/GLOBAL_MEMORY follow the configured memory units;
- *          the others are fixed. */
+ *          the others are fixed.
+ *   collectd_type: a stock types.db type with one value. Virtual size uses
+ *          "bytes", not "memory": the latter is capped at 2^48 and a tree
+ *          of sanitizer-built processes reserves more than that.
+ * Every GAUGE_MIN entry is immediately followed by its GAUGE_MAX twin
+ * (code indexes the pair as id, id + 1; a unit test checks it). */
 #ifndef PROCTREE_CATALOG_H
 #define PROCTREE_CATALOG_H
 
@@ -30,8 +35,8 @@ enum pt_unit {
 
 /* clang-format off */
 #define PT_CATALOG(X) \
-  X(PROC_VM_SIZE_MIN, "proc_vm_size_min", PROC, GAUGE_MIN, PROC_MEMORY, "memory", "statm size", "virtual memory size of the tree (sum over members)") \
-  X(PROC_VM_SIZE_MAX, "proc_vm_size_max", PROC, GAUGE_MAX, PROC_MEMORY, "memory", "statm size", "virtual memory size of the tree (sum over members)") \
+  X(PROC_VM_SIZE_MIN, "proc_vm_size_min", PROC, GAUGE_MIN, PROC_MEMORY, "bytes", "statm size", "virtual memory size of the tree (sum over members)") \
+  X(PROC_VM_SIZE_MAX, "proc_vm_size_max", PROC, GAUGE_MAX, PROC_MEMORY, "bytes", "statm size", "virtual memory size of the tree (sum over members)") \
   X(PROC_RSS_MIN, "proc_rss_min", PROC, GAUGE_MIN, PROC_MEMORY, "memory", "statm resident", "resident memory of the tree (shared pages counted in every member)") \
   X(PROC_RSS_MAX, "proc_rss_max", PROC, GAUGE_MAX, PROC_MEMORY, "memory", "statm resident", "resident memory of the tree (shared pages counted in every member)") \
   X(PROC_ANON_MIN, "proc_anon_min", PROC, GAUGE_MIN, PROC_MEMORY, "memory", "statm resident - shared", "anonymous resident memory (heap, stacks, private mappings; = RssAnon)") \
@@ -92,7 +97,9 @@ struct pt_metric_def {
 
 extern const struct pt_metric_def pt_catalog[PT_METRIC_COUNT];
 
-/* "gauge (min)", "delta", ... as the README table spells the kind. */
+/* "gauge (min)", "delta", ... and "bytes", "seconds", ... as the README
+ * table spells them. */
 const char *pt_kind_name(enum pt_kind kind);
+const char *pt_unit_name(enum pt_unit unit);
 
 #endif

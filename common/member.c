@@ -10,7 +10,7 @@
 /* Open "<member path><name>" relative to the proc root. */
 static int open_member_file(const struct pt_member *m, int proc_root_fd, const char *name)
 {
-    char path[96];
+    char path[360];
     snprintf(path, sizeof(path), "%s%s", m->path, name);
     return pt_open_at(proc_root_fd, path);
 }
@@ -188,7 +188,7 @@ enum pt_read pt_member_read_smaps(struct pt_member *m, int proc_root_fd, struct 
 static enum pt_read read_thread_children(const struct pt_member *m, int proc_root_fd, const char *tid,
                                          struct pt_buf *buf, int (*fn)(pid_t, void *), void *arg)
 {
-    char name[64];
+    char name[300]; /* a d_name is at most 255 bytes */
     snprintf(name, sizeof(name), "task/%s/children", tid);
     int fd = open_member_file(m, proc_root_fd, name);
     if (fd < 0)

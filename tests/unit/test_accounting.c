@@ -1,0 +1,457 @@
+/* Accounting on fixture /proc trees: extrema, deltas, and the rules of
+ * DESIGN §4 (reaped children absorbed once, orphans and departed roots
+ * kept, new roots not back-counted, pid reuse never merged, no negative
+ * delta). Time is driven by hand through pt_collector_tick(c, now). */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collector.h"
+#include "fixture.h"
+
+static char *root;
+static struct pt_collector *c;
+static long page;
+
+static void setup(void)
+{
+    root = fx_root_new();
+    page = sysconf(_SC_PAGESIZE);
+    fx_put_meminfo(root, 1000000, 200000, 600000, 300000, 100000, 50000);
+}
+
+static void teardown(void)
+{
+    pt_collector_free(c);
+    c = NULL;
+    fx_root_free(root);
+}
+
+static struct pt_collector *collector_for(const char *proc_root)
+{
+    struct pt_collector_config config;
+    pt_collector_config_init(&config);
+    config.proc_root = proc_root;
+    char err[256] = "";
+    struct pt_collector *col = pt_collector_new(&config, err, sizeof(err));
+    ck_assert_msg(col != NULL, "collector: %s", err);
+    return col;
+}
+
+static void add_pid_target(const char *name, pid_t pid)
+{
+    struct pt_selector sel = {.kind = PT_SELECT_PID, .pid = pid};
+    struct pt_target_options opt = {.collect_pss = true};
+    char err[256] = "";
+    ck_assert_msg(pt_collector_add_target(c, name, &sel, &opt, err, sizeof(err)) == 0, "%s", err);
+}
+
+static const struct pt_value *value(const struct pt_batch *b, size_t target, enum pt_metric_id id)
+{
+    return &b->targets[target].report.v[id];
+}
+
+static int64_t ivalue(const struct pt_batch *b, size_t target, enum pt_metric_id id)
+{
+    const struct pt_value *v = value(b, target, id);
+    ck_assert_msg(v->present, "%s absent", pt_catalog[id].name);
+    ck_assert_msg(v->is_int, "%s not an integer", pt_catalog[id].name);
+    return v->i;
+}
+
+/* A process with I/O counter rchar and the given memory. */
+static struct fx_proc proc(pid_t pid, pid_t ppid, uint64_t starttime, uint64_t rchar, uint64_t resident,
+                           const char *children)
+{
+    struct fx_proc p = {.pid = pid, .ppid = ppid, .starttime = starttime, .children = children};
+    p.io.rchar = rchar;
+    p.io.wchar = rchar / 2;
+    p.utime = rchar / 100;
+    p.size_pages = resident * 4;
+    p.resident_pages = resident;
+    p.shared_pages = resident / 4;
+    p.pss_kb = resident;
+    return p;
+}
+
+START_TEST(extrema_over_polls)
+{
+    struct fx_proc r = proc(100, 1, 10, 1000, 10, "101");
+    struct fx_proc k = proc(101, 100, 11, 0, 5, NULL);
+    fx_put_proc(root, &r);
+    fx_put_proc(root, &k);
+    c = collector_for(root);
+    add_pid_target("app", 100);
+    pt_collector_tick(c, 0.0); /* discovery + poll: 15 pages */
+    k.resident_pages = 20;
+    fx_put_proc(root, &k);
+    pt_collector_tick(c, 0.1); /* 30 pages */
+    k.resident_pages = 8;
+    fx_put_proc(root, &k);
+    pt_collector_tick(c, 0.2); /* 18 pages */
+    const struct pt_batch *b = pt_collector_close(c, 0.25);
+    ck_assert(b->targets[0].active);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_RSS_MIN), 15 * page);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_RSS_MAX), 30 * page);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_VM_SIZE_MAX), (10 + 5) * 4 * page); /* size did not move */
+    /* anon = resident - shared, per member */
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_ANON_MAX), (10 - 2 + 20 - 1) * page); /* shared stayed 1 page */
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 2);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_COLLECTOR_SAMPLES), 4); /* 3 ticks + the closing sample */
+    /* smaps_rollup is read once, at the close: min == max */
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PSS_MIN), (10 + 5) * 1024);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PSS_MAX), (10 + 5) * 1024);
+    /* the next interval starts afresh */
+    b = pt_collector_close(c, 0.5);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_RSS_MIN), 18 * page);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_RSS_MAX), 18 * page);
+}
+END_TEST
+
+START_TEST(deltas_from_attach_not_before)
+{
+    struct fx_proc r = proc(100, 1, 10, 5000, 10, NULL);
+    fx_put_proc(root, &r);
+    c = collector_for(root);
+    add_pid_target("app", 100);
+    pt_collector_tick(c, 0.0);
+    r.io.rchar = 5600;
+    fx_put_proc(root, &r);
+    const struct pt_batch *b = pt_collector_close(c, 1.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 600);
+    b = pt_collector_close(c, 2.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 0);
+}
+END_TEST
+
+/* The kernel adds a reaped child's I/O into the parent's own io: the
+ * child's work must show once, not twice. */
+START_TEST(reaped_child_absorbed_once)
+{
+    struct fx_proc r = proc(100, 1, 10, 1000, 10, "101");
+    struct fx_proc k = proc(101, 100, 11, 200, 5, NULL);
+    fx_put_proc(root, &r);
+    fx_put_proc(root, &k);
+    c = collector_for(root);
+    add_pid_target("app", 100);
+    pt_collector_tick(c, 0.0);
+    k.io.rchar = 500; /* the child reads 300 more */
+    fx_put_proc(root, &k);
+    pt_collector_tick(c, 0.1);
+    /* it exits; the root reaps it and gets its 500 */
+    fx_vanish(root, 101);
+    r.io.rchar = 1500;
+    r.children = "";
+    fx_put_proc(root, &r);
+    pt_collector_tick(c, 0.2);
+    const struct pt_batch *b = pt_collector_close(c, 1.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 300);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES_EXITED), 1);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 1);
+}
+END_TEST
+
+/* A child reaped between the read of its parent and its own read makes the
+ * tree sum dip for one close: no negative delta, and the amount arrives
+ * with the parent's next read. */
+START_TEST(transient_dip_is_carried)
+{
+    struct fx_proc r = proc(100, 1, 10, 1000, 10, "101");
+    struct fx_proc k = proc(101, 100, 11, 0, 5, NULL);
+    fx_put_proc(root, &r);
+    fx_put_proc(root, &k);
+    c = collector_for(root);
+    add_pid_target("app", 100);
+    pt_collector_tick(c, 0.0);
+    pt_collector_close(c, 0.5);
+    k.io.rchar = 400;
+    fx_put_proc(root, &k);
+    pt_collector_tick(c, 0.6);
+    const struct pt_batch *b = pt_collector_close(c, 1.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 400);
+    /* child gone, parent not yet showing it */
+    fx_vanish(root, 101);
+    b = pt_collector_close(c, 1.5);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 0);
+    /* parent shows it (400), plus 100 of its own */
+    r.io.rchar = 1500;
+    fx_put_proc(root, &r);
+    b = pt_collector_close(c, 2.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 100);
+}
+END_TEST
+
+/* Descendants born while we watch count from their birth. */
+START_TEST(new_child_counts_from_birth)
+{
+    struct fx_proc r = proc(100, 1, 10, 1000, 10, NULL);
+    fx_put_proc(root, &r);
+    c = collector_for(root);
+    add_pid_target("app", 100);
+    pt_collector_tick(c, 0.0);
+    pt_collector_close(c, 0.5);
+    struct fx_proc k = proc(102, 100, 50, 700, 5, NULL);
+    fx_put_proc(root, &k);
+    r.children = "102";
+    fx_put_proc(root, &r);
+    pt_collector_tick(c, 1.0); /* discovery */
+    const struct pt_batch *b = pt_collector_close(c, 1.5);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 700);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES_STARTED), 1);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 2);
+}
+END_TEST
+
+/* The root is reaped by a process outside the tree: what it did since the
+ * last read stays counted, and its orphan stays a member (sticky). */
+START_TEST(orphans_and_departed_root)
+{
+    struct fx_proc r = proc(100, 1, 10, 1000, 10, "101");
+    struct fx_proc k = proc(101, 100, 11, 100, 5, NULL);
+    fx_put_proc(root, &r);
+    fx_put_proc(root, &k);
+    c = collector_for(root);
+    add_pid_target("app", 100);
+    pt_collector_tick(c, 0.0);
+    r.io.rchar = 1250; /* +250 by the root, read by the next poll */
+    fx_put_proc(root, &r);
+    pt_collector_tick(c, 0.1);
+    fx_vanish(root, 100); /* reaped by its own parent, pid 1 */
+    k.ppid = 1;           /* the child is re-parented to init */
+    k.io.rchar = 180;     /* +80 */
+    fx_put_proc(root, &k);
+    pt_collector_tick(c, 0.2);
+    const struct pt_batch *b = pt_collector_close(c, 0.5);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 250 + 80);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 1);
+    /* the orphan is read at every poll, so its last values are fresh
+     * when it goes too, reaped by init */
+    k.io.rchar = 200;
+    fx_put_proc(root, &k);
+    pt_collector_tick(c, 0.6);
+    fx_vanish(root, 101);
+    pt_collector_tick(c, 0.7);
+    b = pt_collector_close(c, 1.0);
+    ck_assert(b->targets[0].active);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 20);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 0);
+    /* nothing left: the target goes quiet */
+    b = pt_collector_close(c, 1.5);
+    ck_assert(!b->targets[0].active);
+}
+END_TEST
+
+/* A pid reused by an unrelated process is a new member, never merged into
+ * the old one's numbers. */
+START_TEST(pid_reuse_is_a_new_member)
+{
+    struct fx_proc r = proc(100, 1, 10, 1000, 10, "101");
+    struct fx_proc k = proc(101, 100, 11, 9000, 5, NULL);
+    fx_put_proc(root, &r);
+    fx_put_proc(root, &k);
+    c = collector_for(root);
+    add_pid_target("app", 100);
+    pt_collector_tick(c, 0.0);
+    /* 101 exits and is reaped by the root (absorbing its 9000) ... */
+    fx_vanish(root, 101);
+    r.io.rchar = 10000;
+    fx_put_proc(root, &r);
+    pt_collector_tick(c, 0.1);
+    /* ... and a new child gets pid 101 with a new start time */
+    struct fx_proc k2 = proc(101, 100, 99, 30, 7, NULL);
+    fx_put_proc(root, &k2);
+    pt_collector_tick(c, 1.0);
+    const struct pt_batch *b = pt_collector_close(c, 1.5);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 30);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES_STARTED), 1);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES_EXITED), 1);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_RSS_MAX), 17 * page);
+    /* a --pid root is pinned: a new process on the root's pid is not it */
+    fx_vanish(root, 100);
+    fx_vanish(root, 101);
+    pt_collector_tick(c, 1.6);
+    struct fx_proc impostor = proc(100, 1, 500, 0, 3, NULL);
+    fx_put_proc(root, &impostor);
+    pt_collector_tick(c, 2.0);
+    b = pt_collector_close(c, 2.5);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 0);
+}
+END_TEST
+
+/* A counter that goes down (a member whose io became unreadable and came
+ * back with smaller numbers is the same as a parent read before its dead
+ * child was folded in) never produces a negative delta. */
+START_TEST(deltas_never_negative)
+{
+    struct fx_proc r = proc(100, 1, 10, 1000, 10, NULL);
+    fx_put_proc(root, &r);
+    c = collector_for(root);
+    add_pid_target("app", 100);
+    pt_collector_tick(c, 0.0);
+    r.io.rchar = 900;
+    fx_put_proc(root, &r);
+    const struct pt_batch *b = pt_collector_close(c, 1.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 0);
+    r.io.rchar = 1100;
+    fx_put_proc(root, &r);
+    b = pt_collector_close(c, 2.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 100);
+}
+END_TEST
+
+/* Without children files (no CONFIG_PROC_CHILDREN) the tree comes from a
+ * scan of every process's ppid. */
+START_TEST(scan_fallback_without_children_files)
+{
+    struct fx_proc r = proc(100, 1, 10, 1000, 10, NULL);
+    struct fx_proc k = proc(101, 100, 11, 0, 5, NULL);
+    struct fx_proc g = proc(102, 101, 12, 0, 2, NULL);
+    struct fx_proc other = proc(200, 1, 13, 0, 50, NULL);
+    fx_put_proc(root, &r);
+    fx_put_proc(root, &k);
+    fx_put_proc(root, &g);
+    fx_put_proc(root, &other);
+    char path[512];
+    for (pid_t pid = 100; pid <= 102; pid++) {
+        snprintf(path, sizeof(path), "%s/%d/task/%d/children", root, pid, pid);
+        ck_assert_int_eq(unlink(path), 0);
+    }
+    c = collector_for(root);
+    add_pid_target("app", 100);
+    pt_collector_tick(c, 0.0);
+    const struct pt_batch *b = pt_collector_close(c, 0.5);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 3);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_RSS_MAX), 17 * page);
+}
+END_TEST
+
+/* A pid file that names a new process moves the target to it; the new
+ * root's past is not reported as this interval's work. */
+START_TEST(pidfile_follows_new_pid)
+{
+    struct fx_proc a = proc(300, 1, 10, 1000, 10, NULL);
+    fx_put_proc(root, &a);
+    fx_write(root, "svc.pid", "300\n", -1);
+    char pidfile[512];
+    snprintf(pidfile, sizeof(pidfile), "%s/svc.pid", root);
+    c = collector_for(root);
+    struct pt_selector sel = {.kind = PT_SELECT_PIDFILE, .path = pidfile};
+    struct pt_target_options opt = {.collect_pss = false};
+    char err[256];
+    ck_assert_int_eq(pt_collector_add_target(c, NULL, &sel, &opt, err, sizeof(err)), 0);
+    pt_collector_tick(c, 0.0);
+    const struct pt_batch *b = pt_collector_close(c, 0.5);
+    ck_assert_str_eq(b->targets[0].name, "svc");
+    ck_assert(!value(b, 0, PT_M_PROC_PSS_MAX)->present); /* switched off: absent, not 0 */
+    /* restart: the old process is reaped by init, a new one writes the file */
+    a.io.rchar = 1100;
+    fx_put_proc(root, &a);
+    pt_collector_tick(c, 0.6);
+    fx_vanish(root, 300);
+    struct fx_proc n = proc(301, 1, 20, 77777, 10, NULL);
+    fx_put_proc(root, &n);
+    fx_write(root, "svc.pid", "301\n", -1);
+    pt_collector_tick(c, 1.0);
+    n.io.rchar = 77777 + 50;
+    fx_put_proc(root, &n);
+    b = pt_collector_close(c, 1.5);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 100 + 50);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 1);
+}
+END_TEST
+
+/* Files that are truncated or garbage for one poll are skipped and
+ * counted, the process is not dropped. */
+START_TEST(unreadable_member_is_skipped_not_dropped)
+{
+    struct fx_proc r = proc(100, 1, 10, 1000, 10, "101");
+    struct fx_proc k = proc(101, 100, 11, 0, 5, NULL);
+    fx_put_proc(root, &r);
+    fx_put_proc(root, &k);
+    c = collector_for(root);
+    add_pid_target("app", 100);
+    pt_collector_tick(c, 0.0);
+    fx_write(root, "101/statm", "12", -1);
+    pt_collector_tick(c, 0.1);
+    fx_write(root, "101/statm", "", 0);
+    pt_collector_tick(c, 0.2);
+    fx_put_proc(root, &k);
+    const struct pt_batch *b = pt_collector_close(c, 0.5);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_COLLECTOR_VANISHED), 2);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 2);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_RSS_MIN), 10 * page); /* the poll that only read the root */
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_RSS_MAX), 15 * page);
+}
+END_TEST
+
+START_TEST(hostile_comm_default_name)
+{
+    struct fx_proc r = proc(100, 1, 10, 0, 10, NULL);
+    r.comm = "a) b\n,c=\"d\\";
+    fx_put_proc(root, &r);
+    c = collector_for(root);
+    add_pid_target(NULL, 100);
+    pt_collector_tick(c, 0.0);
+    const struct pt_batch *b = pt_collector_close(c, 0.5);
+    ck_assert_str_eq(b->targets[0].name, "a) b\n,c=\"d\\");
+}
+END_TEST
+
+START_TEST(global_meminfo)
+{
+    c = collector_for(root);
+    pt_collector_tick(c, 0.0);
+    fx_put_meminfo(root, 1000000, 100000, 500000, 310000, 120000, 40000);
+    pt_collector_tick(c, 0.1);
+    const struct pt_batch *b = pt_collector_close(c, 0.5);
+    ck_assert(b->has_global);
+    ck_assert_int_eq(b->global.v[PT_M_GLOBAL_MEM_USED_MIN].i, 400000 * 1024);
+    ck_assert_int_eq(b->global.v[PT_M_GLOBAL_MEM_USED_MAX].i, 500000 * 1024);
+    ck_assert_int_eq(b->global.v[PT_M_GLOBAL_CACHED_MAX].i, 310000 * 1024);
+    ck_assert_int_eq(b->global.v[PT_M_GLOBAL_ANON_MIN].i, 100000 * 1024);
+    ck_assert_int_eq(b->global.v[PT_M_GLOBAL_SWAP_FREE_MIN].i, 40000 * 1024);
+}
+END_TEST
+
+START_TEST(target_names_are_unique)
+{
+    struct fx_proc r = proc(100, 1, 10, 0, 10, NULL);
+    fx_put_proc(root, &r);
+    c = collector_for(root);
+    add_pid_target("app", 100);
+    struct pt_selector sel = {.kind = PT_SELECT_PID, .pid = 100};
+    struct pt_target_options opt = {0};
+    char err[256];
+    ck_assert_int_eq(pt_collector_add_target(c, "app", &sel, &opt, err, sizeof(err)), -1);
+    ck_assert_ptr_nonnull(strstr(err, "duplicate"));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("accounting");
+    TCase *tc = tcase_create("fixture");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, extrema_over_polls);
+    tcase_add_test(tc, deltas_from_attach_not_before);
+    tcase_add_test(tc, reaped_child_absorbed_once);
+    tcase_add_test(tc, transient_dip_is_carried);
+    tcase_add_test(tc, new_child_counts_from_birth);
+    tcase_add_test(tc, orphans_and_departed_root);
+    tcase_add_test(tc, pid_reuse_is_a_new_member);
+    tcase_add_test(tc, deltas_never_negative);
+    tcase_add_test(tc, scan_fallback_without_children_files);
+    tcase_add_test(tc, pidfile_follows_new_pid);
+    tcase_add_test(tc, unreadable_member_is_skipped_not_dropped);
+    tcase_add_test(tc, hostile_comm_default_name);
+    tcase_add_test(tc, global_meminfo);
+    tcase_add_test(tc, target_names_are_unique);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,95 @@
+/* The README's metric table is generated from the catalog and must match
+ * it byte for byte, so the documentation cannot drift from the code.
+ * `test_readme --print` prints the table to paste between the markers. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog.h"
+
+#define BEGIN_MARK "<!-- metric-table:begin -->\n"
+#define END_MARK "<!-- metric-table:end -->\n"
+
+static char *metric_table(void)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    fputs("| metric | kind | unit | source | meaning | collectd type |\n", f);
+    fputs("|---|---|---|---|---|---|\n", f);
+    for (int id = 0; id < PT_METRIC_COUNT; id++) {
+        const struct pt_metric_def *m = &pt_catalog[id];
+        fprintf(f, "| `%s` | %s | %s | %s | %s | `%s` |\n", m->name, pt_kind_name(m->kind), pt_unit_name(m->unit),
+                m->source, m->description, m->collectd_type);
+    }
+    fclose(f);
+    return text;
+}
+
+static char *read_readme(void)
+{
+    FILE *f = fopen(PT_SOURCE_ROOT "/README.md", "r");
+    ck_assert_msg(f != NULL, "cannot open README.md");
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    rewind(f);
+    char *text = malloc((size_t)size + 1);
+    ck_assert(text != NULL && size > 0);
+    ck_assert(fread(text, 1, (size_t)size, f) == (size_t)size);
+    text[size] = '\0';
+    fclose(f);
+    return text;
+}
+
+START_TEST(readme_table_matches_catalog)
+{
+    char *readme = read_readme();
+    char *begin = strstr(readme, BEGIN_MARK);
+    ck_assert_msg(begin != NULL, "README.md lacks " BEGIN_MARK);
+    begin += strlen(BEGIN_MARK);
+    char *end = strstr(begin, END_MARK);
+    ck_assert_msg(end != NULL, "README.md lacks " END_MARK);
+    *end = '\0';
+    char *expected = metric_table();
+    ck_assert_msg(strcmp(begin, expected) == 0,
+                  "README metric table differs from the catalog; regenerate it with test_readme --print");
+    free(expected);
+    free(readme);
+}
+END_TEST
+
+START_TEST(min_max_pairs_are_adjacent)
+{
+    for (int id = 0; id < PT_METRIC_COUNT; id++) {
+        if (pt_catalog[id].kind != PT_KIND_GAUGE_MIN)
+            continue;
+        ck_assert_int_lt(id + 1, PT_METRIC_COUNT);
+        ck_assert_int_eq(pt_catalog[id + 1].kind, PT_KIND_GAUGE_MAX);
+        size_t stem = strlen(pt_catalog[id].name) - 3;
+        ck_assert_str_eq(pt_catalog[id].name + stem, "min");
+        ck_assert(strncmp(pt_catalog[id].name, pt_catalog[id + 1].name, stem) == 0);
+        ck_assert_str_eq(pt_catalog[id + 1].name + stem, "max");
+    }
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--print") == 0) {
+        char *table = metric_table();
+        fputs(table, stdout);
+        free(table);
+        return 0;
+    }
+    Suite *s = suite_create("readme");
+    TCase *tc = tcase_create("catalog");
+    tcase_add_test(tc, readme_table_matches_catalog);
+    tcase_add_test(tc, min_max_pairs_are_adjacent);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
