@@ -1,0 +1,241 @@
+/* lineproto: InfluxDB line protocol, as InfluxDB 1.x and Telegraf accept it.
+ * The rules are in lineproto.h; this file only follows them. */
+#include "lineproto.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------------
+ * Output buffer
+ * ------------------------------------------------------------------------ */
+
+#define OUT_INITIAL_CAP 4096 /* one batch of a few targets fits at once */
+
+/* Make room for n more bytes. There is no error path: proctree is a
+ * monitoring agent whose only job is this output, so if it cannot get a
+ * few kB of memory it cannot do anything useful; abort() is the honest
+ * answer and keeps every caller free of error handling. */
+static void out_reserve(struct pt_out *out, size_t n)
+{
+    if (out->cap - out->len >= n)
+        return;
+    size_t cap = out->cap ? out->cap : OUT_INITIAL_CAP;
+    while (cap - out->len < n) {
+        if (cap > SIZE_MAX / 2)
+            abort();
+        cap *= 2;
+    }
+    char *data = realloc(out->data, cap);
+    if (data == NULL)
+        abort();
+    out->data = data;
+    out->cap = cap;
+}
+
+static void out_append(struct pt_out *out, const char *bytes, size_t n)
+{
+    out_reserve(out, n);
+    memcpy(out->data + out->len, bytes, n);
+    out->len += n;
+}
+
+static void out_putc(struct pt_out *out, char c)
+{
+    out_append(out, &c, 1);
+}
+
+static void out_puts(struct pt_out *out, const char *s)
+{
+    out_append(out, s, strlen(s));
+}
+
+/* Keep the memory: the next batch is about as large as this one. */
+void pt_out_reset(struct pt_out *out)
+{
+    out->len = 0;
+}
+
+void pt_out_free(struct pt_out *out)
+{
+    free(out->data);
+    *out = (struct pt_out){0};
+}
+
+/* ---------------------------------------------------------------------------
+ * Tag values
+ * ------------------------------------------------------------------------ */
+
+/* Length of the well-formed UTF-8 sequence at s (Unicode table 3-7), or 0
+ * if there is none: stray continuation bytes, 0xc0/0xc1 and 0xf5..0xff,
+ * overlong forms, surrogates, code points above U+10FFFF and sequences
+ * cut short by the end of the value are all rejected. Narrowing the
+ * second byte's range is what excludes the overlong forms (0xe0, 0xf0),
+ * the surrogates (0xed) and everything past U+10FFFF (0xf4). */
+static size_t utf8_sequence_length(const unsigned char *s, size_t avail)
+{
+    unsigned char lo = 0x80, hi = 0xbf;
+    size_t n;
+
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+        n = 2;
+    } else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+        n = 3;
+        if (s[0] == 0xe0)
+            lo = 0xa0;
+        if (s[0] == 0xed)
+            hi = 0x9f;
+    } else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+        n = 4;
+        if (s[0] == 0xf0)
+            lo = 0x90;
+        if (s[0] == 0xf4)
+            hi = 0x8f;
+    } else {
+        return 0;
+    }
+    if (avail < n || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t k = 2; k < n; k++) {
+        if (s[k] < 0x80 || s[k] > 0xbf)
+            return 0;
+    }
+    return n;
+}
+
+/* One ASCII byte of a tag value. */
+static void append_tag_ascii(struct pt_out *out, unsigned char c)
+{
+    if (c == ',' || c == '=' || c == ' ') {
+        out_putc(out, '\\');
+        out_putc(out, (char)c);
+    } else if (c == '\\' || c < 0x20 || c == 0x7f) {
+        /* A backslash is stored literally by InfluxDB 1.6 but breaks the
+         * line when it is the last byte; control characters (newline above
+         * all) cannot be escaped at all. Both become '_'. */
+        out_putc(out, '_');
+    } else {
+        out_putc(out, (char)c);
+    }
+}
+
+/* Each byte that does not start a well-formed sequence becomes one '?',
+ * as Go (InfluxDB, Telegraf) decodes it to one U+FFFD; replacing it here
+ * keeps the value we send equal to the value that gets stored. The C1
+ * controls U+0080..U+009F are control characters like their ASCII
+ * cousins and become '_'. Nothing is ever dropped, so the result is empty
+ * only when the input is. */
+size_t pt_lp_append_tag_value(struct pt_out *out, const char *value, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)value;
+    size_t start = out->len;
+    size_t i = 0;
+
+    while (i < len) {
+        size_t n = utf8_sequence_length(s + i, len - i);
+        if (n == 0) {
+            out_putc(out, '?');
+            i++;
+        } else if (n == 1) {
+            append_tag_ascii(out, s[i]);
+            i++;
+        } else if (s[i] == 0xc2 && s[i + 1] <= 0x9f) {
+            out_putc(out, '_');
+            i += n;
+        } else {
+            out_append(out, value + i, n);
+            i += n;
+        }
+    }
+    return out->len - start;
+}
+
+/* ---------------------------------------------------------------------------
+ * Lines
+ * ------------------------------------------------------------------------ */
+
+/* ",target=NAME", or nothing when NAME sanitises to empty: InfluxDB
+ * rejects an empty tag value, and a target line without its tag is still
+ * a valid point (it merges with other untagged ones, which only happens
+ * if someone names a target ""). */
+static void append_target_tag(struct pt_out *out, const char *target)
+{
+    size_t start = out->len;
+
+    out_puts(out, ",target=");
+    if (pt_lp_append_tag_value(out, target, strlen(target)) == 0)
+        out->len = start;
+}
+
+/* An integer field: InfluxDB 1.6 wants the 'i' suffix and rejects 'u'. */
+static void append_int(struct pt_out *out, int64_t v)
+{
+    char buf[32];
+    int n = snprintf(buf, sizeof(buf), "%" PRId64 "i", v);
+    out_append(out, buf, (size_t)n);
+}
+
+/* A float field: "%.15g" is short and never shows binary noise such as
+ * 0.30000000000000004. A bare "3" would be read as a float too, but as
+ * text it looks like an integer to people and to other parsers, so a
+ * ".0" is added when there is neither '.' nor exponent. snprintf uses
+ * LC_NUMERIC for the decimal point: proctree never calls setlocale(), so
+ * it is the "C" locale's '.'; a caller that sets a locale must keep
+ * LC_NUMERIC at "C". The caller has already ruled out NaN and Inf. */
+static void append_float(struct pt_out *out, double v)
+{
+    char buf[40];
+    int n = snprintf(buf, sizeof(buf), "%.15g", v);
+    out_append(out, buf, (size_t)n);
+    if (strpbrk(buf, ".e") == NULL)
+        out_puts(out, ".0");
+}
+
+/* Write ",name=value" (or " name=value" for the first field). Returns
+ * false for a value that cannot be written: absent, or a non-finite float,
+ * which InfluxDB rejects and which would cost the whole line. */
+static bool append_field(struct pt_out *out, char separator, const char *name,
+                         const struct pt_value *v)
+{
+    if (!v->present || (!v->is_int && !isfinite(v->f)))
+        return false;
+    out_putc(out, separator);
+    out_puts(out, name); /* catalog names are [a-z0-9_]: nothing to escape */
+    out_putc(out, '=');
+    if (v->is_int)
+        append_int(out, v->i);
+    else
+        append_float(out, v->f);
+    return true;
+}
+
+int pt_lp_append_report(struct pt_out *out, const char *target, enum pt_scope scope,
+                        const struct pt_report *report, int64_t timestamp_ns)
+{
+    size_t start = out->len;
+    int fields = 0;
+
+    out_puts(out, "proctree");
+    if (target != NULL)
+        append_target_tag(out, target);
+    for (int id = 0; id < PT_METRIC_COUNT; id++) {
+        if (pt_catalog[id].scope != scope)
+            continue;
+        if (append_field(out, fields ? ',' : ' ', pt_catalog[id].name, &report->v[id]))
+            fields++;
+    }
+    if (fields == 0) {
+        out->len = start; /* a point without fields is invalid: drop it all */
+        return 0;
+    }
+    out_putc(out, ' ');
+    char ts[24];
+    int n = snprintf(ts, sizeof(ts), "%" PRId64 "\n", timestamp_ns);
+    out_append(out, ts, (size_t)n);
+    return fields;
+}
