@@ -1,0 +1,79 @@
+"""Hostile process names, end to end into InfluxDB.
+
+Why: the default target name is the process's comm, which its owner
+chooses freely: spaces, commas and '=' must be escaped in the target tag,
+and backslashes, newlines and other control characters must not break the
+line (lineproto.h: they become '_'). Whatever proctree prints must be
+accepted by InfluxDB 1.6 (HTTP 204), and the tag read back must be the one
+printed. The process is a copy of /bin/sleep under the hostile name, so its
+comm (the executable's base name, up to 15 bytes) is that name.
+"""
+
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+import harness as h
+
+SPEC_NAME = "we ird,na=me"
+OTHER_NAMES = [
+    "tab\there",       # control character
+    "new\nline",       # a newline would split the line
+    "ends\\",          # a trailing backslash cannot be written in a tag
+    'q"uo\'te',        # quotes are literal in tags
+    "caf\u00e9 \u2603",  # UTF-8
+]
+
+
+class HostileNameTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.influx = h.InfluxDB().start()
+        cls.dir = tempfile.mkdtemp(prefix="proctree-names-")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.influx.stop()
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def measure(self, name, db):
+        """Start sleep under name, measure it once without --name, store it; returns the tag."""
+        path = os.path.join(self.dir, name)
+        shutil.copy("/bin/sleep", path)
+        proc = subprocess.Popen([path, "600"])
+        try:
+            with open(f"/proc/{proc.pid}/stat", "rb") as f:
+                stat = f.read()
+            comm = stat[stat.index(b"(") + 1:stat.rindex(b")")].decode()
+            self.assertEqual(comm, name[:15], "the test process did not get the hostile comm")
+            with h.Execd(["--pid", proc.pid, "--interval", "0.3s", "--once"]) as execd:
+                self.assertEqual(execd.wait_exit(), 0, execd.describe())
+        finally:
+            proc.kill()
+            proc.wait()
+        self.assertEqual(execd.out_partial, b"")
+        points = execd.points()  # strict parse: a broken line fails here
+        self.assertEqual(len(execd.lines()), 2, f"one target line and one global line: {execd.lines()}")
+        tagged = [p for p in points if p.tags]
+        self.assertEqual(len(tagged), 1, points)
+        h.store_and_read_back(self.influx, db, execd.stdout_bytes(), points)
+        stored = self.influx.rows(db, 'SHOW TAG VALUES FROM "proctree" WITH KEY = "target"')
+        self.assertEqual([row["value"] for row in stored], [tagged[0].tags["target"]])
+        return tagged[0].tags["target"]
+
+    def test_space_comma_equals(self):
+        self.assertEqual(self.measure(SPEC_NAME, "spec"), SPEC_NAME)
+
+    def test_other_hostile_names(self):
+        for i, name in enumerate(OTHER_NAMES):
+            with self.subTest(name=name):
+                tag = self.measure(name, f"other{i}")
+                self.assertNotIn("\\", tag, "a backslash in a tag is not safe in InfluxDB 1.6")
+                self.assertFalse(any(ord(c) < 32 for c in tag), f"control character in {tag!r}")
+                self.assertTrue(tag, "empty tag")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,82 @@
+"""Launch mode: `proctree-execd [options] -- COMMAND ARGS...`.
+
+Why: launching is how a job is profiled from its first to its last byte.
+proctree-execd must follow the command's whole tree, account for I/O done by
+children that start and finish between two polls (head runs for a few
+milliseconds under sh), report the partial last interval after the tree is
+gone, and hand the command's exit status back (128+signal if it was killed)
+so a wrapper script keeps its meaning. Telegraf or InfluxDB must accept every
+batch it printed.
+"""
+
+import unittest
+
+import harness as h
+
+HEAD_BYTES = 20_000_000
+READ_SLACK = 500_000  # sh, the dynamic loader and locale files also read a little
+
+
+class LaunchTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.influx = h.InfluxDB().start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.influx.stop()
+
+    def launch(self, *command, timeout=30):
+        """Run launch mode to completion (stdin stays open: EOF would stop it)."""
+        with h.Execd(["--interval", "0.5s", "--", *command]) as execd:
+            status = execd.wait_exit(timeout)
+        return execd, status
+
+    def test_exit_status_and_io_of_a_short_lived_tree(self):
+        execd, status = self.launch(
+            "sh", "-c", f"head -c {HEAD_BYTES} /dev/zero >/dev/null; exit 3")
+        self.assertEqual(status, 3, execd.describe())
+        self.assertEqual(execd.out_partial, b"", "a batch ended without a newline")
+        self.assertGreaterEqual(execd.batch_count(), 1, execd.describe())
+        read = sum(line.fields["proc_io_read_bytes"] for line in self.sh_lines(execd))
+        self.assertGreaterEqual(read, HEAD_BYTES, execd.describe())
+        self.assertLessEqual(read, HEAD_BYTES + READ_SLACK, execd.describe())
+        h.store_and_read_back(self.influx, "launch", execd.stdout_bytes(), execd.points())
+
+    def test_killed_command_gives_128_plus_signal(self):
+        execd, status = self.launch("sh", "-c", "kill -9 $$")
+        self.assertEqual(status, 128 + 9, execd.describe())
+        h.store_and_read_back(self.influx, "killed", execd.stdout_bytes(), execd.points())
+
+    def test_orphans_are_followed_to_the_end(self):
+        """I/O of a grandchild orphaned while running still counts.
+
+        The subshell starts head in the background and exits at once, so head
+        is re-parented to proctree-execd (the child subreaper) while it works;
+        proctree must wait for it and take its final counters before reaping
+        it. Both heads' bytes must be in the sum, each exactly once.
+        """
+        each = HEAD_BYTES // 2
+        execd, status = self.launch(
+            "sh", "-c", f"(head -c {each} /dev/zero >/dev/null &); "
+                        f"head -c {each} /dev/zero >/dev/null; exit 0")
+        self.assertEqual(status, 0, execd.describe())
+        read = sum(line.fields["proc_io_read_bytes"] for line in self.sh_lines(execd))
+        self.assertGreaterEqual(read, 2 * each, execd.describe())
+        self.assertLessEqual(read, 2 * each + READ_SLACK, execd.describe())
+        h.store_and_read_back(self.influx, "orphans", execd.stdout_bytes(), execd.points())
+
+    def sh_lines(self, execd):
+        """The target lines of every batch; the only target is named after sh."""
+        lines = []
+        for _, points in execd.batches():
+            h.global_line(points)
+            for p in points:
+                if p.tags:
+                    self.assertEqual(p.tags, {"target": "sh"}, "default name = the command's comm")
+                    lines.append(p)
+        return lines
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

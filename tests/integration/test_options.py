@@ -1,0 +1,76 @@
+"""Command-line errors, --help and --version.
+
+Why: under Telegraf a bad option shows up only as one stderr line in the
+agent's log, so it must be a single line that names the culprit, with exit
+status 2 (the usual usage-error status) rather than a crash, a silent
+default, or a run that never measures anything.
+"""
+
+import os
+import unittest
+
+import harness as h
+
+ME = str(os.getpid())  # a live pid, so only the option under test is wrong
+
+BAD = [
+    # (arguments, text the single stderr line must contain)
+    (["--pid", ME, "--bogus"], "--bogus"),
+    (["--pid"], "--pid"),
+    (["--pid", ME, "--interval"], "--interval"),
+    (["--pid", ME, "--interval", "0"], "--interval"),
+    (["--pid", ME, "--interval", "abc"], "--interval"),
+    (["--pid", ME, "--interval", "-1s"], "--interval"),
+    (["--pid", ME, "--poll-interval", "0"], "--poll-interval"),
+    (["--pid", ME, "--discovery-interval", "soon"], "--discovery-interval"),
+    (["--pid", ME, "--proc-memory-unit", "TB"], "--proc-memory-unit"),
+    (["--pid", ME, "--global-memory-unit", "pages"], "--global-memory-unit"),
+    (["--pid", "abc"], "--pid"),
+    (["--name", "x", "--pid", ME], "--name"),
+]
+
+
+class OptionsTest(unittest.TestCase):
+    def assert_usage_error(self, args, culprit):
+        res = h.run_execd(args)
+        lines = res.stderr.splitlines()
+        where = f"args {args}: status {res.returncode}, stderr {res.stderr!r}, stdout {res.stdout!r}"
+        self.assertEqual(res.returncode, 2, where)
+        self.assertEqual(len(lines), 1, where)
+        self.assertEqual(res.stdout, "", where)
+        if culprit is not None:
+            self.assertIn(culprit, lines[0], where)
+        return lines[0]
+
+    def test_bad_options(self):
+        for args, culprit in BAD:
+            with self.subTest(args=args):
+                self.assert_usage_error(args, culprit)
+
+    def test_no_target(self):
+        """Nothing to measure is an error that says what is missing: a target."""
+        for args in ([], ["--interval", "1s"], ["--once"]):
+            with self.subTest(args=args):
+                line = self.assert_usage_error(args, None)
+                self.assertRegex(line.lower(), r"target|--pid", line)
+
+    def test_help(self):
+        res = h.run_execd(["--help"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("usage", res.stdout.lower())
+        for option in ("--pid", "--pidfile", "--name", "--interval", "--once", "--poll-interval",
+                       "--discovery-interval", "--proc-memory-unit", "--global-memory-unit"):
+            self.assertIn(option, res.stdout, "--help must list every option")
+
+    def test_version(self):
+        res = h.run_execd(["--version"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        expected = os.environ.get("PROCTREE_VERSION")
+        if expected:  # meson passes the project's version
+            self.assertIn(expected, res.stdout)
+        else:
+            self.assertRegex(res.stdout, r"\d+\.\d+")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
