@@ -5,7 +5,8 @@
  * no open/close). Single-record files fit in one read; multi-record files
  * (children lists) come at most ~4 KiB per read, so we always read to EOF.
  * A kept fd of a process that has been reaped returns ESRCH, never the data
- * of a process that reused the pid. */
+ * of a process that reused the pid; the exception is task/TID/children,
+ * which then reads as empty (0 bytes). */
 #ifndef PROCTREE_PROCFILE_H
 #define PROCTREE_PROCFILE_H
 

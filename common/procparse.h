@@ -16,7 +16,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define PT_COMM_MAX 64 /* kernel comm is <= 15 bytes; fixtures may lie */
+/* A task's comm is <= 15 bytes, but stat shows a kworker as its name plus
+ * its workqueue, up to 63 bytes; fixtures may write anything. */
+#define PT_COMM_MAX 64
 
 /* /proc/PID/stat. comm is everything between the first '(' and the LAST ')'
  * (so ')' and newlines inside comm are kept), truncated to fit, raw bytes. */
@@ -46,6 +48,14 @@ struct pt_io {
     uint64_t read_bytes, write_bytes, cancelled_write_bytes;
 };
 int pt_parse_io(const char *buf, size_t len, struct pt_io *out);
+
+/* /proc/PID/status and /proc/PID/task/TID/status: the lines proctree
+ * uses. All are required. uid: real and effective, from "Uid:". */
+struct pt_status {
+    uint64_t voluntary_ctxt_switches, nonvoluntary_ctxt_switches;
+    uid_t real_uid, effective_uid;
+};
+int pt_parse_status(const char *buf, size_t len, struct pt_status *out);
 
 /* /proc/PID/smaps_rollup, in bytes. Rss and Pss are required; the others
  * default to 0 when absent (older kernels lack some lines). */

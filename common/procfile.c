@@ -1,0 +1,119 @@
+#include "procfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* The first allocation fits any single-record /proc file in one read. */
+#define PT_BUF_INITIAL 4096
+/* Most bytes of file content we accept: far above any real /proc file, low
+ * enough that a runaway file cannot eat the collector's memory. */
+#define PT_READ_LIMIT ((size_t)16 << 20)
+
+void pt_buf_free(struct pt_buf *buf)
+{
+    free(buf->data);
+    buf->data = NULL;
+    buf->len = 0;
+    buf->cap = 0;
+}
+
+/* pread that retries when a signal interrupts it. Returns bytes or -errno. */
+static ssize_t pread_retry(int fd, void *dst, size_t count, size_t offset)
+{
+    for (;;) {
+        ssize_t n = pread(fd, dst, count, (off_t)offset);
+        if (n >= 0) return n;
+        if (errno != EINTR) return -errno;
+    }
+}
+
+/* Double the buffer (PT_BUF_INITIAL when empty), never past room for
+ * PT_READ_LIMIT bytes plus the NUL. Returns 0 or -ENOMEM. */
+static int buf_grow(struct pt_buf *buf)
+{
+    size_t cap = buf->cap ? buf->cap * 2 : PT_BUF_INITIAL;
+    if (cap > PT_READ_LIMIT + 1) cap = PT_READ_LIMIT + 1;
+    char *data = realloc(buf->data, cap);
+    if (!data) return -ENOMEM;
+    buf->data = data;
+    buf->cap = cap;
+    return 0;
+}
+
+/* The buffer holds PT_READ_LIMIT bytes: the file fits only if nothing
+ * follows. One throwaway byte tells, without growing the buffer further. */
+static ssize_t finish_at_limit(int fd, const struct pt_buf *buf)
+{
+    char next;
+    ssize_t n = pread_retry(fd, &next, 1, buf->len);
+    if (n < 0) return n;
+    return n == 0 ? (ssize_t)buf->len : -EFBIG;
+}
+
+/* Read everything into buf->data, keeping one byte free for the NUL.
+ * A zero-byte read is the only end of file we trust: multi-record procfs
+ * files return short reads (one page each) long before they end. */
+static ssize_t read_to_eof(int fd, struct pt_buf *buf)
+{
+    for (;;) {
+        if (buf->cap - buf->len < 2) {
+            if (buf->len == PT_READ_LIMIT) return finish_at_limit(fd, buf);
+            int err = buf_grow(buf);
+            if (err) return err;
+        }
+        ssize_t n = pread_retry(fd, buf->data + buf->len, buf->cap - buf->len - 1, buf->len);
+        if (n < 0) return n;
+        buf->len += (size_t)n;
+        buf->data[buf->len] = '\0';
+        if (n == 0) return (ssize_t)buf->len;
+    }
+}
+
+ssize_t pt_pread_all(int fd, struct pt_buf *buf)
+{
+    buf->len = 0;
+    ssize_t rc = read_to_eof(fd, buf);
+    if (rc < 0) {
+        /* Never leave half a file behind for a caller that ignores rc. */
+        buf->len = 0;
+        if (buf->data) buf->data[0] = '\0';
+    }
+    return rc;
+}
+
+int pt_open_at(int dirfd, const char *name)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+    return fd >= 0 ? fd : -errno;
+}
+
+/* Write pid (> 0) in decimal plus a NUL into dst, which has room for any
+ * pid_t. This runs for every new process on every poll: keep it trivial. */
+static void format_pid(char *dst, pid_t pid)
+{
+    char digits[16];
+    size_t n = 0;
+    do {
+        digits[n++] = (char)('0' + pid % 10);
+        pid /= 10;
+    } while (pid > 0);
+    while (n > 0) *dst++ = digits[--n];
+    *dst = '\0';
+}
+
+int pt_open_pid_dir(int proc_root_fd, pid_t pid)
+{
+    /* "0" or "-5" would name some other file, or none, below the root. */
+    if (pid <= 0) return -EINVAL;
+    char name[16];
+    format_pid(name, pid);
+    int fd = openat(proc_root_fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    return fd >= 0 ? fd : -errno;
+}
+
+int pt_errno_is_gone(int err)
+{
+    return err == -ESRCH || err == -ENOENT;
+}

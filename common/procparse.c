@@ -1,0 +1,370 @@
+#include "procparse.h"
+
+#include <limits.h>
+#include <string.h>
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+_Static_assert(sizeof(pid_t) == sizeof(int), "pid ranges below assume pid_t is int");
+
+/* ---- Cursor: the only way this file touches a buffer ----
+ *
+ * Buffers are not NUL-terminated, so every access goes through a cursor
+ * that checks p < end first. */
+struct cursor {
+    const char *p;
+    const char *end;
+};
+
+static bool at_end(const struct cursor *c)
+{
+    return c->p >= c->end;
+}
+
+static bool is_digit(char ch)
+{
+    return ch >= '0' && ch <= '9';
+}
+
+static bool is_blank(char ch)
+{
+    return ch == ' ' || ch == '\t';
+}
+
+static bool is_space(char ch)
+{
+    return is_blank(ch) || ch == '\n' || ch == '\r' || ch == '\v' || ch == '\f';
+}
+
+static void skip_blanks(struct cursor *c)
+{
+    while (!at_end(c) && is_blank(*c->p)) c->p++;
+}
+
+static void skip_spaces(struct cursor *c)
+{
+    while (!at_end(c) && is_space(*c->p)) c->p++;
+}
+
+/* Consume ch when it comes next. */
+static bool take_char(struct cursor *c, char ch)
+{
+    if (at_end(c) || *c->p != ch) return false;
+    c->p++;
+    return true;
+}
+
+/* ---- Numbers ---- */
+
+/* One or more decimal digits, no sign, within uint64. */
+static int scan_u64(struct cursor *c, uint64_t *out)
+{
+    if (at_end(c) || !is_digit(*c->p)) return -1;
+    uint64_t value = 0;
+    while (!at_end(c) && is_digit(*c->p)) {
+        unsigned digit = (unsigned)(*c->p - '0');
+        if (value > (UINT64_MAX - digit) / 10) return -1;
+        value = value * 10 + digit;
+        c->p++;
+    }
+    *out = value;
+    return 0;
+}
+
+/* Optional '-', then decimal digits, within int64. */
+static int scan_i64(struct cursor *c, int64_t *out)
+{
+    bool negative = take_char(c, '-');
+    uint64_t magnitude;
+    if (scan_u64(c, &magnitude)) return -1;
+    if (magnitude > (uint64_t)INT64_MAX + negative) return -1;
+    /* Written so that INT64_MIN never passes through an overflowing negation. */
+    *out = negative && magnitude ? -(int64_t)(magnitude - 1) - 1 : (int64_t)magnitude;
+    return 0;
+}
+
+/* A pid as /proc writes it: unsigned decimal that fits pid_t. 0 passes
+ * (a ppid may be 0); callers that need a real process reject it. */
+static int scan_pid(struct cursor *c, pid_t *out)
+{
+    uint64_t value;
+    if (scan_u64(c, &value) || value > INT_MAX) return -1;
+    *out = (pid_t)value;
+    return 0;
+}
+
+/* True when the number just scanned is followed by whitespace. A number
+ * that runs into the end of the buffer may have lost digits to a
+ * truncated read, so it is not trusted. */
+static bool number_ended(const struct cursor *c)
+{
+    return !at_end(c) && is_space(*c->p);
+}
+
+/* ---- /proc/PID/stat ---- */
+
+/* One stat field as the kernel writes it: exactly one space, the number,
+ * then the next separator. */
+static int stat_u64(struct cursor *c, uint64_t *out)
+{
+    return take_char(c, ' ') && !scan_u64(c, out) && number_ended(c) ? 0 : -1;
+}
+
+static int stat_i64(struct cursor *c, int64_t *out)
+{
+    return take_char(c, ' ') && !scan_i64(c, out) && number_ended(c) ? 0 : -1;
+}
+
+/* Copy comm bytes as they are, cut to fit, always NUL-terminated. */
+static void copy_comm(char *dst, const char *src, size_t len)
+{
+    if (len > PT_COMM_MAX - 1) len = PT_COMM_MAX - 1;
+    memcpy(dst, src, len);
+    dst[len] = '\0';
+}
+
+/* Fields 1-3: "pid (comm) state". A process chooses its own comm and may
+ * put ") " in it, but no field after comm can hold ')', so comm ends at
+ * the last ')' in the buffer. */
+static int scan_stat_head(struct cursor *c, struct pt_stat *st)
+{
+    if (scan_pid(c, &st->pid) || st->pid == 0) return -1;
+    if (!take_char(c, ' ') || !take_char(c, '(')) return -1;
+    const char *close = memrchr(c->p, ')', (size_t)(c->end - c->p));
+    if (!close) return -1;
+    copy_comm(st->comm, c->p, (size_t)(close - c->p));
+    c->p = close + 1;
+    if (!take_char(c, ' ') || at_end(c) || is_space(*c->p)) return -1;
+    st->state = *c->p++;
+    return 0;
+}
+
+/* Fields 4-24, ppid to rss. Fields we do not keep are still checked, so
+ * that a malformed line cannot shift the ones we keep. */
+static int scan_stat_fields(struct cursor *c, struct pt_stat *st)
+{
+    int64_t ppid, ignored_signed;
+    uint64_t ignored_unsigned;
+
+    if (stat_i64(c, &ppid) || ppid < 0 || ppid > INT_MAX) return -1; /* 4 */
+    st->ppid = (pid_t)ppid;
+    for (int field = 5; field <= 8; field++) /* pgrp session tty_nr tpgid */
+        if (stat_i64(c, &ignored_signed)) return -1;
+    if (stat_u64(c, &ignored_unsigned)) return -1; /* 9: flags */
+    if (stat_u64(c, &st->minflt) || stat_u64(c, &st->cminflt) || stat_u64(c, &st->majflt) ||
+        stat_u64(c, &st->cmajflt))
+        return -1; /* 10-13 */
+    if (stat_u64(c, &st->utime) || stat_u64(c, &st->stime) || stat_u64(c, &st->cutime) ||
+        stat_u64(c, &st->cstime))
+        return -1; /* 14-17 */
+    if (stat_i64(c, &ignored_signed) || stat_i64(c, &ignored_signed)) return -1; /* 18-19: priority nice */
+    if (stat_i64(c, &st->num_threads)) return -1;                                  /* 20 */
+    if (stat_i64(c, &ignored_signed)) return -1;                                   /* 21: itrealvalue */
+    if (stat_u64(c, &st->starttime) || stat_u64(c, &st->vsize)) return -1;        /* 22-23 */
+    return stat_i64(c, &st->rss_pages);                                            /* 24 */
+}
+
+int pt_parse_stat(const char *buf, size_t len, struct pt_stat *out)
+{
+    struct cursor c = {buf, buf + len};
+    struct pt_stat st;
+    if (scan_stat_head(&c, &st) || scan_stat_fields(&c, &st)) return -1;
+    *out = st;
+    return 0;
+}
+
+/* ---- /proc/PID/statm ---- */
+
+/* A field of a blank-separated line: blanks, then a number ended by whitespace. */
+static int spaced_u64(struct cursor *c, uint64_t *out)
+{
+    skip_blanks(c);
+    return !scan_u64(c, out) && number_ended(c) ? 0 : -1;
+}
+
+int pt_parse_statm(const char *buf, size_t len, struct pt_statm *out)
+{
+    struct cursor c = {buf, buf + len};
+    struct pt_statm statm;
+    if (spaced_u64(&c, &statm.size) || spaced_u64(&c, &statm.resident) || spaced_u64(&c, &statm.shared))
+        return -1;
+    *out = statm;
+    return 0;
+}
+
+/* ---- "Key: value [kB]" files: io, smaps_rollup, meminfo, status ---- */
+
+/* A line wanted from a key-value file, holding count numbers (status's
+ * "Uid:" has four, every other line one). Keys match whole, so "Pss" is
+ * not taken from "Pss_Anon" nor "Cached" from "SwapCached". */
+struct kv_field {
+    const char *key;
+    uint64_t *dst;
+    size_t count;
+    bool required;
+};
+
+/* Index of the field named key[0..key_len), or nfields when none is. */
+static size_t find_kv_field(const struct kv_field *fields, size_t nfields, const char *key, size_t key_len)
+{
+    for (size_t i = 0; i < nfields; i++)
+        if (strlen(fields[i].key) == key_len && memcmp(fields[i].key, key, key_len) == 0) return i;
+    return nfields;
+}
+
+/* The rest of a wanted line after its ':': count blank-separated decimals,
+ * an optional "kB" (then they are scaled to bytes), blanks, and the
+ * newline. The newline is required: a last line without one may have been
+ * cut mid-number. */
+static int scan_kv_values(struct cursor *c, uint64_t *dst, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        skip_blanks(c);
+        if (scan_u64(c, &dst[i])) return -1;
+    }
+    skip_blanks(c);
+    if (take_char(c, 'k')) {
+        if (!take_char(c, 'B')) return -1;
+        for (size_t i = 0; i < count; i++) {
+            if (dst[i] > UINT64_MAX / 1024) return -1;
+            dst[i] *= 1024;
+        }
+        skip_blanks(c);
+    }
+    return take_char(c, '\n') ? 0 : -1;
+}
+
+/* Fill the wanted fields (at most 64) from the lines of buf. Other lines
+ * (headers, keys we do not use, keys newer kernels add) are skipped
+ * unread. A wanted line that is malformed, or a required one that is
+ * absent, fails the whole file. When seen is not NULL it gets a bitmask of
+ * the fields found. */
+static int scan_kv_lines(const char *buf, size_t len, const struct kv_field *fields, size_t nfields,
+                         uint64_t *seen)
+{
+    struct cursor c = {buf, buf + len};
+    uint64_t found = 0;
+
+    while (!at_end(&c)) {
+        const char *line_end = memchr(c.p, '\n', (size_t)(c.end - c.p));
+        if (!line_end) line_end = c.end;
+        const char *colon = memchr(c.p, ':', (size_t)(line_end - c.p));
+        size_t i = colon ? find_kv_field(fields, nfields, c.p, (size_t)(colon - c.p)) : nfields;
+        if (i == nfields) {
+            c.p = line_end == c.end ? c.end : line_end + 1;
+            continue;
+        }
+        c.p = colon + 1;
+        if (scan_kv_values(&c, fields[i].dst, fields[i].count)) return -1;
+        found |= (uint64_t)1 << i;
+    }
+    for (size_t i = 0; i < nfields; i++)
+        if (fields[i].required && !(found & ((uint64_t)1 << i))) return -1;
+    if (seen) *seen = found;
+    return 0;
+}
+
+int pt_parse_io(const char *buf, size_t len, struct pt_io *out)
+{
+    struct pt_io io = {0};
+    const struct kv_field fields[] = {
+        {"rchar", &io.rchar, 1, true},
+        {"wchar", &io.wchar, 1, true},
+        {"syscr", &io.syscr, 1, true},
+        {"syscw", &io.syscw, 1, true},
+        {"read_bytes", &io.read_bytes, 1, true},
+        {"write_bytes", &io.write_bytes, 1, true},
+        {"cancelled_write_bytes", &io.cancelled_write_bytes, 1, true},
+    };
+    if (scan_kv_lines(buf, len, fields, ARRAY_LEN(fields), NULL)) return -1;
+    *out = io;
+    return 0;
+}
+
+int pt_parse_smaps_rollup(const char *buf, size_t len, struct pt_smaps_rollup *out)
+{
+    struct pt_smaps_rollup rollup = {0};
+    const struct kv_field fields[] = {
+        {"Rss", &rollup.rss, 1, true},
+        {"Pss", &rollup.pss, 1, true},
+        {"Shared_Clean", &rollup.shared_clean, 1, false},
+        {"Shared_Dirty", &rollup.shared_dirty, 1, false},
+        {"Private_Clean", &rollup.private_clean, 1, false},
+        {"Private_Dirty", &rollup.private_dirty, 1, false},
+        {"Swap", &rollup.swap, 1, false},
+    };
+    if (scan_kv_lines(buf, len, fields, ARRAY_LEN(fields), NULL)) return -1;
+    *out = rollup;
+    return 0;
+}
+
+int pt_parse_meminfo(const char *buf, size_t len, struct pt_meminfo *out)
+{
+    struct pt_meminfo info = {0};
+    enum { AVAILABLE = 2 };
+    const struct kv_field fields[] = {
+        {"MemTotal", &info.mem_total, 1, true},
+        {"MemFree", &info.mem_free, 1, true},
+        [AVAILABLE] = {"MemAvailable", &info.mem_available, 1, false},
+        {"Buffers", &info.buffers, 1, false},
+        {"Cached", &info.cached, 1, false},
+        {"AnonPages", &info.anon_pages, 1, false},
+        {"SwapTotal", &info.swap_total, 1, false},
+        {"SwapFree", &info.swap_free, 1, false},
+    };
+    uint64_t seen;
+    if (scan_kv_lines(buf, len, fields, ARRAY_LEN(fields), &seen)) return -1;
+    info.has_available = seen & ((uint64_t)1 << AVAILABLE);
+    *out = info;
+    return 0;
+}
+
+/* Proc writes Name escaped (a newline in comm becomes "\\n"), so a
+ * process cannot forge a "Uid:" line through its name. */
+int pt_parse_status(const char *buf, size_t len, struct pt_status *out)
+{
+    struct pt_status status = {0};
+    uint64_t uids[4]; /* real, effective, saved, filesystem */
+    const struct kv_field fields[] = {
+        {"Uid", uids, 4, true},
+        {"voluntary_ctxt_switches", &status.voluntary_ctxt_switches, 1, true},
+        {"nonvoluntary_ctxt_switches", &status.nonvoluntary_ctxt_switches, 1, true},
+    };
+    if (scan_kv_lines(buf, len, fields, ARRAY_LEN(fields), NULL)) return -1;
+    status.real_uid = (uid_t)uids[0];
+    status.effective_uid = (uid_t)uids[1];
+    if (status.real_uid != uids[0] || status.effective_uid != uids[1]) return -1;
+    *out = status;
+    return 0;
+}
+
+/* ---- Lists of pids ---- */
+
+int pt_parse_children(const char *buf, size_t len, int (*fn)(pid_t pid, void *arg), void *arg)
+{
+    struct cursor c = {buf, buf + len};
+    int count = 0;
+    for (;;) {
+        skip_spaces(&c);
+        if (at_end(&c)) return count;
+        /* The kernel writes whole records only, so a pid at the very end
+         * is complete: unlike stat, no separator is needed after it. */
+        pid_t pid;
+        if (scan_pid(&c, &pid) || pid == 0) return -1;
+        if (!at_end(&c) && !is_space(*c.p)) return -1;
+        if (fn(pid, arg)) return -1;
+        count++;
+    }
+}
+
+int pt_parse_pidfile(const char *buf, size_t len, pid_t *out)
+{
+    struct cursor c = {buf, buf + len};
+    pid_t pid;
+    skip_spaces(&c);
+    if (scan_pid(&c, &pid) || pid == 0) return -1;
+    skip_spaces(&c);
+    if (!at_end(&c)) return -1;
+    *out = pid;
+    return 0;
+}
