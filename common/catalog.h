@@ -61,8 +61,11 @@ enum pt_unit {
   X(PROC_CPU_PERCENT, "proc_cpu_percent", PROC, RATIO, PERCENT, "gauge", "stat utime+stime+cutime+cstime", "CPU use over the interval; 100 = one core, may exceed 100") \
   X(PROC_MINOR_FAULTS, "proc_minor_faults", PROC, DELTA, NUMBER, "count", "stat minflt+cminflt", "page faults served without I/O, reaped children included") \
   X(PROC_MAJOR_FAULTS, "proc_major_faults", PROC, DELTA, NUMBER, "count", "stat majflt+cmajflt", "page faults that needed I/O, reaped children included") \
+  X(PROC_CTX_SWITCHES_VOLUNTARY, "proc_ctx_switches_voluntary", PROC, DELTA, NUMBER, "count", "task/*/status voluntary_ctxt_switches", "voluntary context switches (waits) of the live threads") \
+  X(PROC_CTX_SWITCHES_INVOLUNTARY, "proc_ctx_switches_involuntary", PROC, DELTA, NUMBER, "count", "task/*/status nonvoluntary_ctxt_switches", "involuntary context switches (preemptions) of the live threads") \
   X(PROC_PROCESSES, "proc_processes", PROC, COUNT, NUMBER, "count", "membership", "live processes in the tree") \
   X(PROC_THREADS, "proc_threads", PROC, COUNT, NUMBER, "count", "stat num_threads", "threads of the live processes") \
+  X(PROC_FDS, "proc_fds", PROC, COUNT, NUMBER, "file_handles", "fd/", "open file descriptors of the live processes") \
   X(PROC_PROCESSES_STARTED, "proc_processes_started", PROC, DELTA, NUMBER, "count", "membership", "processes that joined the tree (seen alive by a poll or discovery)") \
   X(PROC_PROCESSES_EXITED, "proc_processes_exited", PROC, DELTA, NUMBER, "count", "membership", "members that left the tree (exited and reaped)") \
   X(COLLECTOR_SAMPLES, "collector_samples", PROC, DELTA, NUMBER, "count", "the sampler", "memory polls of this target in the interval") \
@@ -101,5 +104,10 @@ extern const struct pt_metric_def pt_catalog[PT_METRIC_COUNT];
  * table spells them. */
 const char *pt_kind_name(enum pt_kind kind);
 const char *pt_unit_name(enum pt_unit unit);
+
+/* The proctree-execd option that switches the metric off ("--no-pss"), or
+ * NULL for metrics that are always collected. The collectd plugin's
+ * options map one to one (CollectPss, ...). */
+const char *pt_metric_switch(enum pt_metric_id id);
 
 #endif

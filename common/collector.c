@@ -57,6 +57,13 @@ void pt_collector_config_init(struct pt_collector_config *config)
     config->collect_global = true;
 }
 
+void pt_target_options_init(struct pt_target_options *options)
+{
+    options->collect_pss = true;
+    options->collect_ctx_switches = true;
+    options->collect_fds = true;
+}
+
 static void log_line(const struct pt_collector *c, enum pt_log_level level, const char *msg)
 {
     if (c->config.log)
@@ -138,16 +145,22 @@ int pt_collector_default_name(struct pt_collector *c, const struct pt_selector *
             snprintf(out, outlen, "pid%d", (int)selector->pid);
         return 0;
     }
-    case PT_SELECT_PIDFILE: {
+    case PT_SELECT_PIDFILE:
+    case PT_SELECT_CGROUP: {
         const char *base = base_name(selector->path);
         size_t len = strlen(base);
-        if (len > 4 && strcmp(base + len - 4, ".pid") == 0)
+        if (selector->kind == PT_SELECT_PIDFILE && len > 4 && strcmp(base + len - 4, ".pid") == 0)
             len -= 4;
         if (len == 0)
             return -1;
         snprintf(out, outlen, "%.*s", (int)len, base);
         return 0;
     }
+    case PT_SELECT_MATCH:
+    case PT_SELECT_EXE:
+    case PT_SELECT_USER:
+        snprintf(out, outlen, "%s", selector->value);
+        return out[0] ? 0 : -1;
     }
     return -1;
 }
@@ -155,7 +168,7 @@ int pt_collector_default_name(struct pt_collector *c, const struct pt_selector *
 int pt_collector_add_target(struct pt_collector *c, const char *name, const struct pt_selector *selector,
                             const struct pt_target_options *options, char *err, size_t errlen)
 {
-    char default_name[PT_COMM_MAX + 16];
+    char default_name[256];
     if (!name) {
         if (pt_collector_default_name(c, selector, default_name, sizeof(default_name)) != 0) {
             snprintf(err, errlen, "cannot derive a target name; give one");
@@ -183,12 +196,13 @@ int pt_collector_add_target(struct pt_collector *c, const char *name, const stru
         c->targets = grown;
     if (results)
         c->results = results;
-    if (!grown || !results ||
-        pt_target_init(&c->targets[c->n_targets], name, selector, options, c->proc_root_fd, c->config.log,
-                       c->config.log_arg) != 0) {
+    if (!grown || !results) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    if (pt_target_init(&c->targets[c->n_targets], name, selector, options, c->proc_root_fd, c->config.log,
+                       c->config.log_arg, err, errlen) != 0)
+        return -1;
     c->n_targets++;
     /* targets moved: re-point the launched one */
     c->launched = NULL;

@@ -43,17 +43,28 @@ enum pt_selector_kind {
     PT_SELECT_PID,     /* one process, pinned by (pid, starttime) */
     PT_SELECT_PIDFILE, /* re-read at every discovery tick */
     PT_SELECT_CHILD,   /* a command this process launched (pt_launch) */
+    /* every matching process is a root (matcher.h), scanned at each tick */
+    PT_SELECT_MATCH,  /* POSIX ERE on the command line */
+    PT_SELECT_EXE,    /* comm or executable base name */
+    PT_SELECT_USER,   /* effective user, name or uid */
+    PT_SELECT_CGROUP, /* a cgroup and its sub-cgroups */
 };
 
 struct pt_selector {
     enum pt_selector_kind kind;
-    pid_t pid;        /* PID, CHILD */
-    const char *path; /* PIDFILE (copied) */
+    pid_t pid;         /* PID, CHILD */
+    const char *path;  /* PIDFILE, CGROUP (copied) */
+    const char *value; /* MATCH regex, EXE name, USER name or uid (copied) */
 };
 
 struct pt_target_options {
-    bool collect_pss; /* smaps_rollup: pss, shared, uss, swap */
+    bool collect_pss;          /* smaps_rollup: pss, shared, uss, swap */
+    bool collect_ctx_switches; /* every thread's status, once per interval */
+    bool collect_fds;          /* fd/ of every member, once per interval */
 };
+
+/* All on. */
+void pt_target_options_init(struct pt_target_options *options);
 
 struct pt_collector;
 
@@ -63,9 +74,10 @@ struct pt_collector *pt_collector_new(const struct pt_collector_config *config, 
 void pt_collector_free(struct pt_collector *c);
 
 /* Add a target. name NULL means the default name: the comm of the pid,
- * the pidfile's base name without ".pid". The name is copied. Returns 0, or
- * -1 with a one-line reason in err (duplicate name, empty name, a second
- * launched command). */
+ * the pidfile's base name without ".pid", the cgroup's base name, the
+ * pattern, exe or user as given. The name is copied. Returns 0, or -1 with
+ * a one-line reason in err (duplicate name, empty name, a second launched
+ * command, a bad regex, an unknown user, no cgroup2 mount). */
 int pt_collector_add_target(struct pt_collector *c, const char *name, const struct pt_selector *selector,
                             const struct pt_target_options *options, char *err, size_t errlen);
 

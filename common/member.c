@@ -5,6 +5,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 /* Open "<member path><name>" relative to the proc root. */
@@ -111,6 +114,7 @@ enum pt_read pt_member_open(struct pt_member *m, int proc_root_fd, pid_t pid, ui
     memset(m, 0, sizeof(*m));
     m->pid = pid;
     m->stat_fd = m->statm_fd = m->io_fd = m->children_fd = m->smaps_fd = -1;
+    m->status_fd = m->fd_dir_fd = -1;
     snprintf(m->path, sizeof(m->path), "%d/", (int)pid);
 
     m->stat_fd = open_member_file(m, proc_root_fd, "stat");
@@ -146,7 +150,7 @@ enum pt_read pt_member_open(struct pt_member *m, int proc_root_fd, pid_t pid, ui
 
 void pt_member_close(struct pt_member *m)
 {
-    int *fds[] = {&m->stat_fd, &m->statm_fd, &m->io_fd, &m->children_fd, &m->smaps_fd};
+    int *fds[] = {&m->stat_fd, &m->statm_fd, &m->io_fd, &m->children_fd, &m->smaps_fd, &m->status_fd, &m->fd_dir_fd};
     for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
         if (*fds[i] >= 0)
             close(*fds[i]);
@@ -182,6 +186,92 @@ enum pt_read pt_member_read_smaps(struct pt_member *m, int proc_root_fd, struct 
     /* A zombie's smaps_rollup says ESRCH while the process still has to be
      * reaped: that is "no memory", not "gone"; stat decides liveness. */
     return r == PT_READ_OK ? r : PT_READ_FAILED;
+}
+
+/* Parse a status file's context switches into the sums. */
+static bool add_status(const struct pt_buf *buf, ssize_t n, int64_t *voluntary, int64_t *involuntary)
+{
+    struct pt_status st;
+    if (n <= 0 || pt_parse_status(buf->data, (size_t)n, &st) != 0)
+        return false;
+    *voluntary += (int64_t)st.voluntary_ctxt_switches;
+    *involuntary += (int64_t)st.nonvoluntary_ctxt_switches;
+    return true;
+}
+
+enum pt_read pt_member_read_ctx_switches(struct pt_member *m, int proc_root_fd, struct pt_buf *buf,
+                                         int64_t *voluntary, int64_t *involuntary)
+{
+    *voluntary = *involuntary = 0;
+    /* /proc/PID/status shows the main thread's own counts only; with one
+     * thread that is the process, and the kept fd saves a readdir. */
+    if (m->num_threads <= 1) {
+        if (m->status_fd < 0) {
+            m->status_fd = open_member_file(m, proc_root_fd, "status");
+            if (m->status_fd < 0)
+                return pt_errno_is_gone(m->status_fd) ? PT_READ_GONE : PT_READ_FAILED;
+        }
+        ssize_t n = pt_pread_all(m->status_fd, buf);
+        if (n < 0 && pt_errno_is_gone((int)n))
+            return PT_READ_GONE;
+        return add_status(buf, n, voluntary, involuntary) ? PT_READ_OK : PT_READ_FAILED;
+    }
+    char task[40];
+    snprintf(task, sizeof(task), "%stask", m->path);
+    int dir_fd = openat(proc_root_fd, task, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *dir = dir_fd >= 0 ? fdopendir(dir_fd) : NULL;
+    if (!dir) {
+        if (dir_fd >= 0)
+            close(dir_fd);
+        return dir_fd == -1 && (errno == ENOENT || errno == ESRCH) ? PT_READ_GONE : PT_READ_FAILED;
+    }
+    bool any = false;
+    for (struct dirent *e; (e = readdir(dir));) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char name[300];
+        snprintf(name, sizeof(name), "%s/status", e->d_name);
+        int fd = openat(dirfd(dir), name, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue; /* the thread ended meanwhile */
+        ssize_t n = pt_pread_all(fd, buf);
+        close(fd);
+        any |= add_status(buf, n, voluntary, involuntary);
+    }
+    closedir(dir);
+    return any ? PT_READ_OK : PT_READ_FAILED;
+}
+
+enum pt_read pt_member_count_fds(struct pt_member *m, int proc_root_fd, int64_t *count)
+{
+    if (m->fd_dir_fd < 0) {
+        m->fd_dir_fd = open_member_file(m, proc_root_fd, "fd");
+        if (m->fd_dir_fd < 0) /* EACCES: another user's process */
+            return pt_errno_is_gone(m->fd_dir_fd) ? PT_READ_GONE : PT_READ_FAILED;
+    }
+    /* Since Linux 6.2 the size of a procfs fd directory is its number of
+     * entries: one fstat instead of a readdir. Elsewhere (older kernels, a
+     * fixture tree) count the entries. */
+    struct statfs fs;
+    struct stat st;
+    if (fstatfs(m->fd_dir_fd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC && fstat(m->fd_dir_fd, &st) == 0 &&
+        st.st_size > 0) {
+        *count = st.st_size;
+        return PT_READ_OK;
+    }
+    int dup_fd = openat(m->fd_dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+    if (!dir) {
+        if (dup_fd >= 0)
+            close(dup_fd);
+        return PT_READ_FAILED;
+    }
+    int64_t n = 0;
+    for (struct dirent *e; (e = readdir(dir));)
+        n += e->d_name[0] != '.';
+    closedir(dir);
+    *count = n;
+    return PT_READ_OK;
 }
 
 /* Read one children file by path (threads other than the main one). */

@@ -40,10 +40,14 @@ struct pt_member {
     uint64_t starttime;
     char path[24]; /* "<pid>/" under the proc root, built once */
     int stat_fd, statm_fd, io_fd, children_fd, smaps_fd;
+    int status_fd, fd_dir_fd; /* opened on first use */
     int64_t ctr[PT_CTR_COUNT]; /* last values read */
     bool has_stat, has_io;     /* which groups of ctr hold real values */
     int64_t num_threads;
     char comm[PT_COMM_MAX];
+    int64_t ctx_voluntary, ctx_involuntary; /* summed over live threads, last read */
+    bool has_ctx;
+    bool born;          /* joined as a descendant born in the tree, not as a new root */
     bool gone;          /* reaped; dropped at the next compaction */
     bool baseline_walk; /* joined in this discovery pass as part of a new root's tree */
 };
@@ -68,6 +72,14 @@ enum pt_read pt_member_read_statm(struct pt_member *m, int proc_root_fd, struct 
 /* smaps_rollup (opened on first use: it is the dear one). */
 enum pt_read pt_member_read_smaps(struct pt_member *m, int proc_root_fd, struct pt_buf *buf,
                                   struct pt_smaps_rollup *out);
+
+/* Context switches summed over the member's live threads (a thread's own
+ * counts vanish with it: the kernel exposes no total). */
+enum pt_read pt_member_read_ctx_switches(struct pt_member *m, int proc_root_fd, struct pt_buf *buf,
+                                         int64_t *voluntary, int64_t *involuntary);
+
+/* Number of open file descriptors. */
+enum pt_read pt_member_count_fds(struct pt_member *m, int proc_root_fd, int64_t *count);
 
 /* Children of the member's threads: fn(pid, arg) per child pid. Reads the
  * main thread's kept children file, plus every other thread's file when

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +127,7 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
         t->members = xrealloc(t->members, t->cap_members * sizeof(*t->members));
     }
     m.baseline_walk = baseline;
+    m.born = !baseline;
     if (baseline)
         add_counters(t, &m, -1);
     else
@@ -145,6 +147,9 @@ size_t pt_target_live_members(const struct pt_target *t)
 }
 
 /* ---- selector --------------------------------------------------------- */
+
+static int collect_pid(pid_t pid, void *arg);
+static void join_pending(struct pt_target *t, bool baseline);
 
 static pid_t read_pidfile(struct pt_target *t)
 {
@@ -174,6 +179,13 @@ static void resolve_root(struct pt_target *t)
     case PT_SELECT_PIDFILE:
         pid = read_pidfile(t);
         break;
+    default:
+        break;
+    }
+    if (t->has_matcher) {
+        pt_matcher_scan(&t->matcher, t->proc_root_fd, &t->buf, collect_pid, t);
+        join_pending(t, true);
+        return;
     }
     if (pid <= 0 || live_member(t, pid))
         return;
@@ -426,6 +438,43 @@ static void sample_smaps(struct pt_target *t)
         pt_extrema_add(&t->gauges[g], sum[g]);
 }
 
+/* Context switches are not inclusive counters: a thread's vanish with it.
+ * Each member contributes what its live threads did since its last read
+ * (never negative); a member born in the tree brings its whole count. */
+static void sample_ctx_switches(struct pt_target *t)
+{
+    for (size_t i = 0; i < t->n_members; i++) {
+        struct pt_member *m = &t->members[i];
+        int64_t vol, invol;
+        if (m->gone || pt_member_read_ctx_switches(m, t->proc_root_fd, &t->buf, &vol, &invol) != PT_READ_OK)
+            continue;
+        if (m->has_ctx || m->born) {
+            int64_t base_vol = m->has_ctx ? m->ctx_voluntary : 0, base_invol = m->has_ctx ? m->ctx_involuntary : 0;
+            t->ctx_voluntary += vol > base_vol ? vol - base_vol : 0;
+            t->ctx_involuntary += invol > base_invol ? invol - base_invol : 0;
+        }
+        m->ctx_voluntary = vol;
+        m->ctx_involuntary = invol;
+        m->has_ctx = true;
+        t->ctx_seen = true;
+    }
+}
+
+/* Open descriptors of the live members; -1 when none could be counted. */
+static int64_t count_fds(struct pt_target *t)
+{
+    int64_t total = 0;
+    bool any = false;
+    for (size_t i = 0; i < t->n_members; i++) {
+        int64_t n;
+        if (!t->members[i].gone && pt_member_count_fds(&t->members[i], t->proc_root_fd, &n) == PT_READ_OK) {
+            total += n;
+            any = true;
+        }
+    }
+    return any ? total : -1;
+}
+
 static const enum pt_metric_id gauge_min_metric[PT_G_COUNT] = {
     PT_M_PROC_VM_SIZE_MIN, PT_M_PROC_RSS_MIN,  PT_M_PROC_ANON_MIN, PT_M_PROC_PSS_MIN,
     PT_M_PROC_SHARED_MIN,  PT_M_PROC_USS_MIN,  PT_M_PROC_SWAP_MIN,
@@ -467,7 +516,7 @@ static void counter_deltas(struct pt_target *t, int64_t delta[PT_CTR_COUNT])
     }
 }
 
-static void fill_report(struct pt_target *t, double seconds, int64_t processes, int64_t threads,
+static void fill_report(struct pt_target *t, double seconds, int64_t processes, int64_t threads, int64_t fds,
                         const struct pt_units *units, struct pt_report *report)
 {
     memset(report, 0, sizeof(*report));
@@ -491,6 +540,14 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
         double cpu = (double)(delta[PT_CTR_USER_TICKS] + delta[PT_CTR_SYSTEM_TICKS]) / t->ticks_per_second;
         pt_value_set(&report->v[PT_M_PROC_CPU_PERCENT], PT_M_PROC_CPU_PERCENT, 100.0 * cpu / seconds, units);
     }
+    if (t->ctx_seen) {
+        pt_value_set(&report->v[PT_M_PROC_CTX_SWITCHES_VOLUNTARY], PT_M_PROC_CTX_SWITCHES_VOLUNTARY,
+                     (double)t->ctx_voluntary, units);
+        pt_value_set(&report->v[PT_M_PROC_CTX_SWITCHES_INVOLUNTARY], PT_M_PROC_CTX_SWITCHES_INVOLUNTARY,
+                     (double)t->ctx_involuntary, units);
+    }
+    if (fds >= 0)
+        pt_value_set(&report->v[PT_M_PROC_FDS], PT_M_PROC_FDS, (double)fds, units);
     pt_value_set(&report->v[PT_M_PROC_PROCESSES], PT_M_PROC_PROCESSES, (double)processes, units);
     if (t->stat_seen)
         pt_value_set(&report->v[PT_M_PROC_THREADS], PT_M_PROC_THREADS, (double)threads, units);
@@ -498,7 +555,9 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
     pt_value_set(&report->v[PT_M_PROC_PROCESSES_EXITED], PT_M_PROC_PROCESSES_EXITED, (double)t->exited, units);
     pt_value_set(&report->v[PT_M_COLLECTOR_SAMPLES], PT_M_COLLECTOR_SAMPLES, (double)t->samples, units);
     pt_value_set(&report->v[PT_M_COLLECTOR_VANISHED], PT_M_COLLECTOR_VANISHED, (double)t->vanished, units);
-    pt_value_set(&report->v[PT_M_COLLECTOR_CPU_SECONDS], PT_M_COLLECTOR_CPU_SECONDS, t->cpu_seconds, units);
+    /* thread CPU clocks are not meaningful below a microsecond */
+    pt_value_set(&report->v[PT_M_COLLECTOR_CPU_SECONDS], PT_M_COLLECTOR_CPU_SECONDS,
+                 round(t->cpu_seconds * 1e6) / 1e6, units);
 }
 
 bool pt_target_close(struct pt_target *t, double now, const struct pt_units *units, struct pt_report *report)
@@ -509,15 +568,19 @@ bool pt_target_close(struct pt_target *t, double now, const struct pt_units *uni
     read_all_counters(t, &threads);
     if (t->options.collect_pss)
         sample_smaps(t);
+    if (t->options.collect_ctx_switches)
+        sample_ctx_switches(t);
+    int64_t fds = t->options.collect_fds ? count_fds(t) : -1;
     compact(t);
     int64_t processes = (int64_t)t->n_members;
     bool active = processes > 0 || t->samples > 0 || t->exited > 0;
     t->cpu_seconds += thread_cpu_seconds() - cpu0;
 
-    fill_report(t, now - t->interval_start, processes, threads, units, report);
+    fill_report(t, now - t->interval_start, processes, threads, fds, units, report);
 
     memset(t->gauges, 0, sizeof(t->gauges));
-    t->stat_seen = t->io_seen = false;
+    t->stat_seen = t->io_seen = t->ctx_seen = false;
+    t->ctx_voluntary = t->ctx_involuntary = 0;
     t->samples = t->vanished = t->started = t->exited = 0;
     t->cpu_seconds = 0;
     t->interval_start = now;
@@ -545,17 +608,25 @@ void pt_target_reaped(struct pt_target *t, pid_t pid)
 /* ---- life cycle ------------------------------------------------------- */
 
 int pt_target_init(struct pt_target *t, const char *name, const struct pt_selector *selector,
-                   const struct pt_target_options *options, int proc_root_fd, pt_log_fn log, void *log_arg)
+                   const struct pt_target_options *options, int proc_root_fd, pt_log_fn log, void *log_arg,
+                   char *err, size_t errlen)
 {
     memset(t, 0, sizeof(*t));
     t->name = strdup(name);
     t->selector = *selector;
     t->selector.path = selector->path ? strdup(selector->path) : NULL;
-    if (!t->name || (selector->path && !t->selector.path)) {
-        free(t->name);
-        free((char *)t->selector.path);
+    t->selector.value = selector->value ? strdup(selector->value) : NULL;
+    if (!t->name || (selector->path && !t->selector.path) || (selector->value && !t->selector.value)) {
+        snprintf(err, errlen, "out of memory");
+        pt_target_free(t);
         return -1;
     }
+    bool matching = selector->kind >= PT_SELECT_MATCH;
+    if (matching && pt_matcher_init(&t->matcher, selector, proc_root_fd, err, errlen) != 0) {
+        pt_target_free(t);
+        return -1;
+    }
+    t->has_matcher = matching;
     t->options = *options;
     t->proc_root_fd = proc_root_fd;
     t->page_size = sysconf(_SC_PAGESIZE);
@@ -576,5 +647,8 @@ void pt_target_free(struct pt_target *t)
     free(t->pending);
     free(t->name);
     free((char *)t->selector.path);
+    free((char *)t->selector.value);
+    if (t->has_matcher)
+        pt_matcher_free(&t->matcher);
     memset(t, 0, sizeof(*t));
 }

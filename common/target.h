@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "collector.h"
+#include "matcher.h"
 #include "member.h"
 #include "pidmap.h"
 
@@ -58,6 +59,8 @@ struct pt_target {
 
     pid_t root_pid; /* identity of the selected root once seen */
     uint64_t root_starttime;
+    struct pt_matcher matcher; /* MATCH, EXE, USER, CGROUP */
+    bool has_matcher;
 
     int64_t adjust[PT_CTR_COUNT];
     int64_t high_water[PT_CTR_COUNT];
@@ -65,7 +68,8 @@ struct pt_target {
 
     /* this interval */
     struct pt_extrema gauges[PT_G_COUNT];
-    bool stat_seen, io_seen;
+    bool stat_seen, io_seen, ctx_seen;
+    int64_t ctx_voluntary, ctx_involuntary; /* done by live threads */
     int64_t samples, vanished, started, exited;
     double cpu_seconds;
     double interval_start;
@@ -77,8 +81,10 @@ struct pt_target {
     size_t n_pending, cap_pending;
 };
 
+/* Returns 0, or -1 with a one-line reason in err. */
 int pt_target_init(struct pt_target *t, const char *name, const struct pt_selector *selector,
-                   const struct pt_target_options *options, int proc_root_fd, pt_log_fn log, void *log_arg);
+                   const struct pt_target_options *options, int proc_root_fd, pt_log_fn log, void *log_arg,
+                   char *err, size_t errlen);
 void pt_target_free(struct pt_target *t);
 
 /* Resolve the selector and walk the tree for new descendants. */

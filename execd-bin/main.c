@@ -90,7 +90,7 @@ int main(int argc, char **argv)
             }
         }
         if (pt_collector_add_target(c, t->name, &t->selector, &o.target_options, err, sizeof(err)) != 0) {
-            fprintf(stderr, "E! proctree-execd: %s\n", err);
+            fprintf(stderr, "E! proctree-execd: %s: %s\n", t->option, err);
             if (t->selector.kind == PT_SELECT_CHILD) /* launched last, so nothing else runs */
                 kill(t->selector.pid, SIGKILL);
             status = 2;

@@ -16,11 +16,22 @@ static const char usage[] =
     "  --pid PID                 the process PID and all its descendants\n"
     "  --pidfile FILE            the process named in FILE (re-read at every\n"
     "                            discovery) and all its descendants\n"
+    "  --match REGEX             every process whose command line (arguments\n"
+    "                            joined by spaces) matches the POSIX ERE, and\n"
+    "                            their descendants\n"
+    "  --exe NAME                every process whose name (comm) or executable\n"
+    "                            base name is NAME, and their descendants\n"
+    "  --user USER               every process of effective user USER (name or\n"
+    "                            uid), and their descendants\n"
+    "  --cgroup PATH             every process of the cgroup (as /proc/PID/cgroup\n"
+    "                            shows it, or a cgroupfs directory) and its\n"
+    "                            sub-cgroups, and their descendants\n"
     "  -- COMMAND [ARG]...       run COMMAND, follow its whole tree, exit with\n"
     "                            its status once the tree is gone\n"
     "  --name NAME               name the preceding target (the target tag);\n"
-    "                            default: the process name, or the pid file's\n"
-    "                            base name without .pid\n"
+    "                            default: the process name; the pid file's or\n"
+    "                            cgroup's base name (without .pid); the REGEX,\n"
+    "                            NAME or USER as given\n"
     "\n"
     "Timing:\n"
     "  (default)                 one batch per newline on stdin (Telegraf\n"
@@ -36,6 +47,9 @@ static const char usage[] =
     "  --proc-memory-unit U      bytes|kB|MB|GB for proc_* memory (default bytes)\n"
     "  --global-memory-unit U    bytes|kB|MB|GB for global_* memory (default bytes)\n"
     "  --no-pss                  do not read smaps_rollup (no pss/shared/uss/swap)\n"
+    "  --no-ctx-switches         do not read every thread's status (no\n"
+    "                            proc_ctx_switches_*)\n"
+    "  --no-fds                  do not count open file descriptors (no proc_fds)\n"
     "  --no-global               do not report the global_* line\n"
     "  --proc-root DIR           read DIR instead of /proc (tests)\n"
     "  --help                    this text\n"
@@ -44,6 +58,10 @@ static const char usage[] =
 enum {
     OPT_PID = 256,
     OPT_PIDFILE,
+    OPT_MATCH,
+    OPT_EXE,
+    OPT_USER,
+    OPT_CGROUP,
     OPT_NAME,
     OPT_INTERVAL,
     OPT_ONCE,
@@ -52,6 +70,8 @@ enum {
     OPT_PROC_UNIT,
     OPT_GLOBAL_UNIT,
     OPT_NO_PSS,
+    OPT_NO_CTX,
+    OPT_NO_FDS,
     OPT_NO_GLOBAL,
     OPT_PROC_ROOT,
     OPT_HELP,
@@ -61,6 +81,10 @@ enum {
 static const struct option long_options[] = {
     {"pid", required_argument, NULL, OPT_PID},
     {"pidfile", required_argument, NULL, OPT_PIDFILE},
+    {"match", required_argument, NULL, OPT_MATCH},
+    {"exe", required_argument, NULL, OPT_EXE},
+    {"user", required_argument, NULL, OPT_USER},
+    {"cgroup", required_argument, NULL, OPT_CGROUP},
     {"name", required_argument, NULL, OPT_NAME},
     {"interval", required_argument, NULL, OPT_INTERVAL},
     {"once", no_argument, NULL, OPT_ONCE},
@@ -69,6 +93,8 @@ static const struct option long_options[] = {
     {"proc-memory-unit", required_argument, NULL, OPT_PROC_UNIT},
     {"global-memory-unit", required_argument, NULL, OPT_GLOBAL_UNIT},
     {"no-pss", no_argument, NULL, OPT_NO_PSS},
+    {"no-ctx-switches", no_argument, NULL, OPT_NO_CTX},
+    {"no-fds", no_argument, NULL, OPT_NO_FDS},
     {"no-global", no_argument, NULL, OPT_NO_GLOBAL},
     {"proc-root", required_argument, NULL, OPT_PROC_ROOT},
     {"help", no_argument, NULL, OPT_HELP},
@@ -84,6 +110,12 @@ static enum execd_parse usage_error(const char *fmt, const char *a, const char *
     return EXECD_EXIT_USAGE;
 }
 
+static const char *const selector_option[] = {
+    [PT_SELECT_PID] = "--pid",     [PT_SELECT_PIDFILE] = "--pidfile", [PT_SELECT_CHILD] = "-- COMMAND",
+    [PT_SELECT_MATCH] = "--match", [PT_SELECT_EXE] = "--exe",         [PT_SELECT_USER] = "--user",
+    [PT_SELECT_CGROUP] = "--cgroup",
+};
+
 static struct execd_target *add_target(struct execd_options *o, enum pt_selector_kind kind)
 {
     struct execd_target *grown = realloc(o->targets, (o->n_targets + 1) * sizeof(*grown));
@@ -95,6 +127,7 @@ static struct execd_target *add_target(struct execd_options *o, enum pt_selector
     struct execd_target *t = &o->targets[o->n_targets++];
     memset(t, 0, sizeof(*t));
     t->selector.kind = kind;
+    t->option = selector_option[kind];
     return t;
 }
 
@@ -129,10 +162,22 @@ static enum execd_parse parse_one(struct execd_options *o, int code, const char 
         return EXECD_RUN;
     }
     case OPT_PIDFILE:
+    case OPT_CGROUP:
         if (!*arg)
-            return usage_error("--pidfile: empty file name%s%s", "", "");
-        add_target(o, PT_SELECT_PIDFILE)->selector.path = arg;
+            return usage_error("--%s: empty path%s", option_name(code), "");
+        add_target(o, code == OPT_PIDFILE ? PT_SELECT_PIDFILE : PT_SELECT_CGROUP)->selector.path = arg;
         return EXECD_RUN;
+    case OPT_MATCH:
+    case OPT_EXE:
+    case OPT_USER: {
+        if (!*arg)
+            return usage_error("--%s: empty value%s", option_name(code), "");
+        enum pt_selector_kind kind = code == OPT_MATCH ? PT_SELECT_MATCH
+                                     : code == OPT_EXE ? PT_SELECT_EXE
+                                                       : PT_SELECT_USER;
+        add_target(o, kind)->selector.value = arg;
+        return EXECD_RUN;
+    }
     case OPT_NAME:
         if (!*arg)
             return usage_error("--name: empty name%s%s", "", "");
@@ -173,6 +218,12 @@ static enum execd_parse parse_one(struct execd_options *o, int code, const char 
     case OPT_NO_PSS:
         o->target_options.collect_pss = false;
         return EXECD_RUN;
+    case OPT_NO_CTX:
+        o->target_options.collect_ctx_switches = false;
+        return EXECD_RUN;
+    case OPT_NO_FDS:
+        o->target_options.collect_fds = false;
+        return EXECD_RUN;
     case OPT_NO_GLOBAL:
         o->config.collect_global = false;
         return EXECD_RUN;
@@ -193,7 +244,7 @@ enum execd_parse execd_parse_options(int argc, char **argv, struct execd_options
 {
     memset(o, 0, sizeof(*o));
     pt_collector_config_init(&o->config);
-    o->target_options.collect_pss = true;
+    pt_target_options_init(&o->target_options);
 
     opterr = 0; /* our own one-line messages */
     optind = 1;
@@ -220,10 +271,10 @@ enum execd_parse execd_parse_options(int argc, char **argv, struct execd_options
         return usage_error("-- must be followed by a command%s%s", "", "");
     }
     if (o->command_name && !o->command)
-        return usage_error("--name \"%s\" must follow a target (--pid, --pidfile) or precede -- COMMAND%s",
+        return usage_error("--name \"%s\" must follow a target or precede -- COMMAND%s",
                            o->command_name, "");
     if (o->n_targets == 0)
-        return usage_error("no target: give --pid, --pidfile or -- COMMAND%s%s", "", "");
+        return usage_error("no target: give --pid, --pidfile, --match, --exe, --user, --cgroup or -- COMMAND%s%s", "", "");
     return EXECD_RUN;
 }
 

@@ -8,7 +8,8 @@
 #include "collector.h"
 
 struct execd_target {
-    const char *name; /* NULL: the library's default name */
+    const char *option; /* "--pid", ...: for error messages */
+    const char *name;   /* NULL: the library's default name */
     struct pt_selector selector;
 };
 

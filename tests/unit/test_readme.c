@@ -16,12 +16,14 @@ static char *metric_table(void)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    fputs("| metric | kind | unit | source | meaning | collectd type |\n", f);
-    fputs("|---|---|---|---|---|---|\n", f);
+    fputs("| metric | kind | unit | source | meaning | off with | collectd type |\n", f);
+    fputs("|---|---|---|---|---|---|---|\n", f);
     for (int id = 0; id < PT_METRIC_COUNT; id++) {
         const struct pt_metric_def *m = &pt_catalog[id];
-        fprintf(f, "| `%s` | %s | %s | %s | %s | `%s` |\n", m->name, pt_kind_name(m->kind), pt_unit_name(m->unit),
-                m->source, m->description, m->collectd_type);
+        const char *off = pt_metric_switch(id);
+        fprintf(f, "| `%s` | %s | %s | %s | %s | %s%s%s | `%s` |\n", m->name, pt_kind_name(m->kind),
+                pt_unit_name(m->unit), m->source, m->description, off ? "`" : "", off ? off : "", off ? "`" : "",
+                m->collectd_type);
     }
     fclose(f);
     return text;

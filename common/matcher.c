@@ -1,0 +1,284 @@
+#include "matcher.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "member.h"
+#include "procparse.h"
+
+/* ---- cgroup v2 -------------------------------------------------------- */
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void unescape_octal(char *s)
+{
+    char *out = s;
+    for (; *s; s++) {
+        if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' &&
+            s[3] <= '7') {
+            *out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+            s += 3;
+        } else {
+            *out++ = *s;
+        }
+    }
+    *out = '\0';
+}
+
+int pt_cgroup2_mount(int proc_root_fd, struct pt_buf *buf, char *out, size_t outlen)
+{
+    int fd = pt_open_at(proc_root_fd, "self/mountinfo");
+    if (fd < 0)
+        return -1;
+    ssize_t n = pt_pread_all(fd, buf);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    /* "id parent maj:min root mountpoint options [optional...] - fstype ..." */
+    for (char *line = buf->data, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        char *sep = strstr(line, " - ");
+        if (!sep || strncmp(sep + 3, "cgroup2 ", 8) != 0)
+            continue;
+        char *field = line;
+        for (int i = 0; i < 4 && field; i++) { /* skip to the mount point */
+            field = strchr(field, ' ');
+            if (field)
+                field++;
+        }
+        char *end = field ? strchr(field, ' ') : NULL;
+        if (!end)
+            continue;
+        *end = '\0';
+        unescape_octal(field);
+        snprintf(out, outlen, "%s", field);
+        return 0;
+    }
+    return -1;
+}
+
+/* A directory that holds a cgroup.procs file is taken as it is (a path in
+ * the cgroup filesystem, v2 or v1); anything else is a cgroup as
+ * /proc/PID/cgroup shows it ("0::/system.slice/x.service"), found below
+ * wherever cgroup2 is mounted. */
+static int resolve_cgroup(struct pt_matcher *m, const char *path, int proc_root_fd, char *err, size_t errlen)
+{
+    char probe[4096];
+    snprintf(probe, sizeof(probe), "%s/cgroup.procs", path);
+    if (path[0] == '/' && access(probe, F_OK) == 0) {
+        m->cgroup = strdup(path);
+    } else {
+        char mount[512];
+        struct pt_buf buf = {0};
+        int r = pt_cgroup2_mount(proc_root_fd, &buf, mount, sizeof(mount));
+        pt_buf_free(&buf);
+        if (r != 0) {
+            snprintf(err, errlen, "cgroup \"%s\": no cgroup2 filesystem is mounted", path);
+            return -1;
+        }
+        if (asprintf(&m->cgroup, "%s%s%s", mount, path[0] == '/' ? "" : "/", path) < 0)
+            m->cgroup = NULL;
+    }
+    if (!m->cgroup) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/* Every pid in dir/cgroup.procs, then in every sub-cgroup: on cgroup v2 a
+ * service's processes often live in leaf sub-cgroups. */
+static void scan_cgroup_dir(int dir_fd, struct pt_buf *buf, int depth, int (*fn)(pid_t, void *), void *arg)
+{
+    int procs = openat(dir_fd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+    if (procs >= 0) {
+        ssize_t n = pt_pread_all(procs, buf);
+        close(procs);
+        /* one pid per line: the children-list parser reads any whitespace */
+        if (n > 0)
+            pt_parse_children(buf->data, (size_t)n, fn, arg);
+    }
+    if (depth >= 32)
+        return;
+    int dup_fd = dup(dir_fd);
+    DIR *dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+    if (!dir) {
+        if (dup_fd >= 0)
+            close(dup_fd);
+        return;
+    }
+    for (struct dirent *e; (e = readdir(dir));) {
+        if (e->d_type != DT_DIR || e->d_name[0] == '.')
+            continue;
+        int sub = openat(dir_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (sub >= 0) {
+            scan_cgroup_dir(sub, buf, depth + 1, fn, arg);
+            close(sub);
+        }
+    }
+    closedir(dir);
+}
+
+/* ---- per-process predicates ------------------------------------------ */
+
+static ssize_t read_pid_file(int proc_root_fd, pid_t pid, const char *name, struct pt_buf *buf)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "%d/%s", (int)pid, name);
+    int fd = pt_open_at(proc_root_fd, path);
+    if (fd < 0)
+        return -1;
+    ssize_t n = pt_pread_all(fd, buf);
+    close(fd);
+    return n;
+}
+
+static bool cmdline_matches(const struct pt_matcher *m, int proc_root_fd, pid_t pid, struct pt_buf *buf)
+{
+    ssize_t n = read_pid_file(proc_root_fd, pid, "cmdline", buf);
+    if (n <= 0)
+        return false; /* kernel threads and zombies have no command line */
+    while (n > 0 && buf->data[n - 1] == '\0')
+        n--;
+    for (ssize_t i = 0; i < n; i++)
+        if (buf->data[i] == '\0')
+            buf->data[i] = ' ';
+    buf->data[n] = '\0';
+    return regexec(&m->regex, buf->data, 0, NULL, 0) == 0;
+}
+
+static bool exe_matches(const struct pt_matcher *m, int proc_root_fd, pid_t pid, struct pt_buf *buf)
+{
+    struct pt_stat st;
+    if (pt_read_stat_by_pid(proc_root_fd, pid, buf, &st) == PT_READ_OK && strcmp(st.comm, m->exe) == 0)
+        return true;
+    /* comm is cut at 15 bytes and can be changed by the process; the
+     * executable's name cannot. */
+    char path[64], target[4096];
+    snprintf(path, sizeof(path), "%d/exe", (int)pid);
+    ssize_t n = readlinkat(proc_root_fd, path, target, sizeof(target) - 1);
+    if (n <= 0)
+        return false;
+    target[n] = '\0';
+    const char *deleted = " (deleted)";
+    size_t dlen = strlen(deleted);
+    if ((size_t)n > dlen && strcmp(target + n - dlen, deleted) == 0)
+        target[n - dlen] = '\0';
+    const char *base = strrchr(target, '/');
+    return strcmp(base ? base + 1 : target, m->exe) == 0;
+}
+
+static bool user_matches(const struct pt_matcher *m, int proc_root_fd, pid_t pid, struct pt_buf *buf)
+{
+    struct pt_status st;
+    ssize_t n = read_pid_file(proc_root_fd, pid, "status", buf);
+    return n > 0 && pt_parse_status(buf->data, (size_t)n, &st) == 0 && st.effective_uid == m->uid;
+}
+
+/* ---- public ----------------------------------------------------------- */
+
+static int parse_user(const char *text, uid_t *out)
+{
+    struct passwd *pw = getpwnam(text);
+    if (pw) {
+        *out = pw->pw_uid;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(text, &end, 10);
+    if (!*text || *end || errno || v >= (uid_t)-1)
+        return -1;
+    *out = (uid_t)v;
+    return 0;
+}
+
+int pt_matcher_init(struct pt_matcher *m, const struct pt_selector *selector, int proc_root_fd, char *err,
+                    size_t errlen)
+{
+    memset(m, 0, sizeof(*m));
+    m->kind = selector->kind;
+    switch (selector->kind) {
+    case PT_SELECT_MATCH: {
+        int r = regcomp(&m->regex, selector->value, REG_EXTENDED | REG_NOSUB);
+        if (r != 0) {
+            char why[128];
+            regerror(r, &m->regex, why, sizeof(why));
+            snprintf(err, errlen, "bad regular expression \"%s\": %s", selector->value, why);
+            return -1;
+        }
+        m->has_regex = true;
+        return 0;
+    }
+    case PT_SELECT_EXE:
+        if (!(m->exe = strdup(selector->value))) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        return 0;
+    case PT_SELECT_USER:
+        if (parse_user(selector->value, &m->uid) != 0) {
+            snprintf(err, errlen, "unknown user \"%s\"", selector->value);
+            return -1;
+        }
+        return 0;
+    case PT_SELECT_CGROUP:
+        return resolve_cgroup(m, selector->path, proc_root_fd, err, errlen);
+    default:
+        snprintf(err, errlen, "not a matching selector");
+        return -1;
+    }
+}
+
+void pt_matcher_free(struct pt_matcher *m)
+{
+    if (m->has_regex)
+        regfree(&m->regex);
+    free(m->exe);
+    free(m->cgroup);
+    memset(m, 0, sizeof(*m));
+}
+
+void pt_matcher_scan(struct pt_matcher *m, int proc_root_fd, struct pt_buf *buf, int (*fn)(pid_t pid, void *arg),
+                     void *arg)
+{
+    if (m->kind == PT_SELECT_CGROUP) {
+        int dir_fd = open(m->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dir_fd >= 0) {
+            scan_cgroup_dir(dir_fd, buf, 0, fn, arg);
+            close(dir_fd);
+        }
+        return;
+    }
+    int fd = openat(proc_root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!dir) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    pid_t self = getpid();
+    for (struct dirent *e; (e = readdir(dir));) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end || pid <= 0 || pid == self)
+            continue;
+        bool hit = false;
+        switch (m->kind) {
+        case PT_SELECT_MATCH: hit = cmdline_matches(m, proc_root_fd, (pid_t)pid, buf); break;
+        case PT_SELECT_EXE: hit = exe_matches(m, proc_root_fd, (pid_t)pid, buf); break;
+        case PT_SELECT_USER: hit = user_matches(m, proc_root_fd, (pid_t)pid, buf); break;
+        default: break;
+        }
+        if (hit)
+            fn((pid_t)pid, arg);
+    }
+    closedir(dir);
+}
