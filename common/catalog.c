@@ -35,7 +35,8 @@ const char *pt_unit_name(enum pt_unit unit)
 const char *pt_metric_switch(enum pt_metric_id id)
 {
     switch (id) {
-    case PT_M_PROC_PSS_MIN ... PT_M_PROC_SWAP_MAX: return "--no-pss";
+    case PT_M_PROC_PSS_MIN ... PT_M_PROC_SWAP_MAX:
+    case PT_M_COLLECTOR_PSS_STALE: return "--no-pss";
     case PT_M_PROC_CTX_SWITCHES_VOLUNTARY:
     case PT_M_PROC_CTX_SWITCHES_INVOLUNTARY: return "--no-ctx-switches";
     case PT_M_PROC_FDS: return "--no-fds";

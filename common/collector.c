@@ -60,6 +60,7 @@ void pt_collector_config_init(struct pt_collector_config *config)
 void pt_target_options_init(struct pt_target_options *options)
 {
     options->collect_pss = true;
+    options->pss_budget = 0.005;
     options->collect_ctx_switches = true;
     options->collect_fds = true;
 }
@@ -251,7 +252,7 @@ const struct pt_batch *pt_collector_close(struct pt_collector *c, double now)
     c->interval_start = now;
     for (size_t i = 0; i < c->n_targets; i++) {
         c->results[i].name = c->targets[i].name;
-        c->results[i].active = pt_target_close(&c->targets[i], now, &c->config.units, &c->results[i].report);
+        pt_target_close(&c->targets[i], now, &c->config.units, &c->results[i].report);
     }
     b->has_global = c->have_global && pt_global_close(&c->global, &c->config.units, &b->global);
     return b;

@@ -59,6 +59,8 @@ struct pt_selector {
 
 struct pt_target_options {
     bool collect_pss;          /* smaps_rollup: pss, shared, uss, swap */
+    double pss_budget;         /* seconds; a slower smaps_rollup read makes that
+                                  member's reads rarer (default 5 ms; 0 = no guard) */
     bool collect_ctx_switches; /* every thread's status, once per interval */
     bool collect_fds;          /* fd/ of every member, once per interval */
 };
@@ -90,10 +92,10 @@ int pt_collector_default_name(struct pt_collector *c, const struct pt_selector *
  * Returns the next deadline. */
 double pt_collector_tick(struct pt_collector *c, double now);
 
-/* One target's result in a batch. */
+/* One target's result in a batch. A target with no live process still
+ * has its line (proc_processes = 0), so an alert can fire on it. */
 struct pt_target_result {
     const char *name;
-    bool active; /* had a live member during the interval: emit its line */
     struct pt_report report;
 };
 

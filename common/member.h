@@ -46,6 +46,9 @@ struct pt_member {
     int64_t num_threads;
     char comm[PT_COMM_MAX];
     int64_t ctx_voluntary, ctx_involuntary; /* summed over live threads, last read */
+    struct pt_smaps_rollup smaps;           /* last read */
+    bool has_smaps;
+    uint32_t smaps_period, smaps_wait; /* cost guard: read every period-th close */
     bool has_ctx;
     bool born;          /* joined as a descendant born in the tree, not as a new root */
     bool gone;          /* reaped; dropped at the next compaction */

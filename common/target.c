@@ -417,25 +417,68 @@ static void read_all_counters(struct pt_target *t, int64_t *threads)
     }
 }
 
-static void sample_smaps(struct pt_target *t)
+/* smaps_rollup walks the target's page tables under its memory lock: on a
+ * large process a read takes milliseconds and stalls it. A member whose
+ * read takes longer than the budget is read at every 2nd, 4th, ... close
+ * (up to every 64th) and its last values stand in meanwhile; a fast read
+ * brings it back to every close. sample_smaps returns how many members'
+ * values were carried over. */
+#define PT_SMAPS_MAX_PERIOD 64
+
+static bool smaps_due(struct pt_member *m)
 {
-    int64_t sum[PT_G_COUNT] = {0};
+    if (m->smaps_wait == 0)
+        return true;
+    m->smaps_wait--;
+    return false;
+}
+
+static void smaps_timed(struct pt_target *t, struct pt_member *m)
+{
+    double start = pt_now();
+    struct pt_smaps_rollup sr;
+    if (pt_member_read_smaps(m, t->proc_root_fd, &t->buf, &sr) != PT_READ_OK)
+        return;
+    double took = pt_now() - start;
+    m->smaps = sr;
+    m->has_smaps = true;
+    if (t->options.pss_budget <= 0 || took <= t->options.pss_budget) {
+        m->smaps_period = 1;
+        return;
+    }
+    uint32_t before = m->smaps_period ? m->smaps_period : 1;
+    m->smaps_period = before * 2 > PT_SMAPS_MAX_PERIOD ? PT_SMAPS_MAX_PERIOD : before * 2;
+    m->smaps_wait = m->smaps_period - 1;
+    if (before == 1)
+        logf_target(t, PT_LOG_INFO, "target \"%s\": smaps_rollup of pid %d took %.1f ms; reading it less often",
+                    t->name, (int)m->pid, took * 1e3);
+}
+
+static int64_t sample_smaps(struct pt_target *t)
+{
+    int64_t sum[PT_G_COUNT] = {0}, stale = 0;
     bool sampled = false;
     for (size_t i = 0; i < t->n_members; i++) {
         struct pt_member *m = &t->members[i];
-        struct pt_smaps_rollup sr;
-        if (m->gone || pt_member_read_smaps(m, t->proc_root_fd, &t->buf, &sr) != PT_READ_OK)
+        if (m->gone)
             continue;
+        if (smaps_due(m))
+            smaps_timed(t, m);
+        else
+            stale += m->has_smaps;
+        if (!m->has_smaps)
+            continue;
+        const struct pt_smaps_rollup sr = m->smaps;
         sum[PT_G_PSS] += (int64_t)sr.pss;
         sum[PT_G_SHARED] += (int64_t)(sr.shared_clean + sr.shared_dirty);
         sum[PT_G_USS] += (int64_t)(sr.private_clean + sr.private_dirty);
         sum[PT_G_SWAP] += (int64_t)sr.swap;
         sampled = true;
     }
-    if (!sampled)
-        return;
-    for (int g = PT_G_PSS; g <= PT_G_SWAP; g++)
-        pt_extrema_add(&t->gauges[g], sum[g]);
+    if (sampled)
+        for (int g = PT_G_PSS; g <= PT_G_SWAP; g++)
+            pt_extrema_add(&t->gauges[g], sum[g]);
+    return stale;
 }
 
 /* Context switches are not inclusive counters: a thread's vanish with it.
@@ -560,23 +603,23 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
                  round(t->cpu_seconds * 1e6) / 1e6, units);
 }
 
-bool pt_target_close(struct pt_target *t, double now, const struct pt_units *units, struct pt_report *report)
+void pt_target_close(struct pt_target *t, double now, const struct pt_units *units, struct pt_report *report)
 {
     double cpu0 = thread_cpu_seconds();
     poll_members(t); /* the last sample of the interval */
     int64_t threads;
     read_all_counters(t, &threads);
-    if (t->options.collect_pss)
-        sample_smaps(t);
+    int64_t pss_stale = t->options.collect_pss ? sample_smaps(t) : -1;
     if (t->options.collect_ctx_switches)
         sample_ctx_switches(t);
     int64_t fds = t->options.collect_fds ? count_fds(t) : -1;
     compact(t);
     int64_t processes = (int64_t)t->n_members;
-    bool active = processes > 0 || t->samples > 0 || t->exited > 0;
     t->cpu_seconds += thread_cpu_seconds() - cpu0;
 
     fill_report(t, now - t->interval_start, processes, threads, fds, units, report);
+    if (pss_stale >= 0)
+        pt_value_set(&report->v[PT_M_COLLECTOR_PSS_STALE], PT_M_COLLECTOR_PSS_STALE, (double)pss_stale, units);
 
     memset(t->gauges, 0, sizeof(t->gauges));
     t->stat_seen = t->io_seen = t->ctx_seen = false;
@@ -584,7 +627,6 @@ bool pt_target_close(struct pt_target *t, double now, const struct pt_units *uni
     t->samples = t->vanished = t->started = t->exited = 0;
     t->cpu_seconds = 0;
     t->interval_start = now;
-    return active;
 }
 
 /* ---- launch mode ------------------------------------------------------ */

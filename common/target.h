@@ -92,9 +92,8 @@ void pt_target_discover(struct pt_target *t);
 /* The fast poll: memory gauges of every member, counters of the members
  * nobody in the tree would absorb. */
 void pt_target_poll(struct pt_target *t);
-/* Close the interval at time now into report; returns whether the target
- * had a live process during the interval. */
-bool pt_target_close(struct pt_target *t, double now, const struct pt_units *units, struct pt_report *report);
+/* Close the interval at time now into report. */
+void pt_target_close(struct pt_target *t, double now, const struct pt_units *units, struct pt_report *report);
 
 /* Launch mode: pid has exited and is about to be reaped by us. Read its
  * final counters from the zombie (joining it to the tree first if

@@ -61,9 +61,7 @@ static int emit(struct loop *l)
     const struct pt_batch *b = pt_collector_close(l->c, pt_now());
     pt_out_reset(&l->out);
     for (size_t i = 0; i < b->n_targets; i++)
-        if (b->targets[i].active)
-            pt_lp_append_report(&l->out, b->targets[i].name, PT_SCOPE_PROC, &b->targets[i].report,
-                                b->timestamp_ns);
+        pt_lp_append_report(&l->out, b->targets[i].name, PT_SCOPE_PROC, &b->targets[i].report, b->timestamp_ns);
     if (b->has_global)
         pt_lp_append_report(&l->out, NULL, PT_SCOPE_GLOBAL, &b->global, b->timestamp_ns);
     if (l->out.len == 0)

@@ -3,7 +3,8 @@
 Why: services restart and get a new pid. proctree-execd must not exit when
 its target is gone (Telegraf would log an error and restart it after 10 s),
 must say so once on stderr as a Telegraf warning ("W! "), not at every
-interval, must leave the target's line out meanwhile (no zeros that would
+interval, must keep the target's line with proc_processes=0 meanwhile (so an
+alert can fire on it) but without memory or I/O fields (no zeros that would
 look like a measurement), and must pick up the new pid from the pidfile at
 its next discovery ticks.
 """
@@ -70,7 +71,11 @@ class PidfileTest(unittest.TestCase):
         self.assertTrue(execd.running(), f"exited when the target vanished\n{execd.describe()}")
         batches = execd.batches()
         for _, points in batches[gone_from:]:
-            self.assertIsNone(h.target_line(points, "myservice"), points)
+            # the line stays, so an alert on proc_processes == 0 can fire
+            line = h.target_line(points, "myservice")
+            self.assertIsNotNone(line, points)
+            self.assertEqual(line.fields["proc_processes"], 0, line.raw)
+            self.assertNotIn("proc_rss_max", line.fields, "memory of no process is absent, not 0")
             h.global_line(points)  # the global line goes on
         warnings = [line for line in execd.stderr_lines() if line.startswith("W! ")]
         about = [line for line in warnings if "myservice" in line]
@@ -99,16 +104,21 @@ class PidfileTest(unittest.TestCase):
         batches = execd.batches()
         return h.target_line(batches[-1][1], "myservice") if batches else None
 
+    @staticmethod
+    def alive(points):
+        """Whether a batch shows myservice with a live process."""
+        line = h.target_line(points, "myservice")
+        return line is not None and line.fields["proc_processes"] > 0
+
     def wait_batch(self, execd, present, timeout=h.BATCH_TIMEOUT):
-        """Index of the first batch, printed from now on, whose target line is (not) present."""
+        """Index of the first batch, printed from now on, whose target has (no) live process."""
         start = execd.batch_count()
 
         def found(e):
-            return any((h.target_line(points, "myservice") is not None) == present
-                       for _, points in e.batches()[start:])
-        execd.wait_for(found, timeout, f"a batch {'with' if present else 'without'} myservice")
+            return any(self.alive(points) == present for _, points in e.batches()[start:])
+        execd.wait_for(found, timeout, f"a batch {'with' if present else 'without'} a live myservice")
         for i, (_, points) in enumerate(execd.batches()[start:], start):
-            if (h.target_line(points, "myservice") is not None) == present:
+            if self.alive(points) == present:
                 return i
 
 
