@@ -1,0 +1,216 @@
+/* config.c: <Plugin proctree> onto a pt_collector.
+ *
+ * Globals are read in a first pass and Process blocks in a second: the
+ * collector has to exist (with its intervals and units) before targets can
+ * be added, and users may write the globals after the blocks. Every error
+ * names the option and the block and fails the whole configuration: a
+ * collectd that starts with half a config reports wrong trees silently. */
+#include "proctree_plugin.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <strings.h>
+
+#include "collectd/core/utils/common/common.h"
+
+#define GLOBAL_BLOCK "<Plugin proctree>"
+#define SELECTOR_KEYS "Pid, PidFile, Match, Exe, User or Cgroup"
+
+__attribute__((format(printf, 3, 4))) static void option_error(const oconfig_item_t *option, const char *block,
+                                                               const char *format, ...)
+{
+    char what[256];
+    va_list ap;
+
+    va_start(ap, format);
+    vsnprintf(what, sizeof what, format, ap);
+    va_end(ap);
+    ERROR("proctree plugin: option \"%s\" in %s: %s", option->key, block, what);
+}
+
+static int get_seconds(const oconfig_item_t *option, double *out)
+{
+    double seconds;
+
+    if (cf_util_get_double(option, &seconds) != 0 || !isfinite(seconds) || seconds <= 0) {
+        option_error(option, GLOBAL_BLOCK, "expects a number of seconds > 0");
+        return -1;
+    }
+    *out = seconds;
+    return 0;
+}
+
+static int get_mem_unit(const oconfig_item_t *option, enum pt_mem_unit *out)
+{
+    char text[16]; /* longer than any unit, so truncation cannot make one */
+
+    if (cf_util_get_string_buffer(option, text, sizeof text) != 0 || pt_mem_unit_parse(text, out) != 0) {
+        option_error(option, GLOBAL_BLOCK, "expects \"bytes\", \"kB\", \"MB\" or \"GB\"");
+        return -1;
+    }
+    return 0;
+}
+
+static int get_bool(const oconfig_item_t *option, const char *block, bool *out)
+{
+    if (cf_util_get_boolean(option, out) != 0) {
+        option_error(option, block, "expects true or false");
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_global(const oconfig_item_t *option, struct pt_collector_config *config)
+{
+    if (strcasecmp(option->key, "PollInterval") == 0)
+        return get_seconds(option, &config->poll_interval);
+    if (strcasecmp(option->key, "DiscoveryInterval") == 0)
+        return get_seconds(option, &config->discovery_interval);
+    if (strcasecmp(option->key, "ProcMemoryUnit") == 0)
+        return get_mem_unit(option, &config->units.proc_memory);
+    if (strcasecmp(option->key, "GlobalMemoryUnit") == 0)
+        return get_mem_unit(option, &config->units.global_memory);
+    if (strcasecmp(option->key, "CollectGlobal") == 0)
+        return get_bool(option, GLOBAL_BLOCK, &config->collect_global);
+    option_error(option, GLOBAL_BLOCK, "unknown option");
+    return -1;
+}
+
+/* The selectors a Process block takes, one per block. The library checks
+ * what it can only check against the system (regex syntax, user, cgroup). */
+static const struct {
+    const char *key;
+    enum pt_selector_kind kind;
+    const char *expects;
+} selectors[] = {
+    {"Pid", PT_SELECT_PID, "a process id > 0"},
+    {"PidFile", PT_SELECT_PIDFILE, "the path of a pid file"},
+    {"Match", PT_SELECT_MATCH, "a POSIX extended regular expression for the command line"},
+    {"Exe", PT_SELECT_EXE, "a program name"},
+    {"User", PT_SELECT_USER, "a user name or uid, in quotes"},
+    {"Cgroup", PT_SELECT_CGROUP, "a cgroup path"},
+};
+
+static int find_selector(const char *key)
+{
+    for (size_t i = 0; i < sizeof selectors / sizeof selectors[0]; i++)
+        if (strcasecmp(key, selectors[i].key) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* Fill selector from option (selectors[which]); its text goes into text,
+ * which the caller keeps until the collector has copied it. */
+static int parse_selector(const oconfig_item_t *option, int which, const char *block, struct pt_selector *selector,
+                          char *text, size_t textlen)
+{
+    int pid = 0;
+    bool bad;
+
+    selector->kind = selectors[which].kind;
+    if (selector->kind == PT_SELECT_PID)
+        bad = cf_util_get_int(option, &pid) != 0 || pid <= 0;
+    else
+        bad = cf_util_get_string_buffer(option, text, textlen) != 0 || text[0] == '\0';
+    if (bad) {
+        option_error(option, block, "expects %s", selectors[which].expects);
+        return -1;
+    }
+    if (selector->kind == PT_SELECT_PID)
+        selector->pid = pid;
+    else if (selector->kind == PT_SELECT_PIDFILE || selector->kind == PT_SELECT_CGROUP)
+        selector->path = text;
+    else
+        selector->value = text;
+    return 0;
+}
+
+static int parse_process(const oconfig_item_t *ci, struct pt_collector *collector)
+{
+    char name[DATA_MAX_NAME_LEN];
+    char block[DATA_MAX_NAME_LEN + 16];
+    char text[PATH_MAX]; /* a selector's path, regex or name */
+    char err[256];
+    struct pt_selector selector = {0};
+    struct pt_target_options options;
+    const char *selector_key = NULL;
+
+    pt_target_options_init(&options);
+
+    if (cf_util_get_string_buffer(ci, name, sizeof name) != 0) {
+        option_error(ci, GLOBAL_BLOCK, "expects a name: <Process \"NAME\">");
+        return -1;
+    }
+    snprintf(block, sizeof block, "<Process \"%s\">", name);
+    /* The name becomes the plugin instance; collectd would cut it silently. */
+    if (strlen(ci->values[0].value.string) >= sizeof name) {
+        option_error(ci, block, "name longer than 127 characters (collectd's limit)");
+        return -1;
+    }
+
+    for (int i = 0; i < ci->children_num; i++) {
+        const oconfig_item_t *option = &ci->children[i];
+        int which = find_selector(option->key);
+
+        if (which >= 0) {
+            if (selector_key != NULL) {
+                option_error(option, block, "a second selector after \"%s\"; give exactly one of " SELECTOR_KEYS,
+                             selector_key);
+                return -1;
+            }
+            if (parse_selector(option, which, block, &selector, text, sizeof text) != 0)
+                return -1;
+            selector_key = option->key;
+        } else if (strcasecmp(option->key, "CollectPss") == 0) {
+            if (get_bool(option, block, &options.collect_pss) != 0)
+                return -1;
+        } else if (strcasecmp(option->key, "CollectContextSwitch") == 0) {
+            if (get_bool(option, block, &options.collect_ctx_switches) != 0)
+                return -1;
+        } else if (strcasecmp(option->key, "CollectFileDescriptor") == 0) {
+            if (get_bool(option, block, &options.collect_fds) != 0)
+                return -1;
+        } else {
+            option_error(option, block, "unknown option");
+            return -1;
+        }
+    }
+    if (selector_key == NULL) {
+        ERROR("proctree plugin: %s has no selector; give exactly one of " SELECTOR_KEYS, block);
+        return -1;
+    }
+    if (pt_collector_add_target(collector, name, &selector, &options, err, sizeof err) != 0) {
+        ERROR("proctree plugin: %s: %s", block, err);
+        return -1;
+    }
+    return 0;
+}
+
+int ptcd_config_parse(const oconfig_item_t *ci, struct pt_collector **out)
+{
+    struct pt_collector_config config;
+    struct pt_collector *collector;
+    char err[256];
+
+    pt_collector_config_init(&config);
+    config.log = ptcd_log;
+    for (int i = 0; i < ci->children_num; i++) {
+        if (strcasecmp(ci->children[i].key, "Process") != 0 && parse_global(&ci->children[i], &config) != 0)
+            return -1;
+    }
+
+    collector = pt_collector_new(&config, err, sizeof err);
+    if (collector == NULL) {
+        ERROR("proctree plugin: %s: %s", GLOBAL_BLOCK, err);
+        return -1;
+    }
+    for (int i = 0; i < ci->children_num; i++) {
+        if (strcasecmp(ci->children[i].key, "Process") == 0 && parse_process(&ci->children[i], collector) != 0) {
+            pt_collector_free(collector);
+            return -1;
+        }
+    }
+    *out = collector;
+    return 0;
+}

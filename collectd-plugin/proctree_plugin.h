@@ -1,0 +1,27 @@
+/* proctree.so: the collectd 5.12 frontend of libproctree.
+ *
+ * The plugin only maps <Plugin proctree> onto a pt_collector (config.c),
+ * drives it from one sampler thread and closes an interval on every collectd
+ * read (plugin.c), and turns a closed interval into value lists
+ * (dispatch.c). Every number is decided by the library. */
+#ifndef PROCTREE_COLLECTD_PLUGIN_H
+#define PROCTREE_COLLECTD_PLUGIN_H
+
+#include "collectd/core/daemon/collectd.h"
+#include "collectd/core/daemon/plugin.h"
+
+#include "collector.h"
+
+/* Build a collector, with its targets, from a <Plugin proctree> block (an
+ * empty block gives the defaults). Returns 0 and sets *out, or logs an
+ * ERROR naming the option and the block and returns -1. */
+int ptcd_config_parse(const oconfig_item_t *ci, struct pt_collector **out);
+
+/* The library's log sink: its levels mapped onto collectd's. */
+void ptcd_log(enum pt_log_level level, const char *message, void *arg);
+
+/* Dispatch one closed interval: a value list per present metric, all with
+ * the batch's timestamp. */
+void ptcd_dispatch(const struct pt_batch *batch);
+
+#endif

@@ -1,0 +1,313 @@
+"""collectd and carbon helpers for proctree's collectd plugin tests.
+
+Builds on harness.py (InfluxDB, workloads, /proc truth, deadlines) with:
+
+* a collectd.conf generator that loads the built proctree.so the way a user
+  does (Interval before LoadPlugin, PluginDir switched to the build dir);
+* running the real collectd in the foreground (stopped by its pid) or as a
+  config check (collectd -T), with its log kept in the test's temp dir;
+* reading the csv plugin's files;
+* a private carbon-cache (127.0.0.1, free ports, every directory in the
+  temp dir) and reading its whisper files back.
+
+Every wait polls with a deadline (harness.wait_until).
+"""
+
+import glob
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+
+from harness import SOURCE_ROOT, START_TIMEOUT, free_ports, stop_process, wait_until
+
+HOSTNAME = "testhost"  # no dots, so Graphite paths are predictable
+COLLECTD = shutil.which("collectd") or "/usr/sbin/collectd"
+CARBON_CACHE = shutil.which("carbon-cache") or "/usr/bin/carbon-cache"
+# The CLI, not the whisper module: it runs on the system python that has
+# python3-whisper, whichever python3 runs the tests.
+WHISPER_FETCH = shutil.which("whisper-fetch") or "/usr/bin/whisper-fetch"
+
+
+def plugin_path():
+    """The built proctree.so (meson passes it; a checkout's default build dir otherwise)."""
+    path = os.environ.get("PROCTREE_COLLECTD_PLUGIN") or os.path.join(
+        SOURCE_ROOT, "build", "collectd-plugin", "proctree.so")
+    if not os.path.isfile(path):
+        raise AssertionError(f"PROCTREE_COLLECTD_PLUGIN: {path} is not a file (is it built?)")
+    return path
+
+
+def free_udp_port():
+    """A free UDP port on 127.0.0.1 (collectd's network protocol is UDP)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def process_block(name, *options):
+    """<Process "name"> with the given option lines."""
+    body = "".join(f"    {o}\n" for o in options)
+    return f'  <Process "{name}">\n{body}  </Process>\n'
+
+
+# ---------------------------------------------------------------- collectd
+
+class Collectd:
+    """One collectd configuration in a temp dir: run it, check it, read its output.
+
+    plugin_body is the inside of <Plugin proctree>; outputs is config text
+    for extra write plugins (write_graphite, network), loaded before PluginDir
+    is switched to the build dir.
+    """
+
+    def __init__(self, tmpdir, plugin_body, outputs=""):
+        self.dir = tmpdir
+        self.conf = os.path.join(tmpdir, "collectd.conf")
+        self.log_path = os.path.join(tmpdir, "collectd.log")
+        self.stdout_path = os.path.join(tmpdir, "collectd.stdout")
+        self.csv_dir = os.path.join(tmpdir, "csv")
+        self.proc = None
+        os.makedirs(os.path.join(tmpdir, "base"), exist_ok=True)
+        with open(self.conf, "w") as f:
+            f.write(self._config_text(plugin_body, outputs))
+
+    def _config_text(self, plugin_body, outputs):
+        d = self.dir
+        return f"""Hostname "{HOSTNAME}"
+FQDNLookup false
+BaseDir "{d}/base"
+PIDFile "{d}/collectd.pid"
+# Before LoadPlugin: a plugin keeps the Interval in force when it is loaded.
+Interval 1
+
+LoadPlugin logfile
+<Plugin logfile>
+  LogLevel info
+  File "{self.log_path}"
+  Timestamp true
+</Plugin>
+LoadPlugin csv
+<Plugin csv>
+  DataDir "{self.csv_dir}"
+  StoreRates false
+</Plugin>
+{outputs}
+# LoadPlugin only searches the current PluginDir for NAME.so.
+PluginDir "{os.path.dirname(plugin_path())}"
+LoadPlugin proctree
+<Plugin proctree>
+{plugin_body}</Plugin>
+"""
+
+    # -- running
+
+    def start(self):
+        with open(self.stdout_path, "wb") as out:
+            self.proc = subprocess.Popen([COLLECTD, "-f", "-C", self.conf], stdin=subprocess.DEVNULL,
+                                         stdout=out, stderr=subprocess.STDOUT)
+        return self
+
+    def running(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self):
+        if self.proc is not None:
+            stop_process(self.proc)
+        return self.proc.returncode if self.proc else None
+
+    def check(self, timeout=START_TIMEOUT):
+        """collectd -T: parse the config, init, read once, shut down. Returns the exit status.
+
+        (-t is a no-op in 5.12: it exits 0 before reading the config.)
+        """
+        with open(self.stdout_path, "wb") as out:
+            return subprocess.run([COLLECTD, "-T", "-C", self.conf], stdin=subprocess.DEVNULL,
+                                  stdout=out, stderr=subprocess.STDOUT, timeout=timeout).returncode
+
+    def log(self):
+        """Everything collectd said: the logfile plugin's file and its stdout/stderr."""
+        text = ""
+        for path in (self.log_path, self.stdout_path):
+            try:
+                with open(path, errors="replace") as f:
+                    text += f.read()
+            except FileNotFoundError:
+                pass
+        return text
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    # -- csv output
+
+    def csv_path_glob(self, instance, type_instance):
+        """The csv files (one per day) of one identifier, whatever its type:
+        the catalog, not the test, decides the type."""
+        plugin = "proctree" + (f"-{instance}" if instance else "")
+        return os.path.join(self.csv_dir, HOSTNAME, plugin, f"*-{type_instance}-????-??-??")
+
+    def csv_rows(self, instance, type_instance):
+        """[(epoch, value)] of one identifier, oldest first ([] while absent)."""
+        rows = []
+        for path in sorted(glob.glob(self.csv_path_glob(instance, type_instance))):
+            with open(path) as f:
+                for line in f:
+                    if line.startswith("epoch") or not line.endswith("\n"):
+                        continue  # header, or a row still being written
+                    epoch, value = line.strip().split(",")
+                    rows.append((float(epoch), float(value)))
+        return rows
+
+    def wait_csv(self, instance, type_instance, count=1, timeout=START_TIMEOUT):
+        """Rows of an identifier once it has at least count of them."""
+        def enough():
+            rows = self.csv_rows(instance, type_instance)
+            return rows if len(rows) >= count else None
+
+        try:
+            return wait_until(enough, timeout, f"{count} csv rows of {self.csv_path_glob(instance, type_instance)}")
+        except AssertionError as e:
+            raise AssertionError(f"{e}\ncollectd log:\n{self.log()[-3000:]}") from None
+
+
+def graphite_output(port):
+    return f"""LoadPlugin write_graphite
+<Plugin write_graphite>
+  <Node "carbon">
+    Host "127.0.0.1"
+    Port "{port}"
+    Protocol "tcp"
+  </Node>
+</Plugin>
+"""
+
+
+def network_output(port):
+    return f"""LoadPlugin network
+<Plugin network>
+  Server "127.0.0.1" "{port}"
+</Plugin>
+"""
+
+
+def stop_influxd_quickly(influx):
+    """Stop a harness.InfluxDB whose collectd listener has received packets.
+
+    influxd 1.6.7's collectd service then never finishes closing, so a clean
+    shutdown always runs into influxd's 30 s limit ("Time limit reached").
+    A second signal is influxd's own hard shutdown; the test's data is no
+    longer needed. Call it before InfluxDB.stop(), which then has nothing to do.
+    """
+    proc = influx.proc
+    if proc is None or proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    wait_until(lambda: proc.poll() is not None or "Waiting for clean shutdown" in influx.log_tail(),
+               START_TIMEOUT, "influxd to start its shutdown")
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+    proc.wait(START_TIMEOUT)
+
+
+# ---------------------------------------------------------------- carbon
+
+class Carbon:
+    """A private carbon-cache storing every metric at 1 s resolution."""
+
+    def __init__(self, tmpdir):
+        self.dir = os.path.join(tmpdir, "carbon")
+        self.whisper_dir = os.path.join(self.dir, "storage", "whisper")
+        self.log_path = os.path.join(self.dir, "carbon.log")
+        self.proc = None
+        self.line_port = None
+
+    def start(self, attempts=3):
+        """Start it and wait until the line receiver accepts connections.
+
+        A free port can be taken before carbon binds it; carbon then exits
+        and we retry with fresh ports.
+        """
+        os.makedirs(self.dir, exist_ok=True)
+        with open(os.path.join(self.dir, "storage-schemas.conf"), "w") as f:
+            f.write("[everything]\npattern = .*\nretentions = 1s:1h\n")
+        for _ in range(attempts):
+            self.line_port, pickle_port, query_port = free_ports(3)
+            conf = os.path.join(self.dir, "carbon.conf")
+            with open(conf, "w") as f:
+                f.write(self._config_text(pickle_port, query_port))
+            with open(self.log_path, "wb") as log:
+                self.proc = subprocess.Popen([CARBON_CACHE, f"--config={conf}", "--nodaemon", "start"],
+                                             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+            if wait_until(self._ready_or_dead, START_TIMEOUT, "carbon-cache's line receiver") == "ready":
+                return self
+        raise AssertionError(f"carbon-cache did not start:\n{self.log_tail()}")
+
+    def _config_text(self, pickle_port, query_port):
+        storage = os.path.join(self.dir, "storage")
+        return f"""[cache]
+STORAGE_DIR = {storage}
+LOCAL_DATA_DIR = {self.whisper_dir}
+WHITELISTS_DIR = {storage}/lists
+LOG_DIR = {storage}/log
+PID_DIR = {storage}
+USER =
+MAX_CREATES_PER_MINUTE = inf
+MAX_UPDATES_PER_SECOND = inf
+ENABLE_UDP_LISTENER = False
+LINE_RECEIVER_INTERFACE = 127.0.0.1
+LINE_RECEIVER_PORT = {self.line_port}
+PICKLE_RECEIVER_INTERFACE = 127.0.0.1
+PICKLE_RECEIVER_PORT = {pickle_port}
+CACHE_QUERY_INTERFACE = 127.0.0.1
+CACHE_QUERY_PORT = {query_port}
+"""
+
+    def _ready_or_dead(self):
+        if self.proc.poll() is not None:
+            return "dead"
+        try:
+            socket.create_connection(("127.0.0.1", self.line_port), timeout=1).close()
+            return "ready"
+        except OSError:
+            return None
+
+    def stop(self):
+        if self.proc is not None:
+            stop_process(self.proc)
+            self.proc = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def log_tail(self, size=3000):
+        try:
+            with open(self.log_path, errors="replace") as f:
+                return f.read()[-size:]
+        except FileNotFoundError:
+            return "(no log)"
+
+    def whisper_path(self, metric):
+        return os.path.join(self.whisper_dir, *metric.split(".")) + ".wsp"
+
+    def points(self, metric, seconds=300):
+        """[(epoch, value)] stored for metric over the last seconds, gaps left out."""
+        path = self.whisper_path(metric)
+        if not os.path.exists(path):
+            return []
+        out = subprocess.run([WHISPER_FETCH, f"--from={int(time.time()) - seconds}", path],
+                             capture_output=True, text=True, timeout=START_TIMEOUT, check=True).stdout
+        points = []
+        for line in out.splitlines():
+            epoch, value = line.split()
+            if value != "None":
+                points.append((int(epoch), float(value)))
+        return points

@@ -1,0 +1,77 @@
+"""Bad <Plugin proctree> configuration makes collectd refuse to start, and
+the log names the option and the block.
+
+collectd -T parses the config, runs init and one read, then exits: non-zero
+when a config callback failed. (-t exits 0 in 5.12 without reading the
+config, so it proves nothing.)
+"""
+
+import os
+import re
+import tempfile
+import unittest
+
+import collectd_harness as ch
+
+web = ch.process_block
+
+# (what is wrong, body of <Plugin proctree>, what the ERROR line must contain)
+BAD = [
+    ("unknown option in a block", web("web", "Pid 1", "Frobnicate 3"), ['"Frobnicate"', '<Process "web">']),
+    ("unknown global option", "  Frobnicate 3\n", ['"Frobnicate"', "<Plugin proctree>"]),
+    ("wrong value type", web("web", 'Pid "one"'), ['"Pid"', '<Process "web">']),
+    ("no selector", web("web", "CollectPss false"), ['<Process "web">', "no selector"]),
+    ("two selectors", web("web", "Pid 1", 'PidFile "/run/web.pid"'), ['"PidFile"', '<Process "web">']),
+    ("two selectors of one kind", web("web", 'Exe "a"', 'Exe "b"'), ['"Exe"', '<Process "web">', "second"]),
+    ("bad regular expression", web("web", 'Match "(unclosed"'), ['<Process "web">', "regular expression"]),
+    ("unknown user", web("web", 'User "no-such-user-proctree"'), ['<Process "web">', "no-such-user-proctree"]),
+    ("duplicate name", web("web", "Pid 1") + web("web", "Pid 1"), ['<Process "web">', "duplicate"]),
+    ("empty name", web("", "Pid 1"), ['<Process "">', "empty"]),
+    ("bad unit", '  ProcMemoryUnit "TB"\n', ['"ProcMemoryUnit"', "<Plugin proctree>"]),
+    ("PollInterval 0", "  PollInterval 0\n" + web("web", "Pid 1"), ['"PollInterval"', "<Plugin proctree>"]),
+    ("negative DiscoveryInterval", "  DiscoveryInterval -1\n", ['"DiscoveryInterval"']),
+]
+
+GOOD = ("""  PollInterval 0.05
+  DiscoveryInterval 2
+  ProcMemoryUnit "MB"
+  GlobalMemoryUnit "GB"
+  CollectGlobal false
+"""
+        + web("me", f"Pid {os.getpid()}", "CollectPss false", "CollectContextSwitch false",
+              "CollectFileDescriptor false")
+        + web("by-file", 'PidFile "/nonexistent/x.pid"')
+        + web("by-regex", 'Match "collectd|python"')
+        + web("by-exe", 'Exe "collectd"')
+        + web("by-user", 'User "root"'))
+
+# Before the logfile plugin is initialised collectd logs to stdout without
+# the level, so configuration errors are matched on the plugin's prefix.
+PLUGIN_LINE = re.compile(r"^.*proctree plugin: .*$", re.M)
+
+
+class CollectdConfig(unittest.TestCase):
+    def check(self, body):
+        """Exit status of collectd -T, the plugin's log lines, the whole log."""
+        with tempfile.TemporaryDirectory(prefix="proctree-collectd-conf-") as tmp:
+            collectd = ch.Collectd(tmp, body)
+            status = collectd.check()
+            log = collectd.log()
+        return status, PLUGIN_LINE.findall(log), log
+
+    def test_bad_config_refused_with_option_and_block_named(self):
+        for what, body, expected in BAD:
+            with self.subTest(what):
+                status, lines, log = self.check(body)
+                self.assertNotEqual(status, 0, f"collectd -T accepted:\n{body}\n{log}")
+                self.assertTrue(any(all(e in line for e in expected) for line in lines),
+                                f"no line with {expected}; got {lines}\n{log}")
+
+    def test_every_option_accepted(self):
+        status, lines, log = self.check(GOOD)
+        self.assertEqual(status, 0, log)
+        self.assertEqual([line for line in lines if "option" in line or "<Process" in line], [], log)
+
+
+if __name__ == "__main__":
+    unittest.main()
