@@ -59,6 +59,7 @@ static enum pt_read read_kept(int fd, struct pt_buf *buf, size_t *len)
 static void take_stat(struct pt_member *m, const struct pt_stat *st)
 {
     m->ppid = st->ppid;
+    m->zombie = st->state == 'Z' || st->state == 'X';
     m->num_threads = st->num_threads;
     m->ctr[PT_CTR_USER_TICKS] = (int64_t)(st->utime + st->cutime);
     m->ctr[PT_CTR_SYSTEM_TICKS] = (int64_t)(st->stime + st->cstime);

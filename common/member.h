@@ -51,6 +51,8 @@ struct pt_member {
     uint32_t smaps_period, smaps_wait; /* cost guard: read every period-th close */
     bool has_ctx;
     bool born;          /* joined as a descendant born in the tree, not as a new root */
+    bool zombie;        /* exited, not yet reaped: its counters are final */
+    bool children_settled; /* see settle_children() in target.c */
     bool gone;          /* reaped; dropped at the next compaction */
     bool baseline_walk; /* joined in this discovery pass as part of a new root's tree */
 };

@@ -83,21 +83,66 @@ static void note_groups(struct pt_target *t, const struct pt_member *m)
     t->io_seen |= m->has_io;
 }
 
-/* The member is gone. If its parent is a live member, that parent reaped
- * it and its counters already carry (or will carry at their next read)
- * the member's whole usage; otherwise what it did would be lost, so its
- * last values move into adjust. */
-static void member_gone(struct pt_target *t, struct pt_member *m)
+/* The member is gone. absorbed: a member reaped it, so that member's
+ * counters already carry (or will carry at their next read) its whole
+ * usage; otherwise what it did would be lost, so its last values move
+ * into adjust. */
+static void member_left(struct pt_target *t, struct pt_member *m, bool absorbed)
 {
     if (m->gone)
         return;
-    if (is_exposed(t, m))
+    if (!absorbed)
         add_counters(t, m, +1);
     note_groups(t, m);
     m->gone = true;
     pt_member_close(m);
     t->exited++;
     t->need_compaction = true;
+}
+
+/* Gone, as seen by a read in tree order (parents before children): if the
+ * parent is a live member, it reaped this one. */
+static void member_gone(struct pt_target *t, struct pt_member *m)
+{
+    member_left(t, m, !is_exposed(t, m));
+}
+
+/* A zombie's counters are final and include every child it reaped before
+ * exiting; its children still alive were re-parented before it became a
+ * zombie. So its member children are settled now, before anything else
+ * reads the zombie: the gone ones were reaped by it (absorbed: adding
+ * their last values too would count them twice), the others get their
+ * new parent and become exposed. */
+static void settle_children(struct pt_target *t, struct pt_member *parent)
+{
+    parent->children_settled = true;
+    pid_t pid = parent->pid;
+    for (size_t i = 0; i < t->n_members; i++) {
+        struct pt_member *m = &t->members[i];
+        if (m->gone || m->ppid != pid || m == parent)
+            continue;
+        if (pt_member_read_counters(m, t->proc_root_fd, &t->buf) == PT_READ_GONE)
+            member_left(t, m, true);
+        else if (m->zombie && !m->children_settled)
+            settle_children(t, m);
+    }
+}
+
+/* Refresh a member's counters: the one place they are read. */
+static void read_counters(struct pt_target *t, struct pt_member *m)
+{
+    enum pt_read r = pt_member_read_counters(m, t->proc_root_fd, &t->buf);
+    if (r == PT_READ_GONE) {
+        member_gone(t, m);
+        return;
+    }
+    if (r == PT_READ_FAILED) {
+        t->vanished++;
+        return;
+    }
+    note_groups(t, m);
+    if (m->zombie && !m->children_settled)
+        settle_children(t, m);
 }
 
 static void compact(struct pt_target *t)
@@ -373,13 +418,8 @@ static void poll_members(struct pt_target *t)
         } else {
             t->vanished++;
         }
-        if (is_exposed(t, m)) {
-            r = pt_member_read_counters(m, t->proc_root_fd, &t->buf);
-            if (r == PT_READ_GONE)
-                member_gone(t, m);
-            else if (r == PT_READ_FAILED)
-                t->vanished++;
-        }
+        if (is_exposed(t, m))
+            read_counters(t, m);
     }
     if (sampled) {
         pt_extrema_add(&t->gauges[PT_G_VM], size * t->page_size);
@@ -405,15 +445,9 @@ static void read_all_counters(struct pt_target *t, int64_t *threads)
         struct pt_member *m = &t->members[i];
         if (m->gone)
             continue;
-        enum pt_read r = pt_member_read_counters(m, t->proc_root_fd, &t->buf);
-        if (r == PT_READ_GONE) {
-            member_gone(t, m);
-            continue;
-        }
-        if (r == PT_READ_FAILED)
-            t->vanished++;
-        note_groups(t, m);
-        *threads += m->num_threads;
+        read_counters(t, m);
+        if (!m->gone)
+            *threads += m->num_threads;
     }
 }
 
@@ -636,8 +670,8 @@ void pt_target_final_read(struct pt_target *t, pid_t pid)
     struct pt_member *m = live_member(t, pid);
     if (!m)
         m = join(t, pid, 0, false);
-    if (m && pt_member_read_counters(m, t->proc_root_fd, &t->buf) == PT_READ_OK)
-        note_groups(t, m);
+    if (m)
+        read_counters(t, m);
 }
 
 void pt_target_reaped(struct pt_target *t, pid_t pid)

@@ -26,9 +26,9 @@ class LaunchTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.influx.stop()
 
-    def launch(self, *command, timeout=30):
+    def launch(self, *command, timeout=30, extra=()):
         """Run launch mode to completion (stdin stays open: EOF would stop it)."""
-        with h.Execd(["--interval", "0.5s", "--", *command]) as execd:
+        with h.Execd(["--interval", "0.5s", *extra, "--", *command]) as execd:
             status = execd.wait_exit(timeout)
         return execd, status
 
@@ -65,6 +65,25 @@ class LaunchTest(unittest.TestCase):
         self.assertGreaterEqual(read, 2 * each, execd.describe())
         self.assertLessEqual(read, 2 * each + READ_SLACK, execd.describe())
         h.store_and_read_back(self.influx, "orphans", execd.stdout_bytes(), execd.points())
+
+    def test_member_reaped_by_the_root_is_counted_once(self):
+        """A discovered child that the root reaps just before exiting counts once.
+
+        The inner shell lives long enough to be a member; the outer shell
+        reaps it and exits at once, so the root's final counters (read from
+        its zombie) already hold the child's bytes while the child is still
+        on the member list. Counting both would double the sum.
+        """
+        execd, status = self.launch(
+            "sh", "-c", f"sh -c 'head -c {HEAD_BYTES} /dev/zero >/dev/null; sleep 1'; exit 0",
+            extra=["--discovery-interval", "0.1s"])
+        self.assertEqual(status, 0, execd.describe())
+        lines = self.sh_lines(execd)
+        self.assertTrue(any(line.fields["proc_processes"] >= 2 for line in lines),
+                        "the inner shell was never a member: the test proves nothing\n" + execd.describe())
+        read = sum(line.fields["proc_io_read_bytes"] for line in lines)
+        self.assertGreaterEqual(read, HEAD_BYTES, execd.describe())
+        self.assertLessEqual(read, HEAD_BYTES + READ_SLACK, execd.describe())
 
     def sh_lines(self, execd):
         """The target lines of every batch; the only target is named after sh."""
