@@ -246,6 +246,31 @@ void pt_matcher_free(struct pt_matcher *m)
     memset(m, 0, sizeof(*m));
 }
 
+struct match_scan {
+    const struct pt_matcher *m;
+    int proc_root_fd;
+    struct pt_buf *buf;
+    int (*fn)(pid_t pid, void *arg);
+    void *arg;
+    pid_t self;
+};
+
+static void test_process(pid_t pid, void *arg)
+{
+    struct match_scan *s = arg;
+    bool hit = false;
+    if (pid == s->self)
+        return;
+    switch (s->m->kind) {
+    case PT_SELECT_MATCH: hit = cmdline_matches(s->m, s->proc_root_fd, pid, s->buf); break;
+    case PT_SELECT_EXE: hit = exe_matches(s->m, s->proc_root_fd, pid, s->buf); break;
+    case PT_SELECT_USER: hit = user_matches(s->m, s->proc_root_fd, pid, s->buf); break;
+    default: break;
+    }
+    if (hit)
+        s->fn(pid, s->arg);
+}
+
 void pt_matcher_scan(struct pt_matcher *m, int proc_root_fd, struct pt_buf *buf, int (*fn)(pid_t pid, void *arg),
                      void *arg)
 {
@@ -257,28 +282,6 @@ void pt_matcher_scan(struct pt_matcher *m, int proc_root_fd, struct pt_buf *buf,
         }
         return;
     }
-    int fd = openat(proc_root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!dir) {
-        if (fd >= 0)
-            close(fd);
-        return;
-    }
-    pid_t self = getpid();
-    for (struct dirent *e; (e = readdir(dir));) {
-        char *end;
-        long pid = strtol(e->d_name, &end, 10);
-        if (*end || pid <= 0 || pid == self)
-            continue;
-        bool hit = false;
-        switch (m->kind) {
-        case PT_SELECT_MATCH: hit = cmdline_matches(m, proc_root_fd, (pid_t)pid, buf); break;
-        case PT_SELECT_EXE: hit = exe_matches(m, proc_root_fd, (pid_t)pid, buf); break;
-        case PT_SELECT_USER: hit = user_matches(m, proc_root_fd, (pid_t)pid, buf); break;
-        default: break;
-        }
-        if (hit)
-            fn((pid_t)pid, arg);
-    }
-    closedir(dir);
+    struct match_scan scan = {m, proc_root_fd, buf, fn, arg, getpid()};
+    pt_for_each_pid_in(proc_root_fd, ".", test_process, &scan);
 }

@@ -1,6 +1,5 @@
 #include "member.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -189,6 +188,38 @@ enum pt_read pt_member_read_smaps(struct pt_member *m, int proc_root_fd, struct 
     return r == PT_READ_OK ? r : PT_READ_FAILED;
 }
 
+/* A walk over a member's threads (task/TID), for what only per-thread
+ * files show: context switches, and children forked by worker threads. */
+struct thread_walk {
+    const struct pt_member *m;
+    int proc_root_fd;
+    struct pt_buf *buf;
+    int64_t *voluntary, *involuntary; /* add_thread_status */
+    int (*fn)(pid_t pid, void *arg);  /* add_thread_children */
+    void *arg;
+    bool any;
+};
+
+static int for_each_thread(struct thread_walk *walk, void (*visit)(pid_t tid, void *walk))
+{
+    char task[40];
+    snprintf(task, sizeof(task), "%stask", walk->m->path);
+    return pt_for_each_pid_in(walk->proc_root_fd, task, visit, walk);
+}
+
+/* Read task/TID/<name> by path (the thread may end meanwhile). */
+static ssize_t read_thread_file(const struct thread_walk *walk, pid_t tid, const char *name)
+{
+    char path[96];
+    snprintf(path, sizeof(path), "%stask/%d/%s", walk->m->path, (int)tid, name);
+    int fd = pt_open_at(walk->proc_root_fd, path);
+    if (fd < 0)
+        return -1;
+    ssize_t n = pt_pread_all(fd, walk->buf);
+    close(fd);
+    return n;
+}
+
 /* Parse a status file's context switches into the sums. */
 static bool add_status(const struct pt_buf *buf, ssize_t n, int64_t *voluntary, int64_t *involuntary)
 {
@@ -198,6 +229,23 @@ static bool add_status(const struct pt_buf *buf, ssize_t n, int64_t *voluntary, 
     *voluntary += (int64_t)st.voluntary_ctxt_switches;
     *involuntary += (int64_t)st.nonvoluntary_ctxt_switches;
     return true;
+}
+
+static void add_thread_status(pid_t tid, void *arg)
+{
+    struct thread_walk *walk = arg;
+    ssize_t n = read_thread_file(walk, tid, "status");
+    walk->any |= add_status(walk->buf, n, walk->voluntary, walk->involuntary);
+}
+
+static void add_thread_children(pid_t tid, void *arg)
+{
+    struct thread_walk *walk = arg;
+    if (tid == walk->m->pid)
+        return; /* the main thread's file is kept open and already read */
+    ssize_t n = read_thread_file(walk, tid, "children");
+    if (n > 0)
+        pt_parse_children(walk->buf->data, (size_t)n, walk->fn, walk->arg);
 }
 
 enum pt_read pt_member_read_ctx_switches(struct pt_member *m, int proc_root_fd, struct pt_buf *buf,
@@ -217,30 +265,19 @@ enum pt_read pt_member_read_ctx_switches(struct pt_member *m, int proc_root_fd, 
             return PT_READ_GONE;
         return add_status(buf, n, voluntary, involuntary) ? PT_READ_OK : PT_READ_FAILED;
     }
-    char task[40];
-    snprintf(task, sizeof(task), "%stask", m->path);
-    int dir_fd = openat(proc_root_fd, task, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *dir = dir_fd >= 0 ? fdopendir(dir_fd) : NULL;
-    if (!dir) {
-        if (dir_fd >= 0)
-            close(dir_fd);
-        return dir_fd == -1 && (errno == ENOENT || errno == ESRCH) ? PT_READ_GONE : PT_READ_FAILED;
-    }
-    bool any = false;
-    for (struct dirent *e; (e = readdir(dir));) {
-        if (e->d_name[0] < '0' || e->d_name[0] > '9')
-            continue;
-        char name[300];
-        snprintf(name, sizeof(name), "%s/status", e->d_name);
-        int fd = openat(dirfd(dir), name, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            continue; /* the thread ended meanwhile */
-        ssize_t n = pt_pread_all(fd, buf);
-        close(fd);
-        any |= add_status(buf, n, voluntary, involuntary);
-    }
-    closedir(dir);
-    return any ? PT_READ_OK : PT_READ_FAILED;
+    struct thread_walk walk = {
+        .m = m, .proc_root_fd = proc_root_fd, .buf = buf, .voluntary = voluntary, .involuntary = involuntary};
+    int r = for_each_thread(&walk, add_thread_status);
+    if (r < 0)
+        return pt_errno_is_gone(r) ? PT_READ_GONE : PT_READ_FAILED;
+    return walk.any ? PT_READ_OK : PT_READ_FAILED;
+}
+
+/* fd/ entries are descriptor numbers, so the pid walker counts them. */
+static void count_entry(pid_t fd, void *count)
+{
+    (void)fd;
+    ++*(int64_t *)count;
 }
 
 enum pt_read pt_member_count_fds(struct pt_member *m, int proc_root_fd, int64_t *count)
@@ -260,38 +297,8 @@ enum pt_read pt_member_count_fds(struct pt_member *m, int proc_root_fd, int64_t 
         *count = st.st_size;
         return PT_READ_OK;
     }
-    int dup_fd = openat(m->fd_dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
-    if (!dir) {
-        if (dup_fd >= 0)
-            close(dup_fd);
-        return PT_READ_FAILED;
-    }
-    int64_t n = 0;
-    for (struct dirent *e; (e = readdir(dir));)
-        n += e->d_name[0] != '.';
-    closedir(dir);
-    *count = n;
-    return PT_READ_OK;
-}
-
-/* Read one children file by path (threads other than the main one). */
-static enum pt_read read_thread_children(const struct pt_member *m, int proc_root_fd, const char *tid,
-                                         struct pt_buf *buf, int (*fn)(pid_t, void *), void *arg)
-{
-    char name[300]; /* a d_name is at most 255 bytes */
-    snprintf(name, sizeof(name), "task/%s/children", tid);
-    int fd = open_member_file(m, proc_root_fd, name);
-    if (fd < 0)
-        return PT_READ_FAILED; /* the thread ended: its children moved to another thread */
-    size_t len = 0;
-    enum pt_read r = read_kept(fd, buf, &len);
-    close(fd);
-    if (r == PT_READ_GONE)
-        return PT_READ_FAILED;
-    if (pt_parse_children(buf->data, len, fn, arg) < 0)
-        return PT_READ_FAILED;
-    return PT_READ_OK;
+    *count = 0;
+    return pt_for_each_pid_in(m->fd_dir_fd, ".", count_entry, count) == 0 ? PT_READ_OK : PT_READ_FAILED;
 }
 
 enum pt_read pt_member_read_children(struct pt_member *m, int proc_root_fd, struct pt_buf *buf,
@@ -316,26 +323,9 @@ enum pt_read pt_member_read_children(struct pt_member *m, int proc_root_fd, stru
         return pt_errno_is_gone((int)n) ? PT_READ_GONE : PT_READ_FAILED;
     if (pt_parse_children(buf->data, (size_t)n, fn, arg) < 0)
         return PT_READ_FAILED;
-    if (m->num_threads <= 1)
-        return PT_READ_OK;
-
-    char task[40];
-    snprintf(task, sizeof(task), "%stask", m->path);
-    int dir_fd = openat(proc_root_fd, task, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir_fd < 0)
-        return PT_READ_OK;
-    DIR *dir = fdopendir(dir_fd);
-    if (!dir) {
-        close(dir_fd);
-        return PT_READ_OK;
+    if (m->num_threads > 1) {
+        struct thread_walk walk = {.m = m, .proc_root_fd = proc_root_fd, .buf = buf, .fn = fn, .arg = arg};
+        for_each_thread(&walk, add_thread_children);
     }
-    char self[16];
-    snprintf(self, sizeof(self), "%d", (int)m->pid);
-    for (struct dirent *e; (e = readdir(dir));) {
-        if (e->d_name[0] < '0' || e->d_name[0] > '9' || strcmp(e->d_name, self) == 0)
-            continue;
-        read_thread_children(m, proc_root_fd, e->d_name, buf, fn, arg);
-    }
-    closedir(dir);
     return PT_READ_OK;
 }

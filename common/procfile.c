@@ -1,5 +1,6 @@
 #include "procfile.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -116,4 +117,27 @@ int pt_open_pid_dir(int proc_root_fd, pid_t pid)
 int pt_errno_is_gone(int err)
 {
     return err == -ESRCH || err == -ENOENT;
+}
+
+int pt_for_each_pid_in(int dirfd, const char *path, void (*fn)(pid_t pid, void *arg), void *arg)
+{
+    int fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    DIR *dir = fdopendir(fd);
+    if (!dir) {
+        int err = errno;
+        close(fd);
+        return -err;
+    }
+    for (struct dirent *e; (e = readdir(dir));) {
+        pid_t pid = 0;
+        const char *p = e->d_name;
+        for (; *p >= '0' && *p <= '9' && pid < 100000000; p++)
+            pid = pid * 10 + (*p - '0');
+        if (*p == '\0' && p != e->d_name) /* 0 is a descriptor number, never a pid */
+            fn(pid, arg);
+    }
+    closedir(dir);
+    return 0;
 }

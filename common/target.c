@@ -1,6 +1,5 @@
 #include "target.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -269,35 +268,33 @@ static int by_ppid(const void *a, const void *b)
     return (x->ppid > y->ppid) - (x->ppid < y->ppid);
 }
 
+struct ppid_scan {
+    struct pt_target *t;
+    struct ppid_pair *pairs;
+    size_t count, cap;
+};
+
+static void add_ppid_pair(pid_t pid, void *arg)
+{
+    struct ppid_scan *scan = arg;
+    struct pt_stat st;
+    if (pt_read_stat_by_pid(scan->t->proc_root_fd, pid, &scan->t->buf, &st) != PT_READ_OK)
+        return;
+    if (scan->count == scan->cap) {
+        scan->cap = scan->cap ? scan->cap * 2 : 256;
+        scan->pairs = xrealloc(scan->pairs, scan->cap * sizeof(*scan->pairs));
+    }
+    scan->pairs[scan->count++] = (struct ppid_pair){st.ppid, st.pid};
+}
+
 static struct ppid_pair *scan_ppids(struct pt_target *t, size_t *count)
 {
-    *count = 0;
-    int fd = openat(t->proc_root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!dir) {
-        if (fd >= 0)
-            close(fd);
-        return NULL;
-    }
-    struct ppid_pair *pairs = NULL;
-    size_t cap = 0;
-    for (struct dirent *e; (e = readdir(dir));) {
-        char *end;
-        long pid = strtol(e->d_name, &end, 10);
-        if (*end || pid <= 0)
-            continue;
-        struct pt_stat st;
-        if (pt_read_stat_by_pid(t->proc_root_fd, (pid_t)pid, &t->buf, &st) != PT_READ_OK)
-            continue;
-        if (*count == cap) {
-            cap = cap ? cap * 2 : 256;
-            pairs = xrealloc(pairs, cap * sizeof(*pairs));
-        }
-        pairs[(*count)++] = (struct ppid_pair){st.ppid, st.pid};
-    }
-    closedir(dir);
-    qsort(pairs, *count, sizeof(*pairs), by_ppid);
-    return pairs;
+    struct ppid_scan scan = {.t = t};
+    pt_for_each_pid_in(t->proc_root_fd, ".", add_ppid_pair, &scan);
+    if (scan.count)
+        qsort(scan.pairs, scan.count, sizeof(*scan.pairs), by_ppid);
+    *count = scan.count;
+    return scan.pairs;
 }
 
 static void children_from_scan(struct pt_target *t, const struct ppid_pair *pairs, size_t count, pid_t parent)

@@ -43,7 +43,8 @@ static struct pt_collector *collector_for(const char *proc_root)
 static void add_pid_target(const char *name, pid_t pid)
 {
     struct pt_selector sel = {.kind = PT_SELECT_PID, .pid = pid};
-    struct pt_target_options opt = {.collect_pss = true};
+    struct pt_target_options opt;
+    pt_target_options_init(&opt);
     char err[256] = "";
     ck_assert_msg(pt_collector_add_target(c, name, &sel, &opt, err, sizeof(err)) == 0, "%s", err);
 }
@@ -412,6 +413,51 @@ START_TEST(slow_smaps_read_less_often)
 }
 END_TEST
 
+static void put_status(pid_t pid, int voluntary, int involuntary)
+{
+    char rel[64], text[256];
+    snprintf(rel, sizeof(rel), "%d/status", (int)pid);
+    snprintf(text, sizeof(text),
+             "Name:\tproc\nUid:\t0\t0\t0\t0\nThreads:\t1\n"
+             "voluntary_ctxt_switches:\t%d\nnonvoluntary_ctxt_switches:\t%d\n",
+             voluntary, involuntary);
+    fx_write(root, rel, text, -1);
+}
+
+/* Context switches: what live threads did since the last close; a new
+ * root's past is not counted, a child born in the tree brings all of its. */
+START_TEST(context_switches_and_fds)
+{
+    struct fx_proc r = proc(100, 1, 10, 0, 10, NULL);
+    fx_put_proc(root, &r);
+    put_status(100, 500, 40);
+    fx_write(root, "100/fd/0", "", 0);
+    fx_write(root, "100/fd/1", "", 0);
+    c = collector_for(root);
+    add_pid_target("app", 100);
+    pt_collector_tick(c, 0.0);
+    const struct pt_batch *b = pt_collector_close(c, 0.5);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_CTX_SWITCHES_VOLUNTARY), 0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_FDS), 2);
+    put_status(100, 530, 45);
+    struct fx_proc k = proc(101, 100, 11, 0, 5, NULL);
+    fx_put_proc(root, &k);
+    put_status(101, 7, 1);
+    fx_write(root, "101/fd/0", "", 0);
+    r.children = "101";
+    fx_put_proc(root, &r);
+    pt_collector_tick(c, 1.0);
+    b = pt_collector_close(c, 1.5);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_CTX_SWITCHES_VOLUNTARY), 30 + 7);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_CTX_SWITCHES_INVOLUNTARY), 5 + 1);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_FDS), 3);
+    /* a thread exits: the live sum goes down, the delta never does */
+    put_status(100, 520, 45);
+    b = pt_collector_close(c, 2.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_CTX_SWITCHES_VOLUNTARY), 0);
+}
+END_TEST
+
 START_TEST(hostile_comm_default_name)
 {
     struct fx_proc r = proc(100, 1, 10, 0, 10, NULL);
@@ -472,6 +518,7 @@ int main(void)
     tcase_add_test(tc, pidfile_follows_new_pid);
     tcase_add_test(tc, unreadable_member_is_skipped_not_dropped);
     tcase_add_test(tc, slow_smaps_read_less_often);
+    tcase_add_test(tc, context_switches_and_fds);
     tcase_add_test(tc, hostile_comm_default_name);
     tcase_add_test(tc, global_meminfo);
     tcase_add_test(tc, target_names_are_unique);
