@@ -82,10 +82,13 @@ static void note_groups(struct pt_target *t, const struct pt_member *m)
     t->io_seen |= m->has_io;
 }
 
+static void settle_children(struct pt_target *t, struct pt_member *parent);
+
 /* The member is gone. absorbed: a member reaped it, so that member's
  * counters already carry (or will carry at their next read) its whole
- * usage; otherwise what it did would be lost, so its last values move
- * into adjust. */
+ * usage, including what it had reaped itself; its member children are
+ * settled at once for that reason. Otherwise what it did would be lost, so
+ * its last values move into adjust. */
 static void member_left(struct pt_target *t, struct pt_member *m, bool absorbed)
 {
     if (m->gone)
@@ -97,6 +100,8 @@ static void member_left(struct pt_target *t, struct pt_member *m, bool absorbed)
     pt_member_close(m);
     t->exited++;
     t->need_compaction = true;
+    if (absorbed)
+        settle_children(t, m);
 }
 
 /* Gone, as seen by a read in tree order (parents before children): if the
@@ -106,12 +111,15 @@ static void member_gone(struct pt_target *t, struct pt_member *m)
     member_left(t, m, !is_exposed(t, m));
 }
 
-/* A zombie's counters are final and include every child it reaped before
- * exiting; its children still alive were re-parented before it became a
- * zombie. So its member children are settled now, before anything else
- * reads the zombie: the gone ones were reaped by it (absorbed: adding
- * their last values too would count them twice), the others get their
- * new parent and become exposed. */
+/* A member that exited took with it the usage of every child it reaped:
+ * its counters are final (a zombie) or already folded into its own reaper
+ * (absorbed). Its children still alive were re-parented when it exited.
+ * So its member children are settled before anything else reads them:
+ * the gone ones were reaped by it (absorbed: adding their last values too
+ * would count them twice, as make -> sh -> cc would show), the others get
+ * their new parent and become exposed. A child that was re-parented and
+ * then reaped by init before this check is taken as absorbed too: that
+ * race is far rarer than nested reaping. */
 static void settle_children(struct pt_target *t, struct pt_member *parent)
 {
     parent->children_settled = true;

@@ -153,6 +153,38 @@ START_TEST(reaped_child_absorbed_once)
 }
 END_TEST
 
+/* make -> sh -> cc: the grandchild is reaped by the child, the child by
+ * the root, all between two polls. The root's counters now hold both;
+ * neither may be added again when they are found gone. */
+START_TEST(nested_reaping_counted_once)
+{
+    struct fx_proc r = proc(100, 1, 10, 1000, 10, "101");
+    struct fx_proc k = proc(101, 100, 11, 100, 5, "102");
+    struct fx_proc g = proc(102, 101, 12, 10, 2, NULL);
+    fx_put_proc(root, &r);
+    fx_put_proc(root, &k);
+    fx_put_proc(root, &g);
+    c = collector_for(root);
+    add_pid_target("app", 100);
+    pt_collector_tick(c, 0.0);
+    g.io.rchar = 510; /* +500 */
+    fx_put_proc(root, &g);
+    k.io.rchar = 150; /* +50 */
+    fx_put_proc(root, &k);
+    const struct pt_batch *b = pt_collector_close(c, 0.5);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 550);
+    fx_vanish(root, 102);
+    fx_vanish(root, 101);
+    r.io.rchar = 1000 + 150 + 510 + 5; /* both folded in, +5 of its own */
+    r.children = "";
+    fx_put_proc(root, &r);
+    pt_collector_tick(c, 0.6);
+    b = pt_collector_close(c, 1.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 5);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES_EXITED), 2);
+}
+END_TEST
+
 /* A child reaped between the read of its parent and its own read makes the
  * tree sum dip for one close: no negative delta, and the amount arrives
  * with the parent's next read. */
@@ -510,6 +542,7 @@ int main(void)
     tcase_add_test(tc, deltas_from_attach_not_before);
     tcase_add_test(tc, reaped_child_absorbed_once);
     tcase_add_test(tc, transient_dip_is_carried);
+    tcase_add_test(tc, nested_reaping_counted_once);
     tcase_add_test(tc, new_child_counts_from_birth);
     tcase_add_test(tc, orphans_and_departed_root);
     tcase_add_test(tc, pid_reuse_is_a_new_member);
