@@ -1,0 +1,182 @@
+"""Helpers shared by the accounting and selector tests (test_accounting_*.py,
+test_selectors_execd.py), on top of harness.py.
+
+* paths of the workloads they use (tests/workload: iochild, cpuburn,
+  selhold, threadfork);
+* WrappedExecd: proctree-execd started through another program (unshare),
+  with the harness's output capture;
+* sums of delta fields over all batches, and the check that no delta field
+  of any batch is negative.
+
+Like the harness, nothing here sleeps a fixed time: every wait has a
+deadline and polls a condition.
+"""
+
+import os
+import select
+import subprocess
+import threading
+import time
+
+import harness as h
+
+# Delta fields: amounts done in an interval, never negative.
+DELTA_FIELDS = (
+    "proc_io_read_bytes", "proc_io_write_bytes",
+    "proc_io_storage_read_bytes", "proc_io_storage_write_bytes",
+    "proc_io_cancelled_write_bytes", "proc_io_read_syscalls", "proc_io_write_syscalls",
+    "proc_cpu_user_seconds", "proc_cpu_system_seconds", "proc_cpu_percent",
+    "proc_minor_faults", "proc_major_faults",
+    "proc_ctx_switches_voluntary", "proc_ctx_switches_involuntary",
+    "proc_processes_started", "proc_processes_exited",
+)
+
+
+def iochild_path():
+    return h.program("PROCTREE_IOCHILD", "tests/workload/iochild")
+
+
+def cpuburn_path():
+    return h.program("PROCTREE_CPUBURN", "tests/workload/cpuburn")
+
+
+def selhold_path():
+    return h.program("PROCTREE_SELHOLD", "tests/workload/selhold")
+
+
+def threadfork_path():
+    return h.program("PROCTREE_THREADFORK", "tests/workload/threadfork")
+
+
+class WrappedExecd(h.Execd):
+    """proctree-execd started through a wrapper: argv is the whole command
+    line (e.g. ["unshare", ..., execd_path(), ...]); output is captured
+    exactly as h.Execd captures it."""
+
+    def __init__(self, argv, stdin=subprocess.PIPE, **popen_kw):
+        self.args = [str(a) for a in argv]
+        self.proc = subprocess.Popen(self.args, stdin=stdin, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, **popen_kw)
+        self.pid = self.proc.pid
+        self._cond = threading.Condition()
+        self.out = []
+        self.err = []
+        self.out_partial = b""
+        self._detached = threading.Event()
+        self._threads = [
+            threading.Thread(target=self._drain, args=(self.proc.stdout, True), daemon=True),
+            threading.Thread(target=self._drain, args=(self.proc.stderr, False), daemon=True),
+        ]
+        for t in self._threads:
+            t.start()
+
+
+def target_points(execd, target):
+    """The line of TARGET in every batch that has one, in order; checks that
+    every batch has its global line and no line of another target."""
+    found = []
+    for _, points in execd.batches():
+        h.global_line(points)
+        p = h.target_line(points, target)
+        if p is not None:
+            found.append(p)
+    return found
+
+
+def target_points_with_time(execd, target):
+    """(arrival time, point) of TARGET's line in each batch, in order."""
+    with execd._cond:
+        out = list(execd.out)
+    result = []
+    for when, text in out:
+        p = h.parse_line(text)
+        if p.tags.get("target") == target:
+            result.append((when, p))
+    return result
+
+
+def field_sum(points, name):
+    """Sum of a delta field over points; a point without the field fails."""
+    total = 0
+    for p in points:
+        if name not in p.fields:
+            raise AssertionError(f"{name} missing from {p.raw!r}")
+        total += p.fields[name]
+    return total
+
+
+def negative_deltas(points):
+    """Every (field, value, line) of a delta field that is negative."""
+    bad = []
+    for p in points:
+        for name in DELTA_FIELDS:
+            v = p.fields.get(name)
+            if v is not None and v < 0:
+                bad.append((name, v, p.raw))
+    return bad
+
+
+def wait_file(path, timeout, what):
+    """Contents of path once it exists and ends with a newline."""
+    def ready():
+        try:
+            with open(path) as f:
+                text = f.read()
+        except FileNotFoundError:
+            return None
+        return text if text.endswith("\n") else None
+    return h.wait_until(ready, timeout, what)
+
+
+def write_fifo(path, data=b"", timeout=h.START_TIMEOUT):
+    """Open a FIFO for writing once its reader has it open, write data, close.
+
+    O_NONBLOCK fails with ENXIO while nobody reads, so a missing reader is a
+    timeout, never a hang.
+    """
+    def try_open():
+        try:
+            return os.open(path, os.O_WRONLY | os.O_NONBLOCK) + 1
+        except OSError:
+            return None
+    fd = h.wait_until(try_open, timeout, f"a reader on {path}") - 1
+    try:
+        if data:
+            os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def is_gone_or_zombie(pid):
+    """True when pid no longer runs (gone, or a zombie waiting to be reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            text = f.read()
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+    return text[text.rindex(")") + 2] in "ZX"
+
+
+def pid_gone(pid):
+    return not os.path.exists(f"/proc/{pid}")
+
+
+def read_lines_from(pipe, count, timeout, what):
+    """Read count lines from a pipe with a deadline (for ad-hoc processes)."""
+    deadline = time.monotonic() + timeout
+    fd = pipe.fileno()
+    buf = b""
+    lines = []
+    while len(lines) < count:
+        if b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            lines.append(line.decode())
+            continue
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            raise AssertionError(f"{what}: got {lines} of {count} lines within {timeout}s")
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            raise AssertionError(f"{what}: EOF after {lines}")
+        buf += chunk
+    return lines
