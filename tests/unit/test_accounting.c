@@ -3,6 +3,7 @@
  * kept, new roots not back-counted, pid reuse never merged, no negative
  * delta). Time is driven by hand through pt_collector_tick(c, now). */
 #include <check.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,20 @@ static int64_t ivalue(const struct pt_batch *b, size_t target, enum pt_metric_id
     return v->i;
 }
 
+/* Write the processes (the first is the root), watch the root as target
+ * "app" and take the first tick: discovery and the first sample. */
+static void watch_app(const struct fx_proc *first, ...)
+{
+    va_list ap;
+    va_start(ap, first);
+    for (const struct fx_proc *p = first; p; p = va_arg(ap, const struct fx_proc *))
+        fx_put_proc(root, p);
+    va_end(ap);
+    c = collector_for(root);
+    add_pid_target("app", first->pid);
+    pt_collector_tick(c, 0.0);
+}
+
 /* A process with I/O counter rchar and the given memory. */
 static struct fx_proc proc(pid_t pid, pid_t ppid, uint64_t starttime, uint64_t rchar, uint64_t resident,
                            const char *children)
@@ -81,11 +96,7 @@ START_TEST(extrema_over_polls)
 {
     struct fx_proc r = proc(100, 1, 10, 1000, 10, "101");
     struct fx_proc k = proc(101, 100, 11, 0, 5, NULL);
-    fx_put_proc(root, &r);
-    fx_put_proc(root, &k);
-    c = collector_for(root);
-    add_pid_target("app", 100);
-    pt_collector_tick(c, 0.0); /* discovery + poll: 15 pages */
+    watch_app(&r, &k, NULL); /* discovery + poll: 15 pages */
     k.resident_pages = 20;
     fx_put_proc(root, &k);
     pt_collector_tick(c, 0.1); /* 30 pages */
@@ -113,10 +124,7 @@ END_TEST
 START_TEST(deltas_from_attach_not_before)
 {
     struct fx_proc r = proc(100, 1, 10, 5000, 10, NULL);
-    fx_put_proc(root, &r);
-    c = collector_for(root);
-    add_pid_target("app", 100);
-    pt_collector_tick(c, 0.0);
+    watch_app(&r, NULL);
     r.io.rchar = 5600;
     fx_put_proc(root, &r);
     const struct pt_batch *b = pt_collector_close(c, 1.0);
@@ -132,11 +140,7 @@ START_TEST(reaped_child_absorbed_once)
 {
     struct fx_proc r = proc(100, 1, 10, 1000, 10, "101");
     struct fx_proc k = proc(101, 100, 11, 200, 5, NULL);
-    fx_put_proc(root, &r);
-    fx_put_proc(root, &k);
-    c = collector_for(root);
-    add_pid_target("app", 100);
-    pt_collector_tick(c, 0.0);
+    watch_app(&r, &k, NULL);
     k.io.rchar = 500; /* the child reads 300 more */
     fx_put_proc(root, &k);
     pt_collector_tick(c, 0.1);
@@ -161,12 +165,7 @@ START_TEST(nested_reaping_counted_once)
     struct fx_proc r = proc(100, 1, 10, 1000, 10, "101");
     struct fx_proc k = proc(101, 100, 11, 100, 5, "102");
     struct fx_proc g = proc(102, 101, 12, 10, 2, NULL);
-    fx_put_proc(root, &r);
-    fx_put_proc(root, &k);
-    fx_put_proc(root, &g);
-    c = collector_for(root);
-    add_pid_target("app", 100);
-    pt_collector_tick(c, 0.0);
+    watch_app(&r, &k, &g, NULL);
     g.io.rchar = 510; /* +500 */
     fx_put_proc(root, &g);
     k.io.rchar = 150; /* +50 */
@@ -192,11 +191,7 @@ START_TEST(transient_dip_is_carried)
 {
     struct fx_proc r = proc(100, 1, 10, 1000, 10, "101");
     struct fx_proc k = proc(101, 100, 11, 0, 5, NULL);
-    fx_put_proc(root, &r);
-    fx_put_proc(root, &k);
-    c = collector_for(root);
-    add_pid_target("app", 100);
-    pt_collector_tick(c, 0.0);
+    watch_app(&r, &k, NULL);
     pt_collector_close(c, 0.5);
     k.io.rchar = 400;
     fx_put_proc(root, &k);
@@ -219,10 +214,7 @@ END_TEST
 START_TEST(new_child_counts_from_birth)
 {
     struct fx_proc r = proc(100, 1, 10, 1000, 10, NULL);
-    fx_put_proc(root, &r);
-    c = collector_for(root);
-    add_pid_target("app", 100);
-    pt_collector_tick(c, 0.0);
+    watch_app(&r, NULL);
     pt_collector_close(c, 0.5);
     struct fx_proc k = proc(102, 100, 50, 700, 5, NULL);
     fx_put_proc(root, &k);
@@ -242,11 +234,7 @@ START_TEST(orphans_and_departed_root)
 {
     struct fx_proc r = proc(100, 1, 10, 1000, 10, "101");
     struct fx_proc k = proc(101, 100, 11, 100, 5, NULL);
-    fx_put_proc(root, &r);
-    fx_put_proc(root, &k);
-    c = collector_for(root);
-    add_pid_target("app", 100);
-    pt_collector_tick(c, 0.0);
+    watch_app(&r, &k, NULL);
     r.io.rchar = 1250; /* +250 by the root, read by the next poll */
     fx_put_proc(root, &r);
     pt_collector_tick(c, 0.1);
@@ -282,11 +270,7 @@ START_TEST(pid_reuse_is_a_new_member)
 {
     struct fx_proc r = proc(100, 1, 10, 1000, 10, "101");
     struct fx_proc k = proc(101, 100, 11, 9000, 5, NULL);
-    fx_put_proc(root, &r);
-    fx_put_proc(root, &k);
-    c = collector_for(root);
-    add_pid_target("app", 100);
-    pt_collector_tick(c, 0.0);
+    watch_app(&r, &k, NULL);
     /* 101 exits and is reaped by the root (absorbing its 9000) ... */
     fx_vanish(root, 101);
     r.io.rchar = 10000;
@@ -319,10 +303,7 @@ END_TEST
 START_TEST(deltas_never_negative)
 {
     struct fx_proc r = proc(100, 1, 10, 1000, 10, NULL);
-    fx_put_proc(root, &r);
-    c = collector_for(root);
-    add_pid_target("app", 100);
-    pt_collector_tick(c, 0.0);
+    watch_app(&r, NULL);
     r.io.rchar = 900;
     fx_put_proc(root, &r);
     const struct pt_batch *b = pt_collector_close(c, 1.0);
@@ -401,11 +382,7 @@ START_TEST(unreadable_member_is_skipped_not_dropped)
 {
     struct fx_proc r = proc(100, 1, 10, 1000, 10, "101");
     struct fx_proc k = proc(101, 100, 11, 0, 5, NULL);
-    fx_put_proc(root, &r);
-    fx_put_proc(root, &k);
-    c = collector_for(root);
-    add_pid_target("app", 100);
-    pt_collector_tick(c, 0.0);
+    watch_app(&r, &k, NULL);
     fx_write(root, "101/statm", "12", -1);
     pt_collector_tick(c, 0.1);
     fx_write(root, "101/statm", "", 0);
