@@ -6,14 +6,21 @@ test_selectors_execd.py), on top of harness.py.
 * WrappedExecd: proctree-execd started through another program (unshare),
   with the harness's output capture;
 * sums of delta fields over all batches, and the check that no delta field
-  of any batch is negative.
+  of any batch is negative;
+* for the selector tests (execd and collectd): copies of selhold under
+  other names, a system user, and cgroup v2 directories (cgroup2 is found
+  in mountinfo: /sys/fs/cgroup on a v2 host, /sys/fs/cgroup/unified on a
+  hybrid one).
 
 Like the harness, nothing here sleeps a fixed time: every wait has a
 deadline and polls a condition.
 """
 
+import contextlib
 import os
+import pwd
 import select
+import shutil
 import subprocess
 import threading
 import time
@@ -46,6 +53,76 @@ def selhold_path():
 
 def threadfork_path():
     return h.program("PROCTREE_THREADFORK", "tests/workload/threadfork")
+
+
+def sh_tree(script, marker, ready):
+    """`sh -c SCRIPT MARKER` ($0 = MARKER shows in the command line); the
+    script gets the test's pipe as fd 3 for its background workloads."""
+    return h.Workload(["sh", "-c", "exec 3<&0; " + script, marker], ready_count=ready)
+
+
+def copy_selhold(directory, name):
+    """A copy of selhold named name in directory, executable by everyone."""
+    path = os.path.join(directory, name)
+    shutil.copy(selhold_path(), path)
+    os.chmod(path, 0o755)
+    return path
+
+
+@contextlib.contextmanager
+def system_user(name):
+    """A system user (no home, no login shell) for the block; yields its pwd
+    entry. userdel fails while the user has processes: stop them first."""
+    subprocess.run(["useradd", "-r", "-M", "-d", "/nonexistent", "-s", "/usr/sbin/nologin", name],
+                   check=True, capture_output=True)
+    try:
+        yield pwd.getpwnam(name)
+    finally:
+        subprocess.run(["userdel", name], check=True, capture_output=True)
+
+
+def as_user(pw, argv):
+    """argv run as the user of pwd entry pw (setpriv: real and effective ids)."""
+    setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
+    return [setpriv, f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--clear-groups", *argv]
+
+
+def cgroup2_mount():
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            left, right = line.split(" - ", 1)
+            if right.split()[0] == "cgroup2":
+                return left.split()[4]
+    raise AssertionError("no cgroup2 filesystem is mounted")
+
+
+def cgroup_v2_path(pid):
+    with open(f"/proc/{pid}/cgroup") as f:
+        for line in f:
+            if line.startswith("0::"):
+                return line[3:].strip()
+    raise AssertionError(f"/proc/{pid}/cgroup has no 0:: line")
+
+
+def cgroup_empty(path):
+    with open(os.path.join(path, "cgroup.procs")) as f:
+        return f.read().strip() == ""
+
+
+@contextlib.contextmanager
+def cgroup_dirs(*paths):
+    """Create these cgroup directories, parents first; on leaving, remove
+    them, children first, each once it is empty: stop their processes first."""
+    made = []
+    try:
+        for path in paths:
+            os.mkdir(path)
+            made.append(path)
+        yield paths
+    finally:
+        for path in reversed(made):
+            h.wait_until(lambda: cgroup_empty(path), h.START_TIMEOUT, f"{path} to empty")
+            os.rmdir(path)
 
 
 class WrappedExecd(h.Execd):

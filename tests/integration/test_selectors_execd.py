@@ -14,9 +14,7 @@ base name.
 """
 
 import os
-import pwd
 import shutil
-import subprocess
 import sys
 import tempfile
 import unittest
@@ -37,29 +35,6 @@ def execd_targets(*args, batches=3):
     return execd
 
 
-def sh_tree(script, marker, ready):
-    """`sh -c SCRIPT MARKER` ($0 = MARKER shows in the command line); the
-    script gets the test's pipe as fd 3 for its background workloads."""
-    return h.Workload(["sh", "-c", "exec 3<&0; " + script, marker], ready_count=ready)
-
-
-def cgroup2_mount():
-    with open("/proc/self/mountinfo") as f:
-        for line in f:
-            left, right = line.split(" - ", 1)
-            if right.split()[0] == "cgroup2":
-                return left.split()[4]
-    raise AssertionError("no cgroup2 filesystem is mounted")
-
-
-def cgroup_v2_path(pid):
-    with open(f"/proc/{pid}/cgroup") as f:
-        for line in f:
-            if line.startswith("0::"):
-                return line[3:].strip()
-    raise AssertionError(f"/proc/{pid}/cgroup has no 0:: line")
-
-
 class Selectors(unittest.TestCase):
     def setUp(self):
         self.workloads = []
@@ -77,10 +52,7 @@ class Selectors(unittest.TestCase):
         return workload
 
     def copy_selhold(self, name):
-        path = os.path.join(self.tmp, name)
-        shutil.copy(ah.selhold_path(), path)
-        os.chmod(path, 0o755)
-        return path
+        return ah.copy_selhold(self.tmp, name)
 
     def assert_count(self, execd, target, expected):
         """TARGET's line is in every batch and always counts exactly expected."""
@@ -101,12 +73,12 @@ class Selectors(unittest.TestCase):
         s = self.selhold
         # A: sh -> (sh "...-root-inner" -> selhold), selhold: 4 processes, the
         #    inner sh matches too (inside A's tree: counted once).
-        self.start(sh_tree(f'sh -c "{s} 0 <&3 & wait" pt-sel-{UNIQ}-root-inner & {s} 0 <&3 & wait',
+        self.start(ah.sh_tree(f'sh -c "{s} 0 <&3 & wait" pt-sel-{UNIQ}-root-inner & {s} 0 <&3 & wait',
                            f"pt-sel-{UNIQ}-root-a", ready=2))
         # B: sh -> selhold -> its child: 3 processes; the selholds do not match.
-        self.start(sh_tree(f"{s} 1 <&3 & wait", f"pt-sel-{UNIQ}-root-b", ready=2))
+        self.start(ah.sh_tree(f"{s} 1 <&3 & wait", f"pt-sel-{UNIQ}-root-b", ready=2))
         # Not matching either regex.
-        self.start(sh_tree(f"{s} 1 <&3 & wait", f"pt-sel-{UNIQ}-other", ready=2))
+        self.start(ah.sh_tree(f"{s} 1 <&3 & wait", f"pt-sel-{UNIQ}-other", ready=2))
 
         regex = f"pt-sel-{UNIQ}-root"          # also in proctree-execd's own command line
         spanning = f"wait pt-sel-{UNIQ}-root-b$"  # spans argv[2] NUL argv[3], trailing NUL dropped
@@ -162,13 +134,12 @@ class Selectors(unittest.TestCase):
 
     def test_user(self):
         user = f"ptsel{UNIQ}"
-        subprocess.run(["useradd", "-r", "-M", "-d", "/nonexistent", "-s", "/usr/sbin/nologin", user],
-                       check=True, capture_output=True)
+        with ah.system_user(user) as pw:
+            self.run_user_test(user, pw)
+
+    def run_user_test(self, user, pw):
         try:
-            pw = pwd.getpwnam(user)
-            setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
-            work = self.start(h.Workload([setpriv, f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}",
-                                          "--clear-groups", self.selhold, "2"], ready_count=3))
+            work = self.start(h.Workload(ah.as_user(pw, [self.selhold, "2"]), ready_count=3))
             # The same program as root: not counted.
             self.start(h.Workload([self.selhold, "1"], ready_count=2))
             with open(f"/proc/{work.pid}/status") as f:
@@ -182,33 +153,19 @@ class Selectors(unittest.TestCase):
             for w in reversed(self.workloads):
                 w.stop()
             self.workloads = []
-            subprocess.run(["userdel", user], check=True, capture_output=True)
 
     # ------------------------------------------------------------ --cgroup
 
     def test_cgroup(self):
-        mount = cgroup2_mount()
+        mount = ah.cgroup2_mount()
         rel = f"/pt-sel-{UNIQ}"
-        top, sub = mount + rel, mount + rel + "/sub"
-        os.mkdir(top)
-        try:
-            os.mkdir(sub)
+        with ah.cgroup_dirs(mount + rel, mount + rel + "/sub") as (top, sub):
             try:
                 self.run_cgroup_test(mount, rel, top, sub)
             finally:
                 for w in reversed(self.workloads):
                     w.stop()
                 self.workloads = []
-                h.wait_until(lambda: self.cgroup_empty(sub), h.START_TIMEOUT, "sub cgroup to empty")
-                os.rmdir(sub)
-        finally:
-            h.wait_until(lambda: self.cgroup_empty(top), h.START_TIMEOUT, "cgroup to empty")
-            os.rmdir(top)
-
-    @staticmethod
-    def cgroup_empty(path):
-        with open(os.path.join(path, "cgroup.procs")) as f:
-            return f.read().strip() == ""
 
     def run_cgroup_test(self, mount, rel, top, sub):
         s = self.selhold
@@ -217,13 +174,13 @@ class Selectors(unittest.TestCase):
         t1 = self.start(h.Workload(["sh", "-c", f"echo $$ > {top}/cgroup.procs && exec {s} 2"], ready_count=3))
         t2 = self.start(h.Workload(["sh", "-c", f"echo $$ > {sub}/cgroup.procs && exec {s} 1"], ready_count=2))
         self.start(h.Workload([s, "1"], ready_count=2))  # outside: not counted
-        self.assertEqual(cgroup_v2_path(t1.pid), rel)
-        self.assertEqual(cgroup_v2_path(t2.pid), rel + "/sub")
+        self.assertEqual(ah.cgroup_v2_path(t1.pid), rel)
+        self.assertEqual(ah.cgroup_v2_path(t2.pid), rel + "/sub")
         # A descendant that moved to another cgroup is still a descendant.
         moved = [p for p in t1.ready_pids if p != t1.pid][0]
         with open(os.path.join(mount, "cgroup.procs"), "w") as f:
             f.write(str(moved))
-        self.assertEqual(cgroup_v2_path(moved), "/")
+        self.assertEqual(ah.cgroup_v2_path(moved), "/")
 
         execd = execd_targets("--cgroup", rel, "--cgroup", top, "--name", "abs",
                               "--cgroup", rel + "/sub", "--cgroup", sub, "--name", "abssub")
