@@ -28,6 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "workload.h"
+
 static double cpu_seconds(void)
 {
     struct timespec ts;
@@ -42,11 +44,7 @@ static double tv(struct timeval t)
 
 static int tally(char **argv)
 {
-    pid_t pid = fork();
-    if (pid < 0) {
-        perror("fork");
-        return 1;
-    }
+    pid_t pid = fork_or_die();
     if (pid == 0) {
         execvp(argv[0], argv);
         perror(argv[0]);
@@ -54,10 +52,8 @@ static int tally(char **argv)
     }
     int status;
     while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) {
-            perror("waitpid");
-            return 1;
-        }
+        if (errno != EINTR)
+            die("waitpid");
     struct rusage self, kids;
     getrusage(RUSAGE_SELF, &self);
     getrusage(RUSAGE_CHILDREN, &kids);
@@ -80,15 +76,11 @@ int main(int argc, char **argv)
     if (sys) {
         static char buf[1 << 16];
         int zero = open("/dev/zero", O_RDONLY | O_CLOEXEC);
-        if (zero < 0) {
-            perror("/dev/zero");
-            return 1;
-        }
+        if (zero < 0)
+            die("/dev/zero");
         while (cpu_seconds() < seconds)
-            if (read(zero, buf, sizeof buf) < 0 && errno != EINTR) {
-                perror("read");
-                return 1;
-            }
+            if (read(zero, buf, sizeof buf) < 0 && errno != EINTR)
+                die("read");
         return 0;
     }
     volatile unsigned long x = 0;

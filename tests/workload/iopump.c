@@ -9,71 +9,24 @@
  * the interval's I/O to within a few bytes. It prints "ready PID" at start and
  * exits 0 at EOF on stdin. */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* strtoll, O_CLOEXEC */
+#define _GNU_SOURCE
 #endif
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
-static char buf[1 << 16];
-
-static void die(const char *what)
-{
-    perror(what);
-    exit(1);
-}
-
-static void write_all(int fd, const char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, data, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            die("write");
-        data += n;
-        len -= (size_t)n;
-    }
-}
-
-static void say(const char *word, long value)
-{
-    char line[64];
-    int n = snprintf(line, sizeof line, "%s %ld\n", word, value);
-    write_all(STDOUT_FILENO, line, (size_t)n);
-}
-
-/* Read exactly len bytes from in and write them to out. */
-static void pump(int in, int out, long long len)
-{
-    while (len > 0) {
-        size_t want = len < (long long)sizeof buf ? (size_t)len : sizeof buf;
-        ssize_t n = read(in, buf, want);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            die("read");
-        write_all(out, buf, (size_t)n);
-        len -= n;
-    }
-}
+#include "workload.h"
 
 int main(int argc, char **argv)
 {
-    char *end;
-    long long bytes = argc == 2 ? strtoll(argv[1], &end, 10) : -1;
-    if (argc != 2 || *end || bytes < 0) {
+    long long bytes;
+    if (argc != 2 || !parse_number(argv[1], &bytes) || bytes < 0) {
         fprintf(stderr, "usage: iopump BYTES\n");
         return 2;
     }
-    int zero = open("/dev/zero", O_RDONLY | O_CLOEXEC);
-    int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-    if (zero < 0 || null < 0)
-        die("open");
-    say("ready", (long)getpid());
+    int zero, null;
+    open_zero_and_null(&zero, &null);
+    say_ready();
 
     long rounds = 0;
     char line[256];
@@ -89,7 +42,7 @@ int main(int argc, char **argv)
         for (ssize_t i = 0; i < n; i++) {
             if (line[i] != '\n')
                 continue;
-            pump(zero, null, bytes);
+            copy_bytes(zero, null, bytes);
             say("done", ++rounds);
         }
     }

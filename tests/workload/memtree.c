@@ -6,7 +6,7 @@
  * amount of anonymous, resident memory, and that stays idle while measured.
  *
  * Shape: the root forks one middle child; the middle child forks NPROCS-2
- * leaves. Every process first forks its children, then mallocs and writes
+ * leaves. Every process first forks its children, then maps and writes
  * every page of MIB_EACH MiB (after the fork, so no page is shared
  * copy-on-write), then prints "ready PID" on stdout in one write, then waits.
  *
@@ -23,11 +23,12 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "workload.h"
 
 #define MAX_CHILDREN 1024
 
@@ -38,12 +39,6 @@ static void on_sigterm(int sig)
 {
     (void)sig;
     stop_requested = 1;
-}
-
-static void die(const char *what)
-{
-    perror(what);
-    exit(1);
 }
 
 static long parse_count(const char *text, long min, long max, const char *what)
@@ -58,52 +53,11 @@ static long parse_count(const char *text, long min, long max, const char *what)
     return value;
 }
 
-/* Write all of buf: the tests read "ready PID" lines, a short write would
- * make one vanish. */
-static void write_all(int fd, const char *buf, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, buf, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            die("write");
-        buf += n;
-        len -= (size_t)n;
-    }
-}
-
-/* Allocate mib MiB and write every page, so all of it is resident and
- * anonymous (statm resident - shared). Never freed: the process keeps it.
- * The writes go through a volatile pointer: the memory is never read, and an
- * optimising compiler would otherwise drop the stores and the malloc. */
-static void touch_memory(long mib)
-{
-    size_t len = (size_t)mib << 20;
-    if (len == 0)
-        return;
-    volatile char *mem = malloc(len);
-    if (!mem)
-        die("malloc");
-    long page = sysconf(_SC_PAGESIZE);
-    for (size_t off = 0; off < len; off += (size_t)page)
-        mem[off] = (char)(1 + off % 127);
-}
-
-static void say_ready(void)
-{
-    char line[64];
-    int n = snprintf(line, sizeof line, "ready %ld\n", (long)getpid());
-    write_all(STDOUT_FILENO, line, (size_t)n);
-}
-
 /* Fork a child that runs body(arg) and exits; it dies with its parent. */
 static pid_t spawn(void (*body)(long), long arg)
 {
     pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid < 0)
-        die("fork");
+    pid_t pid = fork_or_die();
     if (pid == 0) {
         if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0)
             die("prctl");

@@ -9,39 +9,12 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-static void die(const char *what)
-{
-    perror(what);
-    _exit(1);
-}
-
-static void say_ready(void)
-{
-    char line[64];
-    int n = snprintf(line, sizeof line, "ready %ld\n", (long)getpid());
-    if (write(STDOUT_FILENO, line, (size_t)n) != n)
-        die("write");
-}
-
-static void wait_eof(void)
-{
-    char buf[256];
-    for (;;) {
-        ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
-        if (n == 0)
-            return;
-        if (n < 0 && errno != EINTR)
-            die("read stdin");
-    }
-}
+#include "workload.h"
 
 int main(int argc, char **argv)
 {
@@ -51,27 +24,20 @@ int main(int argc, char **argv)
             die("prctl");
         arg = 3;
     }
-    char *end;
-    long n = argc == arg + 1 ? strtol(argv[arg], &end, 10) : -1;
-    if (argc != arg + 1 || *end || n < 0 || n > 256) {
+    long long n;
+    if (argc != arg + 1 || !parse_number(argv[arg], &n) || n < 0 || n > 256) {
         fprintf(stderr, "usage: selhold [--comm NAME] NCHILD\n");
         return 2;
     }
     for (long i = 0; i < n; i++) {
-        pid_t pid = fork();
-        if (pid < 0)
-            die("fork");
-        if (pid == 0) {
+        if (fork_or_die() == 0) {
             say_ready();
-            wait_eof();
+            wait_for_eof(STDIN_FILENO, "read stdin");
             _exit(0);
         }
     }
     say_ready();
-    wait_eof();
-    for (long i = 0; i < n; i++)
-        while (wait(NULL) < 0)
-            if (errno != EINTR)
-                die("wait");
+    wait_for_eof(STDIN_FILENO, "read stdin");
+    reap_children((long)n);
     return 0;
 }

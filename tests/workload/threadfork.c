@@ -15,99 +15,44 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
+
+#include "workload.h"
 
 static long nchild, mib;
 
-static void die(const char *what)
-{
-    perror(what);
-    _exit(1);
-}
-
-static void write_all(const char *buf, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(STDOUT_FILENO, buf, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            die("write");
-        buf += n;
-        len -= (size_t)n;
-    }
-}
-
-static void say_ready(void)
-{
-    char line[64];
-    int n = snprintf(line, sizeof line, "ready %ld\n", (long)getpid());
-    write_all(line, (size_t)n);
-}
-
-static void wait_eof(void)
-{
-    char buf[256];
-    for (;;) {
-        ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
-        if (n == 0)
-            return;
-        if (n < 0 && errno != EINTR)
-            die("read stdin");
-    }
-}
-
 /* Only async-signal-safe calls after fork() in a multithreaded process:
- * mmap, write, read, _exit. */
+ * mmap, write, read, _exit (touch_memory maps, die uses _exit). */
 static void child(void)
 {
-    size_t len = (size_t)mib << 20;
-    if (len) {
-        char *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (mem == MAP_FAILED)
-            die("mmap");
-        long page = sysconf(_SC_PAGESIZE);
-        for (size_t off = 0; off < len; off += (size_t)page)
-            ((volatile char *)mem)[off] = (char)(1 + off % 127);
-    }
+    touch_memory(mib);
     say_ready();
-    wait_eof();
+    wait_for_eof(STDIN_FILENO, "read stdin");
     _exit(0);
 }
 
 static void *worker(void *arg)
 {
     (void)arg;
-    for (long i = 0; i < nchild; i++) {
-        pid_t pid = fork();
-        if (pid < 0)
-            die("fork");
-        if (pid == 0)
-            child();
-    }
     for (long i = 0; i < nchild; i++)
-        while (wait(NULL) < 0)
-            if (errno != EINTR)
-                die("wait");
+        if (fork_or_die() == 0)
+            child();
+    reap_children(nchild);
     return NULL;
 }
 
 int main(int argc, char **argv)
 {
-    char *e1, *e2;
-    nchild = argc == 3 ? strtol(argv[1], &e1, 10) : -1;
-    mib = argc == 3 ? strtol(argv[2], &e2, 10) : -1;
-    if (argc != 3 || *e1 || *e2 || nchild < 1 || nchild > 256 || mib < 0 || mib > 4096) {
+    long long n, m;
+    if (argc != 3 || !parse_number(argv[1], &n) || !parse_number(argv[2], &m) || n < 1 || n > 256 || m < 0 || m > 4096) {
         fprintf(stderr, "usage: threadfork NCHILD MIB\n");
         return 2;
     }
+    nchild = (long)n;
+    mib = (long)m;
     say_ready();
     pthread_t t;
     int err = pthread_create(&t, NULL, worker, NULL);
