@@ -3,8 +3,6 @@ test_selectors_execd.py), on top of harness.py.
 
 * paths of the workloads they use (tests/workload: iochild, cpuburn,
   selhold, threadfork);
-* WrappedExecd: proctree-execd started through another program (unshare),
-  with the harness's output capture;
 * sums of delta fields over all batches, and the check that no delta field
   of any batch is negative;
 * for the selector tests (execd and collectd): copies of selhold under
@@ -123,29 +121,6 @@ def cgroup_dirs(*paths):
         for path in reversed(made):
             h.wait_until(lambda: cgroup_empty(path), h.START_TIMEOUT, f"{path} to empty")
             os.rmdir(path)
-
-
-class WrappedExecd(h.Execd):
-    """proctree-execd started through a wrapper: argv is the whole command
-    line (e.g. ["unshare", ..., execd_path(), ...]); output is captured
-    exactly as h.Execd captures it."""
-
-    def __init__(self, argv, stdin=subprocess.PIPE, **popen_kw):
-        self.args = [str(a) for a in argv]
-        self.proc = subprocess.Popen(self.args, stdin=stdin, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, **popen_kw)
-        self.pid = self.proc.pid
-        self._cond = threading.Condition()
-        self.out = []
-        self.err = []
-        self.out_partial = b""
-        self._detached = threading.Event()
-        self._threads = [
-            threading.Thread(target=self._drain, args=(self.proc.stdout, True), daemon=True),
-            threading.Thread(target=self._drain, args=(self.proc.stderr, False), daemon=True),
-        ]
-        for t in self._threads:
-            t.start()
 
 
 def target_points(execd, target):

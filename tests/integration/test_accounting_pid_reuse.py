@@ -77,11 +77,11 @@ class PidReuse(unittest.TestCase):
     def test_reused_pid_is_a_new_member(self):
         # pid 1 of the namespace is a shell, so proctree-execd is an ordinary
         # process there; --kill-child takes the namespace down if the test dies.
-        argv = [unshare_path(), "--fork", "--pid", "--mount-proc", "--kill-child", "--",
-                "sh", "-c", '"$@"; exit $?', "sh",
-                h.execd_path(), "--interval", "0.5s", "--discovery-interval", "0.1s", "--",
+        wrapper = [unshare_path(), "--fork", "--pid", "--mount-proc", "--kill-child", "--",
+                   "sh", "-c", '"$@"; exit $?', "sh"]
+        args = ["--interval", "0.5s", "--discovery-interval", "0.1s", "--",
                 "sh", self.script, self.tmp, ah.iochild_path()]
-        with ah.WrappedExecd(argv) as execd:
+        with h.Execd(args, wrapper=wrapper) as execd:
             pid_a, start_a = pid_and_starttime(
                 ah.wait_file(self.path("a.info"), h.START_TIMEOUT, "a.info"))
 
