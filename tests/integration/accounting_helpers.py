@@ -20,7 +20,6 @@ import pwd
 import select
 import shutil
 import subprocess
-import threading
 import time
 
 import harness as h
