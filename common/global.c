@@ -23,7 +23,7 @@ void pt_global_free(struct pt_global *g)
 void pt_global_poll(struct pt_global *g)
 {
     struct pt_meminfo mi;
-    ssize_t n = pt_pread_all(g->fd, &g->buf);
+    ssize_t n = pt_pread_record(g->fd, &g->buf);
     if (n <= 0 || pt_parse_meminfo(g->buf.data, (size_t)n, &mi) != 0)
         return;
     /* Kernels before 3.14 lack MemAvailable: fall back to the classic

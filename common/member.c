@@ -24,7 +24,7 @@ enum pt_read pt_read_stat_by_pid(int proc_root_fd, pid_t pid, struct pt_buf *buf
     int fd = pt_open_at(proc_root_fd, path);
     if (fd < 0)
         return pt_errno_is_gone(fd) ? PT_READ_GONE : PT_READ_FAILED;
-    ssize_t n = pt_pread_all(fd, buf);
+    ssize_t n = pt_pread_record(fd, buf);
     close(fd);
     if (n < 0)
         return pt_errno_is_gone((int)n) ? PT_READ_GONE : PT_READ_FAILED;
@@ -48,7 +48,7 @@ static enum pt_read settle_failure(const struct pt_member *m, int proc_root_fd, 
  * empty file (settled by the caller). */
 static enum pt_read read_kept(int fd, struct pt_buf *buf, size_t *len)
 {
-    ssize_t n = pt_pread_all(fd, buf);
+    ssize_t n = pt_pread_record(fd, buf);
     if (n < 0)
         return pt_errno_is_gone((int)n) ? PT_READ_GONE : PT_READ_FAILED;
     *len = (size_t)n;
@@ -260,7 +260,7 @@ enum pt_read pt_member_read_ctx_switches(struct pt_member *m, int proc_root_fd, 
             if (m->status_fd < 0)
                 return pt_errno_is_gone(m->status_fd) ? PT_READ_GONE : PT_READ_FAILED;
         }
-        ssize_t n = pt_pread_all(m->status_fd, buf);
+        ssize_t n = pt_pread_record(m->status_fd, buf);
         if (n < 0 && pt_errno_is_gone((int)n))
             return PT_READ_GONE;
         return add_status(buf, n, voluntary, involuntary) ? PT_READ_OK : PT_READ_FAILED;

@@ -84,6 +84,35 @@ ssize_t pt_pread_all(int fd, struct pt_buf *buf)
     return rc;
 }
 
+/* A single-record file is generated whole at offset 0, so a read that
+ * leaves room in the buffer got all of it: one syscall, where reading to
+ * EOF needs a second one to see the end. A read that fills the buffer may
+ * have been cut: grow and read again. */
+ssize_t pt_pread_record(int fd, struct pt_buf *buf)
+{
+    buf->len = 0;
+    for (;;) {
+        if (buf->cap < PT_BUF_INITIAL || buf->len == buf->cap - 1) {
+            int err = buf->cap > PT_READ_LIMIT ? -EFBIG : buf_grow(buf);
+            if (err) {
+                buf->len = 0;
+                if (buf->data) buf->data[0] = '\0';
+                return err;
+            }
+        }
+        ssize_t n = pread_retry(fd, buf->data, buf->cap - 1, 0);
+        if (n < 0) {
+            buf->len = 0;
+            buf->data[0] = '\0';
+            return n;
+        }
+        buf->len = (size_t)n;
+        buf->data[n] = '\0';
+        if (buf->len < buf->cap - 1)
+            return n;
+    }
+}
+
 int pt_open_at(int dirfd, const char *name)
 {
     int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);

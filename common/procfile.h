@@ -28,6 +28,10 @@ void pt_buf_free(struct pt_buf *buf);
  * -errno: -ESRCH / -ENOENT when the process is gone. */
 ssize_t pt_pread_all(int fd, struct pt_buf *buf);
 
+/* The same for a single-record file (stat, statm, io, status, smaps_rollup,
+ * meminfo), in one pread when the buffer is large enough: the hot path. */
+ssize_t pt_pread_record(int fd, struct pt_buf *buf);
+
 /* openat(dirfd, name, O_RDONLY|O_CLOEXEC). Returns fd or -errno. */
 int pt_open_at(int dirfd, const char *name);
 

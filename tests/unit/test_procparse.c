@@ -1237,15 +1237,21 @@ static int open_in(const char *root, const char *rel)
     return fd;
 }
 
+/* Both readers must return whole files: pt_pread_all for multi-record
+ * files, pt_pread_record (one pread when the buffer is big enough) for
+ * single-record ones. Loop tests run each case with both. */
+static ssize_t (*const readers[])(int fd, struct pt_buf *buf) = {pt_pread_all, pt_pread_record};
+
 START_TEST(test_pread_large_file)
 {
+    ssize_t (*const read_file)(int, struct pt_buf *) = readers[_i];
     char *root = fx_root_new();
     size_t len = 100003;
     char *data = pattern(len);
     fx_write(root, "big", data, (long)len);
     int fd = open_in(root, "big");
     struct pt_buf buf = {0};
-    ck_assert_int_eq(pt_pread_all(fd, &buf), (ssize_t)len);
+    ck_assert_int_eq(read_file(fd, &buf), (ssize_t)len);
     ck_assert_uint_eq(buf.len, len);
     ck_assert_uint_gt(buf.cap, len);
     ck_assert_mem_eq(buf.data, data, len);
@@ -1254,12 +1260,12 @@ START_TEST(test_pread_large_file)
     /* Reused: a shorter file shrinks len, not the buffer. */
     size_t cap = buf.cap;
     fx_write(root, "big", "short", -1);
-    ck_assert_int_eq(pt_pread_all(fd, &buf), 5);
+    ck_assert_int_eq(read_file(fd, &buf), 5);
     ck_assert_str_eq(buf.data, "short");
     ck_assert_uint_eq(buf.cap, cap);
 
     fx_write(root, "big", "", -1);
-    ck_assert_int_eq(pt_pread_all(fd, &buf), 0);
+    ck_assert_int_eq(read_file(fd, &buf), 0);
     ck_assert_str_eq(buf.data, "");
 
     pt_buf_free(&buf);
@@ -1273,11 +1279,12 @@ END_TEST
 
 START_TEST(test_pread_empty_file_fresh_buffer)
 {
+    ssize_t (*const read_file)(int, struct pt_buf *) = readers[_i];
     char *root = fx_root_new();
     fx_write(root, "empty", "", -1);
     int fd = open_in(root, "empty");
     struct pt_buf buf = {0};
-    ck_assert_int_eq(pt_pread_all(fd, &buf), 0);
+    ck_assert_int_eq(read_file(fd, &buf), 0);
     ck_assert_ptr_nonnull(buf.data);
     ck_assert_str_eq(buf.data, "");
     pt_buf_free(&buf);
@@ -1289,20 +1296,43 @@ END_TEST
 /* A kept fd reads the file as it is now, as on procfs. */
 START_TEST(test_pread_sees_rewrite)
 {
+    ssize_t (*const read_file)(int, struct pt_buf *) = readers[_i];
     char *root = fx_root_new();
     fx_write(root, "1/stat", "first", -1);
     int fd = open_in(root, "1/stat");
     struct pt_buf buf = {0};
-    ck_assert_int_eq(pt_pread_all(fd, &buf), 5);
+    ck_assert_int_eq(read_file(fd, &buf), 5);
     ck_assert_str_eq(buf.data, "first");
     fx_write(root, "1/stat", "second, and longer", -1);
-    ck_assert_int_eq(pt_pread_all(fd, &buf), 18);
+    ck_assert_int_eq(read_file(fd, &buf), 18);
     ck_assert_str_eq(buf.data, "second, and longer");
     fx_write(root, "1/stat", "3", -1);
-    ck_assert_int_eq(pt_pread_all(fd, &buf), 1);
+    ck_assert_int_eq(read_file(fd, &buf), 1);
     ck_assert_str_eq(buf.data, "3");
     pt_buf_free(&buf);
     close(fd);
+    fx_root_free(root);
+}
+END_TEST
+
+/* Sizes around the first buffer (4096 with room for the NUL): a read that
+ * fills the buffer must not be taken for the whole file. */
+START_TEST(test_pread_buffer_boundaries)
+{
+    ssize_t (*const read_file)(int, struct pt_buf *) = readers[_i];
+    char *root = fx_root_new();
+    size_t sizes[] = {4094, 4095, 4096, 4097, 8191, 8192};
+    for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+        char *data = pattern(sizes[k]);
+        fx_write(root, "f", data, (long)sizes[k]);
+        int fd = open_in(root, "f");
+        struct pt_buf buf = {0};
+        ck_assert_int_eq(read_file(fd, &buf), (ssize_t)sizes[k]);
+        ck_assert_mem_eq(buf.data, data, sizes[k]);
+        pt_buf_free(&buf);
+        close(fd);
+        free(data);
+    }
     fx_root_free(root);
 }
 END_TEST
@@ -1974,9 +2004,10 @@ static Suite *procparse_suite(void)
     tcase_add_test(tc, test_pidfile_bad);
 
     tc = tcase(suite, "procfile");
-    tcase_add_test(tc, test_pread_large_file);
-    tcase_add_test(tc, test_pread_empty_file_fresh_buffer);
-    tcase_add_test(tc, test_pread_sees_rewrite);
+    tcase_add_loop_test(tc, test_pread_large_file, 0, 2);
+    tcase_add_loop_test(tc, test_pread_empty_file_fresh_buffer, 0, 2);
+    tcase_add_loop_test(tc, test_pread_sees_rewrite, 0, 2);
+    tcase_add_loop_test(tc, test_pread_buffer_boundaries, 0, 2);
     tcase_add_test(tc, test_pread_size_limit);
     tcase_add_test(tc, test_pread_bad_descriptors);
     tcase_add_test(tc, test_pread_proc_self_stat);
