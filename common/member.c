@@ -108,6 +108,11 @@ enum pt_read pt_member_read_counters(struct pt_member *m, int proc_root_fd, stru
     return PT_READ_OK;
 }
 
+static bool out_of_fds(int open_result)
+{
+    return open_result == -EMFILE || open_result == -ENFILE;
+}
+
 enum pt_read pt_member_open(struct pt_member *m, int proc_root_fd, pid_t pid, uint64_t expected_starttime,
                             struct pt_buf *buf)
 {
@@ -118,6 +123,8 @@ enum pt_read pt_member_open(struct pt_member *m, int proc_root_fd, pid_t pid, ui
     snprintf(m->path, sizeof(m->path), "%d/", (int)pid);
 
     m->stat_fd = open_member_file(m, proc_root_fd, "stat");
+    if (out_of_fds(m->stat_fd))
+        return PT_READ_NO_FDS;
     if (m->stat_fd < 0)
         return pt_errno_is_gone(m->stat_fd) ? PT_READ_GONE : PT_READ_FAILED;
     size_t len;
@@ -138,6 +145,10 @@ enum pt_read pt_member_open(struct pt_member *m, int proc_root_fd, pid_t pid, ui
     char children[64];
     snprintf(children, sizeof(children), "task/%d/children", (int)pid);
     m->children_fd = open_member_file(m, proc_root_fd, children);
+    if (out_of_fds(m->statm_fd) || out_of_fds(m->io_fd) || out_of_fds(m->children_fd)) {
+        pt_member_close(m); /* half a member would be sampled wrong for ever */
+        return PT_READ_NO_FDS;
+    }
     if (m->statm_fd < 0 && pt_errno_is_gone(m->statm_fd)) {
         pt_member_close(m);
         return PT_READ_GONE;

@@ -58,8 +58,9 @@ struct pt_member {
 };
 
 /* Result of a read: the data, the process is gone, or this read failed
- * (truncated, unparseable, permission) while the process lives on. */
-enum pt_read { PT_READ_OK, PT_READ_GONE, PT_READ_FAILED };
+ * (truncated, unparseable, permission) while the process lives on.
+ * pt_member_open also says when this process ran out of descriptors. */
+enum pt_read { PT_READ_OK, PT_READ_GONE, PT_READ_FAILED, PT_READ_NO_FDS };
 
 /* Open the member's stat/statm/io/children files and read stat and io
  * once. Fails with PT_READ_GONE when the process does not exist, or when

@@ -172,7 +172,17 @@ static void compact(struct pt_target *t)
 static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline)
 {
     struct pt_member m;
-    if (pt_member_open(&m, t->proc_root_fd, pid, expected_starttime, &t->buf) != PT_READ_OK)
+    enum pt_read r = pt_member_open(&m, t->proc_root_fd, pid, expected_starttime, &t->buf);
+    if (r == PT_READ_NO_FDS) {
+        /* Each member keeps a few /proc files open. Say it once; the
+         * process is tried again at every discovery tick meanwhile. */
+        t->vanished++;
+        if (!t->warned_fds)
+            logf_target(t, PT_LOG_ERROR, "target \"%s\": out of file descriptors, pid %d is not measured; "
+                        "raise the open-files limit (ulimit -n, LimitNOFILE=)", t->name, (int)pid);
+        t->warned_fds = true;
+    }
+    if (r != PT_READ_OK)
         return NULL;
     if (t->n_members == t->cap_members) {
         t->cap_members = t->cap_members ? t->cap_members * 2 : 16;

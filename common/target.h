@@ -75,6 +75,7 @@ struct pt_target {
     double interval_start;
 
     bool warned_empty;
+    bool warned_fds;
     bool scan_fallback; /* no children files: build the tree from ppids */
     struct pt_buf buf;
     pid_t *pending; /* child pids found by one children read */
