@@ -205,7 +205,7 @@ int pt_collector_add_target(struct pt_collector *c, const char *name, const stru
                        c->config.log_arg, err, errlen) != 0)
         return -1;
     c->n_targets++;
-    /* targets moved: re-point the launched one */
+    /* realloc may have moved the targets: point at the launched one again */
     c->launched = NULL;
     for (size_t i = 0; i < c->n_targets; i++)
         if (c->targets[i].selector.kind == PT_SELECT_CHILD)
