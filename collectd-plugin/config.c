@@ -29,12 +29,12 @@ __attribute__((format(printf, 3, 4))) static void option_error(const oconfig_ite
     ERROR("proctree plugin: option \"%s\" in %s: %s", option->key, block, what);
 }
 
-static int get_seconds(const oconfig_item_t *option, double *out)
+static int get_seconds(const oconfig_item_t *option, const char *block, double *out)
 {
     double seconds;
 
     if (cf_util_get_double(option, &seconds) != 0 || !isfinite(seconds) || seconds <= 0) {
-        option_error(option, GLOBAL_BLOCK, "expects a number of seconds > 0");
+        option_error(option, block, "expects a number of seconds > 0");
         return -1;
     }
     *out = seconds;
@@ -64,9 +64,9 @@ static int get_bool(const oconfig_item_t *option, const char *block, bool *out)
 static int parse_global(const oconfig_item_t *option, struct pt_collector_config *config)
 {
     if (strcasecmp(option->key, "PollInterval") == 0)
-        return get_seconds(option, &config->poll_interval);
+        return get_seconds(option, GLOBAL_BLOCK, &config->poll_interval);
     if (strcasecmp(option->key, "DiscoveryInterval") == 0)
-        return get_seconds(option, &config->discovery_interval);
+        return get_seconds(option, GLOBAL_BLOCK, &config->discovery_interval);
     if (strcasecmp(option->key, "ProcMemoryUnit") == 0)
         return get_mem_unit(option, &config->units.proc_memory);
     if (strcasecmp(option->key, "GlobalMemoryUnit") == 0)
@@ -164,6 +164,9 @@ static int parse_process(const oconfig_item_t *ci, struct pt_collector *collecto
             selector_key = option->key;
         } else if (strcasecmp(option->key, "CollectPss") == 0) {
             if (get_bool(option, block, &options.collect_pss) != 0)
+                return -1;
+        } else if (strcasecmp(option->key, "PssBudget") == 0) {
+            if (get_seconds(option, block, &options.pss_budget) != 0)
                 return -1;
         } else if (strcasecmp(option->key, "CollectContextSwitch") == 0) {
             if (get_bool(option, block, &options.collect_ctx_switches) != 0)

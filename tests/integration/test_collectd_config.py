@@ -30,6 +30,7 @@ BAD = [
     ("bad unit", '  ProcMemoryUnit "TB"\n', ['"ProcMemoryUnit"', "<Plugin proctree>"]),
     ("PollInterval 0", "  PollInterval 0\n" + web("web", "Pid 1"), ['"PollInterval"', "<Plugin proctree>"]),
     ("negative DiscoveryInterval", "  DiscoveryInterval -1\n", ['"DiscoveryInterval"']),
+    ("PssBudget 0", web("web", "Pid 1", "PssBudget 0"), ['"PssBudget"', '<Process "web">']),
 ]
 
 GOOD = ("""  PollInterval 0.05
@@ -40,7 +41,7 @@ GOOD = ("""  PollInterval 0.05
 """
         + web("me", f"Pid {os.getpid()}", "CollectPss false", "CollectContextSwitch false",
               "CollectFileDescriptor false")
-        + web("by-file", 'PidFile "/nonexistent/x.pid"')
+        + web("by-file", 'PidFile "/nonexistent/x.pid"', "PssBudget 0.01")
         + web("by-regex", 'Match "collectd|python"')
         + web("by-exe", 'Exe "collectd"')
         + web("by-user", 'User "root"'))
