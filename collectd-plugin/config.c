@@ -67,6 +67,8 @@ static int parse_global(const oconfig_item_t *option, struct pt_collector_config
         return get_seconds(option, GLOBAL_BLOCK, &config->poll_interval);
     if (strcasecmp(option->key, "DiscoveryInterval") == 0)
         return get_seconds(option, GLOBAL_BLOCK, &config->discovery_interval);
+    if (strcasecmp(option->key, "PssInterval") == 0)
+        return get_seconds(option, GLOBAL_BLOCK, &config->pss_interval);
     if (strcasecmp(option->key, "ProcMemoryUnit") == 0)
         return get_mem_unit(option, &config->units.proc_memory);
     if (strcasecmp(option->key, "GlobalMemoryUnit") == 0)

@@ -24,7 +24,7 @@ struct pt_collector {
     bool have_global;
     struct pt_batch batch;
     bool started;
-    double next_poll, next_discovery;
+    double next_poll, next_discovery, next_pss;
     double interval_start;
 
     /* launch mode */
@@ -80,6 +80,10 @@ struct pt_collector *pt_collector_new(const struct pt_collector_config *config, 
     }
     if (!(config->discovery_interval > 0) || !isfinite(config->discovery_interval)) {
         snprintf(err, errlen, "discovery interval must be > 0");
+        return NULL;
+    }
+    if (!(config->pss_interval >= 0) || !isfinite(config->pss_interval)) {
+        snprintf(err, errlen, "PSS interval must be >= 0");
         return NULL;
     }
     int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -204,6 +208,7 @@ int pt_collector_add_target(struct pt_collector *c, const char *name, const stru
     if (pt_target_init(&c->targets[c->n_targets], name, selector, options, c->proc_root_fd, c->config.log,
                        c->config.log_arg, err, errlen) != 0)
         return -1;
+    c->targets[c->n_targets].pss_at_close = c->config.pss_interval == 0;
     c->n_targets++;
     /* realloc may have moved the targets: point at the launched one again */
     c->launched = NULL;
@@ -218,6 +223,7 @@ double pt_collector_tick(struct pt_collector *c, double now)
     if (!c->started) {
         c->started = true;
         c->next_poll = c->next_discovery = c->interval_start = now;
+        c->next_pss = now + c->config.pss_interval;
         for (size_t i = 0; i < c->n_targets; i++)
             c->targets[i].interval_start = now;
     }
@@ -237,7 +243,19 @@ double pt_collector_tick(struct pt_collector *c, double now)
         if (c->next_poll <= now)
             c->next_poll = now + c->config.poll_interval;
     }
-    return c->next_poll < c->next_discovery ? c->next_poll : c->next_discovery;
+    double next = c->next_poll < c->next_discovery ? c->next_poll : c->next_discovery;
+    if (c->config.pss_interval > 0) {
+        if (now >= c->next_pss) {
+            for (size_t i = 0; i < c->n_targets; i++)
+                pt_target_sample_pss(&c->targets[i]);
+            c->next_pss += c->config.pss_interval;
+            if (c->next_pss <= now)
+                c->next_pss = now + c->config.pss_interval;
+        }
+        if (c->next_pss < next)
+            next = c->next_pss;
+    }
+    return next;
 }
 
 const struct pt_batch *pt_collector_close(struct pt_collector *c, double now)

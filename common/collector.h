@@ -30,6 +30,8 @@ struct pt_collector_config {
     const char *proc_root;     /* NULL = "/proc" */
     double poll_interval;      /* seconds, > 0; default 0.1 */
     double discovery_interval; /* seconds, > 0; default 1 */
+    double pss_interval;       /* seconds between smaps_rollup samples; 0 (the
+                                  default) = one sample when an interval closes */
     struct pt_units units;
     bool collect_global; /* the global_* line */
     pt_log_fn log;       /* NULL = silent */

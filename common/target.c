@@ -468,10 +468,9 @@ static void read_all_counters(struct pt_target *t, int64_t *threads)
 
 /* smaps_rollup walks the target's page tables under its memory lock: on a
  * large process a read takes milliseconds and stalls it. A member whose
- * read takes longer than the budget is read at every 2nd, 4th, ... close
+ * read takes longer than the budget is read at every 2nd, 4th, ... sample
  * (up to every 64th) and its last values stand in meanwhile; a fast read
- * brings it back to every close. sample_smaps returns how many members'
- * values were carried over. */
+ * brings it back to every sample. pss_stale counts the carried values. */
 #define PT_SMAPS_MAX_PERIOD 64
 
 static bool smaps_due(struct pt_member *m)
@@ -503,9 +502,9 @@ static void smaps_timed(struct pt_target *t, struct pt_member *m)
                     t->name, (int)m->pid, took * 1e3);
 }
 
-static int64_t sample_smaps(struct pt_target *t)
+static void sample_smaps(struct pt_target *t)
 {
-    int64_t sum[PT_G_COUNT] = {0}, stale = 0;
+    int64_t sum[PT_G_COUNT] = {0};
     bool sampled = false;
     for (size_t i = 0; i < t->n_members; i++) {
         struct pt_member *m = &t->members[i];
@@ -514,7 +513,7 @@ static int64_t sample_smaps(struct pt_target *t)
         if (smaps_due(m))
             smaps_timed(t, m);
         else
-            stale += m->has_smaps;
+            t->pss_stale += m->has_smaps;
         if (!m->has_smaps)
             continue;
         const struct pt_smaps_rollup sr = m->smaps;
@@ -527,7 +526,16 @@ static int64_t sample_smaps(struct pt_target *t)
     if (sampled)
         for (int g = PT_G_PSS; g <= PT_G_SWAP; g++)
             pt_extrema_add(&t->gauges[g], sum[g]);
-    return stale;
+}
+
+void pt_target_sample_pss(struct pt_target *t)
+{
+    if (!t->options.collect_pss)
+        return;
+    double cpu0 = thread_cpu_seconds();
+    sample_smaps(t);
+    compact(t);
+    t->cpu_seconds += thread_cpu_seconds() - cpu0;
 }
 
 /* Context switches are not inclusive counters: a thread's vanish with it.
@@ -658,7 +666,8 @@ void pt_target_close(struct pt_target *t, double now, const struct pt_units *uni
     poll_members(t); /* the last sample of the interval */
     int64_t threads;
     read_all_counters(t, &threads);
-    int64_t pss_stale = t->options.collect_pss ? sample_smaps(t) : -1;
+    if (t->options.collect_pss && t->pss_at_close)
+        sample_smaps(t);
     if (t->options.collect_ctx_switches)
         sample_ctx_switches(t);
     int64_t fds = t->options.collect_fds ? count_fds(t) : -1;
@@ -667,13 +676,13 @@ void pt_target_close(struct pt_target *t, double now, const struct pt_units *uni
     t->cpu_seconds += thread_cpu_seconds() - cpu0;
 
     fill_report(t, now - t->interval_start, processes, threads, fds, units, report);
-    if (pss_stale >= 0)
-        pt_value_set(&report->v[PT_M_COLLECTOR_PSS_STALE], PT_M_COLLECTOR_PSS_STALE, (double)pss_stale, units);
+    if (t->options.collect_pss)
+        pt_value_set(&report->v[PT_M_COLLECTOR_PSS_STALE], PT_M_COLLECTOR_PSS_STALE, (double)t->pss_stale, units);
 
     memset(t->gauges, 0, sizeof(t->gauges));
     t->stat_seen = t->io_seen = t->ctx_seen = false;
     t->ctx_voluntary = t->ctx_involuntary = 0;
-    t->samples = t->vanished = t->started = t->exited = 0;
+    t->samples = t->vanished = t->started = t->exited = t->pss_stale = 0;
     t->cpu_seconds = 0;
     t->interval_start = now;
 }
@@ -725,6 +734,7 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
     t->log = log;
     t->log_arg = log_arg;
     t->interval_start = pt_now();
+    t->pss_at_close = true;
     return 0;
 }
 

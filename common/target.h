@@ -70,10 +70,11 @@ struct pt_target {
     struct pt_extrema gauges[PT_G_COUNT];
     bool stat_seen, io_seen, ctx_seen;
     int64_t ctx_voluntary, ctx_involuntary; /* done by live threads */
-    int64_t samples, vanished, started, exited;
+    int64_t samples, vanished, started, exited, pss_stale;
     double cpu_seconds;
     double interval_start;
 
+    bool pss_at_close; /* smaps_rollup at every close, or on its own timer */
     bool warned_empty;
     bool warned_fds;
     bool scan_fallback; /* no children files: build the tree from ppids */
@@ -93,6 +94,8 @@ void pt_target_discover(struct pt_target *t);
 /* The fast poll: memory gauges of every member, counters of the members
  * nobody in the tree would absorb. */
 void pt_target_poll(struct pt_target *t);
+/* One smaps_rollup sample of every member (PSS on its own cadence). */
+void pt_target_sample_pss(struct pt_target *t);
 /* Close the interval at time now into report. */
 void pt_target_close(struct pt_target *t, double now, const struct pt_units *units, struct pt_report *report);
 

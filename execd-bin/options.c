@@ -47,6 +47,8 @@ static const char usage[] =
     "  --proc-memory-unit U      bytes|kB|MB|GB for proc_* memory (default bytes)\n"
     "  --global-memory-unit U    bytes|kB|MB|GB for global_* memory (default bytes)\n"
     "  --no-pss                  do not read smaps_rollup (no pss/shared/uss/swap)\n"
+    "  --pss-interval DUR        read smaps_rollup every DUR (default: once per\n"
+    "                            batch, when the interval closes)\n"
     "  --pss-budget DUR          a process whose smaps_rollup takes longer to read\n"
     "                            (it stalls the process) is read less often\n"
     "                            (default 5ms)\n"
@@ -74,6 +76,7 @@ enum {
     OPT_GLOBAL_UNIT,
     OPT_NO_PSS,
     OPT_PSS_BUDGET,
+    OPT_PSS_INTERVAL,
     OPT_NO_CTX,
     OPT_NO_FDS,
     OPT_NO_GLOBAL,
@@ -98,6 +101,7 @@ static const struct option long_options[] = {
     {"global-memory-unit", required_argument, NULL, OPT_GLOBAL_UNIT},
     {"no-pss", no_argument, NULL, OPT_NO_PSS},
     {"pss-budget", required_argument, NULL, OPT_PSS_BUDGET},
+    {"pss-interval", required_argument, NULL, OPT_PSS_INTERVAL},
     {"no-ctx-switches", no_argument, NULL, OPT_NO_CTX},
     {"no-fds", no_argument, NULL, OPT_NO_FDS},
     {"no-global", no_argument, NULL, OPT_NO_GLOBAL},
@@ -197,6 +201,7 @@ static enum execd_parse parse_one(struct execd_options *o, int code, const char 
     case OPT_POLL:
     case OPT_DISCOVERY:
     case OPT_PSS_BUDGET:
+    case OPT_PSS_INTERVAL:
         if (pt_duration_parse(arg, &seconds) != 0)
             return usage_error("--%s: \"%s\" is not a duration > 0 (e.g. 250ms, 2s, 1.5)", option_name(code),
                                arg);
@@ -206,6 +211,8 @@ static enum execd_parse parse_one(struct execd_options *o, int code, const char 
             o->config.poll_interval = seconds;
         else if (code == OPT_PSS_BUDGET)
             o->target_options.pss_budget = seconds;
+        else if (code == OPT_PSS_INTERVAL)
+            o->config.pss_interval = seconds;
         else
             o->config.discovery_interval = seconds;
         return EXECD_RUN;

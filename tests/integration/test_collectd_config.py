@@ -30,11 +30,13 @@ BAD = [
     ("bad unit", '  ProcMemoryUnit "TB"\n', ['"ProcMemoryUnit"', "<Plugin proctree>"]),
     ("PollInterval 0", "  PollInterval 0\n" + web("web", "Pid 1"), ['"PollInterval"', "<Plugin proctree>"]),
     ("negative DiscoveryInterval", "  DiscoveryInterval -1\n", ['"DiscoveryInterval"']),
+    ("PssInterval 0", "  PssInterval 0\n", ['"PssInterval"', "<Plugin proctree>"]),
     ("PssBudget 0", web("web", "Pid 1", "PssBudget 0"), ['"PssBudget"', '<Process "web">']),
 ]
 
 GOOD = ("""  PollInterval 0.05
   DiscoveryInterval 2
+  PssInterval 0.5
   ProcMemoryUnit "MB"
   GlobalMemoryUnit "GB"
   CollectGlobal false

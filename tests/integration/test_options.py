@@ -23,6 +23,8 @@ BAD = [
     (["--pid", ME, "--interval", "-1s"], "--interval"),
     (["--pid", ME, "--poll-interval", "0"], "--poll-interval"),
     (["--pid", ME, "--discovery-interval", "soon"], "--discovery-interval"),
+    (["--pid", ME, "--pss-interval", "0"], "--pss-interval"),
+    (["--pid", ME, "--pss-budget", "x"], "--pss-budget"),
     (["--pid", ME, "--proc-memory-unit", "TB"], "--proc-memory-unit"),
     (["--pid", ME, "--global-memory-unit", "pages"], "--global-memory-unit"),
     (["--pid", "abc"], "--pid"),

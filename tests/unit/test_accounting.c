@@ -396,6 +396,34 @@ START_TEST(unreadable_member_is_skipped_not_dropped)
 }
 END_TEST
 
+/* PSS on its own cadence: several samples in an interval give a real
+ * min and max; an interval without a sample leaves PSS out. */
+START_TEST(pss_on_its_own_cadence)
+{
+    struct fx_proc r = proc(100, 1, 10, 0, 10, NULL);
+    fx_put_proc(root, &r);
+    struct pt_collector_config config;
+    pt_collector_config_init(&config);
+    config.proc_root = root;
+    config.pss_interval = 0.25;
+    char err[256];
+    c = pt_collector_new(&config, err, sizeof(err));
+    ck_assert_msg(c != NULL, "%s", err);
+    add_pid_target("app", 100);
+    for (int tick = 0; tick <= 10; tick++) { /* 0.0 .. 1.0: PSS at .25 .5 .75 1.0 */
+        r.pss_kb = 100 + (uint64_t)tick;
+        fx_put_proc(root, &r);
+        pt_collector_tick(c, 0.1 * tick + 1e-9);
+    }
+    const struct pt_batch *b = pt_collector_close(c, 1.05);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PSS_MIN), (100 + 3) * 1024);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PSS_MAX), (100 + 10) * 1024);
+    b = pt_collector_close(c, 1.1); /* no PSS sample in between */
+    ck_assert(!value(b, 0, PT_M_PROC_PSS_MAX)->present);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_COLLECTOR_PSS_STALE), 0);
+}
+END_TEST
+
 /* The smaps_rollup cost guard: with a budget no read can meet, a member
  * is read at closes 1, 3, 7, ... and its last values stand in between. */
 START_TEST(slow_smaps_read_less_often)
@@ -528,6 +556,7 @@ int main(void)
     tcase_add_test(tc, pidfile_follows_new_pid);
     tcase_add_test(tc, unreadable_member_is_skipped_not_dropped);
     tcase_add_test(tc, slow_smaps_read_less_often);
+    tcase_add_test(tc, pss_on_its_own_cadence);
     tcase_add_test(tc, context_switches_and_fds);
     tcase_add_test(tc, hostile_comm_default_name);
     tcase_add_test(tc, global_meminfo);
