@@ -22,7 +22,8 @@ const char *pt_mem_unit_name(enum pt_mem_unit unit);
 /* A duration: "250ms", "2s", "1.5" (seconds), "1m" (minutes), "100us".
  * Syntax: [0-9]+(\.[0-9]+)? then one of "", "ns", "us", "ms", "s", "m",
  * "h"; no sign, exponent or spaces. Must be between 1 ns and one year
- * (365 days). Returns 0 and sets *seconds, or -1 (*seconds left alone). */
+ * (365 days), and at most 64 bytes long. Returns 0 and sets *seconds, or
+ * -1 (*seconds left alone). */
 int pt_duration_parse(const char *text, double *seconds);
 
 /* How a catalog unit renders: memory follows the configured units. */

@@ -1,0 +1,318 @@
+/* fuzz_procparse: the /proc scanners of common/procparse.h on arbitrary bytes.
+ *
+ * Input: the first byte picks the parser (modulo PARSER_COUNT, see the enum
+ * below), the rest is the file content. The content is copied into a
+ * malloc'd buffer of exactly its length, never NUL-terminated, so ASan
+ * reports any read past len.
+ *
+ * Beyond "no crash, no sanitizer report", only invariants that hold for
+ * every input are checked:
+ * - every parser is deterministic: two calls give the same return value
+ *   and, on success, the same fields, even when the output struct and the
+ *   stack are pre-filled with different garbage (a field the parser forgets
+ *   to set shows up as a difference);
+ * - the return value is 0 or -1 (children: -1 or a count >= 0);
+ * - stat on success: pid > 0, ppid >= 0, comm is NUL-terminated, shorter
+ *   than PT_COMM_MAX, and holds exactly the raw bytes between the first '('
+ *   and the last ')' of the buffer, truncated to PT_COMM_MAX - 1;
+ * - children: a count >= 0 equals the number of callbacks, every pid is
+ *   > 0, an empty buffer gives 0, and a callback that returns non-zero at
+ *   call k stops the scan there (exactly k calls, same pids) with -1;
+ * - pidfile: on success pid > 0, and a pid file parses exactly when the
+ *   same bytes are a children list of exactly one pid, the same one. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "procparse.h"
+
+#define CHECK(cond)                                                                      \
+    do {                                                                                 \
+        if (!(cond)) {                                                                   \
+            fprintf(stderr, "%s:%d: invariant violated: %s\n", __FILE__, __LINE__, #cond); \
+            abort();                                                                     \
+        }                                                                                \
+    } while (0)
+
+enum parser {
+    P_STAT,
+    P_STATM,
+    P_IO,
+    P_STATUS,
+    P_SMAPS_ROLLUP,
+    P_MEMINFO,
+    P_CHILDREN,
+    P_PIDFILE,
+    PARSER_COUNT
+};
+
+/* Leave a recognisable pattern on the stack below the caller, so that a
+ * parser which copies an uninitialised local out gives a different result
+ * for each pattern. A heuristic (MSan would be exact), but cheap. */
+static __attribute__((noinline)) void scribble_stack(unsigned char pattern)
+{
+    volatile unsigned char junk[8192];
+    for (size_t i = 0; i < sizeof(junk); i++)
+        junk[i] = pattern;
+}
+
+static const unsigned char patterns[2] = {0x00, 0xa5};
+
+/* ---- stat ---- */
+
+static void check_stat_comm(const char *buf, size_t len, const struct pt_stat *st)
+{
+    const char *open = memchr(buf, '(', len);
+    CHECK(open != NULL);
+    const char *close = memrchr(buf, ')', len);
+    CHECK(close != NULL && close > open);
+    size_t n = (size_t)(close - open - 1);
+    if (n > PT_COMM_MAX - 1)
+        n = PT_COMM_MAX - 1;
+    CHECK(memcmp(st->comm, open + 1, n) == 0);
+    CHECK(st->comm[n] == '\0');
+    CHECK(strnlen(st->comm, PT_COMM_MAX) < PT_COMM_MAX);
+}
+
+static void fuzz_stat(const char *buf, size_t len)
+{
+    struct pt_stat st[2];
+    int rc[2];
+    for (int k = 0; k < 2; k++) {
+        memset(&st[k], patterns[k], sizeof(st[k]));
+        scribble_stack(patterns[k]);
+        rc[k] = pt_parse_stat(buf, len, &st[k]);
+        CHECK(rc[k] == 0 || rc[k] == -1);
+    }
+    CHECK(rc[0] == rc[1]);
+    if (rc[0] != 0)
+        return;
+    for (int k = 0; k < 2; k++) {
+        CHECK(st[k].pid > 0);
+        CHECK(st[k].ppid >= 0);
+        check_stat_comm(buf, len, &st[k]);
+    }
+    const struct pt_stat *a = &st[0], *b = &st[1];
+    CHECK(strcmp(a->comm, b->comm) == 0);
+    CHECK(a->pid == b->pid && a->state == b->state && a->ppid == b->ppid);
+    CHECK(a->minflt == b->minflt && a->cminflt == b->cminflt);
+    CHECK(a->majflt == b->majflt && a->cmajflt == b->cmajflt);
+    CHECK(a->utime == b->utime && a->stime == b->stime);
+    CHECK(a->cutime == b->cutime && a->cstime == b->cstime);
+    CHECK(a->num_threads == b->num_threads && a->starttime == b->starttime);
+    CHECK(a->vsize == b->vsize && a->rss_pages == b->rss_pages);
+}
+
+/* ---- statm, io, status, smaps_rollup, meminfo ---- */
+
+static void fuzz_statm(const char *buf, size_t len)
+{
+    struct pt_statm s[2];
+    int rc[2];
+    for (int k = 0; k < 2; k++) {
+        memset(&s[k], patterns[k], sizeof(s[k]));
+        scribble_stack(patterns[k]);
+        rc[k] = pt_parse_statm(buf, len, &s[k]);
+        CHECK(rc[k] == 0 || rc[k] == -1);
+    }
+    CHECK(rc[0] == rc[1]);
+    if (rc[0] == 0)
+        CHECK(s[0].size == s[1].size && s[0].resident == s[1].resident && s[0].shared == s[1].shared);
+}
+
+static void fuzz_io(const char *buf, size_t len)
+{
+    struct pt_io s[2];
+    int rc[2];
+    for (int k = 0; k < 2; k++) {
+        memset(&s[k], patterns[k], sizeof(s[k]));
+        scribble_stack(patterns[k]);
+        rc[k] = pt_parse_io(buf, len, &s[k]);
+        CHECK(rc[k] == 0 || rc[k] == -1);
+    }
+    CHECK(rc[0] == rc[1]);
+    if (rc[0] == 0) {
+        CHECK(s[0].rchar == s[1].rchar && s[0].wchar == s[1].wchar);
+        CHECK(s[0].syscr == s[1].syscr && s[0].syscw == s[1].syscw);
+        CHECK(s[0].read_bytes == s[1].read_bytes && s[0].write_bytes == s[1].write_bytes);
+        CHECK(s[0].cancelled_write_bytes == s[1].cancelled_write_bytes);
+    }
+}
+
+static void fuzz_status(const char *buf, size_t len)
+{
+    struct pt_status s[2];
+    int rc[2];
+    for (int k = 0; k < 2; k++) {
+        memset(&s[k], patterns[k], sizeof(s[k]));
+        scribble_stack(patterns[k]);
+        rc[k] = pt_parse_status(buf, len, &s[k]);
+        CHECK(rc[k] == 0 || rc[k] == -1);
+    }
+    CHECK(rc[0] == rc[1]);
+    if (rc[0] == 0) {
+        CHECK(s[0].voluntary_ctxt_switches == s[1].voluntary_ctxt_switches);
+        CHECK(s[0].nonvoluntary_ctxt_switches == s[1].nonvoluntary_ctxt_switches);
+        CHECK(s[0].real_uid == s[1].real_uid && s[0].effective_uid == s[1].effective_uid);
+    }
+}
+
+static void fuzz_smaps_rollup(const char *buf, size_t len)
+{
+    struct pt_smaps_rollup s[2];
+    int rc[2];
+    for (int k = 0; k < 2; k++) {
+        memset(&s[k], patterns[k], sizeof(s[k]));
+        scribble_stack(patterns[k]);
+        rc[k] = pt_parse_smaps_rollup(buf, len, &s[k]);
+        CHECK(rc[k] == 0 || rc[k] == -1);
+    }
+    CHECK(rc[0] == rc[1]);
+    if (rc[0] == 0) {
+        CHECK(s[0].rss == s[1].rss && s[0].pss == s[1].pss && s[0].swap == s[1].swap);
+        CHECK(s[0].shared_clean == s[1].shared_clean && s[0].shared_dirty == s[1].shared_dirty);
+        CHECK(s[0].private_clean == s[1].private_clean && s[0].private_dirty == s[1].private_dirty);
+    }
+}
+
+static void fuzz_meminfo(const char *buf, size_t len)
+{
+    struct pt_meminfo s[2];
+    int rc[2];
+    for (int k = 0; k < 2; k++) {
+        memset(&s[k], patterns[k], sizeof(s[k]));
+        scribble_stack(patterns[k]);
+        rc[k] = pt_parse_meminfo(buf, len, &s[k]);
+        CHECK(rc[k] == 0 || rc[k] == -1);
+    }
+    CHECK(rc[0] == rc[1]);
+    if (rc[0] == 0) {
+        CHECK(s[0].mem_total == s[1].mem_total && s[0].mem_free == s[1].mem_free);
+        CHECK(s[0].has_available == s[1].has_available);
+        if (s[0].has_available)
+            CHECK(s[0].mem_available == s[1].mem_available);
+        CHECK(s[0].buffers == s[1].buffers && s[0].cached == s[1].cached);
+        CHECK(s[0].anon_pages == s[1].anon_pages);
+        CHECK(s[0].swap_total == s[1].swap_total && s[0].swap_free == s[1].swap_free);
+    }
+}
+
+/* ---- children and pidfile ---- */
+
+struct pid_log {
+    pid_t *pids;
+    size_t n, cap;
+    size_t stop_at; /* return non-zero on this call (1-based); 0: never */
+};
+
+static int record_pid(pid_t pid, void *arg)
+{
+    struct pid_log *log = arg;
+    CHECK(log->n < log->cap);
+    log->pids[log->n++] = pid;
+    return log->stop_at != 0 && log->n == log->stop_at;
+}
+
+static int run_children(const char *buf, size_t len, struct pid_log *log, size_t stop_at)
+{
+    log->n = 0;
+    log->stop_at = stop_at;
+    return pt_parse_children(buf, len, record_pid, log);
+}
+
+static void fuzz_children(const char *buf, size_t len)
+{
+    /* Each pid takes at least one digit and one separator (the last one
+     * none), so there can be at most len / 2 + 1 callbacks. */
+    size_t cap = len / 2 + 1;
+    struct pid_log a = {malloc(cap * sizeof(pid_t)), 0, cap, 0};
+    struct pid_log b = {malloc(cap * sizeof(pid_t)), 0, cap, 0};
+    CHECK(a.pids && b.pids);
+
+    int rc = run_children(buf, len, &a, 0);
+    CHECK(rc >= -1);
+    if (len == 0)
+        CHECK(rc == 0);
+    if (rc >= 0)
+        CHECK((size_t)rc == a.n);
+    for (size_t i = 0; i < a.n; i++)
+        CHECK(a.pids[i] > 0);
+
+    int rc2 = run_children(buf, len, &b, 0);
+    CHECK(rc2 == rc && b.n == a.n);
+    CHECK(a.n == 0 || memcmp(a.pids, b.pids, a.n * sizeof(pid_t)) == 0);
+
+    /* A callback that says stop at call k: -1 after exactly k calls, and
+     * the same pids up to there. Try the first and the last call. */
+    if (rc > 0) {
+        size_t stops[2] = {1, (size_t)rc};
+        for (int s = 0; s < 2; s++) {
+            int rc3 = run_children(buf, len, &b, stops[s]);
+            CHECK(rc3 == -1);
+            CHECK(b.n == stops[s]);
+            CHECK(memcmp(a.pids, b.pids, b.n * sizeof(pid_t)) == 0);
+        }
+    }
+
+    /* A pid file is a one-pid children list, and the other way round. */
+    pid_t pid = -12345;
+    int prc = pt_parse_pidfile(buf, len, &pid);
+    CHECK(prc == 0 || prc == -1);
+    CHECK((prc == 0) == (rc == 1));
+    if (prc == 0) {
+        CHECK(pid > 0);
+        CHECK(pid == a.pids[0]);
+    }
+
+    free(a.pids);
+    free(b.pids);
+}
+
+static void fuzz_pidfile(const char *buf, size_t len)
+{
+    pid_t pid[2] = {-1, -2};
+    int rc[2];
+    for (int k = 0; k < 2; k++) {
+        scribble_stack(patterns[k]);
+        rc[k] = pt_parse_pidfile(buf, len, &pid[k]);
+        CHECK(rc[k] == 0 || rc[k] == -1);
+    }
+    CHECK(rc[0] == rc[1]);
+    if (rc[0] == 0)
+        CHECK(pid[0] > 0 && pid[0] == pid[1]);
+    /* the cross-check with children lives in fuzz_children */
+    fuzz_children(buf, len);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return 0;
+    enum parser which = (enum parser)(data[0] % PARSER_COUNT);
+    size_t len = size - 1;
+    /* Exactly len bytes, so ASan's redzone starts at buf + len. For len 0
+     * a one-byte block is allocated and buf points just past it: any read
+     * at all is then out of bounds. */
+    char *block = malloc(len ? len : 1);
+    if (block == NULL)
+        return 0;
+    char *buf = len ? block : block + 1;
+    if (len)
+        memcpy(buf, data + 1, len);
+
+    switch (which) {
+    case P_STAT: fuzz_stat(buf, len); break;
+    case P_STATM: fuzz_statm(buf, len); break;
+    case P_IO: fuzz_io(buf, len); break;
+    case P_STATUS: fuzz_status(buf, len); break;
+    case P_SMAPS_ROLLUP: fuzz_smaps_rollup(buf, len); break;
+    case P_MEMINFO: fuzz_meminfo(buf, len); break;
+    case P_CHILDREN: fuzz_children(buf, len); break;
+    case P_PIDFILE: fuzz_pidfile(buf, len); break;
+    case PARSER_COUNT: break;
+    }
+    free(block);
+    return 0;
+}
