@@ -113,6 +113,13 @@ static bool out_of_fds(int open_result)
     return open_result == -EMFILE || open_result == -ENFILE;
 }
 
+/* Note a file the permissions keep from us, so it is not tried again. */
+static void note_denied(struct pt_member *m, int open_result, enum pt_denied what)
+{
+    if (open_result == -EACCES || open_result == -EPERM)
+        m->denied |= what;
+}
+
 enum pt_read pt_member_open(struct pt_member *m, int proc_root_fd, pid_t pid, uint64_t expected_starttime,
                             struct pt_buf *buf)
 {
@@ -142,6 +149,7 @@ enum pt_read pt_member_open(struct pt_member *m, int proc_root_fd, pid_t pid, ui
 
     m->statm_fd = open_member_file(m, proc_root_fd, "statm");
     m->io_fd = open_member_file(m, proc_root_fd, "io");
+    note_denied(m, m->io_fd, PT_DENIED_IO);
     char children[64];
     snprintf(children, sizeof(children), "task/%d/children", (int)pid);
     m->children_fd = open_member_file(m, proc_root_fd, children);
@@ -186,7 +194,10 @@ enum pt_read pt_member_read_smaps(struct pt_member *m, int proc_root_fd, struct 
                                   struct pt_smaps_rollup *out)
 {
     if (m->smaps_fd < 0) {
+        if (m->denied & PT_DENIED_SMAPS)
+            return PT_READ_FAILED;
         m->smaps_fd = open_member_file(m, proc_root_fd, "smaps_rollup");
+        note_denied(m, m->smaps_fd, PT_DENIED_SMAPS);
         if (m->smaps_fd < 0)
             return pt_errno_is_gone(m->smaps_fd) ? PT_READ_GONE : PT_READ_FAILED;
     }
@@ -294,8 +305,11 @@ static void count_entry(pid_t fd, void *count)
 enum pt_read pt_member_count_fds(struct pt_member *m, int proc_root_fd, int64_t *count)
 {
     if (m->fd_dir_fd < 0) {
+        if (m->denied & PT_DENIED_FDS)
+            return PT_READ_FAILED;
         m->fd_dir_fd = open_member_file(m, proc_root_fd, "fd");
-        if (m->fd_dir_fd < 0) /* EACCES: another user's process */
+        note_denied(m, m->fd_dir_fd, PT_DENIED_FDS);
+        if (m->fd_dir_fd < 0)
             return pt_errno_is_gone(m->fd_dir_fd) ? PT_READ_GONE : PT_READ_FAILED;
     }
     /* Since Linux 6.2 the size of a procfs fd directory is its number of

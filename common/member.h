@@ -34,6 +34,9 @@ enum pt_counter {
 };
 #define PT_CTR_IO_END PT_CTR_USER_TICKS /* [0, IO_END) come from io */
 
+/* Files another user's process keeps from us (ptrace access is needed). */
+enum pt_denied { PT_DENIED_IO = 1, PT_DENIED_SMAPS = 2, PT_DENIED_FDS = 4 };
+
 struct pt_member {
     pid_t pid;
     pid_t ppid; /* as of the last stat read */
@@ -43,6 +46,7 @@ struct pt_member {
     int status_fd, fd_dir_fd; /* opened on first use */
     int64_t ctr[PT_CTR_COUNT]; /* last values read */
     bool has_stat, has_io;     /* which groups of ctr hold real values */
+    unsigned denied;           /* enum pt_denied bits: not opened again */
     int64_t num_threads;
     char comm[PT_COMM_MAX];
     int64_t ctx_voluntary, ctx_involuntary; /* summed over live threads, last read */

@@ -167,6 +167,30 @@ static void compact(struct pt_target *t)
     t->need_compaction = false;
 }
 
+/* Permission denied on io, smaps_rollup or fd/ (another user's process,
+ * unless we have CAP_SYS_PTRACE): the metrics they feed are left out for
+ * that process. Say so once per target and kind. */
+static void warn_denied(struct pt_target *t, const struct pt_member *m)
+{
+    static const struct {
+        enum pt_denied bit;
+        const char *file, *metrics;
+    } kinds[] = {
+        {PT_DENIED_IO, "io", "I/O"},
+        {PT_DENIED_SMAPS, "smaps_rollup", "PSS, USS, shared and swap"},
+        {PT_DENIED_FDS, "fd/", "fd"},
+    };
+    for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+        if (!(m->denied & kinds[k].bit) || (t->warned_denied & kinds[k].bit))
+            continue;
+        t->warned_denied |= kinds[k].bit;
+        logf_target(t, PT_LOG_WARNING,
+                    "target \"%s\": permission denied on /proc/%d/%s; %s metrics leave out such processes "
+                    "(run as their user, as root, or with CAP_SYS_PTRACE)",
+                    t->name, (int)m->pid, kinds[k].file, kinds[k].metrics);
+    }
+}
+
 /* Open pid as a new member. baseline: it joins as part of a new root's
  * tree (its past is not counted); otherwise it was born in the tree. */
 static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline)
@@ -188,6 +212,7 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
         t->cap_members = t->cap_members ? t->cap_members * 2 : 16;
         t->members = xrealloc(t->members, t->cap_members * sizeof(*t->members));
     }
+    warn_denied(t, &m);
     m.baseline_walk = baseline;
     m.born = !baseline;
     if (baseline)
@@ -510,8 +535,10 @@ static void sample_smaps(struct pt_target *t)
         struct pt_member *m = &t->members[i];
         if (m->gone)
             continue;
-        if (smaps_due(m))
+        if (smaps_due(m)) {
             smaps_timed(t, m);
+            warn_denied(t, m);
+        }
         else
             t->pss_stale += m->has_smaps;
         if (!m->has_smaps)
@@ -567,10 +594,13 @@ static int64_t count_fds(struct pt_target *t)
     bool any = false;
     for (size_t i = 0; i < t->n_members; i++) {
         int64_t n;
-        if (!t->members[i].gone && pt_member_count_fds(&t->members[i], t->proc_root_fd, &n) == PT_READ_OK) {
+        if (t->members[i].gone)
+            continue;
+        if (pt_member_count_fds(&t->members[i], t->proc_root_fd, &n) == PT_READ_OK) {
             total += n;
             any = true;
         }
+        warn_denied(t, &t->members[i]);
     }
     return any ? total : -1;
 }

@@ -77,6 +77,7 @@ struct pt_target {
     bool pss_at_close; /* smaps_rollup at every close, or on its own timer */
     bool warned_empty;
     bool warned_fds;
+    unsigned warned_denied; /* enum pt_denied bits already logged */
     bool scan_fallback; /* no children files: build the tree from ppids */
     struct pt_buf buf;
     pid_t *pending; /* child pids found by one children read */

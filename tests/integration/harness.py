@@ -431,10 +431,10 @@ class Execd:
     wait for batches with a deadline and count them afterwards.
     """
 
-    def __init__(self, args, stdin=subprocess.PIPE, wrapper=(), **popen_kw):
+    def __init__(self, args, stdin=subprocess.PIPE, wrapper=(), program=None, **popen_kw):
         """wrapper: a command line that runs proctree-execd (e.g. unshare ...
-        sh -c '"$@"' sh), put before it."""
-        self.args = [str(a) for a in wrapper] + [execd_path()] + [str(a) for a in args]
+        sh -c '"$@"' sh), put before it. program: another copy of the binary."""
+        self.args = [str(a) for a in wrapper] + [program or execd_path()] + [str(a) for a in args]
         self.proc = subprocess.Popen(self.args, stdin=stdin, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, **popen_kw)
         self.pid = self.proc.pid
