@@ -119,30 +119,6 @@ int pt_open_at(int dirfd, const char *name)
     return fd >= 0 ? fd : -errno;
 }
 
-/* Write pid (> 0) in decimal plus a NUL into dst, which has room for any
- * pid_t. This runs for every new process on every poll: keep it trivial. */
-static void format_pid(char *dst, pid_t pid)
-{
-    char digits[16];
-    size_t n = 0;
-    do {
-        digits[n++] = (char)('0' + pid % 10);
-        pid /= 10;
-    } while (pid > 0);
-    while (n > 0) *dst++ = digits[--n];
-    *dst = '\0';
-}
-
-int pt_open_pid_dir(int proc_root_fd, pid_t pid)
-{
-    /* "0" or "-5" would name some other file, or none, below the root. */
-    if (pid <= 0) return -EINVAL;
-    char name[16];
-    format_pid(name, pid);
-    int fd = openat(proc_root_fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    return fd >= 0 ? fd : -errno;
-}
-
 int pt_errno_is_gone(int err)
 {
     return err == -ESRCH || err == -ENOENT;

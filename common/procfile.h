@@ -35,10 +35,6 @@ ssize_t pt_pread_record(int fd, struct pt_buf *buf);
 /* openat(dirfd, name, O_RDONLY|O_CLOEXEC). Returns fd or -errno. */
 int pt_open_at(int dirfd, const char *name);
 
-/* Open "<pid>/" below the proc root as an O_PATH directory fd, the anchor
- * for every per-process file. Returns fd or -errno. */
-int pt_open_pid_dir(int proc_root_fd, pid_t pid);
-
 /* Call fn(number, arg) for every numeric entry of the directory path
  * under dirfd: the processes of a proc root ("."), the threads of a
  * process ("<pid>/task"), the descriptors of one ("<pid>/fd", from 0).

@@ -1490,6 +1490,15 @@ START_TEST(test_pread_real_children_over_a_page)
 }
 END_TEST
 
+/* A process's directory under a proc root, as an O_PATH fd, or -errno. */
+static int open_pid_dir(int proc_root_fd, pid_t pid)
+{
+    char name[16];
+    snprintf(name, sizeof(name), "%d", (int)pid);
+    int fd = openat(proc_root_fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    return fd >= 0 ? fd : -errno;
+}
+
 /* What a poller sees through fds kept across a process's death. */
 START_TEST(test_pread_reaped_process)
 {
@@ -1499,7 +1508,7 @@ START_TEST(test_pread_reaped_process)
     close(gate[0]);
 
     int proc = open("/proc", O_PATH | O_DIRECTORY);
-    int dir = pt_open_pid_dir(proc, kid);
+    int dir = open_pid_dir(proc, kid);
     ck_assert_int_ge(dir, 0);
     static const char *const names[] = {"stat", "statm", "io", "smaps_rollup"};
     int fds[4];
@@ -1525,7 +1534,7 @@ START_TEST(test_pread_reaped_process)
     }
     /* The children list of a reaped process reads empty, not ESRCH. */
     ck_assert_int_eq(pt_pread_all(children, &buf), 0);
-    int again = pt_open_pid_dir(proc, kid);
+    int again = open_pid_dir(proc, kid);
     ck_assert_int_eq(again, -ENOENT);
     ck_assert(pt_errno_is_gone(again));
 
@@ -1551,60 +1560,6 @@ START_TEST(test_open_at)
     ck_assert_int_eq(pt_open_at(-1, "a/b"), -EBADF);
     close(dir);
     fx_root_free(root);
-}
-END_TEST
-
-/* The hand-written pid formatter, through directory names at the edges
- * of each digit count. */
-START_TEST(test_open_pid_dir_names)
-{
-    static const pid_t pids[] = {1, 9, 10, 99, 100, 999, 1000, 12345, 4194304, 1000000000, INT_MAX};
-    char *root = fx_root_new();
-    for (size_t i = 0; i < sizeof(pids) / sizeof(pids[0]); i++) fx_put_proc(root, &(struct fx_proc){.pid = pids[i]});
-    int proc = open(root, O_PATH | O_DIRECTORY);
-    ck_assert_int_ge(proc, 0);
-    struct pt_buf buf = {0};
-    for (size_t i = 0; i < sizeof(pids) / sizeof(pids[0]); i++) {
-        int dir = pt_open_pid_dir(proc, pids[i]);
-        ck_assert_int_ge(dir, 0);
-        ck_assert_int_ne(fcntl(dir, F_GETFD) & FD_CLOEXEC, 0);
-        int fd = pt_open_at(dir, "stat");
-        ck_assert_int_ge(fd, 0);
-        ck_assert_int_gt(pt_pread_all(fd, &buf), 0);
-        struct pt_stat st;
-        ck_assert_int_eq(parse_stat(buf.data, buf.len, &st), 0);
-        ck_assert_int_eq(st.pid, pids[i]);
-        close(fd);
-        close(dir);
-    }
-    ck_assert_int_eq(pt_open_pid_dir(proc, 2), -ENOENT);
-    ck_assert_int_eq(pt_open_pid_dir(proc, 0), -EINVAL);
-    ck_assert_int_eq(pt_open_pid_dir(proc, -5), -EINVAL);
-    fx_write(root, "77", "a file, not a directory", -1);
-    ck_assert_int_eq(pt_open_pid_dir(proc, 77), -ENOTDIR);
-    pt_buf_free(&buf);
-    close(proc);
-    fx_root_free(root);
-}
-END_TEST
-
-START_TEST(test_open_pid_dir_real_proc)
-{
-    int proc = open("/proc", O_PATH | O_DIRECTORY);
-    ck_assert_int_ge(proc, 0);
-    int dir = pt_open_pid_dir(proc, getpid());
-    ck_assert_int_ge(dir, 0);
-    int fd = pt_open_at(dir, "stat");
-    ck_assert_int_ge(fd, 0);
-    struct pt_buf buf = {0};
-    ck_assert_int_gt(pt_pread_all(fd, &buf), 0);
-    struct pt_stat st;
-    ck_assert_int_eq(parse_stat(buf.data, buf.len, &st), 0);
-    ck_assert_int_eq(st.pid, getpid());
-    pt_buf_free(&buf);
-    close(fd);
-    close(dir);
-    close(proc);
 }
 END_TEST
 
@@ -1794,7 +1749,7 @@ START_TEST(test_fixture_vanish)
     fx_put_proc(root, &ROUND_TRIP);
     fx_put_proc(root, &(struct fx_proc){.pid = 4243, .ppid = 4242});
     int proc = open(root, O_PATH | O_DIRECTORY);
-    int dir = pt_open_pid_dir(proc, 4242);
+    int dir = open_pid_dir(proc, 4242);
     ck_assert_int_ge(dir, 0);
     int stat_fd = pt_open_at(dir, "stat");
     int children_fd = pt_open_at(dir, "task/4242/children");
@@ -1808,7 +1763,7 @@ START_TEST(test_fixture_vanish)
     ck_assert_int_eq(pt_pread_all(children_fd, &buf), 0);
     struct pt_stat st;
     ck_assert_int_eq(parse_stat(buf.data, buf.len, &st), -1);
-    int again = pt_open_pid_dir(proc, 4242);
+    int again = open_pid_dir(proc, 4242);
     ck_assert_int_eq(again, -ENOENT);
     ck_assert(pt_errno_is_gone(again));
     char *path;
@@ -2014,8 +1969,6 @@ static Suite *procparse_suite(void)
     tcase_add_test(tc, test_pread_real_children_over_a_page);
     tcase_add_test(tc, test_pread_reaped_process);
     tcase_add_test(tc, test_open_at);
-    tcase_add_test(tc, test_open_pid_dir_names);
-    tcase_add_test(tc, test_open_pid_dir_real_proc);
     tcase_add_test(tc, test_errno_is_gone);
 
     tc = tcase(suite, "fixture");
