@@ -28,17 +28,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "catalog.h"
 #include "report.h"
 #include "units.h"
-
-#define CHECK(cond)                                                                      \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            fprintf(stderr, "%s:%d: invariant violated: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                                     \
-        }                                                                                \
-    } while (0)
 
 #define YEAR_SECONDS (365.0 * 24 * 3600)
 #define TEXT_LIMIT 64 /* DURATION_MAX_TEXT in units.c */

@@ -208,61 +208,23 @@ static char *exact_copy(const char *data, size_t len)
     return copy;
 }
 
-static int parse_stat(const char *text, size_t len, struct pt_stat *out)
-{
-    char *copy = exact_copy(text, len);
-    int rc = pt_parse_stat(copy, len, out);
-    free(copy);
-    return rc;
-}
-
-static int parse_statm(const char *text, size_t len, struct pt_statm *out)
-{
-    char *copy = exact_copy(text, len);
-    int rc = pt_parse_statm(copy, len, out);
-    free(copy);
-    return rc;
-}
-
-static int parse_io(const char *text, size_t len, struct pt_io *out)
-{
-    char *copy = exact_copy(text, len);
-    int rc = pt_parse_io(copy, len, out);
-    free(copy);
-    return rc;
-}
-
-static int parse_rollup(const char *text, size_t len, struct pt_smaps_rollup *out)
-{
-    char *copy = exact_copy(text, len);
-    int rc = pt_parse_smaps_rollup(copy, len, out);
-    free(copy);
-    return rc;
-}
-
-static int parse_meminfo(const char *text, size_t len, struct pt_meminfo *out)
-{
-    char *copy = exact_copy(text, len);
-    int rc = pt_parse_meminfo(copy, len, out);
-    free(copy);
-    return rc;
-}
-
-static int parse_status(const char *text, size_t len, struct pt_status *out)
-{
-    char *copy = exact_copy(text, len);
-    int rc = pt_parse_status(copy, len, out);
-    free(copy);
-    return rc;
-}
-
-static int parse_pidfile(const char *text, size_t len, pid_t *out)
-{
-    char *copy = exact_copy(text, len);
-    int rc = pt_parse_pidfile(copy, len, out);
-    free(copy);
-    return rc;
-}
+/* Each parser run on an exact-length heap copy of the input, so that a
+ * read past len is caught by ASan or valgrind. */
+#define EXACT_COPY_PARSER(name, type, parser)                                                    \
+    static int name(const char *text, size_t len, type *out)                                     \
+    {                                                                                            \
+        char *copy = exact_copy(text, len);                                                      \
+        int rc = parser(copy, len, out);                                                         \
+        free(copy);                                                                              \
+        return rc;                                                                               \
+    }
+EXACT_COPY_PARSER(parse_stat, struct pt_stat, pt_parse_stat)
+EXACT_COPY_PARSER(parse_statm, struct pt_statm, pt_parse_statm)
+EXACT_COPY_PARSER(parse_io, struct pt_io, pt_parse_io)
+EXACT_COPY_PARSER(parse_rollup, struct pt_smaps_rollup, pt_parse_smaps_rollup)
+EXACT_COPY_PARSER(parse_meminfo, struct pt_meminfo, pt_parse_meminfo)
+EXACT_COPY_PARSER(parse_status, struct pt_status, pt_parse_status)
+EXACT_COPY_PARSER(parse_pidfile, pid_t, pt_parse_pidfile)
 
 /* The pids a children parse delivered, in order. */
 #define PID_LIST_MAX 4096
