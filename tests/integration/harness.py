@@ -27,6 +27,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import unittest
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -421,6 +422,18 @@ def global_line(batch_points):
 
 
 # ---------------------------------------------------------------- proctree-execd
+
+class InfluxTestCase(unittest.TestCase):
+    """A test case with one influxd for the whole class, as cls.influx."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.influx = InfluxDB().start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.influx.stop()
+
 
 class Execd:
     """proctree-execd run as Telegraf's inputs.execd runs it.

@@ -27,15 +27,15 @@ OTHER_NAMES = [
 ]
 
 
-class HostileNameTest(unittest.TestCase):
+class HostileNameTest(h.InfluxTestCase):
     @classmethod
     def setUpClass(cls):
-        cls.influx = h.InfluxDB().start()
+        super().setUpClass()
         cls.dir = tempfile.mkdtemp(prefix="proctree-names-")
 
     @classmethod
     def tearDownClass(cls):
-        cls.influx.stop()
+        super().tearDownClass()
         shutil.rmtree(cls.dir, ignore_errors=True)
 
     def measure(self, name, db):

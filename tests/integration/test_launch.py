@@ -17,15 +17,7 @@ HEAD_BYTES = 20_000_000
 READ_SLACK = 500_000  # sh, the dynamic loader and locale files also read a little
 
 
-class LaunchTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.influx = h.InfluxDB().start()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.influx.stop()
-
+class LaunchTest(h.InfluxTestCase):
     def launch(self, *command, timeout=30, extra=()):
         """Run launch mode to completion (stdin stays open: EOF would stop it)."""
         with h.Execd(["--interval", "0.5s", *extra, "--", *command]) as execd:

@@ -18,15 +18,7 @@ TREE_ANON = NPROCS * MIB_EACH * h.MIB
 RSS_TOLERANCE = 0.02
 
 
-class TreeMemoryTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.influx = h.InfluxDB().start()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.influx.stop()
-
+class TreeMemoryTest(h.InfluxTestCase):
     def measure_once(self, *options):
         """Run `--pid ROOT --interval 1s --once` on a fresh memtree.
 
