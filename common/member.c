@@ -64,7 +64,6 @@ static void take_stat(struct pt_member *m, const struct pt_stat *st)
     m->ctr[PT_CTR_SYSTEM_TICKS] = (int64_t)(st->stime + st->cstime);
     m->ctr[PT_CTR_MINFLT] = (int64_t)(st->minflt + st->cminflt);
     m->ctr[PT_CTR_MAJFLT] = (int64_t)(st->majflt + st->cmajflt);
-    memcpy(m->comm, st->comm, sizeof(m->comm));
     m->has_stat = true;
 }
 
@@ -78,6 +77,22 @@ static void take_io(struct pt_member *m, const struct pt_io *io)
     m->ctr[PT_CTR_SYSCR] = (int64_t)io->syscr;
     m->ctr[PT_CTR_SYSCW] = (int64_t)io->syscw;
     m->has_io = true;
+}
+
+/* io is optional: another user's process denies it (EACCES at open or,
+ * since io re-checks at every read, later). Keep the last values then. */
+static enum pt_read read_io(struct pt_member *m, struct pt_buf *buf)
+{
+    if (m->io_fd < 0)
+        return PT_READ_OK;
+    size_t len;
+    struct pt_io io;
+    enum pt_read r = read_kept(m->io_fd, buf, &len);
+    if (r == PT_READ_GONE)
+        return r;
+    if (r == PT_READ_OK && pt_parse_io(buf->data, len, &io) == 0)
+        take_io(m, &io);
+    return PT_READ_OK;
 }
 
 enum pt_read pt_member_read_counters(struct pt_member *m, int proc_root_fd, struct pt_buf *buf)
@@ -94,18 +109,7 @@ enum pt_read pt_member_read_counters(struct pt_member *m, int proc_root_fd, stru
     if (r != PT_READ_OK)
         return r;
     take_stat(m, &st);
-
-    /* io is optional: another user's process denies it (EACCES at open or,
-     * since io re-checks at every read, later). Keep the last values then. */
-    if (m->io_fd >= 0) {
-        struct pt_io io;
-        r = read_kept(m->io_fd, buf, &len);
-        if (r == PT_READ_GONE)
-            return r;
-        if (r == PT_READ_OK && pt_parse_io(buf->data, len, &io) == 0)
-            take_io(m, &io);
-    }
-    return PT_READ_OK;
+    return read_io(m, buf);
 }
 
 static bool out_of_fds(int open_result)
@@ -146,6 +150,7 @@ enum pt_read pt_member_open(struct pt_member *m, int proc_root_fd, pid_t pid, ui
         return r;
     }
     m->starttime = st.starttime;
+    take_stat(m, &st); /* the stat just read is the first sample */
 
     m->statm_fd = open_member_file(m, proc_root_fd, "statm");
     m->io_fd = open_member_file(m, proc_root_fd, "io");
@@ -161,7 +166,7 @@ enum pt_read pt_member_open(struct pt_member *m, int proc_root_fd, pid_t pid, ui
         pt_member_close(m);
         return PT_READ_GONE;
     }
-    r = pt_member_read_counters(m, proc_root_fd, buf);
+    r = read_io(m, buf);
     if (r != PT_READ_OK)
         pt_member_close(m);
     return r;

@@ -48,7 +48,6 @@ struct pt_member {
     bool has_stat, has_io;     /* which groups of ctr hold real values */
     unsigned denied;           /* enum pt_denied bits: not opened again */
     int64_t num_threads;
-    char comm[PT_COMM_MAX];
     int64_t ctx_voluntary, ctx_involuntary; /* summed over live threads, last read */
     struct pt_smaps_rollup smaps;           /* last read */
     bool has_smaps;
