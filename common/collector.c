@@ -224,8 +224,6 @@ double pt_collector_tick(struct pt_collector *c, double now)
         c->started = true;
         c->next_poll = c->next_discovery = c->interval_start = now;
         c->next_pss = now + c->config.pss_interval;
-        for (size_t i = 0; i < c->n_targets; i++)
-            c->targets[i].interval_start = now;
     }
     if (now >= c->next_discovery) {
         for (size_t i = 0; i < c->n_targets; i++)
@@ -266,11 +264,11 @@ const struct pt_batch *pt_collector_close(struct pt_collector *c, double now)
     b->timestamp_ns = realtime_ns();
     b->n_targets = c->n_targets;
     b->targets = c->results;
-    b->interval_seconds = now - c->interval_start;
+    double seconds = now - c->interval_start;
     c->interval_start = now;
     for (size_t i = 0; i < c->n_targets; i++) {
         c->results[i].name = c->targets[i].name;
-        pt_target_close(&c->targets[i], now, &c->config.units, &c->results[i].report);
+        pt_target_close(&c->targets[i], seconds, &c->config.units, &c->results[i].report);
     }
     b->has_global = c->have_global && pt_global_close(&c->global, &c->config.units, &b->global);
     return b;

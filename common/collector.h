@@ -103,7 +103,6 @@ struct pt_target_result {
 
 struct pt_batch {
     int64_t timestamp_ns; /* CLOCK_REALTIME at the close, shared by all lines */
-    double interval_seconds;
     size_t n_targets;
     struct pt_target_result *targets; /* owned by the collector, valid until the next close */
     bool has_global;

@@ -690,7 +690,7 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
                  round(t->cpu_seconds * 1e6) / 1e6, units);
 }
 
-void pt_target_close(struct pt_target *t, double now, const struct pt_units *units, struct pt_report *report)
+void pt_target_close(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report)
 {
     double cpu0 = thread_cpu_seconds();
     poll_members(t); /* the last sample of the interval */
@@ -705,7 +705,7 @@ void pt_target_close(struct pt_target *t, double now, const struct pt_units *uni
     int64_t processes = (int64_t)t->n_members;
     t->cpu_seconds += thread_cpu_seconds() - cpu0;
 
-    fill_report(t, now - t->interval_start, processes, threads, fds, units, report);
+    fill_report(t, seconds, processes, threads, fds, units, report);
     if (t->options.collect_pss)
         pt_value_set(&report->v[PT_M_COLLECTOR_PSS_STALE], PT_M_COLLECTOR_PSS_STALE, (double)t->pss_stale, units);
 
@@ -714,7 +714,6 @@ void pt_target_close(struct pt_target *t, double now, const struct pt_units *uni
     t->ctx_voluntary = t->ctx_involuntary = 0;
     t->samples = t->vanished = t->started = t->exited = t->pss_stale = 0;
     t->cpu_seconds = 0;
-    t->interval_start = now;
 }
 
 /* ---- launch mode ------------------------------------------------------ */
@@ -763,7 +762,6 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
     t->ticks_per_second = (double)sysconf(_SC_CLK_TCK);
     t->log = log;
     t->log_arg = log_arg;
-    t->interval_start = pt_now();
     t->pss_at_close = true;
     return 0;
 }

@@ -72,7 +72,6 @@ struct pt_target {
     int64_t ctx_voluntary, ctx_involuntary; /* done by live threads */
     int64_t samples, vanished, started, exited, pss_stale;
     double cpu_seconds;
-    double interval_start;
 
     bool pss_at_close; /* smaps_rollup at every close, or on its own timer */
     bool warned_empty;
@@ -97,8 +96,8 @@ void pt_target_discover(struct pt_target *t);
 void pt_target_poll(struct pt_target *t);
 /* One smaps_rollup sample of every member (PSS on its own cadence). */
 void pt_target_sample_pss(struct pt_target *t);
-/* Close the interval at time now into report. */
-void pt_target_close(struct pt_target *t, double now, const struct pt_units *units, struct pt_report *report);
+/* Close the interval, which lasted seconds, into report. */
+void pt_target_close(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report);
 
 /* Launch mode: pid has exited and is about to be reaped by us. Read its
  * final counters from the zombie (joining it to the tree first if
