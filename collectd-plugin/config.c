@@ -61,6 +61,21 @@ static int get_bool(const oconfig_item_t *option, const char *block, bool *out)
     return 0;
 }
 
+/* A whole number from 0 to max: collectd reads every number as a double,
+ * and 1.5 must not become 1 silently. */
+static int get_count(const oconfig_item_t *option, const char *block, double max, size_t *out)
+{
+    double v;
+
+    if (option->values_num != 1 || option->values[0].type != OCONFIG_TYPE_NUMBER ||
+        !((v = option->values[0].value.number) >= 0) || v > max || v != floor(v)) {
+        option_error(option, block, "expects a whole number from 0 to %.0f", max);
+        return -1;
+    }
+    *out = (size_t)v;
+    return 0;
+}
+
 static int parse_global(const oconfig_item_t *option, struct pt_collector_config *config)
 {
     if (strcasecmp(option->key, "PollInterval") == 0)
@@ -75,6 +90,8 @@ static int parse_global(const oconfig_item_t *option, struct pt_collector_config
         return get_mem_unit(option, &config->units.global_memory);
     if (strcasecmp(option->key, "CollectGlobal") == 0)
         return get_bool(option, GLOBAL_BLOCK, &config->collect_global);
+    if (strcasecmp(option->key, "DescriptorBudget") == 0)
+        return get_count(option, GLOBAL_BLOCK, 16777216, &config->fd_budget);
     option_error(option, GLOBAL_BLOCK, "unknown option");
     return -1;
 }

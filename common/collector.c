@@ -10,7 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fdbudget.h"
 #include "global.h"
+#include "matcher.h"
 #include "target.h"
 
 struct pt_collector {
@@ -23,6 +25,9 @@ struct pt_collector {
     struct pt_global global;
     bool have_global;
     struct pt_batch batch;
+    struct pt_fd_budget fd_budget;
+    bool said_budget;     /* the budget-reached line is written once */
+    struct pt_buf scan_buf; /* the shared walk's scratch */
     bool started;
     double next_poll, next_discovery, next_pss;
     double interval_start;
@@ -55,6 +60,7 @@ void pt_collector_config_init(struct pt_collector_config *config)
     config->units.proc_memory = PT_MEM_BYTES;
     config->units.global_memory = PT_MEM_BYTES;
     config->collect_global = true;
+    config->fd_budget = pt_fd_budget_from_rlimit(0.5, 0);
 }
 
 void pt_target_options_init(struct pt_target_options *options)
@@ -101,6 +107,7 @@ struct pt_collector *pt_collector_new(const struct pt_collector_config *config, 
     c->config = *config;
     c->config.proc_root = c->proc_root;
     c->proc_root_fd = fd;
+    c->fd_budget.limit = config->fd_budget;
     c->global.fd = -1;
     if (config->collect_global) {
         int r = pt_global_init(&c->global, fd);
@@ -122,6 +129,7 @@ void pt_collector_free(struct pt_collector *c)
         pt_target_free(&c->targets[i]);
     free(c->targets);
     free(c->results);
+    pt_buf_free(&c->scan_buf);
     if (c->have_global)
         pt_global_free(&c->global);
     close(c->proc_root_fd);
@@ -205,8 +213,8 @@ int pt_collector_add_target(struct pt_collector *c, const char *name, const stru
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    if (pt_target_init(&c->targets[c->n_targets], name, selector, options, c->proc_root_fd, c->config.log,
-                       c->config.log_arg, err, errlen) != 0)
+    if (pt_target_init(&c->targets[c->n_targets], name, selector, options, c->proc_root_fd, &c->fd_budget,
+                       c->config.log, c->config.log_arg, err, errlen) != 0)
         return -1;
     c->targets[c->n_targets].pss_at_close = c->config.pss_interval == 0;
     c->n_targets++;
@@ -218,6 +226,57 @@ int pt_collector_add_target(struct pt_collector *c, const char *name, const stru
     return 0;
 }
 
+/* One walk of the proc root hands every process to every matcher that
+ * looks at the whole host (matcher.h), so N such targets cost one walk. */
+struct shared_walk {
+    struct pt_collector *c;
+    pid_t self;
+};
+
+static void offer_process(pid_t pid, void *arg)
+{
+    struct shared_walk *walk = arg;
+    struct pt_collector *c = walk->c;
+    if (pid == walk->self) /* our command line names the pattern */
+        return;
+    struct pt_candidate candidate;
+    pt_candidate_init(&candidate, pid, c->proc_root_fd, &c->scan_buf);
+    if (!pt_candidate_is_user_process(&candidate))
+        return;
+    for (size_t i = 0; i < c->n_targets; i++) {
+        struct pt_target *t = &c->targets[i];
+        if (pt_target_wants_scan(t) && pt_matcher_test(pt_target_matcher(t), &candidate))
+            pt_target_offer_root(t, pid);
+    }
+}
+
+static void discover(struct pt_collector *c)
+{
+    bool walk_needed = false;
+    for (size_t i = 0; i < c->n_targets; i++)
+        walk_needed |= pt_target_wants_scan(&c->targets[i]);
+    if (walk_needed) {
+        struct shared_walk walk = {c, getpid()};
+        pt_for_each_pid_in(c->proc_root_fd, ".", offer_process, &walk);
+    }
+    for (size_t i = 0; i < c->n_targets; i++)
+        pt_target_discover(&c->targets[i]);
+}
+
+/* Say once that the descriptor budget is spent (fdbudget.h). */
+static void note_budget(struct pt_collector *c)
+{
+    if (!c->fd_budget.reached || c->said_budget)
+        return;
+    c->said_budget = true;
+    char msg[256];
+    snprintf(msg, sizeof(msg),
+             "descriptor budget reached: %zu /proc files kept open; the others are opened and closed at "
+             "each read (slower, same numbers)",
+             c->fd_budget.limit);
+    log_line(c, PT_LOG_WARNING, msg);
+}
+
 double pt_collector_tick(struct pt_collector *c, double now)
 {
     if (!c->started) {
@@ -226,8 +285,7 @@ double pt_collector_tick(struct pt_collector *c, double now)
         c->next_pss = now + c->config.pss_interval;
     }
     if (now >= c->next_discovery) {
-        for (size_t i = 0; i < c->n_targets; i++)
-            pt_target_discover(&c->targets[i]);
+        discover(c);
         c->next_discovery += c->config.discovery_interval;
         if (c->next_discovery <= now) /* we were late: do not try to catch up */
             c->next_discovery = now + c->config.discovery_interval;
@@ -253,6 +311,7 @@ double pt_collector_tick(struct pt_collector *c, double now)
         if (c->next_pss < next)
             next = c->next_pss;
     }
+    note_budget(c);
     return next;
 }
 
@@ -271,6 +330,7 @@ const struct pt_batch *pt_collector_close(struct pt_collector *c, double now)
         pt_target_close(&c->targets[i], seconds, &c->config.units, &c->results[i].report);
     }
     b->has_global = c->have_global && pt_global_close(&c->global, &c->config.units, &b->global);
+    note_budget(c);
     return b;
 }
 

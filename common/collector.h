@@ -34,11 +34,14 @@ struct pt_collector_config {
                                   default) = one sample when an interval closes */
     struct pt_units units;
     bool collect_global; /* the global_* line */
+    size_t fd_budget;    /* /proc descriptors kept open, all targets together
+                            (fdbudget.h); default: half the soft RLIMIT_NOFILE */
     pt_log_fn log;       /* NULL = silent */
     void *log_arg;
 };
 
-/* Defaults: /proc, 100 ms poll, 1 s discovery, bytes, global on. */
+/* Defaults: /proc, 100 ms poll, 1 s discovery, bytes, global on, half
+ * the soft open-files limit for kept descriptors. */
 void pt_collector_config_init(struct pt_collector_config *config);
 
 enum pt_selector_kind {

@@ -126,60 +126,135 @@ static void scan_cgroup_dir(int dir_fd, struct pt_buf *buf, int depth, int (*fn)
     closedir(dir);
 }
 
-/* ---- per-process predicates ------------------------------------------ */
+/* ---- candidates ----------------------------------------------------- */
 
-static ssize_t read_pid_file(int proc_root_fd, pid_t pid, const char *name, struct pt_buf *buf)
+enum { HAVE_STAT = 1, HAVE_STATUS = 2, HAVE_CMDLINE = 4, HAVE_EXE = 8 };
+
+void pt_candidate_init(struct pt_candidate *c, pid_t pid, int proc_root_fd, struct pt_buf *buf)
+{
+    c->pid = pid;
+    c->proc_root_fd = proc_root_fd;
+    c->buf = buf;
+    c->have = 0;
+}
+
+static bool first_time(struct pt_candidate *c, unsigned what)
+{
+    if (c->have & what)
+        return false;
+    c->have |= what;
+    return true;
+}
+
+static const struct pt_stat *candidate_stat(struct pt_candidate *c)
+{
+    if (first_time(c, HAVE_STAT))
+        c->stat_ok = pt_read_stat_by_pid(c->proc_root_fd, c->pid, c->buf, &c->stat) == PT_READ_OK;
+    return c->stat_ok ? &c->stat : NULL;
+}
+
+bool pt_candidate_is_user_process(struct pt_candidate *c)
+{
+    const struct pt_stat *st = candidate_stat(c);
+    return st && !(st->flags & PT_PF_KTHREAD);
+}
+
+static int open_pid_file(const struct pt_candidate *c, const char *name)
 {
     char path[64];
-    snprintf(path, sizeof(path), "%d/%s", (int)pid, name);
-    int fd = pt_open_at(proc_root_fd, path);
-    if (fd < 0)
-        return -1;
-    ssize_t n = pt_pread_all(fd, buf);
-    close(fd);
-    return n;
+    snprintf(path, sizeof(path), "%d/%s", (int)c->pid, name);
+    return pt_open_at(c->proc_root_fd, path);
 }
 
-static bool cmdline_matches(const struct pt_matcher *m, int proc_root_fd, pid_t pid, struct pt_buf *buf)
+/* The first PT_MATCH_TEXT_MAX bytes of the command line, in one read. */
+static const char *candidate_cmdline(struct pt_candidate *c)
 {
-    ssize_t n = read_pid_file(proc_root_fd, pid, "cmdline", buf);
+    if (!first_time(c, HAVE_CMDLINE))
+        return c->cmdline_ok ? c->cmdline : NULL;
+    c->cmdline_ok = false;
+    int fd = open_pid_file(c, "cmdline");
+    if (fd < 0)
+        return NULL;
+    ssize_t n = pread(fd, c->cmdline, PT_MATCH_TEXT_MAX, 0);
+    close(fd);
     if (n <= 0)
-        return false; /* kernel threads and zombies have no command line */
-    while (n > 0 && buf->data[n - 1] == '\0')
+        return NULL; /* zombies have no command line */
+    while (n > 0 && c->cmdline[n - 1] == '\0')
         n--;
     for (ssize_t i = 0; i < n; i++)
-        if (buf->data[i] == '\0')
-            buf->data[i] = ' ';
-    buf->data[n] = '\0';
-    return regexec(&m->regex, buf->data, 0, NULL, 0) == 0;
+        if (c->cmdline[i] == '\0')
+            c->cmdline[i] = ' ';
+    c->cmdline[n] = '\0';
+    c->cmdline_len = (size_t)n;
+    c->cmdline_ok = true;
+    return c->cmdline;
 }
 
-static bool exe_matches(const struct pt_matcher *m, int proc_root_fd, pid_t pid, struct pt_buf *buf)
+static bool candidate_uid(struct pt_candidate *c, uid_t *uid)
 {
-    struct pt_stat st;
-    if (pt_read_stat_by_pid(proc_root_fd, pid, buf, &st) == PT_READ_OK && strcmp(st.comm, m->exe) == 0)
-        return true;
-    /* comm is cut at 15 bytes and can be changed by the process; the
-     * executable's name cannot. */
+    if (first_time(c, HAVE_STATUS)) {
+        struct pt_status st;
+        int fd = open_pid_file(c, "status");
+        ssize_t n = fd >= 0 ? pt_pread_record(fd, c->buf) : -1;
+        if (fd >= 0)
+            close(fd);
+        c->status_ok = n > 0 && pt_parse_status(c->buf->data, (size_t)n, &st) == 0;
+        if (c->status_ok)
+            c->effective_uid = st.effective_uid;
+    }
+    *uid = c->effective_uid;
+    return c->status_ok;
+}
+
+/* The executable's base name, " (deleted)" taken off. */
+static const char *candidate_exe(struct pt_candidate *c)
+{
+    if (!first_time(c, HAVE_EXE))
+        return c->exe_ok ? c->exe : NULL;
     char path[64], target[4096];
-    snprintf(path, sizeof(path), "%d/exe", (int)pid);
-    ssize_t n = readlinkat(proc_root_fd, path, target, sizeof(target) - 1);
-    if (n <= 0)
-        return false;
+    snprintf(path, sizeof(path), "%d/exe", (int)c->pid);
+    ssize_t n = readlinkat(c->proc_root_fd, path, target, sizeof(target) - 1);
+    c->exe_ok = n > 0;
+    if (!c->exe_ok)
+        return NULL;
     target[n] = '\0';
     const char *deleted = " (deleted)";
     size_t dlen = strlen(deleted);
     if ((size_t)n > dlen && strcmp(target + n - dlen, deleted) == 0)
         target[n - dlen] = '\0';
     const char *base = strrchr(target, '/');
-    return strcmp(base ? base + 1 : target, m->exe) == 0;
+    base = base ? base + 1 : target;
+    size_t len = strlen(base);
+    c->exe_ok = len < sizeof(c->exe); /* NAME_MAX is 255 */
+    if (!c->exe_ok)
+        return NULL;
+    memcpy(c->exe, base, len + 1);
+    return c->exe;
 }
 
-static bool user_matches(const struct pt_matcher *m, int proc_root_fd, pid_t pid, struct pt_buf *buf)
+bool pt_matcher_test(const struct pt_matcher *m, struct pt_candidate *c)
 {
-    struct pt_status st;
-    ssize_t n = read_pid_file(proc_root_fd, pid, "status", buf);
-    return n > 0 && pt_parse_status(buf->data, (size_t)n, &st) == 0 && st.effective_uid == m->uid;
+    switch (m->kind) {
+    case PT_SELECT_MATCH: {
+        const char *text = candidate_cmdline(c);
+        return text && regexec(&m->regex, text, 0, NULL, 0) == 0;
+    }
+    case PT_SELECT_EXE: {
+        /* comm is cut at 15 bytes and can be changed by the process; the
+         * executable's name cannot. */
+        const struct pt_stat *st = candidate_stat(c);
+        if (st && strcmp(st->comm, m->exe) == 0)
+            return true;
+        const char *exe = candidate_exe(c);
+        return exe && strcmp(exe, m->exe) == 0;
+    }
+    case PT_SELECT_USER: {
+        uid_t uid;
+        return candidate_uid(c, &uid) && uid == m->uid;
+    }
+    default:
+        return false;
+    }
 }
 
 /* ---- public ----------------------------------------------------------- */
@@ -246,42 +321,12 @@ void pt_matcher_free(struct pt_matcher *m)
     memset(m, 0, sizeof(*m));
 }
 
-struct match_scan {
-    const struct pt_matcher *m;
-    int proc_root_fd;
-    struct pt_buf *buf;
-    int (*fn)(pid_t pid, void *arg);
-    void *arg;
-    pid_t self;
-};
-
-static void test_process(pid_t pid, void *arg)
+void pt_matcher_scan_cgroup(const struct pt_matcher *m, struct pt_buf *buf, int (*fn)(pid_t pid, void *arg),
+                            void *arg)
 {
-    struct match_scan *s = arg;
-    bool hit = false;
-    if (pid == s->self)
+    int dir_fd = open(m->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir_fd < 0)
         return;
-    switch (s->m->kind) {
-    case PT_SELECT_MATCH: hit = cmdline_matches(s->m, s->proc_root_fd, pid, s->buf); break;
-    case PT_SELECT_EXE: hit = exe_matches(s->m, s->proc_root_fd, pid, s->buf); break;
-    case PT_SELECT_USER: hit = user_matches(s->m, s->proc_root_fd, pid, s->buf); break;
-    default: break;
-    }
-    if (hit)
-        s->fn(pid, s->arg);
-}
-
-void pt_matcher_scan(struct pt_matcher *m, int proc_root_fd, struct pt_buf *buf, int (*fn)(pid_t pid, void *arg),
-                     void *arg)
-{
-    if (m->kind == PT_SELECT_CGROUP) {
-        int dir_fd = open(m->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dir_fd >= 0) {
-            scan_cgroup_dir(dir_fd, buf, 0, fn, arg);
-            close(dir_fd);
-        }
-        return;
-    }
-    struct match_scan scan = {m, proc_root_fd, buf, fn, arg, getpid()};
-    pt_for_each_pid_in(proc_root_fd, ".", test_process, &scan);
+    scan_cgroup_dir(dir_fd, buf, 0, fn, arg);
+    close(dir_fd);
 }

@@ -1,12 +1,18 @@
 /* matcher: the selectors that name roots by a property rather than a pid.
  *
- * --match (POSIX ERE on the cmdline, NULs read as spaces), --exe (comm or
- * the base name of /proc/PID/exe), --user (effective uid) and --cgroup
- * (every process of a cgroup v2 directory and its sub-cgroups). Every
- * process that matches is a root; their trees form one target. The scan
- * runs at each discovery tick, so processes that start later are found.
- * proctree's own process never matches (its command line names the
- * pattern). */
+ * --match (POSIX ERE on the command line, NULs read as spaces), --exe
+ * (comm or the base name of /proc/PID/exe), --user (effective uid) and
+ * --cgroup (every process of a cgroup directory and its sub-cgroups).
+ * Every process that matches is a root; their trees form one target.
+ * Processes that start later are found at the next discovery tick.
+ *
+ * The first three look at every process of the host, so the collector
+ * walks the proc root once per discovery for all of them and hands each
+ * process to every such matcher as a pt_candidate, whose files are read
+ * at most once, and only when a matcher asks. Kernel threads and
+ * proctree's own process are never candidates. A command line is matched
+ * on its first PT_MATCH_TEXT_MAX bytes: another user's process chooses
+ * its length, and must not choose what a discovery costs. */
 #ifndef PROCTREE_MATCHER_H
 #define PROCTREE_MATCHER_H
 
@@ -17,6 +23,10 @@
 
 #include "collector.h"
 #include "procfile.h"
+#include "procparse.h"
+
+/* Bytes of a command line --match looks at. */
+#define PT_MATCH_TEXT_MAX 4096
 
 struct pt_matcher {
     enum pt_selector_kind kind;
@@ -33,9 +43,32 @@ int pt_matcher_init(struct pt_matcher *m, const struct pt_selector *selector, in
                     size_t errlen);
 void pt_matcher_free(struct pt_matcher *m);
 
-/* Call fn(pid, arg) for every process that matches now. */
-void pt_matcher_scan(struct pt_matcher *m, int proc_root_fd, struct pt_buf *buf, int (*fn)(pid_t pid, void *arg),
-                     void *arg);
+/* One process of the walk. Start it with pt_candidate_init; what the
+ * matchers need is read on first use and kept for the others. */
+struct pt_candidate {
+    pid_t pid;
+    int proc_root_fd;
+    struct pt_buf *buf; /* scratch, shared with the caller */
+    unsigned have;      /* which of the reads below were tried */
+    bool stat_ok, status_ok, cmdline_ok, exe_ok;
+    struct pt_stat stat;
+    uid_t effective_uid;
+    size_t cmdline_len;
+    char cmdline[PT_MATCH_TEXT_MAX + 1]; /* NULs as spaces, NUL-terminated */
+    char exe[256];                       /* base name of /proc/PID/exe */
+};
+
+void pt_candidate_init(struct pt_candidate *c, pid_t pid, int proc_root_fd, struct pt_buf *buf);
+/* False for what is never a candidate: a kernel thread, or a process
+ * whose stat cannot be read (gone). */
+bool pt_candidate_is_user_process(struct pt_candidate *c);
+
+/* Does the process match a --match, --exe or --user matcher? */
+bool pt_matcher_test(const struct pt_matcher *m, struct pt_candidate *c);
+
+/* --cgroup: call fn(pid, arg) for every process of the cgroup now. */
+void pt_matcher_scan_cgroup(const struct pt_matcher *m, struct pt_buf *buf, int (*fn)(pid_t pid, void *arg),
+                            void *arg);
 
 /* Where the cgroup2 filesystem is mounted, from <proc root>/self/mountinfo
  * ("/sys/fs/cgroup" on unified hosts, "/sys/fs/cgroup/unified" on hybrid

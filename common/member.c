@@ -9,12 +9,71 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-/* Open "<member path><name>" relative to the proc root. */
-static int open_member_file(const struct pt_member *m, int proc_root_fd, const char *name)
+/* What each file is, and whether it is read at every poll (hot: it may
+ * use the whole descriptor budget, see fdbudget.h). */
+static const struct {
+    const char *name; /* under "<pid>/"; the children file adds the pid */
+    bool hot;
+    bool directory;
+} member_files[PT_MF_COUNT] = {
+    [PT_MF_STAT] = {"stat", true, false},
+    [PT_MF_STATM] = {"statm", true, false},
+    [PT_MF_IO] = {"io", false, false},
+    [PT_MF_CHILDREN] = {"children", false, false},
+    [PT_MF_STATUS] = {"status", false, false},
+    [PT_MF_SMAPS] = {"smaps_rollup", false, false},
+    [PT_MF_FD_DIR] = {"fd", false, true},
+};
+
+static bool out_of_fds(int err)
 {
-    char path[360];
-    snprintf(path, sizeof(path), "%s%s", m->path, name);
-    return pt_open_at(proc_root_fd, path);
+    return err == -EMFILE || err == -ENFILE;
+}
+
+/* An open() or read() error as a read result. */
+static enum pt_read read_error(int err)
+{
+    if (out_of_fds(err))
+        return PT_READ_NO_FDS;
+    return pt_errno_is_gone(err) ? PT_READ_GONE : PT_READ_FAILED;
+}
+
+/* Note a file the permissions keep from us, so it is not tried again. */
+static void note_denied(struct pt_member *m, int err, enum pt_denied what)
+{
+    if (err == -EACCES || err == -EPERM)
+        m->denied |= what;
+}
+
+/* Open "<pid>/<file>" under the proc root. Returns fd or -errno. */
+static int open_by_path(const struct pt_member *m, int proc_root_fd, enum pt_member_file f)
+{
+    char path[64];
+    if (f == PT_MF_CHILDREN)
+        snprintf(path, sizeof(path), "%stask/%d/children", m->path, (int)m->pid);
+    else
+        snprintf(path, sizeof(path), "%s%s", m->path, member_files[f].name);
+    int flags = O_RDONLY | O_CLOEXEC | (member_files[f].directory ? O_DIRECTORY : 0);
+    int fd = openat(proc_root_fd, path, flags);
+    return fd >= 0 ? fd : -errno;
+}
+
+/* A descriptor of file f for one read: the kept one; or a new one, kept
+ * when the budget allows (*transient false) or to be closed by the caller
+ * with end_transient() after its read (*transient true). -errno when the
+ * file cannot be opened. */
+static int member_file(struct pt_member *m, int proc_root_fd, enum pt_member_file f, bool *transient)
+{
+    *transient = false;
+    if (m->fd[f] >= 0)
+        return m->fd[f];
+    int fd = open_by_path(m, proc_root_fd, f);
+    if (fd < 0)
+        return fd;
+    if (m->budget && pt_fd_budget_take(m->budget, member_files[f].hot))
+        return m->fd[f] = fd;
+    *transient = true;
+    return fd;
 }
 
 enum pt_read pt_read_stat_by_pid(int proc_root_fd, pid_t pid, struct pt_buf *buf, struct pt_stat *out)
@@ -23,42 +82,87 @@ enum pt_read pt_read_stat_by_pid(int proc_root_fd, pid_t pid, struct pt_buf *buf
     snprintf(path, sizeof(path), "%d/stat", (int)pid);
     int fd = pt_open_at(proc_root_fd, path);
     if (fd < 0)
-        return pt_errno_is_gone(fd) ? PT_READ_GONE : PT_READ_FAILED;
+        return read_error(fd);
     ssize_t n = pt_pread_record(fd, buf);
     close(fd);
     if (n < 0)
-        return pt_errno_is_gone((int)n) ? PT_READ_GONE : PT_READ_FAILED;
+        return read_error((int)n);
     return pt_parse_stat(buf->data, (size_t)n, out) == 0 ? PT_READ_OK : PT_READ_FAILED;
 }
 
-/* A read through a kept fd failed without saying ESRCH: the file was empty
- * or unparseable. On procfs that does not happen to a live process, but a
- * fixture tree (and a pid reused under our feet) can show it, so decide by
- * looking the identity up again by path. */
+/* Is the member still the process it was? Through the kept stat
+ * descriptor (ESRCH once reaped), else by path with the starttime
+ * compared. Reads into its own buffer: the caller's holds data. */
+static enum pt_read check_identity(const struct pt_member *m, int proc_root_fd)
+{
+    char text[4096]; /* a real stat line is a few hundred bytes */
+    int fd = m->fd[PT_MF_STAT];
+    bool transient = fd < 0;
+    if (transient) {
+        fd = open_by_path(m, proc_root_fd, PT_MF_STAT);
+        if (fd < 0)
+            return read_error(fd);
+    }
+    ssize_t n = pread(fd, text, sizeof(text), 0);
+    int err = n < 0 ? -errno : 0;
+    if (transient)
+        close(fd);
+    if (n < 0)
+        return read_error(err);
+    struct pt_stat st;
+    if (n == 0)
+        return PT_READ_GONE;
+    if (pt_parse_stat(text, (size_t)n, &st) != 0)
+        return PT_READ_FAILED;
+    return st.starttime == m->starttime ? PT_READ_OK : PT_READ_GONE;
+}
+
+/* Close a descriptor member_file() did not keep, and vouch for what was
+ * read through it (see member.h). */
+static enum pt_read end_transient(const struct pt_member *m, int proc_root_fd, int fd, enum pt_read r)
+{
+    close(fd);
+    if (r != PT_READ_OK)
+        return r;
+    return check_identity(m, proc_root_fd);
+}
+
+/* Read a single-record file f into buf. GONE on ESRCH/ENOENT, NO_FDS when
+ * it cannot be opened for lack of descriptors, FAILED on any other error
+ * or an empty file (settled by the caller). *open_err gets the open's
+ * -errno (0 when it opened), for the callers that note denials. */
+static enum pt_read read_file(struct pt_member *m, int proc_root_fd, enum pt_member_file f, struct pt_buf *buf,
+                              size_t *len, int *open_err)
+{
+    bool transient;
+    int fd = member_file(m, proc_root_fd, f, &transient);
+    *open_err = fd < 0 ? fd : 0;
+    if (fd < 0)
+        return read_error(fd);
+    ssize_t n = pt_pread_record(fd, buf);
+    enum pt_read r = n < 0 ? read_error((int)n) : n > 0 ? PT_READ_OK : PT_READ_FAILED;
+    *len = n > 0 ? (size_t)n : 0;
+    return transient ? end_transient(m, proc_root_fd, fd, r) : r;
+}
+
+/* A read failed without saying ESRCH: the file was empty or unparseable.
+ * On procfs that does not happen to a live process, but a fixture tree
+ * (and a pid reused under our feet) can show it, so decide by looking the
+ * identity up again by path. */
 static enum pt_read settle_failure(const struct pt_member *m, int proc_root_fd, struct pt_buf *buf)
 {
     struct pt_stat st;
     enum pt_read r = pt_read_stat_by_pid(proc_root_fd, m->pid, buf, &st);
     if (r == PT_READ_GONE || (r == PT_READ_OK && st.starttime != m->starttime))
         return PT_READ_GONE;
-    return PT_READ_FAILED;
-}
-
-/* pread a kept fd; GONE on ESRCH/ENOENT, FAILED on any other error or an
- * empty file (settled by the caller). */
-static enum pt_read read_kept(int fd, struct pt_buf *buf, size_t *len)
-{
-    ssize_t n = pt_pread_record(fd, buf);
-    if (n < 0)
-        return pt_errno_is_gone((int)n) ? PT_READ_GONE : PT_READ_FAILED;
-    *len = (size_t)n;
-    return n > 0 ? PT_READ_OK : PT_READ_FAILED;
+    return r == PT_READ_NO_FDS ? r : PT_READ_FAILED;
 }
 
 static void take_stat(struct pt_member *m, const struct pt_stat *st)
 {
     m->ppid = st->ppid;
     m->zombie = st->state == 'Z' || st->state == 'X';
+    m->kernel_thread = st->flags & PT_PF_KTHREAD;
     m->num_threads = st->num_threads;
     m->ctr[PT_CTR_USER_TICKS] = (int64_t)(st->utime + st->cutime);
     m->ctr[PT_CTR_SYSTEM_TICKS] = (int64_t)(st->stime + st->cstime);
@@ -81,92 +185,72 @@ static void take_io(struct pt_member *m, const struct pt_io *io)
 
 /* io is optional: another user's process denies it (EACCES at open or,
  * since io re-checks at every read, later). Keep the last values then. */
-static enum pt_read read_io(struct pt_member *m, struct pt_buf *buf)
+static enum pt_read read_io(struct pt_member *m, int proc_root_fd, struct pt_buf *buf)
 {
-    if (m->io_fd < 0)
+    if (m->denied & PT_DENIED_IO)
         return PT_READ_OK;
     size_t len;
+    int open_err;
     struct pt_io io;
-    enum pt_read r = read_kept(m->io_fd, buf, &len);
-    if (r == PT_READ_GONE)
+    enum pt_read r = read_file(m, proc_root_fd, PT_MF_IO, buf, &len, &open_err);
+    note_denied(m, open_err, PT_DENIED_IO);
+    if (r == PT_READ_GONE || r == PT_READ_NO_FDS)
         return r;
     if (r == PT_READ_OK && pt_parse_io(buf->data, len, &io) == 0)
         take_io(m, &io);
     return PT_READ_OK;
 }
 
+/* stat, parsed. It is its own identity check: with expected_starttime
+ * (0 for a process not yet known), a read by path needs no second one. */
+static enum pt_read read_stat(struct pt_member *m, int proc_root_fd, struct pt_buf *buf,
+                              uint64_t expected_starttime, struct pt_stat *st)
+{
+    bool transient;
+    int fd = member_file(m, proc_root_fd, PT_MF_STAT, &transient);
+    if (fd < 0)
+        return read_error(fd);
+    ssize_t n = pt_pread_record(fd, buf);
+    if (transient)
+        close(fd);
+    if (n < 0)
+        return read_error((int)n);
+    if (n == 0 || pt_parse_stat(buf->data, (size_t)n, st) != 0)
+        return PT_READ_FAILED;
+    if (expected_starttime && st->starttime != expected_starttime)
+        return PT_READ_GONE; /* a kept fd cannot show this; a path or a fixture can */
+    return PT_READ_OK;
+}
+
 enum pt_read pt_member_read_counters(struct pt_member *m, int proc_root_fd, struct pt_buf *buf)
 {
-    size_t len;
     struct pt_stat st;
-    enum pt_read r = read_kept(m->stat_fd, buf, &len);
-    if (r == PT_READ_OK && pt_parse_stat(buf->data, len, &st) != 0)
-        r = PT_READ_FAILED;
-    if (r == PT_READ_OK && st.starttime != m->starttime)
-        r = PT_READ_GONE; /* cannot happen through a kept fd; a fixture can lie */
+    enum pt_read r = read_stat(m, proc_root_fd, buf, m->starttime, &st);
     if (r == PT_READ_FAILED)
         r = settle_failure(m, proc_root_fd, buf);
     if (r != PT_READ_OK)
         return r;
     take_stat(m, &st);
-    return read_io(m, buf);
+    return read_io(m, proc_root_fd, buf);
 }
 
-static bool out_of_fds(int open_result)
-{
-    return open_result == -EMFILE || open_result == -ENFILE;
-}
-
-/* Note a file the permissions keep from us, so it is not tried again. */
-static void note_denied(struct pt_member *m, int open_result, enum pt_denied what)
-{
-    if (open_result == -EACCES || open_result == -EPERM)
-        m->denied |= what;
-}
-
-enum pt_read pt_member_open(struct pt_member *m, int proc_root_fd, pid_t pid, uint64_t expected_starttime,
-                            struct pt_buf *buf)
+enum pt_read pt_member_open(struct pt_member *m, int proc_root_fd, struct pt_fd_budget *budget, pid_t pid,
+                            uint64_t expected_starttime, struct pt_buf *buf)
 {
     memset(m, 0, sizeof(*m));
     m->pid = pid;
-    m->stat_fd = m->statm_fd = m->io_fd = m->children_fd = m->smaps_fd = -1;
-    m->status_fd = m->fd_dir_fd = -1;
+    for (int f = 0; f < PT_MF_COUNT; f++)
+        m->fd[f] = -1;
+    m->budget = budget;
     snprintf(m->path, sizeof(m->path), "%d/", (int)pid);
 
-    m->stat_fd = open_member_file(m, proc_root_fd, "stat");
-    if (out_of_fds(m->stat_fd))
-        return PT_READ_NO_FDS;
-    if (m->stat_fd < 0)
-        return pt_errno_is_gone(m->stat_fd) ? PT_READ_GONE : PT_READ_FAILED;
-    size_t len;
     struct pt_stat st;
-    enum pt_read r = read_kept(m->stat_fd, buf, &len);
-    if (r == PT_READ_OK && pt_parse_stat(buf->data, len, &st) != 0)
-        r = PT_READ_FAILED;
-    if (r == PT_READ_OK && expected_starttime && st.starttime != expected_starttime)
-        r = PT_READ_GONE;
-    if (r != PT_READ_OK) {
-        pt_member_close(m);
-        return r;
+    enum pt_read r = read_stat(m, proc_root_fd, buf, expected_starttime, &st);
+    if (r == PT_READ_OK) {
+        m->starttime = st.starttime;
+        take_stat(m, &st); /* the stat just read is the first sample */
+        r = read_io(m, proc_root_fd, buf);
     }
-    m->starttime = st.starttime;
-    take_stat(m, &st); /* the stat just read is the first sample */
-
-    m->statm_fd = open_member_file(m, proc_root_fd, "statm");
-    m->io_fd = open_member_file(m, proc_root_fd, "io");
-    note_denied(m, m->io_fd, PT_DENIED_IO);
-    char children[64];
-    snprintf(children, sizeof(children), "task/%d/children", (int)pid);
-    m->children_fd = open_member_file(m, proc_root_fd, children);
-    if (out_of_fds(m->statm_fd) || out_of_fds(m->io_fd) || out_of_fds(m->children_fd)) {
-        pt_member_close(m); /* half a member would be sampled wrong for ever */
-        return PT_READ_NO_FDS;
-    }
-    if (m->statm_fd < 0 && pt_errno_is_gone(m->statm_fd)) {
-        pt_member_close(m);
-        return PT_READ_GONE;
-    }
-    r = read_io(m, buf);
     if (r != PT_READ_OK)
         pt_member_close(m);
     return r;
@@ -174,20 +258,21 @@ enum pt_read pt_member_open(struct pt_member *m, int proc_root_fd, pid_t pid, ui
 
 void pt_member_close(struct pt_member *m)
 {
-    int *fds[] = {&m->stat_fd, &m->statm_fd, &m->io_fd, &m->children_fd, &m->smaps_fd, &m->status_fd, &m->fd_dir_fd};
-    for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
-        if (*fds[i] >= 0)
-            close(*fds[i]);
-        *fds[i] = -1;
+    for (int f = 0; f < PT_MF_COUNT; f++) {
+        if (m->fd[f] < 0)
+            continue;
+        close(m->fd[f]);
+        m->fd[f] = -1;
+        if (m->budget)
+            pt_fd_budget_give(m->budget);
     }
 }
 
 enum pt_read pt_member_read_statm(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, struct pt_statm *out)
 {
-    if (m->statm_fd < 0)
-        return PT_READ_FAILED;
     size_t len;
-    enum pt_read r = read_kept(m->statm_fd, buf, &len);
+    int open_err;
+    enum pt_read r = read_file(m, proc_root_fd, PT_MF_STATM, buf, &len, &open_err);
     if (r == PT_READ_OK && pt_parse_statm(buf->data, len, out) != 0)
         r = PT_READ_FAILED;
     if (r == PT_READ_FAILED)
@@ -198,25 +283,22 @@ enum pt_read pt_member_read_statm(struct pt_member *m, int proc_root_fd, struct 
 enum pt_read pt_member_read_smaps(struct pt_member *m, int proc_root_fd, struct pt_buf *buf,
                                   struct pt_smaps_rollup *out)
 {
-    if (m->smaps_fd < 0) {
-        if (m->denied & PT_DENIED_SMAPS)
-            return PT_READ_FAILED;
-        m->smaps_fd = open_member_file(m, proc_root_fd, "smaps_rollup");
-        note_denied(m, m->smaps_fd, PT_DENIED_SMAPS);
-        if (m->smaps_fd < 0)
-            return pt_errno_is_gone(m->smaps_fd) ? PT_READ_GONE : PT_READ_FAILED;
-    }
+    if (m->denied & PT_DENIED_SMAPS)
+        return PT_READ_FAILED;
     size_t len;
-    enum pt_read r = read_kept(m->smaps_fd, buf, &len);
+    int open_err;
+    enum pt_read r = read_file(m, proc_root_fd, PT_MF_SMAPS, buf, &len, &open_err);
+    note_denied(m, open_err, PT_DENIED_SMAPS);
     if (r == PT_READ_OK && pt_parse_smaps_rollup(buf->data, len, out) != 0)
         r = PT_READ_FAILED;
     /* A zombie's smaps_rollup says ESRCH while the process still has to be
      * reaped: that is "no memory", not "gone"; stat decides liveness. */
-    return r == PT_READ_OK ? r : PT_READ_FAILED;
+    return r == PT_READ_OK || r == PT_READ_NO_FDS ? r : PT_READ_FAILED;
 }
 
 /* A walk over a member's threads (task/TID), for what only per-thread
- * files show: context switches, and children forked by worker threads. */
+ * files show: context switches, and children forked by worker threads.
+ * Thread files are read by path; the caller checks the identity after. */
 struct thread_walk {
     const struct pt_member *m;
     int proc_root_fd;
@@ -225,6 +307,7 @@ struct thread_walk {
     int (*fn)(pid_t pid, void *arg);  /* add_thread_children */
     void *arg;
     bool any;
+    bool no_fds; /* a thread's file could not be opened for lack of descriptors */
 };
 
 static int for_each_thread(struct thread_walk *walk, void (*visit)(pid_t tid, void *walk))
@@ -235,16 +318,31 @@ static int for_each_thread(struct thread_walk *walk, void (*visit)(pid_t tid, vo
 }
 
 /* Read task/TID/<name> by path (the thread may end meanwhile). */
-static ssize_t read_thread_file(const struct thread_walk *walk, pid_t tid, const char *name)
+static ssize_t read_thread_file(struct thread_walk *walk, pid_t tid, const char *name)
 {
     char path[96];
     snprintf(path, sizeof(path), "%stask/%d/%s", walk->m->path, (int)tid, name);
     int fd = pt_open_at(walk->proc_root_fd, path);
-    if (fd < 0)
+    if (fd < 0) {
+        walk->no_fds |= out_of_fds(fd);
         return -1;
+    }
     ssize_t n = pt_pread_all(fd, walk->buf);
     close(fd);
     return n;
+}
+
+/* The result of a whole walk: its directory, its files, then whether the
+ * member is still itself. */
+static enum pt_read end_walk(const struct thread_walk *walk, int dir_err, bool need_any)
+{
+    if (dir_err < 0)
+        return read_error(dir_err);
+    if (walk->no_fds)
+        return PT_READ_NO_FDS;
+    if (need_any && !walk->any)
+        return PT_READ_FAILED;
+    return check_identity(walk->m, walk->proc_root_fd);
 }
 
 /* Parse a status file's context switches into the sums. */
@@ -269,7 +367,7 @@ static void add_thread_children(pid_t tid, void *arg)
 {
     struct thread_walk *walk = arg;
     if (tid == walk->m->pid)
-        return; /* the main thread's file is kept open and already read */
+        return; /* the main thread's file is read on its own */
     ssize_t n = read_thread_file(walk, tid, "children");
     if (n > 0)
         pt_parse_children(walk->buf->data, (size_t)n, walk->fn, walk->arg);
@@ -280,24 +378,19 @@ enum pt_read pt_member_read_ctx_switches(struct pt_member *m, int proc_root_fd, 
 {
     *voluntary = *involuntary = 0;
     /* /proc/PID/status shows the main thread's own counts only; with one
-     * thread that is the process, and the kept fd saves a readdir. */
+     * thread that is the process, and one file saves a readdir. */
     if (m->num_threads <= 1) {
-        if (m->status_fd < 0) {
-            m->status_fd = open_member_file(m, proc_root_fd, "status");
-            if (m->status_fd < 0)
-                return pt_errno_is_gone(m->status_fd) ? PT_READ_GONE : PT_READ_FAILED;
-        }
-        ssize_t n = pt_pread_record(m->status_fd, buf);
-        if (n < 0 && pt_errno_is_gone((int)n))
-            return PT_READ_GONE;
-        return add_status(buf, n, voluntary, involuntary) ? PT_READ_OK : PT_READ_FAILED;
+        size_t len;
+        int open_err;
+        enum pt_read r = read_file(m, proc_root_fd, PT_MF_STATUS, buf, &len, &open_err);
+        if (r != PT_READ_OK)
+            return r;
+        return add_status(buf, (ssize_t)len, voluntary, involuntary) ? PT_READ_OK : PT_READ_FAILED;
     }
     struct thread_walk walk = {
         .m = m, .proc_root_fd = proc_root_fd, .buf = buf, .voluntary = voluntary, .involuntary = involuntary};
     int r = for_each_thread(&walk, add_thread_status);
-    if (r < 0)
-        return pt_errno_is_gone(r) ? PT_READ_GONE : PT_READ_FAILED;
-    return walk.any ? PT_READ_OK : PT_READ_FAILED;
+    return end_walk(&walk, r, true);
 }
 
 /* fd/ entries are descriptor numbers, so the pid walker counts them. */
@@ -307,55 +400,67 @@ static void count_entry(pid_t fd, void *count)
     ++*(int64_t *)count;
 }
 
-enum pt_read pt_member_count_fds(struct pt_member *m, int proc_root_fd, int64_t *count)
+/* Since Linux 6.2 the size of a procfs fd directory is its number of
+ * entries: one fstat instead of a readdir. Elsewhere (older kernels, a
+ * fixture tree) count the entries. */
+static enum pt_read count_dir_entries(int dir_fd, int64_t *count)
 {
-    if (m->fd_dir_fd < 0) {
-        if (m->denied & PT_DENIED_FDS)
-            return PT_READ_FAILED;
-        m->fd_dir_fd = open_member_file(m, proc_root_fd, "fd");
-        note_denied(m, m->fd_dir_fd, PT_DENIED_FDS);
-        if (m->fd_dir_fd < 0)
-            return pt_errno_is_gone(m->fd_dir_fd) ? PT_READ_GONE : PT_READ_FAILED;
-    }
-    /* Since Linux 6.2 the size of a procfs fd directory is its number of
-     * entries: one fstat instead of a readdir. Elsewhere (older kernels, a
-     * fixture tree) count the entries. */
     struct statfs fs;
     struct stat st;
-    if (fstatfs(m->fd_dir_fd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC && fstat(m->fd_dir_fd, &st) == 0 &&
-        st.st_size > 0) {
+    if (fstatfs(dir_fd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC && fstat(dir_fd, &st) == 0 && st.st_size > 0) {
         *count = st.st_size;
         return PT_READ_OK;
     }
     *count = 0;
-    return pt_for_each_pid_in(m->fd_dir_fd, ".", count_entry, count) == 0 ? PT_READ_OK : PT_READ_FAILED;
+    int r = pt_for_each_pid_in(dir_fd, ".", count_entry, count);
+    return r == 0 ? PT_READ_OK : read_error(r);
+}
+
+enum pt_read pt_member_count_fds(struct pt_member *m, int proc_root_fd, int64_t *count)
+{
+    if (m->denied & PT_DENIED_FDS)
+        return PT_READ_FAILED;
+    bool transient;
+    int fd = member_file(m, proc_root_fd, PT_MF_FD_DIR, &transient);
+    if (fd < 0) {
+        note_denied(m, fd, PT_DENIED_FDS);
+        return read_error(fd);
+    }
+    enum pt_read r = count_dir_entries(fd, count);
+    return transient ? end_transient(m, proc_root_fd, fd, r) : r;
 }
 
 enum pt_read pt_member_read_children(struct pt_member *m, int proc_root_fd, struct pt_buf *buf,
                                      int (*fn)(pid_t pid, void *arg), void *arg, bool *no_children_files)
 {
     *no_children_files = false;
-    if (m->children_fd < 0) {
-        char children[64];
-        snprintf(children, sizeof(children), "task/%d/children", (int)m->pid);
-        int fd = open_member_file(m, proc_root_fd, children);
-        if (fd < 0) {
-            /* The process exists (its stat opened) but has no children
-             * file: the kernel was built without CONFIG_PROC_CHILDREN. */
-            if (fd == -ENOENT && settle_failure(m, proc_root_fd, buf) != PT_READ_GONE)
-                *no_children_files = true;
-            return pt_errno_is_gone(fd) && !*no_children_files ? PT_READ_GONE : PT_READ_FAILED;
-        }
-        m->children_fd = fd;
+    bool transient;
+    int fd = member_file(m, proc_root_fd, PT_MF_CHILDREN, &transient);
+    if (fd < 0) {
+        /* The process exists (its stat opened) but has no children
+         * file: the kernel was built without CONFIG_PROC_CHILDREN. */
+        if (fd != -ENOENT)
+            return read_error(fd);
+        enum pt_read r = settle_failure(m, proc_root_fd, buf);
+        *no_children_files = r == PT_READ_FAILED;
+        return r;
     }
-    ssize_t n = pt_pread_all(m->children_fd, buf);
-    if (n < 0)
-        return pt_errno_is_gone((int)n) ? PT_READ_GONE : PT_READ_FAILED;
+    ssize_t n = pt_pread_all(fd, buf);
+    enum pt_read r = n < 0 ? read_error((int)n) : PT_READ_OK;
+    if (transient) {
+        close(fd);
+        /* vouch for the list before anyone joins the pids in it */
+        if (r == PT_READ_OK)
+            r = check_identity(m, proc_root_fd);
+    }
+    if (r != PT_READ_OK)
+        return r;
     if (pt_parse_children(buf->data, (size_t)n, fn, arg) < 0)
         return PT_READ_FAILED;
     if (m->num_threads > 1) {
         struct thread_walk walk = {.m = m, .proc_root_fd = proc_root_fd, .buf = buf, .fn = fn, .arg = arg};
-        for_each_thread(&walk, add_thread_children);
+        int dir_err = for_each_thread(&walk, add_thread_children);
+        return end_walk(&walk, dir_err, false);
     }
     return PT_READ_OK;
 }

@@ -1,10 +1,18 @@
 /* member: one process of a target's tree, and the reads it takes.
  *
  * A member is an identity, (pid, starttime), with the descriptors of the
- * /proc files proctree samples kept open (see procfile.h) and the last
- * cumulative counters read from them. The last values matter after the
- * process is gone: they are what the tree loses if nobody in the tree
- * absorbs the process's usage when it is reaped (target.c). */
+ * /proc files proctree samples kept open while the descriptor budget
+ * allows (procfile.h, fdbudget.h), and the last cumulative counters read
+ * from them. The last values matter after the process is gone: they are
+ * what the tree loses if nobody in the tree absorbs the process's usage
+ * when it is reaped (target.c).
+ *
+ * A kept descriptor can never show another process: once its process is
+ * reaped it reads ESRCH, even if the pid is reused. A file read without a
+ * kept descriptor is opened by path, so each such read is followed by a
+ * read of the member's stat (through its kept descriptor, or by path with
+ * the starttime compared): a process that is alive after the open was
+ * alive, with the same pid, at the open. */
 #ifndef PROCTREE_MEMBER_H
 #define PROCTREE_MEMBER_H
 
@@ -12,6 +20,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "fdbudget.h"
 #include "procfile.h"
 #include "procparse.h"
 
@@ -37,13 +46,25 @@ enum pt_counter {
 /* Files another user's process keeps from us (ptrace access is needed). */
 enum pt_denied { PT_DENIED_IO = 1, PT_DENIED_SMAPS = 2, PT_DENIED_FDS = 4 };
 
+/* The files a member reads, each opened on first use. */
+enum pt_member_file {
+    PT_MF_STAT,
+    PT_MF_STATM,
+    PT_MF_IO,
+    PT_MF_CHILDREN, /* task/<pid>/children: the main thread's children */
+    PT_MF_STATUS,
+    PT_MF_SMAPS,
+    PT_MF_FD_DIR,
+    PT_MF_COUNT
+};
+
 struct pt_member {
     pid_t pid;
     pid_t ppid; /* as of the last stat read */
     uint64_t starttime;
     char path[24]; /* "<pid>/" under the proc root, built once */
-    int stat_fd, statm_fd, io_fd, children_fd, smaps_fd;
-    int status_fd, fd_dir_fd; /* opened on first use */
+    int fd[PT_MF_COUNT];        /* kept descriptors, -1 when not kept */
+    struct pt_fd_budget *budget; /* shared by the collector's members */
     int64_t ctr[PT_CTR_COUNT]; /* last values read */
     bool has_stat, has_io;     /* which groups of ctr hold real values */
     unsigned denied;           /* enum pt_denied bits: not opened again */
@@ -55,21 +76,25 @@ struct pt_member {
     bool has_ctx;
     bool born;          /* joined as a descendant born in the tree, not as a new root */
     bool zombie;        /* exited, not yet reaped: its counters are final */
+    bool kernel_thread; /* PF_KTHREAD: no user memory, no command line */
     bool children_settled; /* see settle_children() in target.c */
     bool gone;          /* reaped; dropped at the next compaction */
     bool baseline_walk; /* joined in this discovery pass as part of a new root's tree */
 };
 
-/* Result of a read: the data, the process is gone, or this read failed
- * (truncated, unparseable, permission) while the process lives on.
- * pt_member_open also says when this process ran out of descriptors. */
+/* Result of a read: the data, the process is gone, this read failed
+ * (truncated, unparseable, permission) while the process lives on, or
+ * this process (or the system) ran out of descriptors (EMFILE, ENFILE):
+ * then what the read feeds is unknown, never to be taken as zero. */
 enum pt_read { PT_READ_OK, PT_READ_GONE, PT_READ_FAILED, PT_READ_NO_FDS };
 
-/* Open the member's stat/statm/io/children files and read stat and io
- * once. Fails with PT_READ_GONE when the process does not exist, or when
- * expected_starttime is non-zero and differs (the pid was reused). */
-enum pt_read pt_member_open(struct pt_member *m, int proc_root_fd, pid_t pid, uint64_t expected_starttime,
-                            struct pt_buf *buf);
+/* Start following pid: read its stat and io once. Fails with
+ * PT_READ_GONE when the process does not exist, or when expected_starttime
+ * is non-zero and differs (the pid was reused). Descriptors are kept
+ * within budget. */
+enum pt_read pt_member_open(struct pt_member *m, int proc_root_fd, struct pt_fd_budget *budget, pid_t pid,
+                            uint64_t expected_starttime, struct pt_buf *buf);
+/* Close the kept descriptors (giving them back to the budget). */
 void pt_member_close(struct pt_member *m);
 
 /* Refresh ctr/ppid/num_threads from stat and io. */

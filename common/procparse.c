@@ -144,13 +144,12 @@ static int scan_stat_head(struct cursor *c, struct pt_stat *st)
 static int scan_stat_fields(struct cursor *c, struct pt_stat *st)
 {
     int64_t ppid, ignored_signed;
-    uint64_t ignored_unsigned;
 
     if (stat_i64(c, &ppid) || ppid < 0 || ppid > INT_MAX) return -1; /* 4 */
     st->ppid = (pid_t)ppid;
     for (int field = 5; field <= 8; field++) /* pgrp session tty_nr tpgid */
         if (stat_i64(c, &ignored_signed)) return -1;
-    if (stat_u64(c, &ignored_unsigned)) return -1; /* 9: flags */
+    if (stat_u64(c, &st->flags)) return -1; /* 9 */
     if (stat_u64(c, &st->minflt) || stat_u64(c, &st->cminflt) || stat_u64(c, &st->majflt) ||
         stat_u64(c, &st->cmajflt))
         return -1; /* 10-13 */

@@ -27,6 +27,7 @@ struct pt_stat {
     char comm[PT_COMM_MAX];
     char state;
     pid_t ppid;
+    uint64_t flags; /* PF_* of the task: PT_PF_KTHREAD */
     uint64_t minflt, cminflt, majflt, cmajflt;
     uint64_t utime, stime, cutime, cstime; /* clock ticks */
     int64_t num_threads;
@@ -35,6 +36,10 @@ struct pt_stat {
     int64_t rss_pages;
 };
 int pt_parse_stat(const char *buf, size_t len, struct pt_stat *out);
+
+/* A kernel thread (PF_KTHREAD in stat's flags, include/linux/sched.h): it
+ * has no user memory and no command line. */
+#define PT_PF_KTHREAD 0x00200000u
 
 /* /proc/PID/statm, in pages: size resident shared (the first three). */
 struct pt_statm {

@@ -143,7 +143,9 @@ static void read_counters(struct pt_target *t, struct pt_member *m)
         member_gone(t, m);
         return;
     }
-    if (r == PT_READ_FAILED) {
+    if (r == PT_READ_NO_FDS)
+        t->short_of_fds |= PT_SHORT_COUNTERS;
+    if (r != PT_READ_OK) {
         t->vanished++;
         return;
     }
@@ -196,18 +198,21 @@ static void warn_denied(struct pt_target *t, const struct pt_member *m)
 static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline)
 {
     struct pt_member m;
-    enum pt_read r = pt_member_open(&m, t->proc_root_fd, pid, expected_starttime, &t->buf);
+    enum pt_read r = pt_member_open(&m, t->proc_root_fd, t->budget, pid, expected_starttime, &t->buf);
     if (r == PT_READ_NO_FDS) {
-        /* Each member keeps a few /proc files open. Say it once; the
-         * process is tried again at every discovery tick meanwhile. */
+        /* The process is tried again at the next discovery tick; until it
+         * has joined, every sum of the tree would be partial. */
         t->vanished++;
-        if (!t->warned_fds)
-            logf_target(t, PT_LOG_ERROR, "target \"%s\": out of file descriptors, pid %d is not measured; "
-                        "raise the open-files limit (ulimit -n, LimitNOFILE=)", t->name, (int)pid);
-        t->warned_fds = true;
+        t->short_of_fds |= PT_SHORT_MEMBERS;
     }
     if (r != PT_READ_OK)
         return NULL;
+    if (m.kernel_thread && t->has_matcher) {
+        /* Kernel threads hold no user memory and would add the kernel's
+         * own work to "root's programs": only --pid may name one. */
+        pt_member_close(&m);
+        return NULL;
+    }
     if (t->n_members == t->cap_members) {
         t->cap_members = t->cap_members ? t->cap_members * 2 : 16;
         t->members = xrealloc(t->members, t->cap_members * sizeof(*t->members));
@@ -225,6 +230,23 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
     return &t->members[t->n_members++];
 }
 
+static int collect_pid(pid_t pid, void *arg);
+
+bool pt_target_wants_scan(const struct pt_target *t)
+{
+    return t->has_matcher && t->selector.kind != PT_SELECT_CGROUP;
+}
+
+const struct pt_matcher *pt_target_matcher(const struct pt_target *t)
+{
+    return &t->matcher;
+}
+
+void pt_target_offer_root(struct pt_target *t, pid_t pid)
+{
+    collect_pid(pid, t);
+}
+
 size_t pt_target_live_members(const struct pt_target *t)
 {
     size_t live = 0;
@@ -235,7 +257,6 @@ size_t pt_target_live_members(const struct pt_target *t)
 
 /* ---- selector --------------------------------------------------------- */
 
-static int collect_pid(pid_t pid, void *arg);
 static void join_pending(struct pt_target *t, bool baseline);
 
 static pid_t read_pidfile(struct pt_target *t)
@@ -270,7 +291,10 @@ static void resolve_root(struct pt_target *t)
         break;
     }
     if (t->has_matcher) {
-        pt_matcher_scan(&t->matcher, t->proc_root_fd, &t->buf, collect_pid, t);
+        /* cgroup members are listed by the cgroup; the others were offered
+         * by the collector's walk of the proc root */
+        if (t->selector.kind == PT_SELECT_CGROUP)
+            pt_matcher_scan_cgroup(&t->matcher, &t->buf, collect_pid, t);
         join_pending(t, true);
         return;
     }
@@ -406,6 +430,8 @@ void pt_target_discover(struct pt_target *t)
                 member_gone(t, &t->members[i]);
                 continue;
             }
+            if (r == PT_READ_NO_FDS)
+                t->short_of_fds |= PT_SHORT_MEMBERS;
             if (no_children_files) {
                 logf_target(t, PT_LOG_INFO, "target \"%s\": no /proc/PID/task/TID/children (kernel without "
                             "CONFIG_PROC_CHILDREN); discovering by scanning /proc", t->name);
@@ -456,6 +482,7 @@ static void poll_members(struct pt_target *t)
             member_gone(t, m);
             continue;
         } else {
+            t->short_of_fds |= r == PT_READ_NO_FDS ? PT_SHORT_STATM : 0;
             t->vanished++;
         }
         if (is_exposed(t, m))
@@ -510,7 +537,10 @@ static void smaps_timed(struct pt_target *t, struct pt_member *m)
 {
     double start = pt_now();
     struct pt_smaps_rollup sr;
-    if (pt_member_read_smaps(m, t->proc_root_fd, &t->buf, &sr) != PT_READ_OK)
+    enum pt_read r = pt_member_read_smaps(m, t->proc_root_fd, &t->buf, &sr);
+    if (r == PT_READ_NO_FDS)
+        t->short_of_fds |= PT_SHORT_SMAPS;
+    if (r != PT_READ_OK)
         return;
     double took = pt_now() - start;
     m->smaps = sr;
@@ -573,7 +603,12 @@ static void sample_ctx_switches(struct pt_target *t)
     for (size_t i = 0; i < t->n_members; i++) {
         struct pt_member *m = &t->members[i];
         int64_t vol, invol;
-        if (m->gone || pt_member_read_ctx_switches(m, t->proc_root_fd, &t->buf, &vol, &invol) != PT_READ_OK)
+        if (m->gone)
+            continue;
+        enum pt_read r = pt_member_read_ctx_switches(m, t->proc_root_fd, &t->buf, &vol, &invol);
+        if (r == PT_READ_NO_FDS)
+            t->short_of_fds |= PT_SHORT_CTX;
+        if (r != PT_READ_OK)
             continue;
         if (m->has_ctx || m->born) {
             int64_t base_vol = m->has_ctx ? m->ctx_voluntary : 0, base_invol = m->has_ctx ? m->ctx_involuntary : 0;
@@ -596,9 +631,12 @@ static int64_t count_fds(struct pt_target *t)
         int64_t n;
         if (t->members[i].gone)
             continue;
-        if (pt_member_count_fds(&t->members[i], t->proc_root_fd, &n) == PT_READ_OK) {
+        enum pt_read r = pt_member_count_fds(&t->members[i], t->proc_root_fd, &n);
+        if (r == PT_READ_OK) {
             total += n;
             any = true;
+        } else if (r == PT_READ_NO_FDS) {
+            t->short_of_fds |= PT_SHORT_FDS;
         }
         warn_denied(t, &t->members[i]);
     }
@@ -638,11 +676,15 @@ static void counter_deltas(struct pt_target *t, int64_t delta[PT_CTR_COUNT])
             if (k < PT_CTR_IO_END ? m->has_io : m->has_stat)
                 tree[k] += m->ctr[k];
     }
+    /* Short of descriptors, some member was not read: its work is left
+     * for the next interval, which reports it (the base stays). */
+    bool keep_base = t->short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS);
     for (int k = 0; k < PT_CTR_COUNT; k++) {
         if (tree[k] > t->high_water[k])
             t->high_water[k] = tree[k];
         delta[k] = t->high_water[k] - t->interval_base[k];
-        t->interval_base[k] = t->high_water[k];
+        if (!keep_base)
+            t->interval_base[k] = t->high_water[k];
     }
 }
 
@@ -690,6 +732,79 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
                  round(t->cpu_seconds * 1e6) / 1e6, units);
 }
 
+/* The reads each metric needs, as enum pt_short bits; every proc_*
+ * metric needs the whole membership besides. */
+static const unsigned metric_reads[PT_METRIC_COUNT] = {
+    [PT_M_PROC_VM_SIZE_MIN] = PT_SHORT_STATM,
+    [PT_M_PROC_VM_SIZE_MAX] = PT_SHORT_STATM,
+    [PT_M_PROC_RSS_MIN] = PT_SHORT_STATM,
+    [PT_M_PROC_RSS_MAX] = PT_SHORT_STATM,
+    [PT_M_PROC_ANON_MIN] = PT_SHORT_STATM,
+    [PT_M_PROC_ANON_MAX] = PT_SHORT_STATM,
+    [PT_M_PROC_PSS_MIN] = PT_SHORT_SMAPS,
+    [PT_M_PROC_PSS_MAX] = PT_SHORT_SMAPS,
+    [PT_M_PROC_SHARED_MIN] = PT_SHORT_SMAPS,
+    [PT_M_PROC_SHARED_MAX] = PT_SHORT_SMAPS,
+    [PT_M_PROC_USS_MIN] = PT_SHORT_SMAPS,
+    [PT_M_PROC_USS_MAX] = PT_SHORT_SMAPS,
+    [PT_M_PROC_SWAP_MIN] = PT_SHORT_SMAPS,
+    [PT_M_PROC_SWAP_MAX] = PT_SHORT_SMAPS,
+    [PT_M_PROC_IO_READ_BYTES] = PT_SHORT_COUNTERS,
+    [PT_M_PROC_IO_WRITE_BYTES] = PT_SHORT_COUNTERS,
+    [PT_M_PROC_IO_STORAGE_READ_BYTES] = PT_SHORT_COUNTERS,
+    [PT_M_PROC_IO_STORAGE_WRITE_BYTES] = PT_SHORT_COUNTERS,
+    [PT_M_PROC_IO_CANCELLED_WRITE_BYTES] = PT_SHORT_COUNTERS,
+    [PT_M_PROC_IO_READ_SYSCALLS] = PT_SHORT_COUNTERS,
+    [PT_M_PROC_IO_WRITE_SYSCALLS] = PT_SHORT_COUNTERS,
+    [PT_M_PROC_CPU_USER_SECONDS] = PT_SHORT_COUNTERS,
+    [PT_M_PROC_CPU_SYSTEM_SECONDS] = PT_SHORT_COUNTERS,
+    [PT_M_PROC_CPU_PERCENT] = PT_SHORT_COUNTERS,
+    [PT_M_PROC_MINOR_FAULTS] = PT_SHORT_COUNTERS,
+    [PT_M_PROC_MAJOR_FAULTS] = PT_SHORT_COUNTERS,
+    [PT_M_PROC_THREADS] = PT_SHORT_COUNTERS,
+    [PT_M_PROC_CTX_SWITCHES_VOLUNTARY] = PT_SHORT_CTX,
+    [PT_M_PROC_CTX_SWITCHES_INVOLUNTARY] = PT_SHORT_CTX,
+    [PT_M_PROC_FDS] = PT_SHORT_FDS,
+};
+
+static bool is_collector_metric(enum pt_metric_id id)
+{
+    return id >= PT_M_COLLECTOR_SAMPLES && id <= PT_M_COLLECTOR_CPU_SECONDS;
+}
+
+/* Short of descriptors: leave out what was not read whole, and say so in
+ * one line per interval. */
+static void leave_out_unknown(struct pt_target *t, struct pt_report *report)
+{
+    if (!t->short_of_fds)
+        return;
+    for (int id = 0; id < PT_METRIC_COUNT; id++) {
+        if (pt_catalog[id].scope != PT_SCOPE_PROC || is_collector_metric(id))
+            continue;
+        if ((t->short_of_fds & PT_SHORT_MEMBERS) || (t->short_of_fds & metric_reads[id]))
+            report->v[id].present = false;
+    }
+    static const struct {
+        unsigned bit;
+        const char *what;
+    } parts[] = {
+        {PT_SHORT_MEMBERS, " membership (every proc_* metric)"},
+        {PT_SHORT_STATM, " memory"},
+        {PT_SHORT_COUNTERS, " CPU, faults, threads and I/O"},
+        {PT_SHORT_SMAPS, " PSS"},
+        {PT_SHORT_CTX, " context switches"},
+        {PT_SHORT_FDS, " descriptors"},
+    };
+    char what[160] = "";
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+        if (t->short_of_fds & parts[i].bit)
+            strncat(what, parts[i].what, sizeof(what) - strlen(what) - 1);
+    logf_target(t, PT_LOG_ERROR,
+                "target \"%s\": out of file descriptors (EMFILE/ENFILE); left out this interval:%s; "
+                "raise the open-files limit (LimitNOFILE=) or lower the descriptor budget",
+                t->name, what);
+}
+
 void pt_target_close(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report)
 {
     double cpu0 = thread_cpu_seconds();
@@ -705,9 +820,14 @@ void pt_target_close(struct pt_target *t, double seconds, const struct pt_units 
     int64_t processes = (int64_t)t->n_members;
     t->cpu_seconds += thread_cpu_seconds() - cpu0;
 
-    fill_report(t, seconds, processes, threads, fds, units, report);
+    t->counter_seconds += seconds;
+    fill_report(t, t->counter_seconds, processes, threads, fds, units, report);
     if (t->options.collect_pss)
         pt_value_set(&report->v[PT_M_COLLECTOR_PSS_STALE], PT_M_COLLECTOR_PSS_STALE, (double)t->pss_stale, units);
+    if (!(t->short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS)))
+        t->counter_seconds = 0;
+    leave_out_unknown(t, report);
+    t->short_of_fds = 0;
 
     memset(t->gauges, 0, sizeof(t->gauges));
     t->stat_seen = t->io_seen = t->ctx_seen = false;
@@ -737,8 +857,8 @@ void pt_target_reaped(struct pt_target *t, pid_t pid)
 /* ---- life cycle ------------------------------------------------------- */
 
 int pt_target_init(struct pt_target *t, const char *name, const struct pt_selector *selector,
-                   const struct pt_target_options *options, int proc_root_fd, pt_log_fn log, void *log_arg,
-                   char *err, size_t errlen)
+                   const struct pt_target_options *options, int proc_root_fd, struct pt_fd_budget *budget,
+                   pt_log_fn log, void *log_arg, char *err, size_t errlen)
 {
     memset(t, 0, sizeof(*t));
     t->name = strdup(name);
@@ -758,6 +878,7 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
     t->has_matcher = matching;
     t->options = *options;
     t->proc_root_fd = proc_root_fd;
+    t->budget = budget;
     t->page_size = sysconf(_SC_PAGESIZE);
     t->ticks_per_second = (double)sysconf(_SC_CLK_TCK);
     t->log = log;

@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "collector.h"
+#include "fdbudget.h"
 #include "matcher.h"
 #include "member.h"
 #include "pidmap.h"
@@ -42,11 +43,23 @@ struct pt_extrema {
 
 void pt_extrema_add(struct pt_extrema *e, int64_t value);
 
+/* What a lack of descriptors (EMFILE, ENFILE) left unknown in an interval:
+ * those metrics are absent for it, never a partial sum. */
+enum pt_short {
+    PT_SHORT_MEMBERS = 1, /* a process could not join: every sum is partial */
+    PT_SHORT_STATM = 2,   /* vm, rss, anon */
+    PT_SHORT_COUNTERS = 4, /* stat and io: CPU, faults, threads, I/O */
+    PT_SHORT_SMAPS = 8,   /* pss, shared, uss, swap */
+    PT_SHORT_CTX = 16,    /* context switches */
+    PT_SHORT_FDS = 32,    /* open descriptors */
+};
+
 struct pt_target {
     char *name;
     struct pt_selector selector; /* path owned */
     struct pt_target_options options;
     int proc_root_fd;
+    struct pt_fd_budget *budget; /* the collector's, shared by all targets */
     long page_size;
     double ticks_per_second;
     pt_log_fn log;
@@ -72,10 +85,11 @@ struct pt_target {
     int64_t ctx_voluntary, ctx_involuntary; /* done by live threads */
     int64_t samples, vanished, started, exited, pss_stale;
     double cpu_seconds;
+    unsigned short_of_fds;    /* enum pt_short bits of this interval */
+    double counter_seconds;   /* since the counters were last reported */
 
     bool pss_at_close; /* smaps_rollup at every close, or on its own timer */
     bool warned_empty;
-    bool warned_fds;
     unsigned warned_denied; /* enum pt_denied bits already logged */
     bool scan_fallback; /* no children files: build the tree from ppids */
     struct pt_buf buf;
@@ -85,11 +99,21 @@ struct pt_target {
 
 /* Returns 0, or -1 with a one-line reason in err. */
 int pt_target_init(struct pt_target *t, const char *name, const struct pt_selector *selector,
-                   const struct pt_target_options *options, int proc_root_fd, pt_log_fn log, void *log_arg,
-                   char *err, size_t errlen);
+                   const struct pt_target_options *options, int proc_root_fd, struct pt_fd_budget *budget,
+                   pt_log_fn log, void *log_arg, char *err, size_t errlen);
+
+/* Does the target take its roots from the collector's shared walk of the
+ * proc root (--match, --exe, --user)? */
+bool pt_target_wants_scan(const struct pt_target *t);
+/* Its matcher, for that walk. */
+const struct pt_matcher *pt_target_matcher(const struct pt_target *t);
+/* The walk found a process the matcher takes: a root for the next
+ * pt_target_discover(). */
+void pt_target_offer_root(struct pt_target *t, pid_t pid);
 void pt_target_free(struct pt_target *t);
 
-/* Resolve the selector and walk the tree for new descendants. */
+/* Resolve the selector (joining the roots offered since the last call)
+ * and walk the tree for new descendants. */
 void pt_target_discover(struct pt_target *t);
 /* The fast poll: memory gauges of every member, counters of the members
  * nobody in the tree would absorb. */

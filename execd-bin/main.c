@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "collector.h"
+#include "fdbudget.h"
 #include "launch.h"
 #include "loop.h"
 #include "options.h"
@@ -22,15 +23,19 @@ static void log_to_stderr(enum pt_log_level level, const char *message, void *ar
     fprintf(stderr, "%s proctree-execd: %s\n", prefix[level], message);
 }
 
-/* Each member keeps a few /proc files open; large trees need more than
- * the usual soft limit of 1024 descriptors. */
-static void raise_fd_limit(void)
+/* Kept /proc files make polls cheap (fdbudget.h), and this process has
+ * its open-files limit to itself: raise it to the hard limit and keep all
+ * of it but a reserve for stdio, the signalfd and the files read once. */
+#define EXECD_FD_RESERVE 64
+
+static size_t raise_fd_limit(void)
 {
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
+    return pt_fd_budget_from_rlimit(1.0, EXECD_FD_RESERVE);
 }
 
 /* The launched command must not read Telegraf's newlines nor write into
@@ -66,7 +71,9 @@ int main(int argc, char **argv)
     }
     o.config.log = log_to_stderr;
     execd_block_signals();
-    raise_fd_limit();
+    size_t fd_budget = raise_fd_limit();
+    if (!o.fd_budget_given)
+        o.config.fd_budget = fd_budget;
 
     char err[256];
     struct pt_collector *c = pt_collector_new(&o.config, err, sizeof(err));

@@ -56,6 +56,9 @@ static const char usage[] =
     "                            proc_ctx_switches_*)\n"
     "  --no-fds                  do not count open file descriptors (no proc_fds)\n"
     "  --no-global               do not report the global_* line\n"
+    "  --descriptor-budget N     keep at most N /proc files open (default: the\n"
+    "                            open-files limit, raised to its hard limit,\n"
+    "                            less 64); others are opened at each read\n"
     "  --proc-root DIR           read DIR instead of /proc (tests)\n"
     "  --help                    this text\n"
     "  --version                 the version\n";
@@ -80,6 +83,7 @@ enum {
     OPT_NO_CTX,
     OPT_NO_FDS,
     OPT_NO_GLOBAL,
+    OPT_FD_BUDGET,
     OPT_PROC_ROOT,
     OPT_HELP,
     OPT_VERSION,
@@ -105,6 +109,7 @@ static const struct option long_options[] = {
     {"no-ctx-switches", no_argument, NULL, OPT_NO_CTX},
     {"no-fds", no_argument, NULL, OPT_NO_FDS},
     {"no-global", no_argument, NULL, OPT_NO_GLOBAL},
+    {"descriptor-budget", required_argument, NULL, OPT_FD_BUDGET},
     {"proc-root", required_argument, NULL, OPT_PROC_ROOT},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -147,6 +152,24 @@ static int parse_pid(const char *text, pid_t *out)
     if (!*text || *end || v <= 0 || v > 0x3fffffff) /* PID_MAX_LIMIT is 2^22 */
         return -1;
     *out = (pid_t)v;
+    return 0;
+}
+
+/* A count: decimal digits only, at most 2^24 (more descriptors than
+ * Linux lets a process open). */
+static int parse_count(const char *text, size_t *out)
+{
+    size_t v = 0;
+    if (!*text)
+        return -1;
+    for (const char *p = text; *p; p++) {
+        if (*p < '0' || *p > '9' || v > ((size_t)1 << 24) / 10)
+            return -1;
+        v = v * 10 + (size_t)(*p - '0');
+    }
+    if (v > (size_t)1 << 24)
+        return -1;
+    *out = v;
     return 0;
 }
 
@@ -241,6 +264,11 @@ static enum execd_parse parse_one(struct execd_options *o, int code, const char 
         return EXECD_RUN;
     case OPT_NO_GLOBAL:
         o->config.collect_global = false;
+        return EXECD_RUN;
+    case OPT_FD_BUDGET:
+        if (parse_count(arg, &o->config.fd_budget) != 0)
+            return usage_error("--descriptor-budget: \"%s\" is not a whole number from 0 to 16777216%s", arg, "");
+        o->fd_budget_given = true;
         return EXECD_RUN;
     case OPT_PROC_ROOT:
         o->config.proc_root = arg;

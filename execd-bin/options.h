@@ -18,6 +18,7 @@ struct execd_options {
     struct pt_target_options target_options;
     double interval; /* 0: one batch per stdin newline / signal */
     bool once;
+    bool fd_budget_given; /* --descriptor-budget; else main() derives it */
     struct execd_target *targets;
     size_t n_targets;
     char **command;           /* argv after "--", NULL-terminated, or NULL */

@@ -63,8 +63,9 @@ class Collectd:
     is switched to the build dir.
     """
 
-    def __init__(self, tmpdir, plugin_body, outputs=""):
+    def __init__(self, tmpdir, plugin_body, outputs="", preexec_fn=None):
         self.dir = tmpdir
+        self.preexec_fn = preexec_fn  # run in the daemon before exec (limits)
         self.conf = os.path.join(tmpdir, "collectd.conf")
         self.log_path = os.path.join(tmpdir, "collectd.log")
         self.stdout_path = os.path.join(tmpdir, "collectd.stdout")
@@ -107,7 +108,7 @@ LoadPlugin proctree
     def start(self):
         with open(self.stdout_path, "wb") as out:
             self.proc = subprocess.Popen([COLLECTD, "-f", "-C", self.conf], stdin=subprocess.DEVNULL,
-                                         stdout=out, stderr=subprocess.STDOUT)
+                                         stdout=out, stderr=subprocess.STDOUT, preexec_fn=self.preexec_fn)
         return self
 
     def running(self):

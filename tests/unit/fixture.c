@@ -119,8 +119,8 @@ static void put_stat(const char *root, const struct fx_proc *p)
     uint64_t page_size = (uint64_t)sysconf(_SC_PAGESIZE);
     struct text t;
     text_open(&t);
-    fprintf(t.stream, "%d (%s) %c %d 0 0 0 0 0", p->pid, p->comm ? p->comm : "proc", p->state ? p->state : 'S',
-            p->ppid); /* 1-9: pid comm state ppid pgrp session tty_nr tpgid flags */
+    fprintf(t.stream, "%d (%s) %c %d 0 0 0 0 %" PRIu64, p->pid, p->comm ? p->comm : "proc",
+            p->state ? p->state : 'S', p->ppid, p->flags); /* 1-9: pid comm state ppid pgrp session tty_nr tpgid flags */
     fprintf(t.stream, " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64, p->minflt, p->cminflt, p->majflt,
             p->cmajflt); /* 10-13 */
     fprintf(t.stream, " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64, p->utime, p->stime, p->cutime,

@@ -29,6 +29,7 @@ struct fx_proc {
     pid_t pid, ppid;
     const char *comm; /* raw bytes, may hold ')' '\n' ' ' etc.; NULL = "proc" */
     char state;       /* 0 = 'S' */
+    uint64_t flags;   /* stat field 9: PT_PF_KTHREAD for a kernel thread */
     uint64_t starttime;
     uint64_t utime, stime, cutime, cstime;
     uint64_t minflt, cminflt, majflt, cmajflt;

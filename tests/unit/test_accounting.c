@@ -3,14 +3,18 @@
  * kept, new roots not back-counted, pid reuse never merged, no negative
  * delta). Time is driven by hand through pt_collector_tick(c, now). */
 #include <check.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "collector.h"
+#include "fdbudget.h"
 #include "fixture.h"
+#include "matcher.h"
 
 static char *root;
 static struct pt_collector *c;
@@ -538,6 +542,209 @@ START_TEST(target_names_are_unique)
 }
 END_TEST
 
+
+/* ---- descriptors ------------------------------------------------------- */
+
+START_TEST(budget_hot_files_may_use_all_of_it)
+{
+    struct pt_fd_budget b = {.limit = 4};
+    ck_assert(pt_fd_budget_take(&b, false));
+    ck_assert(pt_fd_budget_take(&b, false));
+    ck_assert(!pt_fd_budget_take(&b, false)); /* cold: half */
+    ck_assert(pt_fd_budget_take(&b, true));
+    ck_assert(pt_fd_budget_take(&b, true));
+    ck_assert(!pt_fd_budget_take(&b, true));
+    ck_assert(b.reached);
+    pt_fd_budget_give(&b);
+    ck_assert(pt_fd_budget_take(&b, true));
+    ck_assert_uint_eq(b.kept, 4);
+}
+END_TEST
+
+/* A tree of three with every kind of file, as the collector with budget
+ * limit sees it over two intervals. */
+static void three_with_everything(void)
+{
+    struct fx_proc r = proc(100, 1, 10, 1000, 10, "101 102");
+    struct fx_proc a = proc(101, 100, 11, 2000, 20, NULL);
+    struct fx_proc k = proc(102, 100, 12, 3000, 30, NULL);
+    fx_put_proc(root, &r);
+    fx_put_proc(root, &a);
+    fx_put_proc(root, &k);
+    for (pid_t pid = 100; pid <= 102; pid++) {
+        put_status(pid, pid, 1);
+        char rel[32];
+        snprintf(rel, sizeof(rel), "%d/fd/%d", (int)pid, (int)pid);
+        fx_write(root, rel, "", 0);
+    }
+}
+
+static const struct pt_batch *two_intervals(size_t budget)
+{
+    struct pt_collector_config config;
+    pt_collector_config_init(&config);
+    config.proc_root = root;
+    config.fd_budget = budget;
+    char err[256] = "";
+    c = pt_collector_new(&config, err, sizeof(err));
+    ck_assert_msg(c != NULL, "%s", err);
+    add_pid_target("app", 100);
+    pt_collector_tick(c, 0.0);
+    pt_collector_close(c, 1.0);
+    struct fx_proc a = proc(101, 100, 11, 2500, 25, NULL);
+    fx_put_proc(root, &a);
+    put_status(101, 150, 2);
+    pt_collector_tick(c, 1.1);
+    return pt_collector_close(c, 2.0);
+}
+
+/* Files read by open-read-close give what kept ones give. */
+START_TEST(no_budget_reads_the_same_numbers)
+{
+    three_with_everything();
+    const struct pt_batch *b = two_intervals(1000);
+    struct pt_report kept = b->targets[0].report;
+    pt_collector_free(c);
+    c = NULL;
+    three_with_everything();
+    b = two_intervals(0);
+    for (int id = 0; id < PT_METRIC_COUNT; id++) {
+        if (pt_catalog[id].scope != PT_SCOPE_PROC || id == PT_M_COLLECTOR_CPU_SECONDS)
+            continue;
+        const struct pt_value *v = value(b, 0, id);
+        ck_assert_msg(v->present == kept.v[id].present, "%s", pt_catalog[id].name);
+        ck_assert_msg(v->i == kept.v[id].i && v->f == kept.v[id].f, "%s", pt_catalog[id].name);
+    }
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 3);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 500);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_CTX_SWITCHES_VOLUNTARY), 150 - 101);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_FDS), 3);
+}
+END_TEST
+
+/* A file read by path after its process was reaped and the pid reused is
+ * not taken for the member's: the member is gone. */
+START_TEST(no_budget_never_reads_a_reused_pid)
+{
+    three_with_everything();
+    two_intervals(0);
+    fx_vanish(root, 101);
+    struct fx_proc reused = proc(101, 1, 99, 900000, 900, NULL);
+    fx_put_proc(root, &reused);
+    pt_collector_tick(c, 2.1);
+    const struct pt_batch *b = pt_collector_close(c, 3.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 2);
+    ck_assert_int_lt(ivalue(b, 0, PT_M_PROC_RSS_MAX), 900 * page);
+}
+END_TEST
+
+static long open_descriptors(void)
+{
+    long n = 0;
+    for (int fd = 0; fd < 4096; fd++)
+        n += fcntl(fd, F_GETFD) >= 0;
+    return n;
+}
+
+/* The soft limit only: it can be raised again. */
+static void limit_descriptors(rlim_t n)
+{
+    struct rlimit rl;
+    getrlimit(RLIMIT_NOFILE, &rl);
+    rl.rlim_cur = n;
+    ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+}
+
+/* Out of descriptors (a budget above the limit): what was not read whole
+ * is absent, never a partial sum, and nothing is lost once they are back. */
+START_TEST(out_of_descriptors_leaves_sums_out)
+{
+    struct rlimit saved;
+    getrlimit(RLIMIT_NOFILE, &saved);
+    three_with_everything();
+    c = collector_for(root);
+    add_pid_target("app", 100);
+    pt_collector_tick(c, 0.0);
+    const struct pt_batch *b = pt_collector_close(c, 1.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 3);
+    /* a child born now cannot join: the membership is incomplete */
+    struct fx_proc r = proc(100, 1, 10, 1400, 10, "101 102 103");
+    struct fx_proc n = proc(103, 100, 13, 700, 5, NULL);
+    fx_put_proc(root, &r);
+    fx_put_proc(root, &n);
+    limit_descriptors((rlim_t)open_descriptors());
+    pt_collector_tick(c, 1.5);
+    b = pt_collector_close(c, 2.0);
+    for (int id = 0; id < PT_METRIC_COUNT; id++) {
+        if (pt_catalog[id].scope == PT_SCOPE_PROC && strncmp(pt_catalog[id].name, "proc_", 5) == 0)
+            ck_assert_msg(!value(b, 0, id)->present, "%s present", pt_catalog[id].name);
+    }
+    ck_assert(value(b, 0, PT_M_COLLECTOR_SAMPLES)->present);
+    limit_descriptors(saved.rlim_cur);
+    pt_collector_tick(c, 2.5);
+    b = pt_collector_close(c, 3.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 4);
+    /* the root's 400 and the newcomer's 700 of the short interval */
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 400 + 700);
+}
+END_TEST
+
+/* --exe, --match, --user and --cgroup never take kernel threads; --pid does. */
+START_TEST(kernel_threads_are_not_matched)
+{
+    struct fx_proc kthreadd = proc(2, 0, 1, 0, 0, "3");
+    kthreadd.comm = "kthreadd";
+    kthreadd.flags = PT_PF_KTHREAD;
+    struct fx_proc worker = proc(3, 2, 1, 0, 0, NULL);
+    worker.comm = "kworker/0:0";
+    worker.flags = PT_PF_KTHREAD;
+    struct fx_proc user = proc(100, 1, 10, 0, 10, NULL);
+    user.comm = "kthreadd"; /* a user process may take any name */
+    fx_put_proc(root, &kthreadd);
+    fx_put_proc(root, &worker);
+    fx_put_proc(root, &user);
+    c = collector_for(root);
+    struct pt_selector exe = {.kind = PT_SELECT_EXE, .value = "kthreadd"};
+    struct pt_selector pid = {.kind = PT_SELECT_PID, .pid = 2};
+    struct pt_target_options opt;
+    pt_target_options_init(&opt);
+    char err[256];
+    ck_assert_int_eq(pt_collector_add_target(c, "exe", &exe, &opt, err, sizeof(err)), 0);
+    ck_assert_int_eq(pt_collector_add_target(c, "pid", &pid, &opt, err, sizeof(err)), 0);
+    pt_collector_tick(c, 0.0);
+    const struct pt_batch *b = pt_collector_close(c, 1.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 1);
+    ck_assert_int_eq(ivalue(b, 1, PT_M_PROC_PROCESSES), 2);
+}
+END_TEST
+
+/* --match sees the first PT_MATCH_TEXT_MAX bytes of a command line. */
+START_TEST(match_text_is_bounded)
+{
+    struct fx_proc p = proc(100, 1, 10, 0, 10, NULL);
+    fx_put_proc(root, &p);
+    size_t len = PT_MATCH_TEXT_MAX + 100;
+    char *cmdline = malloc(len + 1);
+    memset(cmdline, 'x', len);
+    memcpy(cmdline + len - 4, "MARK", 4);
+    cmdline[len] = '\0';
+    fx_write(root, "100/cmdline", cmdline, (long)len);
+    free(cmdline);
+    c = collector_for(root);
+    struct pt_selector head = {.kind = PT_SELECT_MATCH, .value = "^xxx"};
+    struct pt_selector tail = {.kind = PT_SELECT_MATCH, .value = "MARK"};
+    struct pt_target_options opt;
+    pt_target_options_init(&opt);
+    char err[256];
+    ck_assert_int_eq(pt_collector_add_target(c, "head", &head, &opt, err, sizeof(err)), 0);
+    ck_assert_int_eq(pt_collector_add_target(c, "tail", &tail, &opt, err, sizeof(err)), 0);
+    pt_collector_tick(c, 0.0);
+    const struct pt_batch *b = pt_collector_close(c, 1.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 1);
+    ck_assert_int_eq(ivalue(b, 1, PT_M_PROC_PROCESSES), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("accounting");
@@ -561,6 +768,12 @@ int main(void)
     tcase_add_test(tc, hostile_comm_default_name);
     tcase_add_test(tc, global_meminfo);
     tcase_add_test(tc, target_names_are_unique);
+    tcase_add_test(tc, budget_hot_files_may_use_all_of_it);
+    tcase_add_test(tc, no_budget_reads_the_same_numbers);
+    tcase_add_test(tc, no_budget_never_reads_a_reused_pid);
+    tcase_add_test(tc, out_of_descriptors_leaves_sums_out);
+    tcase_add_test(tc, kernel_threads_are_not_matched);
+    tcase_add_test(tc, match_text_is_bounded);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -1,0 +1,34 @@
+#include "fdbudget.h"
+
+#include <sys/resource.h>
+
+/* Far above any tree; keeps the arithmetic sane under RLIM_INFINITY. */
+#define PT_FD_BUDGET_MAX ((size_t)1 << 24)
+
+bool pt_fd_budget_take(struct pt_fd_budget *b, bool hot)
+{
+    size_t cap = hot ? b->limit : b->limit / 2;
+    if (b->kept >= cap) {
+        b->reached = true;
+        return false;
+    }
+    b->kept++;
+    return true;
+}
+
+void pt_fd_budget_give(struct pt_fd_budget *b)
+{
+    if (b->kept > 0)
+        b->kept--;
+}
+
+size_t pt_fd_budget_from_rlimit(double share, size_t reserve)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return 0;
+    double soft = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > PT_FD_BUDGET_MAX ? (double)PT_FD_BUDGET_MAX
+                                                                                  : (double)rl.rlim_cur;
+    double budget = soft * share - (double)reserve;
+    return budget > 0 ? (size_t)budget : 0;
+}

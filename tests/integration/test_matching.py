@@ -1,0 +1,76 @@
+"""Matching selectors on a busy host: one walk of /proc, no kernel threads.
+
+Why: --match, --exe and --user look at every process of the host, so what a
+discovery costs is set by the host, not by the tree. Several such targets
+must share one walk of /proc (each process's stat read once, not once per
+target), and kernel threads, which hold no user memory and would add the
+kernel's own work to "root's programs", are never taken by them; --pid
+still takes whatever it names.
+"""
+
+import os
+import re
+import subprocess
+import tempfile
+import unittest
+
+import harness as h
+
+TARGETS = 20
+
+
+def kernel_threads():
+    """Pids whose stat has PF_KTHREAD."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            continue
+        if int(fields[6]) & 0x00200000:  # field 9, flags
+            found.append(int(name))
+    return found
+
+
+class SharedWalk(unittest.TestCase):
+    def test_many_matching_targets_read_each_process_once(self):
+        targets = []
+        for i in range(TARGETS):
+            targets += ["--exe", f"no-such-program-{i}"]
+        with tempfile.TemporaryDirectory(prefix="proctree-walk-") as tmp:
+            trace = os.path.join(tmp, "trace")
+            # one discovery: --once closes the first interval; discovery every 10 s
+            run = subprocess.run(["strace", "-f", "-qq", "-e", "trace=openat", "-o", trace, h.execd_path(),
+                                  "--once", "--interval", "1s", "--discovery-interval", "10s", *targets],
+                                 stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+            self.assertEqual(run.returncode, 0, run.stderr)
+            opens = {}
+            with open(trace) as f:
+                for line in f:
+                    m = re.search(r'openat\(\d+, "(\d+)/stat"', line)
+                    if m:
+                        opens[m.group(1)] = opens.get(m.group(1), 0) + 1
+        self.assertGreater(len(opens), 10, "the walk was not traced")
+        most = max(opens.values())
+        self.assertLessEqual(most, 2, f"with {TARGETS} targets a process's stat was opened {most} times")
+
+
+class KernelThreads(unittest.TestCase):
+    def test_matching_selectors_skip_kernel_threads(self):
+        self.assertTrue(kernel_threads(), "this kernel shows no kernel threads")
+        execd = h.Execd(["--interval", "0.5s", "--exe", "kthreadd", "--name", "exe",
+                         "--pid", "2", "--name", "pid"])
+        try:
+            execd.wait_batches(2)
+        finally:
+            execd.stop()
+        lines = {p.tags["target"]: p for p in execd.batches()[-1][1] if p.tags}
+        self.assertEqual(lines["exe"].fields["proc_processes"], 0, execd.describe())
+        self.assertGreater(lines["pid"].fields["proc_processes"], 1, execd.describe())
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
