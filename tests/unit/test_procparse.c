@@ -1147,34 +1147,74 @@ END_TEST
 
 /* ==== pidfile ==== */
 
+/* What PostgreSQL 15 writes in postmaster.pid: the pid, then more lines. */
+static const char POSTMASTER_PID[] = "4242\n/var/lib/postgresql/15/main\n1700000000\n5432\n/var/run/postgresql\n"
+                                     "localhost\n  5432001         0\nready   \n";
+
 START_TEST(test_pidfile_good)
 {
     static const struct {
         const char *text;
         pid_t want;
     } good[] = {
-        {"123\n", 123}, {"123", 123}, {"  42  \n", 42}, {"\t7\r\n", 7},
-        {"2147483647", INT_MAX}, {"007\n", 7}, {"\n\n99\n\n", 99}, {"1", 1},
+        {"123\n", 123}, {"123", 123}, {"  42  \n", 42}, {"\t7\r\n", 7}, {"4194304", PT_PID_MAX_LIMIT},
+        {"007\n", 7}, {"1", 1}, {"99\n\n", 99}, {"12\nanything at all", 12}, {"12\n-1\n0x10\n", 12},
+        {POSTMASTER_PID, 4242},
     };
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
         pid_t pid = -1;
         ck_assert_msg(parse_pidfile(TEXT(good[i].text), &pid) == 0, "rejected \"%s\"", good[i].text);
         ck_assert_int_eq(pid, good[i].want);
     }
+    pid_t pid = -1;
+    ck_assert_int_eq(parse_pidfile("12\n\0\0\0", 6, &pid), 0); /* NULs after the first line are ignored */
+    ck_assert_int_eq(pid, 12);
 }
 END_TEST
 
 START_TEST(test_pidfile_bad)
 {
     static const char *const bad[] = {
-        "12abc", "", "\n", "   ", "0", "0\n", "-5", "+5", "1 2", "1\n2\n", "99999999999999999999",
-        "2147483648", "0x10", "abc", "12.0", "\xff", "pid=12",
+        "12abc", "123abc\n", "", "\n", "   ", "0", "0\n", "-5", "-5\n", "+5", "1 2", "1 2\n", "\n99\n",
+        "\n\n99\n\n", "abc\n123\n", "pid=12", "x12\n", "99999999999999999999", "4194305", "2147483648",
+        "0x10", "abc", "12.0", "\xff", "\xef\xbb\xbf" "12\n",
     };
     pid_t pid = 777;
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         ck_assert_msg(parse_pidfile(TEXT(bad[i]), &pid) == -1, "accepted \"%s\"", bad[i]);
     ck_assert_int_eq(parse_pidfile("12\0", 3, &pid), -1);
+    ck_assert_int_eq(parse_pidfile("\0" "12\n", 4, &pid), -1);
+    ck_assert_int_eq(parse_pidfile("1\0" "2\n", 4, &pid), -1);
     ck_assert_int_eq(pid, 777);
+}
+END_TEST
+
+/* The reader reads at most PT_PIDFILE_MAX bytes: a buffer that full may
+ * be a longer file cut short, so its first line must end inside it. */
+START_TEST(test_pidfile_bound)
+{
+    char text[PT_PIDFILE_MAX];
+    pid_t pid = 777;
+    /* a first line as long as the bound: "   ...   123", maybe "1234..." in the file */
+    memset(text, ' ', sizeof(text));
+    memcpy(text + sizeof(text) - 3, "123", 3);
+    ck_assert_int_eq(parse_pidfile(text, sizeof(text), &pid), -1);
+    /* the same line one byte shorter is a whole file */
+    ck_assert_int_eq(parse_pidfile(text + 1, sizeof(text) - 1, &pid), 0);
+    ck_assert_int_eq(pid, 123);
+    /* a huge first line of digits */
+    memset(text, '7', sizeof(text));
+    ck_assert_int_eq(parse_pidfile(text, sizeof(text), &pid), -1);
+    ck_assert_int_eq(parse_pidfile(text, sizeof(text) - 1, &pid), -1);
+    /* a short first line, then bytes up to the bound: the rest is ignored */
+    memset(text, 'x', sizeof(text));
+    memcpy(text, "56\n", 3);
+    ck_assert_int_eq(parse_pidfile(text, sizeof(text), &pid), 0);
+    ck_assert_int_eq(pid, 56);
+    /* a pid then trailing blanks up to the bound: the line may go on */
+    memset(text, ' ', sizeof(text));
+    memcpy(text, "56", 2);
+    ck_assert_int_eq(parse_pidfile(text, sizeof(text), &pid), -1);
 }
 END_TEST
 
@@ -1919,6 +1959,7 @@ static Suite *procparse_suite(void)
     tc = tcase(suite, "pidfile");
     tcase_add_test(tc, test_pidfile_good);
     tcase_add_test(tc, test_pidfile_bad);
+    tcase_add_test(tc, test_pidfile_bound);
 
     tc = tcase(suite, "procfile");
     tcase_add_loop_test(tc, test_pread_large_file, 0, 2);
