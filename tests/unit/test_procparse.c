@@ -1,5 +1,5 @@
-/* Unit tests for procparse (the /proc scanners), procfile (kept-fd reads)
- * and the fake /proc fixture.
+/* Unit tests for procparse (the /proc scanners), procfile (kept-fd reads),
+ * pidfile (the pid file reader) and the fake /proc fixture.
  *
  * Every parser call goes through a heap copy exactly len bytes long with
  * no NUL after it, so ASan or valgrind report any read past len. */
@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "fixture.h"
+#include "pidfile.h"
 #include "procfile.h"
 #include "procparse.h"
 
@@ -1218,6 +1219,100 @@ START_TEST(test_pidfile_bound)
 }
 END_TEST
 
+/* ==== pidfile reader ==== */
+
+struct log_record {
+    int count;
+    char last[512];
+};
+
+static void record_log(enum pt_log_level level, const char *message, void *arg)
+{
+    struct log_record *rec = arg;
+    ck_assert_int_eq(level, PT_LOG_WARNING);
+    rec->count++;
+    snprintf(rec->last, sizeof(rec->last), "%s", message);
+}
+
+/* Read path through pf: the pid, and whether exactly one new warning
+ * holding why was logged (why NULL: none). */
+static pid_t read_expect(struct pt_pidfile *pf, const char *path, struct log_record *rec, const char *why)
+{
+    int before = rec->count;
+    pid_t pid = pt_pidfile_read(pf, path, "svc", record_log, rec);
+    ck_assert_int_eq(rec->count, before + (why != NULL));
+    if (why) {
+        ck_assert_msg(strstr(rec->last, why) && strstr(rec->last, path), "%s", rec->last);
+        ck_assert_ptr_null(strchr(rec->last, '\n'));
+    }
+    return pid;
+}
+
+static void replace_with_data(const char *path, const char *data, size_t len)
+{
+    unlink(path);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+START_TEST(test_pidfile_reader)
+{
+    char *root = fx_root_new();
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/svc.pid", root);
+    struct pt_pidfile pf = {0};
+    struct log_record rec = {0};
+
+    /* a missing file is no problem: a stopped service often has none */
+    ck_assert_int_eq(read_expect(&pf, path, &rec, NULL), 0);
+    replace_with_data(path, TEXT(POSTMASTER_PID));
+    ck_assert_int_eq(read_expect(&pf, path, &rec, NULL), 4242);
+
+    /* a FIFO without a writer: refused at once, one warning however often read */
+    unlink(path);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    ck_assert_int_eq(read_expect(&pf, path, &rec, "is a FIFO, not a regular file"), 0);
+    ck_assert_int_eq(read_expect(&pf, path, &rec, NULL), 0);
+
+    /* a symlink to /dev/zero: a new problem, a new warning; nothing read */
+    unlink(path);
+    ck_assert_int_eq(symlink("/dev/zero", path), 0);
+    ck_assert_int_eq(read_expect(&pf, path, &rec, "is a character device"), 0);
+    unlink(path);
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    ck_assert_int_eq(read_expect(&pf, path, &rec, "is a directory"), 0);
+    rmdir(path);
+
+    /* a symlink to a regular file is followed (/var/run -> /run) */
+    char target[PATH_MAX];
+    snprintf(target, sizeof(target), "%s/real.pid", root);
+    replace_with_data(target, TEXT("31\n"));
+    ck_assert_int_eq(symlink(target, path), 0);
+    ck_assert_int_eq(read_expect(&pf, path, &rec, NULL), 31);
+
+    /* a big file: its first line holds the pid, or the file is refused */
+    size_t big = 1 << 20;
+    char *data = malloc(big);
+    ck_assert_ptr_nonnull(data);
+    memset(data, '7', big);
+    replace_with_data(path, data, big);
+    ck_assert_int_eq(read_expect(&pf, path, &rec, "has no pid on its first line"), 0);
+    memcpy(data, "12\n", 3);
+    replace_with_data(path, data, big);
+    ck_assert_int_eq(read_expect(&pf, path, &rec, NULL), 12);
+    free(data);
+
+    /* the same problem after a good read is news again */
+    replace_with_data(path, TEXT("not a pid\n"));
+    ck_assert_int_eq(read_expect(&pf, path, &rec, "has no pid on its first line"), 0);
+    unlink(path);
+    ck_assert_int_eq(read_expect(&pf, path, &rec, NULL), 0);
+    fx_root_free(root);
+}
+END_TEST
+
 /* ==== procfile ==== */
 
 /* A fixture root with file rel holding len bytes of a repeating pattern. */
@@ -1960,6 +2055,7 @@ static Suite *procparse_suite(void)
     tcase_add_test(tc, test_pidfile_good);
     tcase_add_test(tc, test_pidfile_bad);
     tcase_add_test(tc, test_pidfile_bound);
+    tcase_add_test(tc, test_pidfile_reader);
 
     tc = tcase(suite, "procfile");
     tcase_add_loop_test(tc, test_pread_large_file, 0, 2);
