@@ -356,14 +356,22 @@ int pt_parse_children(const char *buf, size_t len, int (*fn)(pid_t pid, void *ar
     }
 }
 
+/* Whitespace that does not end a line. */
+static void skip_line_spaces(struct cursor *c)
+{
+    while (!at_end(c) && *c->p != '\n' && is_space(*c->p)) c->p++;
+}
+
 int pt_parse_pidfile(const char *buf, size_t len, pid_t *out)
 {
     struct cursor c = {buf, buf + len};
     pid_t pid;
-    skip_spaces(&c);
-    if (scan_pid(&c, &pid) || pid == 0) return -1;
-    skip_spaces(&c);
-    if (!at_end(&c)) return -1;
+    skip_line_spaces(&c);
+    if (scan_pid(&c, &pid) || pid == 0 || pid > PT_PID_MAX_LIMIT) return -1;
+    skip_line_spaces(&c);
+    /* Ending without a newline is fine for a whole file, not for a cut one. */
+    bool line_ends = at_end(&c) ? len < PT_PIDFILE_MAX : *c.p == '\n';
+    if (!line_ends) return -1;
     *out = pid;
     return 0;
 }

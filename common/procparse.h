@@ -85,8 +85,16 @@ int pt_parse_meminfo(const char *buf, size_t len, struct pt_meminfo *out);
  * non-zero; returns the number of pids otherwise. An empty file is 0. */
 int pt_parse_children(const char *buf, size_t len, int (*fn)(pid_t pid, void *arg), void *arg);
 
-/* A pid file: optional leading whitespace, decimal pid > 0, optional
- * trailing whitespace/newline, nothing else. */
+/* A pid file, read as systemd's PIDFile= reads one: the first line holds
+ * a decimal pid (1 .. PT_PID_MAX_LIMIT), with spaces or tabs around it;
+ * whatever follows the first newline is ignored (PostgreSQL's
+ * postmaster.pid goes on with its data directory, port, ...). buf holds
+ * the file's first len bytes, at most PT_PIDFILE_MAX: a first line that
+ * runs to the end of PT_PIDFILE_MAX bytes may have been cut, so it is
+ * refused; a shorter buffer is the whole file and needs no newline. */
+#define PT_PIDFILE_MAX 4096
+/* The kernel's ceiling for /proc/sys/kernel/pid_max (PID_MAX_LIMIT). */
+#define PT_PID_MAX_LIMIT (4 * 1024 * 1024)
 int pt_parse_pidfile(const char *buf, size_t len, pid_t *out);
 
 #endif

@@ -259,19 +259,6 @@ size_t pt_target_live_members(const struct pt_target *t)
 
 static void join_pending(struct pt_target *t, bool baseline);
 
-static pid_t read_pidfile(struct pt_target *t)
-{
-    int fd = open(t->selector.path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = pt_pread_all(fd, &t->buf);
-    close(fd);
-    pid_t pid;
-    if (n <= 0 || pt_parse_pidfile(t->buf.data, (size_t)n, &pid) != 0)
-        return 0;
-    return pid;
-}
-
 /* The root the selector names now, joined as a baseline member when it is
  * new to the tree. A --pid root is pinned to the identity first seen. */
 static void resolve_root(struct pt_target *t)
@@ -285,7 +272,7 @@ static void resolve_root(struct pt_target *t)
         expected = t->root_starttime;
         break;
     case PT_SELECT_PIDFILE:
-        pid = read_pidfile(t);
+        pid = pt_pidfile_read(&t->pidfile, t->selector.path, t->name, t->log, t->log_arg);
         break;
     default:
         break;

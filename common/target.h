@@ -31,6 +31,7 @@
 #include "fdbudget.h"
 #include "matcher.h"
 #include "member.h"
+#include "pidfile.h"
 #include "pidmap.h"
 
 enum pt_gauge { PT_G_VM, PT_G_RSS, PT_G_ANON, PT_G_PSS, PT_G_SHARED, PT_G_USS, PT_G_SWAP, PT_G_COUNT };
@@ -70,7 +71,8 @@ struct pt_target {
     struct pt_pidmap index; /* pid -> position in members */
     bool need_compaction;
 
-    pid_t root_pid; /* identity of the selected root once seen */
+    struct pt_pidfile pidfile; /* PIDFILE: what its last read found */
+    pid_t root_pid;            /* identity of the selected root once seen */
     uint64_t root_starttime;
     struct pt_matcher matcher; /* MATCH, EXE, USER, CGROUP */
     bool has_matcher;

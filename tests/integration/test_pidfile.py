@@ -7,9 +7,16 @@ interval, must keep the target's line with proc_processes=0 meanwhile (so an
 alert can fire on it) but without memory or I/O fields (no zeros that would
 look like a measurement), and must pick up the new pid from the pidfile at
 its next discovery ticks.
+
+Why, too: whoever can write the pid file chooses what proctree opens. A
+FIFO must not hang it (it used to block in open(), deaf to SIGTERM), a
+symlink to /dev/zero must not make it read megabytes, and a real pid file
+with more than a pid (PostgreSQL's postmaster.pid: test_postgresql.py) must
+be read from its first line.
 """
 
 import os
+import signal
 import subprocess
 import tempfile
 import time
@@ -21,10 +28,28 @@ INTERVAL = 0.3
 DISCOVERY = 0.2
 QUIET_BATCHES = 5  # intervals without the target during which the warning must not repeat
 COMEBACK_LIMIT = 2 * DISCOVERY + 2 * INTERVAL + 1.5  # a couple of ticks, plus a noisy machine
+SIGTERM_LIMIT = 2.0  # a prompt exit, whatever the pid file is
+HWM_LIMIT = 8 * h.MIB  # proctree-execd peaks near 2 MiB; a 16 MiB read of /dev/zero shows
 
 
 def start_sleeper():
     return subprocess.Popen(["sleep", "600"])
+
+
+def replace_pidfile(path, make):
+    """Replace the pidfile atomically by what make(tmp_path) creates."""
+    tmp = path + ".tmp"
+    make(tmp)
+    os.rename(tmp, path)
+
+
+def peak_resident_bytes(pid):
+    """VmHWM of /proc/PID/status: the most memory it ever held."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError(f"no VmHWM in /proc/{pid}/status")
 
 
 def write_pidfile(path, pid):
@@ -55,9 +80,7 @@ class PidfileTest(unittest.TestCase):
     def test_target_goes_and_comes_back(self):
         first = self.sleeper()
         write_pidfile(self.pidfile, first.pid)
-        execd = h.Execd(["--pidfile", self.pidfile, "--interval", f"{INTERVAL}s",
-                         "--discovery-interval", f"{DISCOVERY}s"])
-        self.addCleanup(execd.stop)
+        execd = self.start_execd()
 
         # Present: default name is the pidfile's base name without ".pid".
         execd.wait_for(lambda e: self.last_line(e) is not None, h.BATCH_TIMEOUT,
@@ -97,6 +120,47 @@ class PidfileTest(unittest.TestCase):
         self.assertEqual(execd.wait_exit(), 0, execd.describe())
         with h.InfluxDB() as influx:
             h.store_and_read_back(influx, "pidfile", execd.stdout_bytes(), execd.points())
+
+    def test_fifo_pidfile_neither_hangs_nor_blocks_sigterm(self):
+        sleeper = self.sleeper()
+        write_pidfile(self.pidfile, sleeper.pid)
+        execd = self.start_execd()
+        self.wait_batch(execd, present=True)
+
+        # A FIFO with no writer: an open() for reading would wait for one.
+        replace_pidfile(self.pidfile, os.mkfifo)
+        sleeper.kill()
+        sleeper.wait()
+        gone_from = self.wait_batch(execd, present=False)
+        execd.wait_batches(gone_from + QUIET_BATCHES)
+        self.assert_one_warning(execd, "is a FIFO, not a regular file")
+
+        execd.signal(signal.SIGTERM)
+        self.assertEqual(execd.wait_exit(timeout=SIGTERM_LIMIT), 0, execd.describe())
+
+    def test_dev_zero_pidfile_is_not_read(self):
+        replace_pidfile(self.pidfile, lambda tmp: os.symlink("/dev/zero", tmp))
+        execd = self.start_execd()
+        # Enough discovery ticks that each would have read /dev/zero.
+        batches = execd.wait_batches(QUIET_BATCHES)
+        for _, points in batches:
+            self.assertEqual(h.target_line(points, "myservice").fields["proc_processes"], 0, points)
+        peak = peak_resident_bytes(execd.pid)
+        self.assertLess(peak, HWM_LIMIT, f"proctree-execd peaked at {peak / h.MIB:.1f} MiB")
+        print(f"peak resident {peak / h.MIB:.1f} MiB")
+        self.assert_one_warning(execd, "is a character device, not a regular file")
+
+    def start_execd(self):
+        execd = h.Execd(["--pidfile", self.pidfile, "--interval", f"{INTERVAL}s",
+                         "--discovery-interval", f"{DISCOVERY}s"])
+        self.addCleanup(execd.stop)
+        return execd
+
+    def assert_one_warning(self, execd, why):
+        """Exactly one W! line says why, and it names the pid file."""
+        about = [line for line in execd.stderr_lines() if line.startswith("W! ") and why in line]
+        self.assertEqual(len(about), 1, f"expected one W! line saying {why!r}:\n{execd.stderr_lines()}")
+        self.assertIn(self.pidfile, about[0])
 
     @staticmethod
     def last_line(execd):

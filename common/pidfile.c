@@ -1,0 +1,115 @@
+#include "pidfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "procparse.h"
+
+static enum pt_pidfile_outcome unreadable(int *detail)
+{
+    *detail = errno;
+    return PT_PIDFILE_UNREADABLE;
+}
+
+/* Read the regular file where (an O_PATH descriptor, which cannot be read)
+ * was found to be. */
+static enum pt_pidfile_outcome read_checked(int where, pid_t *pid, int *detail)
+{
+    char self[64];
+    snprintf(self, sizeof(self), "/proc/self/fd/%d", where);
+    int fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return unreadable(detail);
+    char buf[PT_PIDFILE_MAX];
+    ssize_t n;
+    do
+        n = pread(fd, buf, sizeof(buf), 0);
+    while (n < 0 && errno == EINTR);
+    enum pt_pidfile_outcome outcome;
+    if (n < 0)
+        outcome = unreadable(detail);
+    else
+        outcome = pt_parse_pidfile(buf, (size_t)n, pid) == 0 ? PT_PIDFILE_PID : PT_PIDFILE_NO_PID;
+    close(fd);
+    return outcome;
+}
+
+/* One attempt: the outcome, with pid or detail filled in. */
+static enum pt_pidfile_outcome attempt(const char *path, pid_t *pid, int *detail)
+{
+    int where = open(path, O_PATH | O_CLOEXEC);
+    if (where < 0)
+        return errno == ENOENT || errno == ENOTDIR ? PT_PIDFILE_MISSING : unreadable(detail);
+    struct stat st;
+    enum pt_pidfile_outcome outcome;
+    if (fstat(where, &st) != 0) {
+        outcome = unreadable(detail);
+    } else if (!S_ISREG(st.st_mode)) {
+        *detail = (int)(st.st_mode & S_IFMT);
+        outcome = PT_PIDFILE_NOT_REGULAR;
+    } else {
+        outcome = read_checked(where, pid, detail);
+    }
+    close(where);
+    return outcome;
+}
+
+static const char *file_kind(int mode)
+{
+    switch (mode) {
+    case S_IFIFO:
+        return "a FIFO";
+    case S_IFCHR:
+        return "a character device";
+    case S_IFBLK:
+        return "a block device";
+    case S_IFDIR:
+        return "a directory";
+    case S_IFSOCK:
+        return "a socket";
+    default:
+        return "a special file";
+    }
+}
+
+static void warn(const struct pt_pidfile *pf, const char *path, const char *target_name, pt_log_fn log,
+                 void *log_arg)
+{
+    char why[128];
+    switch (pf->outcome) {
+    case PT_PIDFILE_UNREADABLE:
+        snprintf(why, sizeof(why), "cannot be read (%s)", strerror(pf->detail));
+        break;
+    case PT_PIDFILE_NOT_REGULAR:
+        snprintf(why, sizeof(why), "is %s, not a regular file", file_kind(pf->detail));
+        break;
+    case PT_PIDFILE_NO_PID:
+        snprintf(why, sizeof(why), "has no pid on its first line");
+        break;
+    default:
+        return;
+    }
+    char msg[512];
+    snprintf(msg, sizeof(msg), "target \"%s\": pid file \"%s\" %s; ignored until that changes",
+             target_name, path, why);
+    log(PT_LOG_WARNING, msg, log_arg);
+}
+
+pid_t pt_pidfile_read(struct pt_pidfile *pf, const char *path, const char *target_name, pt_log_fn log,
+                      void *log_arg)
+{
+    pid_t pid = 0;
+    int detail = 0;
+    enum pt_pidfile_outcome outcome = attempt(path, &pid, &detail);
+    bool changed = outcome != pf->outcome || detail != pf->detail;
+    pf->outcome = outcome;
+    pf->detail = detail;
+    if (changed && log)
+        warn(pf, path, target_name, log, log_arg);
+    return outcome == PT_PIDFILE_PID ? pid : 0;
+}

@@ -1,0 +1,48 @@
+/* pidfile: the pid a pid file names, read without trusting the file.
+ *
+ * Whoever can write the pid file (often the service's own user, in a
+ * directory it owns) chooses what proctree opens, and proctree may run as
+ * root inside the host agent. So:
+ *   - the path (symlinks followed: /var/run -> /run is normal) is opened
+ *     O_PATH, which reads nothing and runs no driver's open, and fstat'ed;
+ *     anything but a regular file is refused there. A FIFO would block the
+ *     open or the read until a writer comes, /dev/zero never ends, and a
+ *     device's open can act (opening /dev/watchdog arms the watchdog).
+ *   - only then is it opened for reading, through /proc/self/fd: the very
+ *     inode that was checked, not whatever the path names by then. The
+ *     open is O_NONBLOCK|O_NOCTTY too, belt and braces.
+ *   - one pread of at most PT_PIDFILE_MAX bytes into a stack buffer, parsed
+ *     by pt_parse_pidfile (first line only). The content never reaches a
+ *     log line.
+ * A problem is logged once, as a warning naming the file and the reason,
+ * when it first appears or changes; meanwhile the file names no pid. A
+ * missing file is not a problem: a stopped service often has none.
+ * Not defended: a path on a hung NFS or a FUSE mount can block the lookup
+ * itself; nothing short of a separate thread avoids that. */
+#ifndef PROCTREE_PIDFILE_H
+#define PROCTREE_PIDFILE_H
+
+#include <sys/types.h>
+
+#include "collector.h"
+
+enum pt_pidfile_outcome {
+    PT_PIDFILE_PID,         /* the first line holds a pid */
+    PT_PIDFILE_MISSING,     /* ENOENT, ENOTDIR */
+    PT_PIDFILE_UNREADABLE,  /* open or read failed: err holds errno */
+    PT_PIDFILE_NOT_REGULAR, /* a FIFO, device, directory or socket: mode holds S_IFMT */
+    PT_PIDFILE_NO_PID,      /* read, but the first line is not a pid */
+};
+
+/* The outcome of the last read, so that a problem is logged once. */
+struct pt_pidfile {
+    enum pt_pidfile_outcome outcome;
+    int detail; /* errno for UNREADABLE, S_IFMT bits for NOT_REGULAR */
+};
+
+/* The pid the file at path names now, or 0. A problem that differs from
+ * the last call's is logged through log as a warning about target_name. */
+pid_t pt_pidfile_read(struct pt_pidfile *pf, const char *path, const char *target_name, pt_log_fn log,
+                      void *log_arg);
+
+#endif
