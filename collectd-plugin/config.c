@@ -119,6 +119,12 @@ static int parse_selector(const oconfig_item_t *option, int which, const char *b
         option_error(option, block, "expects %s", selectors[which].expects);
         return -1;
     }
+    /* cf_util_get_string_buffer cuts silently; a cut path or regex would
+     * select other processes. */
+    if (selector->kind != PT_SELECT_PID && strlen(option->values[0].value.string) >= textlen) {
+        option_error(option, block, "longer than %zu bytes", textlen - 1);
+        return -1;
+    }
     if (selector->kind == PT_SELECT_PID)
         selector->pid = pid;
     else if (selector->kind == PT_SELECT_PIDFILE || selector->kind == PT_SELECT_CGROUP)

@@ -32,6 +32,11 @@ BAD = [
     ("negative DiscoveryInterval", "  DiscoveryInterval -1\n", ['"DiscoveryInterval"']),
     ("PssInterval 0", "  PssInterval 0\n", ['"PssInterval"', "<Plugin proctree>"]),
     ("PssBudget 0", web("web", "Pid 1", "PssBudget 0"), ['"PssBudget"', '<Process "web">']),
+    # PATH_MAX - 1 bytes fit; one more used to be cut silently
+    ("selector text too long", web("web", 'Match "%s"' % ("a" * 4096)),
+     ['"Match"', '<Process "web">', "longer than 4095 bytes"]),
+    ("path too long", web("web", 'PidFile "/%s"' % ("p" * 4095)),
+     ['"PidFile"', '<Process "web">', "longer than 4095 bytes"]),
 ]
 
 GOOD = ("""  PollInterval 0.05
@@ -46,7 +51,8 @@ GOOD = ("""  PollInterval 0.05
         + web("by-file", 'PidFile "/nonexistent/x.pid"', "PssBudget 0.01")
         + web("by-regex", 'Match "collectd|python"')
         + web("by-exe", 'Exe "collectd"')
-        + web("by-user", 'User "root"'))
+        + web("by-user", 'User "root"')
+        + web("by-long-regex", 'Match "%s"' % ("a" * 4095)))
 
 # Before the logfile plugin is initialised collectd logs to stdout without
 # the level, so configuration errors are matched on the plugin's prefix.
