@@ -86,7 +86,7 @@ static const struct {
     enum pt_selector_kind kind;
     const char *expects;
 } selectors[] = {
-    {"Pid", PT_SELECT_PID, "a process id > 0"},
+    {"Pid", PT_SELECT_PID, NULL}, /* get_pid() says */
     {"PidFile", PT_SELECT_PIDFILE, "the path of a pid file"},
     {"Match", PT_SELECT_MATCH, "a POSIX extended regular expression for the command line"},
     {"Exe", PT_SELECT_EXE, "a program name"},
@@ -102,32 +102,39 @@ static int find_selector(const char *key)
     return -1;
 }
 
+/* A pid: collectd's numbers are doubles, and cf_util_get_int would take
+ * 1.7 for pid 1 (the whole host). */
+static int get_pid(const oconfig_item_t *option, const char *block, pid_t *out)
+{
+    double v;
+
+    if (cf_util_get_double(option, &v) != 0 || !(v >= 1 && v < PT_PID_LIMIT) || v != floor(v)) {
+        option_error(option, block, "expects a process id: an integer from 1 to %d", PT_PID_LIMIT - 1);
+        return -1;
+    }
+    *out = (pid_t)v;
+    return 0;
+}
+
 /* Fill selector from option (selectors[which]); its text goes into text,
  * which the caller keeps until the collector has copied it. */
 static int parse_selector(const oconfig_item_t *option, int which, const char *block, struct pt_selector *selector,
                           char *text, size_t textlen)
 {
-    int pid = 0;
-    bool bad;
-
     selector->kind = selectors[which].kind;
     if (selector->kind == PT_SELECT_PID)
-        bad = cf_util_get_int(option, &pid) != 0 || pid <= 0;
-    else
-        bad = cf_util_get_string_buffer(option, text, textlen) != 0 || text[0] == '\0';
-    if (bad) {
+        return get_pid(option, block, &selector->pid);
+    if (cf_util_get_string_buffer(option, text, textlen) != 0 || text[0] == '\0') {
         option_error(option, block, "expects %s", selectors[which].expects);
         return -1;
     }
     /* cf_util_get_string_buffer cuts silently; a cut path or regex would
      * select other processes. */
-    if (selector->kind != PT_SELECT_PID && strlen(option->values[0].value.string) >= textlen) {
+    if (strlen(option->values[0].value.string) >= textlen) {
         option_error(option, block, "longer than %zu bytes", textlen - 1);
         return -1;
     }
-    if (selector->kind == PT_SELECT_PID)
-        selector->pid = pid;
-    else if (selector->kind == PT_SELECT_PIDFILE || selector->kind == PT_SELECT_CGROUP)
+    if (selector->kind == PT_SELECT_PIDFILE || selector->kind == PT_SELECT_CGROUP)
         selector->path = text;
     else
         selector->value = text;

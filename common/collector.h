@@ -52,6 +52,9 @@ enum pt_selector_kind {
     PT_SELECT_CGROUP, /* a cgroup and its sub-cgroups */
 };
 
+/* The kernel's PID_MAX_LIMIT (64-bit): every pid is below it. */
+#define PT_PID_LIMIT 4194304
+
 struct pt_selector {
     enum pt_selector_kind kind;
     pid_t pid;         /* PID, CHILD */

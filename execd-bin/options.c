@@ -140,11 +140,14 @@ static struct execd_target *add_target(struct execd_options *o, enum pt_selector
     return t;
 }
 
+/* Decimal digits only: strtol alone would also take " 5" and "+5". */
 static int parse_pid(const char *text, pid_t *out)
 {
-    char *end;
-    long v = strtol(text, &end, 10);
-    if (!*text || *end || v <= 0 || v > 0x3fffffff) /* PID_MAX_LIMIT is 2^22 */
+    size_t digits = strspn(text, "0123456789");
+    if (digits == 0 || text[digits] != '\0' || digits > 7)
+        return -1;
+    long v = strtol(text, NULL, 10);
+    if (v <= 0 || v >= PT_PID_LIMIT)
         return -1;
     *out = (pid_t)v;
     return 0;

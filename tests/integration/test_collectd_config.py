@@ -20,6 +20,9 @@ BAD = [
     ("unknown option in a block", web("web", "Pid 1", "Frobnicate 3"), ['"Frobnicate"', '<Process "web">']),
     ("unknown global option", "  Frobnicate 3\n", ['"Frobnicate"', "<Plugin proctree>"]),
     ("wrong value type", web("web", 'Pid "one"'), ['"Pid"', '<Process "web">']),
+    # 1.7 used to be read as pid 1: the whole host
+    ("Pid not an integer", web("web", "Pid 1.7"), ['"Pid"', '<Process "web">', "integer"]),
+    ("Pid out of range", web("web", "Pid 4194304"), ['"Pid"', '<Process "web">', "integer"]),
     ("no selector", web("web", "CollectPss false"), ['<Process "web">', "no selector"]),
     ("two selectors", web("web", "Pid 1", 'PidFile "/run/web.pid"'), ['"PidFile"', '<Process "web">']),
     ("two selectors of one kind", web("web", 'Exe "a"', 'Exe "b"'), ['"Exe"', '<Process "web">', "second"]),
