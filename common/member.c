@@ -79,18 +79,33 @@ static void take_io(struct pt_member *m, const struct pt_io *io)
     m->has_io = true;
 }
 
-/* io is optional: another user's process denies it (EACCES at open or,
- * since io re-checks at every read, later). Keep the last values then. */
+/* Note a file the permissions keep from us, so it is not tried again. */
+static void note_denied(struct pt_member *m, int open_result, enum pt_denied what)
+{
+    if (open_result == -EACCES || open_result == -EPERM)
+        m->denied |= what;
+}
+
+/* io is optional: another user's process denies it at open (its mode is
+ * 0400) or, since io checks ptrace access at every read, later: with
+ * CAP_DAC_READ_SEARCH but not CAP_SYS_PTRACE the open succeeds and every
+ * read fails. Then the file is closed and noted as denied; a read that
+ * fails otherwise keeps the last values. */
 static enum pt_read read_io(struct pt_member *m, struct pt_buf *buf)
 {
     if (m->io_fd < 0)
         return PT_READ_OK;
-    size_t len;
+    ssize_t n = pt_pread_record(m->io_fd, buf);
+    if (n == -EACCES || n == -EPERM) {
+        note_denied(m, (int)n, PT_DENIED_IO);
+        close(m->io_fd);
+        m->io_fd = -1;
+        return PT_READ_OK;
+    }
+    if (n < 0 && pt_errno_is_gone((int)n))
+        return PT_READ_GONE;
     struct pt_io io;
-    enum pt_read r = read_kept(m->io_fd, buf, &len);
-    if (r == PT_READ_GONE)
-        return r;
-    if (r == PT_READ_OK && pt_parse_io(buf->data, len, &io) == 0)
+    if (n > 0 && pt_parse_io(buf->data, (size_t)n, &io) == 0)
         take_io(m, &io);
     return PT_READ_OK;
 }
@@ -115,13 +130,6 @@ enum pt_read pt_member_read_counters(struct pt_member *m, int proc_root_fd, stru
 static bool out_of_fds(int open_result)
 {
     return open_result == -EMFILE || open_result == -ENFILE;
-}
-
-/* Note a file the permissions keep from us, so it is not tried again. */
-static void note_denied(struct pt_member *m, int open_result, enum pt_denied what)
-{
-    if (open_result == -EACCES || open_result == -EPERM)
-        m->denied |= what;
 }
 
 enum pt_read pt_member_open(struct pt_member *m, int proc_root_fd, pid_t pid, uint64_t expected_starttime,

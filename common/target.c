@@ -135,6 +135,32 @@ static void settle_children(struct pt_target *t, struct pt_member *parent)
     }
 }
 
+/* Permission denied on io, smaps_rollup or fd/ (another user's process):
+ * the metrics they feed are left out for that process. Say so once per
+ * target and kind. Each file needs its own capability: smaps_rollup
+ * ptrace access (CAP_SYS_PTRACE), fd/ (mode 0500) the file permission
+ * check (CAP_DAC_READ_SEARCH), io (0400) both; so the advice names both. */
+static void warn_denied(struct pt_target *t, const struct pt_member *m)
+{
+    static const struct {
+        enum pt_denied bit;
+        const char *file, *metrics;
+    } kinds[] = {
+        {PT_DENIED_IO, "io", "I/O"},
+        {PT_DENIED_SMAPS, "smaps_rollup", "PSS, USS, shared and swap"},
+        {PT_DENIED_FDS, "fd/", "fd"},
+    };
+    for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+        if (!(m->denied & kinds[k].bit) || (t->warned_denied & kinds[k].bit))
+            continue;
+        t->warned_denied |= kinds[k].bit;
+        logf_target(t, PT_LOG_WARNING,
+                    "target \"%s\": permission denied on /proc/%d/%s; %s metrics leave out such processes "
+                    "(run as their user, as root, or with CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH)",
+                    t->name, (int)m->pid, kinds[k].file, kinds[k].metrics);
+    }
+}
+
 /* Refresh a member's counters: the one place they are read. */
 static void read_counters(struct pt_target *t, struct pt_member *m)
 {
@@ -147,6 +173,7 @@ static void read_counters(struct pt_target *t, struct pt_member *m)
         t->vanished++;
         return;
     }
+    warn_denied(t, m); /* io may refuse its first read, not its open */
     note_groups(t, m);
     if (m->zombie && !m->children_settled)
         settle_children(t, m);
@@ -165,30 +192,6 @@ static void compact(struct pt_target *t)
     for (size_t i = 0; i < kept; i++)
         pt_pidmap_put(&t->index, t->members[i].pid, (uint32_t)i);
     t->need_compaction = false;
-}
-
-/* Permission denied on io, smaps_rollup or fd/ (another user's process,
- * unless we have CAP_SYS_PTRACE): the metrics they feed are left out for
- * that process. Say so once per target and kind. */
-static void warn_denied(struct pt_target *t, const struct pt_member *m)
-{
-    static const struct {
-        enum pt_denied bit;
-        const char *file, *metrics;
-    } kinds[] = {
-        {PT_DENIED_IO, "io", "I/O"},
-        {PT_DENIED_SMAPS, "smaps_rollup", "PSS, USS, shared and swap"},
-        {PT_DENIED_FDS, "fd/", "fd"},
-    };
-    for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
-        if (!(m->denied & kinds[k].bit) || (t->warned_denied & kinds[k].bit))
-            continue;
-        t->warned_denied |= kinds[k].bit;
-        logf_target(t, PT_LOG_WARNING,
-                    "target \"%s\": permission denied on /proc/%d/%s; %s metrics leave out such processes "
-                    "(run as their user, as root, or with CAP_SYS_PTRACE)",
-                    t->name, (int)m->pid, kinds[k].file, kinds[k].metrics);
-    }
 }
 
 /* Open pid as a new member. baseline: it joins as part of a new root's
