@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "escape.h"
+
 static void *xrealloc(void *p, size_t size)
 {
     p = realloc(p, size);
@@ -20,15 +22,19 @@ static void *xrealloc(void *p, size_t size)
     return p;
 }
 
-static void logf_target(const struct pt_target *t, enum pt_log_level level, const char *fmt, ...)
+/* One log line about t: 'target "NAME": ' and the message. The name is
+ * escaped: whoever names a process or writes a pid file chooses it. */
+__attribute__((format(printf, 3, 4))) static void logf_target(const struct pt_target *t, enum pt_log_level level,
+                                                              const char *fmt, ...)
 {
     if (!t->log)
         return;
-    char msg[512];
+    char name[160], what[400], msg[600];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    vsnprintf(what, sizeof(what), fmt, ap);
     va_end(ap);
+    snprintf(msg, sizeof(msg), "target \"%s\": %s", pt_escape(name, sizeof(name), t->name), what);
     t->log(level, msg, t->log_arg);
 }
 
@@ -155,9 +161,9 @@ static void warn_denied(struct pt_target *t, const struct pt_member *m)
             continue;
         t->warned_denied |= kinds[k].bit;
         logf_target(t, PT_LOG_WARNING,
-                    "target \"%s\": permission denied on /proc/%d/%s; %s metrics leave out such processes "
+                    "permission denied on /proc/%d/%s; %s metrics leave out such processes "
                     "(run as their user, as root, or with CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH)",
-                    t->name, (int)m->pid, kinds[k].file, kinds[k].metrics);
+                    (int)m->pid, kinds[k].file, kinds[k].metrics);
     }
 }
 
@@ -205,8 +211,8 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
          * process is tried again at every discovery tick meanwhile. */
         t->vanished++;
         if (!t->warned_fds)
-            logf_target(t, PT_LOG_ERROR, "target \"%s\": out of file descriptors, pid %d is not measured; "
-                        "raise the open-files limit (ulimit -n, LimitNOFILE=)", t->name, (int)pid);
+            logf_target(t, PT_LOG_ERROR, "out of file descriptors, pid %d is not measured; "
+                        "raise the open-files limit (ulimit -n, LimitNOFILE=)", (int)pid);
         t->warned_fds = true;
     }
     if (r != PT_READ_OK)
@@ -410,8 +416,8 @@ void pt_target_discover(struct pt_target *t)
                 continue;
             }
             if (no_children_files) {
-                logf_target(t, PT_LOG_INFO, "target \"%s\": no /proc/PID/task/TID/children (kernel without "
-                            "CONFIG_PROC_CHILDREN); discovering by scanning /proc", t->name);
+                logf_target(t, PT_LOG_INFO, "no /proc/PID/task/TID/children (kernel without "
+                            "CONFIG_PROC_CHILDREN); discovering by scanning /proc");
                 t->scan_fallback = true;
                 pairs = scan_ppids(t, &n_pairs);
                 i--; /* walk this member again from the scan */
@@ -428,10 +434,10 @@ void pt_target_discover(struct pt_target *t)
 
     size_t live = pt_target_live_members(t);
     if (live == 0 && !t->warned_empty) {
-        logf_target(t, PT_LOG_WARNING, "target \"%s\": no live process; will keep looking", t->name);
+        logf_target(t, PT_LOG_WARNING, "no live process; will keep looking");
         t->warned_empty = true;
     } else if (live > 0 && t->warned_empty) {
-        logf_target(t, PT_LOG_INFO, "target \"%s\": following pid %d again", t->name, (int)t->members[0].pid);
+        logf_target(t, PT_LOG_INFO, "following pid %d again", (int)t->members[0].pid);
         t->warned_empty = false;
     }
     t->cpu_seconds += thread_cpu_seconds() - cpu0;
@@ -526,8 +532,8 @@ static void smaps_timed(struct pt_target *t, struct pt_member *m)
     m->smaps_period = before * 2 > PT_SMAPS_MAX_PERIOD ? PT_SMAPS_MAX_PERIOD : before * 2;
     m->smaps_wait = m->smaps_period - 1;
     if (before == 1)
-        logf_target(t, PT_LOG_INFO, "target \"%s\": smaps_rollup of pid %d took %.1f ms; reading it less often",
-                    t->name, (int)m->pid, took * 1e3);
+        logf_target(t, PT_LOG_INFO, "smaps_rollup of pid %d took %.1f ms; reading it less often",
+                    (int)m->pid, took * 1e3);
 }
 
 static void sample_smaps(struct pt_target *t)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "units.h"
 
 static const char usage[] =
@@ -111,10 +112,13 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
+/* One line naming the culprit; a and b are escaped, as an argument can
+ * hold a newline and forge a line of Telegraf's log. */
 static enum execd_parse usage_error(const char *fmt, const char *a, const char *b)
 {
+    char qa[PT_QUOTED_MAX], qb[PT_QUOTED_MAX];
     fprintf(stderr, "E! proctree-execd: ");
-    fprintf(stderr, fmt, a, b);
+    fprintf(stderr, fmt, pt_escape(qa, sizeof(qa), a), pt_escape(qb, sizeof(qb), b));
     fprintf(stderr, " (see --help)\n");
     return EXECD_EXIT_USAGE;
 }
