@@ -8,6 +8,7 @@ config, so it proves nothing.)
 
 import os
 import re
+import subprocess
 import tempfile
 import unittest
 
@@ -29,6 +30,12 @@ BAD = [
     ("bad regular expression", web("web", 'Match "(unclosed"'), ['<Process "web">', "regular expression"]),
     ("unknown user", web("web", 'User "no-such-user-proctree"'), ['<Process "web">', "no-such-user-proctree"]),
     ("duplicate name", web("web", "Pid 1") + web("web", "Pid 1"), ['<Process "web">', "duplicate"]),
+    # one series under two names: the same line-protocol tag (a tab becomes
+    # '_'), the same collectd plugin instance ('/' becomes '_')
+    ("names written as one tag", web("x_y", "Pid 1") + web("x\ty", "Pid 1"),
+     ["duplicate", '"x_y" and "x\\ty"']),
+    ("names filed as one instance", web("a/b", "Pid 1") + web("a_b", "Pid 1"),
+     ["duplicate", '<Process "a/b"> and <Process "a_b">']),
     ("empty name", web("", "Pid 1"), ['<Process "">', "empty"]),
     ("bad unit", '  ProcMemoryUnit "TB"\n', ['"ProcMemoryUnit"', "<Plugin proctree>"]),
     ("PollInterval 0", "  PollInterval 0\n" + web("web", "Pid 1"), ['"PollInterval"', "<Plugin proctree>"]),
@@ -78,6 +85,17 @@ class CollectdConfig(unittest.TestCase):
                 self.assertNotEqual(status, 0, f"collectd -T accepted:\n{body}\n{log}")
                 self.assertTrue(any(all(e in line for e in expected) for line in lines),
                                 f"no line with {expected}; got {lines}\n{log}")
+
+    def test_hostile_name_logged_escaped(self):
+        """A name with a newline (an operator may paste anything) is logged on
+        its own line: nothing in the log poses as a line of collectd's own.
+        The process is gone, so the plugin warns about the target."""
+        gone = subprocess.Popen(["true"])
+        gone.wait()
+        status, lines, log = self.check(web("a\nE! forged", f"Pid {gone.pid}"))
+        self.assertEqual(status, 0, log)
+        self.assertTrue(any('"a\\nE! forged": no live process' in line for line in lines), log)
+        self.assertEqual([line for line in log.splitlines() if line.startswith("E! forged")], [], log)
 
     def test_every_option_accepted(self):
         status, lines, log = self.check(GOOD)
