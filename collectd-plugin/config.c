@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "collectd/core/utils/common/common.h"
+#include "escape.h"
 
 #define GLOBAL_BLOCK "<Plugin proctree>"
 #define SELECTOR_KEYS "Pid, PidFile, Match, Exe, User or Cgroup"
@@ -103,7 +104,7 @@ static const struct {
     enum pt_selector_kind kind;
     const char *expects;
 } selectors[] = {
-    {"Pid", PT_SELECT_PID, "a process id > 0"},
+    {"Pid", PT_SELECT_PID, NULL}, /* get_pid() says */
     {"PidFile", PT_SELECT_PIDFILE, "the path of a pid file"},
     {"Match", PT_SELECT_MATCH, "a POSIX extended regular expression for the command line"},
     {"Exe", PT_SELECT_EXE, "a program name"},
@@ -119,26 +120,39 @@ static int find_selector(const char *key)
     return -1;
 }
 
+/* A pid: collectd's numbers are doubles, and cf_util_get_int would take
+ * 1.7 for pid 1 (the whole host). */
+static int get_pid(const oconfig_item_t *option, const char *block, pid_t *out)
+{
+    double v;
+
+    if (cf_util_get_double(option, &v) != 0 || !(v >= 1 && v < PT_PID_LIMIT) || v != floor(v)) {
+        option_error(option, block, "expects a process id: an integer from 1 to %d", PT_PID_LIMIT - 1);
+        return -1;
+    }
+    *out = (pid_t)v;
+    return 0;
+}
+
 /* Fill selector from option (selectors[which]); its text goes into text,
  * which the caller keeps until the collector has copied it. */
 static int parse_selector(const oconfig_item_t *option, int which, const char *block, struct pt_selector *selector,
                           char *text, size_t textlen)
 {
-    int pid = 0;
-    bool bad;
-
     selector->kind = selectors[which].kind;
     if (selector->kind == PT_SELECT_PID)
-        bad = cf_util_get_int(option, &pid) != 0 || pid <= 0;
-    else
-        bad = cf_util_get_string_buffer(option, text, textlen) != 0 || text[0] == '\0';
-    if (bad) {
+        return get_pid(option, block, &selector->pid);
+    if (cf_util_get_string_buffer(option, text, textlen) != 0 || text[0] == '\0') {
         option_error(option, block, "expects %s", selectors[which].expects);
         return -1;
     }
-    if (selector->kind == PT_SELECT_PID)
-        selector->pid = pid;
-    else if (selector->kind == PT_SELECT_PIDFILE || selector->kind == PT_SELECT_CGROUP)
+    /* cf_util_get_string_buffer cuts silently; a cut path or regex would
+     * select other processes. */
+    if (strlen(option->values[0].value.string) >= textlen) {
+        option_error(option, block, "longer than %zu bytes", textlen - 1);
+        return -1;
+    }
+    if (selector->kind == PT_SELECT_PIDFILE || selector->kind == PT_SELECT_CGROUP)
         selector->path = text;
     else
         selector->value = text;
@@ -148,7 +162,8 @@ static int parse_selector(const oconfig_item_t *option, int which, const char *b
 static int parse_process(const oconfig_item_t *ci, struct pt_collector *collector)
 {
     char name[DATA_MAX_NAME_LEN];
-    char block[DATA_MAX_NAME_LEN + 16];
+    char quoted[PT_ESCAPED_SIZE(DATA_MAX_NAME_LEN)];
+    char block[sizeof quoted + 16];
     char text[PATH_MAX]; /* a selector's path, regex or name */
     char err[256];
     struct pt_selector selector = {0};
@@ -161,7 +176,7 @@ static int parse_process(const oconfig_item_t *ci, struct pt_collector *collecto
         option_error(ci, GLOBAL_BLOCK, "expects a name: <Process \"NAME\">");
         return -1;
     }
-    snprintf(block, sizeof block, "<Process \"%s\">", name);
+    snprintf(block, sizeof block, "<Process \"%s\">", pt_escape(quoted, sizeof quoted, name));
     /* The name becomes the plugin instance; collectd would cut it silently. */
     if (strlen(ci->values[0].value.string) >= sizeof name) {
         option_error(ci, block, "name longer than 127 characters (collectd's limit)");
@@ -209,6 +224,36 @@ static int parse_process(const oconfig_item_t *ci, struct pt_collector *collecto
     return 0;
 }
 
+/* collectd files the name as the plugin instance after escape_slashes()
+ * (leading '/' dropped, other '/' -> '_', "/" -> "root"), so "a/b" and
+ * "a_b" would be one identifier: one value cache entry, one csv file. The
+ * library has already compared the names as line-protocol tags; this is
+ * collectd's own form, by collectd's own function. Block i against the
+ * blocks before it (all parsed, so their names are strings). */
+static int check_instance_unique(const oconfig_item_t *ci, int i)
+{
+    char mine[DATA_MAX_NAME_LEN], other[DATA_MAX_NAME_LEN];
+    char qa[PT_ESCAPED_SIZE(DATA_MAX_NAME_LEN)], qb[sizeof qa], qc[sizeof qa];
+    const char *name = ci->children[i].values[0].value.string;
+
+    sstrncpy(mine, name, sizeof mine);
+    escape_slashes(mine, sizeof mine);
+    for (int j = 0; j < i; j++) {
+        if (strcasecmp(ci->children[j].key, "Process") != 0)
+            continue;
+        sstrncpy(other, ci->children[j].values[0].value.string, sizeof other);
+        escape_slashes(other, sizeof other);
+        if (strcmp(mine, other) == 0) {
+            ERROR("proctree plugin: duplicate target name: <Process \"%s\"> and <Process \"%s\"> are the same "
+                  "plugin instance \"%s\" in collectd",
+                  pt_escape(qa, sizeof qa, ci->children[j].values[0].value.string), pt_escape(qb, sizeof qb, name),
+                  pt_escape(qc, sizeof qc, mine));
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int ptcd_config_parse(const oconfig_item_t *ci, struct pt_collector **out)
 {
     struct pt_collector_config config;
@@ -228,7 +273,8 @@ int ptcd_config_parse(const oconfig_item_t *ci, struct pt_collector **out)
         return -1;
     }
     for (int i = 0; i < ci->children_num; i++) {
-        if (strcasecmp(ci->children[i].key, "Process") == 0 && parse_process(&ci->children[i], collector) != 0) {
+        if (strcasecmp(ci->children[i].key, "Process") == 0 &&
+            (parse_process(&ci->children[i], collector) != 0 || check_instance_unique(ci, i) != 0)) {
             pt_collector_free(collector);
             return -1;
         }

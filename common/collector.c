@@ -10,8 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "fdbudget.h"
 #include "global.h"
+#include "lineproto.h"
 #include "matcher.h"
 #include "target.h"
 
@@ -92,9 +94,10 @@ struct pt_collector *pt_collector_new(const struct pt_collector_config *config, 
         snprintf(err, errlen, "PSS interval must be >= 0");
         return NULL;
     }
+    char q[PT_QUOTED_MAX];
     int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
-        snprintf(err, errlen, "proc root %s: %s", root, strerror(errno));
+        snprintf(err, errlen, "proc root \"%s\": %s", pt_escape(q, sizeof(q), root), strerror(errno));
         return NULL;
     }
     struct pt_collector *c = calloc(1, sizeof(*c));
@@ -112,7 +115,7 @@ struct pt_collector *pt_collector_new(const struct pt_collector_config *config, 
     if (config->collect_global) {
         int r = pt_global_init(&c->global, fd);
         if (r < 0) {
-            snprintf(err, errlen, "%s/meminfo: %s", root, strerror(-r));
+            snprintf(err, errlen, "\"%s/meminfo\": %s", pt_escape(q, sizeof(q), root), strerror(-r));
             pt_collector_free(c);
             return NULL;
         }
@@ -178,6 +181,39 @@ int pt_collector_default_name(struct pt_collector *c, const struct pt_selector *
     return -1;
 }
 
+/* Whether two names are written as the same target tag, and so would
+ * merge into one series: escaping makes "\n" and "\\" both "_". */
+static bool same_tag(const char *a, const char *b)
+{
+    struct pt_out x = {0}, y = {0};
+    pt_lp_append_tag_value(&x, a, strlen(a));
+    pt_lp_append_tag_value(&y, b, strlen(b));
+    bool same = x.len == y.len && memcmp(x.data, y.data, x.len) == 0;
+    pt_out_free(&x);
+    pt_out_free(&y);
+    return same;
+}
+
+/* Names are compared as written, not as given, and both are named: the
+ * second may be a default name nobody typed. */
+static int check_unique_name(const struct pt_collector *c, const char *name, char *err, size_t errlen)
+{
+    char qa[96], qb[96]; /* two of them fit a 256-byte error */
+    for (size_t i = 0; i < c->n_targets; i++) {
+        const char *other = c->targets[i].name;
+        if (strcmp(other, name) == 0) {
+            snprintf(err, errlen, "duplicate target name \"%s\"", pt_escape(qa, sizeof(qa), name));
+            return -1;
+        }
+        if (same_tag(other, name)) {
+            snprintf(err, errlen, "duplicate target name: \"%s\" and \"%s\" are written as the same tag",
+                     pt_escape(qa, sizeof(qa), other), pt_escape(qb, sizeof(qb), name));
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int pt_collector_add_target(struct pt_collector *c, const char *name, const struct pt_selector *selector,
                             const struct pt_target_options *options, char *err, size_t errlen)
 {
@@ -193,12 +229,8 @@ int pt_collector_add_target(struct pt_collector *c, const char *name, const stru
         snprintf(err, errlen, "empty target name");
         return -1;
     }
-    for (size_t i = 0; i < c->n_targets; i++) {
-        if (strcmp(c->targets[i].name, name) == 0) {
-            snprintf(err, errlen, "duplicate target name \"%s\"", name);
-            return -1;
-        }
-    }
+    if (check_unique_name(c, name, err, errlen) != 0)
+        return -1;
     if (selector->kind == PT_SELECT_CHILD && c->launched) {
         snprintf(err, errlen, "only one launched command per process");
         return -1;

@@ -55,6 +55,9 @@ enum pt_selector_kind {
     PT_SELECT_CGROUP, /* a cgroup and its sub-cgroups */
 };
 
+/* The kernel's PID_MAX_LIMIT (64-bit): every pid is below it. */
+#define PT_PID_LIMIT 4194304
+
 struct pt_selector {
     enum pt_selector_kind kind;
     pid_t pid;         /* PID, CHILD */
@@ -83,8 +86,9 @@ void pt_collector_free(struct pt_collector *c);
 /* Add a target. name NULL means the default name: the comm of the pid,
  * the pidfile's base name without ".pid", the cgroup's base name, the
  * pattern, exe or user as given. The name is copied. Returns 0, or -1 with
- * a one-line reason in err (duplicate name, empty name, a second launched
- * command, a bad regex, an unknown user, no cgroup2 mount). */
+ * a one-line reason in err (a name written as the same line-protocol tag
+ * as another's, empty name, a second launched command, a bad regex, an
+ * unknown user, no cgroup2 mount). */
 int pt_collector_add_target(struct pt_collector *c, const char *name, const struct pt_selector *selector,
                             const struct pt_target_options *options, char *err, size_t errlen);
 

@@ -8,6 +8,8 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "escape.h"
+
 pid_t pt_launch(char *const argv[], int stdin_fd, int stdout_fd, char *err, size_t errlen)
 {
     if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
@@ -54,7 +56,8 @@ pid_t pt_launch(char *const argv[], int stdin_fd, int stdout_fd, char *err, size
     while (n < 0 && errno == EINTR);
     close(pipefd[0]);
     if (n == (ssize_t)sizeof(child_errno)) {
-        snprintf(err, errlen, "cannot run %s: %s", argv[0], strerror(child_errno));
+        char q[PT_QUOTED_MAX];
+        snprintf(err, errlen, "cannot run \"%s\": %s", pt_escape(q, sizeof(q), argv[0]), strerror(child_errno));
         return -1; /* the child exits 127; it is reaped by the caller's reaping */
     }
     return pid;

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
+
 /* ---------------------------------------------------------------------------
  * Output buffer
  * ------------------------------------------------------------------------ */
@@ -69,45 +71,6 @@ void pt_out_free(struct pt_out *out)
  * Tag values
  * ------------------------------------------------------------------------ */
 
-/* Length of the well-formed UTF-8 sequence at s (Unicode table 3-7), or 0
- * if there is none: stray continuation bytes, 0xc0/0xc1 and 0xf5..0xff,
- * overlong forms, surrogates, code points above U+10FFFF and sequences
- * cut short by the end of the value are all rejected. Narrowing the
- * second byte's range is what excludes the overlong forms (0xe0, 0xf0),
- * the surrogates (0xed) and everything past U+10FFFF (0xf4). */
-static size_t utf8_sequence_length(const unsigned char *s, size_t avail)
-{
-    unsigned char lo = 0x80, hi = 0xbf;
-    size_t n;
-
-    if (s[0] < 0x80)
-        return 1;
-    if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-        n = 2;
-    } else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-        n = 3;
-        if (s[0] == 0xe0)
-            lo = 0xa0;
-        if (s[0] == 0xed)
-            hi = 0x9f;
-    } else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-        n = 4;
-        if (s[0] == 0xf0)
-            lo = 0x90;
-        if (s[0] == 0xf4)
-            hi = 0x8f;
-    } else {
-        return 0;
-    }
-    if (avail < n || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t k = 2; k < n; k++) {
-        if (s[k] < 0x80 || s[k] > 0xbf)
-            return 0;
-    }
-    return n;
-}
-
 /* One ASCII byte of a tag value. */
 static void append_tag_ascii(struct pt_out *out, unsigned char c)
 {
@@ -137,7 +100,7 @@ size_t pt_lp_append_tag_value(struct pt_out *out, const char *value, size_t len)
     size_t i = 0;
 
     while (i < len) {
-        size_t n = utf8_sequence_length(s + i, len - i);
+        size_t n = pt_utf8_sequence_length(s + i, len - i);
         if (n == 0) {
             out_putc(out, '?');
             i++;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "member.h"
 #include "procparse.h"
 
@@ -80,7 +81,8 @@ static int resolve_cgroup(struct pt_matcher *m, const char *path, int proc_root_
         int r = pt_cgroup2_mount(proc_root_fd, &buf, mount, sizeof(mount));
         pt_buf_free(&buf);
         if (r != 0) {
-            snprintf(err, errlen, "cgroup \"%s\": no cgroup2 filesystem is mounted", path);
+            char q[PT_QUOTED_MAX];
+            snprintf(err, errlen, "cgroup \"%s\": no cgroup2 filesystem is mounted", pt_escape(q, sizeof(q), path));
             return -1;
         }
         if (asprintf(&m->cgroup, "%s%s%s", mount, path[0] == '/' ? "" : "/", path) < 0)
@@ -284,9 +286,9 @@ int pt_matcher_init(struct pt_matcher *m, const struct pt_selector *selector, in
     case PT_SELECT_MATCH: {
         int r = regcomp(&m->regex, selector->value, REG_EXTENDED | REG_NOSUB);
         if (r != 0) {
-            char why[128];
+            char why[128], q[PT_QUOTED_MAX];
             regerror(r, &m->regex, why, sizeof(why));
-            snprintf(err, errlen, "bad regular expression \"%s\": %s", selector->value, why);
+            snprintf(err, errlen, "bad regular expression \"%s\": %s", pt_escape(q, sizeof(q), selector->value), why);
             return -1;
         }
         m->has_regex = true;
@@ -300,7 +302,8 @@ int pt_matcher_init(struct pt_matcher *m, const struct pt_selector *selector, in
         return 0;
     case PT_SELECT_USER:
         if (parse_user(selector->value, &m->uid) != 0) {
-            snprintf(err, errlen, "unknown user \"%s\"", selector->value);
+            char q[PT_QUOTED_MAX];
+            snprintf(err, errlen, "unknown user \"%s\"", pt_escape(q, sizeof(q), selector->value));
             return -1;
         }
         return 0;

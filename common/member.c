@@ -38,11 +38,25 @@ static enum pt_read read_error(int err)
     return pt_errno_is_gone(err) ? PT_READ_GONE : PT_READ_FAILED;
 }
 
-/* Note a file the permissions keep from us, so it is not tried again. */
-static void note_denied(struct pt_member *m, int err, enum pt_denied what)
+/* Close a kept descriptor and give it back to the budget. */
+static void drop_file(struct pt_member *m, enum pt_member_file f)
 {
-    if (err == -EACCES || err == -EPERM)
-        m->denied |= what;
+    if (m->fd[f] < 0)
+        return;
+    close(m->fd[f]);
+    m->fd[f] = -1;
+    if (m->budget)
+        pt_fd_budget_give(m->budget);
+}
+
+/* Note a file the permissions keep from us (at open or at a read), so it
+ * is not tried again. */
+static void note_denied(struct pt_member *m, int err, enum pt_member_file f, enum pt_denied what)
+{
+    if (err != -EACCES && err != -EPERM)
+        return;
+    m->denied |= what;
+    drop_file(m, f);
 }
 
 /* Open "<pid>/<file>" under the proc root. Returns fd or -errno. */
@@ -129,17 +143,19 @@ static enum pt_read end_transient(const struct pt_member *m, int proc_root_fd, i
 
 /* Read a single-record file f into buf. GONE on ESRCH/ENOENT, NO_FDS when
  * it cannot be opened for lack of descriptors, FAILED on any other error
- * or an empty file (settled by the caller). *open_err gets the open's
- * -errno (0 when it opened), for the callers that note denials. */
+ * or an empty file (settled by the caller). *err gets the open's or the
+ * read's -errno (0 when both worked), for the callers that note denials. */
 static enum pt_read read_file(struct pt_member *m, int proc_root_fd, enum pt_member_file f, struct pt_buf *buf,
-                              size_t *len, int *open_err)
+                              size_t *len, int *err)
 {
     bool transient;
     int fd = member_file(m, proc_root_fd, f, &transient);
-    *open_err = fd < 0 ? fd : 0;
+    *err = fd < 0 ? fd : 0;
+    *len = 0;
     if (fd < 0)
         return read_error(fd);
     ssize_t n = pt_pread_record(fd, buf);
+    *err = n < 0 ? (int)n : 0;
     enum pt_read r = n < 0 ? read_error((int)n) : n > 0 ? PT_READ_OK : PT_READ_FAILED;
     *len = n > 0 ? (size_t)n : 0;
     return transient ? end_transient(m, proc_root_fd, fd, r) : r;
@@ -183,17 +199,20 @@ static void take_io(struct pt_member *m, const struct pt_io *io)
     m->has_io = true;
 }
 
-/* io is optional: another user's process denies it (EACCES at open or,
- * since io re-checks at every read, later). Keep the last values then. */
+/* io is optional: another user's process denies it at open (its mode is
+ * 0400) or, since io checks ptrace access at every read, later: with
+ * CAP_DAC_READ_SEARCH but not CAP_SYS_PTRACE the open succeeds and every
+ * read fails. Then it is noted as denied; a read that fails otherwise
+ * keeps the last values. */
 static enum pt_read read_io(struct pt_member *m, int proc_root_fd, struct pt_buf *buf)
 {
     if (m->denied & PT_DENIED_IO)
         return PT_READ_OK;
     size_t len;
-    int open_err;
+    int err;
     struct pt_io io;
-    enum pt_read r = read_file(m, proc_root_fd, PT_MF_IO, buf, &len, &open_err);
-    note_denied(m, open_err, PT_DENIED_IO);
+    enum pt_read r = read_file(m, proc_root_fd, PT_MF_IO, buf, &len, &err);
+    note_denied(m, err, PT_MF_IO, PT_DENIED_IO);
     if (r == PT_READ_GONE || r == PT_READ_NO_FDS)
         return r;
     if (r == PT_READ_OK && pt_parse_io(buf->data, len, &io) == 0)
@@ -258,21 +277,15 @@ enum pt_read pt_member_open(struct pt_member *m, int proc_root_fd, struct pt_fd_
 
 void pt_member_close(struct pt_member *m)
 {
-    for (int f = 0; f < PT_MF_COUNT; f++) {
-        if (m->fd[f] < 0)
-            continue;
-        close(m->fd[f]);
-        m->fd[f] = -1;
-        if (m->budget)
-            pt_fd_budget_give(m->budget);
-    }
+    for (int f = 0; f < PT_MF_COUNT; f++)
+        drop_file(m, f);
 }
 
 enum pt_read pt_member_read_statm(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, struct pt_statm *out)
 {
     size_t len;
-    int open_err;
-    enum pt_read r = read_file(m, proc_root_fd, PT_MF_STATM, buf, &len, &open_err);
+    int err;
+    enum pt_read r = read_file(m, proc_root_fd, PT_MF_STATM, buf, &len, &err);
     if (r == PT_READ_OK && pt_parse_statm(buf->data, len, out) != 0)
         r = PT_READ_FAILED;
     if (r == PT_READ_FAILED)
@@ -286,9 +299,9 @@ enum pt_read pt_member_read_smaps(struct pt_member *m, int proc_root_fd, struct 
     if (m->denied & PT_DENIED_SMAPS)
         return PT_READ_FAILED;
     size_t len;
-    int open_err;
-    enum pt_read r = read_file(m, proc_root_fd, PT_MF_SMAPS, buf, &len, &open_err);
-    note_denied(m, open_err, PT_DENIED_SMAPS);
+    int err;
+    enum pt_read r = read_file(m, proc_root_fd, PT_MF_SMAPS, buf, &len, &err);
+    note_denied(m, err, PT_MF_SMAPS, PT_DENIED_SMAPS);
     if (r == PT_READ_OK && pt_parse_smaps_rollup(buf->data, len, out) != 0)
         r = PT_READ_FAILED;
     /* A zombie's smaps_rollup says ESRCH while the process still has to be
@@ -381,8 +394,8 @@ enum pt_read pt_member_read_ctx_switches(struct pt_member *m, int proc_root_fd, 
      * thread that is the process, and one file saves a readdir. */
     if (m->num_threads <= 1) {
         size_t len;
-        int open_err;
-        enum pt_read r = read_file(m, proc_root_fd, PT_MF_STATUS, buf, &len, &open_err);
+        int err;
+        enum pt_read r = read_file(m, proc_root_fd, PT_MF_STATUS, buf, &len, &err);
         if (r != PT_READ_OK)
             return r;
         return add_status(buf, (ssize_t)len, voluntary, involuntary) ? PT_READ_OK : PT_READ_FAILED;
@@ -423,7 +436,7 @@ enum pt_read pt_member_count_fds(struct pt_member *m, int proc_root_fd, int64_t 
     bool transient;
     int fd = member_file(m, proc_root_fd, PT_MF_FD_DIR, &transient);
     if (fd < 0) {
-        note_denied(m, fd, PT_DENIED_FDS);
+        note_denied(m, fd, PT_MF_FD_DIR, PT_DENIED_FDS);
         return read_error(fd);
     }
     enum pt_read r = count_dir_entries(fd, count);

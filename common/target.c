@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "escape.h"
+
 static void *xrealloc(void *p, size_t size)
 {
     p = realloc(p, size);
@@ -20,15 +22,19 @@ static void *xrealloc(void *p, size_t size)
     return p;
 }
 
-static void logf_target(const struct pt_target *t, enum pt_log_level level, const char *fmt, ...)
+/* One log line about t: 'target "NAME": ' and the message. The name is
+ * escaped: whoever names a process or writes a pid file chooses it. */
+__attribute__((format(printf, 3, 4))) static void logf_target(const struct pt_target *t, enum pt_log_level level,
+                                                              const char *fmt, ...)
 {
     if (!t->log)
         return;
-    char msg[512];
+    char name[160], what[400], msg[600];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    vsnprintf(what, sizeof(what), fmt, ap);
     va_end(ap);
+    snprintf(msg, sizeof(msg), "target \"%s\": %s", pt_escape(name, sizeof(name), t->name), what);
     t->log(level, msg, t->log_arg);
 }
 
@@ -135,6 +141,32 @@ static void settle_children(struct pt_target *t, struct pt_member *parent)
     }
 }
 
+/* Permission denied on io, smaps_rollup or fd/ (another user's process):
+ * the metrics they feed are left out for that process. Say so once per
+ * target and kind. Each file needs its own capability: smaps_rollup
+ * ptrace access (CAP_SYS_PTRACE), fd/ (mode 0500) the file permission
+ * check (CAP_DAC_READ_SEARCH), io (0400) both; so the advice names both. */
+static void warn_denied(struct pt_target *t, const struct pt_member *m)
+{
+    static const struct {
+        enum pt_denied bit;
+        const char *file, *metrics;
+    } kinds[] = {
+        {PT_DENIED_IO, "io", "I/O"},
+        {PT_DENIED_SMAPS, "smaps_rollup", "PSS, USS, shared and swap"},
+        {PT_DENIED_FDS, "fd/", "fd"},
+    };
+    for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+        if (!(m->denied & kinds[k].bit) || (t->warned_denied & kinds[k].bit))
+            continue;
+        t->warned_denied |= kinds[k].bit;
+        logf_target(t, PT_LOG_WARNING,
+                    "permission denied on /proc/%d/%s; %s metrics leave out such processes "
+                    "(run as their user, as root, or with CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH)",
+                    (int)m->pid, kinds[k].file, kinds[k].metrics);
+    }
+}
+
 /* Refresh a member's counters: the one place they are read. */
 static void read_counters(struct pt_target *t, struct pt_member *m)
 {
@@ -149,6 +181,7 @@ static void read_counters(struct pt_target *t, struct pt_member *m)
         t->vanished++;
         return;
     }
+    warn_denied(t, m); /* io may refuse its first read, not its open */
     note_groups(t, m);
     if (m->zombie && !m->children_settled)
         settle_children(t, m);
@@ -167,30 +200,6 @@ static void compact(struct pt_target *t)
     for (size_t i = 0; i < kept; i++)
         pt_pidmap_put(&t->index, t->members[i].pid, (uint32_t)i);
     t->need_compaction = false;
-}
-
-/* Permission denied on io, smaps_rollup or fd/ (another user's process,
- * unless we have CAP_SYS_PTRACE): the metrics they feed are left out for
- * that process. Say so once per target and kind. */
-static void warn_denied(struct pt_target *t, const struct pt_member *m)
-{
-    static const struct {
-        enum pt_denied bit;
-        const char *file, *metrics;
-    } kinds[] = {
-        {PT_DENIED_IO, "io", "I/O"},
-        {PT_DENIED_SMAPS, "smaps_rollup", "PSS, USS, shared and swap"},
-        {PT_DENIED_FDS, "fd/", "fd"},
-    };
-    for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
-        if (!(m->denied & kinds[k].bit) || (t->warned_denied & kinds[k].bit))
-            continue;
-        t->warned_denied |= kinds[k].bit;
-        logf_target(t, PT_LOG_WARNING,
-                    "target \"%s\": permission denied on /proc/%d/%s; %s metrics leave out such processes "
-                    "(run as their user, as root, or with CAP_SYS_PTRACE)",
-                    t->name, (int)m->pid, kinds[k].file, kinds[k].metrics);
-    }
 }
 
 /* Open pid as a new member. baseline: it joins as part of a new root's
@@ -420,8 +429,8 @@ void pt_target_discover(struct pt_target *t)
             if (r == PT_READ_NO_FDS)
                 t->short_of_fds |= PT_SHORT_MEMBERS;
             if (no_children_files) {
-                logf_target(t, PT_LOG_INFO, "target \"%s\": no /proc/PID/task/TID/children (kernel without "
-                            "CONFIG_PROC_CHILDREN); discovering by scanning /proc", t->name);
+                logf_target(t, PT_LOG_INFO, "no /proc/PID/task/TID/children (kernel without "
+                            "CONFIG_PROC_CHILDREN); discovering by scanning /proc");
                 t->scan_fallback = true;
                 pairs = scan_ppids(t, &n_pairs);
                 i--; /* walk this member again from the scan */
@@ -438,10 +447,10 @@ void pt_target_discover(struct pt_target *t)
 
     size_t live = pt_target_live_members(t);
     if (live == 0 && !t->warned_empty) {
-        logf_target(t, PT_LOG_WARNING, "target \"%s\": no live process; will keep looking", t->name);
+        logf_target(t, PT_LOG_WARNING, "no live process; will keep looking");
         t->warned_empty = true;
     } else if (live > 0 && t->warned_empty) {
-        logf_target(t, PT_LOG_INFO, "target \"%s\": following pid %d again", t->name, (int)t->members[0].pid);
+        logf_target(t, PT_LOG_INFO, "following pid %d again", (int)t->members[0].pid);
         t->warned_empty = false;
     }
     t->cpu_seconds += thread_cpu_seconds() - cpu0;
@@ -540,8 +549,8 @@ static void smaps_timed(struct pt_target *t, struct pt_member *m)
     m->smaps_period = before * 2 > PT_SMAPS_MAX_PERIOD ? PT_SMAPS_MAX_PERIOD : before * 2;
     m->smaps_wait = m->smaps_period - 1;
     if (before == 1)
-        logf_target(t, PT_LOG_INFO, "target \"%s\": smaps_rollup of pid %d took %.1f ms; reading it less often",
-                    t->name, (int)m->pid, took * 1e3);
+        logf_target(t, PT_LOG_INFO, "smaps_rollup of pid %d took %.1f ms; reading it less often",
+                    (int)m->pid, took * 1e3);
 }
 
 static void sample_smaps(struct pt_target *t)
@@ -787,9 +796,9 @@ static void leave_out_unknown(struct pt_target *t, struct pt_report *report)
         if (t->short_of_fds & parts[i].bit)
             strncat(what, parts[i].what, sizeof(what) - strlen(what) - 1);
     logf_target(t, PT_LOG_ERROR,
-                "target \"%s\": out of file descriptors (EMFILE/ENFILE); left out this interval:%s; "
+                "out of file descriptors (EMFILE/ENFILE); left out this interval:%s; "
                 "raise the open-files limit (LimitNOFILE=) or lower the descriptor budget",
-                t->name, what);
+                what);
 }
 
 void pt_target_close(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report)

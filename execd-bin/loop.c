@@ -12,7 +12,9 @@
 
 #include "lineproto.h"
 
-enum wake { WAKE_NONE, WAKE_BATCH, WAKE_STOP };
+/* What woke the loop; a batch and a stop may come together (a last
+ * newline read with EOF): the batch is emitted first. */
+enum wake { WAKE_NONE = 0, WAKE_BATCH = 1, WAKE_STOP = 2 };
 
 struct loop {
     struct pt_collector *c;
@@ -74,30 +76,35 @@ static int emit(struct loop *l)
 }
 
 /* Read what stdin holds now. Several newlines that queued up while we
- * were busy make one batch, not a burst. */
-static enum wake read_stdin(struct loop *l)
+ * were busy make one batch, not a burst. EOF (Telegraf closes stdin to
+ * stop us) stops us, after the batch a newline read with it asked for. */
+static int read_stdin(struct loop *l)
 {
     char chunk[4096];
-    bool newline = false;
+    bool newline = false, eof = false;
     for (;;) {
         ssize_t n = read(STDIN_FILENO, chunk, sizeof(chunk));
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0)
-            return WAKE_STOP; /* EOF: Telegraf closes stdin to stop us */
+        if (n <= 0) {
+            eof = true;
+            break;
+        }
         newline |= memchr(chunk, '\n', (size_t)n) != NULL;
         struct pollfd more = {.fd = STDIN_FILENO, .events = POLLIN};
         if (poll(&more, 1, 0) <= 0 || !(more.revents & (POLLIN | POLLHUP)))
             break;
-        if (!(more.revents & POLLIN))
-            return WAKE_STOP;
+        if (!(more.revents & POLLIN)) {
+            eof = true;
+            break;
+        }
     }
-    return newline && l->stdin_batches ? WAKE_BATCH : WAKE_NONE;
+    return (newline && l->stdin_batches ? WAKE_BATCH : WAKE_NONE) | (eof ? WAKE_STOP : WAKE_NONE);
 }
 
-static enum wake read_signals(struct loop *l)
+static int read_signals(struct loop *l)
 {
-    enum wake wake = WAKE_NONE;
+    int wake = WAKE_NONE;
     struct signalfd_siginfo si;
     while (read(l->signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
         switch (si.ssi_signo) {
@@ -180,20 +187,17 @@ int execd_loop(struct pt_collector *c, const struct execd_options *o)
             status = 1;
             break;
         }
-        enum wake wake = WAKE_NONE;
+        int wake = WAKE_NONE;
         if (n > 0 && fds[0].revents)
             wake = read_signals(&l);
-        if (wake != WAKE_STOP && n > 0 && l.watch_stdin && fds[1].revents) {
-            enum wake w = read_stdin(&l);
-            if (w != WAKE_NONE)
-                wake = w;
-        }
-        if (wake == WAKE_STOP)
-            break;
-        if (wake == WAKE_BATCH && emit(&l) != 0) {
+        if (!(wake & WAKE_STOP) && n > 0 && l.watch_stdin && fds[1].revents)
+            wake |= read_stdin(&l);
+        if ((wake & WAKE_BATCH) && emit(&l) != 0) {
             status = 1;
             break;
         }
+        if (wake & WAKE_STOP)
+            break;
     }
     close(l.signal_fd);
     pt_out_free(&l.out);

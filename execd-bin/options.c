@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "units.h"
 
 static const char usage[] =
@@ -117,10 +118,13 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
+/* One line naming the culprit; a and b are escaped, as an argument can
+ * hold a newline and forge a line of Telegraf's log. */
 static enum execd_parse usage_error(const char *fmt, const char *a, const char *b)
 {
+    char qa[PT_QUOTED_MAX], qb[PT_QUOTED_MAX];
     fprintf(stderr, "E! proctree-execd: ");
-    fprintf(stderr, fmt, a, b);
+    fprintf(stderr, fmt, pt_escape(qa, sizeof(qa), a), pt_escape(qb, sizeof(qb), b));
     fprintf(stderr, " (see --help)\n");
     return EXECD_EXIT_USAGE;
 }
@@ -146,11 +150,14 @@ static struct execd_target *add_target(struct execd_options *o, enum pt_selector
     return t;
 }
 
+/* Decimal digits only: strtol alone would also take " 5" and "+5". */
 static int parse_pid(const char *text, pid_t *out)
 {
-    char *end;
-    long v = strtol(text, &end, 10);
-    if (!*text || *end || v <= 0 || v > 0x3fffffff) /* PID_MAX_LIMIT is 2^22 */
+    size_t digits = strspn(text, "0123456789");
+    if (digits == 0 || text[digits] != '\0' || digits > 7)
+        return -1;
+    long v = strtol(text, NULL, 10);
+    if (v <= 0 || v >= PT_PID_LIMIT)
         return -1;
     *out = (pid_t)v;
     return 0;

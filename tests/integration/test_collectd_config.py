@@ -8,6 +8,7 @@ config, so it proves nothing.)
 
 import os
 import re
+import subprocess
 import tempfile
 import unittest
 
@@ -20,18 +21,32 @@ BAD = [
     ("unknown option in a block", web("web", "Pid 1", "Frobnicate 3"), ['"Frobnicate"', '<Process "web">']),
     ("unknown global option", "  Frobnicate 3\n", ['"Frobnicate"', "<Plugin proctree>"]),
     ("wrong value type", web("web", 'Pid "one"'), ['"Pid"', '<Process "web">']),
+    # 1.7 used to be read as pid 1: the whole host
+    ("Pid not an integer", web("web", "Pid 1.7"), ['"Pid"', '<Process "web">', "integer"]),
+    ("Pid out of range", web("web", "Pid 4194304"), ['"Pid"', '<Process "web">', "integer"]),
     ("no selector", web("web", "CollectPss false"), ['<Process "web">', "no selector"]),
     ("two selectors", web("web", "Pid 1", 'PidFile "/run/web.pid"'), ['"PidFile"', '<Process "web">']),
     ("two selectors of one kind", web("web", 'Exe "a"', 'Exe "b"'), ['"Exe"', '<Process "web">', "second"]),
     ("bad regular expression", web("web", 'Match "(unclosed"'), ['<Process "web">', "regular expression"]),
     ("unknown user", web("web", 'User "no-such-user-proctree"'), ['<Process "web">', "no-such-user-proctree"]),
     ("duplicate name", web("web", "Pid 1") + web("web", "Pid 1"), ['<Process "web">', "duplicate"]),
+    # one series under two names: the same line-protocol tag (a tab becomes
+    # '_'), the same collectd plugin instance ('/' becomes '_')
+    ("names written as one tag", web("x_y", "Pid 1") + web("x\ty", "Pid 1"),
+     ["duplicate", '"x_y" and "x\\ty"']),
+    ("names filed as one instance", web("a/b", "Pid 1") + web("a_b", "Pid 1"),
+     ["duplicate", '<Process "a/b"> and <Process "a_b">']),
     ("empty name", web("", "Pid 1"), ['<Process "">', "empty"]),
     ("bad unit", '  ProcMemoryUnit "TB"\n', ['"ProcMemoryUnit"', "<Plugin proctree>"]),
     ("PollInterval 0", "  PollInterval 0\n" + web("web", "Pid 1"), ['"PollInterval"', "<Plugin proctree>"]),
     ("negative DiscoveryInterval", "  DiscoveryInterval -1\n", ['"DiscoveryInterval"']),
     ("PssInterval 0", "  PssInterval 0\n", ['"PssInterval"', "<Plugin proctree>"]),
     ("PssBudget 0", web("web", "Pid 1", "PssBudget 0"), ['"PssBudget"', '<Process "web">']),
+    # PATH_MAX - 1 bytes fit; one more used to be cut silently
+    ("selector text too long", web("web", 'Match "%s"' % ("a" * 4096)),
+     ['"Match"', '<Process "web">', "longer than 4095 bytes"]),
+    ("path too long", web("web", 'PidFile "/%s"' % ("p" * 4095)),
+     ['"PidFile"', '<Process "web">', "longer than 4095 bytes"]),
 ]
 
 GOOD = ("""  PollInterval 0.05
@@ -46,7 +61,8 @@ GOOD = ("""  PollInterval 0.05
         + web("by-file", 'PidFile "/nonexistent/x.pid"', "PssBudget 0.01")
         + web("by-regex", 'Match "collectd|python"')
         + web("by-exe", 'Exe "collectd"')
-        + web("by-user", 'User "root"'))
+        + web("by-user", 'User "root"')
+        + web("by-long-regex", 'Match "%s"' % ("a" * 4095)))
 
 # Before the logfile plugin is initialised collectd logs to stdout without
 # the level, so configuration errors are matched on the plugin's prefix.
@@ -69,6 +85,17 @@ class CollectdConfig(unittest.TestCase):
                 self.assertNotEqual(status, 0, f"collectd -T accepted:\n{body}\n{log}")
                 self.assertTrue(any(all(e in line for e in expected) for line in lines),
                                 f"no line with {expected}; got {lines}\n{log}")
+
+    def test_hostile_name_logged_escaped(self):
+        """A name with a newline (an operator may paste anything) is logged on
+        its own line: nothing in the log poses as a line of collectd's own.
+        The process is gone, so the plugin warns about the target."""
+        gone = subprocess.Popen(["true"])
+        gone.wait()
+        status, lines, log = self.check(web("a\nE! forged", f"Pid {gone.pid}"))
+        self.assertEqual(status, 0, log)
+        self.assertTrue(any('"a\\nE! forged": no live process' in line for line in lines), log)
+        self.assertEqual([line for line in log.splitlines() if line.startswith("E! forged")], [], log)
 
     def test_every_option_accepted(self):
         status, lines, log = self.check(GOOD)

@@ -15,6 +15,7 @@ import subprocess
 import tempfile
 import unittest
 
+import accounting_helpers as ah
 import harness as h
 
 SPEC_NAME = "we ird,na=me"
@@ -73,6 +74,71 @@ class HostileNameTest(h.InfluxTestCase):
                 self.assertNotIn("\\", tag, "a backslash in a tag is not safe in InfluxDB 1.6")
                 self.assertFalse(any(ord(c) < 32 for c in tag), f"control character in {tag!r}")
                 self.assertTrue(tag, "empty tag")
+
+
+FORGED = "a\nE! forged"  # 11 bytes: fits a comm
+
+
+def forged_lines(lines):
+    """Lines that a name split off to pose as proctree's own."""
+    return [line for line in lines if line.startswith("E! forged") or line.startswith("forged")]
+
+
+class HostileNamesInMessages(unittest.TestCase):
+    """Names chosen by others reach log lines and errors escaped, on the
+    line they belong to, and names written alike are refused.
+
+    Why: Telegraf copies proctree-execd's stderr into its log, one entry per
+    line, with the level taken from the "E! "/"W! " prefix: a process named
+    "a\nE! forged" must not add an error entry of its own making. And two
+    targets whose tags come out the same would be merged into one series.
+    """
+
+    def selhold(self, comm):
+        """A selhold (no child) renamed comm; stopped at cleanup."""
+        work = h.Workload([ah.selhold_path(), "--comm", comm, "0"])
+        self.addCleanup(work.stop)
+        with open(f"/proc/{work.pid}/comm", "rb") as f:
+            self.assertEqual(f.read(), comm.encode() + b"\n", "the workload did not get its comm")
+        return work
+
+    def test_process_name_logged_escaped(self):
+        """The default name is the comm; a warning about the target quotes it."""
+        work = self.selhold(FORGED)
+        with h.Execd(["--pid", work.pid, "--interval", "0.2s"]) as execd:
+            execd.wait_batches(1)
+            work.stop()  # now proctree warns that the target has no live process
+            execd.wait_for(lambda e: any("no live process" in l for l in e.stderr_lines()),
+                           h.BATCH_TIMEOUT, "the warning about the gone process")
+        err = execd.stderr_lines()
+        self.assertEqual(forged_lines(err), [], execd.describe())
+        self.assertTrue(any('"a\\nE! forged": no live process' in l for l in err), execd.describe())
+
+    def test_option_value_logged_escaped(self):
+        res = h.run_execd(["--name", FORGED, "--once"])
+        self.assertEqual(res.returncode, 2, res)
+        self.assertEqual(len(res.stderr.splitlines()), 1, res.stderr)
+        self.assertIn('"a\\nE! forged"', res.stderr)
+
+    def assert_refused_as_duplicates(self, args, first, second):
+        res = h.run_execd(args)
+        where = f"args {args!r}: {res!r}"
+        self.assertEqual(res.returncode, 2, where)
+        lines = res.stderr.splitlines()
+        self.assertEqual(len(lines), 1, where)
+        self.assertIn("duplicate target name", lines[0], where)
+        self.assertIn(f'"{first}" and "{second}"', lines[0], where)
+
+    def test_comms_written_as_one_tag_refused(self):
+        """comms "\n" and "\\" both become target=_; they are default names."""
+        newline, backslash = self.selhold("\n"), self.selhold("\\")
+        self.assert_refused_as_duplicates(["--pid", newline.pid, "--pid", backslash.pid, "--once"],
+                                          "\\n", "\\\\")
+
+    def test_names_written_as_one_tag_refused(self):
+        self.assert_refused_as_duplicates(["--pid", os.getpid(), "--name", "x_y",
+                                           "--pid", os.getpid(), "--name", "x\ty", "--once"],
+                                          "x_y", "x\\ty")
 
 
 if __name__ == "__main__":

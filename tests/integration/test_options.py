@@ -28,6 +28,12 @@ BAD = [
     (["--pid", ME, "--proc-memory-unit", "TB"], "--proc-memory-unit"),
     (["--pid", ME, "--global-memory-unit", "pages"], "--global-memory-unit"),
     (["--pid", "abc"], "--pid"),
+    # integers only, in the kernel's pid range: no fraction, sign, space or exponent
+    (["--pid", "1.7"], "--pid"),
+    (["--pid", "+1"], "--pid"),
+    (["--pid", " 1"], "--pid"),
+    (["--pid", "1e0"], "--pid"),
+    (["--pid", "4194304"], "--pid"),
     (["--name", "x", "--pid", ME], "--name"),
 ]
 

@@ -105,6 +105,22 @@ class ProtocolTest(unittest.TestCase):
     def test_stdin_eof_exits_zero_within_a_second(self):
         self.assert_exits_on_eof(self.start())
 
+    def test_newline_then_eof_in_one_read_gives_its_batch(self):
+        """`printf '\\n' | proctree-execd`: the newline and EOF arrive together.
+
+        The batch the newline asked for is printed before the exit, as it
+        would be had EOF come a moment later.
+        """
+        writer = subprocess.Popen(["printf", "\\n"], stdout=subprocess.PIPE)
+        self.addCleanup(writer.wait)
+        writer.wait()  # the pipe now holds "\n" and its write end is closed
+        execd = h.Execd(["--pid", self.sleeper.pid, "--name", "sleeper"], stdin=writer.stdout)
+        self.addCleanup(execd.stop)
+        writer.stdout.close()
+        self.assertEqual(execd.wait_exit(), 0, execd.describe())
+        self.assertEqual(execd.batch_count(), 1, execd.describe())
+        self.assert_batches_complete(execd)
+
     def test_sigterm_exits_zero(self):
         execd = self.start()
         execd.signal(signal.SIGTERM)
