@@ -9,6 +9,8 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "saturate.h"
+
 /* Open "<member path><name>" relative to the proc root. */
 static int open_member_file(const struct pt_member *m, int proc_root_fd, const char *name)
 {
@@ -60,10 +62,11 @@ static void take_stat(struct pt_member *m, const struct pt_stat *st)
     m->ppid = st->ppid;
     m->zombie = st->state == 'Z' || st->state == 'X';
     m->num_threads = st->num_threads;
-    m->ctr[PT_CTR_USER_TICKS] = (int64_t)(st->utime + st->cutime);
-    m->ctr[PT_CTR_SYSTEM_TICKS] = (int64_t)(st->stime + st->cstime);
-    m->ctr[PT_CTR_MINFLT] = (int64_t)(st->minflt + st->cminflt);
-    m->ctr[PT_CTR_MAJFLT] = (int64_t)(st->majflt + st->cmajflt);
+    /* each value is at most PT_MAX_COUNT, so the casts are exact */
+    m->ctr[PT_CTR_USER_TICKS] = pt_sat_add((int64_t)st->utime, (int64_t)st->cutime);
+    m->ctr[PT_CTR_SYSTEM_TICKS] = pt_sat_add((int64_t)st->stime, (int64_t)st->cstime);
+    m->ctr[PT_CTR_MINFLT] = pt_sat_add((int64_t)st->minflt, (int64_t)st->cminflt);
+    m->ctr[PT_CTR_MAJFLT] = pt_sat_add((int64_t)st->majflt, (int64_t)st->cmajflt);
     m->has_stat = true;
 }
 
@@ -253,8 +256,8 @@ static bool add_status(const struct pt_buf *buf, ssize_t n, int64_t *voluntary, 
     struct pt_status st;
     if (n <= 0 || pt_parse_status(buf->data, (size_t)n, &st) != 0)
         return false;
-    *voluntary += (int64_t)st.voluntary_ctxt_switches;
-    *involuntary += (int64_t)st.nonvoluntary_ctxt_switches;
+    *voluntary = pt_sat_add(*voluntary, (int64_t)st.voluntary_ctxt_switches);
+    *involuntary = pt_sat_add(*involuntary, (int64_t)st.nonvoluntary_ctxt_switches);
     return true;
 }
 

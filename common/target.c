@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "saturate.h"
+
 static void *xrealloc(void *p, size_t size)
 {
     p = realloc(p, size);
@@ -72,7 +74,7 @@ static void add_counters(struct pt_target *t, const struct pt_member *m, int sig
     for (int k = 0; k < PT_CTR_COUNT; k++) {
         bool have = k < PT_CTR_IO_END ? m->has_io : m->has_stat;
         if (have)
-            t->adjust[k] += sign * m->ctr[k];
+            t->adjust[k] = sign > 0 ? pt_sat_add(t->adjust[k], m->ctr[k]) : pt_sat_sub(t->adjust[k], m->ctr[k]);
     }
 }
 
@@ -436,9 +438,17 @@ void pt_target_discover(struct pt_target *t)
 
 /* ---- sampling --------------------------------------------------------- */
 
+/* Pages to bytes, saturating (statm is clamped to PT_MAX_PAGES, but the
+ * page size is the machine's). */
+static int64_t page_bytes(const struct pt_target *t, uint64_t pages)
+{
+    uint64_t page = (uint64_t)t->page_size;
+    return pages > (uint64_t)INT64_MAX / page ? INT64_MAX : (int64_t)(pages * page);
+}
+
 static void poll_members(struct pt_target *t)
 {
-    int64_t size = 0, resident = 0, anon = 0;
+    int64_t size = 0, resident = 0, anon = 0; /* bytes */
     bool sampled = false;
     for (size_t i = 0; i < t->n_members; i++) {
         struct pt_member *m = &t->members[i];
@@ -447,10 +457,10 @@ static void poll_members(struct pt_target *t)
         struct pt_statm sm;
         enum pt_read r = pt_member_read_statm(m, t->proc_root_fd, &t->buf, &sm);
         if (r == PT_READ_OK) {
-            size += (int64_t)sm.size;
-            resident += (int64_t)sm.resident;
+            size = pt_sat_add(size, page_bytes(t, sm.size));
+            resident = pt_sat_add(resident, page_bytes(t, sm.resident));
             /* shared can exceed resident for an instant while pages move */
-            anon += sm.resident > sm.shared ? (int64_t)(sm.resident - sm.shared) : 0;
+            anon = pt_sat_add(anon, page_bytes(t, sm.resident > sm.shared ? sm.resident - sm.shared : 0));
             sampled = true;
         } else if (r == PT_READ_GONE) {
             member_gone(t, m);
@@ -462,9 +472,9 @@ static void poll_members(struct pt_target *t)
             read_counters(t, m);
     }
     if (sampled) {
-        pt_extrema_add(&t->gauges[PT_G_VM], size * t->page_size);
-        pt_extrema_add(&t->gauges[PT_G_RSS], resident * t->page_size);
-        pt_extrema_add(&t->gauges[PT_G_ANON], anon * t->page_size);
+        pt_extrema_add(&t->gauges[PT_G_VM], size);
+        pt_extrema_add(&t->gauges[PT_G_RSS], resident);
+        pt_extrema_add(&t->gauges[PT_G_ANON], anon);
         t->samples++;
     }
 }
@@ -487,7 +497,7 @@ static void read_all_counters(struct pt_target *t, int64_t *threads)
             continue;
         read_counters(t, m);
         if (!m->gone)
-            *threads += m->num_threads;
+            *threads = pt_sat_add(*threads, m->num_threads);
     }
 }
 
@@ -544,10 +554,11 @@ static void sample_smaps(struct pt_target *t)
         if (!m->has_smaps)
             continue;
         const struct pt_smaps_rollup sr = m->smaps;
-        sum[PT_G_PSS] += (int64_t)sr.pss;
-        sum[PT_G_SHARED] += (int64_t)(sr.shared_clean + sr.shared_dirty);
-        sum[PT_G_USS] += (int64_t)(sr.private_clean + sr.private_dirty);
-        sum[PT_G_SWAP] += (int64_t)sr.swap;
+        /* each value is at most PT_MAX_BYTES, so the casts are exact */
+        sum[PT_G_PSS] = pt_sat_add(sum[PT_G_PSS], (int64_t)sr.pss);
+        sum[PT_G_SHARED] = pt_sat_add(sum[PT_G_SHARED], (int64_t)(sr.shared_clean + sr.shared_dirty));
+        sum[PT_G_USS] = pt_sat_add(sum[PT_G_USS], (int64_t)(sr.private_clean + sr.private_dirty));
+        sum[PT_G_SWAP] = pt_sat_add(sum[PT_G_SWAP], (int64_t)sr.swap);
         sampled = true;
     }
     if (sampled)
@@ -577,8 +588,8 @@ static void sample_ctx_switches(struct pt_target *t)
             continue;
         if (m->has_ctx || m->born) {
             int64_t base_vol = m->has_ctx ? m->ctx_voluntary : 0, base_invol = m->has_ctx ? m->ctx_involuntary : 0;
-            t->ctx_voluntary += vol > base_vol ? vol - base_vol : 0;
-            t->ctx_involuntary += invol > base_invol ? invol - base_invol : 0;
+            t->ctx_voluntary = pt_sat_add(t->ctx_voluntary, vol > base_vol ? vol - base_vol : 0);
+            t->ctx_involuntary = pt_sat_add(t->ctx_involuntary, invol > base_invol ? invol - base_invol : 0);
         }
         m->ctx_voluntary = vol;
         m->ctx_involuntary = invol;
@@ -597,7 +608,7 @@ static int64_t count_fds(struct pt_target *t)
         if (t->members[i].gone)
             continue;
         if (pt_member_count_fds(&t->members[i], t->proc_root_fd, &n) == PT_READ_OK) {
-            total += n;
+            total = pt_sat_add(total, n);
             any = true;
         }
         warn_denied(t, &t->members[i]);
@@ -636,12 +647,12 @@ static void counter_deltas(struct pt_target *t, int64_t delta[PT_CTR_COUNT])
             continue;
         for (int k = 0; k < PT_CTR_COUNT; k++)
             if (k < PT_CTR_IO_END ? m->has_io : m->has_stat)
-                tree[k] += m->ctr[k];
+                tree[k] = pt_sat_add(tree[k], m->ctr[k]);
     }
     for (int k = 0; k < PT_CTR_COUNT; k++) {
         if (tree[k] > t->high_water[k])
             t->high_water[k] = tree[k];
-        delta[k] = t->high_water[k] - t->interval_base[k];
+        delta[k] = pt_sat_sub(t->high_water[k], t->interval_base[k]);
         t->interval_base[k] = t->high_water[k];
     }
 }
@@ -667,7 +678,7 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
         pt_value_set(&report->v[counter_metric[k]], counter_metric[k], raw, units);
     }
     if (t->stat_seen && seconds > 0) {
-        double cpu = (double)(delta[PT_CTR_USER_TICKS] + delta[PT_CTR_SYSTEM_TICKS]) / t->ticks_per_second;
+        double cpu = (double)pt_sat_add(delta[PT_CTR_USER_TICKS], delta[PT_CTR_SYSTEM_TICKS]) / t->ticks_per_second;
         pt_value_set(&report->v[PT_M_PROC_CPU_PERCENT], PT_M_PROC_CPU_PERCENT, 100.0 * cpu / seconds, units);
     }
     if (t->ctx_seen) {

@@ -3,6 +3,8 @@
  * kept, new roots not back-counted, pid reuse never merged, no negative
  * delta). Time is driven by hand through pt_collector_tick(c, now). */
 #include <check.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -450,13 +452,13 @@ START_TEST(slow_smaps_read_less_often)
 }
 END_TEST
 
-static void put_status(pid_t pid, int voluntary, int involuntary)
+static void put_status(pid_t pid, uint64_t voluntary, uint64_t involuntary)
 {
     char rel[64], text[256];
     snprintf(rel, sizeof(rel), "%d/status", (int)pid);
     snprintf(text, sizeof(text),
              "Name:\tproc\nUid:\t0\t0\t0\t0\nThreads:\t1\n"
-             "voluntary_ctxt_switches:\t%d\nnonvoluntary_ctxt_switches:\t%d\n",
+             "voluntary_ctxt_switches:\t%" PRIu64 "\nnonvoluntary_ctxt_switches:\t%" PRIu64 "\n",
              voluntary, involuntary);
     fx_write(root, rel, text, -1);
 }
@@ -538,6 +540,68 @@ START_TEST(target_names_are_unique)
 }
 END_TEST
 
+/* Hostile or broken /proc values at the top of the integer range are
+ * clamped when parsed (procparse.h) and every sum saturates: two members
+ * of 2^62 pages each must not wrap to 0 (nor be undefined behaviour). */
+START_TEST(huge_memory_and_thread_sums_saturate)
+{
+    struct fx_proc r = proc(100, 1, 10, 0, 0, "101");
+    struct fx_proc k = proc(101, 100, 11, 0, 0, NULL);
+    struct fx_proc *both[] = {&r, &k};
+    for (int i = 0; i < 2; i++) {
+        both[i]->size_pages = both[i]->resident_pages = 1ULL << 62;
+        both[i]->num_threads = INT64_MAX;
+        both[i]->pss_kb = 1ULL << 62;
+    }
+    watch_app(&r, &k, NULL);
+    const struct pt_batch *b = pt_collector_close(c, 0.5);
+    int64_t member_bytes = (int64_t)PT_MAX_PAGES * page;
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_VM_SIZE_MAX), 2 * member_bytes);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_RSS_MIN), 2 * member_bytes);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_ANON_MAX), 2 * member_bytes);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PSS_MAX), 2 * (int64_t)PT_MAX_BYTES);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_THREADS), 2 * (int64_t)PT_MAX_THREADS);
+}
+END_TEST
+
+/* Counters at the top of uint64: a new root's (its past is subtracted:
+ * -1 * INT64_MIN once) and two born children's, whose sums saturate. */
+START_TEST(huge_counters_saturate)
+{
+    struct fx_proc r = proc(100, 1, 10, 0, 10, NULL);
+    r.io.rchar = UINT64_MAX;
+    r.utime = INT64_MAX;
+    r.cutime = 1; /* utime + cutime = 2^63 */
+    watch_app(&r, NULL);
+    const struct pt_batch *b = pt_collector_close(c, 0.5);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 0);
+    for (pid_t pid = 101; pid <= 102; pid++) {
+        struct fx_proc k = proc(pid, 100, 20 + (uint64_t)pid, 0, 5, NULL);
+        k.io.rchar = k.io.syscr = UINT64_MAX;
+        k.utime = k.stime = k.cutime = k.cstime = UINT64_MAX;
+        k.minflt = k.cminflt = (uint64_t)INT64_MAX;
+        fx_put_proc(root, &k);
+        put_status(pid, UINT64_MAX, (uint64_t)INT64_MAX + 1);
+    }
+    r.children = "101 102";
+    fx_put_proc(root, &r);
+    pt_collector_tick(c, 1.0); /* discovery: both are born in the tree */
+    b = pt_collector_close(c, 1.5);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), INT64_MAX);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_SYSCALLS), INT64_MAX);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_MINOR_FAULTS), INT64_MAX);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_CTX_SWITCHES_VOLUNTARY), INT64_MAX);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_CTX_SWITCHES_INVOLUNTARY), INT64_MAX);
+    const struct pt_value *cpu = value(b, 0, PT_M_PROC_CPU_USER_SECONDS);
+    ck_assert(cpu->present && isfinite(cpu->f) && cpu->f >= (double)INT64_MAX / sysconf(_SC_CLK_TCK) / 2);
+    ck_assert(value(b, 0, PT_M_PROC_CPU_PERCENT)->present);
+    /* saturated: nothing more to report, and nothing negative */
+    b = pt_collector_close(c, 2.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_MINOR_FAULTS), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("accounting");
@@ -561,6 +625,8 @@ int main(void)
     tcase_add_test(tc, hostile_comm_default_name);
     tcase_add_test(tc, global_meminfo);
     tcase_add_test(tc, target_names_are_unique);
+    tcase_add_test(tc, huge_memory_and_thread_sums_saturate);
+    tcase_add_test(tc, huge_counters_saturate);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
