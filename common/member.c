@@ -86,6 +86,7 @@ static void take_io(struct pt_member *m, const struct pt_io *io)
  * since io re-checks at every read, later). Keep the last values then. */
 static enum pt_read read_io(struct pt_member *m, struct pt_buf *buf)
 {
+    m->io_fresh = false;
     if (m->io_fd < 0)
         return PT_READ_OK;
     size_t len;
@@ -93,7 +94,8 @@ static enum pt_read read_io(struct pt_member *m, struct pt_buf *buf)
     enum pt_read r = read_kept(m->io_fd, buf, &len);
     if (r == PT_READ_GONE)
         return r;
-    if (r == PT_READ_OK && pt_parse_io(buf->data, len, &io) == 0)
+    m->io_fresh = r == PT_READ_OK && pt_parse_io(buf->data, len, &io) == 0;
+    if (m->io_fresh)
         take_io(m, &io);
     return PT_READ_OK;
 }

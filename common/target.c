@@ -69,13 +69,23 @@ static bool is_exposed(const struct pt_target *t, const struct pt_member *m)
     return live_member(t, m->ppid) == NULL;
 }
 
+static bool has_group(const struct pt_member *m, int k)
+{
+    return k < PT_CTR_IO_END ? m->has_io : m->has_stat;
+}
+
+/* A member's counter as the tree counts it: the last value read, or what
+ * the members it absorbed are due to bring when that is more. */
+static int64_t counted(const struct pt_member *m, int k)
+{
+    return m->owed[k] > 0 && m->due[k] > m->ctr[k] ? m->due[k] : m->ctr[k];
+}
+
 static void add_counters(struct pt_target *t, const struct pt_member *m, int sign)
 {
-    for (int k = 0; k < PT_CTR_COUNT; k++) {
-        bool have = k < PT_CTR_IO_END ? m->has_io : m->has_stat;
-        if (have)
-            t->adjust[k] = sign > 0 ? pt_sat_add(t->adjust[k], m->ctr[k]) : pt_sat_sub(t->adjust[k], m->ctr[k]);
-    }
+    for (int k = 0; k < PT_CTR_COUNT; k++)
+        if (has_group(m, k))
+            t->adjust[k] = sign > 0 ? pt_sat_add(t->adjust[k], counted(m, k)) : pt_sat_sub(t->adjust[k], counted(m, k));
 }
 
 static void note_groups(struct pt_target *t, const struct pt_member *m)
@@ -84,44 +94,103 @@ static void note_groups(struct pt_target *t, const struct pt_member *m)
     t->io_seen |= m->has_io;
 }
 
+/* m was reaped by reaper (a member, live or not), whose counters gain at
+ * least m's last values, but only at a read that follows the reaping: a
+ * reaper read before it shows nothing yet (the transient dip), and one
+ * whose parent ignores SIGCHLD, or a re-parented child reaped by init,
+ * never brings it. So the reaper owes m's values: until its counters show
+ * them, it counts as due = its counters at the last close (read before m
+ * was last seen alive, so before the reaping) plus everything it owes.
+ * The tree total never dips, and settle_debts() decides later whether the
+ * usage arrived. A group the reaper's counters lack (io denied) can never
+ * show it: m's values of that group stay counted as if m had left alone. */
+static void owe(struct pt_target *t, struct pt_member *reaper, const struct pt_member *m)
+{
+    if (!reaper->owes) {
+        memcpy(reaper->due, reaper->ctr_closed, sizeof(reaper->due));
+        memset(reaper->owed, 0, sizeof(reaper->owed));
+        reaper->owes = true;
+    }
+    reaper->owed_round = t->round;
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        if (!has_group(m, k))
+            continue;
+        int64_t v = counted(m, k);
+        if (has_group(reaper, k)) {
+            reaper->owed[k] = pt_sat_add(reaper->owed[k], v);
+            reaper->due[k] = pt_sat_add(reaper->due[k], v);
+        } else {
+            t->adjust[k] = pt_sat_add(t->adjust[k], v);
+        }
+    }
+}
+
+/* After a read of m that follows its debts (a later round, or m is a
+ * zombie whose counters are final): absorption adds at least the owed
+ * values, so a counter still below due proves they never arrived (parent
+ * ignoring SIGCHLD, re-parented and reaped by init). They are then counted
+ * as for a member that left alone (adjust), and the reaper's own work
+ * counts in full from its counters. A counter at or above due took them.
+ * Either way the debt is over, so the tree total is adjust plus what was
+ * read again, and nothing keeps the high-water mark above it. An io
+ * counter that this read could not refresh waits for a read that does. */
+static void settle_debts(struct pt_target *t, struct pt_member *m)
+{
+    if (!m->owes || (!m->zombie && m->owed_round == t->round))
+        return;
+    m->owes = false;
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        if (m->owed[k] == 0)
+            continue;
+        if (k < PT_CTR_IO_END && !m->io_fresh) {
+            m->owes = true;
+            continue;
+        }
+        if (m->ctr[k] < m->due[k])
+            t->adjust[k] = pt_sat_add(t->adjust[k], m->owed[k]);
+        m->owed[k] = 0;
+    }
+}
+
 static void settle_children(struct pt_target *t, struct pt_member *parent);
 
-/* The member is gone. absorbed: a member reaped it, so that member's
- * counters already carry (or will carry at their next read) its whole
- * usage, including what it had reaped itself; its member children are
- * settled at once for that reason. Otherwise what it did would be lost, so
- * its last values move into adjust. */
-static void member_left(struct pt_target *t, struct pt_member *m, bool absorbed)
+/* The member is gone, reaped by reaper (a member: its counters carry, or
+ * will carry, m's whole usage) or by someone outside the tree (NULL: m's
+ * last values move into adjust, so what it did stays counted). Its member
+ * children are settled first, since m's own counters took the ones it
+ * reaped. */
+static void member_left(struct pt_target *t, struct pt_member *m, struct pt_member *reaper)
 {
     if (m->gone)
         return;
-    if (!absorbed)
-        add_counters(t, m, +1);
     note_groups(t, m);
     m->gone = true;
     pt_member_close(m);
     t->exited++;
     t->need_compaction = true;
-    if (absorbed)
-        settle_children(t, m);
+    settle_children(t, m);
+    if (reaper)
+        owe(t, reaper, m);
+    else
+        add_counters(t, m, +1);
 }
 
 /* Gone, as seen by a read in tree order (parents before children): if the
- * parent is a live member, it reaped this one. */
+ * parent is a member still there, it reaped this one. */
 static void member_gone(struct pt_target *t, struct pt_member *m)
 {
-    member_left(t, m, !is_exposed(t, m));
+    member_left(t, m, live_member(t, m->ppid));
 }
 
 /* A member that exited took with it the usage of every child it reaped:
- * its counters are final (a zombie) or already folded into its own reaper
- * (absorbed). Its children still alive were re-parented when it exited.
- * So its member children are settled before anything else reads them:
- * the gone ones were reaped by it (absorbed: adding their last values too
- * would count them twice, as make -> sh -> cc would show), the others get
- * their new parent and become exposed. A child that was re-parented and
- * then reaped by init before this check is taken as absorbed too: that
- * race is far rarer than nested reaping. */
+ * its counters are final (a zombie) or no longer ours to read (gone). Its
+ * children still alive were re-parented when it exited. So its member
+ * children are settled before anything else reads them: the gone ones
+ * were reaped by it (it owes them: adding their last values to adjust as
+ * well would count them twice, as make -> sh -> cc would show), the
+ * others get their new parent and become exposed. A child that was
+ * re-parented and then reaped by init before this check is taken as
+ * reaped by it too; the debt check then finds that it never arrived. */
 static void settle_children(struct pt_target *t, struct pt_member *parent)
 {
     parent->children_settled = true;
@@ -131,7 +200,7 @@ static void settle_children(struct pt_target *t, struct pt_member *parent)
         if (m->gone || m->ppid != pid || m == parent)
             continue;
         if (pt_member_read_counters(m, t->proc_root_fd, &t->buf) == PT_READ_GONE)
-            member_left(t, m, true);
+            member_left(t, m, parent);
         else if (m->zombie && !m->children_settled)
             settle_children(t, m);
     }
@@ -152,6 +221,7 @@ static void read_counters(struct pt_target *t, struct pt_member *m)
     note_groups(t, m);
     if (m->zombie && !m->children_settled)
         settle_children(t, m);
+    settle_debts(t, m);
 }
 
 static void compact(struct pt_target *t)
@@ -217,6 +287,7 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
     warn_denied(t, &m);
     m.baseline_walk = baseline;
     m.born = !baseline;
+    memcpy(m.ctr_closed, m.ctr, sizeof(m.ctr));
     if (baseline)
         add_counters(t, &m, -1);
     else
@@ -646,8 +717,8 @@ static void counter_deltas(struct pt_target *t, int64_t delta[PT_CTR_COUNT])
         if (m->gone)
             continue;
         for (int k = 0; k < PT_CTR_COUNT; k++)
-            if (k < PT_CTR_IO_END ? m->has_io : m->has_stat)
-                tree[k] = pt_sat_add(tree[k], m->ctr[k]);
+            if (has_group(m, k))
+                tree[k] = pt_sat_add(tree[k], counted(m, k));
     }
     for (int k = 0; k < PT_CTR_COUNT; k++) {
         if (tree[k] > t->high_water[k])
@@ -701,9 +772,17 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
                  round(t->cpu_seconds * 1e6) / 1e6, units);
 }
 
+/* The reaper's baseline for debts taken from now on (see owe()). */
+static void snapshot_counters(struct pt_target *t)
+{
+    for (size_t i = 0; i < t->n_members; i++)
+        memcpy(t->members[i].ctr_closed, t->members[i].ctr, sizeof(t->members[i].ctr));
+}
+
 void pt_target_close(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report)
 {
     double cpu0 = thread_cpu_seconds();
+    t->round++;
     poll_members(t); /* the last sample of the interval */
     int64_t threads;
     read_all_counters(t, &threads);
@@ -713,6 +792,7 @@ void pt_target_close(struct pt_target *t, double seconds, const struct pt_units 
         sample_ctx_switches(t);
     int64_t fds = t->options.collect_fds ? count_fds(t) : -1;
     compact(t);
+    snapshot_counters(t);
     int64_t processes = (int64_t)t->n_members;
     t->cpu_seconds += thread_cpu_seconds() - cpu0;
 
