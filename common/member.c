@@ -9,6 +9,8 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "saturate.h"
+
 /* What each file is, and whether it is read at every poll (hot: it may
  * use the whole descriptor budget, see fdbudget.h). */
 static const struct {
@@ -180,10 +182,11 @@ static void take_stat(struct pt_member *m, const struct pt_stat *st)
     m->zombie = st->state == 'Z' || st->state == 'X';
     m->kernel_thread = st->flags & PT_PF_KTHREAD;
     m->num_threads = st->num_threads;
-    m->ctr[PT_CTR_USER_TICKS] = (int64_t)(st->utime + st->cutime);
-    m->ctr[PT_CTR_SYSTEM_TICKS] = (int64_t)(st->stime + st->cstime);
-    m->ctr[PT_CTR_MINFLT] = (int64_t)(st->minflt + st->cminflt);
-    m->ctr[PT_CTR_MAJFLT] = (int64_t)(st->majflt + st->cmajflt);
+    /* each value is at most PT_MAX_COUNT, so the casts are exact */
+    m->ctr[PT_CTR_USER_TICKS] = pt_sat_add((int64_t)st->utime, (int64_t)st->cutime);
+    m->ctr[PT_CTR_SYSTEM_TICKS] = pt_sat_add((int64_t)st->stime, (int64_t)st->cstime);
+    m->ctr[PT_CTR_MINFLT] = pt_sat_add((int64_t)st->minflt, (int64_t)st->cminflt);
+    m->ctr[PT_CTR_MAJFLT] = pt_sat_add((int64_t)st->majflt, (int64_t)st->cmajflt);
     m->has_stat = true;
 }
 
@@ -206,6 +209,7 @@ static void take_io(struct pt_member *m, const struct pt_io *io)
  * keeps the last values. */
 static enum pt_read read_io(struct pt_member *m, int proc_root_fd, struct pt_buf *buf)
 {
+    m->io_fresh = false;
     if (m->denied & PT_DENIED_IO)
         return PT_READ_OK;
     size_t len;
@@ -215,7 +219,8 @@ static enum pt_read read_io(struct pt_member *m, int proc_root_fd, struct pt_buf
     note_denied(m, err, PT_MF_IO, PT_DENIED_IO);
     if (r == PT_READ_GONE || r == PT_READ_NO_FDS)
         return r;
-    if (r == PT_READ_OK && pt_parse_io(buf->data, len, &io) == 0)
+    m->io_fresh = r == PT_READ_OK && pt_parse_io(buf->data, len, &io) == 0;
+    if (m->io_fresh)
         take_io(m, &io);
     return PT_READ_OK;
 }
@@ -364,8 +369,8 @@ static bool add_status(const struct pt_buf *buf, ssize_t n, int64_t *voluntary, 
     struct pt_status st;
     if (n <= 0 || pt_parse_status(buf->data, (size_t)n, &st) != 0)
         return false;
-    *voluntary += (int64_t)st.voluntary_ctxt_switches;
-    *involuntary += (int64_t)st.nonvoluntary_ctxt_switches;
+    *voluntary = pt_sat_add(*voluntary, (int64_t)st.voluntary_ctxt_switches);
+    *involuntary = pt_sat_add(*involuntary, (int64_t)st.nonvoluntary_ctxt_switches);
     return true;
 }
 

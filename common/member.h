@@ -67,6 +67,14 @@ struct pt_member {
     struct pt_fd_budget *budget; /* shared by the collector's members */
     int64_t ctr[PT_CTR_COUNT]; /* last values read */
     bool has_stat, has_io;     /* which groups of ctr hold real values */
+    bool io_fresh;             /* the last read of the counters refreshed io */
+    /* Usage of members this one reaped that its counters have not shown
+     * yet, checked at a later read (see owe() in target.c). */
+    int64_t ctr_closed[PT_CTR_COUNT]; /* ctr as of the last close, or the join */
+    int64_t owed[PT_CTR_COUNT];       /* last values of the members it absorbed */
+    int64_t due[PT_CTR_COUNT];        /* what ctr reaches once they have arrived */
+    uint64_t owed_round;              /* the target's round when it last took a debt */
+    bool owes;
     unsigned denied;           /* enum pt_denied bits: not opened again */
     int64_t num_threads;
     int64_t ctx_voluntary, ctx_involuntary; /* summed over live threads, last read */

@@ -83,6 +83,13 @@ static int scan_i64(struct cursor *c, int64_t *out)
     return 0;
 }
 
+/* The maximum of its kind for a value no real process reaches (see
+ * procparse.h). */
+static uint64_t at_most(uint64_t value, uint64_t max)
+{
+    return value < max ? value : max;
+}
+
 /* A pid as /proc writes it: unsigned decimal that fits pid_t. 0 passes
  * (a ppid may be 0); callers that need a real process reject it. */
 static int scan_pid(struct cursor *c, pid_t *out)
@@ -163,11 +170,22 @@ static int scan_stat_fields(struct cursor *c, struct pt_stat *st)
     return stat_i64(c, &st->rss_pages);                                            /* 24 */
 }
 
+/* Clamp what proctree adds up; a negative thread count is none. */
+static void clamp_stat(struct pt_stat *st)
+{
+    uint64_t *counts[] = {&st->minflt, &st->cminflt, &st->majflt, &st->cmajflt,
+                          &st->utime,  &st->stime,   &st->cutime, &st->cstime};
+    for (size_t i = 0; i < ARRAY_LEN(counts); i++) *counts[i] = at_most(*counts[i], PT_MAX_COUNT);
+    if (st->num_threads < 0) st->num_threads = 0;
+    if (st->num_threads > PT_MAX_THREADS) st->num_threads = PT_MAX_THREADS;
+}
+
 int pt_parse_stat(const char *buf, size_t len, struct pt_stat *out)
 {
     struct cursor c = {buf, buf + len};
     struct pt_stat st;
     if (scan_stat_head(&c, &st) || scan_stat_fields(&c, &st)) return -1;
+    clamp_stat(&st);
     *out = st;
     return 0;
 }
@@ -187,6 +205,9 @@ int pt_parse_statm(const char *buf, size_t len, struct pt_statm *out)
     struct pt_statm statm;
     if (spaced_u64(&c, &statm.size) || spaced_u64(&c, &statm.resident) || spaced_u64(&c, &statm.shared))
         return -1;
+    statm.size = at_most(statm.size, PT_MAX_PAGES);
+    statm.resident = at_most(statm.resident, PT_MAX_PAGES);
+    statm.shared = at_most(statm.shared, PT_MAX_PAGES);
     *out = statm;
     return 0;
 }
@@ -194,13 +215,15 @@ int pt_parse_statm(const char *buf, size_t len, struct pt_statm *out)
 /* ---- "Key: value [kB]" files: io, smaps_rollup, meminfo, status ---- */
 
 /* A line wanted from a key-value file, holding count numbers (status's
- * "Uid:" has four, every other line one). Keys match whole, so "Pss" is
- * not taken from "Pss_Anon" nor "Cached" from "SwapCached". */
+ * "Uid:" has four, every other line one), each clamped to max (in bytes
+ * for a kB line). Keys match whole, so "Pss" is not taken from "Pss_Anon"
+ * nor "Cached" from "SwapCached". */
 struct kv_field {
     const char *key;
     uint64_t *dst;
     size_t count;
     bool required;
+    uint64_t max;
 };
 
 /* Index of the field named key[0..key_len), or nfields when none is. */
@@ -214,22 +237,19 @@ static size_t find_kv_field(const struct kv_field *fields, size_t nfields, const
 /* The rest of a wanted line after its ':': count blank-separated decimals,
  * an optional "kB" (then they are scaled to bytes), blanks, and the
  * newline. The newline is required: a last line without one may have been
- * cut mid-number. */
-static int scan_kv_values(struct cursor *c, uint64_t *dst, size_t count)
+ * cut mid-number. Values end up at most max. */
+static int scan_kv_values(struct cursor *c, uint64_t *dst, size_t count, uint64_t max)
 {
     for (size_t i = 0; i < count; i++) {
         skip_blanks(c);
         if (scan_u64(c, &dst[i])) return -1;
     }
     skip_blanks(c);
-    if (take_char(c, 'k')) {
-        if (!take_char(c, 'B')) return -1;
-        for (size_t i = 0; i < count; i++) {
-            if (dst[i] > UINT64_MAX / 1024) return -1;
-            dst[i] *= 1024;
-        }
-        skip_blanks(c);
-    }
+    bool kb = take_char(c, 'k');
+    if (kb && !take_char(c, 'B')) return -1;
+    for (size_t i = 0; i < count; i++)
+        dst[i] = kb ? at_most(dst[i], max / 1024) * 1024 : at_most(dst[i], max);
+    skip_blanks(c);
     return take_char(c, '\n') ? 0 : -1;
 }
 
@@ -254,7 +274,7 @@ static int scan_kv_lines(const char *buf, size_t len, const struct kv_field *fie
             continue;
         }
         c.p = colon + 1;
-        if (scan_kv_values(&c, fields[i].dst, fields[i].count)) return -1;
+        if (scan_kv_values(&c, fields[i].dst, fields[i].count, fields[i].max)) return -1;
         found |= (uint64_t)1 << i;
     }
     for (size_t i = 0; i < nfields; i++)
@@ -267,13 +287,13 @@ int pt_parse_io(const char *buf, size_t len, struct pt_io *out)
 {
     struct pt_io io = {0};
     const struct kv_field fields[] = {
-        {"rchar", &io.rchar, 1, true},
-        {"wchar", &io.wchar, 1, true},
-        {"syscr", &io.syscr, 1, true},
-        {"syscw", &io.syscw, 1, true},
-        {"read_bytes", &io.read_bytes, 1, true},
-        {"write_bytes", &io.write_bytes, 1, true},
-        {"cancelled_write_bytes", &io.cancelled_write_bytes, 1, true},
+        {"rchar", &io.rchar, 1, true, PT_MAX_COUNT},
+        {"wchar", &io.wchar, 1, true, PT_MAX_COUNT},
+        {"syscr", &io.syscr, 1, true, PT_MAX_COUNT},
+        {"syscw", &io.syscw, 1, true, PT_MAX_COUNT},
+        {"read_bytes", &io.read_bytes, 1, true, PT_MAX_COUNT},
+        {"write_bytes", &io.write_bytes, 1, true, PT_MAX_COUNT},
+        {"cancelled_write_bytes", &io.cancelled_write_bytes, 1, true, PT_MAX_COUNT},
     };
     if (scan_kv_lines(buf, len, fields, ARRAY_LEN(fields), NULL)) return -1;
     *out = io;
@@ -284,13 +304,13 @@ int pt_parse_smaps_rollup(const char *buf, size_t len, struct pt_smaps_rollup *o
 {
     struct pt_smaps_rollup rollup = {0};
     const struct kv_field fields[] = {
-        {"Rss", &rollup.rss, 1, true},
-        {"Pss", &rollup.pss, 1, true},
-        {"Shared_Clean", &rollup.shared_clean, 1, false},
-        {"Shared_Dirty", &rollup.shared_dirty, 1, false},
-        {"Private_Clean", &rollup.private_clean, 1, false},
-        {"Private_Dirty", &rollup.private_dirty, 1, false},
-        {"Swap", &rollup.swap, 1, false},
+        {"Rss", &rollup.rss, 1, true, PT_MAX_BYTES},
+        {"Pss", &rollup.pss, 1, true, PT_MAX_BYTES},
+        {"Shared_Clean", &rollup.shared_clean, 1, false, PT_MAX_BYTES},
+        {"Shared_Dirty", &rollup.shared_dirty, 1, false, PT_MAX_BYTES},
+        {"Private_Clean", &rollup.private_clean, 1, false, PT_MAX_BYTES},
+        {"Private_Dirty", &rollup.private_dirty, 1, false, PT_MAX_BYTES},
+        {"Swap", &rollup.swap, 1, false, PT_MAX_BYTES},
     };
     if (scan_kv_lines(buf, len, fields, ARRAY_LEN(fields), NULL)) return -1;
     *out = rollup;
@@ -302,14 +322,14 @@ int pt_parse_meminfo(const char *buf, size_t len, struct pt_meminfo *out)
     struct pt_meminfo info = {0};
     enum { AVAILABLE = 2 };
     const struct kv_field fields[] = {
-        {"MemTotal", &info.mem_total, 1, true},
-        {"MemFree", &info.mem_free, 1, true},
-        [AVAILABLE] = {"MemAvailable", &info.mem_available, 1, false},
-        {"Buffers", &info.buffers, 1, false},
-        {"Cached", &info.cached, 1, false},
-        {"AnonPages", &info.anon_pages, 1, false},
-        {"SwapTotal", &info.swap_total, 1, false},
-        {"SwapFree", &info.swap_free, 1, false},
+        {"MemTotal", &info.mem_total, 1, true, PT_MAX_BYTES},
+        {"MemFree", &info.mem_free, 1, true, PT_MAX_BYTES},
+        [AVAILABLE] = {"MemAvailable", &info.mem_available, 1, false, PT_MAX_BYTES},
+        {"Buffers", &info.buffers, 1, false, PT_MAX_BYTES},
+        {"Cached", &info.cached, 1, false, PT_MAX_BYTES},
+        {"AnonPages", &info.anon_pages, 1, false, PT_MAX_BYTES},
+        {"SwapTotal", &info.swap_total, 1, false, PT_MAX_BYTES},
+        {"SwapFree", &info.swap_free, 1, false, PT_MAX_BYTES},
     };
     uint64_t seen;
     if (scan_kv_lines(buf, len, fields, ARRAY_LEN(fields), &seen)) return -1;
@@ -325,9 +345,9 @@ int pt_parse_status(const char *buf, size_t len, struct pt_status *out)
     struct pt_status status = {0};
     uint64_t uids[4]; /* real, effective, saved, filesystem */
     const struct kv_field fields[] = {
-        {"Uid", uids, 4, true},
-        {"voluntary_ctxt_switches", &status.voluntary_ctxt_switches, 1, true},
-        {"nonvoluntary_ctxt_switches", &status.nonvoluntary_ctxt_switches, 1, true},
+        {"Uid", uids, 4, true, UINT64_MAX},
+        {"voluntary_ctxt_switches", &status.voluntary_ctxt_switches, 1, true, PT_MAX_COUNT},
+        {"nonvoluntary_ctxt_switches", &status.nonvoluntary_ctxt_switches, 1, true, PT_MAX_COUNT},
     };
     if (scan_kv_lines(buf, len, fields, ARRAY_LEN(fields), NULL)) return -1;
     status.real_uid = (uid_t)uids[0];

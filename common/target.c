@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "escape.h"
+#include "saturate.h"
 
 static void *xrealloc(void *p, size_t size)
 {
@@ -73,13 +74,23 @@ static bool is_exposed(const struct pt_target *t, const struct pt_member *m)
     return live_member(t, m->ppid) == NULL;
 }
 
+static bool has_group(const struct pt_member *m, int k)
+{
+    return k < PT_CTR_IO_END ? m->has_io : m->has_stat;
+}
+
+/* A member's counter as the tree counts it: the last value read, or what
+ * the members it absorbed are due to bring when that is more. */
+static int64_t counted(const struct pt_member *m, int k)
+{
+    return m->owed[k] > 0 && m->due[k] > m->ctr[k] ? m->due[k] : m->ctr[k];
+}
+
 static void add_counters(struct pt_target *t, const struct pt_member *m, int sign)
 {
-    for (int k = 0; k < PT_CTR_COUNT; k++) {
-        bool have = k < PT_CTR_IO_END ? m->has_io : m->has_stat;
-        if (have)
-            t->adjust[k] += sign * m->ctr[k];
-    }
+    for (int k = 0; k < PT_CTR_COUNT; k++)
+        if (has_group(m, k))
+            t->adjust[k] = sign > 0 ? pt_sat_add(t->adjust[k], counted(m, k)) : pt_sat_sub(t->adjust[k], counted(m, k));
 }
 
 static void note_groups(struct pt_target *t, const struct pt_member *m)
@@ -88,44 +99,103 @@ static void note_groups(struct pt_target *t, const struct pt_member *m)
     t->io_seen |= m->has_io;
 }
 
+/* m was reaped by reaper (a member, live or not), whose counters gain at
+ * least m's last values, but only at a read that follows the reaping: a
+ * reaper read before it shows nothing yet (the transient dip), and one
+ * whose parent ignores SIGCHLD, or a re-parented child reaped by init,
+ * never brings it. So the reaper owes m's values: until its counters show
+ * them, it counts as due = its counters at the last close (read before m
+ * was last seen alive, so before the reaping) plus everything it owes.
+ * The tree total never dips, and settle_debts() decides later whether the
+ * usage arrived. A group the reaper's counters lack (io denied) can never
+ * show it: m's values of that group stay counted as if m had left alone. */
+static void owe(struct pt_target *t, struct pt_member *reaper, const struct pt_member *m)
+{
+    if (!reaper->owes) {
+        memcpy(reaper->due, reaper->ctr_closed, sizeof(reaper->due));
+        memset(reaper->owed, 0, sizeof(reaper->owed));
+        reaper->owes = true;
+    }
+    reaper->owed_round = t->round;
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        if (!has_group(m, k))
+            continue;
+        int64_t v = counted(m, k);
+        if (has_group(reaper, k)) {
+            reaper->owed[k] = pt_sat_add(reaper->owed[k], v);
+            reaper->due[k] = pt_sat_add(reaper->due[k], v);
+        } else {
+            t->adjust[k] = pt_sat_add(t->adjust[k], v);
+        }
+    }
+}
+
+/* After a read of m that follows its debts (a later round, or m is a
+ * zombie whose counters are final): absorption adds at least the owed
+ * values, so a counter still below due proves they never arrived (parent
+ * ignoring SIGCHLD, re-parented and reaped by init). They are then counted
+ * as for a member that left alone (adjust), and the reaper's own work
+ * counts in full from its counters. A counter at or above due took them.
+ * Either way the debt is over, so the tree total is adjust plus what was
+ * read again, and nothing keeps the high-water mark above it. An io
+ * counter that this read could not refresh waits for a read that does. */
+static void settle_debts(struct pt_target *t, struct pt_member *m)
+{
+    if (!m->owes || (!m->zombie && m->owed_round == t->round))
+        return;
+    m->owes = false;
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        if (m->owed[k] == 0)
+            continue;
+        if (k < PT_CTR_IO_END && !m->io_fresh) {
+            m->owes = true;
+            continue;
+        }
+        if (m->ctr[k] < m->due[k])
+            t->adjust[k] = pt_sat_add(t->adjust[k], m->owed[k]);
+        m->owed[k] = 0;
+    }
+}
+
 static void settle_children(struct pt_target *t, struct pt_member *parent);
 
-/* The member is gone. absorbed: a member reaped it, so that member's
- * counters already carry (or will carry at their next read) its whole
- * usage, including what it had reaped itself; its member children are
- * settled at once for that reason. Otherwise what it did would be lost, so
- * its last values move into adjust. */
-static void member_left(struct pt_target *t, struct pt_member *m, bool absorbed)
+/* The member is gone, reaped by reaper (a member: its counters carry, or
+ * will carry, m's whole usage) or by someone outside the tree (NULL: m's
+ * last values move into adjust, so what it did stays counted). Its member
+ * children are settled first, since m's own counters took the ones it
+ * reaped. */
+static void member_left(struct pt_target *t, struct pt_member *m, struct pt_member *reaper)
 {
     if (m->gone)
         return;
-    if (!absorbed)
-        add_counters(t, m, +1);
     note_groups(t, m);
     m->gone = true;
     pt_member_close(m);
     t->exited++;
     t->need_compaction = true;
-    if (absorbed)
-        settle_children(t, m);
+    settle_children(t, m);
+    if (reaper)
+        owe(t, reaper, m);
+    else
+        add_counters(t, m, +1);
 }
 
 /* Gone, as seen by a read in tree order (parents before children): if the
- * parent is a live member, it reaped this one. */
+ * parent is a member still there, it reaped this one. */
 static void member_gone(struct pt_target *t, struct pt_member *m)
 {
-    member_left(t, m, !is_exposed(t, m));
+    member_left(t, m, live_member(t, m->ppid));
 }
 
 /* A member that exited took with it the usage of every child it reaped:
- * its counters are final (a zombie) or already folded into its own reaper
- * (absorbed). Its children still alive were re-parented when it exited.
- * So its member children are settled before anything else reads them:
- * the gone ones were reaped by it (absorbed: adding their last values too
- * would count them twice, as make -> sh -> cc would show), the others get
- * their new parent and become exposed. A child that was re-parented and
- * then reaped by init before this check is taken as absorbed too: that
- * race is far rarer than nested reaping. */
+ * its counters are final (a zombie) or no longer ours to read (gone). Its
+ * children still alive were re-parented when it exited. So its member
+ * children are settled before anything else reads them: the gone ones
+ * were reaped by it (it owes them: adding their last values to adjust as
+ * well would count them twice, as make -> sh -> cc would show), the
+ * others get their new parent and become exposed. A child that was
+ * re-parented and then reaped by init before this check is taken as
+ * reaped by it too; the debt check then finds that it never arrived. */
 static void settle_children(struct pt_target *t, struct pt_member *parent)
 {
     parent->children_settled = true;
@@ -135,7 +205,7 @@ static void settle_children(struct pt_target *t, struct pt_member *parent)
         if (m->gone || m->ppid != pid || m == parent)
             continue;
         if (pt_member_read_counters(m, t->proc_root_fd, &t->buf) == PT_READ_GONE)
-            member_left(t, m, true);
+            member_left(t, m, parent);
         else if (m->zombie && !m->children_settled)
             settle_children(t, m);
     }
@@ -185,6 +255,7 @@ static void read_counters(struct pt_target *t, struct pt_member *m)
     note_groups(t, m);
     if (m->zombie && !m->children_settled)
         settle_children(t, m);
+    settle_debts(t, m);
 }
 
 static void compact(struct pt_target *t)
@@ -229,6 +300,7 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
     warn_denied(t, &m);
     m.baseline_walk = baseline;
     m.born = !baseline;
+    memcpy(m.ctr_closed, m.ctr, sizeof(m.ctr));
     if (baseline)
         add_counters(t, &m, -1);
     else
@@ -458,9 +530,17 @@ void pt_target_discover(struct pt_target *t)
 
 /* ---- sampling --------------------------------------------------------- */
 
+/* Pages to bytes, saturating (statm is clamped to PT_MAX_PAGES, but the
+ * page size is the machine's). */
+static int64_t page_bytes(const struct pt_target *t, uint64_t pages)
+{
+    uint64_t page = (uint64_t)t->page_size;
+    return pages > (uint64_t)INT64_MAX / page ? INT64_MAX : (int64_t)(pages * page);
+}
+
 static void poll_members(struct pt_target *t)
 {
-    int64_t size = 0, resident = 0, anon = 0;
+    int64_t size = 0, resident = 0, anon = 0; /* bytes */
     bool sampled = false;
     for (size_t i = 0; i < t->n_members; i++) {
         struct pt_member *m = &t->members[i];
@@ -469,10 +549,10 @@ static void poll_members(struct pt_target *t)
         struct pt_statm sm;
         enum pt_read r = pt_member_read_statm(m, t->proc_root_fd, &t->buf, &sm);
         if (r == PT_READ_OK) {
-            size += (int64_t)sm.size;
-            resident += (int64_t)sm.resident;
+            size = pt_sat_add(size, page_bytes(t, sm.size));
+            resident = pt_sat_add(resident, page_bytes(t, sm.resident));
             /* shared can exceed resident for an instant while pages move */
-            anon += sm.resident > sm.shared ? (int64_t)(sm.resident - sm.shared) : 0;
+            anon = pt_sat_add(anon, page_bytes(t, sm.resident > sm.shared ? sm.resident - sm.shared : 0));
             sampled = true;
         } else if (r == PT_READ_GONE) {
             member_gone(t, m);
@@ -485,9 +565,9 @@ static void poll_members(struct pt_target *t)
             read_counters(t, m);
     }
     if (sampled) {
-        pt_extrema_add(&t->gauges[PT_G_VM], size * t->page_size);
-        pt_extrema_add(&t->gauges[PT_G_RSS], resident * t->page_size);
-        pt_extrema_add(&t->gauges[PT_G_ANON], anon * t->page_size);
+        pt_extrema_add(&t->gauges[PT_G_VM], size);
+        pt_extrema_add(&t->gauges[PT_G_RSS], resident);
+        pt_extrema_add(&t->gauges[PT_G_ANON], anon);
         t->samples++;
     }
 }
@@ -510,7 +590,7 @@ static void read_all_counters(struct pt_target *t, int64_t *threads)
             continue;
         read_counters(t, m);
         if (!m->gone)
-            *threads += m->num_threads;
+            *threads = pt_sat_add(*threads, m->num_threads);
     }
 }
 
@@ -570,10 +650,11 @@ static void sample_smaps(struct pt_target *t)
         if (!m->has_smaps)
             continue;
         const struct pt_smaps_rollup sr = m->smaps;
-        sum[PT_G_PSS] += (int64_t)sr.pss;
-        sum[PT_G_SHARED] += (int64_t)(sr.shared_clean + sr.shared_dirty);
-        sum[PT_G_USS] += (int64_t)(sr.private_clean + sr.private_dirty);
-        sum[PT_G_SWAP] += (int64_t)sr.swap;
+        /* each value is at most PT_MAX_BYTES, so the casts are exact */
+        sum[PT_G_PSS] = pt_sat_add(sum[PT_G_PSS], (int64_t)sr.pss);
+        sum[PT_G_SHARED] = pt_sat_add(sum[PT_G_SHARED], (int64_t)(sr.shared_clean + sr.shared_dirty));
+        sum[PT_G_USS] = pt_sat_add(sum[PT_G_USS], (int64_t)(sr.private_clean + sr.private_dirty));
+        sum[PT_G_SWAP] = pt_sat_add(sum[PT_G_SWAP], (int64_t)sr.swap);
         sampled = true;
     }
     if (sampled)
@@ -608,8 +689,8 @@ static void sample_ctx_switches(struct pt_target *t)
             continue;
         if (m->has_ctx || m->born) {
             int64_t base_vol = m->has_ctx ? m->ctx_voluntary : 0, base_invol = m->has_ctx ? m->ctx_involuntary : 0;
-            t->ctx_voluntary += vol > base_vol ? vol - base_vol : 0;
-            t->ctx_involuntary += invol > base_invol ? invol - base_invol : 0;
+            t->ctx_voluntary = pt_sat_add(t->ctx_voluntary, vol > base_vol ? vol - base_vol : 0);
+            t->ctx_involuntary = pt_sat_add(t->ctx_involuntary, invol > base_invol ? invol - base_invol : 0);
         }
         m->ctx_voluntary = vol;
         m->ctx_involuntary = invol;
@@ -629,7 +710,7 @@ static int64_t count_fds(struct pt_target *t)
             continue;
         enum pt_read r = pt_member_count_fds(&t->members[i], t->proc_root_fd, &n);
         if (r == PT_READ_OK) {
-            total += n;
+            total = pt_sat_add(total, n);
             any = true;
         } else if (r == PT_READ_NO_FDS) {
             t->short_of_fds |= PT_SHORT_FDS;
@@ -669,8 +750,8 @@ static void counter_deltas(struct pt_target *t, int64_t delta[PT_CTR_COUNT])
         if (m->gone)
             continue;
         for (int k = 0; k < PT_CTR_COUNT; k++)
-            if (k < PT_CTR_IO_END ? m->has_io : m->has_stat)
-                tree[k] += m->ctr[k];
+            if (has_group(m, k))
+                tree[k] = pt_sat_add(tree[k], counted(m, k));
     }
     /* Short of descriptors, some member was not read: its work is left
      * for the next interval, which reports it (the base stays). */
@@ -678,7 +759,7 @@ static void counter_deltas(struct pt_target *t, int64_t delta[PT_CTR_COUNT])
     for (int k = 0; k < PT_CTR_COUNT; k++) {
         if (tree[k] > t->high_water[k])
             t->high_water[k] = tree[k];
-        delta[k] = t->high_water[k] - t->interval_base[k];
+        delta[k] = pt_sat_sub(t->high_water[k], t->interval_base[k]);
         if (!keep_base)
             t->interval_base[k] = t->high_water[k];
     }
@@ -705,7 +786,7 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
         pt_value_set(&report->v[counter_metric[k]], counter_metric[k], raw, units);
     }
     if (t->stat_seen && seconds > 0) {
-        double cpu = (double)(delta[PT_CTR_USER_TICKS] + delta[PT_CTR_SYSTEM_TICKS]) / t->ticks_per_second;
+        double cpu = (double)pt_sat_add(delta[PT_CTR_USER_TICKS], delta[PT_CTR_SYSTEM_TICKS]) / t->ticks_per_second;
         pt_value_set(&report->v[PT_M_PROC_CPU_PERCENT], PT_M_PROC_CPU_PERCENT, 100.0 * cpu / seconds, units);
     }
     if (t->ctx_seen) {
@@ -801,9 +882,17 @@ static void leave_out_unknown(struct pt_target *t, struct pt_report *report)
                 what);
 }
 
+/* The reaper's baseline for debts taken from now on (see owe()). */
+static void snapshot_counters(struct pt_target *t)
+{
+    for (size_t i = 0; i < t->n_members; i++)
+        memcpy(t->members[i].ctr_closed, t->members[i].ctr, sizeof(t->members[i].ctr));
+}
+
 void pt_target_close(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report)
 {
     double cpu0 = thread_cpu_seconds();
+    t->round++;
     poll_members(t); /* the last sample of the interval */
     int64_t threads;
     read_all_counters(t, &threads);
@@ -813,6 +902,7 @@ void pt_target_close(struct pt_target *t, double seconds, const struct pt_units 
         sample_ctx_switches(t);
     int64_t fds = t->options.collect_fds ? count_fds(t) : -1;
     compact(t);
+    snapshot_counters(t);
     int64_t processes = (int64_t)t->n_members;
     t->cpu_seconds += thread_cpu_seconds() - cpu0;
 

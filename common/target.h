@@ -17,10 +17,20 @@
  * Descendants born while we watch join with their whole (short) past,
  * which happened inside the tree.
  *
- * Reports are deltas of a high-water mark of C, so a transient dip (a
- * child reaped between the read of its parent and its own read, seen as
- * gone before the parent's counters show it) never makes a negative
- * delta; the next read of the parent carries the amount. */
+ * A member reaped by a member (its reaper) is not always in the reaper's
+ * counters yet: a reaper read just before the reaping shows it at its next
+ * read only (a transient dip), and one that ignores SIGCHLD, or a child
+ * re-parented and reaped by init, never brings it (a permanent loss). So
+ * the reaper owes the departed member's last values and counts in C as at
+ * least its counters at the last close plus what it owes; at its first
+ * read in a later round (a later close) a counter still below that proves
+ * the usage never arrived, and the owed values move into adjust. C thus
+ * neither dips nor stays above what was really done once the debt is
+ * settled, and only the departed member's unseen last moments are lost.
+ *
+ * Reports are deltas of a high-water mark of C, so that a counter that
+ * ever went backwards could not make a negative delta; with the debts
+ * above the mark is C itself. */
 #ifndef PROCTREE_TARGET_H
 #define PROCTREE_TARGET_H
 
@@ -78,6 +88,7 @@ struct pt_target {
     bool has_matcher;
 
     int64_t adjust[PT_CTR_COUNT];
+    uint64_t round; /* closes begun: debts are checked in a later round */
     int64_t high_water[PT_CTR_COUNT];
     int64_t interval_base[PT_CTR_COUNT];
 

@@ -2,7 +2,7 @@
 test_selectors_execd.py), on top of harness.py.
 
 * paths of the workloads they use (tests/workload: iochild, cpuburn,
-  selhold, threadfork);
+  selhold, threadfork, ignchild);
 * sums of delta fields over all batches, and the check that no delta field
   of any batch is negative;
 * for the selector tests (execd and collectd): copies of selhold under
@@ -50,6 +50,10 @@ def selhold_path():
 
 def threadfork_path():
     return h.program("PROCTREE_THREADFORK", "tests/workload/threadfork")
+
+
+def ignchild_path():
+    return h.program("PROCTREE_IGNCHILD", "tests/workload/ignchild")
 
 
 def sh_tree(script, marker, ready):

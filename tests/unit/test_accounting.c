@@ -4,6 +4,8 @@
  * delta). Time is driven by hand through pt_collector_tick(c, now). */
 #include <check.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,6 +213,122 @@ START_TEST(transient_dip_is_carried)
     fx_put_proc(root, &r);
     b = pt_collector_close(c, 2.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 100);
+}
+END_TEST
+
+/* A child whose usage never reaches its parent (the parent ignores
+ * SIGCHLD, so the kernel reaps the child without adding it to the parent):
+ * once the parent has been read again, the parent's own later work is
+ * reported in full, not hidden under the high-water mark of the child's
+ * last values. Whether the parent works before or after the check. */
+START_TEST(lost_departure_does_not_hide_later_work)
+{
+    struct fx_proc r = proc(100, 1, 10, 1000, 10, "101");
+    struct fx_proc k = proc(101, 100, 11, 0, 5, NULL);
+    watch_app(&r, &k, NULL);
+    pt_collector_close(c, 0.5);
+    k.io.rchar = 100;
+    fx_put_proc(root, &k);
+    const struct pt_batch *b = pt_collector_close(c, 1.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 100);
+    fx_vanish(root, 101); /* auto-reaped: the parent's counters never show it */
+    r.children = "";
+    fx_put_proc(root, &r);
+    b = pt_collector_close(c, 1.5);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES_EXITED), 1);
+    r.io.rchar = 1050; /* the parent's own 50 */
+    fx_put_proc(root, &r);
+    b = pt_collector_close(c, 2.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 50);
+    /* again, with the parent's work in the same interval as the departure:
+     * it shows once the parent has been read again */
+    struct fx_proc k2 = proc(102, 100, 30, 300, 5, NULL);
+    fx_put_proc(root, &k2);
+    r.children = "102";
+    fx_put_proc(root, &r);
+    pt_collector_tick(c, 2.1); /* discovery: k2 is born with 300 */
+    b = pt_collector_close(c, 2.5);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 300);
+    fx_vanish(root, 102);
+    r.io.rchar = 1070;
+    r.children = "";
+    fx_put_proc(root, &r);
+    b = pt_collector_close(c, 3.0);
+    int64_t first = ivalue(b, 0, PT_M_PROC_IO_READ_BYTES);
+    b = pt_collector_close(c, 3.5);
+    ck_assert_int_eq(first + ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 20);
+    r.io.rchar = 1075;
+    fx_put_proc(root, &r);
+    b = pt_collector_close(c, 4.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 5);
+}
+END_TEST
+
+/* A grandchild re-parented to init when its parent exited, and reaped by
+ * init: taken as reaped by its (zombie) parent, whose final counters then
+ * show that it never arrived. Later work is not hidden. */
+START_TEST(orphan_reaped_by_init_does_not_hide_later_work)
+{
+    struct fx_proc r = proc(100, 1, 10, 1000, 10, "101");
+    struct fx_proc p = proc(101, 100, 11, 0, 5, "102");
+    struct fx_proc g = proc(102, 101, 12, 0, 2, NULL);
+    watch_app(&r, &p, &g, NULL);
+    g.io.rchar = 400;
+    fx_put_proc(root, &g);
+    const struct pt_batch *b = pt_collector_close(c, 0.5);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 400);
+    p.state = 'Z'; /* exits; g goes to init, which reaps it */
+    p.children = "";
+    fx_put_proc(root, &p);
+    fx_vanish(root, 102);
+    b = pt_collector_close(c, 1.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 0);
+    r.io.rchar = 1030;
+    fx_put_proc(root, &r);
+    b = pt_collector_close(c, 1.5);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 30);
+}
+END_TEST
+
+/* Churn: a child leaves in every interval, half of them absorbed by the
+ * parent and half lost. The debts of one interval never keep the mark up
+ * in the next: every amount is reported once, in the interval it happened
+ * or the next one, and the parent's own work is never hidden. */
+START_TEST(churn_of_departures_never_hides_work)
+{
+    struct fx_proc r = proc(100, 1, 10, 0, 10, NULL);
+    watch_app(&r, NULL);
+    pt_collector_close(c, 0.5);
+    int64_t reported = 0, expected = 0;
+    for (int i = 1; i <= 20; i++) {
+        pid_t pid = 100 + i;
+        struct fx_proc k = proc(pid, 100, 100 + (uint64_t)i, 1000, 5, NULL);
+        char children[16];
+        snprintf(children, sizeof(children), "%d", (int)pid);
+        fx_put_proc(root, &k);
+        r.children = children;
+        fx_put_proc(root, &r);
+        pt_collector_tick(c, i); /* discovery: the child is born with 1000 */
+        k.io.rchar = 1100;
+        fx_put_proc(root, &k);
+        reported += ivalue(pt_collector_close(c, i + 0.25), 0, PT_M_PROC_IO_READ_BYTES);
+        fx_vanish(root, pid);
+        bool absorbed = i % 2 == 0;
+        r.io.rchar += 7 + (absorbed ? 1100 : 0); /* its own 7, and the child when it reaps it */
+        r.children = "";
+        fx_put_proc(root, &r);
+        reported += ivalue(pt_collector_close(c, i + 0.5), 0, PT_M_PROC_IO_READ_BYTES);
+        expected += 1100 + 7;
+        /* everything up to the interval before is out */
+        ck_assert_int_le(reported, expected);
+        ck_assert_int_ge(reported, expected - 1100 - 7);
+    }
+    reported += ivalue(pt_collector_close(c, 21.0), 0, PT_M_PROC_IO_READ_BYTES);
+    ck_assert_int_eq(reported, expected);
+    r.io.rchar += 3;
+    fx_put_proc(root, &r);
+    ck_assert_int_eq(ivalue(pt_collector_close(c, 21.5), 0, PT_M_PROC_IO_READ_BYTES), 3);
 }
 END_TEST
 
@@ -454,13 +572,13 @@ START_TEST(slow_smaps_read_less_often)
 }
 END_TEST
 
-static void put_status(pid_t pid, int voluntary, int involuntary)
+static void put_status(pid_t pid, uint64_t voluntary, uint64_t involuntary)
 {
     char rel[64], text[256];
     snprintf(rel, sizeof(rel), "%d/status", (int)pid);
     snprintf(text, sizeof(text),
              "Name:\tproc\nUid:\t0\t0\t0\t0\nThreads:\t1\n"
-             "voluntary_ctxt_switches:\t%d\nnonvoluntary_ctxt_switches:\t%d\n",
+             "voluntary_ctxt_switches:\t%" PRIu64 "\nnonvoluntary_ctxt_switches:\t%" PRIu64 "\n",
              voluntary, involuntary);
     fx_write(root, rel, text, -1);
 }
@@ -745,6 +863,68 @@ START_TEST(match_text_is_bounded)
 }
 END_TEST
 
+/* Hostile or broken /proc values at the top of the integer range are
+ * clamped when parsed (procparse.h) and every sum saturates: two members
+ * of 2^62 pages each must not wrap to 0 (nor be undefined behaviour). */
+START_TEST(huge_memory_and_thread_sums_saturate)
+{
+    struct fx_proc r = proc(100, 1, 10, 0, 0, "101");
+    struct fx_proc k = proc(101, 100, 11, 0, 0, NULL);
+    struct fx_proc *both[] = {&r, &k};
+    for (int i = 0; i < 2; i++) {
+        both[i]->size_pages = both[i]->resident_pages = 1ULL << 62;
+        both[i]->num_threads = INT64_MAX;
+        both[i]->pss_kb = 1ULL << 62;
+    }
+    watch_app(&r, &k, NULL);
+    const struct pt_batch *b = pt_collector_close(c, 0.5);
+    int64_t member_bytes = (int64_t)PT_MAX_PAGES * page;
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_VM_SIZE_MAX), 2 * member_bytes);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_RSS_MIN), 2 * member_bytes);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_ANON_MAX), 2 * member_bytes);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PSS_MAX), 2 * (int64_t)PT_MAX_BYTES);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_THREADS), 2 * (int64_t)PT_MAX_THREADS);
+}
+END_TEST
+
+/* Counters at the top of uint64: a new root's (its past is subtracted:
+ * -1 * INT64_MIN once) and two born children's, whose sums saturate. */
+START_TEST(huge_counters_saturate)
+{
+    struct fx_proc r = proc(100, 1, 10, 0, 10, NULL);
+    r.io.rchar = UINT64_MAX;
+    r.utime = INT64_MAX;
+    r.cutime = 1; /* utime + cutime = 2^63 */
+    watch_app(&r, NULL);
+    const struct pt_batch *b = pt_collector_close(c, 0.5);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 0);
+    for (pid_t pid = 101; pid <= 102; pid++) {
+        struct fx_proc k = proc(pid, 100, 20 + (uint64_t)pid, 0, 5, NULL);
+        k.io.rchar = k.io.syscr = UINT64_MAX;
+        k.utime = k.stime = k.cutime = k.cstime = UINT64_MAX;
+        k.minflt = k.cminflt = (uint64_t)INT64_MAX;
+        fx_put_proc(root, &k);
+        put_status(pid, UINT64_MAX, (uint64_t)INT64_MAX + 1);
+    }
+    r.children = "101 102";
+    fx_put_proc(root, &r);
+    pt_collector_tick(c, 1.0); /* discovery: both are born in the tree */
+    b = pt_collector_close(c, 1.5);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), INT64_MAX);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_SYSCALLS), INT64_MAX);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_MINOR_FAULTS), INT64_MAX);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_CTX_SWITCHES_VOLUNTARY), INT64_MAX);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_CTX_SWITCHES_INVOLUNTARY), INT64_MAX);
+    const struct pt_value *cpu = value(b, 0, PT_M_PROC_CPU_USER_SECONDS);
+    ck_assert(cpu->present && isfinite(cpu->f) && cpu->f >= (double)INT64_MAX / sysconf(_SC_CLK_TCK) / 2);
+    ck_assert(value(b, 0, PT_M_PROC_CPU_PERCENT)->present);
+    /* saturated: nothing more to report, and nothing negative */
+    b = pt_collector_close(c, 2.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_MINOR_FAULTS), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("accounting");
@@ -754,6 +934,9 @@ int main(void)
     tcase_add_test(tc, deltas_from_attach_not_before);
     tcase_add_test(tc, reaped_child_absorbed_once);
     tcase_add_test(tc, transient_dip_is_carried);
+    tcase_add_test(tc, lost_departure_does_not_hide_later_work);
+    tcase_add_test(tc, orphan_reaped_by_init_does_not_hide_later_work);
+    tcase_add_test(tc, churn_of_departures_never_hides_work);
     tcase_add_test(tc, nested_reaping_counted_once);
     tcase_add_test(tc, new_child_counts_from_birth);
     tcase_add_test(tc, orphans_and_departed_root);
@@ -774,6 +957,8 @@ int main(void)
     tcase_add_test(tc, out_of_descriptors_leaves_sums_out);
     tcase_add_test(tc, kernel_threads_are_not_matched);
     tcase_add_test(tc, match_text_is_bounded);
+    tcase_add_test(tc, huge_memory_and_thread_sums_saturate);
+    tcase_add_test(tc, huge_counters_saturate);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -553,7 +553,7 @@ START_TEST(test_stat_field_extremes_land_in_the_right_place)
     struct pt_stat st;
     char *line = bash_stat_with_field(10, "18446744073709551615");
     ck_assert_int_eq(parse_stat(TEXT(line), &st), 0);
-    ck_assert_uint_eq(st.minflt, UINT64_MAX);
+    ck_assert_uint_eq(st.minflt, PT_MAX_COUNT); /* clamped: see procparse.h */
     ck_assert_uint_eq(st.cminflt, BASH.cminflt);
     free(line);
 
@@ -564,8 +564,19 @@ START_TEST(test_stat_field_extremes_land_in_the_right_place)
 
     line = bash_stat_with_field(20, "-1");
     ck_assert_int_eq(parse_stat(TEXT(line), &st), 0);
-    ck_assert_int_eq(st.num_threads, -1);
+    ck_assert_int_eq(st.num_threads, 0);
     free(line);
+    line = bash_stat_with_field(20, "9223372036854775807");
+    ck_assert_int_eq(parse_stat(TEXT(line), &st), 0);
+    ck_assert_int_eq(st.num_threads, PT_MAX_THREADS);
+    free(line);
+    for (int field = 14; field <= 17; field++) { /* utime stime cutime cstime */
+        line = bash_stat_with_field(field, "9223372036854775807");
+        ck_assert_int_eq(parse_stat(TEXT(line), &st), 0);
+        uint64_t ticks[] = {st.utime, st.stime, st.cutime, st.cstime};
+        ck_assert_uint_eq(ticks[field - 14], PT_MAX_COUNT);
+        free(line);
+    }
 }
 END_TEST
 
@@ -683,7 +694,11 @@ START_TEST(test_statm_whitespace_and_limits)
     ck_assert_uint_eq(m.shared, 9);
     ck_assert_int_eq(parse_statm(TEXT("1 2 3 "), &m), 0);
     ck_assert_int_eq(parse_statm(TEXT("18446744073709551615 0 0\n"), &m), 0);
-    ck_assert_uint_eq(m.size, UINT64_MAX);
+    ck_assert_uint_eq(m.size, PT_MAX_PAGES);
+    ck_assert_int_eq(parse_statm(TEXT("4611686018427387904 9223372036854775807 281474976710655\n"), &m), 0);
+    ck_assert_uint_eq(m.size, PT_MAX_PAGES);
+    ck_assert_uint_eq(m.resident, PT_MAX_PAGES);
+    ck_assert_uint_eq(m.shared, PT_MAX_PAGES - 1);
 
     static const char *const bad[] = {
         "", "\n", "1 2\n", "1 2 3", "1\n2 3\n", "1 -2 3\n", "1 2 x\n", "a 1 2\n",
@@ -778,7 +793,7 @@ START_TEST(test_io_malformed)
     char *text;
     ck_assert_int_ge(asprintf(&text, "rchar:18446744073709551615\t \n%s", tail), 0);
     ck_assert_int_eq(parse_io(TEXT(text), &io), 0);
-    ck_assert_uint_eq(io.rchar, UINT64_MAX);
+    ck_assert_uint_eq(io.rchar, PT_MAX_COUNT);
     free(text);
     ck_assert_int_eq(parse_io(TEXT(""), &io), -1);
     ck_assert_int_eq(parse_io(TEXT("\n\n\n"), &io), -1);
@@ -859,10 +874,14 @@ END_TEST
 START_TEST(test_rollup_units_and_overflow)
 {
     struct pt_smaps_rollup r;
-    /* 2^54 - 1 kB is the largest that fits in bytes; 2^54 kB is 2^64 bytes. */
-    ck_assert_int_eq(parse_rollup(TEXT("Rss: 18014398509481983 kB\nPss: 0 kB\n"), &r), 0);
-    ck_assert_uint_eq(r.rss, UINT64_MAX - 1023);
-    ck_assert_int_eq(parse_rollup(TEXT("Rss: 18014398509481984 kB\nPss: 0 kB\n"), &r), -1);
+    /* Sizes are clamped to PT_MAX_BYTES, with or without "kB"; 2^54 kB
+     * would be 2^64 bytes. */
+    ck_assert_int_eq(parse_rollup(TEXT("Rss: 18014398509481983 kB\nPss: 1125899906842623 kB\n"), &r), 0);
+    ck_assert_uint_eq(r.rss, PT_MAX_BYTES);
+    ck_assert_uint_eq(r.pss, PT_MAX_BYTES - 1024);
+    ck_assert_int_eq(parse_rollup(TEXT("Rss: 18446744073709551615 kB\nPss: 18446744073709551615\n"), &r), 0);
+    ck_assert_uint_eq(r.rss, PT_MAX_BYTES);
+    ck_assert_uint_eq(r.pss, PT_MAX_BYTES);
     ck_assert_int_eq(parse_rollup(TEXT("Rss: 99999999999999999999 kB\nPss: 0 kB\n"), &r), -1);
     static const char *const bad[] = {
         "Rss: 12 MB\nPss: 1 kB\n", "Rss: 12 k\nPss: 1 kB\n", "Rss: 12 kBx\nPss: 1 kB\n",
@@ -946,6 +965,15 @@ START_TEST(test_meminfo_old_kernel_and_lookalikes)
     ck_assert_int_eq(parse_meminfo(TEXT("MemTotal: 1 kB\nMemFree: 1 kB\nMemAvailable: lots\n"), &m), -1);
     ck_assert_int_eq(parse_meminfo(TEXT("MemTotal: 1 kB\nMemFree: 1 kB\nMemAvailable: 0 kB\n"), &m), 0);
     ck_assert(m.has_available);
+    /* clamped, so that free + buffers + cached cannot wrap */
+    ck_assert_int_eq(parse_meminfo(TEXT("MemTotal: 18446744073709551615 kB\nMemFree: 9223372036854775807 kB\n"
+                                        "Buffers: 18014398509481984 kB\nCached: 18446744073709551615\n"),
+                                   &m),
+                     0);
+    ck_assert_uint_eq(m.mem_total, PT_MAX_BYTES);
+    ck_assert_uint_eq(m.mem_free, PT_MAX_BYTES);
+    ck_assert_uint_eq(m.buffers, PT_MAX_BYTES);
+    ck_assert_uint_eq(m.cached, PT_MAX_BYTES);
 }
 END_TEST
 
@@ -1000,7 +1028,7 @@ START_TEST(test_status_uids)
     ck_assert_int_eq(parse_status(TEXT(MINIMAL_STATUS), &st), 0);
     ck_assert_uint_eq(st.real_uid, 1000);
     ck_assert_uint_eq(st.effective_uid, 0);
-    ck_assert_uint_eq(st.voluntary_ctxt_switches, UINT64_MAX);
+    ck_assert_uint_eq(st.voluntary_ctxt_switches, PT_MAX_COUNT);
     ck_assert_uint_eq(st.nonvoluntary_ctxt_switches, 9);
 
     static const char tail[] = "voluntary_ctxt_switches:\t1\nnonvoluntary_ctxt_switches:\t2\n";
