@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "collectd/core/utils/common/common.h"
+#include "fdbudget.h"
 #include "escape.h"
 
 #define GLOBAL_BLOCK "<Plugin proctree>"
@@ -62,18 +63,19 @@ static int get_bool(const oconfig_item_t *option, const char *block, bool *out)
     return 0;
 }
 
-/* A whole number from 0 to max: collectd reads every number as a double,
- * and 1.5 must not become 1 silently. */
-static int get_count(const oconfig_item_t *option, const char *block, double max, size_t *out)
+/* A whole number from min to max: collectd reads every number as a
+ * double, and cf_util_get_int would take 1.7 for 1 (Pid 1.7: the whole
+ * host). what says what is expected, for the error. */
+static int get_whole(const oconfig_item_t *option, const char *block, double min, double max, const char *what,
+                     double *out)
 {
     double v;
 
-    if (option->values_num != 1 || option->values[0].type != OCONFIG_TYPE_NUMBER ||
-        !((v = option->values[0].value.number) >= 0) || v > max || v != floor(v)) {
-        option_error(option, block, "expects a whole number from 0 to %.0f", max);
+    if (cf_util_get_double(option, &v) != 0 || !(v >= min && v <= max) || v != floor(v)) {
+        option_error(option, block, "expects %s: an integer from %.0f to %.0f", what, min, max);
         return -1;
     }
-    *out = (size_t)v;
+    *out = v;
     return 0;
 }
 
@@ -92,7 +94,14 @@ static int parse_global(const oconfig_item_t *option, struct pt_collector_config
     if (strcasecmp(option->key, "CollectGlobal") == 0)
         return get_bool(option, GLOBAL_BLOCK, &config->collect_global);
     if (strcasecmp(option->key, "DescriptorBudget") == 0)
-        return get_count(option, GLOBAL_BLOCK, 16777216, &config->fd_budget);
+    {
+        double budget;
+
+        if (get_whole(option, GLOBAL_BLOCK, 0, (double)PT_FD_BUDGET_MAX, "a number of descriptors", &budget) != 0)
+            return -1;
+        config->fd_budget = (size_t)budget;
+        return 0;
+    }
     option_error(option, GLOBAL_BLOCK, "unknown option");
     return -1;
 }
@@ -104,7 +113,7 @@ static const struct {
     enum pt_selector_kind kind;
     const char *expects;
 } selectors[] = {
-    {"Pid", PT_SELECT_PID, NULL}, /* get_pid() says */
+    {"Pid", PT_SELECT_PID, "a process id"},
     {"PidFile", PT_SELECT_PIDFILE, "the path of a pid file"},
     {"Match", PT_SELECT_MATCH, "a POSIX extended regular expression for the command line"},
     {"Exe", PT_SELECT_EXE, "a program name"},
@@ -120,28 +129,20 @@ static int find_selector(const char *key)
     return -1;
 }
 
-/* A pid: collectd's numbers are doubles, and cf_util_get_int would take
- * 1.7 for pid 1 (the whole host). */
-static int get_pid(const oconfig_item_t *option, const char *block, pid_t *out)
-{
-    double v;
-
-    if (cf_util_get_double(option, &v) != 0 || !(v >= 1 && v < PT_PID_LIMIT) || v != floor(v)) {
-        option_error(option, block, "expects a process id: an integer from 1 to %d", PT_PID_LIMIT - 1);
-        return -1;
-    }
-    *out = (pid_t)v;
-    return 0;
-}
-
 /* Fill selector from option (selectors[which]); its text goes into text,
  * which the caller keeps until the collector has copied it. */
 static int parse_selector(const oconfig_item_t *option, int which, const char *block, struct pt_selector *selector,
                           char *text, size_t textlen)
 {
     selector->kind = selectors[which].kind;
-    if (selector->kind == PT_SELECT_PID)
-        return get_pid(option, block, &selector->pid);
+    if (selector->kind == PT_SELECT_PID) {
+        double pid;
+
+        if (get_whole(option, block, 1, PT_PID_LIMIT - 1, selectors[which].expects, &pid) != 0)
+            return -1;
+        selector->pid = (pid_t)pid;
+        return 0;
+    }
     if (cf_util_get_string_buffer(option, text, textlen) != 0 || text[0] == '\0') {
         option_error(option, block, "expects %s", selectors[which].expects);
         return -1;

@@ -2,9 +2,6 @@
 
 #include <sys/resource.h>
 
-/* Far above any tree; keeps the arithmetic sane under RLIM_INFINITY. */
-#define PT_FD_BUDGET_MAX ((size_t)1 << 24)
-
 bool pt_fd_budget_take(struct pt_fd_budget *b, bool hot)
 {
     size_t cap = hot ? b->limit : b->limit / 2;

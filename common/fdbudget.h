@@ -28,6 +28,9 @@ bool pt_fd_budget_take(struct pt_fd_budget *b, bool hot);
 /* A kept descriptor was closed. */
 void pt_fd_budget_give(struct pt_fd_budget *b);
 
+/* The largest budget: more descriptors than Linux lets a process open. */
+#define PT_FD_BUDGET_MAX ((size_t)1 << 24)
+
 /* share (0 < share <= 1) of this process's soft RLIMIT_NOFILE, less
  * reserve descriptors, and never below 0. */
 size_t pt_fd_budget_from_rlimit(double share, size_t reserve);

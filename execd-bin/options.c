@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "fdbudget.h"
 #include "units.h"
 
 static const char usage[] =
@@ -151,31 +152,19 @@ static struct execd_target *add_target(struct execd_options *o, enum pt_selector
 }
 
 /* Decimal digits only: strtol alone would also take " 5" and "+5". */
-static int parse_pid(const char *text, pid_t *out)
+/* A whole number from min to max (max < 2^32), written in decimal digits
+ * only: no sign, space, exponent or fraction. */
+static int parse_whole(const char *text, unsigned long min, unsigned long max, unsigned long *out)
 {
-    size_t digits = strspn(text, "0123456789");
-    if (digits == 0 || text[digits] != '\0' || digits > 7)
-        return -1;
-    long v = strtol(text, NULL, 10);
-    if (v <= 0 || v >= PT_PID_LIMIT)
-        return -1;
-    *out = (pid_t)v;
-    return 0;
-}
-
-/* A count: decimal digits only, at most 2^24 (more descriptors than
- * Linux lets a process open). */
-static int parse_count(const char *text, size_t *out)
-{
-    size_t v = 0;
+    unsigned long v = 0;
     if (!*text)
         return -1;
     for (const char *p = text; *p; p++) {
-        if (*p < '0' || *p > '9' || v > ((size_t)1 << 24) / 10)
+        if (*p < '0' || *p > '9' || v > max)
             return -1;
-        v = v * 10 + (size_t)(*p - '0');
+        v = v * 10 + (unsigned long)(*p - '0');
     }
-    if (v > (size_t)1 << 24)
+    if (v < min || v > max)
         return -1;
     *out = v;
     return 0;
@@ -195,10 +184,10 @@ static enum execd_parse parse_one(struct execd_options *o, int code, const char 
     double seconds;
     switch (code) {
     case OPT_PID: {
-        pid_t pid;
-        if (parse_pid(arg, &pid) != 0)
+        unsigned long pid;
+        if (parse_whole(arg, 1, PT_PID_LIMIT - 1, &pid) != 0)
             return usage_error("--pid: \"%s\" is not a process id%s", arg, "");
-        add_target(o, PT_SELECT_PID)->selector.pid = pid;
+        add_target(o, PT_SELECT_PID)->selector.pid = (pid_t)pid;
         return EXECD_RUN;
     }
     case OPT_PIDFILE:
@@ -273,11 +262,14 @@ static enum execd_parse parse_one(struct execd_options *o, int code, const char 
     case OPT_NO_GLOBAL:
         o->config.collect_global = false;
         return EXECD_RUN;
-    case OPT_FD_BUDGET:
-        if (parse_count(arg, &o->config.fd_budget) != 0)
+    case OPT_FD_BUDGET: {
+        unsigned long budget;
+        if (parse_whole(arg, 0, PT_FD_BUDGET_MAX, &budget) != 0)
             return usage_error("--descriptor-budget: \"%s\" is not a whole number from 0 to 16777216%s", arg, "");
+        o->config.fd_budget = budget;
         o->fd_budget_given = true;
         return EXECD_RUN;
+    }
     case OPT_PROC_ROOT:
         o->config.proc_root = arg;
         return EXECD_RUN;

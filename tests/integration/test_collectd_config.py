@@ -24,6 +24,8 @@ BAD = [
     # 1.7 used to be read as pid 1: the whole host
     ("Pid not an integer", web("web", "Pid 1.7"), ['"Pid"', '<Process "web">', "integer"]),
     ("Pid out of range", web("web", "Pid 4194304"), ['"Pid"', '<Process "web">', "integer"]),
+    ("DescriptorBudget not an integer", "  DescriptorBudget 1.5\n", ['"DescriptorBudget"', "<Plugin proctree>", "integer"]),
+    ("negative DescriptorBudget", "  DescriptorBudget -1\n", ['"DescriptorBudget"', "integer"]),
     ("no selector", web("web", "CollectPss false"), ['<Process "web">', "no selector"]),
     ("two selectors", web("web", "Pid 1", 'PidFile "/run/web.pid"'), ['"PidFile"', '<Process "web">']),
     ("two selectors of one kind", web("web", 'Exe "a"', 'Exe "b"'), ['"Exe"', '<Process "web">', "second"]),

@@ -34,6 +34,9 @@ BAD = [
     (["--pid", " 1"], "--pid"),
     (["--pid", "1e0"], "--pid"),
     (["--pid", "4194304"], "--pid"),
+    (["--pid", ME, "--descriptor-budget", "1.5"], "--descriptor-budget"),
+    (["--pid", ME, "--descriptor-budget", "-1"], "--descriptor-budget"),
+    (["--pid", ME, "--descriptor-budget", "16777217"], "--descriptor-budget"),
     (["--name", "x", "--pid", ME], "--name"),
 ]
 
