@@ -11,10 +11,18 @@
 #include <sys/types.h>
 
 /* Fork and exec argv[0] (PATH search). The child gets default signal
- * dispositions, an empty signal mask, and stdin_fd / stdout_fd as its
- * standard input and output (-1 = inherit ours). Returns the pid, or -1
- * with a one-line reason in err when the command cannot be executed (the
- * child's exec error is passed back through a close-on-exec pipe). */
-pid_t pt_launch(char *const argv[], int stdin_fd, int stdout_fd, char *err, size_t errlen);
+ * dispositions, an empty signal mask, a process group of its own (whose id
+ * is its pid: pt_launch_signal_tree reaches the whole job through it), and
+ * stdin_fd / stdout_fd / stderr_fd as its standard streams (-1 = inherit
+ * ours). Returns the pid, or -1 with a one-line reason in err when the
+ * command cannot be executed (the child's exec error is passed back through
+ * a close-on-exec pipe). */
+pid_t pt_launch(char *const argv[], int stdin_fd, int stdout_fd, int stderr_fd, char *err, size_t errlen);
+
+/* Send sig to the process group `group` and to every descendant of this
+ * process, wherever it is (a job may move a child to another group or
+ * session; as the subreaper we still find it below us). Returns how many
+ * descendants were found, zombies included; 0 means the tree is gone. */
+size_t pt_launch_signal_tree(pid_t group, int sig);
 
 #endif

@@ -10,7 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "launch.h"
 #include "lineproto.h"
+#include "output.h"
 
 /* What woke the loop; a batch and a stop may come together (a last
  * newline read with EOF): the batch is emitted first. */
@@ -22,8 +24,10 @@ struct loop {
     int signal_fd;
     bool watch_stdin;  /* EOF on stdin stops us */
     bool stdin_batches; /* newlines on stdin ask for a batch */
-    bool launched;
-    struct pt_out out;
+    pid_t command;      /* the launched command while its tree runs, else 0 */
+    int command_status; /* its exit status once its tree is gone */
+    struct pt_out out;  /* the batch being built */
+    struct execd_output stdout_queue;
 };
 
 static void stop_signals(sigset_t *set)
@@ -43,21 +47,7 @@ void execd_block_signals(void)
     signal(SIGPIPE, SIG_IGN);
 }
 
-static int write_all(int fd, const char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, data, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        data += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
-/* Close the interval and write the whole batch with one write(). */
+/* Close the interval and queue the batch (output.h: never blocks). */
 static int emit(struct loop *l)
 {
     const struct pt_batch *b = pt_collector_close(l->c, pt_now());
@@ -68,7 +58,7 @@ static int emit(struct loop *l)
         pt_lp_append_report(&l->out, NULL, PT_SCOPE_GLOBAL, &b->global, b->timestamp_ns);
     if (l->out.len == 0)
         return 0;
-    if (write_all(STDOUT_FILENO, l->out.data, l->out.len) != 0) {
+    if (execd_output_batch(&l->stdout_queue, l->out.data, l->out.len) != 0) {
         fprintf(stderr, "E! proctree-execd: writing to stdout: %s; exiting\n", strerror(errno));
         return -1;
     }
@@ -136,11 +126,77 @@ static bool stdin_is_pipe(void)
     return fstat(STDIN_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
 }
 
+/* Told to stop while the launched tree runs, it gets STOP_GRACE to exit
+ * after SIGTERM, then KILL_WAIT to die after SIGKILL: together well under
+ * the 5 s Telegraf waits before it sends SIGTERM to us (and 5 s later
+ * SIGKILL, which would leave the tree running). */
+#define STOP_GRACE 2.0
+#define KILL_WAIT 1.0
+#define KILL_RETRY 0.05
+/* How long the reader gets to take queued batches when we exit. */
+#define FINAL_FLUSH 0.5
+
+/* True once the launched command has exited and no process of its tree
+ * is left; its status is then kept and l->command cleared. */
+static bool command_finished(struct loop *l)
+{
+    pt_collector_reap(l->c);
+    if (!pt_collector_launch_finished(l->c, &l->command_status))
+        return false;
+    l->command = 0;
+    return true;
+}
+
+/* Sleep until a signal (SIGCHLD reaps) or the deadline. Batch and stop
+ * requests are moot by now. */
+static void wait_signal(struct loop *l, double deadline)
+{
+    struct pollfd p = {.fd = l->signal_fd, .events = POLLIN};
+    struct timespec timeout = until(deadline, pt_now());
+    if (ppoll(&p, 1, &timeout, NULL) > 0)
+        read_signals(l);
+}
+
+/* No launched process may outlive us: SIGTERM to the command's process
+ * group and every descendant (orphans come to us, the subreaper), then
+ * SIGKILL to whatever is left. */
+static void stop_command(struct loop *l)
+{
+    fprintf(stderr, "I! proctree-execd: stopping: SIGTERM to the launched command (pid %d) and its tree\n",
+            (int)l->command);
+    pt_launch_signal_tree(l->command, SIGTERM);
+    double give_up = pt_now() + STOP_GRACE;
+    while (!command_finished(l) && pt_now() < give_up)
+        wait_signal(l, give_up);
+    if (!l->command)
+        return;
+    fprintf(stderr, "W! proctree-execd: the launched tree is still running %.0fs after SIGTERM; SIGKILL\n",
+            STOP_GRACE);
+    give_up = pt_now() + KILL_WAIT;
+    while (!command_finished(l)) {
+        size_t left = pt_launch_signal_tree(l->command, SIGKILL);
+        double now = pt_now();
+        if (now >= give_up) {
+            fprintf(stderr, "E! proctree-execd: %zu processes of the launched tree survive SIGKILL\n", left);
+            return;
+        }
+        wait_signal(l, now + KILL_RETRY < give_up ? now + KILL_RETRY : give_up);
+    }
+}
+
+static pid_t launched_pid(const struct execd_options *o)
+{
+    for (size_t i = 0; i < o->n_targets; i++)
+        if (o->targets[i].selector.kind == PT_SELECT_CHILD)
+            return o->targets[i].selector.pid;
+    return 0;
+}
+
 int execd_loop(struct pt_collector *c, const struct execd_options *o)
 {
     sigset_t set;
     stop_signals(&set);
-    struct loop l = {.c = c, .o = o, .launched = o->command != NULL};
+    struct loop l = {.c = c, .o = o, .command = launched_pid(o)};
     l.signal_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
     if (l.signal_fd < 0) {
         fprintf(stderr, "E! proctree-execd: signalfd: %s\n", strerror(errno));
@@ -149,6 +205,7 @@ int execd_loop(struct pt_collector *c, const struct execd_options *o)
     bool timed = o->interval > 0 || o->once;
     l.stdin_batches = !timed;
     l.watch_stdin = !o->once && (!timed || stdin_is_pipe());
+    execd_output_init(&l.stdout_queue, STDOUT_FILENO);
     double period = o->interval > 0 ? o->interval : 1.0;
     double next_emit = pt_now() + period;
 
@@ -156,14 +213,13 @@ int execd_loop(struct pt_collector *c, const struct execd_options *o)
     for (;;) {
         double now = pt_now();
         double deadline = pt_collector_tick(c, now);
-        if (l.launched) {
-            pt_collector_reap(c);
-            int launched_status;
-            if (pt_collector_launch_finished(c, &launched_status)) {
-                /* the last, partial interval */
-                status = emit(&l) == 0 ? launched_status : 1;
-                break;
-            }
+        /* Timed: the last, partial interval, then exit with the command's
+         * status. Per request: the next request gets that interval, then
+         * proc_processes=0 until stdin closes; exiting would make Telegraf
+         * run the job again after restart_delay. */
+        if (l.command && command_finished(&l) && timed) {
+            status = emit(&l) == 0 ? l.command_status : 1;
+            break;
         }
         if (timed && now >= next_emit) {
             if (emit(&l) != 0) {
@@ -179,26 +235,40 @@ int execd_loop(struct pt_collector *c, const struct execd_options *o)
         if (timed && next_emit < deadline)
             deadline = next_emit;
 
-        struct pollfd fds[2] = {{.fd = l.signal_fd, .events = POLLIN}, {.fd = STDIN_FILENO, .events = POLLIN}};
+        struct pollfd fds[3] = {
+            {.fd = l.signal_fd, .events = POLLIN},
+            {.fd = l.watch_stdin ? STDIN_FILENO : -1, .events = POLLIN},
+            {.fd = execd_output_waiting(&l.stdout_queue) ? STDOUT_FILENO : -1, .events = POLLOUT},
+        };
         struct timespec timeout = until(deadline, pt_now());
-        int n = ppoll(fds, l.watch_stdin ? 2 : 1, &timeout, NULL);
+        int n = ppoll(fds, 3, &timeout, NULL);
         if (n < 0 && errno != EINTR) {
             fprintf(stderr, "E! proctree-execd: poll: %s\n", strerror(errno));
+            status = 1;
+            break;
+        }
+        if (n > 0 && fds[2].revents && execd_output_flush(&l.stdout_queue) != 0) {
+            fprintf(stderr, "E! proctree-execd: writing to stdout: %s; exiting\n", strerror(errno));
             status = 1;
             break;
         }
         int wake = WAKE_NONE;
         if (n > 0 && fds[0].revents)
             wake = read_signals(&l);
-        if (!(wake & WAKE_STOP) && n > 0 && l.watch_stdin && fds[1].revents)
+        if (!(wake & WAKE_STOP) && n > 0 && fds[1].revents)
             wake |= read_stdin(&l);
         if ((wake & WAKE_BATCH) && emit(&l) != 0) {
             status = 1;
             break;
         }
-        if (wake & WAKE_STOP)
+        if (wake & WAKE_STOP) {
+            status = l.command_status; /* 0 unless the command ended by itself */
             break;
+        }
     }
+    if (l.command)
+        stop_command(&l);
+    execd_output_end(&l.stdout_queue, FINAL_FLUSH);
     close(l.signal_fd);
     pt_out_free(&l.out);
     return status;

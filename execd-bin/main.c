@@ -2,6 +2,7 @@
  *
  * This file only wires things together: options -> collector -> loop.
  * Everything that decides a number is in common/. */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "collector.h"
+#include "escape.h"
 #include "fdbudget.h"
 #include "launch.h"
 #include "loop.h"
@@ -38,17 +40,49 @@ static size_t raise_fd_limit(void)
     return pt_fd_budget_from_rlimit(1.0, EXECD_FD_RESERVE);
 }
 
-/* The launched command must not read Telegraf's newlines nor write into
- * our line protocol: its stdin is /dev/null and its stdout our stderr. */
-static pid_t launch_command(char **command)
+/* Where --command-output sends the command's stdout and stderr; -1 with a
+ * one-line reason on error. "stderr" is ours: for a terminal. Under
+ * Telegraf, that is the pipe its 64 KiB line scanner reads, where a long
+ * line (a progress bar) would end the reading and then block the command
+ * and every log line of ours; hence the default, discard. A file is
+ * opened without blocking (a FIFO with no reader fails) and the command
+ * gets it in blocking mode, as programs expect. */
+static int command_output_fd(const char *where)
 {
+    if (!where || strcmp(where, "discard") == 0)
+        where = "/dev/null";
+    else if (strcmp(where, "stderr") == 0)
+        return dup(STDERR_FILENO);
+    int fd = open(where, O_WRONLY | O_CREAT | O_APPEND | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0600);
+    if (fd < 0 || fcntl(fd, F_SETFL, O_APPEND) != 0) {
+        char q[PT_QUOTED_MAX];
+        fprintf(stderr, "E! proctree-execd: --command-output: cannot open \"%s\": %s\n",
+                pt_escape(q, sizeof(q), where), strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* The launched command must not read Telegraf's newlines nor write into
+ * our line protocol: its stdin is /dev/null, its output goes where
+ * --command-output says. Returns its pid, or minus the status to exit with. */
+static pid_t launch_command(char **command, const char *output)
+{
+    int out = command_output_fd(output);
+    if (out < 0)
+        return -2;
     char err[256];
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    pid_t pid = pt_launch(command, devnull, STDERR_FILENO, err, sizeof(err));
+    pid_t pid = pt_launch(command, devnull, out, out, err, sizeof(err));
     if (devnull >= 0)
         close(devnull);
-    if (pid < 0)
+    close(out);
+    if (pid < 0) {
         fprintf(stderr, "E! proctree-execd: %s\n", err);
+        return -127;
+    }
     return pid;
 }
 
@@ -60,6 +94,10 @@ static const char *base_name(const char *path)
 
 int main(int argc, char **argv)
 {
+    /* First of all: a batch request or a stop that arrives while we start
+     * up waits in the signalfd instead of killing us (SIGHUP, SIGUSR1 and
+     * SIGUSR2 terminate by default). */
+    execd_block_signals();
     struct execd_options o;
     switch (execd_parse_options(argc, argv, &o)) {
     case EXECD_EXIT_OK:
@@ -70,7 +108,6 @@ int main(int argc, char **argv)
         break;
     }
     o.config.log = log_to_stderr;
-    execd_block_signals();
     size_t fd_budget = raise_fd_limit();
     if (!o.fd_budget_given)
         o.config.fd_budget = fd_budget;
@@ -90,16 +127,16 @@ int main(int argc, char **argv)
                 snprintf(command_name, sizeof(command_name), "%s", base_name(o.command[0]));
                 t->name = command_name;
             }
-            t->selector.pid = launch_command(o.command);
+            t->selector.pid = launch_command(o.command, o.command_output);
             if (t->selector.pid < 0) {
-                status = 127;
+                status = -t->selector.pid;
                 break;
             }
         }
         if (pt_collector_add_target(c, t->name, &t->selector, &o.target_options, err, sizeof(err)) != 0) {
             fprintf(stderr, "E! proctree-execd: %s: %s\n", t->option, err);
             if (t->selector.kind == PT_SELECT_CHILD) /* launched last, so nothing else runs */
-                kill(t->selector.pid, SIGKILL);
+                kill(-t->selector.pid, SIGKILL);
             status = 2;
         }
     }

@@ -29,8 +29,8 @@ static const char usage[] =
     "  --cgroup PATH             every process of the cgroup (as /proc/PID/cgroup\n"
     "                            shows it, or a cgroupfs directory) and its\n"
     "                            sub-cgroups, and their descendants\n"
-    "  -- COMMAND [ARG]...       run COMMAND, follow its whole tree, exit with\n"
-    "                            its status once the tree is gone\n"
+    "  -- COMMAND [ARG]...       run COMMAND and follow its whole tree (see\n"
+    "                            Launch mode below)\n"
     "  --name NAME               name the preceding target (the target tag);\n"
     "                            default: the process name; the pid file's or\n"
     "                            cgroup's base name (without .pid); the REGEX,\n"
@@ -63,6 +63,18 @@ static const char usage[] =
     "                            open-files limit, raised to its hard limit,\n"
     "                            less 64); others are opened at each read\n"
     "  --proc-root DIR           read DIR instead of /proc (tests)\n"
+    "\n"
+    "Launch mode (-- COMMAND):\n"
+    "  --command-output WHERE    COMMAND's stdout and stderr go to: discard (the\n"
+    "                            default), stderr (this program's), or FILE\n"
+    "                            (appended; created with mode 0600)\n"
+    "  With --interval or --once, proctree-execd exits with COMMAND's status\n"
+    "  once its tree is gone, after the last, partial interval. Per request\n"
+    "  (stdin, signals) it reports that interval at the next request, then\n"
+    "  proc_processes=0 until stdin closes. Told to stop (stdin closed,\n"
+    "  SIGTERM, SIGINT) while the tree runs, it sends SIGTERM to COMMAND's\n"
+    "  process group and every process of the tree, SIGKILL to what is left\n"
+    "  2s later, and exits.\n"
     "  --help                    this text\n"
     "  --version                 the version\n";
 
@@ -88,6 +100,7 @@ enum {
     OPT_NO_GLOBAL,
     OPT_FD_BUDGET,
     OPT_PROC_ROOT,
+    OPT_COMMAND_OUTPUT,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -114,6 +127,7 @@ static const struct option long_options[] = {
     {"no-global", no_argument, NULL, OPT_NO_GLOBAL},
     {"descriptor-budget", required_argument, NULL, OPT_FD_BUDGET},
     {"proc-root", required_argument, NULL, OPT_PROC_ROOT},
+    {"command-output", required_argument, NULL, OPT_COMMAND_OUTPUT},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -273,6 +287,11 @@ static enum execd_parse parse_one(struct execd_options *o, int code, const char 
     case OPT_PROC_ROOT:
         o->config.proc_root = arg;
         return EXECD_RUN;
+    case OPT_COMMAND_OUTPUT:
+        if (!*arg)
+            return usage_error("--command-output: empty value; give discard, stderr or a file%s%s", "", "");
+        o->command_output = arg;
+        return EXECD_RUN;
     case OPT_HELP:
         fputs(usage, stdout);
         return EXECD_EXIT_OK;
@@ -316,6 +335,8 @@ enum execd_parse execd_parse_options(int argc, char **argv, struct execd_options
     if (o->command_name && !o->command)
         return usage_error("--name \"%s\" must follow a target or precede -- COMMAND%s",
                            o->command_name, "");
+    if (o->command_output && !o->command)
+        return usage_error("--command-output \"%s\" needs -- COMMAND%s", o->command_output, "");
     if (o->n_targets == 0)
         return usage_error("no target: give --pid, --pidfile, --match, --exe, --user, --cgroup or -- COMMAND%s%s", "", "");
     return EXECD_RUN;

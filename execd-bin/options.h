@@ -23,6 +23,7 @@ struct execd_options {
     size_t n_targets;
     char **command;           /* argv after "--", NULL-terminated, or NULL */
     const char *command_name; /* --name given before any target */
+    const char *command_output; /* --command-output; NULL: discard */
 };
 
 enum execd_parse { EXECD_RUN, EXECD_EXIT_OK, EXECD_EXIT_USAGE };

@@ -9,6 +9,8 @@ so a wrapper script keeps its meaning. Telegraf or InfluxDB must accept every
 batch it printed.
 """
 
+import os
+import tempfile
 import unittest
 
 import harness as h
@@ -76,6 +78,20 @@ class LaunchTest(h.InfluxTestCase):
         read = sum(line.fields["proc_io_read_bytes"] for line in lines)
         self.assertGreaterEqual(read, HEAD_BYTES, execd.describe())
         self.assertLessEqual(read, HEAD_BYTES + READ_SLACK, execd.describe())
+
+    def test_command_output_goes_where_told(self):
+        """Default: discarded, never on our stderr (Telegraf's 64 KiB line scanner)."""
+        job = ("sh", "-c", "echo to-out; echo to-err >&2")
+        execd, status = self.launch(*job)
+        self.assertEqual(status, 0, execd.describe())
+        self.assertFalse(any("to-" in line for line in execd.stderr_lines()), execd.describe())
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "job.log")
+            execd, status = self.launch(*job, extra=["--command-output", path])
+            self.assertEqual(status, 0, execd.describe())
+            with open(path) as f:
+                self.assertEqual(sorted(f.read().split()), ["to-err", "to-out"])
+            self.assertEqual(os.stat(path).st_mode & 0o777, 0o600)
 
     def sh_lines(self, execd):
         """The target lines of every batch; the only target is named after sh."""

@@ -1,0 +1,100 @@
+#include "output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collector.h"
+
+void execd_output_init(struct execd_output *out, int fd)
+{
+    memset(out, 0, sizeof(*out));
+    out->fd = fd;
+    out->saved_flags = fcntl(fd, F_GETFL);
+    struct stat st;
+    /* Only a pipe or socket: O_NONBLOCK on a terminal would be shared
+     * with the shell that runs us. */
+    if (out->saved_flags >= 0 && fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+        fcntl(fd, F_SETFL, out->saved_flags | O_NONBLOCK);
+}
+
+bool execd_output_waiting(const struct execd_output *out)
+{
+    return out->done < out->len;
+}
+
+int execd_output_flush(struct execd_output *out)
+{
+    while (out->done < out->len) {
+        ssize_t n = write(out->fd, out->data + out->done, out->len - out->done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return 0;
+        if (n <= 0)
+            return -1;
+        out->done += (size_t)n;
+    }
+    out->done = out->len = 0;
+    if (out->dropped) {
+        fprintf(stderr, "I! proctree-execd: stdout is read again; %zu batches were dropped meanwhile\n",
+                out->dropped);
+        out->dropped = 0;
+    }
+    return 0;
+}
+
+/* Keep only the unwritten bytes, at the start of the buffer. */
+static void compact(struct execd_output *out)
+{
+    memmove(out->data, out->data + out->done, out->len - out->done);
+    out->len -= out->done;
+    out->done = 0;
+}
+
+int execd_output_batch(struct execd_output *out, const char *data, size_t len)
+{
+    if (execd_output_waiting(out) && out->len - out->done + len > EXECD_OUTPUT_QUEUE_MAX) {
+        if (out->dropped++ == 0)
+            fprintf(stderr,
+                    "W! proctree-execd: stdout is not read: %zu bytes wait; dropping batches until it is\n",
+                    out->len - out->done);
+        return execd_output_flush(out);
+    }
+    compact(out);
+    if (out->len + len > out->cap) {
+        size_t cap = out->cap ? out->cap : 4096;
+        while (cap < out->len + len)
+            cap *= 2;
+        char *grown = realloc(out->data, cap);
+        if (!grown) {
+            errno = ENOMEM;
+            return -1;
+        }
+        out->data = grown;
+        out->cap = cap;
+    }
+    memcpy(out->data + out->len, data, len);
+    out->len += len;
+    return execd_output_flush(out);
+}
+
+void execd_output_end(struct execd_output *out, double seconds)
+{
+    double give_up = pt_now() + seconds;
+    while (execd_output_waiting(out) && execd_output_flush(out) == 0 && execd_output_waiting(out)) {
+        double left = give_up - pt_now();
+        struct pollfd p = {.fd = out->fd, .events = POLLOUT};
+        if (left <= 0 || poll(&p, 1, (int)(left * 1000) + 1) <= 0)
+            break;
+    }
+    if (out->saved_flags >= 0)
+        fcntl(out->fd, F_SETFL, out->saved_flags);
+    free(out->data);
+    memset(out, 0, sizeof(*out));
+}
