@@ -420,12 +420,20 @@ static void count_entry(pid_t fd, void *count)
 
 /* Since Linux 6.2 the size of a procfs fd directory is its number of
  * entries: one fstat instead of a readdir. Elsewhere (older kernels, a
- * fixture tree) count the entries. */
-static enum pt_read count_dir_entries(int dir_fd, int64_t *count)
+ * fixture tree, where a directory's size means something else) count the
+ * entries. Which it is does not change for a member: it is found out once. */
+static enum pt_read count_dir_entries(struct pt_member *m, int dir_fd, int64_t *count)
 {
-    struct statfs fs;
     struct stat st;
-    if (fstatfs(dir_fd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC && fstat(dir_fd, &st) == 0 && st.st_size > 0) {
+    if (m->fd_dir_sized == PT_FD_DIR_UNKNOWN) {
+        /* a size of 0 is no answer: a process may have no descriptors */
+        struct statfs fs;
+        if (fstatfs(dir_fd, &fs) != 0 || fs.f_type != PROC_SUPER_MAGIC)
+            m->fd_dir_sized = PT_FD_DIR_LISTED;
+        else if (fstat(dir_fd, &st) == 0 && st.st_size > 0)
+            m->fd_dir_sized = PT_FD_DIR_SIZED;
+    }
+    if (m->fd_dir_sized == PT_FD_DIR_SIZED && fstat(dir_fd, &st) == 0) {
         *count = st.st_size;
         return PT_READ_OK;
     }
@@ -444,7 +452,7 @@ enum pt_read pt_member_count_fds(struct pt_member *m, int proc_root_fd, int64_t 
         note_denied(m, fd, PT_MF_FD_DIR, PT_DENIED_FDS);
         return read_error(fd);
     }
-    enum pt_read r = count_dir_entries(fd, count);
+    enum pt_read r = count_dir_entries(m, fd, count);
     return transient ? end_transient(m, proc_root_fd, fd, r) : r;
 }
 

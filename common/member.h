@@ -58,6 +58,9 @@ enum pt_member_file {
     PT_MF_COUNT
 };
 
+/* How a member's fd/ directory tells its number of entries. */
+enum pt_fd_dir_count { PT_FD_DIR_UNKNOWN, PT_FD_DIR_SIZED, PT_FD_DIR_LISTED };
+
 struct pt_member {
     pid_t pid;
     pid_t ppid; /* as of the last stat read */
@@ -76,6 +79,7 @@ struct pt_member {
     uint64_t owed_round;              /* the target's round when it last took a debt */
     bool owes;
     unsigned denied;           /* enum pt_denied bits: not opened again */
+    enum pt_fd_dir_count fd_dir_sized; /* st_size, or a readdir (count_dir_entries) */
     int64_t num_threads;
     int64_t ctx_voluntary, ctx_involuntary; /* summed over live threads, last read */
     struct pt_smaps_rollup smaps;           /* last read */
