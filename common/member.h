@@ -23,6 +23,7 @@
 #include "fdbudget.h"
 #include "procfile.h"
 #include "procparse.h"
+#include "threads.h"
 
 /* Cumulative counters, each inclusive of reaped children where the kernel
  * folds them in: io (reaped children's I/O is added into the parent's own
@@ -68,6 +69,7 @@ struct pt_member {
     char path[24]; /* "<pid>/" under the proc root, built once */
     int fd[PT_MF_COUNT];        /* kept descriptors, -1 when not kept */
     struct pt_fd_budget *budget; /* shared by the collector's members */
+    struct pt_threads threads;   /* when it has several: see threads.h */
     int64_t ctr[PT_CTR_COUNT]; /* last values read */
     bool has_stat, has_io;     /* which groups of ctr hold real values */
     bool io_fresh;             /* the last read of the counters refreshed io */
