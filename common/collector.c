@@ -14,7 +14,7 @@
 #include "fdbudget.h"
 #include "global.h"
 #include "lineproto.h"
-#include "matcher.h"
+#include "procscan.h"
 #include "target.h"
 
 struct pt_collector {
@@ -29,7 +29,7 @@ struct pt_collector {
     struct pt_batch batch;
     struct pt_fd_budget fd_budget;
     bool said_budget;     /* the budget-reached line is written once */
-    struct pt_buf scan_buf; /* the shared walk's scratch */
+    struct pt_procscan scan; /* the host's processes, for the matching selectors */
     bool started;
     double next_poll, next_discovery, next_pss;
     double interval_start;
@@ -111,6 +111,7 @@ struct pt_collector *pt_collector_new(const struct pt_collector_config *config, 
     c->config.proc_root = c->proc_root;
     c->proc_root_fd = fd;
     c->fd_budget.limit = config->fd_budget;
+    pt_procscan_init(&c->scan, fd, config->log, config->log_arg);
     c->global.fd = -1;
     if (config->collect_global) {
         int r = pt_global_init(&c->global, fd);
@@ -132,7 +133,7 @@ void pt_collector_free(struct pt_collector *c)
         pt_target_free(&c->targets[i]);
     free(c->targets);
     free(c->results);
-    pt_buf_free(&c->scan_buf);
+    pt_procscan_free(&c->scan);
     if (c->have_global)
         pt_global_free(&c->global);
     close(c->proc_root_fd);
@@ -258,39 +259,9 @@ int pt_collector_add_target(struct pt_collector *c, const char *name, const stru
     return 0;
 }
 
-/* One walk of the proc root hands every process to every matcher that
- * looks at the whole host (matcher.h), so N such targets cost one walk. */
-struct shared_walk {
-    struct pt_collector *c;
-    pid_t self;
-};
-
-static void offer_process(pid_t pid, void *arg)
-{
-    struct shared_walk *walk = arg;
-    struct pt_collector *c = walk->c;
-    if (pid == walk->self) /* our command line names the pattern */
-        return;
-    struct pt_candidate candidate;
-    pt_candidate_init(&candidate, pid, c->proc_root_fd, &c->scan_buf);
-    if (!pt_candidate_is_user_process(&candidate))
-        return;
-    for (size_t i = 0; i < c->n_targets; i++) {
-        struct pt_target *t = &c->targets[i];
-        if (pt_target_wants_scan(t) && pt_matcher_test(pt_target_matcher(t), &candidate))
-            pt_target_offer_root(t, pid);
-    }
-}
-
 static void discover(struct pt_collector *c)
 {
-    bool walk_needed = false;
-    for (size_t i = 0; i < c->n_targets; i++)
-        walk_needed |= pt_target_wants_scan(&c->targets[i]);
-    if (walk_needed) {
-        struct shared_walk walk = {c, getpid()};
-        pt_for_each_pid_in(c->proc_root_fd, ".", offer_process, &walk);
-    }
+    pt_procscan_run(&c->scan, c->targets, c->n_targets);
     for (size_t i = 0; i < c->n_targets; i++)
         pt_target_discover(&c->targets[i]);
 }

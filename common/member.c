@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "saturate.h"
+#include "threads.h"
 
 /* What each file is, and whether it is read at every poll (hot: it may
  * use the whole descriptor budget, see fdbudget.h). */
@@ -284,6 +285,7 @@ void pt_member_close(struct pt_member *m)
 {
     for (int f = 0; f < PT_MF_COUNT; f++)
         drop_file(m, f);
+    pt_threads_free(&m->threads, m->budget);
 }
 
 enum pt_read pt_member_read_statm(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, struct pt_statm *out)
@@ -314,53 +316,13 @@ enum pt_read pt_member_read_smaps(struct pt_member *m, int proc_root_fd, struct 
     return r == PT_READ_OK || r == PT_READ_NO_FDS ? r : PT_READ_FAILED;
 }
 
-/* A walk over a member's threads (task/TID), for what only per-thread
- * files show: context switches, and children forked by worker threads.
- * Thread files are read by path; the caller checks the identity after. */
-struct thread_walk {
-    const struct pt_member *m;
-    int proc_root_fd;
-    struct pt_buf *buf;
-    int64_t *voluntary, *involuntary; /* add_thread_status */
-    int (*fn)(pid_t pid, void *arg);  /* add_thread_children */
-    void *arg;
-    bool any;
-    bool no_fds; /* a thread's file could not be opened for lack of descriptors */
-};
-
-static int for_each_thread(struct thread_walk *walk, void (*visit)(pid_t tid, void *walk))
+/* A thread's file was read by path: vouch for the member after reading
+ * (see member.h); no descriptor is the read's own failure. */
+static enum pt_read end_thread_reads(const struct pt_member *m, int proc_root_fd, bool no_fds)
 {
-    char task[40];
-    snprintf(task, sizeof(task), "%stask", walk->m->path);
-    return pt_for_each_pid_in(walk->proc_root_fd, task, visit, walk);
-}
-
-/* Read task/TID/<name> by path (the thread may end meanwhile). */
-static ssize_t read_thread_file(struct thread_walk *walk, pid_t tid, const char *name)
-{
-    char path[96];
-    snprintf(path, sizeof(path), "%stask/%d/%s", walk->m->path, (int)tid, name);
-    int fd = pt_open_at(walk->proc_root_fd, path);
-    if (fd < 0) {
-        walk->no_fds |= out_of_fds(fd);
-        return -1;
-    }
-    ssize_t n = pt_pread_all(fd, walk->buf);
-    close(fd);
-    return n;
-}
-
-/* The result of a whole walk: its directory, its files, then whether the
- * member is still itself. */
-static enum pt_read end_walk(const struct thread_walk *walk, int dir_err, bool need_any)
-{
-    if (dir_err < 0)
-        return read_error(dir_err);
-    if (walk->no_fds)
+    if (no_fds)
         return PT_READ_NO_FDS;
-    if (need_any && !walk->any)
-        return PT_READ_FAILED;
-    return check_identity(walk->m, walk->proc_root_fd);
+    return check_identity(m, proc_root_fd);
 }
 
 /* Parse a status file's context switches into the sums. */
@@ -372,23 +334,6 @@ static bool add_status(const struct pt_buf *buf, ssize_t n, int64_t *voluntary, 
     *voluntary = pt_sat_add(*voluntary, (int64_t)st.voluntary_ctxt_switches);
     *involuntary = pt_sat_add(*involuntary, (int64_t)st.nonvoluntary_ctxt_switches);
     return true;
-}
-
-static void add_thread_status(pid_t tid, void *arg)
-{
-    struct thread_walk *walk = arg;
-    ssize_t n = read_thread_file(walk, tid, "status");
-    walk->any |= add_status(walk->buf, n, walk->voluntary, walk->involuntary);
-}
-
-static void add_thread_children(pid_t tid, void *arg)
-{
-    struct thread_walk *walk = arg;
-    if (tid == walk->m->pid)
-        return; /* the main thread's file is read on its own */
-    ssize_t n = read_thread_file(walk, tid, "children");
-    if (n > 0)
-        pt_parse_children(walk->buf->data, (size_t)n, walk->fn, walk->arg);
 }
 
 enum pt_read pt_member_read_ctx_switches(struct pt_member *m, int proc_root_fd, struct pt_buf *buf,
@@ -405,10 +350,18 @@ enum pt_read pt_member_read_ctx_switches(struct pt_member *m, int proc_root_fd, 
             return r;
         return add_status(buf, (ssize_t)len, voluntary, involuntary) ? PT_READ_OK : PT_READ_FAILED;
     }
-    struct thread_walk walk = {
-        .m = m, .proc_root_fd = proc_root_fd, .buf = buf, .voluntary = voluntary, .involuntary = involuntary};
-    int r = for_each_thread(&walk, add_thread_status);
-    return end_walk(&walk, r, true);
+    int err = pt_threads_refresh(&m->threads, proc_root_fd, m->path, m->num_threads, m->budget);
+    if (err)
+        return read_error(err);
+    bool any = false, no_fds = false;
+    for (uint32_t i = 0; i < m->threads.count; i++) {
+        ssize_t n = pt_threads_read(&m->threads, i, PT_TF_STATUS, proc_root_fd, m->path, m->budget, buf);
+        no_fds |= out_of_fds((int)n);
+        any |= add_status(buf, n, voluntary, involuntary);
+    }
+    if (!any && !no_fds)
+        return PT_READ_FAILED;
+    return end_thread_reads(m, proc_root_fd, no_fds);
 }
 
 /* fd/ entries are descriptor numbers, so the pid walker counts them. */
@@ -420,12 +373,20 @@ static void count_entry(pid_t fd, void *count)
 
 /* Since Linux 6.2 the size of a procfs fd directory is its number of
  * entries: one fstat instead of a readdir. Elsewhere (older kernels, a
- * fixture tree) count the entries. */
-static enum pt_read count_dir_entries(int dir_fd, int64_t *count)
+ * fixture tree, where a directory's size means something else) count the
+ * entries. Which it is does not change for a member: it is found out once. */
+static enum pt_read count_dir_entries(struct pt_member *m, int dir_fd, int64_t *count)
 {
-    struct statfs fs;
     struct stat st;
-    if (fstatfs(dir_fd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC && fstat(dir_fd, &st) == 0 && st.st_size > 0) {
+    if (m->fd_dir_sized == PT_FD_DIR_UNKNOWN) {
+        /* a size of 0 is no answer: a process may have no descriptors */
+        struct statfs fs;
+        if (fstatfs(dir_fd, &fs) != 0 || fs.f_type != PROC_SUPER_MAGIC)
+            m->fd_dir_sized = PT_FD_DIR_LISTED;
+        else if (fstat(dir_fd, &st) == 0 && st.st_size > 0)
+            m->fd_dir_sized = PT_FD_DIR_SIZED;
+    }
+    if (m->fd_dir_sized == PT_FD_DIR_SIZED && fstat(dir_fd, &st) == 0) {
         *count = st.st_size;
         return PT_READ_OK;
     }
@@ -444,7 +405,7 @@ enum pt_read pt_member_count_fds(struct pt_member *m, int proc_root_fd, int64_t 
         note_denied(m, fd, PT_MF_FD_DIR, PT_DENIED_FDS);
         return read_error(fd);
     }
-    enum pt_read r = count_dir_entries(fd, count);
+    enum pt_read r = count_dir_entries(m, fd, count);
     return transient ? end_transient(m, proc_root_fd, fd, r) : r;
 }
 
@@ -475,10 +436,20 @@ enum pt_read pt_member_read_children(struct pt_member *m, int proc_root_fd, stru
         return r;
     if (pt_parse_children(buf->data, (size_t)n, fn, arg) < 0)
         return PT_READ_FAILED;
-    if (m->num_threads > 1) {
-        struct thread_walk walk = {.m = m, .proc_root_fd = proc_root_fd, .buf = buf, .fn = fn, .arg = arg};
-        int dir_err = for_each_thread(&walk, add_thread_children);
-        return end_walk(&walk, dir_err, false);
+    if (m->num_threads <= 1)
+        return PT_READ_OK;
+    /* a child forked by a worker thread is listed under that thread only */
+    int err = pt_threads_refresh(&m->threads, proc_root_fd, m->path, m->num_threads, m->budget);
+    if (err)
+        return read_error(err);
+    bool no_fds = false;
+    for (uint32_t i = 0; i < m->threads.count; i++) {
+        if (m->threads.list[i].tid == m->pid)
+            continue; /* the main thread's file was read above */
+        ssize_t n = pt_threads_read(&m->threads, i, PT_TF_CHILDREN, proc_root_fd, m->path, m->budget, buf);
+        no_fds |= out_of_fds((int)n);
+        if (n > 0)
+            pt_parse_children(buf->data, (size_t)n, fn, arg);
     }
-    return PT_READ_OK;
+    return end_thread_reads(m, proc_root_fd, no_fds);
 }

@@ -23,6 +23,7 @@
 #include "fdbudget.h"
 #include "procfile.h"
 #include "procparse.h"
+#include "threads.h"
 
 /* Cumulative counters, each inclusive of reaped children where the kernel
  * folds them in: io (reaped children's I/O is added into the parent's own
@@ -58,6 +59,9 @@ enum pt_member_file {
     PT_MF_COUNT
 };
 
+/* How a member's fd/ directory tells its number of entries. */
+enum pt_fd_dir_count { PT_FD_DIR_UNKNOWN, PT_FD_DIR_SIZED, PT_FD_DIR_LISTED };
+
 struct pt_member {
     pid_t pid;
     pid_t ppid; /* as of the last stat read */
@@ -65,6 +69,7 @@ struct pt_member {
     char path[24]; /* "<pid>/" under the proc root, built once */
     int fd[PT_MF_COUNT];        /* kept descriptors, -1 when not kept */
     struct pt_fd_budget *budget; /* shared by the collector's members */
+    struct pt_threads threads;   /* when it has several: see threads.h */
     int64_t ctr[PT_CTR_COUNT]; /* last values read */
     bool has_stat, has_io;     /* which groups of ctr hold real values */
     bool io_fresh;             /* the last read of the counters refreshed io */
@@ -76,6 +81,7 @@ struct pt_member {
     uint64_t owed_round;              /* the target's round when it last took a debt */
     bool owes;
     unsigned denied;           /* enum pt_denied bits: not opened again */
+    enum pt_fd_dir_count fd_dir_sized; /* st_size, or a readdir (count_dir_entries) */
     int64_t num_threads;
     int64_t ctx_voluntary, ctx_involuntary; /* summed over live threads, last read */
     struct pt_smaps_rollup smaps;           /* last read */

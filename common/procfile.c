@@ -124,25 +124,34 @@ int pt_errno_is_gone(int err)
     return err == -ESRCH || err == -ENOENT;
 }
 
+/* getdents64 into a buffer on the stack rather than opendir(), which
+ * allocates: a discovery walk must not touch the heap. */
 int pt_for_each_pid_in(int dirfd, const char *path, void (*fn)(pid_t pid, void *arg), void *arg)
 {
     int fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return -errno;
-    DIR *dir = fdopendir(fd);
-    if (!dir) {
-        int err = errno;
-        close(fd);
-        return -err;
+    _Alignas(struct dirent64) char entries[8192];
+    int err = 0;
+    for (;;) {
+        ssize_t n = getdents64(fd, entries, sizeof(entries));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            err = n < 0 ? -errno : 0;
+            break;
+        }
+        for (ssize_t off = 0; off < n;) {
+            const struct dirent64 *e = (const struct dirent64 *)(entries + off);
+            off += e->d_reclen;
+            pid_t pid = 0;
+            const char *p = e->d_name;
+            for (; *p >= '0' && *p <= '9' && pid < 100000000; p++)
+                pid = pid * 10 + (*p - '0');
+            if (*p == '\0' && p != e->d_name) /* 0 is a descriptor number, never a pid */
+                fn(pid, arg);
+        }
     }
-    for (struct dirent *e; (e = readdir(dir));) {
-        pid_t pid = 0;
-        const char *p = e->d_name;
-        for (; *p >= '0' && *p <= '9' && pid < 100000000; p++)
-            pid = pid * 10 + (*p - '0');
-        if (*p == '\0' && p != e->d_name) /* 0 is a descriptor number, never a pid */
-            fn(pid, arg);
-    }
-    closedir(dir);
-    return 0;
+    close(fd);
+    return err;
 }

@@ -38,7 +38,7 @@ int pt_open_at(int dirfd, const char *name);
 /* Call fn(number, arg) for every numeric entry of the directory path
  * under dirfd: the processes of a proc root ("."), the threads of a
  * process ("<pid>/task"), the descriptors of one ("<pid>/fd", from 0).
- * Returns 0, or -errno when the directory cannot be opened. */
+ * Returns 0, or -errno when the directory cannot be opened or read. */
 int pt_for_each_pid_in(int dirfd, const char *path, void (*fn)(pid_t pid, void *arg), void *arg);
 
 /* True when err (a -errno result) means the process no longer exists. */

@@ -323,6 +323,11 @@ const struct pt_matcher *pt_target_matcher(const struct pt_target *t)
     return &t->matcher;
 }
 
+bool pt_target_has_member(const struct pt_target *t, pid_t pid)
+{
+    return live_member(t, pid) != NULL;
+}
+
 void pt_target_offer_root(struct pt_target *t, pid_t pid)
 {
     collect_pid(pid, t);

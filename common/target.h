@@ -120,6 +120,8 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
 bool pt_target_wants_scan(const struct pt_target *t);
 /* Its matcher, for that walk. */
 const struct pt_matcher *pt_target_matcher(const struct pt_target *t);
+/* Is pid a live member of the target? */
+bool pt_target_has_member(const struct pt_target *t, pid_t pid);
 /* The walk found a process the matcher takes: a root for the next
  * pt_target_discover(). */
 void pt_target_offer_root(struct pt_target *t, pid_t pid);

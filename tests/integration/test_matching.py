@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import tempfile
+import time
 import unittest
 
 import harness as h
@@ -56,6 +57,56 @@ class SharedWalk(unittest.TestCase):
         self.assertGreater(len(opens), 10, "the walk was not traced")
         most = max(opens.values())
         self.assertLessEqual(most, 2, f"with {TARGETS} targets a process's stat was opened {most} times")
+
+
+DISCOVERY = 0.2        # seconds between discoveries in the tests below
+RECHECK = 30           # PT_RECHECK_DISCOVERIES: the documented bound without events
+
+
+def matching(execd, name):
+    """proc_processes of target name in the last batch (0 when absent)."""
+    batches = execd.batches()
+    if not batches:
+        return 0
+    lines = [p for p in batches[-1][1] if p.tags.get("target") == name]
+    return lines[0].fields.get("proc_processes", 0) if lines else 0
+
+
+class ExecIntoMatch(unittest.TestCase):
+    """A process that exec's into a matching program keeps its pid: it must
+    still join within the documented time."""
+
+    def test_with_process_events_at_the_next_discovery(self):
+        token = f"0.{os.getpid()}"  # sleep adds its arguments: a token it takes
+        script = 'read line; exec sleep 300 "$0"'
+        with h.Workload(["sh", "-c", f"echo ready $$; {script}", token]) as job, \
+                h.Execd(["--match", f"^sleep 300 {re.escape(token)}$", "--name", "m", "--interval", "0.2s",
+                         "--discovery-interval", f"{DISCOVERY}s"]) as execd:
+            execd.wait_batches(3)
+            self.assertEqual(matching(execd, "m"), 0, execd.describe())
+            self.assertTrue([l for l in execd.stderr_lines() if "process events" in l], execd.describe())
+            start = time.monotonic()
+            job.send(b"go\n")
+            execd.wait_for(lambda e: matching(e, "m") == 1, 10, "the exec'd process to join")
+            elapsed = time.monotonic() - start
+        self.assertLess(elapsed, 2 * DISCOVERY + 0.2 + 1.0, "found later than the next discovery")
+
+    def test_without_process_events_within_the_rotation(self):
+        # In a pid namespace of its own the kernel's events carry pids that
+        # proctree cannot see: it walks /proc and re-checks known processes
+        # in rotation. The job is launched in the namespace with it.
+        token = f"0.{os.getpid()}"
+        job = 'sleep 1; exec sleep 300 "$0"'
+        wait = 1.0 + RECHECK * DISCOVERY
+        with h.Execd(["--match", f"^sleep 300 {re.escape(token)}$", "--name", "m", "--interval", "0.2s",
+                      "--discovery-interval", f"{DISCOVERY}s", "--", "sh", "-c", job, token],
+                     wrapper=["unshare", "--pid", "--fork", "--mount-proc"]) as execd:
+            start = time.monotonic()
+            execd.wait_for(lambda e: matching(e, "m") == 1, wait + 5, "the exec'd process to join")
+            elapsed = time.monotonic() - start
+            self.assertTrue([l for l in execd.stderr_lines() if "no process events" in l], execd.describe())
+        self.assertGreater(elapsed, 1.0)
+        self.assertLess(elapsed, wait + 1.5, f"found after {elapsed:.1f}s, documented {wait:.1f}s")
 
 
 class KernelThreads(unittest.TestCase):

@@ -925,6 +925,69 @@ START_TEST(huge_counters_saturate)
 }
 END_TEST
 
+static void put_thread_status(pid_t pid, pid_t tid, int voluntary)
+{
+    char rel[64], text[256];
+    snprintf(rel, sizeof(rel), "%d/task/%d/status", (int)pid, (int)tid);
+    snprintf(text, sizeof(text),
+             "Name:\tproc\nUid:\t0\t0\t0\t0\nvoluntary_ctxt_switches:\t%d\nnonvoluntary_ctxt_switches:\t0\n",
+             voluntary);
+    fx_write(root, rel, text, -1);
+}
+
+/* Descriptors of this process open on a file whose path ends so. */
+static int kept_on(const char *suffix)
+{
+    int n = 0;
+    for (int fd = 0; fd < 1024; fd++) {
+        char link[32], target[512];
+        snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+        ssize_t len = readlink(link, target, sizeof(target) - 1);
+        if (len <= 0)
+            continue;
+        target[len] = '\0';
+        size_t sl = strlen(suffix);
+        n += (size_t)len >= sl && strcmp(target + len - sl, suffix) == 0;
+    }
+    return n;
+}
+
+/* A multi-threaded member's threads are listed once and their status
+ * files kept; the list is walked again when a kept file says its thread
+ * is gone, even if the thread count did not change. */
+START_TEST(threads_are_kept_while_they_live)
+{
+    struct fx_proc r = proc(100, 1, 10, 0, 10, NULL);
+    r.num_threads = 2;
+    fx_put_proc(root, &r);
+    put_status(100, 10, 0);
+    put_thread_status(100, 100, 10);
+    put_thread_status(100, 1000, 5);
+    c = collector_for(root);
+    add_pid_target("app", 100);
+    pt_collector_tick(c, 0.0);
+    const struct pt_batch *b = pt_collector_close(c, 1.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_CTX_SWITCHES_VOLUNTARY), 0);
+    ck_assert_int_eq(kept_on("/100/task/1000/status"), 1);
+    put_thread_status(100, 1000, 7);
+    b = pt_collector_close(c, 2.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_CTX_SWITCHES_VOLUNTARY), 2);
+    /* thread 1000 ends, 1001 starts: still two threads */
+    char path[512];
+    fx_write(root, "100/task/1000/status", "", 0);
+    snprintf(path, sizeof(path), "%s/100/task/1000/status", root);
+    ck_assert_int_eq(unlink(path), 0);
+    put_thread_status(100, 1001, 3);
+    b = pt_collector_close(c, 3.0); /* 1000 reads empty: gone, 1001 not yet listed */
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_CTX_SWITCHES_VOLUNTARY), 0);
+    ck_assert_int_eq(kept_on("/100/task/1000/status"), 0);
+    put_thread_status(100, 1001, 6);
+    b = pt_collector_close(c, 4.0); /* listed again: 10 + 6 against 10 */
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_CTX_SWITCHES_VOLUNTARY), 6);
+    ck_assert_int_eq(kept_on("/100/task/1001/status"), 1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("accounting");
@@ -957,6 +1020,7 @@ int main(void)
     tcase_add_test(tc, out_of_descriptors_leaves_sums_out);
     tcase_add_test(tc, kernel_threads_are_not_matched);
     tcase_add_test(tc, match_text_is_bounded);
+    tcase_add_test(tc, threads_are_kept_while_they_live);
     tcase_add_test(tc, huge_memory_and_thread_sums_saturate);
     tcase_add_test(tc, huge_counters_saturate);
     suite_add_tcase(s, tc);

@@ -1,0 +1,185 @@
+#include "procevents.h"
+
+#include <errno.h>
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/magic.h>
+#include <linux/netlink.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "procfile.h"
+
+/* How long the kernel's answer to the listen request is awaited, once,
+ * at start: it comes at once, or the connector is not there. */
+#define PT_PROCEVENTS_ACK_MS 500
+/* Room for a burst: an event is about 100 bytes on the socket. */
+#define PT_PROCEVENTS_RCVBUF (4 << 20)
+
+/* One netlink message carrying a connector message carrying op. */
+static int send_op(int fd, enum proc_cn_mcast_op op)
+{
+    struct {
+        struct nlmsghdr nl;
+        struct cn_msg cn;
+        enum proc_cn_mcast_op op;
+    } __attribute__((packed)) msg;
+    memset(&msg, 0, sizeof(msg));
+    msg.nl.nlmsg_len = sizeof(msg);
+    msg.nl.nlmsg_type = NLMSG_DONE;
+    msg.nl.nlmsg_pid = (uint32_t)getpid();
+    msg.cn.id.idx = CN_IDX_PROC;
+    msg.cn.id.val = CN_VAL_PROC;
+    msg.cn.len = sizeof(op);
+    msg.op = op;
+    return send(fd, &msg, sizeof(msg), 0) == (ssize_t)sizeof(msg) ? 0 : -errno;
+}
+
+/* The events carry the host's pids: only a proctree in the host's pid
+ * namespace (one pid in NSpid) reading the real /proc can use them. */
+static bool in_host_pid_namespace(int proc_root_fd)
+{
+    struct statfs fs;
+    if (fstatfs(proc_root_fd, &fs) != 0 || fs.f_type != PROC_SUPER_MAGIC)
+        return false;
+    int fd = pt_open_at(proc_root_fd, "self/status");
+    if (fd < 0)
+        return false;
+    char text[4096];
+    ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
+    close(fd);
+    if (n <= 0)
+        return false;
+    text[n] = '\0';
+    const char *line = strstr(text, "\nNSpid:");
+    if (!line)
+        return true; /* kernels before 4.1 have no pid namespaces to show */
+    const char *end = strchr(line + 1, '\n');
+    size_t len = end ? (size_t)(end - line) : strlen(line);
+    return memchr(line + 7, '\t', len - 7) == memrchr(line + 7, '\t', len - 7); /* one tab: one pid */
+}
+
+/* The kernel answers the listen request with an event carrying an error
+ * (EPERM where it wants CAP_NET_ADMIN); older kernels do not answer a
+ * request from another namespace at all. The answer does not say whose
+ * request it answers (6.18 numbers it its own way), so another listener's
+ * could be taken for ours: then its events are still ours to read. Events
+ * read meanwhile are dropped: the first discovery walks /proc anyway. */
+static int await_ack(int fd)
+{
+    for (;;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int r = poll(&p, 1, PT_PROCEVENTS_ACK_MS);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -ETIMEDOUT;
+        _Alignas(struct nlmsghdr) char buf[1024];
+        ssize_t n = recv(fd, buf, sizeof(buf), 0);
+        if (n < 0)
+            return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+        const struct nlmsghdr *nl = (const struct nlmsghdr *)buf;
+        if (n < (ssize_t)(NLMSG_LENGTH(sizeof(struct cn_msg) + sizeof(struct proc_event))))
+            continue;
+        const struct cn_msg *cn = NLMSG_DATA(nl);
+        const struct proc_event *ev = (const struct proc_event *)cn->data;
+        if (ev->what == PROC_EVENT_NONE)
+            return ev->event_data.ack.err ? -(int)ev->event_data.ack.err : 0;
+    }
+}
+
+int pt_procevents_open(struct pt_procevents *ev, int proc_root_fd)
+{
+    ev->fd = -1;
+    if (!in_host_pid_namespace(proc_root_fd))
+        return -ENOTSUP;
+    int fd = socket(PF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_CONNECTOR);
+    if (fd < 0)
+        return -errno;
+    int size = PT_PROCEVENTS_RCVBUF;
+    /* FORCE passes rmem_max where permitted (CAP_NET_ADMIN, which we need anyway) */
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) != 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+    struct sockaddr_nl addr = {.nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC, .nl_pid = 0};
+    int err = bind(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0 ? 0 : -errno;
+    if (!err)
+        err = send_op(fd, PROC_CN_MCAST_LISTEN);
+    if (!err)
+        err = await_ack(fd);
+    if (err) {
+        close(fd);
+        return err;
+    }
+    ev->fd = fd;
+    return 0;
+}
+
+void pt_procevents_close(struct pt_procevents *ev)
+{
+    if (ev->fd < 0)
+        return;
+    send_op(ev->fd, PROC_CN_MCAST_IGNORE); /* the kernel counts its listeners */
+    close(ev->fd);
+    ev->fd = -1;
+}
+
+/* One event, as the selectors see it; a thread's fork or exit is none. */
+static void hand_over(const struct proc_event *e, void (*fn)(enum pt_procevent_kind, pid_t, void *), void *arg)
+{
+    switch (e->what) {
+    case PROC_EVENT_FORK:
+        if (e->event_data.fork.child_pid == e->event_data.fork.child_tgid)
+            fn(PT_PROCEVENT_START, e->event_data.fork.child_tgid, arg);
+        break;
+    case PROC_EVENT_EXEC:
+        fn(PT_PROCEVENT_CHANGE, e->event_data.exec.process_tgid, arg);
+        break;
+    case PROC_EVENT_UID:
+        fn(PT_PROCEVENT_CHANGE, e->event_data.id.process_tgid, arg);
+        break;
+    case PROC_EVENT_COMM:
+        fn(PT_PROCEVENT_CHANGE, e->event_data.comm.process_tgid, arg);
+        break;
+    case PROC_EVENT_EXIT:
+        if (e->event_data.exit.process_pid == e->event_data.exit.process_tgid)
+            fn(PT_PROCEVENT_EXIT, e->event_data.exit.process_tgid, arg);
+        break;
+    default:
+        break;
+    }
+}
+
+bool pt_procevents_drain(struct pt_procevents *ev, void (*fn)(enum pt_procevent_kind kind, pid_t pid, void *arg),
+                         void *arg)
+{
+    bool complete = true;
+    if (ev->fd < 0)
+        return complete;
+    _Alignas(struct nlmsghdr) char buf[8192];
+    for (;;) {
+        ssize_t n = recv(ev->fd, buf, sizeof(buf), 0);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == ENOBUFS) { /* the kernel dropped events: keep reading what is left */
+                complete = false;
+                continue;
+            }
+            return complete; /* EAGAIN: drained */
+        }
+        for (const struct nlmsghdr *nl = (const struct nlmsghdr *)buf; NLMSG_OK(nl, (size_t)n);
+             nl = NLMSG_NEXT(nl, n)) {
+            if (nl->nlmsg_len < NLMSG_LENGTH(sizeof(struct cn_msg) + sizeof(struct proc_event)))
+                continue;
+            const struct cn_msg *cn = NLMSG_DATA(nl);
+            if (cn->id.idx != CN_IDX_PROC || cn->id.val != CN_VAL_PROC)
+                continue;
+            hand_over((const struct proc_event *)cn->data, fn, arg);
+        }
+    }
+}

@@ -1,0 +1,43 @@
+/* procevents: the kernel's process events (the netlink proc connector).
+ *
+ * The kernel tells a listener about every fork, exec, exit and change of
+ * name or user on the host, as they happen. With them, the matching
+ * selectors learn of a process that starts or becomes a match without
+ * walking /proc (procscan.c). Listening needs the host's network and pid
+ * namespaces (the events carry the host's pids), and older kernels want
+ * CAP_NET_ADMIN too (they refuse the request, and say so in their answer;
+ * Linux 6.18 lets any user listen, measured): where any is missing,
+ * pt_procevents_open fails and the walk serves alone.
+ *
+ * The socket is non-blocking and drained from the thread that polls, so a
+ * burst of events costs reads, never a wait. When the kernel had to drop
+ * events (the socket buffer overflowed), the drain says so: what they
+ * would have said must be found by a walk. */
+#ifndef PROCTREE_PROCEVENTS_H
+#define PROCTREE_PROCEVENTS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+enum pt_procevent_kind {
+    PT_PROCEVENT_START,  /* a new process (not a thread): fork */
+    PT_PROCEVENT_CHANGE, /* exec, a new name or user: match it again */
+    PT_PROCEVENT_EXIT,   /* the process (its last thread) has exited */
+};
+
+struct pt_procevents {
+    int fd; /* -1: not listening */
+};
+
+/* Listen. Returns 0, or -errno: -EPERM where CAP_NET_ADMIN is wanted,
+ * -ETIMEDOUT when the kernel does not answer, -ENOTSUP outside the host's
+ * pid namespace or when proc_root_fd is not a procfs. */
+int pt_procevents_open(struct pt_procevents *ev, int proc_root_fd);
+void pt_procevents_close(struct pt_procevents *ev);
+
+/* Hand every event that arrived to fn(kind, pid, arg), without waiting.
+ * Returns false when events were lost since the last drain. */
+bool pt_procevents_drain(struct pt_procevents *ev, void (*fn)(enum pt_procevent_kind kind, pid_t pid, void *arg),
+                         void *arg);
+
+#endif

@@ -1,0 +1,56 @@
+/* threads: the threads of a multi-threaded member, with their files kept.
+ *
+ * Two things only a thread's own files show: its context switches
+ * (task/TID/status) and the children it forked (task/TID/children; a
+ * child forked by a worker thread is listed under that thread alone). A
+ * member with many threads would cost a walk of task/ and an open per
+ * thread and file at every read, so the list of threads and their
+ * descriptors are kept (within the descriptor budget) while they live.
+ *
+ * The list is walked again only when it may be wrong: the member's thread
+ * count differs from it, or a kept file said its thread is gone. A thread
+ * that ends and another that starts between two reads keep the count,
+ * but the gone one's descriptor reads ESRCH, so the list is walked then.
+ *
+ * A kept descriptor pins its thread; a file opened by path is vouched for
+ * by the caller, which checks the member's identity after reading. */
+#ifndef PROCTREE_THREADS_H
+#define PROCTREE_THREADS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "fdbudget.h"
+#include "procfile.h"
+
+enum pt_thread_file { PT_TF_STATUS, PT_TF_CHILDREN, PT_TF_COUNT };
+
+struct pt_thread {
+    pid_t tid;
+    int fd[PT_TF_COUNT]; /* kept, or -1 */
+};
+
+/* Owns the array and the descriptors. Zero-initialised = empty, stale. */
+struct pt_threads {
+    struct pt_thread *list; /* ascending tid */
+    uint32_t count;
+    bool fresh; /* walked, and no file has said a thread is gone since */
+};
+
+/* Walk <member_path>task/ again when the list may be wrong (see above),
+ * keeping the descriptors of the threads that remain. Returns 0 or
+ * -errno (the member is gone: -ENOENT/-ESRCH; no descriptors: -EMFILE). */
+int pt_threads_refresh(struct pt_threads *ts, int proc_root_fd, const char *member_path, int64_t num_threads,
+                       struct pt_fd_budget *budget);
+
+/* Read file f of thread i into buf (to its end). Returns its length; 0
+ * when the thread is gone (the list is then walked at the next refresh);
+ * -EMFILE/-ENFILE when no descriptor could be had. */
+ssize_t pt_threads_read(struct pt_threads *ts, uint32_t i, enum pt_thread_file f, int proc_root_fd,
+                        const char *member_path, struct pt_fd_budget *budget, struct pt_buf *buf);
+
+/* Close every kept descriptor (back to the budget) and free the list. */
+void pt_threads_free(struct pt_threads *ts, struct pt_fd_budget *budget);
+
+#endif
