@@ -11,7 +11,7 @@ match the kernel's own rusage of that tree:
 
 * in the same run: the launched command is `cpuburn tally sh -c ...`, which
   prints getrusage(SELF) + getrusage(CHILDREN) once its whole tree was reaped
-  (its stdout reaches proctree-execd's stderr);
+  (its stdout reaches proctree-execd's stderr: --command-output stderr);
 * in a separate run of the same work under /usr/bin/time. cpuburn spins until
   it has used a given amount of CPU time, so every run does the same work on
   a busy machine too.
@@ -46,7 +46,7 @@ def time_path():
 
 class CpuOfReapedChildren(unittest.TestCase):
     def launch_tally(self):
-        with h.Execd(["--interval", "0.5s", "--", ah.cpuburn_path(), "tally",
+        with h.Execd(["--interval", "0.5s", "--command-output", "stderr", "--", ah.cpuburn_path(), "tally",
                       "sh", "-c", workload_script()]) as execd:
             status = execd.wait_exit(120)
         self.assertEqual(status, 0, execd.describe())
