@@ -4,19 +4,21 @@
 
 bool pt_fd_budget_take(struct pt_fd_budget *b, bool hot)
 {
-    size_t cap = hot ? b->limit : b->limit / 2;
-    if (b->kept >= cap) {
+    if (b->kept >= b->limit || (!hot && b->kept_cold >= b->limit / 2)) {
         b->reached = true;
         return false;
     }
     b->kept++;
+    b->kept_cold += !hot;
     return true;
 }
 
-void pt_fd_budget_give(struct pt_fd_budget *b)
+void pt_fd_budget_give(struct pt_fd_budget *b, bool hot)
 {
     if (b->kept > 0)
         b->kept--;
+    if (!hot && b->kept_cold > 0)
+        b->kept_cold--;
 }
 
 size_t pt_fd_budget_from_rlimit(double share, size_t reserve)

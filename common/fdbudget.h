@@ -8,9 +8,10 @@
  * that does not fit is opened, read and closed at each read instead
  * (member.c), which costs two more syscalls and gives the same numbers.
  *
- * The hot files (stat and statm, read at every 100 ms poll) may use the
- * whole budget, the others only half of it: when a tree outgrows the
- * budget, the descriptors go where they save the most. */
+ * The other files (read once an interval) may take at most half of the
+ * budget, so the hot ones (stat and statm, read at every 100 ms poll)
+ * always have the other half: when a tree outgrows the budget, the
+ * descriptors go where they save the most. */
 #ifndef PROCTREE_FDBUDGET_H
 #define PROCTREE_FDBUDGET_H
 
@@ -20,13 +21,14 @@
 struct pt_fd_budget {
     size_t limit; /* descriptors that may be kept */
     size_t kept;  /* descriptors kept now */
+    size_t kept_cold; /* of which not hot */
     bool reached; /* a file had to be read without keeping it */
 };
 
 /* May one more descriptor be kept? Counts it when it may. */
 bool pt_fd_budget_take(struct pt_fd_budget *b, bool hot);
-/* A kept descriptor was closed. */
-void pt_fd_budget_give(struct pt_fd_budget *b);
+/* A kept descriptor (hot or not, as when it was taken) was closed. */
+void pt_fd_budget_give(struct pt_fd_budget *b, bool hot);
 
 /* The largest budget: more descriptors than Linux lets a process open. */
 #define PT_FD_BUDGET_MAX ((size_t)1 << 24)

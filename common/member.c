@@ -49,7 +49,7 @@ static void drop_file(struct pt_member *m, enum pt_member_file f)
     close(m->fd[f]);
     m->fd[f] = -1;
     if (m->budget)
-        pt_fd_budget_give(m->budget);
+        pt_fd_budget_give(m->budget, member_files[f].hot);
 }
 
 /* Note a file the permissions keep from us (at open or at a read), so it

@@ -20,7 +20,7 @@ static void close_thread(struct pt_thread *th, struct pt_fd_budget *budget)
         close(th->fd[f]);
         th->fd[f] = -1;
         if (budget)
-            pt_fd_budget_give(budget);
+            pt_fd_budget_give(budget, false);
     }
 }
 

@@ -665,17 +665,22 @@ END_TEST
 
 START_TEST(budget_hot_files_may_use_all_of_it)
 {
-    struct pt_fd_budget b = {.limit = 4};
-    ck_assert(pt_fd_budget_take(&b, false));
-    ck_assert(pt_fd_budget_take(&b, false));
-    ck_assert(!pt_fd_budget_take(&b, false)); /* cold: half */
+    struct pt_fd_budget b = {.limit = 6};
     ck_assert(pt_fd_budget_take(&b, true));
-    ck_assert(pt_fd_budget_take(&b, true));
-    ck_assert(!pt_fd_budget_take(&b, true));
+    for (int i = 0; i < 3; i++)
+        ck_assert(pt_fd_budget_take(&b, false));
+    ck_assert(!pt_fd_budget_take(&b, false)); /* the others: half of it */
     ck_assert(b.reached);
-    pt_fd_budget_give(&b);
     ck_assert(pt_fd_budget_take(&b, true));
-    ck_assert_uint_eq(b.kept, 4);
+    ck_assert(pt_fd_budget_take(&b, true));
+    ck_assert(!pt_fd_budget_take(&b, true)); /* hot ones: all of it */
+    pt_fd_budget_give(&b, true);
+    ck_assert(!pt_fd_budget_take(&b, false)); /* room, but the others have their half */
+    ck_assert(pt_fd_budget_take(&b, true));
+    pt_fd_budget_give(&b, false);
+    ck_assert(pt_fd_budget_take(&b, false));
+    ck_assert_uint_eq(b.kept, 6);
+    ck_assert_uint_eq(b.kept_cold, 3);
 }
 END_TEST
 
