@@ -85,7 +85,7 @@ class Telegraf:
         config = f"""
 [agent]
   interval = "1s"
-  round_interval = true  # the first tick waits for a whole second: see the README on signal modes
+  round_interval = true  # the first tick waits for a whole second: see docs/TELEGRAF.md on signal modes
   flush_interval = "1s"
   flush_jitter = "0s"
   collection_jitter = "0s"

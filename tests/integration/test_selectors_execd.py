@@ -114,7 +114,7 @@ class Selectors(unittest.TestCase):
         self.assert_nothing_counted(execd, fake)  # argv[0] is neither comm nor executable
 
     def test_target_without_a_process_keeps_its_line(self):
-        """README: a target with no live process gets one W! line on stderr and
+        """proctree-execd(1): a target with no live process gets one W! line on stderr and
         keeps its line with proc_processes=0, so an alert can fire on it; no
         memory or I/O fields, which would look like a measurement."""
         name = f"ptnone{UNIQ}"

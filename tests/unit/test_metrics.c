@@ -1,6 +1,6 @@
-/* The README's metric table is generated from the catalog and must match
- * it byte for byte, so the documentation cannot drift from the code.
- * `test_readme --print` prints the table to paste between the markers. */
+/* The metric table of docs/METRICS.md is generated from the catalog and must
+ * match it byte for byte, so the documentation cannot drift from the code.
+ * `test_metrics --print` prints the table to paste between the markers. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +10,7 @@
 
 #define BEGIN_MARK "<!-- metric-table:begin -->\n"
 #define END_MARK "<!-- metric-table:end -->\n"
+#define METRICS_DOC "docs/METRICS.md"
 
 static char *metric_table(void)
 {
@@ -29,10 +30,10 @@ static char *metric_table(void)
     return text;
 }
 
-static char *read_readme(void)
+static char *read_metrics_doc(void)
 {
-    FILE *f = fopen(PT_SOURCE_ROOT "/README.md", "r");
-    ck_assert_msg(f != NULL, "cannot open README.md");
+    FILE *f = fopen(PT_SOURCE_ROOT "/" METRICS_DOC, "r");
+    ck_assert_msg(f != NULL, "cannot open " METRICS_DOC);
     fseek(f, 0, SEEK_END);
     long size = ftell(f);
     rewind(f);
@@ -44,20 +45,20 @@ static char *read_readme(void)
     return text;
 }
 
-START_TEST(readme_table_matches_catalog)
+START_TEST(metrics_doc_table_matches_catalog)
 {
-    char *readme = read_readme();
-    char *begin = strstr(readme, BEGIN_MARK);
-    ck_assert_msg(begin != NULL, "README.md lacks " BEGIN_MARK);
+    char *doc = read_metrics_doc();
+    char *begin = strstr(doc, BEGIN_MARK);
+    ck_assert_msg(begin != NULL, METRICS_DOC " lacks " BEGIN_MARK);
     begin += strlen(BEGIN_MARK);
     char *end = strstr(begin, END_MARK);
-    ck_assert_msg(end != NULL, "README.md lacks " END_MARK);
+    ck_assert_msg(end != NULL, METRICS_DOC " lacks " END_MARK);
     *end = '\0';
     char *expected = metric_table();
     ck_assert_msg(strcmp(begin, expected) == 0,
-                  "README metric table differs from the catalog; regenerate it with test_readme --print");
+                  METRICS_DOC "'s metric table differs from the catalog; regenerate it with test_metrics --print");
     free(expected);
-    free(readme);
+    free(doc);
 }
 END_TEST
 
@@ -84,9 +85,9 @@ int main(int argc, char **argv)
         free(table);
         return 0;
     }
-    Suite *s = suite_create("readme");
+    Suite *s = suite_create("metrics");
     TCase *tc = tcase_create("catalog");
-    tcase_add_test(tc, readme_table_matches_catalog);
+    tcase_add_test(tc, metrics_doc_table_matches_catalog);
     tcase_add_test(tc, min_max_pairs_are_adjacent);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
