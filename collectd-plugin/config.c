@@ -28,7 +28,7 @@ __attribute__((format(printf, 3, 4))) static void option_error(const oconfig_ite
     va_start(ap, format);
     vsnprintf(what, sizeof what, format, ap);
     va_end(ap);
-    ERROR("proctree plugin: option \"%s\" in %s: %s", option->key, block, what);
+    pt_logf(PT_LOG_ERROR, "option \"%s\" in %s: %s", option->key, block, what);
 }
 
 static int get_seconds(const oconfig_item_t *option, const char *block, double *out)
@@ -71,7 +71,8 @@ static int get_whole(const oconfig_item_t *option, const char *block, double min
 {
     double v;
 
-    if (cf_util_get_double(option, &v) != 0 || !(v >= min && v <= max) || v != floor(v)) {
+    /* in range first: the cast below is defined only there */
+    if (cf_util_get_double(option, &v) != 0 || !(v >= min && v <= max) || v != (double)(int64_t)v) {
         option_error(option, block, "expects %s: an integer from %.0f to %.0f", what, min, max);
         return -1;
     }
@@ -215,11 +216,11 @@ static int parse_process(const oconfig_item_t *ci, struct pt_collector *collecto
         }
     }
     if (selector_key == NULL) {
-        ERROR("proctree plugin: %s has no selector; give exactly one of " SELECTOR_KEYS, block);
+        pt_logf(PT_LOG_ERROR, "%s has no selector; give exactly one of " SELECTOR_KEYS, block);
         return -1;
     }
     if (pt_collector_add_target(collector, name, &selector, &options, err, sizeof err) != 0) {
-        ERROR("proctree plugin: %s: %s", block, err);
+        pt_logf(PT_LOG_ERROR, "%s: %s", block, err);
         return -1;
     }
     return 0;
@@ -245,7 +246,7 @@ static int check_instance_unique(const oconfig_item_t *ci, int i)
         sstrncpy(other, ci->children[j].values[0].value.string, sizeof other);
         escape_slashes(other, sizeof other);
         if (strcmp(mine, other) == 0) {
-            ERROR("proctree plugin: duplicate target name: <Process \"%s\"> and <Process \"%s\"> are the same "
+            pt_logf(PT_LOG_ERROR, "duplicate target name: <Process \"%s\"> and <Process \"%s\"> are the same "
                   "plugin instance \"%s\" in collectd",
                   pt_escape(qa, sizeof qa, ci->children[j].values[0].value.string), pt_escape(qb, sizeof qb, name),
                   pt_escape(qc, sizeof qc, mine));
@@ -262,7 +263,6 @@ int ptcd_config_parse(const oconfig_item_t *ci, struct pt_collector **out)
     char err[256];
 
     pt_collector_config_init(&config);
-    config.log = ptcd_log;
     for (int i = 0; i < ci->children_num; i++) {
         if (strcasecmp(ci->children[i].key, "Process") != 0 && parse_global(&ci->children[i], &config) != 0)
             return -1;
@@ -270,7 +270,7 @@ int ptcd_config_parse(const oconfig_item_t *ci, struct pt_collector **out)
 
     collector = pt_collector_new(&config, err, sizeof err);
     if (collector == NULL) {
-        ERROR("proctree plugin: %s: %s", GLOBAL_BLOCK, err);
+        pt_logf(PT_LOG_ERROR, "%s: %s", GLOBAL_BLOCK, err);
         return -1;
     }
     for (int i = 0; i < ci->children_num; i++) {

@@ -1,4 +1,4 @@
-/* dispatch.c: a closed interval as collectd value lists.
+/* dispatch.c: an ended interval as collectd value lists.
  *
  * Identifier: proctree[-TARGET]/TYPE-METRIC, TYPE being the stock types.db
  * type the catalog gives (one GAUGE each), so receivers need no custom

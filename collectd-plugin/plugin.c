@@ -3,7 +3,7 @@
  * Gauges need a poll every PollInterval (100 ms by default), far faster
  * than collectd reads, so one thread made with plugin_thread_create (it
  * inherits the plugin's context and interval) ticks the collector, and the
- * read callback closes the interval. The collector is not thread-safe:
+ * read callback ends the interval. The collector is not thread-safe:
  * both sides take state.lock. The thread sleeps on a CLOCK_MONOTONIC
  * condition variable, the clock of pt_now(), so shutdown wakes it at once
  * and a wall-clock step cannot stall sampling. */
@@ -23,7 +23,8 @@ static struct {
     struct pt_collector *collector;
 } state = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-void ptcd_log(enum pt_log_level level, const char *message, void *arg)
+/* The sink of pt_logf (base.h): collectd's own log, with its severities. */
+static void log_to_collectd(enum pt_log_level level, const char *line, void *arg)
 {
     static const int severity[] = {
         [PT_LOG_ERROR] = LOG_ERR,
@@ -33,7 +34,7 @@ void ptcd_log(enum pt_log_level level, const char *message, void *arg)
     };
 
     (void)arg;
-    plugin_log(severity[level], "proctree plugin: %s", message);
+    plugin_log(severity[level], "proctree plugin: %s", line);
 }
 
 static struct timespec monotonic_timespec(double seconds)
@@ -65,7 +66,7 @@ static void *sampler(void *arg)
 static int ptcd_config(oconfig_item_t *ci)
 {
     if (state.collector != NULL) {
-        ERROR("proctree plugin: a second <Plugin proctree> block; put every <Process> in one block");
+        pt_logf(PT_LOG_ERROR, "a second <Plugin proctree> block; put every <Process> in one block");
         return -1;
     }
     return ptcd_config_parse(ci, &state.collector);
@@ -81,7 +82,7 @@ static int ptcd_init(void)
         return -1;
 
     /* The first tick opens the interval (discovery and first sample), so a
-     * read that comes before the thread runs closes a real interval. */
+     * read that comes before the thread runs ends a real interval. */
     state.next_tick = pt_collector_tick(state.collector, pt_now());
 
     pthread_condattr_init(&attr);
@@ -90,7 +91,7 @@ static int ptcd_init(void)
     pthread_condattr_destroy(&attr);
     err = plugin_thread_create(&state.thread, sampler, NULL, "proctree");
     if (err != 0) {
-        ERROR("proctree plugin: cannot start the sampler thread: %s", strerror(err));
+        pt_logf(PT_LOG_ERROR, "cannot start the sampler thread: %s", strerror(err));
         pthread_cond_destroy(&state.wake);
         return -1;
     }
@@ -105,7 +106,7 @@ static int ptcd_read(void)
     pthread_mutex_lock(&state.lock);
     if (state.running) {
         /* Dispatch under the lock: the batch belongs to the collector. */
-        ptcd_dispatch(pt_collector_close(state.collector, pt_now()));
+        ptcd_dispatch(pt_collector_end_interval(state.collector, pt_now()));
         rc = 0;
     }
     pthread_mutex_unlock(&state.lock);
@@ -131,7 +132,8 @@ static int ptcd_shutdown(void)
 /* The one exported symbol: the plugin is built with -fvisibility=hidden. */
 __attribute__((visibility("default"))) void module_register(void)
 {
-    INFO("proctree plugin: version %s", PROCTREE_VERSION);
+    pt_log_set_sink(log_to_collectd, NULL);
+    pt_logf(PT_LOG_INFO, "version %s", PROCTREE_VERSION);
     plugin_register_complex_config("proctree", ptcd_config);
     plugin_register_init("proctree", ptcd_init);
     plugin_register_read("proctree", ptcd_read);

@@ -2,7 +2,7 @@
  *
  * The plugin only maps <Plugin proctree> onto a pt_collector (config.c),
  * drives it from one sampler thread and closes an interval on every collectd
- * read (plugin.c), and turns a closed interval into value lists
+ * read (plugin.c), and turns an ended interval into value lists
  * (dispatch.c). Every number is decided by the library. */
 #ifndef PROCTREE_COLLECTD_PLUGIN_H
 #define PROCTREE_COLLECTD_PLUGIN_H
@@ -17,10 +17,7 @@
  * ERROR naming the option and the block and returns -1. */
 int ptcd_config_parse(const oconfig_item_t *ci, struct pt_collector **out);
 
-/* The library's log sink: its levels mapped onto collectd's. */
-void ptcd_log(enum pt_log_level level, const char *message, void *arg);
-
-/* Dispatch one closed interval: a value list per present metric, all with
+/* Dispatch one ended interval: a value list per present metric, all with
  * the batch's timestamp. */
 void ptcd_dispatch(const struct pt_batch *batch);
 

@@ -1,14 +1,14 @@
 /* catalog: every metric proctree reports, defined once.
  *
- * Both frontends and the README's metric table are driven by this list
- * (tests/unit/test_readme.c checks the README against it), so a metric
+ * Both frontends and the metric table of docs/METRICS.md are driven by this
+ * list (tests/unit/test_metrics.c checks the table against it), so a metric
  * name, its kind and its unit cannot drift between collectd and Telegraf.
  *
  * X(ID, name, scope, kind, unit, collectd_type, source, description)
  *   scope: the line it belongs to: a target's line or the global line.
  *   kind:  GAUGE_MIN/GAUGE_MAX — lowest/highest tree sum seen by the polls
  *          of the interval; DELTA — amount done during the interval (never
- *          negative); COUNT — value when the interval closed; RATIO — a
+ *          negative); COUNT — value at the interval's end; RATIO — a
  *          delta divided by the interval's wall time.
  *   unit:  PROC_MEMORY/GLOBAL_MEMORY follow the configured memory units;
  *          the others are fixed.
@@ -101,8 +101,8 @@ struct pt_metric_def {
 
 extern const struct pt_metric_def pt_catalog[PT_METRIC_COUNT];
 
-/* "gauge (min)", "delta", ... and "bytes", "seconds", ... as the README
- * table spells them. */
+/* "gauge (min)", "delta", ... and "bytes", "seconds", ... as the table of
+ * docs/METRICS.md spells them. */
 const char *pt_kind_name(enum pt_kind kind);
 const char *pt_unit_name(enum pt_unit unit);
 

@@ -40,13 +40,6 @@ struct pt_collector {
     int launched_status;
 };
 
-double pt_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static int64_t realtime_ns(void)
 {
     struct timespec ts;
@@ -63,20 +56,6 @@ void pt_collector_config_init(struct pt_collector_config *config)
     config->units.global_memory = PT_MEM_BYTES;
     config->collect_global = true;
     config->fd_budget = pt_fd_budget_from_rlimit(0.5, 0);
-}
-
-void pt_target_options_init(struct pt_target_options *options)
-{
-    options->collect_pss = true;
-    options->pss_budget = 0.005;
-    options->collect_ctx_switches = true;
-    options->collect_fds = true;
-}
-
-static void log_line(const struct pt_collector *c, enum pt_log_level level, const char *msg)
-{
-    if (c->config.log)
-        c->config.log(level, msg, c->config.log_arg);
 }
 
 struct pt_collector *pt_collector_new(const struct pt_collector_config *config, char *err, size_t errlen)
@@ -100,18 +79,13 @@ struct pt_collector *pt_collector_new(const struct pt_collector_config *config, 
         snprintf(err, errlen, "proc root \"%s\": %s", pt_escape(q, sizeof(q), root), strerror(errno));
         return NULL;
     }
-    struct pt_collector *c = calloc(1, sizeof(*c));
-    if (!c || !(c->proc_root = strdup(root))) {
-        free(c);
-        close(fd);
-        snprintf(err, errlen, "out of memory");
-        return NULL;
-    }
+    struct pt_collector *c = pt_xalloc(sizeof(*c));
+    c->proc_root = pt_xstrdup(root);
     c->config = *config;
     c->config.proc_root = c->proc_root;
     c->proc_root_fd = fd;
     c->fd_budget.limit = config->fd_budget;
-    pt_procscan_init(&c->scan, fd, config->log, config->log_arg);
+    pt_procscan_init(&c->scan, fd);
     c->global.fd = -1;
     if (config->collect_global) {
         int r = pt_global_init(&c->global, fd);
@@ -186,12 +160,12 @@ int pt_collector_default_name(struct pt_collector *c, const struct pt_selector *
  * merge into one series: escaping makes "\n" and "\\" both "_". */
 static bool same_tag(const char *a, const char *b)
 {
-    struct pt_out x = {0}, y = {0};
+    struct pt_buf x = {0}, y = {0};
     pt_lp_append_tag_value(&x, a, strlen(a));
     pt_lp_append_tag_value(&y, b, strlen(b));
     bool same = x.len == y.len && memcmp(x.data, y.data, x.len) == 0;
-    pt_out_free(&x);
-    pt_out_free(&y);
+    pt_buf_free(&x);
+    pt_buf_free(&y);
     return same;
 }
 
@@ -201,7 +175,7 @@ static int check_unique_name(const struct pt_collector *c, const char *name, cha
 {
     char qa[96], qb[96]; /* two of them fit a 256-byte error */
     for (size_t i = 0; i < c->n_targets; i++) {
-        const char *other = c->targets[i].name;
+        const char *other = pt_target_name(&c->targets[i]);
         if (strcmp(other, name) == 0) {
             snprintf(err, errlen, "duplicate target name \"%s\"", pt_escape(qa, sizeof(qa), name));
             return -1;
@@ -236,25 +210,17 @@ int pt_collector_add_target(struct pt_collector *c, const char *name, const stru
         snprintf(err, errlen, "only one launched command per process");
         return -1;
     }
-    struct pt_target *grown = realloc(c->targets, (c->n_targets + 1) * sizeof(*grown));
-    struct pt_target_result *results = grown ? realloc(c->results, (c->n_targets + 1) * sizeof(*results)) : NULL;
-    if (grown)
-        c->targets = grown;
-    if (results)
-        c->results = results;
-    if (!grown || !results) {
-        snprintf(err, errlen, "out of memory");
+    c->targets = pt_xrealloc_array(c->targets, c->n_targets + 1, sizeof(*c->targets));
+    c->results = pt_xrealloc_array(c->results, c->n_targets + 1, sizeof(*c->results));
+    bool pss_at_end = c->config.pss_interval == 0; /* else on its own timer */
+    if (pt_target_init(&c->targets[c->n_targets], name, selector, options, pss_at_end, c->proc_root_fd,
+                       &c->fd_budget, err, errlen) != 0)
         return -1;
-    }
-    if (pt_target_init(&c->targets[c->n_targets], name, selector, options, c->proc_root_fd, &c->fd_budget,
-                       c->config.log, c->config.log_arg, err, errlen) != 0)
-        return -1;
-    c->targets[c->n_targets].pss_at_close = c->config.pss_interval == 0;
     c->n_targets++;
-    /* realloc may have moved the targets: point at the launched one again */
+    /* the array may have moved: point at the launched one again */
     c->launched = NULL;
     for (size_t i = 0; i < c->n_targets; i++)
-        if (c->targets[i].selector.kind == PT_SELECT_CHILD)
+        if (pt_target_launched_pid(&c->targets[i]) > 0)
             c->launched = &c->targets[i];
     return 0;
 }
@@ -272,12 +238,10 @@ static void note_budget(struct pt_collector *c)
     if (!c->fd_budget.reached || c->said_budget)
         return;
     c->said_budget = true;
-    char msg[256];
-    snprintf(msg, sizeof(msg),
-             "descriptor budget reached: %zu /proc files kept open; the others are opened and closed at "
-             "each read (slower, same numbers)",
-             c->fd_budget.limit);
-    log_line(c, PT_LOG_WARNING, msg);
+    pt_logf(PT_LOG_WARNING,
+            "descriptor budget reached: %zu /proc files kept open; the others are opened and closed at each "
+            "read (slower, same numbers)",
+            c->fd_budget.limit);
 }
 
 double pt_collector_tick(struct pt_collector *c, double now)
@@ -318,7 +282,7 @@ double pt_collector_tick(struct pt_collector *c, double now)
     return next;
 }
 
-const struct pt_batch *pt_collector_close(struct pt_collector *c, double now)
+const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double now)
 {
     if (!c->started)
         pt_collector_tick(c, now);
@@ -329,10 +293,10 @@ const struct pt_batch *pt_collector_close(struct pt_collector *c, double now)
     double seconds = now - c->interval_start;
     c->interval_start = now;
     for (size_t i = 0; i < c->n_targets; i++) {
-        c->results[i].name = c->targets[i].name;
-        pt_target_close(&c->targets[i], seconds, &c->config.units, &c->results[i].report);
+        c->results[i].name = pt_target_name(&c->targets[i]);
+        pt_target_end_interval(&c->targets[i], seconds, &c->config.units, &c->results[i].report);
     }
-    b->has_global = c->have_global && pt_global_close(&c->global, &c->config.units, &b->global);
+    b->has_global = c->have_global && pt_global_end_interval(&c->global, &c->config.units, &b->global);
     note_budget(c);
     return b;
 }
@@ -355,13 +319,11 @@ void pt_collector_reap(struct pt_collector *c)
             return;
         if (c->launched) {
             pt_target_reaped(c->launched, pid);
-            if (pid == c->launched->selector.pid) {
+            if (pid == pt_target_launched_pid(c->launched)) {
                 c->launched_exited = true;
                 c->launched_status = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
-                char msg[128];
-                snprintf(msg, sizeof(msg), "launched command (pid %d) exited with status %d", (int)pid,
-                         c->launched_status);
-                log_line(c, PT_LOG_INFO, msg);
+                pt_logf(PT_LOG_INFO, "launched command (pid %d) exited with status %d", (int)pid,
+                        c->launched_status);
             }
         }
     }

@@ -42,7 +42,7 @@ static void put_extrema(struct pt_report *report, enum pt_metric_id min_id, cons
     pt_value_set(&report->v[min_id + 1], min_id + 1, (double)e->max, units);
 }
 
-bool pt_global_close(struct pt_global *g, const struct pt_units *units, struct pt_report *report)
+bool pt_global_end_interval(struct pt_global *g, const struct pt_units *units, struct pt_report *report)
 {
     pt_global_poll(g); /* the last sample of the interval */
     memset(report, 0, sizeof(*report));

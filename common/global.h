@@ -8,9 +8,9 @@
 
 #include <stdbool.h>
 
-#include "collector.h"
 #include "procfile.h"
-#include "target.h"
+#include "report.h"
+#include "units.h"
 
 struct pt_global {
     int fd; /* <proc root>/meminfo, kept open */
@@ -22,8 +22,8 @@ struct pt_global {
 int pt_global_init(struct pt_global *g, int proc_root_fd);
 void pt_global_free(struct pt_global *g);
 void pt_global_poll(struct pt_global *g);
-/* Fill the global_* values seen since the last close and reset. Returns
+/* Fill the global_* values seen since the interval began, and begin the next. Returns
  * false when no poll succeeded in the interval. */
-bool pt_global_close(struct pt_global *g, const struct pt_units *units, struct pt_report *report);
+bool pt_global_end_interval(struct pt_global *g, const struct pt_units *units, struct pt_report *report);
 
 #endif

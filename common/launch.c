@@ -1,6 +1,5 @@
 #include "launch.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -10,7 +9,10 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "escape.h"
+#include "procfile.h"
+#include "procparse.h"
 
 pid_t pt_launch(char *const argv[], int stdin_fd, int stdout_fd, int stderr_fd, char *err, size_t errlen)
 {
@@ -69,49 +71,44 @@ pid_t pt_launch(char *const argv[], int stdin_fd, int stdout_fd, int stderr_fd, 
     return pid;
 }
 
-struct pid_list {
+/* The processes of our tree, breadth first, and a buffer for the
+ * children lists read on the way. */
+struct tree_walk {
     pid_t *pids;
     size_t n, cap;
+    pid_t pid; /* whose threads are being listed */
+    struct pt_buf buf;
 };
 
-static void pid_list_add(struct pid_list *l, pid_t pid)
+static int add_pid(pid_t pid, void *arg)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 64;
-        pid_t *grown = realloc(l->pids, cap * sizeof(*grown));
-        if (!grown)
-            return; /* the next round finds the rest */
-        l->pids = grown;
-        l->cap = cap;
+    struct tree_walk *w = arg;
+    if (w->n == w->cap) {
+        w->cap = w->cap ? 2 * w->cap : 64;
+        w->pids = pt_xrealloc_array(w->pids, w->cap, sizeof(*w->pids));
     }
-    l->pids[l->n++] = pid;
+    w->pids[w->n++] = pid;
+    return 0;
+}
+
+static void add_thread_children(pid_t tid, void *arg)
+{
+    struct tree_walk *w = arg;
+    char path[96];
+    snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)w->pid, (int)tid);
+    ssize_t n = pt_read_file_at(AT_FDCWD, path, &w->buf);
+    if (n > 0)
+        pt_parse_children(w->buf.data, (size_t)n, add_pid, w);
 }
 
 /* Append the children of every thread of pid (a child belongs to the
  * thread that forked it). A process that is gone adds nothing. */
-static void add_children(struct pid_list *l, pid_t pid)
+static void add_children(struct tree_walk *w, pid_t pid)
 {
-    char path[64];
-    snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-    DIR *tasks = opendir(path);
-    if (!tasks)
-        return;
-    struct dirent *e;
-    while ((e = readdir(tasks)) != NULL) {
-        if (e->d_name[0] < '0' || e->d_name[0] > '9')
-            continue;
-        char file[96];
-        snprintf(file, sizeof(file), "/proc/%d/task/%.16s/children", (int)pid, e->d_name);
-        FILE *f = fopen(file, "re");
-        if (!f)
-            continue;
-        int child;
-        while (fscanf(f, "%d", &child) == 1)
-            if (child > 0)
-                pid_list_add(l, child);
-        fclose(f);
-    }
-    closedir(tasks);
+    char task[64];
+    snprintf(task, sizeof(task), "/proc/%d/task", (int)pid);
+    w->pid = pid;
+    pt_for_each_pid_in(AT_FDCWD, task, add_thread_children, w);
 }
 
 size_t pt_launch_signal_tree(pid_t group, int sig)
@@ -120,13 +117,14 @@ size_t pt_launch_signal_tree(pid_t group, int sig)
         kill(-group, sig);
     /* Breadth first from ourselves; each process is signalled before its
      * children are listed, so a SIGKILLed one forks no more. */
-    struct pid_list l = {0};
-    add_children(&l, getpid());
-    for (size_t i = 0; i < l.n; i++) {
-        kill(l.pids[i], sig);
-        add_children(&l, l.pids[i]);
+    struct tree_walk w = {0};
+    add_children(&w, getpid());
+    for (size_t i = 0; i < w.n; i++) {
+        kill(w.pids[i], sig);
+        add_children(&w, w.pids[i]);
     }
-    size_t found = l.n;
-    free(l.pids);
+    size_t found = w.n;
+    free(w.pids);
+    pt_buf_free(&w.buf);
     return found;
 }

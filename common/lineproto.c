@@ -6,84 +6,27 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "escape.h"
-
-/* ---------------------------------------------------------------------------
- * Output buffer
- * ------------------------------------------------------------------------ */
-
-#define OUT_INITIAL_CAP 4096 /* one batch of a few targets fits at once */
-
-/* Make room for n more bytes. There is no error path: proctree is a
- * monitoring agent whose only job is this output, so if it cannot get a
- * few kB of memory it cannot do anything useful; abort() is the honest
- * answer and keeps every caller free of error handling. */
-static void out_reserve(struct pt_out *out, size_t n)
-{
-    if (out->cap - out->len >= n)
-        return;
-    size_t cap = out->cap ? out->cap : OUT_INITIAL_CAP;
-    while (cap - out->len < n) {
-        if (cap > SIZE_MAX / 2)
-            abort();
-        cap *= 2;
-    }
-    char *data = realloc(out->data, cap);
-    if (data == NULL)
-        abort();
-    out->data = data;
-    out->cap = cap;
-}
-
-static void out_append(struct pt_out *out, const char *bytes, size_t n)
-{
-    out_reserve(out, n);
-    memcpy(out->data + out->len, bytes, n);
-    out->len += n;
-}
-
-static void out_putc(struct pt_out *out, char c)
-{
-    out_append(out, &c, 1);
-}
-
-static void out_puts(struct pt_out *out, const char *s)
-{
-    out_append(out, s, strlen(s));
-}
-
-/* Keep the memory: the next batch is about as large as this one. */
-void pt_out_reset(struct pt_out *out)
-{
-    out->len = 0;
-}
-
-void pt_out_free(struct pt_out *out)
-{
-    free(out->data);
-    *out = (struct pt_out){0};
-}
 
 /* ---------------------------------------------------------------------------
  * Tag values
  * ------------------------------------------------------------------------ */
 
 /* One ASCII byte of a tag value. */
-static void append_tag_ascii(struct pt_out *out, unsigned char c)
+static void append_tag_ascii(struct pt_buf *out, unsigned char c)
 {
     if (c == ',' || c == '=' || c == ' ') {
-        out_putc(out, '\\');
-        out_putc(out, (char)c);
+        pt_buf_putc(out, '\\');
+        pt_buf_putc(out, (char)c);
     } else if (c == '\\' || c < 0x20 || c == 0x7f) {
         /* A backslash is stored literally by InfluxDB 1.6 but breaks the
          * line when it is the last byte; control characters (newline above
          * all) cannot be escaped at all. Both become '_'. */
-        out_putc(out, '_');
+        pt_buf_putc(out, '_');
     } else {
-        out_putc(out, (char)c);
+        pt_buf_putc(out, (char)c);
     }
 }
 
@@ -93,7 +36,7 @@ static void append_tag_ascii(struct pt_out *out, unsigned char c)
  * controls U+0080..U+009F are control characters like their ASCII
  * cousins and become '_'. Nothing is ever dropped, so the result is empty
  * only when the input is. */
-size_t pt_lp_append_tag_value(struct pt_out *out, const char *value, size_t len)
+size_t pt_lp_append_tag_value(struct pt_buf *out, const char *value, size_t len)
 {
     const unsigned char *s = (const unsigned char *)value;
     size_t start = out->len;
@@ -102,16 +45,16 @@ size_t pt_lp_append_tag_value(struct pt_out *out, const char *value, size_t len)
     while (i < len) {
         size_t n = pt_utf8_sequence_length(s + i, len - i);
         if (n == 0) {
-            out_putc(out, '?');
+            pt_buf_putc(out, '?');
             i++;
         } else if (n == 1) {
             append_tag_ascii(out, s[i]);
             i++;
         } else if (s[i] == 0xc2 && s[i + 1] <= 0x9f) {
-            out_putc(out, '_');
+            pt_buf_putc(out, '_');
             i += n;
         } else {
-            out_append(out, value + i, n);
+            pt_buf_append(out, value + i, n);
             i += n;
         }
     }
@@ -126,21 +69,21 @@ size_t pt_lp_append_tag_value(struct pt_out *out, const char *value, size_t len)
  * rejects an empty tag value, and a target line without its tag is still
  * a valid point (it merges with other untagged ones, which only happens
  * if someone names a target ""). */
-static void append_target_tag(struct pt_out *out, const char *target)
+static void append_target_tag(struct pt_buf *out, const char *target)
 {
     size_t start = out->len;
 
-    out_puts(out, ",target=");
+    pt_buf_puts(out, ",target=");
     if (pt_lp_append_tag_value(out, target, strlen(target)) == 0)
-        out->len = start;
+        pt_buf_truncate(out, start);
 }
 
 /* An integer field: InfluxDB 1.6 wants the 'i' suffix and rejects 'u'. */
-static void append_int(struct pt_out *out, int64_t v)
+static void append_int(struct pt_buf *out, int64_t v)
 {
     char buf[32];
     int n = snprintf(buf, sizeof(buf), "%" PRId64 "i", v);
-    out_append(out, buf, (size_t)n);
+    pt_buf_append(out, buf, (size_t)n);
 }
 
 /* A float field: "%.15g" is short and never shows binary noise such as
@@ -150,26 +93,26 @@ static void append_int(struct pt_out *out, int64_t v)
  * LC_NUMERIC for the decimal point: proctree never calls setlocale(), so
  * it is the "C" locale's '.'; a caller that sets a locale must keep
  * LC_NUMERIC at "C". The caller has already ruled out NaN and Inf. */
-static void append_float(struct pt_out *out, double v)
+static void append_float(struct pt_buf *out, double v)
 {
     char buf[40];
     int n = snprintf(buf, sizeof(buf), "%.15g", v);
-    out_append(out, buf, (size_t)n);
+    pt_buf_append(out, buf, (size_t)n);
     if (strpbrk(buf, ".e") == NULL)
-        out_puts(out, ".0");
+        pt_buf_puts(out, ".0");
 }
 
 /* Write ",name=value" (or " name=value" for the first field). Returns
  * false for a value that cannot be written: absent, or a non-finite float,
  * which InfluxDB rejects and which would cost the whole line. */
-static bool append_field(struct pt_out *out, char separator, const char *name,
+static bool append_field(struct pt_buf *out, char separator, const char *name,
                          const struct pt_value *v)
 {
     if (!v->present || (!v->is_int && !isfinite(v->f)))
         return false;
-    out_putc(out, separator);
-    out_puts(out, name); /* catalog names are [a-z0-9_]: nothing to escape */
-    out_putc(out, '=');
+    pt_buf_putc(out, separator);
+    pt_buf_puts(out, name); /* catalog names are [a-z0-9_]: nothing to escape */
+    pt_buf_putc(out, '=');
     if (v->is_int)
         append_int(out, v->i);
     else
@@ -177,13 +120,13 @@ static bool append_field(struct pt_out *out, char separator, const char *name,
     return true;
 }
 
-int pt_lp_append_report(struct pt_out *out, const char *target, enum pt_scope scope,
+int pt_lp_append_report(struct pt_buf *out, const char *target, enum pt_scope scope,
                         const struct pt_report *report, int64_t timestamp_ns)
 {
     size_t start = out->len;
     int fields = 0;
 
-    out_puts(out, "proctree");
+    pt_buf_puts(out, "proctree");
     if (target != NULL)
         append_target_tag(out, target);
     for (int id = 0; id < PT_METRIC_COUNT; id++) {
@@ -193,12 +136,12 @@ int pt_lp_append_report(struct pt_out *out, const char *target, enum pt_scope sc
             fields++;
     }
     if (fields == 0) {
-        out->len = start; /* a point without fields is invalid: drop it all */
+        pt_buf_truncate(out, start); /* a point without fields is invalid: drop it all */
         return 0;
     }
-    out_putc(out, ' ');
+    pt_buf_putc(out, ' ');
     char ts[24];
     int n = snprintf(ts, sizeof(ts), "%" PRId64 "\n", timestamp_ns);
-    out_append(out, ts, (size_t)n);
+    pt_buf_append(out, ts, (size_t)n);
     return fields;
 }

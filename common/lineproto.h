@@ -1,6 +1,7 @@
 /* lineproto: InfluxDB line protocol, as InfluxDB 1.x and Telegraf accept it.
  *
- * Rules (verified against influxd 1.6.7, see shared notes):
+ * Rules (verified against influxd 1.6.7 and Telegraf 1.39 by the integration
+ * tests):
  * - tag values: ',', '=' and ' ' are escaped with '\'; a backslash cannot
  *   be written safely (a trailing one breaks the line) so it becomes '_';
  *   control characters (C0 including newline and tab, DEL, C1) become '_';
@@ -15,30 +16,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
 #include "catalog.h"
 #include "report.h"
 
-/* A growable output buffer: a whole batch is built here, then written once.
- * A zero-initialised pt_out is empty and ready; data is not NUL-terminated. */
-struct pt_out {
-    char *data;
-    size_t len;
-    size_t cap;
-};
-
-void pt_out_reset(struct pt_out *out);
-void pt_out_free(struct pt_out *out);
-
 /* Append tag-value-escaped text (rules above). Returns bytes appended;
  * 0 means the value was empty after sanitising and the tag must be left out. */
-size_t pt_lp_append_tag_value(struct pt_out *out, const char *value, size_t len);
+size_t pt_lp_append_tag_value(struct pt_buf *out, const char *value, size_t len);
 
 /* Append one line:
  *   proctree[,target=NAME] field=value,... TIMESTAMP_NS\n
  * with the present fields of the given scope in catalog order. target may
  * be NULL (the global line). Returns the number of fields written; when it
  * is 0 nothing is appended (a line without fields is invalid). */
-int pt_lp_append_report(struct pt_out *out, const char *target, enum pt_scope scope,
+int pt_lp_append_report(struct pt_buf *out, const char *target, enum pt_scope scope,
                         const struct pt_report *report, int64_t timestamp_ns);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "escape.h"
 #include "member.h"
 #include "procparse.h"
@@ -33,11 +34,7 @@ static void unescape_octal(char *s)
 
 int pt_cgroup2_mount(int proc_root_fd, struct pt_buf *buf, char *out, size_t outlen)
 {
-    int fd = pt_open_at(proc_root_fd, "self/mountinfo");
-    if (fd < 0)
-        return -1;
-    ssize_t n = pt_pread_all(fd, buf);
-    close(fd);
+    ssize_t n = pt_read_file_at(proc_root_fd, "self/mountinfo", buf);
     if (n <= 0)
         return -1;
     /* "id parent maj:min root mountpoint options [optional...] - fstype ..." */
@@ -74,7 +71,7 @@ static int resolve_cgroup(struct pt_matcher *m, const char *path, int proc_root_
     char probe[4096];
     snprintf(probe, sizeof(probe), "%s/cgroup.procs", path);
     if (path[0] == '/' && access(probe, F_OK) == 0) {
-        m->cgroup = strdup(path);
+        m->cgroup = pt_xstrdup(path);
     } else {
         char mount[512];
         struct pt_buf buf = {0};
@@ -85,12 +82,9 @@ static int resolve_cgroup(struct pt_matcher *m, const char *path, int proc_root_
             snprintf(err, errlen, "cgroup \"%s\": no cgroup2 filesystem is mounted", pt_escape(q, sizeof(q), path));
             return -1;
         }
-        if (asprintf(&m->cgroup, "%s%s%s", mount, path[0] == '/' ? "" : "/", path) < 0)
-            m->cgroup = NULL;
-    }
-    if (!m->cgroup) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
+        size_t len = strlen(mount) + 1 + strlen(path) + 1;
+        m->cgroup = pt_xalloc(len);
+        snprintf(m->cgroup, len, "%s%s%s", mount, path[0] == '/' ? "" : "/", path);
     }
     return 0;
 }
@@ -99,14 +93,10 @@ static int resolve_cgroup(struct pt_matcher *m, const char *path, int proc_root_
  * service's processes often live in leaf sub-cgroups. */
 static void scan_cgroup_dir(int dir_fd, struct pt_buf *buf, int depth, int (*fn)(pid_t, void *), void *arg)
 {
-    int procs = openat(dir_fd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
-    if (procs >= 0) {
-        ssize_t n = pt_pread_all(procs, buf);
-        close(procs);
-        /* one pid per line: the children-list parser reads any whitespace */
-        if (n > 0)
-            pt_parse_children(buf->data, (size_t)n, fn, arg);
-    }
+    ssize_t n = pt_read_file_at(dir_fd, "cgroup.procs", buf);
+    /* one pid per line: the children-list parser reads any whitespace */
+    if (n > 0)
+        pt_parse_children(buf->data, (size_t)n, fn, arg);
     if (depth >= 32)
         return;
     int dup_fd = dup(dir_fd);
@@ -295,10 +285,7 @@ int pt_matcher_init(struct pt_matcher *m, const struct pt_selector *selector, in
         return 0;
     }
     case PT_SELECT_EXE:
-        if (!(m->exe = strdup(selector->value))) {
-            snprintf(err, errlen, "out of memory");
-            return -1;
-        }
+        m->exe = pt_xstrdup(selector->value);
         return 0;
     case PT_SELECT_USER:
         if (parse_user(selector->value, &m->uid) != 0) {

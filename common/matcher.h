@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "collector.h"
+#include "selector.h"
 #include "procfile.h"
 #include "procparse.h"
 

@@ -75,7 +75,7 @@ struct pt_member {
     bool io_fresh;             /* the last read of the counters refreshed io */
     /* Usage of members this one reaped that its counters have not shown
      * yet, checked at a later read (see owe() in target.c). */
-    int64_t ctr_closed[PT_CTR_COUNT]; /* ctr as of the last close, or the join */
+    int64_t ctr_at_end[PT_CTR_COUNT]; /* ctr as of the last interval's end, or the join */
     int64_t owed[PT_CTR_COUNT];       /* last values of the members it absorbed */
     int64_t due[PT_CTR_COUNT];        /* what ctr reaches once they have arrived */
     uint64_t owed_round;              /* the target's round when it last took a debt */
@@ -86,7 +86,7 @@ struct pt_member {
     int64_t ctx_voluntary, ctx_involuntary; /* summed over live threads, last read */
     struct pt_smaps_rollup smaps;           /* last read */
     bool has_smaps;
-    uint32_t smaps_period, smaps_wait; /* cost guard: read every period-th close */
+    uint32_t smaps_period, smaps_wait; /* cost guard: read every period-th interval */
     bool has_ctx;
     bool born;          /* joined as a descendant born in the tree, not as a new root */
     bool zombie;        /* exited, not yet reaped: its counters are final */

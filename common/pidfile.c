@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "procparse.h"
 
 static enum pt_pidfile_outcome unreadable(int *detail)
@@ -77,8 +78,7 @@ static const char *file_kind(int mode)
     }
 }
 
-static void warn(const struct pt_pidfile *pf, const char *path, const char *target_name, pt_log_fn log,
-                 void *log_arg)
+static void warn(const struct pt_pidfile *pf, const char *path, const char *target_name)
 {
     char why[128];
     switch (pf->outcome) {
@@ -94,14 +94,12 @@ static void warn(const struct pt_pidfile *pf, const char *path, const char *targ
     default:
         return;
     }
-    char msg[512];
-    snprintf(msg, sizeof(msg), "target \"%s\": pid file \"%s\" %s; ignored until that changes",
-             target_name, path, why);
-    log(PT_LOG_WARNING, msg, log_arg);
+    char name[PT_QUOTED_MAX], file[PT_QUOTED_MAX];
+    pt_logf(PT_LOG_WARNING, "target \"%s\": pid file \"%s\" %s; ignored until that changes",
+            pt_escape(name, sizeof(name), target_name), pt_escape(file, sizeof(file), path), why);
 }
 
-pid_t pt_pidfile_read(struct pt_pidfile *pf, const char *path, const char *target_name, pt_log_fn log,
-                      void *log_arg)
+pid_t pt_pidfile_read(struct pt_pidfile *pf, const char *path, const char *target_name)
 {
     pid_t pid = 0;
     int detail = 0;
@@ -109,7 +107,7 @@ pid_t pt_pidfile_read(struct pt_pidfile *pf, const char *path, const char *targe
     bool changed = outcome != pf->outcome || detail != pf->detail;
     pf->outcome = outcome;
     pf->detail = detail;
-    if (changed && log)
-        warn(pf, path, target_name, log, log_arg);
+    if (changed)
+        warn(pf, path, target_name);
     return outcome == PT_PIDFILE_PID ? pid : 0;
 }

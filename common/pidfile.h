@@ -24,7 +24,7 @@
 
 #include <sys/types.h>
 
-#include "collector.h"
+#include "base.h"
 
 enum pt_pidfile_outcome {
     PT_PIDFILE_PID,         /* the first line holds a pid */
@@ -41,8 +41,7 @@ struct pt_pidfile {
 };
 
 /* The pid the file at path names now, or 0. A problem that differs from
- * the last call's is logged through log as a warning about target_name. */
-pid_t pt_pidfile_read(struct pt_pidfile *pf, const char *path, const char *target_name, pt_log_fn log,
-                      void *log_arg);
+ * the last call's is logged as a warning about target_name. */
+pid_t pt_pidfile_read(struct pt_pidfile *pf, const char *path, const char *target_name);
 
 #endif

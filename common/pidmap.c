@@ -1,8 +1,9 @@
 #include "pidmap.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "base.h"
 
 static size_t slot_of(pid_t pid, size_t cap)
 {
@@ -13,11 +14,7 @@ static size_t slot_of(pid_t pid, size_t cap)
 static void grow(struct pt_pidmap *map)
 {
     size_t cap = map->cap ? map->cap * 2 : 64;
-    struct pt_pidmap bigger = {calloc(cap, sizeof(pid_t)), calloc(cap, sizeof(uint32_t)), cap, 0};
-    if (!bigger.keys || !bigger.values) {
-        fprintf(stderr, "E! proctree: out of memory\n");
-        abort();
-    }
+    struct pt_pidmap bigger = {pt_xalloc(cap * sizeof(pid_t)), pt_xalloc(cap * sizeof(uint32_t)), cap, 0};
     for (size_t i = 0; i < map->cap; i++)
         if (map->keys[i])
             pt_pidmap_put(&bigger, map->keys[i], map->values[i]);

@@ -21,7 +21,7 @@ struct pt_pidmap {
 
 void pt_pidmap_clear(struct pt_pidmap *map);
 void pt_pidmap_free(struct pt_pidmap *map);
-/* Insert or overwrite. Aborts on out-of-memory. */
+/* Insert or overwrite (growing: base.h's out-of-memory policy). */
 void pt_pidmap_put(struct pt_pidmap *map, pid_t pid, uint32_t value);
 /* The value for pid, or -1. */
 long pt_pidmap_get(const struct pt_pidmap *map, pid_t pid);

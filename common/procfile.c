@@ -3,22 +3,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdlib.h>
 #include <unistd.h>
 
-/* The first allocation fits any single-record /proc file in one read. */
-#define PT_BUF_INITIAL 4096
 /* Most bytes of file content we accept: far above any real /proc file, low
  * enough that a runaway file cannot eat the collector's memory. */
 #define PT_READ_LIMIT ((size_t)16 << 20)
-
-void pt_buf_free(struct pt_buf *buf)
-{
-    free(buf->data);
-    buf->data = NULL;
-    buf->len = 0;
-    buf->cap = 0;
-}
 
 /* pread that retries when a signal interrupts it. Returns bytes or -errno. */
 static ssize_t pread_retry(int fd, void *dst, size_t count, size_t offset)
@@ -30,17 +19,22 @@ static ssize_t pread_retry(int fd, void *dst, size_t count, size_t offset)
     }
 }
 
-/* Double the buffer (PT_BUF_INITIAL when empty), never past room for
- * PT_READ_LIMIT bytes plus the NUL. Returns 0 or -ENOMEM. */
-static int buf_grow(struct pt_buf *buf)
+/* Twice the room, never past PT_READ_LIMIT bytes and their NUL. */
+static void grow_for_read(struct pt_buf *buf)
 {
-    size_t cap = buf->cap ? buf->cap * 2 : PT_BUF_INITIAL;
-    if (cap > PT_READ_LIMIT + 1) cap = PT_READ_LIMIT + 1;
-    char *data = realloc(buf->data, cap);
-    if (!data) return -ENOMEM;
-    buf->data = data;
-    buf->cap = cap;
-    return 0;
+    size_t cap = buf->cap ? buf->cap * 2 : 4096;
+    pt_buf_set_capacity(buf, cap < PT_READ_LIMIT + 1 ? cap : PT_READ_LIMIT + 1);
+}
+
+/* Bytes the next read may put after buf->len: what the buffer has free,
+ * grown when it is full, never past PT_READ_LIMIT in all. */
+static size_t room_for_read(struct pt_buf *buf)
+{
+    if (buf->len >= PT_READ_LIMIT)
+        return 0;
+    if (buf->cap == 0 || buf->cap - buf->len == 1)
+        grow_for_read(buf);
+    return buf->cap - buf->len - 1;
 }
 
 /* The buffer holds PT_READ_LIMIT bytes: the file fits only if nothing
@@ -53,18 +47,16 @@ static ssize_t finish_at_limit(int fd, const struct pt_buf *buf)
     return n == 0 ? (ssize_t)buf->len : -EFBIG;
 }
 
-/* Read everything into buf->data, keeping one byte free for the NUL.
- * A zero-byte read is the only end of file we trust: multi-record procfs
- * files return short reads (one page each) long before they end. */
+/* Read everything from offset 0. A zero-byte read is the only end of file
+ * we trust: multi-record procfs files return short reads (one page each)
+ * long before they end. */
 static ssize_t read_to_eof(int fd, struct pt_buf *buf)
 {
     for (;;) {
-        if (buf->cap - buf->len < 2) {
-            if (buf->len == PT_READ_LIMIT) return finish_at_limit(fd, buf);
-            int err = buf_grow(buf);
-            if (err) return err;
-        }
-        ssize_t n = pread_retry(fd, buf->data + buf->len, buf->cap - buf->len - 1, buf->len);
+        size_t room = room_for_read(buf);
+        if (room == 0)
+            return finish_at_limit(fd, buf);
+        ssize_t n = pread_retry(fd, buf->data + buf->len, room, buf->len);
         if (n < 0) return n;
         buf->len += (size_t)n;
         buf->data[buf->len] = '\0';
@@ -74,13 +66,10 @@ static ssize_t read_to_eof(int fd, struct pt_buf *buf)
 
 ssize_t pt_pread_all(int fd, struct pt_buf *buf)
 {
-    buf->len = 0;
+    pt_buf_reset(buf);
     ssize_t rc = read_to_eof(fd, buf);
-    if (rc < 0) {
-        /* Never leave half a file behind for a caller that ignores rc. */
-        buf->len = 0;
-        if (buf->data) buf->data[0] = '\0';
-    }
+    if (rc < 0)
+        pt_buf_reset(buf); /* never half a file for a caller that ignores rc */
     return rc;
 }
 
@@ -90,27 +79,35 @@ ssize_t pt_pread_all(int fd, struct pt_buf *buf)
  * have been cut: grow and read again. */
 ssize_t pt_pread_record(int fd, struct pt_buf *buf)
 {
-    buf->len = 0;
+    pt_buf_reset(buf);
     for (;;) {
-        if (buf->cap < PT_BUF_INITIAL || buf->len == buf->cap - 1) {
-            int err = buf->cap > PT_READ_LIMIT ? -EFBIG : buf_grow(buf);
-            if (err) {
-                buf->len = 0;
-                if (buf->data) buf->data[0] = '\0';
-                return err;
-            }
+        size_t room = room_for_read(buf);
+        ssize_t n = pread_retry(fd, buf->data, room, 0);
+        if (n >= 0 && (size_t)n < room) {
+            buf->len = (size_t)n;
+            buf->data[n] = '\0';
+            return n;
         }
-        ssize_t n = pread_retry(fd, buf->data, buf->cap - 1, 0);
+        if (n >= 0 && room >= PT_READ_LIMIT)
+            n = -EFBIG;
         if (n < 0) {
-            buf->len = 0;
-            buf->data[0] = '\0';
+            pt_buf_reset(buf);
             return n;
         }
-        buf->len = (size_t)n;
-        buf->data[n] = '\0';
-        if (buf->len < buf->cap - 1)
-            return n;
+        grow_for_read(buf); /* cut: twice the room, then again */
     }
+}
+
+ssize_t pt_read_file_at(int dirfd, const char *path, struct pt_buf *buf)
+{
+    int fd = pt_open_at(dirfd, path);
+    if (fd < 0) {
+        pt_buf_reset(buf);
+        return fd;
+    }
+    ssize_t n = pt_pread_all(fd, buf);
+    close(fd);
+    return n;
 }
 
 int pt_open_at(int dirfd, const char *name)

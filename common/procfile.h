@@ -13,15 +13,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* A growable byte buffer reused across reads so steady-state polls do not
- * allocate. Contents are always NUL-terminated after a successful read. */
-struct pt_buf {
-    char *data;
-    size_t len;
-    size_t cap;
-};
-
-void pt_buf_free(struct pt_buf *buf);
+#include "buf.h"
 
 /* Read the whole file behind fd from offset 0 into buf (grown as needed,
  * capped at 16 MiB). Returns the length read (0 for an empty file) or
@@ -31,6 +23,11 @@ ssize_t pt_pread_all(int fd, struct pt_buf *buf);
 /* The same for a single-record file (stat, statm, io, status, smaps_rollup,
  * meminfo), in one pread when the buffer is large enough: the hot path. */
 ssize_t pt_pread_record(int fd, struct pt_buf *buf);
+
+/* Open path under dirfd, read it whole into buf and close it: a file read
+ * once (a cmdline, a children list of a thread, mountinfo). Returns its
+ * length or -errno (buf then empty). */
+ssize_t pt_read_file_at(int dirfd, const char *path, struct pt_buf *buf);
 
 /* openat(dirfd, name, O_RDONLY|O_CLOEXEC). Returns fd or -errno. */
 int pt_open_at(int dirfd, const char *name);

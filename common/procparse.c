@@ -137,10 +137,10 @@ static int scan_stat_head(struct cursor *c, struct pt_stat *st)
 {
     if (scan_pid(c, &st->pid) || st->pid == 0) return -1;
     if (!take_char(c, ' ') || !take_char(c, '(')) return -1;
-    const char *close = memrchr(c->p, ')', (size_t)(c->end - c->p));
-    if (!close) return -1;
-    copy_comm(st->comm, c->p, (size_t)(close - c->p));
-    c->p = close + 1;
+    const char *last_paren = memrchr(c->p, ')', (size_t)(c->end - c->p));
+    if (!last_paren) return -1;
+    copy_comm(st->comm, c->p, (size_t)(last_paren - c->p));
+    c->p = last_paren + 1;
     if (!take_char(c, ' ') || at_end(c) || is_space(*c->p)) return -1;
     st->state = *c->p++;
     return 0;

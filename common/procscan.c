@@ -9,13 +9,11 @@
 #include "matcher.h"
 #include "target.h"
 
-void pt_procscan_init(struct pt_procscan *s, int proc_root_fd, pt_log_fn log, void *log_arg)
+void pt_procscan_init(struct pt_procscan *s, int proc_root_fd)
 {
     memset(s, 0, sizeof(*s));
     s->proc_root_fd = proc_root_fd;
     s->self = getpid();
-    s->log = log;
-    s->log_arg = log_arg;
     s->events.fd = -1;
     s->last_pid_fd = -1;
     s->last_pid = -1;
@@ -33,22 +31,6 @@ void pt_procscan_free(struct pt_procscan *s)
     pt_pidmap_free(&s->index);
     pt_buf_free(&s->buf);
     memset(s, 0, sizeof(*s));
-}
-
-static void say(const struct pt_procscan *s, enum pt_log_level level, const char *msg)
-{
-    if (s->log)
-        s->log(level, msg, s->log_arg);
-}
-
-static void *xrealloc(void *p, size_t size)
-{
-    p = realloc(p, size);
-    if (!p) {
-        fprintf(stderr, "E! proctree: out of memory\n");
-        abort();
-    }
-    return p;
 }
 
 /* ---- the cache --------------------------------------------------------- */
@@ -94,8 +76,8 @@ static size_t new_slot(struct pt_procscan *s, pid_t pid)
 {
     if (s->count == s->cap) {
         s->cap = s->cap ? s->cap * 2 : 256;
-        s->entries = xrealloc(s->entries, s->cap * sizeof(*s->entries));
-        s->verdicts = xrealloc(s->verdicts, s->cap * s->words * sizeof(uint64_t));
+        s->entries = pt_xrealloc(s->entries, s->cap * sizeof(*s->entries));
+        s->verdicts = pt_xrealloc(s->verdicts, s->cap * s->words * sizeof(uint64_t));
     }
     size_t slot = s->count++;
     s->entries[slot] = (struct pt_scan_entry){.pid = pid};
@@ -203,7 +185,7 @@ static void note_event(enum pt_procevent_kind kind, pid_t pid, void *arg)
     }
     if (s->n_pending == s->cap_pending) {
         s->cap_pending = s->cap_pending ? s->cap_pending * 2 : 256;
-        s->pending = xrealloc(s->pending, s->cap_pending * sizeof(*s->pending));
+        s->pending = pt_xrealloc(s->pending, s->cap_pending * sizeof(*s->pending));
     }
     s->pending[s->n_pending++] = pid;
 }
@@ -274,7 +256,7 @@ static void size_for(struct pt_procscan *s, size_t n_scanned)
 {
     s->n_targets = n_scanned;
     s->words = (n_scanned + 63) / 64;
-    s->scratch = xrealloc(s->scratch, s->words * sizeof(uint64_t));
+    s->scratch = pt_xrealloc(s->scratch, s->words * sizeof(uint64_t));
     free(s->entries);
     free(s->verdicts);
     s->entries = NULL;
@@ -289,18 +271,16 @@ static void start(struct pt_procscan *s)
 {
     s->started = true;
     int err = pt_procevents_open(&s->events, s->proc_root_fd);
-    char msg[256];
     if (err == 0) {
-        snprintf(msg, sizeof(msg), "matching selectors: following the kernel's process events; a process that "
-                                   "starts or becomes a match is found at the next discovery");
-    } else {
-        s->last_pid_fd = pt_open_at(s->proc_root_fd, "sys/kernel/ns_last_pid");
-        snprintf(msg, sizeof(msg),
-                 "matching selectors: no process events (%s%s); walking /proc, a process that exec's into a "
-                 "match is found within %d discoveries",
-                 strerror(-err), err == -EPERM ? ": this kernel wants CAP_NET_ADMIN" : "", PT_RECHECK_DISCOVERIES);
+        pt_logf(PT_LOG_INFO, "matching selectors: following the kernel's process events; a process that starts "
+                             "or becomes a match is found at the next discovery");
+        return;
     }
-    say(s, PT_LOG_INFO, msg);
+    s->last_pid_fd = pt_open_at(s->proc_root_fd, "sys/kernel/ns_last_pid");
+    pt_logf(PT_LOG_INFO,
+            "matching selectors: no process events (%s%s); walking /proc, a process that exec's into a match is "
+            "found within %d discoveries",
+            strerror(-err), err == -EPERM ? ": this kernel wants CAP_NET_ADMIN" : "", PT_RECHECK_DISCOVERIES);
 }
 
 void pt_procscan_run(struct pt_procscan *s, struct pt_target *targets, size_t n_targets)
@@ -317,7 +297,7 @@ void pt_procscan_run(struct pt_procscan *s, struct pt_target *targets, size_t n_
     bool events = s->events.fd >= 0;
     if (events && !pt_procevents_drain(&s->events, note_event, s)) {
         s->walk_due = true; /* the kernel dropped events: look for yourself */
-        say(s, PT_LOG_WARNING, "process events were lost (a burst overflowed the socket); walking /proc once");
+        pt_logf(PT_LOG_WARNING, "process events were lost (a burst overflowed the socket); walking /proc once");
     }
     if (!events && pids_moved(s))
         s->walk_due = true;

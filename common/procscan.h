@@ -26,7 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "collector.h"
+#include "base.h"
 #include "pidmap.h"
 #include "procevents.h"
 #include "procfile.h"
@@ -46,8 +46,6 @@ struct pt_scan_entry {
 struct pt_procscan {
     int proc_root_fd;
     pid_t self;
-    pt_log_fn log;
-    void *log_arg;
     bool started;
     struct pt_procevents events;
     int last_pid_fd; /* ns_last_pid, -1 when there is none */
@@ -70,7 +68,7 @@ struct pt_procscan {
     struct pt_buf buf;
 };
 
-void pt_procscan_init(struct pt_procscan *s, int proc_root_fd, pt_log_fn log, void *log_arg);
+void pt_procscan_init(struct pt_procscan *s, int proc_root_fd);
 void pt_procscan_free(struct pt_procscan *s);
 
 /* Once per discovery: offer each of the targets that want it

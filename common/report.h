@@ -1,4 +1,4 @@
-/* report: the values of one closed interval, indexed by catalog id.
+/* report: the values of one ended interval, indexed by catalog id.
  *
  * A value is either an integer or a float, decided by the metric's unit
  * (memory in bytes or kB, byte and event counts are integers; MB, GB,
@@ -23,6 +23,21 @@ struct pt_value {
 struct pt_report {
     struct pt_value v[PT_METRIC_COUNT];
 };
+
+/* min/max of a sum over the polls of one interval: what a gauge reports. */
+struct pt_extrema {
+    int64_t min, max;
+    bool any; /* a poll has been added since the interval began */
+};
+
+static inline void pt_extrema_add(struct pt_extrema *e, int64_t value)
+{
+    if (!e->any || value < e->min)
+        e->min = value;
+    if (!e->any || value > e->max)
+        e->max = value;
+    e->any = true;
+}
 
 /* The value as a double, whatever its representation (collectd gauges);
  * NaN when the value is absent, as collectd spells an unknown gauge. */

@@ -2,62 +2,30 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "escape.h"
 #include "saturate.h"
 
-static void *xrealloc(void *p, size_t size)
-{
-    p = realloc(p, size);
-    if (!p) {
-        fprintf(stderr, "E! proctree: out of memory\n");
-        abort();
-    }
-    return p;
-}
-
 /* One log line about t: 'target "NAME": ' and the message. The name is
  * escaped: whoever names a process or writes a pid file chooses it. */
-__attribute__((format(printf, 3, 4))) static void logf_target(const struct pt_target *t, enum pt_log_level level,
-                                                              const char *fmt, ...)
+void pt_target_logf(const struct pt_target *t, enum pt_log_level level, const char *fmt, ...)
 {
-    if (!t->log)
-        return;
-    char name[160], what[400], msg[600];
+    char name[PT_QUOTED_MAX], what[PT_LOG_LINE_MAX];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof(what), fmt, ap);
     va_end(ap);
-    snprintf(msg, sizeof(msg), "target \"%s\": %s", pt_escape(name, sizeof(name), t->name), what);
-    t->log(level, msg, t->log_arg);
-}
-
-void pt_extrema_add(struct pt_extrema *e, int64_t value)
-{
-    if (!e->any || value < e->min)
-        e->min = value;
-    if (!e->any || value > e->max)
-        e->max = value;
-    e->any = true;
-}
-
-static double thread_cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    pt_logf(level, "target \"%s\": %s", pt_escape(name, sizeof(name), t->name), what);
 }
 
 /* ---- membership ------------------------------------------------------- */
 
-static struct pt_member *live_member(const struct pt_target *t, pid_t pid)
+struct pt_member *pt_target_live_member(const struct pt_target *t, pid_t pid)
 {
     long i = pt_pidmap_get(&t->index, pid);
     if (i < 0 || t->members[i].gone)
@@ -71,7 +39,7 @@ static struct pt_member *live_member(const struct pt_target *t, pid_t pid)
  * fresh. */
 static bool is_exposed(const struct pt_target *t, const struct pt_member *m)
 {
-    return live_member(t, m->ppid) == NULL;
+    return pt_target_live_member(t, m->ppid) == NULL;
 }
 
 static bool has_group(const struct pt_member *m, int k)
@@ -104,7 +72,7 @@ static void note_groups(struct pt_target *t, const struct pt_member *m)
  * reaper read before it shows nothing yet (the transient dip), and one
  * whose parent ignores SIGCHLD, or a re-parented child reaped by init,
  * never brings it. So the reaper owes m's values: until its counters show
- * them, it counts as due = its counters at the last close (read before m
+ * them, it counts as due = its counters at the last interval's end (read before m
  * was last seen alive, so before the reaping) plus everything it owes.
  * The tree total never dips, and settle_debts() decides later whether the
  * usage arrived. A group the reaper's counters lack (io denied) can never
@@ -112,7 +80,7 @@ static void note_groups(struct pt_target *t, const struct pt_member *m)
 static void owe(struct pt_target *t, struct pt_member *reaper, const struct pt_member *m)
 {
     if (!reaper->owes) {
-        memcpy(reaper->due, reaper->ctr_closed, sizeof(reaper->due));
+        memcpy(reaper->due, reaper->ctr_at_end, sizeof(reaper->due));
         memset(reaper->owed, 0, sizeof(reaper->owed));
         reaper->owes = true;
     }
@@ -182,9 +150,9 @@ static void member_left(struct pt_target *t, struct pt_member *m, struct pt_memb
 
 /* Gone, as seen by a read in tree order (parents before children): if the
  * parent is a member still there, it reaped this one. */
-static void member_gone(struct pt_target *t, struct pt_member *m)
+void pt_target_member_gone(struct pt_target *t, struct pt_member *m)
 {
-    member_left(t, m, live_member(t, m->ppid));
+    member_left(t, m, pt_target_live_member(t, m->ppid));
 }
 
 /* A member that exited took with it the usage of every child it reaped:
@@ -230,7 +198,7 @@ static void warn_denied(struct pt_target *t, const struct pt_member *m)
         if (!(m->denied & kinds[k].bit) || (t->warned_denied & kinds[k].bit))
             continue;
         t->warned_denied |= kinds[k].bit;
-        logf_target(t, PT_LOG_WARNING,
+        pt_target_logf(t, PT_LOG_WARNING,
                     "permission denied on /proc/%d/%s; %s metrics leave out such processes "
                     "(run as their user, as root, or with CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH)",
                     (int)m->pid, kinds[k].file, kinds[k].metrics);
@@ -242,7 +210,7 @@ static void read_counters(struct pt_target *t, struct pt_member *m)
 {
     enum pt_read r = pt_member_read_counters(m, t->proc_root_fd, &t->buf);
     if (r == PT_READ_GONE) {
-        member_gone(t, m);
+        pt_target_member_gone(t, m);
         return;
     }
     if (r == PT_READ_NO_FDS)
@@ -258,7 +226,7 @@ static void read_counters(struct pt_target *t, struct pt_member *m)
     settle_debts(t, m);
 }
 
-static void compact(struct pt_target *t)
+void pt_target_compact(struct pt_target *t)
 {
     if (!t->need_compaction)
         return;
@@ -275,7 +243,7 @@ static void compact(struct pt_target *t)
 
 /* Open pid as a new member. baseline: it joins as part of a new root's
  * tree (its past is not counted); otherwise it was born in the tree. */
-static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline)
+struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline)
 {
     struct pt_member m;
     enum pt_read r = pt_member_open(&m, t->proc_root_fd, t->budget, pid, expected_starttime, &t->buf);
@@ -295,12 +263,12 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
     }
     if (t->n_members == t->cap_members) {
         t->cap_members = t->cap_members ? t->cap_members * 2 : 16;
-        t->members = xrealloc(t->members, t->cap_members * sizeof(*t->members));
+        t->members = pt_xrealloc_array(t->members, t->cap_members, sizeof(*t->members));
     }
     warn_denied(t, &m);
     m.baseline_walk = baseline;
     m.born = !baseline;
-    memcpy(m.ctr_closed, m.ctr, sizeof(m.ctr));
+    memcpy(m.ctr_at_end, m.ctr, sizeof(m.ctr));
     if (baseline)
         add_counters(t, &m, -1);
     else
@@ -311,26 +279,19 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
     return &t->members[t->n_members++];
 }
 
-static int collect_pid(pid_t pid, void *arg);
-
-bool pt_target_wants_scan(const struct pt_target *t)
+const char *pt_target_name(const struct pt_target *t)
 {
-    return t->has_matcher && t->selector.kind != PT_SELECT_CGROUP;
+    return t->name;
 }
 
-const struct pt_matcher *pt_target_matcher(const struct pt_target *t)
+pid_t pt_target_launched_pid(const struct pt_target *t)
 {
-    return &t->matcher;
+    return t->selector.kind == PT_SELECT_CHILD ? t->selector.pid : 0;
 }
 
 bool pt_target_has_member(const struct pt_target *t, pid_t pid)
 {
-    return live_member(t, pid) != NULL;
-}
-
-void pt_target_offer_root(struct pt_target *t, pid_t pid)
-{
-    collect_pid(pid, t);
+    return pt_target_live_member(t, pid) != NULL;
 }
 
 size_t pt_target_live_members(const struct pt_target *t)
@@ -339,198 +300,6 @@ size_t pt_target_live_members(const struct pt_target *t)
     for (size_t i = 0; i < t->n_members; i++)
         live += !t->members[i].gone;
     return live;
-}
-
-/* ---- selector --------------------------------------------------------- */
-
-static void join_pending(struct pt_target *t, bool baseline);
-
-/* The root the selector names now, joined as a baseline member when it is
- * new to the tree. A --pid root is pinned to the identity first seen. */
-static void resolve_root(struct pt_target *t)
-{
-    pid_t pid = 0;
-    uint64_t expected = 0;
-    switch (t->selector.kind) {
-    case PT_SELECT_PID:
-    case PT_SELECT_CHILD:
-        pid = t->selector.pid;
-        expected = t->root_starttime;
-        break;
-    case PT_SELECT_PIDFILE:
-        pid = pt_pidfile_read(&t->pidfile, t->selector.path, t->name, t->log, t->log_arg);
-        break;
-    default:
-        break;
-    }
-    if (t->has_matcher) {
-        /* cgroup members are listed by the cgroup; the others were offered
-         * by the collector's walk of the proc root */
-        if (t->selector.kind == PT_SELECT_CGROUP)
-            pt_matcher_scan_cgroup(&t->matcher, &t->buf, collect_pid, t);
-        join_pending(t, true);
-        return;
-    }
-    if (pid <= 0 || live_member(t, pid))
-        return;
-    if (t->selector.kind != PT_SELECT_PIDFILE && t->root_pid)
-        return; /* a pinned root that is gone stays gone */
-    /* The launched command was born under our watch: count all of it. */
-    struct pt_member *m = join(t, pid, expected, t->selector.kind != PT_SELECT_CHILD);
-    if (m) {
-        t->root_pid = pid;
-        t->root_starttime = m->starttime;
-    }
-}
-
-/* ---- discovery -------------------------------------------------------- */
-
-static int collect_pid(pid_t pid, void *arg)
-{
-    struct pt_target *t = arg;
-    if (t->n_pending == t->cap_pending) {
-        t->cap_pending = t->cap_pending ? t->cap_pending * 2 : 64;
-        t->pending = xrealloc(t->pending, t->cap_pending * sizeof(pid_t));
-    }
-    t->pending[t->n_pending++] = pid;
-    return 0;
-}
-
-/* Without children files, one scan of the proc root lists every
- * (pid, ppid); the children of a member are then looked up there. */
-struct ppid_pair {
-    pid_t ppid, pid;
-};
-
-static int by_ppid(const void *a, const void *b)
-{
-    const struct ppid_pair *x = a, *y = b;
-    return (x->ppid > y->ppid) - (x->ppid < y->ppid);
-}
-
-struct ppid_scan {
-    struct pt_target *t;
-    struct ppid_pair *pairs;
-    size_t count, cap;
-};
-
-static void add_ppid_pair(pid_t pid, void *arg)
-{
-    struct ppid_scan *scan = arg;
-    struct pt_stat st;
-    if (pt_read_stat_by_pid(scan->t->proc_root_fd, pid, &scan->t->buf, &st) != PT_READ_OK)
-        return;
-    if (scan->count == scan->cap) {
-        scan->cap = scan->cap ? scan->cap * 2 : 256;
-        scan->pairs = xrealloc(scan->pairs, scan->cap * sizeof(*scan->pairs));
-    }
-    scan->pairs[scan->count++] = (struct ppid_pair){st.ppid, st.pid};
-}
-
-static struct ppid_pair *scan_ppids(struct pt_target *t, size_t *count)
-{
-    struct ppid_scan scan = {.t = t};
-    pt_for_each_pid_in(t->proc_root_fd, ".", add_ppid_pair, &scan);
-    if (scan.count)
-        qsort(scan.pairs, scan.count, sizeof(*scan.pairs), by_ppid);
-    *count = scan.count;
-    return scan.pairs;
-}
-
-static void children_from_scan(struct pt_target *t, const struct ppid_pair *pairs, size_t count, pid_t parent)
-{
-    size_t lo = 0, hi = count;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (pairs[mid].ppid < parent)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (; lo < count && pairs[lo].ppid == parent; lo++)
-        collect_pid(pairs[lo].pid, t);
-}
-
-/* Launch mode: every child of ours is the launched root or an orphan of
- * its tree handed to us as subreaper. */
-static void collect_own_children(struct pt_target *t)
-{
-    char path[64];
-    snprintf(path, sizeof(path), "%d/task/%d/children", (int)getpid(), (int)getpid());
-    int fd = pt_open_at(t->proc_root_fd, path);
-    if (fd < 0)
-        return;
-    ssize_t n = pt_pread_all(fd, &t->buf);
-    close(fd);
-    if (n > 0)
-        pt_parse_children(t->buf.data, (size_t)n, collect_pid, t);
-}
-
-static void join_pending(struct pt_target *t, bool baseline)
-{
-    for (size_t j = 0; j < t->n_pending; j++)
-        if (!live_member(t, t->pending[j]))
-            join(t, t->pending[j], 0, baseline);
-    t->n_pending = 0;
-}
-
-void pt_target_discover(struct pt_target *t)
-{
-    double cpu0 = thread_cpu_seconds();
-    compact(t);
-    resolve_root(t);
-    if (t->selector.kind == PT_SELECT_CHILD) {
-        collect_own_children(t);
-        join_pending(t, false);
-    }
-
-    size_t n_pairs = 0;
-    struct ppid_pair *pairs = t->scan_fallback ? scan_ppids(t, &n_pairs) : NULL;
-    /* Breadth first: members appended while walking are walked too, so a
-     * whole new subtree joins in one pass, parents before children. */
-    for (size_t i = 0; i < t->n_members; i++) {
-        if (t->members[i].gone)
-            continue;
-        bool baseline = t->members[i].baseline_walk;
-        if (t->scan_fallback) {
-            children_from_scan(t, pairs, n_pairs, t->members[i].pid);
-        } else {
-            bool no_children_files = false;
-            enum pt_read r = pt_member_read_children(&t->members[i], t->proc_root_fd, &t->buf, collect_pid, t,
-                                                     &no_children_files);
-            if (r == PT_READ_GONE) {
-                t->n_pending = 0;
-                member_gone(t, &t->members[i]);
-                continue;
-            }
-            if (r == PT_READ_NO_FDS)
-                t->short_of_fds |= PT_SHORT_MEMBERS;
-            if (no_children_files) {
-                logf_target(t, PT_LOG_INFO, "no /proc/PID/task/TID/children (kernel without "
-                            "CONFIG_PROC_CHILDREN); discovering by scanning /proc");
-                t->scan_fallback = true;
-                pairs = scan_ppids(t, &n_pairs);
-                i--; /* walk this member again from the scan */
-                continue;
-            }
-        }
-        /* the member pointer may move when join() grows the array */
-        join_pending(t, baseline);
-    }
-    free(pairs);
-    for (size_t i = 0; i < t->n_members; i++)
-        t->members[i].baseline_walk = false;
-    compact(t);
-
-    size_t live = pt_target_live_members(t);
-    if (live == 0 && !t->warned_empty) {
-        logf_target(t, PT_LOG_WARNING, "no live process; will keep looking");
-        t->warned_empty = true;
-    } else if (live > 0 && t->warned_empty) {
-        logf_target(t, PT_LOG_INFO, "following pid %d again", (int)t->members[0].pid);
-        t->warned_empty = false;
-    }
-    t->cpu_seconds += thread_cpu_seconds() - cpu0;
 }
 
 /* ---- sampling --------------------------------------------------------- */
@@ -560,7 +329,7 @@ static void poll_members(struct pt_target *t)
             anon = pt_sat_add(anon, page_bytes(t, sm.resident > sm.shared ? sm.resident - sm.shared : 0));
             sampled = true;
         } else if (r == PT_READ_GONE) {
-            member_gone(t, m);
+            pt_target_member_gone(t, m);
             continue;
         } else {
             t->short_of_fds |= r == PT_READ_NO_FDS ? PT_SHORT_STATM : 0;
@@ -579,10 +348,10 @@ static void poll_members(struct pt_target *t)
 
 void pt_target_poll(struct pt_target *t)
 {
-    double cpu0 = thread_cpu_seconds();
+    double cpu0 = pt_thread_cpu_seconds();
     poll_members(t);
-    compact(t);
-    t->cpu_seconds += thread_cpu_seconds() - cpu0;
+    pt_target_compact(t);
+    t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
 }
 
 /* Counters of every member, parents first (see the header). */
@@ -634,7 +403,7 @@ static void smaps_timed(struct pt_target *t, struct pt_member *m)
     m->smaps_period = before * 2 > PT_SMAPS_MAX_PERIOD ? PT_SMAPS_MAX_PERIOD : before * 2;
     m->smaps_wait = m->smaps_period - 1;
     if (before == 1)
-        logf_target(t, PT_LOG_INFO, "smaps_rollup of pid %d took %.1f ms; reading it less often",
+        pt_target_logf(t, PT_LOG_INFO, "smaps_rollup of pid %d took %.1f ms; reading it less often",
                     (int)m->pid, took * 1e3);
 }
 
@@ -671,10 +440,10 @@ void pt_target_sample_pss(struct pt_target *t)
 {
     if (!t->options.collect_pss)
         return;
-    double cpu0 = thread_cpu_seconds();
+    double cpu0 = pt_thread_cpu_seconds();
     sample_smaps(t);
-    compact(t);
-    t->cpu_seconds += thread_cpu_seconds() - cpu0;
+    pt_target_compact(t);
+    t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
 }
 
 /* Context switches are not inclusive counters: a thread's vanish with it.
@@ -725,9 +494,11 @@ static int64_t count_fds(struct pt_target *t)
     return any ? total : -1;
 }
 
+/* gauge -> its _min metric (the _max twin follows it in the catalog) */
 static const enum pt_metric_id gauge_min_metric[PT_G_COUNT] = {
-    PT_M_PROC_VM_SIZE_MIN, PT_M_PROC_RSS_MIN,  PT_M_PROC_ANON_MIN, PT_M_PROC_PSS_MIN,
-    PT_M_PROC_SHARED_MIN,  PT_M_PROC_USS_MIN,  PT_M_PROC_SWAP_MIN,
+    [PT_G_VM] = PT_M_PROC_VM_SIZE_MIN,  [PT_G_RSS] = PT_M_PROC_RSS_MIN, [PT_G_ANON] = PT_M_PROC_ANON_MIN,
+    [PT_G_PSS] = PT_M_PROC_PSS_MIN,     [PT_G_SHARED] = PT_M_PROC_SHARED_MIN,
+    [PT_G_USS] = PT_M_PROC_USS_MIN,     [PT_G_SWAP] = PT_M_PROC_SWAP_MIN,
 };
 
 /* counter -> its delta metric, and the unit scale */
@@ -811,7 +582,7 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
     pt_value_set(&report->v[PT_M_COLLECTOR_VANISHED], PT_M_COLLECTOR_VANISHED, (double)t->vanished, units);
     /* thread CPU clocks are not meaningful below a microsecond */
     pt_value_set(&report->v[PT_M_COLLECTOR_CPU_SECONDS], PT_M_COLLECTOR_CPU_SECONDS,
-                 round(t->cpu_seconds * 1e6) / 1e6, units);
+                 (double)(int64_t)(t->cpu_seconds * 1e6 + 0.5) / 1e6, units);
 }
 
 /* The reads each metric needs, as enum pt_short bits; every proc_*
@@ -881,7 +652,7 @@ static void leave_out_unknown(struct pt_target *t, struct pt_report *report)
     for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
         if (t->short_of_fds & parts[i].bit)
             strncat(what, parts[i].what, sizeof(what) - strlen(what) - 1);
-    logf_target(t, PT_LOG_ERROR,
+    pt_target_logf(t, PT_LOG_ERROR,
                 "out of file descriptors (EMFILE/ENFILE); left out this interval:%s; "
                 "raise the open-files limit (LimitNOFILE=) or lower the descriptor budget",
                 what);
@@ -891,25 +662,25 @@ static void leave_out_unknown(struct pt_target *t, struct pt_report *report)
 static void snapshot_counters(struct pt_target *t)
 {
     for (size_t i = 0; i < t->n_members; i++)
-        memcpy(t->members[i].ctr_closed, t->members[i].ctr, sizeof(t->members[i].ctr));
+        memcpy(t->members[i].ctr_at_end, t->members[i].ctr, sizeof(t->members[i].ctr));
 }
 
-void pt_target_close(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report)
+void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report)
 {
-    double cpu0 = thread_cpu_seconds();
+    double cpu0 = pt_thread_cpu_seconds();
     t->round++;
     poll_members(t); /* the last sample of the interval */
     int64_t threads;
     read_all_counters(t, &threads);
-    if (t->options.collect_pss && t->pss_at_close)
+    if (t->options.collect_pss && t->pss_at_end)
         sample_smaps(t);
     if (t->options.collect_ctx_switches)
         sample_ctx_switches(t);
     int64_t fds = t->options.collect_fds ? count_fds(t) : -1;
-    compact(t);
+    pt_target_compact(t);
     snapshot_counters(t);
     int64_t processes = (int64_t)t->n_members;
-    t->cpu_seconds += thread_cpu_seconds() - cpu0;
+    t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
 
     t->counter_seconds += seconds;
     fill_report(t, t->counter_seconds, processes, threads, fds, units, report);
@@ -931,36 +702,31 @@ void pt_target_close(struct pt_target *t, double seconds, const struct pt_units 
 
 void pt_target_final_read(struct pt_target *t, pid_t pid)
 {
-    struct pt_member *m = live_member(t, pid);
+    struct pt_member *m = pt_target_live_member(t, pid);
     if (!m)
-        m = join(t, pid, 0, false);
+        m = pt_target_join(t, pid, 0, false);
     if (m)
         read_counters(t, m);
 }
 
 void pt_target_reaped(struct pt_target *t, pid_t pid)
 {
-    struct pt_member *m = live_member(t, pid);
+    struct pt_member *m = pt_target_live_member(t, pid);
     if (m)
-        member_gone(t, m);
+        pt_target_member_gone(t, m);
 }
 
 /* ---- life cycle ------------------------------------------------------- */
 
 int pt_target_init(struct pt_target *t, const char *name, const struct pt_selector *selector,
-                   const struct pt_target_options *options, int proc_root_fd, struct pt_fd_budget *budget,
-                   pt_log_fn log, void *log_arg, char *err, size_t errlen)
+                   const struct pt_target_options *options, bool pss_at_end, int proc_root_fd,
+                   struct pt_fd_budget *budget, char *err, size_t errlen)
 {
     memset(t, 0, sizeof(*t));
-    t->name = strdup(name);
+    t->name = pt_xstrdup(name);
     t->selector = *selector;
-    t->selector.path = selector->path ? strdup(selector->path) : NULL;
-    t->selector.value = selector->value ? strdup(selector->value) : NULL;
-    if (!t->name || (selector->path && !t->selector.path) || (selector->value && !t->selector.value)) {
-        snprintf(err, errlen, "out of memory");
-        pt_target_free(t);
-        return -1;
-    }
+    t->selector.path = selector->path ? pt_xstrdup(selector->path) : NULL;
+    t->selector.value = selector->value ? pt_xstrdup(selector->value) : NULL;
     bool matching = selector->kind >= PT_SELECT_MATCH;
     if (matching && pt_matcher_init(&t->matcher, selector, proc_root_fd, err, errlen) != 0) {
         pt_target_free(t);
@@ -972,9 +738,7 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
     t->budget = budget;
     t->page_size = sysconf(_SC_PAGESIZE);
     t->ticks_per_second = (double)sysconf(_SC_CLK_TCK);
-    t->log = log;
-    t->log_arg = log_arg;
-    t->pss_at_close = true;
+    t->pss_at_end = pss_at_end;
     return 0;
 }
 

@@ -1,5 +1,6 @@
-/* target: one selected process tree, its discovery, sampling and the
- * interval accounting (DESIGN §4).
+/* target: one selected process tree, its members, their sampling and the
+ * interval accounting (docs/DESIGN.md, "Accounting"); how members are
+ * found is discovery.c's.
  *
  * The tree's cumulative counter for each quantity is
  *
@@ -22,8 +23,9 @@
  * read only (a transient dip), and one that ignores SIGCHLD, or a child
  * re-parented and reaped by init, never brings it (a permanent loss). So
  * the reaper owes the departed member's last values and counts in C as at
- * least its counters at the last close plus what it owes; at its first
- * read in a later round (a later close) a counter still below that proves
+ * least its counters at the last interval's end plus what it owes; at its
+ * first read in a later round (after a later end) a counter still below
+ * that proves
  * the usage never arrived, and the owed values move into adjust. C thus
  * neither dips nor stays above what was really done once the debt is
  * settled, and only the departed member's unseen last moments are lost.
@@ -37,22 +39,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "collector.h"
+#include "base.h"
 #include "fdbudget.h"
 #include "matcher.h"
 #include "member.h"
 #include "pidfile.h"
 #include "pidmap.h"
+#include "report.h"
+#include "selector.h"
+#include "units.h"
 
 enum pt_gauge { PT_G_VM, PT_G_RSS, PT_G_ANON, PT_G_PSS, PT_G_SHARED, PT_G_USS, PT_G_SWAP, PT_G_COUNT };
 
-/* min/max of a sum over the polls of one interval */
-struct pt_extrema {
-    int64_t min, max;
-    bool any;
-};
-
-void pt_extrema_add(struct pt_extrema *e, int64_t value);
 
 /* What a lack of descriptors (EMFILE, ENFILE) left unknown in an interval:
  * those metrics are absent for it, never a partial sum. */
@@ -73,8 +71,6 @@ struct pt_target {
     struct pt_fd_budget *budget; /* the collector's, shared by all targets */
     long page_size;
     double ticks_per_second;
-    pt_log_fn log;
-    void *log_arg;
 
     struct pt_member *members; /* parents before their children */
     size_t n_members, cap_members;
@@ -88,7 +84,7 @@ struct pt_target {
     bool has_matcher;
 
     int64_t adjust[PT_CTR_COUNT];
-    uint64_t round; /* closes begun: debts are checked in a later round */
+    uint64_t round; /* intervals ended: debts are checked in a later round */
     int64_t high_water[PT_CTR_COUNT];
     int64_t interval_base[PT_CTR_COUNT];
 
@@ -101,7 +97,7 @@ struct pt_target {
     unsigned short_of_fds;    /* enum pt_short bits of this interval */
     double counter_seconds;   /* since the counters were last reported */
 
-    bool pss_at_close; /* smaps_rollup at every close, or on its own timer */
+    bool pss_at_end; /* smaps_rollup at every interval's end, or on its own timer */
     bool warned_empty;
     unsigned warned_denied; /* enum pt_denied bits already logged */
     bool scan_fallback; /* no children files: build the tree from ppids */
@@ -112,8 +108,13 @@ struct pt_target {
 
 /* Returns 0, or -1 with a one-line reason in err. */
 int pt_target_init(struct pt_target *t, const char *name, const struct pt_selector *selector,
-                   const struct pt_target_options *options, int proc_root_fd, struct pt_fd_budget *budget,
-                   pt_log_fn log, void *log_arg, char *err, size_t errlen);
+                   const struct pt_target_options *options, bool pss_at_end, int proc_root_fd,
+                   struct pt_fd_budget *budget, char *err, size_t errlen);
+
+/* The name the target reports under (its tag, its plugin instance). */
+const char *pt_target_name(const struct pt_target *t);
+/* The launched command's pid for a target of one (PT_SELECT_CHILD), else 0. */
+pid_t pt_target_launched_pid(const struct pt_target *t);
 
 /* Does the target take its roots from the collector's shared walk of the
  * proc root (--match, --exe, --user)? */
@@ -136,7 +137,7 @@ void pt_target_poll(struct pt_target *t);
 /* One smaps_rollup sample of every member (PSS on its own cadence). */
 void pt_target_sample_pss(struct pt_target *t);
 /* Close the interval, which lasted seconds, into report. */
-void pt_target_close(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report);
+void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report);
 
 /* Launch mode: pid has exited and is about to be reaped by us. Read its
  * final counters from the zombie (joining it to the tree first if
@@ -146,5 +147,22 @@ void pt_target_final_read(struct pt_target *t, pid_t pid);
 void pt_target_reaped(struct pt_target *t, pid_t pid);
 
 size_t pt_target_live_members(const struct pt_target *t);
+
+/* ---- between target.c (membership, accounting) and discovery.c ----- */
+
+/* One log line about t: 'target "NAME": ' (escaped) and the message. */
+__attribute__((format(printf, 3, 4))) void pt_target_logf(const struct pt_target *t, enum pt_log_level level,
+                                                          const char *fmt, ...);
+/* The live member with this pid, or NULL. */
+struct pt_member *pt_target_live_member(const struct pt_target *t, pid_t pid);
+/* Open pid as a new member. baseline: it joins as part of a new root's
+ * tree (its past is not counted); otherwise it was born in the tree.
+ * NULL when it cannot join (gone, a kernel thread for a matching
+ * selector, no descriptors). The members array may move. */
+struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline);
+/* A member found gone, in tree order (see target.c). */
+void pt_target_member_gone(struct pt_target *t, struct pt_member *m);
+/* Drop the members that are gone, if any. */
+void pt_target_compact(struct pt_target *t);
 
 #endif

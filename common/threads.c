@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base.h"
+
 static const char *const thread_file_name[PT_TF_COUNT] = {
     [PT_TF_STATUS] = "status",
     [PT_TF_CHILDREN] = "children",
@@ -36,21 +38,14 @@ void pt_threads_free(struct pt_threads *ts, struct pt_fd_budget *budget)
 struct tid_walk {
     pid_t *tids;
     uint32_t count, cap;
-    bool no_memory;
 };
 
 static void add_tid(pid_t tid, void *arg)
 {
     struct tid_walk *w = arg;
     if (w->count == w->cap) {
-        uint32_t cap = w->cap ? w->cap * 2 : 16;
-        pid_t *grown = realloc(w->tids, cap * sizeof(*grown));
-        if (!grown) {
-            w->no_memory = true;
-            return;
-        }
-        w->tids = grown;
-        w->cap = cap;
+        w->cap = w->cap ? w->cap * 2 : 16;
+        w->tids = pt_xrealloc_array(w->tids, w->cap, sizeof(*w->tids));
     }
     w->tids[w->count++] = tid;
 }
@@ -84,18 +79,12 @@ int pt_threads_refresh(struct pt_threads *ts, int proc_root_fd, const char *memb
     snprintf(task, sizeof(task), "%stask", member_path);
     struct tid_walk w = {0};
     int err = pt_for_each_pid_in(proc_root_fd, task, add_tid, &w);
-    if (!err && w.no_memory)
-        err = -ENOMEM;
     if (err) {
         free(w.tids);
         return err;
     }
     qsort(w.tids, w.count, sizeof(*w.tids), by_tid);
-    struct pt_thread *list = w.count ? calloc(w.count, sizeof(*list)) : NULL;
-    if (w.count && !list) {
-        free(w.tids);
-        return -ENOMEM;
-    }
+    struct pt_thread *list = w.count ? pt_xalloc(w.count * sizeof(*list)) : NULL;
     for (uint32_t i = 0; i < w.count; i++) {
         uint32_t old = find_thread(ts, w.tids[i]);
         if (old < ts->count) {

@@ -1,7 +1,6 @@
 #include "loop.h"
 
 #include <errno.h>
-#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,7 +25,7 @@ struct loop {
     bool stdin_batches; /* newlines on stdin ask for a batch */
     pid_t command;      /* the launched command while its tree runs, else 0 */
     int command_status; /* its exit status once its tree is gone */
-    struct pt_out out;  /* the batch being built */
+    struct pt_buf out;  /* the batch being built */
     struct execd_output stdout_queue;
 };
 
@@ -50,8 +49,8 @@ void execd_block_signals(void)
 /* Close the interval and queue the batch (output.h: never blocks). */
 static int emit(struct loop *l)
 {
-    const struct pt_batch *b = pt_collector_close(l->c, pt_now());
-    pt_out_reset(&l->out);
+    const struct pt_batch *b = pt_collector_end_interval(l->c, pt_now());
+    pt_buf_reset(&l->out);
     for (size_t i = 0; i < b->n_targets; i++)
         pt_lp_append_report(&l->out, b->targets[i].name, PT_SCOPE_PROC, &b->targets[i].report, b->timestamp_ns);
     if (b->has_global)
@@ -59,7 +58,7 @@ static int emit(struct loop *l)
     if (l->out.len == 0)
         return 0;
     if (execd_output_batch(&l->stdout_queue, l->out.data, l->out.len) != 0) {
-        fprintf(stderr, "E! proctree-execd: writing to stdout: %s; exiting\n", strerror(errno));
+        pt_logf(PT_LOG_ERROR, "writing to stdout: %s; exiting", strerror(errno));
         return -1;
     }
     return 0;
@@ -114,7 +113,7 @@ static int read_signals(struct loop *l)
 static struct timespec until(double deadline, double now)
 {
     double wait = deadline > now ? deadline - now : 0;
-    struct timespec ts = {(time_t)wait, (long)((wait - floor(wait)) * 1e9)};
+    struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
     return ts;
 }
 
@@ -162,7 +161,7 @@ static void wait_signal(struct loop *l, double deadline)
  * SIGKILL to whatever is left. */
 static void stop_command(struct loop *l)
 {
-    fprintf(stderr, "I! proctree-execd: stopping: SIGTERM to the launched command (pid %d) and its tree\n",
+    pt_logf(PT_LOG_INFO, "stopping: SIGTERM to the launched command (pid %d) and its tree",
             (int)l->command);
     pt_launch_signal_tree(l->command, SIGTERM);
     double give_up = pt_now() + STOP_GRACE;
@@ -170,14 +169,14 @@ static void stop_command(struct loop *l)
         wait_signal(l, give_up);
     if (!l->command)
         return;
-    fprintf(stderr, "W! proctree-execd: the launched tree is still running %.0fs after SIGTERM; SIGKILL\n",
+    pt_logf(PT_LOG_WARNING, "the launched tree is still running %.0fs after SIGTERM; SIGKILL",
             STOP_GRACE);
     give_up = pt_now() + KILL_WAIT;
     while (!command_finished(l)) {
         size_t left = pt_launch_signal_tree(l->command, SIGKILL);
         double now = pt_now();
         if (now >= give_up) {
-            fprintf(stderr, "E! proctree-execd: %zu processes of the launched tree survive SIGKILL\n", left);
+            pt_logf(PT_LOG_ERROR, "%zu processes of the launched tree survive SIGKILL", left);
             return;
         }
         wait_signal(l, now + KILL_RETRY < give_up ? now + KILL_RETRY : give_up);
@@ -199,7 +198,7 @@ int execd_loop(struct pt_collector *c, const struct execd_options *o)
     struct loop l = {.c = c, .o = o, .command = launched_pid(o)};
     l.signal_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
     if (l.signal_fd < 0) {
-        fprintf(stderr, "E! proctree-execd: signalfd: %s\n", strerror(errno));
+        pt_logf(PT_LOG_ERROR, "signalfd: %s", strerror(errno));
         return 1;
     }
     bool timed = o->interval > 0 || o->once;
@@ -243,12 +242,12 @@ int execd_loop(struct pt_collector *c, const struct execd_options *o)
         struct timespec timeout = until(deadline, pt_now());
         int n = ppoll(fds, 3, &timeout, NULL);
         if (n < 0 && errno != EINTR) {
-            fprintf(stderr, "E! proctree-execd: poll: %s\n", strerror(errno));
+            pt_logf(PT_LOG_ERROR, "poll: %s", strerror(errno));
             status = 1;
             break;
         }
         if (n > 0 && fds[2].revents && execd_output_flush(&l.stdout_queue) != 0) {
-            fprintf(stderr, "E! proctree-execd: writing to stdout: %s; exiting\n", strerror(errno));
+            pt_logf(PT_LOG_ERROR, "writing to stdout: %s; exiting", strerror(errno));
             status = 1;
             break;
         }
@@ -270,6 +269,6 @@ int execd_loop(struct pt_collector *c, const struct execd_options *o)
         stop_command(&l);
     execd_output_end(&l.stdout_queue, FINAL_FLUSH);
     close(l.signal_fd);
-    pt_out_free(&l.out);
+    pt_buf_free(&l.out);
     return status;
 }

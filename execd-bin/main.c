@@ -17,12 +17,12 @@
 #include "loop.h"
 #include "options.h"
 
-/* Telegraf maps these prefixes to its log levels. */
-static void log_to_stderr(enum pt_log_level level, const char *message, void *arg)
+/* The sink of pt_logf: Telegraf maps these prefixes to its log levels. */
+static void log_to_stderr(enum pt_log_level level, const char *line, void *arg)
 {
     (void)arg;
     static const char *const prefix[] = {"E!", "W!", "I!", "D!"};
-    fprintf(stderr, "%s proctree-execd: %s\n", prefix[level], message);
+    fprintf(stderr, "%s proctree-execd: %s\n", prefix[level], line);
 }
 
 /* Kept /proc files make polls cheap (fdbudget.h), and this process has
@@ -56,7 +56,7 @@ static int command_output_fd(const char *where)
     int fd = open(where, O_WRONLY | O_CREAT | O_APPEND | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0600);
     if (fd < 0 || fcntl(fd, F_SETFL, O_APPEND) != 0) {
         char q[PT_QUOTED_MAX];
-        fprintf(stderr, "E! proctree-execd: --command-output: cannot open \"%s\": %s\n",
+        pt_logf(PT_LOG_ERROR, "--command-output: cannot open \"%s\": %s",
                 pt_escape(q, sizeof(q), where), strerror(errno));
         if (fd >= 0)
             close(fd);
@@ -80,7 +80,7 @@ static pid_t launch_command(char **command, const char *output)
         close(devnull);
     close(out);
     if (pid < 0) {
-        fprintf(stderr, "E! proctree-execd: %s\n", err);
+        pt_logf(PT_LOG_ERROR, "%s", err);
         return -127;
     }
     return pid;
@@ -98,6 +98,7 @@ int main(int argc, char **argv)
      * up waits in the signalfd instead of killing us (SIGHUP, SIGUSR1 and
      * SIGUSR2 terminate by default). */
     execd_block_signals();
+    pt_log_set_sink(log_to_stderr, NULL);
     struct execd_options o;
     switch (execd_parse_options(argc, argv, &o)) {
     case EXECD_EXIT_OK:
@@ -107,7 +108,6 @@ int main(int argc, char **argv)
     case EXECD_RUN:
         break;
     }
-    o.config.log = log_to_stderr;
     size_t fd_budget = raise_fd_limit();
     if (!o.fd_budget_given)
         o.config.fd_budget = fd_budget;
@@ -115,7 +115,7 @@ int main(int argc, char **argv)
     char err[256];
     struct pt_collector *c = pt_collector_new(&o.config, err, sizeof(err));
     if (!c) {
-        fprintf(stderr, "E! proctree-execd: %s\n", err);
+        pt_logf(PT_LOG_ERROR, "%s", err);
         return 2;
     }
     int status = 0;
@@ -134,7 +134,7 @@ int main(int argc, char **argv)
             }
         }
         if (pt_collector_add_target(c, t->name, &t->selector, &o.target_options, err, sizeof(err)) != 0) {
-            fprintf(stderr, "E! proctree-execd: %s: %s\n", t->option, err);
+            pt_logf(PT_LOG_ERROR, "%s: %s", t->option, err);
             if (t->selector.kind == PT_SELECT_CHILD) /* launched last, so nothing else runs */
                 kill(-t->selector.pid, SIGKILL);
             status = 2;

@@ -1,6 +1,7 @@
 #include "options.h"
 
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +52,7 @@ static const char usage[] =
     "  --global-memory-unit U    bytes|kB|MB|GB for global_* memory (default bytes)\n"
     "  --no-pss                  do not read smaps_rollup (no pss/shared/uss/swap)\n"
     "  --pss-interval DUR        read smaps_rollup every DUR (default: once per\n"
-    "                            batch, when the interval closes)\n"
+    "                            batch, at the interval's end)\n"
     "  --pss-budget DUR          a process whose smaps_rollup takes longer to read\n"
     "                            (it stalls the process) is read less often\n"
     "                            (default 5ms)\n"
@@ -133,14 +134,25 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* One line naming the culprit; a and b are escaped, as an argument can
- * hold a newline and forge a line of Telegraf's log. */
-static enum execd_parse usage_error(const char *fmt, const char *a, const char *b)
+/* An argument for an error line, escaped: it can hold a newline and
+ * forge a line of Telegraf's log. Two may be in use in one line. */
+static const char *q(const char *text)
 {
-    char qa[PT_QUOTED_MAX], qb[PT_QUOTED_MAX];
-    fprintf(stderr, "E! proctree-execd: ");
-    fprintf(stderr, fmt, pt_escape(qa, sizeof(qa), a), pt_escape(qb, sizeof(qb), b));
-    fprintf(stderr, " (see --help)\n");
+    static char quoted[2][PT_QUOTED_MAX];
+    static unsigned next;
+    char *out = quoted[next++ % 2];
+    return pt_escape(out, PT_QUOTED_MAX, text);
+}
+
+/* One line naming the culprit. */
+__attribute__((format(printf, 1, 2))) static enum execd_parse usage_error(const char *fmt, ...)
+{
+    char what[PT_LOG_LINE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    pt_logf(PT_LOG_ERROR, "%s (see --help)", what);
     return EXECD_EXIT_USAGE;
 }
 
@@ -152,12 +164,7 @@ static const char *const selector_option[] = {
 
 static struct execd_target *add_target(struct execd_options *o, enum pt_selector_kind kind)
 {
-    struct execd_target *grown = realloc(o->targets, (o->n_targets + 1) * sizeof(*grown));
-    if (!grown) {
-        fprintf(stderr, "E! proctree-execd: out of memory\n");
-        exit(1);
-    }
-    o->targets = grown;
+    o->targets = pt_xrealloc_array(o->targets, o->n_targets + 1, sizeof(*o->targets));
     struct execd_target *t = &o->targets[o->n_targets++];
     memset(t, 0, sizeof(*t));
     t->selector.kind = kind;
@@ -200,21 +207,21 @@ static enum execd_parse parse_one(struct execd_options *o, int code, const char 
     case OPT_PID: {
         unsigned long pid;
         if (parse_whole(arg, 1, PT_PID_LIMIT - 1, &pid) != 0)
-            return usage_error("--pid: \"%s\" is not a process id%s", arg, "");
+            return usage_error("--pid: \"%s\" is not a process id", q(arg));
         add_target(o, PT_SELECT_PID)->selector.pid = (pid_t)pid;
         return EXECD_RUN;
     }
     case OPT_PIDFILE:
     case OPT_CGROUP:
         if (!*arg)
-            return usage_error("--%s: empty path%s", option_name(code), "");
+            return usage_error("--%s: empty path", option_name(code));
         add_target(o, code == OPT_PIDFILE ? PT_SELECT_PIDFILE : PT_SELECT_CGROUP)->selector.path = arg;
         return EXECD_RUN;
     case OPT_MATCH:
     case OPT_EXE:
     case OPT_USER: {
         if (!*arg)
-            return usage_error("--%s: empty value%s", option_name(code), "");
+            return usage_error("--%s: empty value", option_name(code));
         enum pt_selector_kind kind = code == OPT_MATCH ? PT_SELECT_MATCH
                                      : code == OPT_EXE ? PT_SELECT_EXE
                                                        : PT_SELECT_USER;
@@ -223,7 +230,7 @@ static enum execd_parse parse_one(struct execd_options *o, int code, const char 
     }
     case OPT_NAME:
         if (!*arg)
-            return usage_error("--name: empty name%s%s", "", "");
+            return usage_error("--name: empty name");
         /* Nothing can follow "-- COMMAND", so a --name before any target
          * is kept for the launched command (checked at the end). */
         if (o->n_targets == 0)
@@ -238,7 +245,7 @@ static enum execd_parse parse_one(struct execd_options *o, int code, const char 
     case OPT_PSS_INTERVAL:
         if (pt_duration_parse(arg, &seconds) != 0)
             return usage_error("--%s: \"%s\" is not a duration > 0 (e.g. 250ms, 2s, 1.5)", option_name(code),
-                               arg);
+                               q(arg));
         if (code == OPT_INTERVAL)
             o->interval = seconds;
         else if (code == OPT_POLL)
@@ -254,7 +261,7 @@ static enum execd_parse parse_one(struct execd_options *o, int code, const char 
     case OPT_GLOBAL_UNIT: {
         enum pt_mem_unit unit;
         if (pt_mem_unit_parse(arg, &unit) != 0)
-            return usage_error("--%s: \"%s\" is not one of bytes, kB, MB, GB", option_name(code), arg);
+            return usage_error("--%s: \"%s\" is not one of bytes, kB, MB, GB", option_name(code), q(arg));
         if (code == OPT_PROC_UNIT)
             o->config.units.proc_memory = unit;
         else
@@ -279,7 +286,7 @@ static enum execd_parse parse_one(struct execd_options *o, int code, const char 
     case OPT_FD_BUDGET: {
         unsigned long budget;
         if (parse_whole(arg, 0, PT_FD_BUDGET_MAX, &budget) != 0)
-            return usage_error("--descriptor-budget: \"%s\" is not a whole number from 0 to 16777216%s", arg, "");
+            return usage_error("--descriptor-budget: \"%s\" is not a whole number from 0 to %zu", q(arg), PT_FD_BUDGET_MAX);
         o->config.fd_budget = budget;
         o->fd_budget_given = true;
         return EXECD_RUN;
@@ -289,7 +296,7 @@ static enum execd_parse parse_one(struct execd_options *o, int code, const char 
         return EXECD_RUN;
     case OPT_COMMAND_OUTPUT:
         if (!*arg)
-            return usage_error("--command-output: empty value; give discard, stderr or a file%s%s", "", "");
+            return usage_error("--command-output: empty value; give discard, stderr or a file");
         o->command_output = arg;
         return EXECD_RUN;
     case OPT_HELP:
@@ -317,8 +324,8 @@ enum execd_parse execd_parse_options(int argc, char **argv, struct execd_options
         if (code == '?') {
             const char *culprit = argv[optind - 1];
             if (optopt >= OPT_PID)
-                return usage_error("option --%s needs a value%s", option_name(optopt), "");
-            return usage_error("unknown option \"%s\"%s", culprit, "");
+                return usage_error("option --%s needs a value", option_name(optopt));
+            return usage_error("unknown option \"%s\"", q(culprit));
         }
         enum execd_parse r = parse_one(o, code, optarg);
         if (r != EXECD_RUN)
@@ -326,19 +333,18 @@ enum execd_parse execd_parse_options(int argc, char **argv, struct execd_options
     }
     if (optind < argc) {
         if (strcmp(argv[optind - 1], "--") != 0)
-            return usage_error("unexpected argument \"%s\"; a command to launch goes after --%s", argv[optind], "");
+            return usage_error("unexpected argument \"%s\"; a command to launch goes after --", q(argv[optind]));
         o->command = &argv[optind];
         add_target(o, PT_SELECT_CHILD)->name = o->command_name;
     } else if (optind > 0 && strcmp(argv[optind - 1], "--") == 0) {
-        return usage_error("-- must be followed by a command%s%s", "", "");
+        return usage_error("-- must be followed by a command");
     }
     if (o->command_name && !o->command)
-        return usage_error("--name \"%s\" must follow a target or precede -- COMMAND%s",
-                           o->command_name, "");
+        return usage_error("--name \"%s\" must follow a target or precede -- COMMAND", q(o->command_name));
     if (o->command_output && !o->command)
-        return usage_error("--command-output \"%s\" needs -- COMMAND%s", o->command_output, "");
+        return usage_error("--command-output \"%s\" needs -- COMMAND", q(o->command_output));
     if (o->n_targets == 0)
-        return usage_error("no target: give --pid, --pidfile, --match, --exe, --user, --cgroup or -- COMMAND%s%s", "", "");
+        return usage_error("no target: give --pid, --pidfile, --match, --exe, --user, --cgroup or -- COMMAND");
     return EXECD_RUN;
 }
 

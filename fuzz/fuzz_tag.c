@@ -122,7 +122,7 @@ static void check_tag_properties(const unsigned char *t, size_t n)
 static void fuzz_tag_value(const uint8_t *data, size_t size)
 {
     static const char prefix[] = "proctree,target=";
-    struct pt_out out = {0};
+    struct pt_buf out = {0};
 
     /* The value in a block of exactly its size, so overreads are caught. */
     char *value = malloc(size ? size : 1);
@@ -151,7 +151,7 @@ static void fuzz_tag_value(const uint8_t *data, size_t size)
     CHECK(memcmp(t, expected, n) == 0);
 
     /* Appending into a reset buffer gives the same bytes. */
-    pt_out_reset(&out);
+    pt_buf_reset(&out);
     CHECK(out.len == 0);
     CHECK(pt_lp_append_tag_value(&out, size ? value : value + 1, size) == n);
     CHECK(memcmp(out.data ? out.data : "", expected, n) == 0);
@@ -159,7 +159,7 @@ static void fuzz_tag_value(const uint8_t *data, size_t size)
     free(expected);
     free(before);
     free(value);
-    pt_out_free(&out);
+    pt_buf_free(&out);
 }
 
 /* ---- A whole line with a fuzzed target name ---- */
@@ -216,7 +216,7 @@ static void fuzz_report(const uint8_t *data, size_t size)
 
     struct pt_report report;
     memset(&report, 0, sizeof(report));
-    struct pt_out out = {0};
+    struct pt_buf out = {0};
 
     /* No field present: nothing appended at all. */
     CHECK(pt_lp_append_report(&out, target, PT_SCOPE_PROC, &report, ts) == 0);
@@ -228,7 +228,7 @@ static void fuzz_report(const uint8_t *data, size_t size)
 
     /* Once with the target, once as the global-style line without one. */
     for (int with_target = 0; with_target < 2; with_target++) {
-        pt_out_reset(&out);
+        pt_buf_reset(&out);
         int fields = pt_lp_append_report(&out, with_target ? target : NULL, PT_SCOPE_PROC, &report, ts);
         CHECK(fields == want_fields);
         const char *line = out.data;
@@ -276,7 +276,7 @@ static void fuzz_report(const uint8_t *data, size_t size)
         CHECK(memcmp(fields_end + 1, ts_text, (size_t)tn) == 0);
     }
 
-    pt_out_free(&out);
+    pt_buf_free(&out);
     free(target);
 }
 

@@ -109,7 +109,7 @@ START_TEST(extrema_over_polls)
     k.resident_pages = 8;
     fx_put_proc(root, &k);
     pt_collector_tick(c, 0.2); /* 18 pages */
-    const struct pt_batch *b = pt_collector_close(c, 0.25);
+    const struct pt_batch *b = pt_collector_end_interval(c, 0.25);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_RSS_MIN), 15 * page);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_RSS_MAX), 30 * page);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_VM_SIZE_MAX), (10 + 5) * 4 * page); /* size did not move */
@@ -121,7 +121,7 @@ START_TEST(extrema_over_polls)
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PSS_MIN), (10 + 5) * 1024);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PSS_MAX), (10 + 5) * 1024);
     /* the next interval starts afresh */
-    b = pt_collector_close(c, 0.5);
+    b = pt_collector_end_interval(c, 0.5);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_RSS_MIN), 18 * page);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_RSS_MAX), 18 * page);
 }
@@ -133,9 +133,9 @@ START_TEST(deltas_from_attach_not_before)
     watch_app(&r, NULL);
     r.io.rchar = 5600;
     fx_put_proc(root, &r);
-    const struct pt_batch *b = pt_collector_close(c, 1.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 600);
-    b = pt_collector_close(c, 2.0);
+    b = pt_collector_end_interval(c, 2.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 0);
 }
 END_TEST
@@ -156,7 +156,7 @@ START_TEST(reaped_child_absorbed_once)
     r.children = "";
     fx_put_proc(root, &r);
     pt_collector_tick(c, 0.2);
-    const struct pt_batch *b = pt_collector_close(c, 1.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 300);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES_EXITED), 1);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 1);
@@ -176,7 +176,7 @@ START_TEST(nested_reaping_counted_once)
     fx_put_proc(root, &g);
     k.io.rchar = 150; /* +50 */
     fx_put_proc(root, &k);
-    const struct pt_batch *b = pt_collector_close(c, 0.5);
+    const struct pt_batch *b = pt_collector_end_interval(c, 0.5);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 550);
     fx_vanish(root, 102);
     fx_vanish(root, 101);
@@ -184,7 +184,7 @@ START_TEST(nested_reaping_counted_once)
     r.children = "";
     fx_put_proc(root, &r);
     pt_collector_tick(c, 0.6);
-    b = pt_collector_close(c, 1.0);
+    b = pt_collector_end_interval(c, 1.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 5);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES_EXITED), 2);
 }
@@ -198,20 +198,20 @@ START_TEST(transient_dip_is_carried)
     struct fx_proc r = proc(100, 1, 10, 1000, 10, "101");
     struct fx_proc k = proc(101, 100, 11, 0, 5, NULL);
     watch_app(&r, &k, NULL);
-    pt_collector_close(c, 0.5);
+    pt_collector_end_interval(c, 0.5);
     k.io.rchar = 400;
     fx_put_proc(root, &k);
     pt_collector_tick(c, 0.6);
-    const struct pt_batch *b = pt_collector_close(c, 1.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 400);
     /* child gone, parent not yet showing it */
     fx_vanish(root, 101);
-    b = pt_collector_close(c, 1.5);
+    b = pt_collector_end_interval(c, 1.5);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 0);
     /* parent shows it (400), plus 100 of its own */
     r.io.rchar = 1500;
     fx_put_proc(root, &r);
-    b = pt_collector_close(c, 2.0);
+    b = pt_collector_end_interval(c, 2.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 100);
 }
 END_TEST
@@ -226,20 +226,20 @@ START_TEST(lost_departure_does_not_hide_later_work)
     struct fx_proc r = proc(100, 1, 10, 1000, 10, "101");
     struct fx_proc k = proc(101, 100, 11, 0, 5, NULL);
     watch_app(&r, &k, NULL);
-    pt_collector_close(c, 0.5);
+    pt_collector_end_interval(c, 0.5);
     k.io.rchar = 100;
     fx_put_proc(root, &k);
-    const struct pt_batch *b = pt_collector_close(c, 1.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 100);
     fx_vanish(root, 101); /* auto-reaped: the parent's counters never show it */
     r.children = "";
     fx_put_proc(root, &r);
-    b = pt_collector_close(c, 1.5);
+    b = pt_collector_end_interval(c, 1.5);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES_EXITED), 1);
     r.io.rchar = 1050; /* the parent's own 50 */
     fx_put_proc(root, &r);
-    b = pt_collector_close(c, 2.0);
+    b = pt_collector_end_interval(c, 2.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 50);
     /* again, with the parent's work in the same interval as the departure:
      * it shows once the parent has been read again */
@@ -248,19 +248,19 @@ START_TEST(lost_departure_does_not_hide_later_work)
     r.children = "102";
     fx_put_proc(root, &r);
     pt_collector_tick(c, 2.1); /* discovery: k2 is born with 300 */
-    b = pt_collector_close(c, 2.5);
+    b = pt_collector_end_interval(c, 2.5);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 300);
     fx_vanish(root, 102);
     r.io.rchar = 1070;
     r.children = "";
     fx_put_proc(root, &r);
-    b = pt_collector_close(c, 3.0);
+    b = pt_collector_end_interval(c, 3.0);
     int64_t first = ivalue(b, 0, PT_M_PROC_IO_READ_BYTES);
-    b = pt_collector_close(c, 3.5);
+    b = pt_collector_end_interval(c, 3.5);
     ck_assert_int_eq(first + ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 20);
     r.io.rchar = 1075;
     fx_put_proc(root, &r);
-    b = pt_collector_close(c, 4.0);
+    b = pt_collector_end_interval(c, 4.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 5);
 }
 END_TEST
@@ -276,17 +276,17 @@ START_TEST(orphan_reaped_by_init_does_not_hide_later_work)
     watch_app(&r, &p, &g, NULL);
     g.io.rchar = 400;
     fx_put_proc(root, &g);
-    const struct pt_batch *b = pt_collector_close(c, 0.5);
+    const struct pt_batch *b = pt_collector_end_interval(c, 0.5);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 400);
     p.state = 'Z'; /* exits; g goes to init, which reaps it */
     p.children = "";
     fx_put_proc(root, &p);
     fx_vanish(root, 102);
-    b = pt_collector_close(c, 1.0);
+    b = pt_collector_end_interval(c, 1.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 0);
     r.io.rchar = 1030;
     fx_put_proc(root, &r);
-    b = pt_collector_close(c, 1.5);
+    b = pt_collector_end_interval(c, 1.5);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 30);
 }
 END_TEST
@@ -299,7 +299,7 @@ START_TEST(churn_of_departures_never_hides_work)
 {
     struct fx_proc r = proc(100, 1, 10, 0, 10, NULL);
     watch_app(&r, NULL);
-    pt_collector_close(c, 0.5);
+    pt_collector_end_interval(c, 0.5);
     int64_t reported = 0, expected = 0;
     for (int i = 1; i <= 20; i++) {
         pid_t pid = 100 + i;
@@ -312,23 +312,23 @@ START_TEST(churn_of_departures_never_hides_work)
         pt_collector_tick(c, i); /* discovery: the child is born with 1000 */
         k.io.rchar = 1100;
         fx_put_proc(root, &k);
-        reported += ivalue(pt_collector_close(c, i + 0.25), 0, PT_M_PROC_IO_READ_BYTES);
+        reported += ivalue(pt_collector_end_interval(c, i + 0.25), 0, PT_M_PROC_IO_READ_BYTES);
         fx_vanish(root, pid);
         bool absorbed = i % 2 == 0;
         r.io.rchar += 7 + (absorbed ? 1100 : 0); /* its own 7, and the child when it reaps it */
         r.children = "";
         fx_put_proc(root, &r);
-        reported += ivalue(pt_collector_close(c, i + 0.5), 0, PT_M_PROC_IO_READ_BYTES);
+        reported += ivalue(pt_collector_end_interval(c, i + 0.5), 0, PT_M_PROC_IO_READ_BYTES);
         expected += 1100 + 7;
         /* everything up to the interval before is out */
         ck_assert_int_le(reported, expected);
         ck_assert_int_ge(reported, expected - 1100 - 7);
     }
-    reported += ivalue(pt_collector_close(c, 21.0), 0, PT_M_PROC_IO_READ_BYTES);
+    reported += ivalue(pt_collector_end_interval(c, 21.0), 0, PT_M_PROC_IO_READ_BYTES);
     ck_assert_int_eq(reported, expected);
     r.io.rchar += 3;
     fx_put_proc(root, &r);
-    ck_assert_int_eq(ivalue(pt_collector_close(c, 21.5), 0, PT_M_PROC_IO_READ_BYTES), 3);
+    ck_assert_int_eq(ivalue(pt_collector_end_interval(c, 21.5), 0, PT_M_PROC_IO_READ_BYTES), 3);
 }
 END_TEST
 
@@ -337,13 +337,13 @@ START_TEST(new_child_counts_from_birth)
 {
     struct fx_proc r = proc(100, 1, 10, 1000, 10, NULL);
     watch_app(&r, NULL);
-    pt_collector_close(c, 0.5);
+    pt_collector_end_interval(c, 0.5);
     struct fx_proc k = proc(102, 100, 50, 700, 5, NULL);
     fx_put_proc(root, &k);
     r.children = "102";
     fx_put_proc(root, &r);
     pt_collector_tick(c, 1.0); /* discovery */
-    const struct pt_batch *b = pt_collector_close(c, 1.5);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.5);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 700);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES_STARTED), 1);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 2);
@@ -365,7 +365,7 @@ START_TEST(orphans_and_departed_root)
     k.io.rchar = 180;     /* +80 */
     fx_put_proc(root, &k);
     pt_collector_tick(c, 0.2);
-    const struct pt_batch *b = pt_collector_close(c, 0.5);
+    const struct pt_batch *b = pt_collector_end_interval(c, 0.5);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 250 + 80);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 1);
     /* the orphan is read at every poll, so its last values are fresh
@@ -375,11 +375,11 @@ START_TEST(orphans_and_departed_root)
     pt_collector_tick(c, 0.6);
     fx_vanish(root, 101);
     pt_collector_tick(c, 0.7);
-    b = pt_collector_close(c, 1.0);
+    b = pt_collector_end_interval(c, 1.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 20);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 0);
     /* nothing left: the line stays, with 0 processes and no memory */
-    b = pt_collector_close(c, 1.5);
+    b = pt_collector_end_interval(c, 1.5);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 0);
     ck_assert(!value(b, 0, PT_M_PROC_RSS_MAX)->present);
     ck_assert(!value(b, 0, PT_M_PROC_IO_READ_BYTES)->present);
@@ -402,7 +402,7 @@ START_TEST(pid_reuse_is_a_new_member)
     struct fx_proc k2 = proc(101, 100, 99, 30, 7, NULL);
     fx_put_proc(root, &k2);
     pt_collector_tick(c, 1.0);
-    const struct pt_batch *b = pt_collector_close(c, 1.5);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.5);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 30);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES_STARTED), 1);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES_EXITED), 1);
@@ -414,7 +414,7 @@ START_TEST(pid_reuse_is_a_new_member)
     struct fx_proc impostor = proc(100, 1, 500, 0, 3, NULL);
     fx_put_proc(root, &impostor);
     pt_collector_tick(c, 2.0);
-    b = pt_collector_close(c, 2.5);
+    b = pt_collector_end_interval(c, 2.5);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 0);
 }
 END_TEST
@@ -428,11 +428,11 @@ START_TEST(deltas_never_negative)
     watch_app(&r, NULL);
     r.io.rchar = 900;
     fx_put_proc(root, &r);
-    const struct pt_batch *b = pt_collector_close(c, 1.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 0);
     r.io.rchar = 1100;
     fx_put_proc(root, &r);
-    b = pt_collector_close(c, 2.0);
+    b = pt_collector_end_interval(c, 2.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 100);
 }
 END_TEST
@@ -457,7 +457,7 @@ START_TEST(scan_fallback_without_children_files)
     c = collector_for(root);
     add_pid_target("app", 100);
     pt_collector_tick(c, 0.0);
-    const struct pt_batch *b = pt_collector_close(c, 0.5);
+    const struct pt_batch *b = pt_collector_end_interval(c, 0.5);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 3);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_RSS_MAX), 17 * page);
 }
@@ -478,7 +478,7 @@ START_TEST(pidfile_follows_new_pid)
     char err[256];
     ck_assert_int_eq(pt_collector_add_target(c, NULL, &sel, &opt, err, sizeof(err)), 0);
     pt_collector_tick(c, 0.0);
-    const struct pt_batch *b = pt_collector_close(c, 0.5);
+    const struct pt_batch *b = pt_collector_end_interval(c, 0.5);
     ck_assert_str_eq(b->targets[0].name, "svc");
     ck_assert(!value(b, 0, PT_M_PROC_PSS_MAX)->present); /* switched off: absent, not 0 */
     /* restart: the old process is reaped by init, a new one writes the file */
@@ -492,7 +492,7 @@ START_TEST(pidfile_follows_new_pid)
     pt_collector_tick(c, 1.0);
     n.io.rchar = 77777 + 50;
     fx_put_proc(root, &n);
-    b = pt_collector_close(c, 1.5);
+    b = pt_collector_end_interval(c, 1.5);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 100 + 50);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 1);
 }
@@ -510,7 +510,7 @@ START_TEST(unreadable_member_is_skipped_not_dropped)
     fx_write(root, "101/statm", "", 0);
     pt_collector_tick(c, 0.2);
     fx_put_proc(root, &k);
-    const struct pt_batch *b = pt_collector_close(c, 0.5);
+    const struct pt_batch *b = pt_collector_end_interval(c, 0.5);
     ck_assert_int_eq(ivalue(b, 0, PT_M_COLLECTOR_VANISHED), 2);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 2);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_RSS_MIN), 10 * page); /* the poll that only read the root */
@@ -537,10 +537,10 @@ START_TEST(pss_on_its_own_cadence)
         fx_put_proc(root, &r);
         pt_collector_tick(c, 0.1 * tick + 1e-9);
     }
-    const struct pt_batch *b = pt_collector_close(c, 1.05);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.05);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PSS_MIN), (100 + 3) * 1024);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PSS_MAX), (100 + 10) * 1024);
-    b = pt_collector_close(c, 1.1); /* no PSS sample in between */
+    b = pt_collector_end_interval(c, 1.1); /* no PSS sample in between */
     ck_assert(!value(b, 0, PT_M_PROC_PSS_MAX)->present);
     ck_assert_int_eq(ivalue(b, 0, PT_M_COLLECTOR_PSS_STALE), 0);
 }
@@ -565,7 +565,7 @@ START_TEST(slow_smaps_read_less_often)
     for (int close = 0; close < 7; close++) {
         r.pss_kb = 10 + 10 * (uint64_t)close; /* changes at every close */
         fx_put_proc(root, &r);
-        const struct pt_batch *b = pt_collector_close(c, 1.0 + close);
+        const struct pt_batch *b = pt_collector_end_interval(c, 1.0 + close);
         ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PSS_MAX), expected_pss[close] * 1024);
         ck_assert_int_eq(ivalue(b, 0, PT_M_COLLECTOR_PSS_STALE), expected_stale[close]);
     }
@@ -595,7 +595,7 @@ START_TEST(context_switches_and_fds)
     c = collector_for(root);
     add_pid_target("app", 100);
     pt_collector_tick(c, 0.0);
-    const struct pt_batch *b = pt_collector_close(c, 0.5);
+    const struct pt_batch *b = pt_collector_end_interval(c, 0.5);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_CTX_SWITCHES_VOLUNTARY), 0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_FDS), 2);
     put_status(100, 530, 45);
@@ -606,13 +606,13 @@ START_TEST(context_switches_and_fds)
     r.children = "101";
     fx_put_proc(root, &r);
     pt_collector_tick(c, 1.0);
-    b = pt_collector_close(c, 1.5);
+    b = pt_collector_end_interval(c, 1.5);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_CTX_SWITCHES_VOLUNTARY), 30 + 7);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_CTX_SWITCHES_INVOLUNTARY), 5 + 1);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_FDS), 3);
     /* a thread exits: the live sum goes down, the delta never does */
     put_status(100, 520, 45);
-    b = pt_collector_close(c, 2.0);
+    b = pt_collector_end_interval(c, 2.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_CTX_SWITCHES_VOLUNTARY), 0);
 }
 END_TEST
@@ -625,7 +625,7 @@ START_TEST(hostile_comm_default_name)
     c = collector_for(root);
     add_pid_target(NULL, 100);
     pt_collector_tick(c, 0.0);
-    const struct pt_batch *b = pt_collector_close(c, 0.5);
+    const struct pt_batch *b = pt_collector_end_interval(c, 0.5);
     ck_assert_str_eq(b->targets[0].name, "a) b\n,c=\"d\\");
 }
 END_TEST
@@ -636,7 +636,7 @@ START_TEST(global_meminfo)
     pt_collector_tick(c, 0.0);
     fx_put_meminfo(root, 1000000, 100000, 500000, 310000, 120000, 40000);
     pt_collector_tick(c, 0.1);
-    const struct pt_batch *b = pt_collector_close(c, 0.5);
+    const struct pt_batch *b = pt_collector_end_interval(c, 0.5);
     ck_assert(b->has_global);
     ck_assert_int_eq(b->global.v[PT_M_GLOBAL_MEM_USED_MIN].i, 400000 * 1024);
     ck_assert_int_eq(b->global.v[PT_M_GLOBAL_MEM_USED_MAX].i, 500000 * 1024);
@@ -713,12 +713,12 @@ static const struct pt_batch *two_intervals(size_t budget)
     ck_assert_msg(c != NULL, "%s", err);
     add_pid_target("app", 100);
     pt_collector_tick(c, 0.0);
-    pt_collector_close(c, 1.0);
+    pt_collector_end_interval(c, 1.0);
     struct fx_proc a = proc(101, 100, 11, 2500, 25, NULL);
     fx_put_proc(root, &a);
     put_status(101, 150, 2);
     pt_collector_tick(c, 1.1);
-    return pt_collector_close(c, 2.0);
+    return pt_collector_end_interval(c, 2.0);
 }
 
 /* Files read by open-read-close give what kept ones give. */
@@ -755,7 +755,7 @@ START_TEST(no_budget_never_reads_a_reused_pid)
     struct fx_proc reused = proc(101, 1, 99, 900000, 900, NULL);
     fx_put_proc(root, &reused);
     pt_collector_tick(c, 2.1);
-    const struct pt_batch *b = pt_collector_close(c, 3.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 3.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 2);
     ck_assert_int_lt(ivalue(b, 0, PT_M_PROC_RSS_MAX), 900 * page);
 }
@@ -788,7 +788,7 @@ START_TEST(out_of_descriptors_leaves_sums_out)
     c = collector_for(root);
     add_pid_target("app", 100);
     pt_collector_tick(c, 0.0);
-    const struct pt_batch *b = pt_collector_close(c, 1.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 3);
     /* a child born now cannot join: the membership is incomplete */
     struct fx_proc r = proc(100, 1, 10, 1400, 10, "101 102 103");
@@ -797,7 +797,7 @@ START_TEST(out_of_descriptors_leaves_sums_out)
     fx_put_proc(root, &n);
     limit_descriptors((rlim_t)open_descriptors());
     pt_collector_tick(c, 1.5);
-    b = pt_collector_close(c, 2.0);
+    b = pt_collector_end_interval(c, 2.0);
     for (int id = 0; id < PT_METRIC_COUNT; id++) {
         if (pt_catalog[id].scope == PT_SCOPE_PROC && strncmp(pt_catalog[id].name, "proc_", 5) == 0)
             ck_assert_msg(!value(b, 0, id)->present, "%s present", pt_catalog[id].name);
@@ -805,7 +805,7 @@ START_TEST(out_of_descriptors_leaves_sums_out)
     ck_assert(value(b, 0, PT_M_COLLECTOR_SAMPLES)->present);
     limit_descriptors(saved.rlim_cur);
     pt_collector_tick(c, 2.5);
-    b = pt_collector_close(c, 3.0);
+    b = pt_collector_end_interval(c, 3.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 4);
     /* the root's 400 and the newcomer's 700 of the short interval */
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 400 + 700);
@@ -835,7 +835,7 @@ START_TEST(kernel_threads_are_not_matched)
     ck_assert_int_eq(pt_collector_add_target(c, "exe", &exe, &opt, err, sizeof(err)), 0);
     ck_assert_int_eq(pt_collector_add_target(c, "pid", &pid, &opt, err, sizeof(err)), 0);
     pt_collector_tick(c, 0.0);
-    const struct pt_batch *b = pt_collector_close(c, 1.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 1);
     ck_assert_int_eq(ivalue(b, 1, PT_M_PROC_PROCESSES), 2);
 }
@@ -862,7 +862,7 @@ START_TEST(match_text_is_bounded)
     ck_assert_int_eq(pt_collector_add_target(c, "head", &head, &opt, err, sizeof(err)), 0);
     ck_assert_int_eq(pt_collector_add_target(c, "tail", &tail, &opt, err, sizeof(err)), 0);
     pt_collector_tick(c, 0.0);
-    const struct pt_batch *b = pt_collector_close(c, 1.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 1);
     ck_assert_int_eq(ivalue(b, 1, PT_M_PROC_PROCESSES), 0);
 }
@@ -882,7 +882,7 @@ START_TEST(huge_memory_and_thread_sums_saturate)
         both[i]->pss_kb = 1ULL << 62;
     }
     watch_app(&r, &k, NULL);
-    const struct pt_batch *b = pt_collector_close(c, 0.5);
+    const struct pt_batch *b = pt_collector_end_interval(c, 0.5);
     int64_t member_bytes = (int64_t)PT_MAX_PAGES * page;
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_VM_SIZE_MAX), 2 * member_bytes);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_RSS_MIN), 2 * member_bytes);
@@ -901,7 +901,7 @@ START_TEST(huge_counters_saturate)
     r.utime = INT64_MAX;
     r.cutime = 1; /* utime + cutime = 2^63 */
     watch_app(&r, NULL);
-    const struct pt_batch *b = pt_collector_close(c, 0.5);
+    const struct pt_batch *b = pt_collector_end_interval(c, 0.5);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 0);
     for (pid_t pid = 101; pid <= 102; pid++) {
         struct fx_proc k = proc(pid, 100, 20 + (uint64_t)pid, 0, 5, NULL);
@@ -914,7 +914,7 @@ START_TEST(huge_counters_saturate)
     r.children = "101 102";
     fx_put_proc(root, &r);
     pt_collector_tick(c, 1.0); /* discovery: both are born in the tree */
-    b = pt_collector_close(c, 1.5);
+    b = pt_collector_end_interval(c, 1.5);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), INT64_MAX);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_SYSCALLS), INT64_MAX);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_MINOR_FAULTS), INT64_MAX);
@@ -924,7 +924,7 @@ START_TEST(huge_counters_saturate)
     ck_assert(cpu->present && isfinite(cpu->f) && cpu->f >= (double)INT64_MAX / sysconf(_SC_CLK_TCK) / 2);
     ck_assert(value(b, 0, PT_M_PROC_CPU_PERCENT)->present);
     /* saturated: nothing more to report, and nothing negative */
-    b = pt_collector_close(c, 2.0);
+    b = pt_collector_end_interval(c, 2.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_MINOR_FAULTS), 0);
 }
@@ -971,11 +971,11 @@ START_TEST(threads_are_kept_while_they_live)
     c = collector_for(root);
     add_pid_target("app", 100);
     pt_collector_tick(c, 0.0);
-    const struct pt_batch *b = pt_collector_close(c, 1.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_CTX_SWITCHES_VOLUNTARY), 0);
     ck_assert_int_eq(kept_on("/100/task/1000/status"), 1);
     put_thread_status(100, 1000, 7);
-    b = pt_collector_close(c, 2.0);
+    b = pt_collector_end_interval(c, 2.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_CTX_SWITCHES_VOLUNTARY), 2);
     /* thread 1000 ends, 1001 starts: still two threads */
     char path[512];
@@ -983,11 +983,11 @@ START_TEST(threads_are_kept_while_they_live)
     snprintf(path, sizeof(path), "%s/100/task/1000/status", root);
     ck_assert_int_eq(unlink(path), 0);
     put_thread_status(100, 1001, 3);
-    b = pt_collector_close(c, 3.0); /* 1000 reads empty: gone, 1001 not yet listed */
+    b = pt_collector_end_interval(c, 3.0); /* 1000 reads empty: gone, 1001 not yet listed */
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_CTX_SWITCHES_VOLUNTARY), 0);
     ck_assert_int_eq(kept_on("/100/task/1000/status"), 0);
     put_thread_status(100, 1001, 6);
-    b = pt_collector_close(c, 4.0); /* listed again: 10 + 6 against 10 */
+    b = pt_collector_end_interval(c, 4.0); /* listed again: 10 + 6 against 10 */
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_CTX_SWITCHES_VOLUNTARY), 6);
     ck_assert_int_eq(kept_on("/100/task/1001/status"), 1);
 }

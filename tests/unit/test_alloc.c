@@ -99,7 +99,7 @@ START_TEST(steady_state_allocates_nothing)
     for (int interval = 0; interval < 3; interval++) {
         for (int tick = 0; tick < 10; tick++, now += 0.1)
             pt_collector_tick(c, now);
-        pt_collector_close(c, now);
+        pt_collector_end_interval(c, now);
     }
     /* no check assertion inside the window: check allocates for each */
     int64_t processes[5];
@@ -107,7 +107,7 @@ START_TEST(steady_state_allocates_nothing)
     for (int interval = 0; interval < 5; interval++) {
         for (int tick = 0; tick < 10; tick++, now += 0.1)
             pt_collector_tick(c, now);
-        processes[interval] = pt_collector_close(c, now)->targets[0].report.v[PT_M_PROC_PROCESSES].i;
+        processes[interval] = pt_collector_end_interval(c, now)->targets[0].report.v[PT_M_PROC_PROCESSES].i;
     }
     long counted = allocations;
     for (int interval = 0; interval < 5; interval++)

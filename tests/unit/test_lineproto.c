@@ -13,7 +13,7 @@
 #define TS 1700000000000000000 /* an ordinary timestamp in ns */
 
 /* Assert that out holds exactly want (out->data is not NUL-terminated). */
-static void assert_out_eq(const struct pt_out *out, const char *want)
+static void assert_out_eq(const struct pt_buf *out, const char *want)
 {
     ck_assert_msg(out->len == strlen(want) && memcmp(out->data, want, out->len) == 0,
                   "got \"%.*s\" (%zu bytes), want \"%s\"", (int)out->len,
@@ -87,24 +87,24 @@ static const struct {
 
 START_TEST(test_tag_value)
 {
-    struct pt_out out = {0};
+    struct pt_buf out = {0};
     size_t n = pt_lp_append_tag_value(&out, tag_cases[_i].in, tag_cases[_i].len);
 
     assert_out_eq(&out, tag_cases[_i].want);
     ck_assert_uint_eq(n, strlen(tag_cases[_i].want));
-    pt_out_free(&out);
+    pt_buf_free(&out);
 }
 END_TEST
 
 START_TEST(test_tag_value_empty)
 {
-    struct pt_out out = {0};
+    struct pt_buf out = {0};
 
     ck_assert_uint_eq(pt_lp_append_tag_value(&out, "", 0), 0);
     ck_assert_uint_eq(out.len, 0);
     ck_assert_uint_eq(pt_lp_append_tag_value(&out, "ignored", 0), 0);
     ck_assert_uint_eq(out.len, 0);
-    pt_out_free(&out);
+    pt_buf_free(&out);
 }
 END_TEST
 
@@ -112,12 +112,12 @@ END_TEST
  * was there before stays. */
 START_TEST(test_tag_value_appends)
 {
-    struct pt_out out = {0};
+    struct pt_buf out = {0};
 
     ck_assert_uint_eq(pt_lp_append_tag_value(&out, "x", 1), 1);
     ck_assert_uint_eq(pt_lp_append_tag_value(&out, "a b", 3), 4);
     assert_out_eq(&out, "xa\\ b");
-    pt_out_free(&out);
+    pt_buf_free(&out);
 }
 END_TEST
 
@@ -125,22 +125,22 @@ END_TEST
  * block (ASan flags any overread), ending in a cut multibyte sequence. */
 START_TEST(test_tag_value_reads_only_len)
 {
-    struct pt_out out = {0};
+    struct pt_buf out = {0};
     char *value = malloc(4);
 
     ck_assert_ptr_nonnull(value);
     memcpy(value, "ab\xe6\x97", 4);
     pt_lp_append_tag_value(&out, value, 4);
     assert_out_eq(&out, "ab??");
-    pt_out_reset(&out);
+    pt_buf_reset(&out);
     pt_lp_append_tag_value(&out, value, 1);
     assert_out_eq(&out, "a");
     free(value);
     /* Without ASan: a sequence completed only past len is still cut. */
-    pt_out_reset(&out);
+    pt_buf_reset(&out);
     pt_lp_append_tag_value(&out, "\xe6\x97\xa5", 2);
     assert_out_eq(&out, "??");
-    pt_out_free(&out);
+    pt_buf_free(&out);
 }
 END_TEST
 
@@ -150,7 +150,7 @@ END_TEST
 
 START_TEST(test_line_exact)
 {
-    struct pt_out out = {0};
+    struct pt_buf out = {0};
     struct pt_report r = {0};
 
     r.v[PT_M_PROC_THREADS] = (struct pt_value){.present = true, .is_int = true, .i = 3};
@@ -159,7 +159,7 @@ START_TEST(test_line_exact)
     ck_assert_int_eq(pt_lp_append_report(&out, "web", PT_SCOPE_PROC, &r, TS), 3);
     assert_out_eq(&out, "proctree,target=web proc_rss_max=1234i,proc_cpu_percent=12.5,"
                         "proc_threads=3i 1700000000000000000\n");
-    pt_out_free(&out);
+    pt_buf_free(&out);
 }
 END_TEST
 
@@ -173,12 +173,12 @@ static struct pt_report one_field(enum pt_metric_id id, struct pt_value v)
 
 START_TEST(test_line_target_escaped)
 {
-    struct pt_out out = {0};
+    struct pt_buf out = {0};
     struct pt_report r = one_field(PT_M_PROC_PROCESSES, (struct pt_value){true, true, 2, 0});
 
     ck_assert_int_eq(pt_lp_append_report(&out, "my app,v=1\\\n", PT_SCOPE_PROC, &r, 5), 1);
     assert_out_eq(&out, "proctree,target=my\\ app\\,v\\=1__ proc_processes=2i 5\n");
-    pt_out_free(&out);
+    pt_buf_free(&out);
 }
 END_TEST
 
@@ -186,15 +186,15 @@ END_TEST
  * empty tag value); NULL means no tag as well. */
 START_TEST(test_line_empty_target)
 {
-    struct pt_out out = {0};
+    struct pt_buf out = {0};
     struct pt_report r = one_field(PT_M_PROC_PROCESSES, (struct pt_value){true, true, 2, 0});
 
     ck_assert_int_eq(pt_lp_append_report(&out, "", PT_SCOPE_PROC, &r, 5), 1);
     assert_out_eq(&out, "proctree proc_processes=2i 5\n");
-    pt_out_reset(&out);
+    pt_buf_reset(&out);
     ck_assert_int_eq(pt_lp_append_report(&out, NULL, PT_SCOPE_PROC, &r, 5), 1);
     assert_out_eq(&out, "proctree proc_processes=2i 5\n");
-    pt_out_free(&out);
+    pt_buf_free(&out);
 }
 END_TEST
 
@@ -224,7 +224,7 @@ static void expected_fields(char *buf, size_t size, enum pt_scope scope)
 
 START_TEST(test_line_catalog_order)
 {
-    struct pt_out out = {0};
+    struct pt_buf out = {0};
     struct pt_report r = full_report();
     char fields[4096], want[4200];
     int n_proc = 0;
@@ -236,7 +236,7 @@ START_TEST(test_line_catalog_order)
     ck_assert_int_eq(pt_lp_append_report(&out, "t", PT_SCOPE_PROC, &r, 7), n_proc);
     assert_out_eq(&out, want);
     ck_assert_ptr_null(memmem(out.data, out.len, "global_", 7));
-    pt_out_free(&out);
+    pt_buf_free(&out);
 }
 END_TEST
 
@@ -244,7 +244,7 @@ END_TEST
  * report holds process values too. */
 START_TEST(test_line_global)
 {
-    struct pt_out out = {0};
+    struct pt_buf out = {0};
     struct pt_report r = full_report();
     char fields[4096], want[4200];
     int n_global = 0;
@@ -259,7 +259,7 @@ START_TEST(test_line_global)
     ck_assert_ptr_null(memmem(out.data, out.len, "proc_", 5));
     ck_assert_ptr_null(memmem(out.data, out.len, "collector_", 10));
     ck_assert_ptr_null(memmem(out.data, out.len, "target", 6));
-    pt_out_free(&out);
+    pt_buf_free(&out);
 }
 END_TEST
 
@@ -267,7 +267,7 @@ END_TEST
  * when the only "present" values are NaN or Inf, or of the other scope. */
 START_TEST(test_line_no_fields)
 {
-    struct pt_out out = {0};
+    struct pt_buf out = {0};
     struct pt_report empty = {0};
     struct pt_report nonfinite = {0};
     struct pt_report global_only = {0};
@@ -282,7 +282,7 @@ START_TEST(test_line_no_fields)
     ck_assert_int_eq(pt_lp_append_report(&out, "web", PT_SCOPE_PROC, &nonfinite, TS), 0);
     ck_assert_int_eq(pt_lp_append_report(&out, "web", PT_SCOPE_PROC, &global_only, TS), 0);
     assert_out_eq(&out, "before");
-    pt_out_free(&out);
+    pt_buf_free(&out);
 }
 END_TEST
 
@@ -290,7 +290,7 @@ END_TEST
  * the first field of the scope is the one skipped. */
 START_TEST(test_line_skips_nonfinite)
 {
-    struct pt_out out = {0};
+    struct pt_buf out = {0};
     struct pt_report r = {0};
 
     r.v[PT_M_PROC_VM_SIZE_MIN] = (struct pt_value){.present = true, .f = NAN};
@@ -300,7 +300,7 @@ START_TEST(test_line_skips_nonfinite)
     r.v[PT_M_PROC_CPU_PERCENT] = (struct pt_value){.present = true, .f = INFINITY};
     ck_assert_int_eq(pt_lp_append_report(&out, "t", PT_SCOPE_PROC, &r, 1), 2);
     assert_out_eq(&out, "proctree,target=t proc_vm_size_max=1.5,proc_cpu_system_seconds=0.5 1\n");
-    pt_out_free(&out);
+    pt_buf_free(&out);
 }
 END_TEST
 
@@ -335,20 +335,20 @@ static const struct {
 
 START_TEST(test_field_value)
 {
-    struct pt_out out = {0};
+    struct pt_buf out = {0};
     struct pt_report r = one_field(PT_M_PROC_CPU_PERCENT, value_cases[_i].v);
     char want[128];
 
     snprintf(want, sizeof(want), "proctree proc_cpu_percent=%s 0\n", value_cases[_i].want);
     ck_assert_int_eq(pt_lp_append_report(&out, NULL, PT_SCOPE_PROC, &r, 0), 1);
     assert_out_eq(&out, want);
-    pt_out_free(&out);
+    pt_buf_free(&out);
 }
 END_TEST
 
 START_TEST(test_timestamp_range)
 {
-    struct pt_out out = {0};
+    struct pt_buf out = {0};
     struct pt_report r = one_field(PT_M_PROC_THREADS, (struct pt_value){true, true, 1, 0});
 
     pt_lp_append_report(&out, NULL, PT_SCOPE_PROC, &r, 0);
@@ -357,7 +357,7 @@ START_TEST(test_timestamp_range)
     assert_out_eq(&out, "proctree proc_threads=1i 0\n"
                         "proctree proc_threads=1i 9223372036854775807\n"
                         "proctree proc_threads=1i -9223372036854775808\n");
-    pt_out_free(&out);
+    pt_buf_free(&out);
 }
 END_TEST
 
@@ -365,7 +365,7 @@ END_TEST
  * the memory, free returns the buffer to its zero state. */
 START_TEST(test_buffer_growth)
 {
-    struct pt_out out = {0};
+    struct pt_buf out = {0};
     struct pt_report r = full_report();
     size_t line_len, cap;
 
@@ -379,18 +379,18 @@ START_TEST(test_buffer_growth)
         ck_assert_int_eq(memcmp(out.data + k * line_len, out.data, line_len), 0);
 
     cap = out.cap;
-    pt_out_reset(&out);
+    pt_buf_reset(&out);
     ck_assert_uint_eq(out.len, 0);
     ck_assert_uint_eq(out.cap, cap);
     pt_lp_append_report(&out, "t", PT_SCOPE_PROC, &r, TS);
     ck_assert_uint_eq(out.len, line_len);
 
-    pt_out_free(&out);
+    pt_buf_free(&out);
     ck_assert_ptr_null(out.data);
     ck_assert_uint_eq(out.len, 0);
     ck_assert_uint_eq(out.cap, 0);
-    pt_out_reset(&out); /* harmless on an empty buffer */
-    pt_out_free(&out);  /* and so is freeing twice */
+    pt_buf_reset(&out); /* harmless on an empty buffer */
+    pt_buf_free(&out);  /* and so is freeing twice */
 }
 END_TEST
 
@@ -398,14 +398,14 @@ END_TEST
  * its end and no '\r' anywhere. */
 START_TEST(test_line_is_one_line)
 {
-    struct pt_out out = {0};
+    struct pt_buf out = {0};
     struct pt_report r = full_report();
     const char nasty[] = "a\nb\rc\r\n\\\xff\xc2\x85 ,=\"\t";
 
     pt_lp_append_report(&out, nasty, PT_SCOPE_PROC, &r, TS);
     ck_assert_ptr_eq(memchr(out.data, '\n', out.len), out.data + out.len - 1);
     ck_assert_ptr_null(memchr(out.data, '\r', out.len));
-    pt_out_free(&out);
+    pt_buf_free(&out);
 }
 END_TEST
 

@@ -1267,7 +1267,9 @@ static void record_log(enum pt_log_level level, const char *message, void *arg)
 static pid_t read_expect(struct pt_pidfile *pf, const char *path, struct log_record *rec, const char *why)
 {
     int before = rec->count;
-    pid_t pid = pt_pidfile_read(pf, path, "svc", record_log, rec);
+    pt_log_set_sink(record_log, rec);
+    pid_t pid = pt_pidfile_read(pf, path, "svc");
+    pt_log_set_sink(NULL, NULL);
     ck_assert_int_eq(rec->count, before + (why != NULL));
     if (why) {
         ck_assert_msg(strstr(rec->last, why) && strstr(rec->last, path), "%s", rec->last);

@@ -1,0 +1,221 @@
+/* discovery: finding the members of a target (target.h).
+ *
+ * The roots come from the selector: a pinned pid, a pid file read again
+ * at every tick, the launched command and the orphans its tree hands to
+ * us as subreaper, the processes the collector's walk offered for a
+ * matching selector (procscan.h), or the processes of a cgroup. From the
+ * members, new descendants are found through every thread's children
+ * file, or from a scan of every process's ppid on a kernel without
+ * children files. What joining and leaving mean for the numbers is
+ * target.c's. */
+#include "target.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- selector --------------------------------------------------------- */
+
+static int collect_pid(pid_t pid, void *arg);
+static void join_pending(struct pt_target *t, bool baseline);
+
+/* The root the selector names now, joined as a baseline member when it is
+ * new to the tree. A --pid root is pinned to the identity first seen. */
+static void resolve_root(struct pt_target *t)
+{
+    pid_t pid = 0;
+    uint64_t expected = 0;
+    switch (t->selector.kind) {
+    case PT_SELECT_PID:
+    case PT_SELECT_CHILD:
+        pid = t->selector.pid;
+        expected = t->root_starttime;
+        break;
+    case PT_SELECT_PIDFILE:
+        pid = pt_pidfile_read(&t->pidfile, t->selector.path, t->name);
+        break;
+    default:
+        break;
+    }
+    if (t->has_matcher) {
+        /* cgroup members are listed by the cgroup; the others were offered
+         * by the collector's walk of the proc root */
+        if (t->selector.kind == PT_SELECT_CGROUP)
+            pt_matcher_scan_cgroup(&t->matcher, &t->buf, collect_pid, t);
+        join_pending(t, true);
+        return;
+    }
+    if (pid <= 0 || pt_target_live_member(t, pid))
+        return;
+    if (t->selector.kind != PT_SELECT_PIDFILE && t->root_pid)
+        return; /* a pinned root that is gone stays gone */
+    /* The launched command was born under our watch: count all of it. */
+    struct pt_member *m = pt_target_join(t, pid, expected, t->selector.kind != PT_SELECT_CHILD);
+    if (m) {
+        t->root_pid = pid;
+        t->root_starttime = m->starttime;
+    }
+}
+
+/* ---- discovery -------------------------------------------------------- */
+
+static int collect_pid(pid_t pid, void *arg)
+{
+    struct pt_target *t = arg;
+    if (t->n_pending == t->cap_pending) {
+        t->cap_pending = t->cap_pending ? t->cap_pending * 2 : 64;
+        t->pending = pt_xrealloc_array(t->pending, t->cap_pending, sizeof(pid_t));
+    }
+    t->pending[t->n_pending++] = pid;
+    return 0;
+}
+
+/* Without children files, one scan of the proc root lists every
+ * (pid, ppid); the children of a member are then looked up there. */
+struct ppid_pair {
+    pid_t ppid, pid;
+};
+
+static int by_ppid(const void *a, const void *b)
+{
+    const struct ppid_pair *x = a, *y = b;
+    return (x->ppid > y->ppid) - (x->ppid < y->ppid);
+}
+
+struct ppid_scan {
+    struct pt_target *t;
+    struct ppid_pair *pairs;
+    size_t count, cap;
+};
+
+static void add_ppid_pair(pid_t pid, void *arg)
+{
+    struct ppid_scan *scan = arg;
+    struct pt_stat st;
+    if (pt_read_stat_by_pid(scan->t->proc_root_fd, pid, &scan->t->buf, &st) != PT_READ_OK)
+        return;
+    if (scan->count == scan->cap) {
+        scan->cap = scan->cap ? scan->cap * 2 : 256;
+        scan->pairs = pt_xrealloc_array(scan->pairs, scan->cap, sizeof(*scan->pairs));
+    }
+    scan->pairs[scan->count++] = (struct ppid_pair){st.ppid, st.pid};
+}
+
+static struct ppid_pair *scan_ppids(struct pt_target *t, size_t *count)
+{
+    struct ppid_scan scan = {.t = t};
+    pt_for_each_pid_in(t->proc_root_fd, ".", add_ppid_pair, &scan);
+    if (scan.count)
+        qsort(scan.pairs, scan.count, sizeof(*scan.pairs), by_ppid);
+    *count = scan.count;
+    return scan.pairs;
+}
+
+static void children_from_scan(struct pt_target *t, const struct ppid_pair *pairs, size_t count, pid_t parent)
+{
+    size_t lo = 0, hi = count;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (pairs[mid].ppid < parent)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < count && pairs[lo].ppid == parent; lo++)
+        collect_pid(pairs[lo].pid, t);
+}
+
+/* Launch mode: every child of ours is the launched root or an orphan of
+ * its tree handed to us as subreaper. */
+static void collect_own_children(struct pt_target *t)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "%d/task/%d/children", (int)getpid(), (int)getpid());
+    ssize_t n = pt_read_file_at(t->proc_root_fd, path, &t->buf);
+    if (n > 0)
+        pt_parse_children(t->buf.data, (size_t)n, collect_pid, t);
+}
+
+static void join_pending(struct pt_target *t, bool baseline)
+{
+    for (size_t j = 0; j < t->n_pending; j++)
+        if (!pt_target_live_member(t, t->pending[j]))
+            pt_target_join(t, t->pending[j], 0, baseline);
+    t->n_pending = 0;
+}
+
+void pt_target_discover(struct pt_target *t)
+{
+    double cpu0 = pt_thread_cpu_seconds();
+    pt_target_compact(t);
+    resolve_root(t);
+    if (t->selector.kind == PT_SELECT_CHILD) {
+        collect_own_children(t);
+        join_pending(t, false);
+    }
+
+    size_t n_pairs = 0;
+    struct ppid_pair *pairs = t->scan_fallback ? scan_ppids(t, &n_pairs) : NULL;
+    /* Breadth first: members appended while walking are walked too, so a
+     * whole new subtree joins in one pass, parents before children. */
+    for (size_t i = 0; i < t->n_members; i++) {
+        if (t->members[i].gone)
+            continue;
+        bool baseline = t->members[i].baseline_walk;
+        if (t->scan_fallback) {
+            children_from_scan(t, pairs, n_pairs, t->members[i].pid);
+        } else {
+            bool no_children_files = false;
+            enum pt_read r = pt_member_read_children(&t->members[i], t->proc_root_fd, &t->buf, collect_pid, t,
+                                                     &no_children_files);
+            if (r == PT_READ_GONE) {
+                t->n_pending = 0;
+                pt_target_member_gone(t, &t->members[i]);
+                continue;
+            }
+            if (r == PT_READ_NO_FDS)
+                t->short_of_fds |= PT_SHORT_MEMBERS;
+            if (no_children_files) {
+                pt_target_logf(t, PT_LOG_INFO, "no /proc/PID/task/TID/children (kernel without "
+                            "CONFIG_PROC_CHILDREN); discovering by scanning /proc");
+                t->scan_fallback = true;
+                pairs = scan_ppids(t, &n_pairs);
+                i--; /* walk this member again from the scan */
+                continue;
+            }
+        }
+        /* the member pointer may move when join() grows the array */
+        join_pending(t, baseline);
+    }
+    free(pairs);
+    for (size_t i = 0; i < t->n_members; i++)
+        t->members[i].baseline_walk = false;
+    pt_target_compact(t);
+
+    size_t live = pt_target_live_members(t);
+    if (live == 0 && !t->warned_empty) {
+        pt_target_logf(t, PT_LOG_WARNING, "no live process; will keep looking");
+        t->warned_empty = true;
+    } else if (live > 0 && t->warned_empty) {
+        pt_target_logf(t, PT_LOG_INFO, "following pid %d again", (int)t->members[0].pid);
+        t->warned_empty = false;
+    }
+    t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+}
+
+
+bool pt_target_wants_scan(const struct pt_target *t)
+{
+    return t->has_matcher && t->selector.kind != PT_SELECT_CGROUP;
+}
+
+const struct pt_matcher *pt_target_matcher(const struct pt_target *t)
+{
+    return &t->matcher;
+}
+
+void pt_target_offer_root(struct pt_target *t, pid_t pid)
+{
+    collect_pid(pid, t);
+}

@@ -1,0 +1,47 @@
+/* selector: what a target is, as a frontend asks for it: how its roots
+ * are chosen, and which of the dearer files its members are read for. */
+#ifndef PROCTREE_SELECTOR_H
+#define PROCTREE_SELECTOR_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+enum pt_selector_kind {
+    PT_SELECT_PID,     /* one process, pinned by (pid, starttime) */
+    PT_SELECT_PIDFILE, /* re-read at every discovery tick */
+    PT_SELECT_CHILD,   /* a command this process launched (pt_launch) */
+    /* every matching process is a root (matcher.h), scanned at each tick */
+    PT_SELECT_MATCH,  /* POSIX ERE on the command line */
+    PT_SELECT_EXE,    /* comm or executable base name */
+    PT_SELECT_USER,   /* effective user, name or uid */
+    PT_SELECT_CGROUP, /* a cgroup and its sub-cgroups */
+};
+
+/* The kernel's PID_MAX_LIMIT (64-bit): every pid is below it. */
+#define PT_PID_LIMIT 4194304
+
+struct pt_selector {
+    enum pt_selector_kind kind;
+    pid_t pid;         /* PID, CHILD */
+    const char *path;  /* PIDFILE, CGROUP (copied) */
+    const char *value; /* MATCH regex, EXE name, USER name or uid (copied) */
+};
+
+struct pt_target_options {
+    bool collect_pss;          /* smaps_rollup: pss, shared, uss, swap */
+    double pss_budget;         /* seconds; a slower smaps_rollup read makes that
+                                  member's reads rarer (default 5 ms; 0 = no guard) */
+    bool collect_ctx_switches; /* every thread's status, once per interval */
+    bool collect_fds;          /* fd/ of every member, once per interval */
+};
+
+/* All on; a 5 ms PSS budget. */
+static inline void pt_target_options_init(struct pt_target_options *options)
+{
+    options->collect_pss = true;
+    options->pss_budget = 0.005;
+    options->collect_ctx_switches = true;
+    options->collect_fds = true;
+}
+
+#endif
