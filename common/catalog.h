@@ -70,7 +70,7 @@ enum pt_unit {
   X(PROC_PROCESSES_EXITED, "proc_processes_exited", PROC, DELTA, NUMBER, "count", "membership", "members that left the tree (exited and reaped)") \
   X(COLLECTOR_SAMPLES, "collector_samples", PROC, DELTA, NUMBER, "count", "the sampler", "memory polls of this target in the interval") \
   X(COLLECTOR_VANISHED, "collector_vanished", PROC, DELTA, NUMBER, "count", "the sampler", "member reads skipped because the process vanished or its file was unreadable") \
-  X(COLLECTOR_PSS_STALE, "collector_pss_stale", PROC, COUNT, NUMBER, "count", "the sampler", "members whose smaps_rollup was too slow to read this interval: their last values were used") \
+  X(COLLECTOR_PSS_STALE, "collector_pss_stale", PROC, COUNT, NUMBER, "count", "the sampler", "members whose smaps_rollup was not read this interval (too slow to read, or their memory unchanged since the last read): their last values were used") \
   X(COLLECTOR_CPU_SECONDS, "collector_cpu_seconds", PROC, DELTA, SECONDS, "duration", "the sampler", "CPU time proctree spent measuring this target in the interval") \
   X(GLOBAL_MEM_USED_MIN, "global_mem_used_min", GLOBAL, GAUGE_MIN, GLOBAL_MEMORY, "memory", "meminfo MemTotal-MemAvailable", "memory in use system-wide (as free(1) and Telegraf mem.used)") \
   X(GLOBAL_MEM_USED_MAX, "global_mem_used_max", GLOBAL, GAUGE_MAX, GLOBAL_MEMORY, "memory", "meminfo MemTotal-MemAvailable", "memory in use system-wide (as free(1) and Telegraf mem.used)") \

@@ -87,6 +87,10 @@ struct pt_member {
     struct pt_smaps_rollup smaps;           /* last read */
     bool has_smaps;
     uint32_t smaps_period, smaps_wait; /* cost guard: read every period-th interval */
+    struct pt_statm statm;          /* the last poll's, when has_statm */
+    struct pt_statm statm_at_smaps; /* statm when smaps was last read */
+    bool has_statm;
+    uint32_t smaps_carried; /* samples in a row whose smaps was carried, memory unchanged */
     bool has_ctx;
     bool born;          /* joined as a descendant born in the tree, not as a new root */
     bool zombie;        /* exited, not yet reaped: its counters are final */

@@ -323,6 +323,8 @@ static void poll_members(struct pt_target *t)
         struct pt_statm sm;
         enum pt_read r = pt_member_read_statm(m, t->proc_root_fd, &t->buf, &sm);
         if (r == PT_READ_OK) {
+            m->statm = sm;
+            m->has_statm = true;
             size = pt_sat_add(size, page_bytes(t, sm.size));
             resident = pt_sat_add(resident, page_bytes(t, sm.resident));
             /* shared can exceed resident for an instant while pages move */
@@ -368,19 +370,38 @@ static void read_all_counters(struct pt_target *t, int64_t *threads)
     }
 }
 
-/* smaps_rollup walks the target's page tables under its memory lock: on a
- * large process a read takes milliseconds and stalls it. A member whose
- * read takes longer than the budget is read at every 2nd, 4th, ... sample
- * (up to every 64th) and its last values stand in meanwhile; a fast read
- * brings it back to every sample. pss_stale counts the carried values. */
+/* smaps_rollup is the dearest file by far (it walks the process's page
+ * tables, under its memory lock), so it is read only when it can say
+ * something new, and its last values stand in otherwise (pss_stale
+ * counts them):
+ *   - a member whose statm (size, resident, shared) has not moved since
+ *     its last smaps_rollup read has not mapped, touched, swapped or
+ *     dropped a page: it is read again at every PT_SMAPS_IDLE_PERIOD-th
+ *     sample only, for what other processes change in its share of the
+ *     pages it shares (PSS, shared against private);
+ *   - a member whose read takes longer than the budget (a large process,
+ *     stalled while it is read) is read at every 2nd, 4th, ... sample (up
+ *     to every 64th); a fast read brings it back to every sample. */
 #define PT_SMAPS_MAX_PERIOD 64
+#define PT_SMAPS_IDLE_PERIOD 10
+
+static bool same_statm(const struct pt_statm *a, const struct pt_statm *b)
+{
+    return a->size == b->size && a->resident == b->resident && a->shared == b->shared;
+}
 
 static bool smaps_due(struct pt_member *m)
 {
-    if (m->smaps_wait == 0)
-        return true;
-    m->smaps_wait--;
-    return false;
+    if (m->smaps_wait > 0) {
+        m->smaps_wait--;
+        return false;
+    }
+    bool idle = m->has_smaps && m->has_statm && same_statm(&m->statm, &m->statm_at_smaps);
+    if (idle && m->smaps_carried + 1 < PT_SMAPS_IDLE_PERIOD) {
+        m->smaps_carried++;
+        return false;
+    }
+    return true;
 }
 
 static void smaps_timed(struct pt_target *t, struct pt_member *m)
@@ -395,6 +416,8 @@ static void smaps_timed(struct pt_target *t, struct pt_member *m)
     double took = pt_now() - start;
     m->smaps = sr;
     m->has_smaps = true;
+    m->statm_at_smaps = m->statm;
+    m->smaps_carried = 0;
     if (t->options.pss_budget <= 0 || took <= t->options.pss_budget) {
         m->smaps_period = 1;
         return;

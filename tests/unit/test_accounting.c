@@ -534,6 +534,7 @@ START_TEST(pss_on_its_own_cadence)
     add_pid_target("app", 100);
     for (int tick = 0; tick <= 10; tick++) { /* 0.0 .. 1.0: PSS at .25 .5 .75 1.0 */
         r.pss_kb = 100 + (uint64_t)tick;
+        r.resident_pages = 10 + (uint64_t)tick; /* memory that moves is read again */
         fx_put_proc(root, &r);
         pt_collector_tick(c, 0.1 * tick + 1e-9);
     }
@@ -548,6 +549,35 @@ END_TEST
 
 /* The smaps_rollup cost guard: with a budget no read can meet, a member
  * is read at closes 1, 3, 7, ... and its last values stand in between. */
+/* A member whose statm has not moved since its last smaps_rollup read is
+ * read again at every 10th sample only; its last values stand in. */
+START_TEST(idle_smaps_read_less_often)
+{
+    struct fx_proc r = proc(100, 1, 10, 0, 10, NULL);
+    fx_put_proc(root, &r);
+    c = collector_for(root);
+    add_pid_target("app", 100);
+    pt_collector_tick(c, 0.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PSS_MAX), 10 * 1024);
+    r.pss_kb = 20; /* another process let go of a shared page: statm is the same */
+    fx_put_proc(root, &r);
+    for (int sample = 1; sample < 10; sample++) {
+        b = pt_collector_end_interval(c, 1.0 + sample);
+        ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PSS_MAX), 10 * 1024);
+        ck_assert_int_eq(ivalue(b, 0, PT_M_COLLECTOR_PSS_STALE), 1);
+    }
+    b = pt_collector_end_interval(c, 11.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PSS_MAX), 20 * 1024);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_COLLECTOR_PSS_STALE), 0);
+    r.pss_kb = 30;
+    r.resident_pages = 11; /* its own memory moved: read at once */
+    fx_put_proc(root, &r);
+    b = pt_collector_end_interval(c, 12.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PSS_MAX), 30 * 1024);
+}
+END_TEST
+
 START_TEST(slow_smaps_read_less_often)
 {
     struct fx_proc r = proc(100, 1, 10, 0, 10, NULL);
@@ -563,7 +593,8 @@ START_TEST(slow_smaps_read_less_often)
     int64_t expected_pss[] = {10, 10, 30, 30, 30, 30, 70};
     int64_t expected_stale[] = {0, 1, 0, 1, 1, 1, 0};
     for (int close = 0; close < 7; close++) {
-        r.pss_kb = 10 + 10 * (uint64_t)close; /* changes at every close */
+        r.pss_kb = 10 + 10 * (uint64_t)close; /* changes at every interval */
+        r.resident_pages = 10 + (uint64_t)close;
         fx_put_proc(root, &r);
         const struct pt_batch *b = pt_collector_end_interval(c, 1.0 + close);
         ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PSS_MAX), expected_pss[close] * 1024);
@@ -1014,6 +1045,7 @@ int main(void)
     tcase_add_test(tc, pidfile_follows_new_pid);
     tcase_add_test(tc, unreadable_member_is_skipped_not_dropped);
     tcase_add_test(tc, slow_smaps_read_less_often);
+    tcase_add_test(tc, idle_smaps_read_less_often);
     tcase_add_test(tc, pss_on_its_own_cadence);
     tcase_add_test(tc, context_switches_and_fds);
     tcase_add_test(tc, hostile_comm_default_name);
