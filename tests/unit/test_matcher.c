@@ -335,12 +335,6 @@ START_TEST(test_cgroup2_mount)
 }
 END_TEST
 
-static int compare_pids(const void *a, const void *b)
-{
-    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* The pids a scan of m's cgroup delivers, sorted. */
 static void scan(const struct pt_matcher *m, struct proc *p, struct pid_list *list)
 {

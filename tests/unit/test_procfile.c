@@ -225,12 +225,6 @@ static pid_t spawn_gated_child(int gate_read)
     return pid;
 }
 
-static int compare_pids(const void *a, const void *b)
-{
-    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-    return (x > y) - (x < y);
-}
-
 static size_t decimal_width(pid_t pid)
 {
     size_t width = 1;

@@ -40,6 +40,12 @@ int collect_pid(pid_t pid, void *arg)
     return 0;
 }
 
+int compare_pids(const void *a, const void *b)
+{
+    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+    return (x > y) - (x < y);
+}
+
 int parse_children(const char *text, size_t len, struct pid_list *list)
 {
     list->count = 0;

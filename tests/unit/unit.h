@@ -39,6 +39,8 @@ struct pid_list {
 
 /* A pt_parse_children callback filling a struct pid_list. */
 int collect_pid(pid_t pid, void *arg);
+/* qsort order of pid_t. */
+int compare_pids(const void *a, const void *b);
 /* pt_parse_children on an exact copy, into a fresh list. */
 int parse_children(const char *text, size_t len, struct pid_list *list);
 
