@@ -1,5 +1,4 @@
-/* Unit tests for lineproto.c, and for the catalog properties the line
- * protocol (field names) and the collectd frontend (types) rely on. */
+/* Unit tests for lineproto.c (test_catalog.c checks the field names it writes). */
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
@@ -409,99 +408,11 @@ START_TEST(test_line_is_one_line)
 }
 END_TEST
 
-/* ---------------------------------------------------------------------------
- * Catalog properties
- * ------------------------------------------------------------------------ */
-
-/* Field names are written without escaping, so they must be plain. */
-START_TEST(test_catalog_names)
-{
-    for (int id = 0; id < PT_METRIC_COUNT; id++) {
-        const char *name = pt_catalog[id].name;
-
-        ck_assert_msg(name[0] >= 'a' && name[0] <= 'z', "\"%s\" must start with [a-z]", name);
-        for (const char *p = name; *p; p++)
-            ck_assert_msg((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_',
-                          "\"%s\" must match ^[a-z][a-z0-9_]*$", name);
-        for (int other = 0; other < id; other++)
-            ck_assert_msg(strcmp(name, pt_catalog[other].name) != 0, "\"%s\" twice", name);
-    }
-}
-END_TEST
-
-/* The global line holds exactly the global_* fields. */
-START_TEST(test_catalog_scope_prefix)
-{
-    for (int id = 0; id < PT_METRIC_COUNT; id++) {
-        bool global_name = strncmp(pt_catalog[id].name, "global_", 7) == 0;
-        ck_assert_msg(global_name == (pt_catalog[id].scope == PT_SCOPE_GLOBAL), "%s",
-                      pt_catalog[id].name);
-    }
-}
-END_TEST
-
-static const char *const stock_types[] = {
-    "memory", "bytes", "count", "gauge", "duration", "file_handles", "threads", "percent",
-};
-
-START_TEST(test_catalog_collectd_types)
-{
-    for (int id = 0; id < PT_METRIC_COUNT; id++) {
-        bool stock = false;
-        for (size_t k = 0; k < COUNT(stock_types); k++)
-            stock = stock || strcmp(pt_catalog[id].collectd_type, stock_types[k]) == 0;
-        ck_assert_msg(stock, "%s: \"%s\" is not a stock single-value type", pt_catalog[id].name,
-                      pt_catalog[id].collectd_type);
-    }
-}
-END_TEST
-
-#define TYPES_DB "/usr/share/collectd/types.db"
-
-/* Number of data sources of type in types.db ("name ds:GAUGE:0:U, ..."),
- * 0 if the type is not there. */
-static int types_db_sources(FILE *db, const char *type)
-{
-    char line[1024];
-    size_t n = strlen(type);
-
-    rewind(db);
-    while (fgets(line, sizeof(line), db) != NULL) {
-        if (strncmp(line, type, n) != 0 || (line[n] != ' ' && line[n] != '\t'))
-            continue;
-        int sources = 1;
-        for (const char *p = line + n; *p; p++)
-            sources += *p == ',';
-        return sources;
-    }
-    return 0;
-}
-
-/* Where collectd's types.db is installed, each type the catalog uses must
- * be in it with exactly one data source (one value per metric). */
-START_TEST(test_catalog_types_db)
-{
-    FILE *db = fopen(TYPES_DB, "r");
-
-    if (db == NULL) {
-        fprintf(stderr, "note: %s not found, types not checked against it\n", TYPES_DB);
-        return;
-    }
-    for (int id = 0; id < PT_METRIC_COUNT; id++) {
-        int sources = types_db_sources(db, pt_catalog[id].collectd_type);
-        ck_assert_msg(sources == 1, "%s: type \"%s\" has %d data sources in " TYPES_DB,
-                      pt_catalog[id].name, pt_catalog[id].collectd_type, sources);
-    }
-    fclose(db);
-}
-END_TEST
-
 static Suite *lineproto_suite(void)
 {
     Suite *s = suite_create("lineproto");
     TCase *tag = tcase_create("tag_value");
     TCase *line = tcase_create("line");
-    TCase *catalog = tcase_create("catalog");
 
     tcase_add_loop_test(tag, test_tag_value, 0, COUNT(tag_cases));
     tcase_add_test(tag, test_tag_value_empty);
@@ -522,11 +433,6 @@ static Suite *lineproto_suite(void)
     tcase_add_test(line, test_line_is_one_line);
     suite_add_tcase(s, line);
 
-    tcase_add_test(catalog, test_catalog_names);
-    tcase_add_test(catalog, test_catalog_scope_prefix);
-    tcase_add_test(catalog, test_catalog_collectd_types);
-    tcase_add_test(catalog, test_catalog_types_db);
-    suite_add_tcase(s, catalog);
     return s;
 }
 

@@ -1,0 +1,143 @@
+/* Unit tests for the catalog's invariants: the properties the line
+ * protocol (plain field names, the global_ prefix), the collectd frontend
+ * (stock single-value types) and the code indexing GAUGE_MIN/GAUGE_MAX
+ * pairs as id, id + 1 rely on. */
+#include <check.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "unit.h"
+
+/* Field names are written without escaping, so they must be plain. */
+START_TEST(test_catalog_names)
+{
+    for (int id = 0; id < PT_METRIC_COUNT; id++) {
+        const char *name = pt_catalog[id].name;
+
+        ck_assert_msg(name[0] >= 'a' && name[0] <= 'z', "\"%s\" must start with [a-z]", name);
+        for (const char *p = name; *p; p++)
+            ck_assert_msg((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_',
+                          "\"%s\" must match ^[a-z][a-z0-9_]*$", name);
+        for (int other = 0; other < id; other++)
+            ck_assert_msg(strcmp(name, pt_catalog[other].name) != 0, "\"%s\" twice", name);
+    }
+}
+END_TEST
+
+/* The global line holds exactly the global_* fields. */
+START_TEST(test_catalog_scope_prefix)
+{
+    for (int id = 0; id < PT_METRIC_COUNT; id++) {
+        bool global_name = strncmp(pt_catalog[id].name, "global_", 7) == 0;
+        ck_assert_msg(global_name == (pt_catalog[id].scope == PT_SCOPE_GLOBAL), "%s",
+                      pt_catalog[id].name);
+    }
+}
+END_TEST
+
+static const char *const stock_types[] = {
+    "memory", "bytes", "count", "gauge", "duration", "file_handles", "threads", "percent",
+};
+
+START_TEST(test_catalog_collectd_types)
+{
+    for (int id = 0; id < PT_METRIC_COUNT; id++) {
+        bool stock = false;
+        for (size_t k = 0; k < (size_t)COUNT(stock_types); k++)
+            stock = stock || strcmp(pt_catalog[id].collectd_type, stock_types[k]) == 0;
+        ck_assert_msg(stock, "%s: \"%s\" is not a stock single-value type", pt_catalog[id].name,
+                      pt_catalog[id].collectd_type);
+    }
+}
+END_TEST
+
+#define TYPES_DB "/usr/share/collectd/types.db"
+
+/* Number of data sources of type in types.db ("name ds:GAUGE:0:U, ..."),
+ * 0 if the type is not there. */
+static int types_db_sources(FILE *db, const char *type)
+{
+    char line[1024];
+    size_t n = strlen(type);
+
+    rewind(db);
+    while (fgets(line, sizeof(line), db) != NULL) {
+        if (strncmp(line, type, n) != 0 || (line[n] != ' ' && line[n] != '\t'))
+            continue;
+        int sources = 1;
+        for (const char *p = line + n; *p; p++)
+            sources += *p == ',';
+        return sources;
+    }
+    return 0;
+}
+
+/* Where collectd's types.db is installed, each type the catalog uses must
+ * be in it with exactly one data source (one value per metric). */
+START_TEST(test_catalog_types_db)
+{
+    FILE *db = fopen(TYPES_DB, "r");
+
+    if (db == NULL) {
+        fprintf(stderr, "note: %s not found, types not checked against it\n", TYPES_DB);
+        return;
+    }
+    for (int id = 0; id < PT_METRIC_COUNT; id++) {
+        int sources = types_db_sources(db, pt_catalog[id].collectd_type);
+        ck_assert_msg(sources == 1, "%s: type \"%s\" has %d data sources in " TYPES_DB,
+                      pt_catalog[id].name, pt_catalog[id].collectd_type, sources);
+    }
+    fclose(db);
+}
+END_TEST
+
+START_TEST(min_max_pairs_are_adjacent)
+{
+    for (int id = 0; id < PT_METRIC_COUNT; id++) {
+        if (pt_catalog[id].kind != PT_KIND_GAUGE_MIN)
+            continue;
+        ck_assert_int_lt(id + 1, PT_METRIC_COUNT);
+        ck_assert_int_eq(pt_catalog[id + 1].kind, PT_KIND_GAUGE_MAX);
+        size_t stem = strlen(pt_catalog[id].name) - 3;
+        ck_assert_str_eq(pt_catalog[id].name + stem, "min");
+        ck_assert(strncmp(pt_catalog[id].name, pt_catalog[id + 1].name, stem) == 0);
+        ck_assert_str_eq(pt_catalog[id + 1].name + stem, "max");
+    }
+}
+END_TEST
+
+/* The two halves of a pair are one measurement: the same unit, type,
+ * source and off switch. A switch always starts with "--no-". */
+START_TEST(test_catalog_pairs_agree_and_switches)
+{
+    for (int id = 0; id < PT_METRIC_COUNT; id++) {
+        const char *off = pt_metric_switch(id);
+        ck_assert_msg(!off || strncmp(off, "--no-", 5) == 0, "%s: switch \"%s\"", pt_catalog[id].name, off);
+        if (pt_catalog[id].kind != PT_KIND_GAUGE_MIN)
+            continue;
+        const struct pt_metric_def *min = &pt_catalog[id], *max = &pt_catalog[id + 1];
+        ck_assert_msg(min->unit == max->unit, "%s: unit differs from its max", min->name);
+        ck_assert_str_eq(min->collectd_type, max->collectd_type);
+        ck_assert_str_eq(min->source, max->source);
+        const char *max_off = pt_metric_switch(id + 1);
+        ck_assert_msg(off == max_off || (off && max_off && strcmp(off, max_off) == 0),
+                      "%s: switch differs from its max", min->name);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("catalog");
+    TCase *tc = unit_tcase(suite, "catalog");
+    tcase_add_test(tc, test_catalog_names);
+    tcase_add_test(tc, test_catalog_scope_prefix);
+    tcase_add_test(tc, test_catalog_collectd_types);
+    tcase_add_test(tc, test_catalog_types_db);
+    tcase_add_test(tc, min_max_pairs_are_adjacent);
+    tcase_add_test(tc, test_catalog_pairs_agree_and_switches);
+    return unit_run(suite);
+}

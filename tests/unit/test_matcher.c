@@ -1,0 +1,437 @@
+/* Unit tests for matcher: the --match, --exe, --user and --cgroup
+ * selectors, on fake proc roots and cgroup trees (fixture.h). */
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fixture.h"
+#include "matcher.h"
+#include "unit.h"
+
+/* A fake proc root, open as the matcher takes it. */
+struct proc {
+    char *root;
+    int fd;
+    struct pt_buf buf;
+};
+
+static struct proc proc_new(void)
+{
+    struct proc p = {.root = fx_root_new()};
+    p.fd = open(p.root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    ck_assert_int_ge(p.fd, 0);
+    return p;
+}
+
+static void proc_free(struct proc *p)
+{
+    close(p->fd);
+    pt_buf_free(&p->buf);
+    fx_root_free(p->root);
+}
+
+/* root/rel as a symbolic link to target (which need not exist). */
+static void put_link(const char *root, const char *rel, const char *target)
+{
+    char *path;
+    ck_assert_int_ge(asprintf(&path, "%s/%s", root, rel), 0);
+    ck_assert_int_eq(symlink(target, path), 0);
+    free(path);
+}
+
+/* A process with the given comm, and a command line of len bytes. */
+static void put_cmdline(const struct proc *p, pid_t pid, const char *cmdline, size_t len)
+{
+    fx_put_proc(p->root, &(struct fx_proc){.pid = pid, .ppid = 1, .comm = "cmd"});
+    char rel[32];
+    snprintf(rel, sizeof(rel), "%d/cmdline", pid);
+    fx_write(p->root, rel, cmdline, (long)len);
+}
+
+static void matcher_ok(struct pt_matcher *m, enum pt_selector_kind kind, const char *value, const char *path,
+                       const struct proc *p)
+{
+    char err[256] = "";
+    struct pt_selector selector = {.kind = kind, .value = value, .path = path};
+    ck_assert_msg(pt_matcher_init(m, &selector, p->fd, err, sizeof(err)) == 0, "%s", err);
+}
+
+/* pt_matcher_init fails with a one-line reason holding want. */
+static void matcher_fails(enum pt_selector_kind kind, const char *value, const char *path, const struct proc *p,
+                          const char *want)
+{
+    char err[256] = "";
+    struct pt_matcher m;
+    struct pt_selector selector = {.kind = kind, .value = value, .path = path};
+    ck_assert_int_eq(pt_matcher_init(&m, &selector, p->fd, err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, want) != NULL, "\"%s\" lacks \"%s\"", err, want);
+    ck_assert_ptr_null(strchr(err, '\n'));
+}
+
+static bool matches(const struct pt_matcher *m, struct proc *p, pid_t pid)
+{
+    struct pt_candidate c;
+    pt_candidate_init(&c, pid, p->fd, &p->buf);
+    return pt_matcher_test(m, &c);
+}
+
+/* ==== pt_matcher_init ==== */
+
+START_TEST(test_init_errors)
+{
+    struct proc p = proc_new();
+    matcher_fails(PT_SELECT_MATCH, "(", NULL, &p, "bad regular expression \"(\": ");
+    matcher_fails(PT_SELECT_MATCH, "a\n[", NULL, &p, "bad regular expression \"a\\n[\": ");
+    matcher_fails(PT_SELECT_USER, "no-such-user-proctree", NULL, &p, "unknown user \"no-such-user-proctree\"");
+    matcher_fails(PT_SELECT_USER, "", NULL, &p, "unknown user \"\"");
+    matcher_fails(PT_SELECT_USER, "-1", NULL, &p, "unknown user \"-1\"");
+    matcher_fails(PT_SELECT_USER, "12x", NULL, &p, "unknown user \"12x\"");
+    matcher_fails(PT_SELECT_USER, "4294967295", NULL, &p, "unknown user"); /* (uid_t)-1 is no uid */
+    /* no mountinfo at all, then one without a cgroup2 line */
+    matcher_fails(PT_SELECT_CGROUP, NULL, "/system.slice/x.service", &p, "no cgroup2 filesystem is mounted");
+    fx_write(p.root, "self/mountinfo",
+             "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+             "25 22 0:22 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n",
+             -1);
+    matcher_fails(PT_SELECT_CGROUP, NULL, "/system.slice/x.service", &p,
+                  "cgroup \"/system.slice/x.service\": no cgroup2 filesystem is mounted");
+    proc_free(&p);
+}
+END_TEST
+
+START_TEST(test_init_users)
+{
+    struct proc p = proc_new();
+    struct pt_matcher m;
+    matcher_ok(&m, PT_SELECT_USER, "root", NULL, &p);
+    ck_assert_uint_eq(m.uid, 0);
+    pt_matcher_free(&m);
+    matcher_ok(&m, PT_SELECT_USER, "4294967294", NULL, &p);
+    ck_assert_uint_eq(m.uid, 4294967294u);
+    pt_matcher_free(&m);
+    proc_free(&p);
+}
+END_TEST
+
+/* ==== --match ==== */
+
+/* NULs between arguments read as spaces; trailing NULs are dropped. */
+START_TEST(test_match_cmdline)
+{
+    struct proc p = proc_new();
+    static const char cmdline[] = "python3\0-m\0http.server\0" "8000\0";
+    put_cmdline(&p, 10, cmdline, sizeof(cmdline) - 1);
+    static const char empty_args[] = "a\0\0b\0\0";
+    put_cmdline(&p, 11, empty_args, sizeof(empty_args) - 1);
+    put_cmdline(&p, 12, "", 0); /* a zombie's command line is empty */
+    struct pt_matcher m;
+
+    matcher_ok(&m, PT_SELECT_MATCH, "^python3 -m http\\.server 8000$", NULL, &p);
+    ck_assert(matches(&m, &p, 10));
+    ck_assert(!matches(&m, &p, 11));
+    pt_matcher_free(&m);
+
+    matcher_ok(&m, PT_SELECT_MATCH, "^a  b$", NULL, &p);
+    ck_assert(matches(&m, &p, 11));
+    ck_assert(!matches(&m, &p, 10));
+    pt_matcher_free(&m);
+
+    /* A matcher matching every text: still not a process without a
+     * command line, nor one that is not there. */
+    matcher_ok(&m, PT_SELECT_MATCH, ".*", NULL, &p);
+    ck_assert(matches(&m, &p, 10));
+    ck_assert(!matches(&m, &p, 12));
+    ck_assert(!matches(&m, &p, 13));
+    pt_matcher_free(&m);
+    proc_free(&p);
+}
+END_TEST
+
+/* Only the first PT_MATCH_TEXT_MAX bytes are looked at, however long the
+ * command line another user's process chose. */
+START_TEST(test_match_text_bound)
+{
+    struct proc p = proc_new();
+    size_t len = PT_MATCH_TEXT_MAX + 100;
+    char *cmdline = malloc(len);
+    ck_assert_ptr_nonnull(cmdline);
+    memset(cmdline, 'a', len);
+    /* NEEDLE ends on the last byte looked at in pid 10, one byte past it in 11 */
+    memcpy(cmdline + PT_MATCH_TEXT_MAX - 6, "NEEDLE", 6);
+    put_cmdline(&p, 10, cmdline, len);
+    memset(cmdline, 'a', len);
+    memcpy(cmdline + PT_MATCH_TEXT_MAX - 5, "NEEDLE", 6);
+    put_cmdline(&p, 11, cmdline, len);
+    free(cmdline);
+
+    struct pt_matcher m;
+    matcher_ok(&m, PT_SELECT_MATCH, "NEEDLE", NULL, &p);
+    ck_assert(matches(&m, &p, 10));
+    ck_assert(!matches(&m, &p, 11));
+    pt_matcher_free(&m);
+    matcher_ok(&m, PT_SELECT_MATCH, "NEEDLE$", NULL, &p);
+    ck_assert(matches(&m, &p, 10));
+    pt_matcher_free(&m);
+    proc_free(&p);
+}
+END_TEST
+
+/* A candidate's files are read once, whatever number of matchers ask. */
+START_TEST(test_candidate_reads_once)
+{
+    struct proc p = proc_new();
+    put_cmdline(&p, 10, "old", 3);
+    struct pt_matcher old_m, new_m;
+    matcher_ok(&old_m, PT_SELECT_MATCH, "^old$", NULL, &p);
+    matcher_ok(&new_m, PT_SELECT_MATCH, "^new$", NULL, &p);
+    struct pt_candidate c;
+    pt_candidate_init(&c, 10, p.fd, &p.buf);
+    ck_assert(pt_matcher_test(&old_m, &c));
+    fx_write(p.root, "10/cmdline", "new", -1);
+    ck_assert(pt_matcher_test(&old_m, &c));
+    ck_assert(!pt_matcher_test(&new_m, &c));
+    ck_assert(matches(&new_m, &p, 10)); /* a new candidate reads again */
+    pt_matcher_free(&old_m);
+    pt_matcher_free(&new_m);
+    proc_free(&p);
+}
+END_TEST
+
+/* ==== --exe ==== */
+
+START_TEST(test_exe)
+{
+    struct proc p = proc_new();
+    fx_put_proc(p.root, &(struct fx_proc){.pid = 10, .comm = "nginx"});
+    /* comm is cut at 15 bytes: the executable's name is whole */
+    fx_put_proc(p.root, &(struct fx_proc){.pid = 11, .comm = "very-long-name-"});
+    put_link(p.root, "11/exe", "/opt/app/bin/very-long-name-of-prog");
+    /* an executable replaced by an upgrade */
+    fx_put_proc(p.root, &(struct fx_proc){.pid = 12, .comm = "renamed"});
+    put_link(p.root, "12/exe", "/usr/sbin/postgres (deleted)");
+    /* no slash in the link, and a comm naming something else */
+    fx_put_proc(p.root, &(struct fx_proc){.pid = 13, .comm = "worker"});
+    put_link(p.root, "13/exe", "postgres");
+    struct pt_matcher m;
+
+    matcher_ok(&m, PT_SELECT_EXE, "nginx", NULL, &p);
+    ck_assert(matches(&m, &p, 10));
+    ck_assert(!matches(&m, &p, 11));
+    ck_assert(!matches(&m, &p, 14)); /* no such process */
+    pt_matcher_free(&m);
+
+    matcher_ok(&m, PT_SELECT_EXE, "very-long-name-of-prog", NULL, &p);
+    ck_assert(matches(&m, &p, 11));
+    pt_matcher_free(&m);
+
+    matcher_ok(&m, PT_SELECT_EXE, "postgres", NULL, &p);
+    ck_assert(matches(&m, &p, 12));
+    ck_assert(matches(&m, &p, 13));
+    ck_assert(!matches(&m, &p, 10));
+    pt_matcher_free(&m);
+
+    /* whole names only: neither a prefix nor the path */
+    matcher_ok(&m, PT_SELECT_EXE, "nginx-", NULL, &p);
+    ck_assert(!matches(&m, &p, 10));
+    pt_matcher_free(&m);
+    matcher_ok(&m, PT_SELECT_EXE, "/usr/sbin/postgres", NULL, &p);
+    ck_assert(!matches(&m, &p, 12));
+    pt_matcher_free(&m);
+    proc_free(&p);
+}
+END_TEST
+
+/* ==== --user ==== */
+
+static void put_status(const struct proc *p, pid_t pid, const char *uid_line)
+{
+    char rel[32], *text;
+    snprintf(rel, sizeof(rel), "%d/status", pid);
+    ck_assert_int_ge(asprintf(&text,
+                              "Name:\tsvc\nUid:\t%s\nGid:\t0\t0\t0\t0\n"
+                              "voluntary_ctxt_switches:\t1\nnonvoluntary_ctxt_switches:\t2\n",
+                              uid_line),
+                     0);
+    fx_write(p->root, rel, text, -1);
+    free(text);
+}
+
+/* The effective uid decides: a setuid program runs as its owner. */
+START_TEST(test_user)
+{
+    struct proc p = proc_new();
+    fx_put_proc(p.root, &(struct fx_proc){.pid = 10});
+    put_status(&p, 10, "1000\t2000\t2000\t2000");
+    fx_put_proc(p.root, &(struct fx_proc){.pid = 11});
+    put_status(&p, 11, "2000\t1000\t1000\t1000");
+    fx_put_proc(p.root, &(struct fx_proc){.pid = 12});
+    fx_write(p.root, "12/status", "Name:\tbroken\nUid:\t2000\n", -1);
+    struct pt_matcher m;
+    matcher_ok(&m, PT_SELECT_USER, "2000", NULL, &p);
+    ck_assert(matches(&m, &p, 10));
+    ck_assert(!matches(&m, &p, 11));
+    ck_assert(!matches(&m, &p, 12)); /* an unreadable status matches nobody */
+    ck_assert(!matches(&m, &p, 13));
+    pt_matcher_free(&m);
+    matcher_ok(&m, PT_SELECT_USER, "1000", NULL, &p);
+    ck_assert(matches(&m, &p, 11));
+    ck_assert(!matches(&m, &p, 10));
+    pt_matcher_free(&m);
+    proc_free(&p);
+}
+END_TEST
+
+START_TEST(test_kernel_threads_are_no_candidates)
+{
+    struct proc p = proc_new();
+    fx_put_proc(p.root, &(struct fx_proc){.pid = 2, .comm = "kthreadd", .flags = PT_PF_KTHREAD});
+    fx_put_proc(p.root, &(struct fx_proc){.pid = 10});
+    struct pt_candidate c;
+    pt_candidate_init(&c, 2, p.fd, &p.buf);
+    ck_assert(!pt_candidate_is_user_process(&c));
+    pt_candidate_init(&c, 10, p.fd, &p.buf);
+    ck_assert(pt_candidate_is_user_process(&c));
+    pt_candidate_init(&c, 11, p.fd, &p.buf);
+    ck_assert(!pt_candidate_is_user_process(&c)); /* gone */
+    proc_free(&p);
+}
+END_TEST
+
+/* ==== --cgroup ==== */
+
+START_TEST(test_cgroup2_mount)
+{
+    struct proc p = proc_new();
+    char out[256];
+    ck_assert_int_eq(pt_cgroup2_mount(p.fd, &p.buf, out, sizeof(out)), -1); /* no mountinfo */
+
+    /* The first cgroup2 line wins; v1 "cgroup" lines and optional fields
+     * are passed over; the mount point's \ooo escapes are undone. */
+    fx_write(p.root, "self/mountinfo",
+             "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+             "25 22 0:22 / /sys/fs/cgroup/memory rw,nosuid shared:9 - cgroup cgroup rw,memory\n"
+             "26 22 0:23 / /sys/fs/cgroup/with\\040space\\011tab\\134back\\012nl\\0411 rw shared:4 master:2 - cgroup2 "
+             "cgroup2 rw,nsdelegate\n"
+             "27 22 0:24 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n",
+             -1);
+    ck_assert_int_eq(pt_cgroup2_mount(p.fd, &p.buf, out, sizeof(out)), 0);
+    ck_assert_str_eq(out, "/sys/fs/cgroup/with space\ttab\\back\nnl!1");
+
+    /* A hybrid host: cgroup2 at .../unified, the last line, no newline. */
+    fx_write(p.root, "self/mountinfo",
+             "25 22 0:22 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n"
+             "27 22 0:24 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw",
+             -1);
+    ck_assert_int_eq(pt_cgroup2_mount(p.fd, &p.buf, out, sizeof(out)), 0);
+    ck_assert_str_eq(out, "/sys/fs/cgroup/unified");
+
+    /* "cgroup2" as a mount point or source is not the file system type. */
+    fx_write(p.root, "self/mountinfo", "30 22 0:25 / /cgroup2 rw - tmpfs cgroup2 rw\n", -1);
+    ck_assert_int_eq(pt_cgroup2_mount(p.fd, &p.buf, out, sizeof(out)), -1);
+    proc_free(&p);
+}
+END_TEST
+
+/* The pids a scan of m's cgroup delivers, sorted. */
+static void scan(const struct pt_matcher *m, struct proc *p, struct pid_list *list)
+{
+    list->count = 0;
+    list->stop_at = -1;
+    pt_matcher_scan_cgroup(m, &p->buf, collect_pid, list);
+    qsort(list->pids, (size_t)list->count, sizeof(pid_t), compare_pids);
+}
+
+static void assert_pids(const struct pid_list *list, const pid_t *want, int n)
+{
+    ck_assert_int_eq(list->count, n);
+    for (int i = 0; i < n; i++) ck_assert_int_eq(list->pids[i], want[i]);
+}
+
+/* A cgroup's own processes and those of every sub-cgroup, at any depth;
+ * a directory given as it is (it holds cgroup.procs). */
+START_TEST(test_scan_cgroup_tree)
+{
+    struct proc p = proc_new();
+    fx_write(p.root, "cg/cgroup.procs", "10\n11\n", -1);
+    fx_write(p.root, "cg/cgroup.controllers", "cpu memory\n", -1);
+    fx_write(p.root, "cg/a/cgroup.procs", "20\n", -1);
+    fx_write(p.root, "cg/a/b/cgroup.procs", "30\n31\n", -1);
+    fx_write(p.root, "cg/c/cgroup.procs", "", -1);
+    fx_write(p.root, "cg/c/d/cgroup.procs", "40\n", -1);
+    fx_write(p.root, "other/cgroup.procs", "99\n", -1);
+    char *path;
+    ck_assert_int_ge(asprintf(&path, "%s/cg", p.root), 0);
+    struct pt_matcher m;
+    struct pid_list list;
+    matcher_ok(&m, PT_SELECT_CGROUP, NULL, path, &p);
+    scan(&m, &p, &list);
+    assert_pids(&list, (const pid_t[]){10, 11, 20, 30, 31, 40}, 6);
+    pt_matcher_free(&m);
+
+    free(path);
+    ck_assert_int_ge(asprintf(&path, "%s/cg/a", p.root), 0);
+    matcher_ok(&m, PT_SELECT_CGROUP, NULL, path, &p);
+    scan(&m, &p, &list);
+    assert_pids(&list, (const pid_t[]){20, 30, 31}, 3);
+    pt_matcher_free(&m);
+    free(path);
+    proc_free(&p);
+}
+END_TEST
+
+/* A cgroup named as /proc/PID/cgroup shows it is found below the cgroup2
+ * mount of the proc root's mountinfo, escapes and all. */
+START_TEST(test_scan_cgroup_below_mount)
+{
+    struct proc p = proc_new();
+    char *mountinfo;
+    ck_assert_int_ge(asprintf(&mountinfo, "26 22 0:23 / %s/cgroup\\040fs rw - cgroup2 cgroup2 rw\n", p.root), 0);
+    fx_write(p.root, "self/mountinfo", mountinfo, -1);
+    free(mountinfo);
+    fx_write(p.root, "cgroup fs/system.slice/x.service/cgroup.procs", "50\n", -1);
+    fx_write(p.root, "cgroup fs/system.slice/x.service/leaf/cgroup.procs", "51\n52\n", -1);
+    fx_write(p.root, "cgroup fs/system.slice/y.service/cgroup.procs", "60\n", -1);
+    struct pt_matcher m;
+    struct pid_list list;
+    matcher_ok(&m, PT_SELECT_CGROUP, NULL, "/system.slice/x.service", &p);
+    scan(&m, &p, &list);
+    assert_pids(&list, (const pid_t[]){50, 51, 52}, 3);
+    pt_matcher_free(&m);
+
+    /* a cgroup that is not there (yet): nobody, no error */
+    matcher_ok(&m, PT_SELECT_CGROUP, NULL, "/system.slice/z.service", &p);
+    scan(&m, &p, &list);
+    ck_assert_int_eq(list.count, 0);
+    pt_matcher_free(&m);
+    proc_free(&p);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("matcher");
+
+    TCase *tc = unit_tcase(suite, "init");
+    tcase_add_test(tc, test_init_errors);
+    tcase_add_test(tc, test_init_users);
+
+    tc = unit_tcase(suite, "match");
+    tcase_add_test(tc, test_match_cmdline);
+    tcase_add_test(tc, test_match_text_bound);
+    tcase_add_test(tc, test_candidate_reads_once);
+
+    tc = unit_tcase(suite, "exe_user");
+    tcase_add_test(tc, test_exe);
+    tcase_add_test(tc, test_user);
+    tcase_add_test(tc, test_kernel_threads_are_no_candidates);
+
+    tc = unit_tcase(suite, "cgroup");
+    tcase_add_test(tc, test_cgroup2_mount);
+    tcase_add_test(tc, test_scan_cgroup_tree);
+    tcase_add_test(tc, test_scan_cgroup_below_mount);
+
+    return unit_run(suite);
+}

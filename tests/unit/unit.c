@@ -1,0 +1,123 @@
+#include "unit.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "pidfile.h"
+
+char *exact_copy(const char *data, size_t len)
+{
+    char *copy = malloc(len);
+    ck_assert(copy != NULL || len == 0);
+    if (len) memcpy(copy, data, len);
+    return copy;
+}
+
+#define EXACT_COPY_PARSER(name, type, parser)                                                    \
+    int name(const char *text, size_t len, type *out)                                            \
+    {                                                                                            \
+        char *copy = exact_copy(text, len);                                                      \
+        int rc = parser(copy, len, out);                                                         \
+        free(copy);                                                                              \
+        return rc;                                                                               \
+    }
+EXACT_COPY_PARSER(parse_stat, struct pt_stat, pt_parse_stat)
+EXACT_COPY_PARSER(parse_statm, struct pt_statm, pt_parse_statm)
+EXACT_COPY_PARSER(parse_io, struct pt_io, pt_parse_io)
+EXACT_COPY_PARSER(parse_rollup, struct pt_smaps_rollup, pt_parse_smaps_rollup)
+EXACT_COPY_PARSER(parse_meminfo, struct pt_meminfo, pt_parse_meminfo)
+EXACT_COPY_PARSER(parse_status, struct pt_status, pt_parse_status)
+EXACT_COPY_PARSER(parse_pidfile, pid_t, pt_parse_pidfile)
+
+int collect_pid(pid_t pid, void *arg)
+{
+    struct pid_list *list = arg;
+    if (list->count == list->stop_at || list->count == PID_LIST_MAX) return 1;
+    list->pids[list->count++] = pid;
+    return 0;
+}
+
+int compare_pids(const void *a, const void *b)
+{
+    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+    return (x > y) - (x < y);
+}
+
+int parse_children(const char *text, size_t len, struct pid_list *list)
+{
+    list->count = 0;
+    list->stop_at = -1;
+    char *copy = exact_copy(text, len);
+    int rc = pt_parse_children(copy, len, collect_pid, list);
+    free(copy);
+    return rc;
+}
+
+void assert_stat_eq(const struct pt_stat *got, const struct pt_stat *want)
+{
+    ck_assert_int_eq(got->pid, want->pid);
+    ck_assert_str_eq(got->comm, want->comm);
+    ck_assert_int_eq(got->state, want->state);
+    ck_assert_int_eq(got->ppid, want->ppid);
+    ck_assert_uint_eq(got->minflt, want->minflt);
+    ck_assert_uint_eq(got->cminflt, want->cminflt);
+    ck_assert_uint_eq(got->majflt, want->majflt);
+    ck_assert_uint_eq(got->cmajflt, want->cmajflt);
+    ck_assert_uint_eq(got->utime, want->utime);
+    ck_assert_uint_eq(got->stime, want->stime);
+    ck_assert_uint_eq(got->cutime, want->cutime);
+    ck_assert_uint_eq(got->cstime, want->cstime);
+    ck_assert_int_eq(got->num_threads, want->num_threads);
+    ck_assert_uint_eq(got->starttime, want->starttime);
+    ck_assert_uint_eq(got->vsize, want->vsize);
+    ck_assert_int_eq(got->rss_pages, want->rss_pages);
+}
+
+void assert_io_eq(const struct pt_io *got, const struct pt_io *want)
+{
+    ck_assert_uint_eq(got->rchar, want->rchar);
+    ck_assert_uint_eq(got->wchar, want->wchar);
+    ck_assert_uint_eq(got->syscr, want->syscr);
+    ck_assert_uint_eq(got->syscw, want->syscw);
+    ck_assert_uint_eq(got->read_bytes, want->read_bytes);
+    ck_assert_uint_eq(got->write_bytes, want->write_bytes);
+    ck_assert_uint_eq(got->cancelled_write_bytes, want->cancelled_write_bytes);
+}
+
+int open_in(const char *root, const char *rel)
+{
+    char *path;
+    ck_assert_int_ge(asprintf(&path, "%s/%s", root, rel), 0);
+    int fd = pt_open_at(AT_FDCWD, path);
+    ck_assert_int_ge(fd, 0);
+    free(path);
+    return fd;
+}
+
+int open_pid_dir(int proc_root_fd, pid_t pid)
+{
+    char name[16];
+    snprintf(name, sizeof(name), "%d", (int)pid);
+    int fd = openat(proc_root_fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    return fd >= 0 ? fd : -errno;
+}
+
+TCase *unit_tcase(Suite *suite, const char *name)
+{
+    TCase *tc = tcase_create(name);
+    tcase_set_timeout(tc, 60);
+    suite_add_tcase(suite, tc);
+    return tc;
+}
+
+int unit_run(Suite *suite)
+{
+    SRunner *runner = srunner_create(suite);
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

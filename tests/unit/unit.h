@@ -1,0 +1,60 @@
+/* unit: what the unit suites share, beside the fake /proc of fixture.h.
+ *
+ * Every parser call goes through a heap copy exactly len bytes long with
+ * no NUL after it (the parse_* wrappers below), so ASan or valgrind report
+ * any read past len. */
+#ifndef PROCTREE_TEST_UNIT_H
+#define PROCTREE_TEST_UNIT_H
+
+#include <check.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "procfile.h"
+#include "procparse.h"
+
+/* A string literal or char array as (text, len), without its NUL. */
+#define TEXT(s) (s), strlen(s)
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* A heap copy of exactly len bytes: the byte after the data is a redzone. */
+char *exact_copy(const char *data, size_t len);
+
+/* The procparse.h and pidfile.h parsers, each run on an exact copy. */
+int parse_stat(const char *text, size_t len, struct pt_stat *out);
+int parse_statm(const char *text, size_t len, struct pt_statm *out);
+int parse_io(const char *text, size_t len, struct pt_io *out);
+int parse_rollup(const char *text, size_t len, struct pt_smaps_rollup *out);
+int parse_meminfo(const char *text, size_t len, struct pt_meminfo *out);
+int parse_status(const char *text, size_t len, struct pt_status *out);
+int parse_pidfile(const char *text, size_t len, pid_t *out);
+
+/* The pids a children parse delivered, in order. */
+#define PID_LIST_MAX 4096
+struct pid_list {
+    pid_t pids[PID_LIST_MAX];
+    int count;
+    int stop_at; /* the callback refuses the pid with this index */
+};
+
+/* A pt_parse_children callback filling a struct pid_list. */
+int collect_pid(pid_t pid, void *arg);
+/* qsort order of pid_t. */
+int compare_pids(const void *a, const void *b);
+/* pt_parse_children on an exact copy, into a fresh list. */
+int parse_children(const char *text, size_t len, struct pid_list *list);
+
+void assert_stat_eq(const struct pt_stat *got, const struct pt_stat *want);
+void assert_io_eq(const struct pt_io *got, const struct pt_io *want);
+
+/* root/rel opened with pt_open_at; the test fails if it cannot be. */
+int open_in(const char *root, const char *rel);
+/* A process's directory under a proc root, as an O_PATH fd, or -errno. */
+int open_pid_dir(int proc_root_fd, pid_t pid);
+
+/* A test case of suite with a 60 s timeout. */
+TCase *unit_tcase(Suite *suite, const char *name);
+/* Run suite; the exit status of main. */
+int unit_run(Suite *suite);
+
+#endif
