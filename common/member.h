@@ -56,6 +56,7 @@ enum pt_member_file {
     PT_MF_STATUS,
     PT_MF_SMAPS,
     PT_MF_FD_DIR,
+    PT_MF_SCHEDSTAT, /* whether status can have changed (see read_ctx_switches) */
     PT_MF_COUNT
 };
 
@@ -84,6 +85,8 @@ struct pt_member {
     enum pt_fd_dir_count fd_dir_sized; /* st_size, or a readdir (count_dir_entries) */
     int64_t num_threads;
     int64_t ctx_voluntary, ctx_involuntary; /* summed over live threads, last read */
+    uint64_t timeslices; /* schedstat's, when status was last read (has_timeslices) */
+    bool has_timeslices;
     struct pt_smaps_rollup smaps;           /* last read */
     bool has_smaps;
     uint32_t smaps_period, smaps_wait; /* cost guard: read every period-th interval */

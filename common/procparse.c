@@ -212,6 +212,17 @@ int pt_parse_statm(const char *buf, size_t len, struct pt_statm *out)
     return 0;
 }
 
+/* ---- /proc/PID/schedstat ---- */
+
+int pt_parse_schedstat(const char *buf, size_t len, uint64_t *timeslices)
+{
+    struct cursor c = {buf, buf + len};
+    uint64_t run_ns, wait_ns, slices;
+    if (spaced_u64(&c, &run_ns) || spaced_u64(&c, &wait_ns) || spaced_u64(&c, &slices)) return -1;
+    *timeslices = slices;
+    return 0;
+}
+
 /* ---- "Key: value [kB]" files: io, smaps_rollup, meminfo, status ---- */
 
 /* A line wanted from a key-value file, holding count numbers (status's

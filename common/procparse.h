@@ -99,6 +99,10 @@ struct pt_meminfo {
 };
 int pt_parse_meminfo(const char *buf, size_t len, struct pt_meminfo *out);
 
+/* /proc/PID/schedstat: "run_ns wait_ns timeslices". Only timeslices (the
+ * times the task was switched in) is kept. */
+int pt_parse_schedstat(const char *buf, size_t len, uint64_t *timeslices);
+
 /* /proc/PID/task/TID/children: space-separated pids. Calls fn(pid, arg) for
  * each; stops and returns -1 on a malformed token or when fn returns
  * non-zero; returns the number of pids otherwise. An empty file is 0. */
