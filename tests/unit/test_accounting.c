@@ -1024,6 +1024,28 @@ START_TEST(threads_are_kept_while_they_live)
 }
 END_TEST
 
+/* A member not switched in since the last interval (schedstat's third
+ * field unchanged) has no new context switches: its status is not read. */
+START_TEST(status_read_only_after_a_switch_in)
+{
+    struct fx_proc r = proc(100, 1, 10, 0, 10, NULL);
+    fx_put_proc(root, &r);
+    put_status(100, 500, 40);
+    fx_write(root, "100/schedstat", "1000 200 7\n", -1);
+    c = collector_for(root);
+    add_pid_target("app", 100);
+    pt_collector_tick(c, 0.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_CTX_SWITCHES_VOLUNTARY), 0);
+    put_status(100, 530, 40); /* a file made up: schedstat says it cannot have moved */
+    b = pt_collector_end_interval(c, 2.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_CTX_SWITCHES_VOLUNTARY), 0);
+    fx_write(root, "100/schedstat", "1500 200 9\n", -1);
+    b = pt_collector_end_interval(c, 3.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_CTX_SWITCHES_VOLUNTARY), 30);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("accounting");
@@ -1058,6 +1080,7 @@ int main(void)
     tcase_add_test(tc, kernel_threads_are_not_matched);
     tcase_add_test(tc, match_text_is_bounded);
     tcase_add_test(tc, threads_are_kept_while_they_live);
+    tcase_add_test(tc, status_read_only_after_a_switch_in);
     tcase_add_test(tc, huge_memory_and_thread_sums_saturate);
     tcase_add_test(tc, huge_counters_saturate);
     suite_add_tcase(s, tc);

@@ -481,6 +481,21 @@ START_TEST(test_statm_every_prefix)
 }
 END_TEST
 
+/* ==== schedstat ==== */
+
+START_TEST(test_schedstat)
+{
+    uint64_t slices = 0;
+    const char *real = "1234567 89012 345\n";
+    ck_assert_int_eq(parse_schedstat(real, strlen(real), &slices), 0);
+    ck_assert_uint_eq(slices, 345);
+    /* a value cut by the end of the buffer is not trusted, nor is garbage */
+    const char *bad[] = {"", "1 2", "1 2 3", "1 2 x\n", "-1 2 3\n", "1\n2\n", "18446744073709551616 2 3\n"};
+    for (size_t i = 0; i < COUNT(bad); i++)
+        ck_assert_msg(parse_schedstat(bad[i], strlen(bad[i]), &slices) == -1, "accepted \"%s\"", bad[i]);
+}
+END_TEST
+
 /* ==== Runner ==== */
 
 int main(void)
@@ -505,6 +520,9 @@ int main(void)
     tcase_add_test(tc, test_statm_real);
     tcase_add_test(tc, test_statm_whitespace_and_limits);
     tcase_add_test(tc, test_statm_every_prefix);
+
+    tc = unit_tcase(suite, "schedstat");
+    tcase_add_test(tc, test_schedstat);
 
     return unit_run(suite);
 }

@@ -26,6 +26,7 @@ char *exact_copy(const char *data, size_t len)
     }
 EXACT_COPY_PARSER(parse_stat, struct pt_stat, pt_parse_stat)
 EXACT_COPY_PARSER(parse_statm, struct pt_statm, pt_parse_statm)
+EXACT_COPY_PARSER(parse_schedstat, uint64_t, pt_parse_schedstat)
 EXACT_COPY_PARSER(parse_io, struct pt_io, pt_parse_io)
 EXACT_COPY_PARSER(parse_rollup, struct pt_smaps_rollup, pt_parse_smaps_rollup)
 EXACT_COPY_PARSER(parse_meminfo, struct pt_meminfo, pt_parse_meminfo)
