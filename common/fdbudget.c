@@ -4,7 +4,7 @@
 
 bool pt_fd_budget_take(struct pt_fd_budget *b, bool hot)
 {
-    if (b->kept >= b->limit || (!hot && b->kept_cold >= b->limit / 2)) {
+    if (b->kept >= b->limit || (!hot && b->kept_cold >= b->limit / 4 * 3)) {
         b->reached = true;
         return false;
     }

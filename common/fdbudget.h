@@ -8,10 +8,10 @@
  * that does not fit is opened, read and closed at each read instead
  * (member.c), which costs two more syscalls and gives the same numbers.
  *
- * The other files (read once an interval) may take at most half of the
- * budget, so the hot ones (stat and statm, read at every 100 ms poll)
- * always have the other half: when a tree outgrows the budget, the
- * descriptors go where they save the most. */
+ * The other files (read once an interval: six of a member's eight) may
+ * take at most three quarters of the budget, so the hot ones (stat and
+ * statm, read at every 100 ms poll) always have the last quarter: when a
+ * tree outgrows the budget, the descriptors go where they save the most. */
 #ifndef PROCTREE_FDBUDGET_H
 #define PROCTREE_FDBUDGET_H
 

@@ -696,22 +696,21 @@ END_TEST
 
 START_TEST(budget_hot_files_may_use_all_of_it)
 {
-    struct pt_fd_budget b = {.limit = 6};
+    struct pt_fd_budget b = {.limit = 8};
     ck_assert(pt_fd_budget_take(&b, true));
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 6; i++)
         ck_assert(pt_fd_budget_take(&b, false));
-    ck_assert(!pt_fd_budget_take(&b, false)); /* the others: half of it */
+    ck_assert(!pt_fd_budget_take(&b, false)); /* the others: three quarters */
     ck_assert(b.reached);
-    ck_assert(pt_fd_budget_take(&b, true));
-    ck_assert(pt_fd_budget_take(&b, true));
-    ck_assert(!pt_fd_budget_take(&b, true)); /* hot ones: all of it */
+    ck_assert(pt_fd_budget_take(&b, true)); /* hot ones: all of it */
+    ck_assert(!pt_fd_budget_take(&b, true));
     pt_fd_budget_give(&b, true);
-    ck_assert(!pt_fd_budget_take(&b, false)); /* room, but the others have their half */
+    ck_assert(!pt_fd_budget_take(&b, false)); /* room, but the others have their share */
     ck_assert(pt_fd_budget_take(&b, true));
     pt_fd_budget_give(&b, false);
     ck_assert(pt_fd_budget_take(&b, false));
-    ck_assert_uint_eq(b.kept, 6);
-    ck_assert_uint_eq(b.kept_cold, 3);
+    ck_assert_uint_eq(b.kept, 8);
+    ck_assert_uint_eq(b.kept_cold, 6);
 }
 END_TEST
 
