@@ -1,9 +1,11 @@
 /* procevents: the kernel's process events (the netlink proc connector).
  *
  * The kernel tells a listener about every fork, exec, exit and change of
- * name or user on the host, as they happen. With them, the matching
- * selectors learn of a process that starts or becomes a match without
- * walking /proc (procscan.c). Listening needs the host's network and pid
+ * name or user on the host, as they happen. With them, a target's tree
+ * takes in every process its members fork, however soon it is orphaned
+ * (discovery.c), and the matching selectors learn of a process that
+ * starts or becomes a match without walking /proc (procscan.c). The
+ * collector owns the one listener and hands each drain to both. Listening needs the host's network and pid
  * namespaces (the events carry the host's pids), and older kernels want
  * CAP_NET_ADMIN too (they refuse the request, and say so in their answer;
  * Linux 6.18 lets any user listen, measured): where any is missing,
