@@ -66,8 +66,8 @@ enum pt_unit {
   X(PROC_PROCESSES, "proc_processes", PROC, COUNT, NUMBER, "count", "membership", "live processes in the tree") \
   X(PROC_THREADS, "proc_threads", PROC, COUNT, NUMBER, "count", "stat num_threads", "threads of the live processes") \
   X(PROC_FDS, "proc_fds", PROC, COUNT, NUMBER, "file_handles", "fd/", "open file descriptors of the live processes") \
-  X(PROC_PROCESSES_STARTED, "proc_processes_started", PROC, DELTA, NUMBER, "count", "membership", "processes that joined the tree (seen alive by a poll or discovery)") \
-  X(PROC_PROCESSES_EXITED, "proc_processes_exited", PROC, DELTA, NUMBER, "count", "membership", "members that left the tree (exited and reaped)") \
+  X(PROC_PROCESSES_STARTED, "proc_processes_started", PROC, DELTA, NUMBER, "count", "membership", "processes started in the tree (with process events: every fork of a member; without: processes seen by a poll or discovery)") \
+  X(PROC_PROCESSES_EXITED, "proc_processes_exited", PROC, DELTA, NUMBER, "count", "membership", "processes of the tree that exited (with process events: every one; without: members seen, once reaped)") \
   X(COLLECTOR_SAMPLES, "collector_samples", PROC, DELTA, NUMBER, "count", "the sampler", "memory polls of this target in the interval") \
   X(COLLECTOR_VANISHED, "collector_vanished", PROC, DELTA, NUMBER, "count", "the sampler", "member reads skipped because the process vanished or its file was unreadable") \
   X(COLLECTOR_PSS_STALE, "collector_pss_stale", PROC, COUNT, NUMBER, "count", "the sampler", "members whose smaps_rollup was not read this interval (too slow to read, or their memory unchanged since the last read): their last values were used") \

@@ -30,6 +30,8 @@ struct pt_collector {
     struct pt_fd_budget fd_budget;
     bool said_budget;     /* the budget-reached line is written once */
     struct pt_procscan scan; /* the host's processes, for the matching selectors */
+    struct pt_procevents events; /* the kernel's process events, for scan and targets */
+    bool events_tried;
     bool started;
     double next_poll, next_discovery, next_pss;
     double interval_start;
@@ -86,6 +88,7 @@ struct pt_collector *pt_collector_new(const struct pt_collector_config *config, 
     c->proc_root_fd = fd;
     c->fd_budget.limit = config->fd_budget;
     pt_procscan_init(&c->scan, fd);
+    c->events.fd = -1;
     c->global.fd = -1;
     if (config->collect_global) {
         int r = pt_global_init(&c->global, fd);
@@ -108,6 +111,7 @@ void pt_collector_free(struct pt_collector *c)
     free(c->targets);
     free(c->results);
     pt_procscan_free(&c->scan);
+    pt_procevents_close(&c->events);
     if (c->have_global)
         pt_global_free(&c->global);
     close(c->proc_root_fd);
@@ -225,9 +229,45 @@ int pt_collector_add_target(struct pt_collector *c, const char *name, const stru
     return 0;
 }
 
+/* One listener for the matching selectors and every target, opened once
+ * there is a target; the line saying which mode is in use is written once. */
+static void open_events(struct pt_collector *c)
+{
+    c->events_tried = true;
+    int err = pt_procevents_open(&c->events, c->proc_root_fd);
+    if (err == 0) {
+        pt_logf(PT_LOG_INFO, "following the kernel's process events: a process a member starts joins at once, and "
+                             "proc_processes_started/exited count every one; a process that starts or becomes a "
+                             "match for a matching selector is found at the next discovery");
+        return;
+    }
+    pt_logf(PT_LOG_INFO,
+            "no process events (%s%s): a process a member starts is found by discovery (one that exits or is "
+            "orphaned first is missed, and proc_processes_started/exited count processes seen); matching "
+            "selectors walk /proc, a process that exec's into a match is found within %d discoveries",
+            strerror(-err), err == -EPERM ? ": this kernel wants CAP_NET_ADMIN" : "", PT_RECHECK_DISCOVERIES);
+}
+
+/* Drain the events that arrived since the last tick, without waiting,
+ * and hand them to the matching selectors' cache and to every target. */
+static void follow_events(struct pt_collector *c)
+{
+    if (!c->events_tried && c->n_targets > 0)
+        open_events(c);
+    if (c->events.fd < 0)
+        return;
+    bool complete = pt_procevents_drain(&c->events);
+    if (!complete)
+        pt_logf(PT_LOG_WARNING, "process events were lost (a burst overflowed the socket); walking /proc once, "
+                                "and this interval's proc_processes_started/exited may miss some");
+    pt_procscan_follow_events(&c->scan, c->events.events, c->events.n_events, complete);
+    for (size_t i = 0; i < c->n_targets; i++)
+        pt_target_follow_events(&c->targets[i], c->events.events, c->events.n_events, complete);
+}
+
 static void discover(struct pt_collector *c)
 {
-    pt_procscan_run(&c->scan, c->targets, c->n_targets);
+    pt_procscan_run(&c->scan, c->targets, c->n_targets, c->events.fd >= 0);
     for (size_t i = 0; i < c->n_targets; i++)
         pt_target_discover(&c->targets[i]);
 }
@@ -251,6 +291,7 @@ double pt_collector_tick(struct pt_collector *c, double now)
         c->next_poll = c->next_discovery = c->interval_start = now;
         c->next_pss = now + c->config.pss_interval;
     }
+    follow_events(c);
     if (now >= c->next_discovery) {
         discover(c);
         c->next_discovery += c->config.discovery_interval;

@@ -219,3 +219,48 @@ void pt_target_offer_root(struct pt_target *t, pid_t pid)
 {
     collect_pid(pid, t);
 }
+
+/* ---- process events --------------------------------------------------- */
+
+/* Was pid a process of the tree when it forked at time when? A member
+ * that joined as (part of) a new root only from its join; one born in the
+ * tree, or known from a fork event, always. */
+static bool forks_in_tree(const struct pt_target *t, pid_t pid, double when)
+{
+    const struct pt_member *m = pt_target_live_member(t, pid);
+    if (m)
+        return m->since <= when;
+    return pt_pidmap_get(&t->forked, pid) >= 0 || pt_pidmap_get(&t->lately, pid) == 1;
+}
+
+/* A fork in the tree: the child joins now, unless it was a member
+ * already (discovery read it before this drain) or is gone (its exit
+ * is in the same drain: its pid may be another's by now). Then it is
+ * counted from the events alone. */
+static void follow_start(struct pt_target *t, const struct pt_procevent *e)
+{
+    if (!forks_in_tree(t, e->parent, e->when) || pt_target_live_member(t, e->pid) ||
+        pt_pidmap_get(&t->lately, e->pid) >= 0)
+        return;
+    if (!e->ends && pt_target_join(t, e->pid, 0, false))
+        return;
+    t->started++;
+    pt_pidmap_put(&t->forked, e->pid, 1);
+}
+
+void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *events, size_t n, bool complete)
+{
+    double cpu0 = pt_thread_cpu_seconds();
+    t->follows_events = true;
+    if (!complete) /* exits may be lost: those it knows only from forks would wait forever */
+        pt_pidmap_clear(&t->forked);
+    for (size_t i = 0; i < n; i++) {
+        const struct pt_procevent *e = &events[i];
+        if (e->kind == PT_PROCEVENT_START)
+            follow_start(t, e);
+        else if (e->kind == PT_PROCEVENT_EXIT && pt_pidmap_remove(&t->forked, e->pid))
+            t->exited++; /* a member's exit is counted when it is found gone */
+    }
+    pt_pidmap_clear(&t->lately);
+    t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+}

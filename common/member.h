@@ -96,6 +96,8 @@ struct pt_member {
     uint32_t smaps_carried; /* samples in a row whose smaps was carried, memory unchanged */
     bool has_ctx;
     bool born;          /* joined as a descendant born in the tree, not as a new root */
+    double since;       /* pt_now() at a baseline join, 0 when born: its forks
+                           from then on are the tree's (fork events) */
     bool zombie;        /* exited, not yet reaped: its counters are final */
     bool kernel_thread; /* PF_KTHREAD: no user memory, no command line */
     bool children_settled; /* see settle_children() in target.c */

@@ -60,3 +60,32 @@ long pt_pidmap_get(const struct pt_pidmap *map, pid_t pid)
             return map->values[i];
     }
 }
+
+/* Linear probing without tombstones: the keys after the hole, up to the
+ * next empty slot, move back into it when their home slot is not between
+ * the hole and them, so every lookup still finds its key before an empty
+ * slot. */
+bool pt_pidmap_remove(struct pt_pidmap *map, pid_t pid)
+{
+    if (!map->cap || pid <= 0)
+        return false;
+    size_t mask = map->cap - 1, hole = slot_of(pid, map->cap);
+    while (map->keys[hole] != pid) {
+        if (!map->keys[hole])
+            return false;
+        hole = (hole + 1) & mask;
+    }
+    map->keys[hole] = 0;
+    map->count--;
+    for (size_t i = (hole + 1) & mask; map->keys[i]; i = (i + 1) & mask) {
+        size_t home = slot_of(map->keys[i], map->cap);
+        /* stays when home lies cyclically in (hole, i] */
+        if (((i - home) & mask) < ((i - hole) & mask))
+            continue;
+        map->keys[hole] = map->keys[i];
+        map->values[hole] = map->values[i];
+        map->keys[i] = 0;
+        hole = i;
+    }
+    return true;
+}

@@ -4,10 +4,12 @@
  * reads, and accounting asks "is this member's parent a live member?" at
  * every poll, so both must be O(1). Members are compacted after some
  * vanish, which shifts indices, so the map is simply rebuilt then
- * (pt_pidmap_clear + put) instead of supporting deletion. */
+ * (pt_pidmap_clear + put). Sets that lose one pid at a time (the
+ * processes a target knows only from fork events) remove it. */
 #ifndef PROCTREE_PIDMAP_H
 #define PROCTREE_PIDMAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -25,5 +27,7 @@ void pt_pidmap_free(struct pt_pidmap *map);
 void pt_pidmap_put(struct pt_pidmap *map, pid_t pid, uint32_t value);
 /* The value for pid, or -1. */
 long pt_pidmap_get(const struct pt_pidmap *map, pid_t pid);
+/* Remove pid; false when it was not there. */
+bool pt_pidmap_remove(struct pt_pidmap *map, pid_t pid);
 
 #endif

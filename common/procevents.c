@@ -8,11 +8,13 @@
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "procfile.h"
 
 /* How long the kernel's answer to the listen request is awaited, once,
@@ -95,7 +97,7 @@ static int await_ack(int fd)
 
 int pt_procevents_open(struct pt_procevents *ev, int proc_root_fd)
 {
-    ev->fd = -1;
+    *ev = (struct pt_procevents){.fd = -1};
     if (!in_host_pid_namespace(proc_root_fd))
         return -ENOTSUP;
     int fd = socket(PF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_CONNECTOR);
@@ -121,43 +123,67 @@ int pt_procevents_open(struct pt_procevents *ev, int proc_root_fd)
 
 void pt_procevents_close(struct pt_procevents *ev)
 {
-    if (ev->fd < 0)
-        return;
-    send_op(ev->fd, PROC_CN_MCAST_IGNORE); /* the kernel counts its listeners */
-    close(ev->fd);
-    ev->fd = -1;
+    if (ev->fd >= 0) {
+        send_op(ev->fd, PROC_CN_MCAST_IGNORE); /* the kernel counts its listeners */
+        close(ev->fd);
+    }
+    free(ev->events);
+    pt_pidmap_free(&ev->starts);
+    *ev = (struct pt_procevents){.fd = -1};
 }
 
-/* One event, as the selectors see it; a thread's fork or exit is none. */
-static void hand_over(const struct proc_event *e, void (*fn)(enum pt_procevent_kind, pid_t, void *), void *arg)
+static void add(struct pt_procevents *ev, enum pt_procevent_kind kind, pid_t pid, pid_t parent, uint64_t ns)
+{
+    if (ev->n_events == ev->cap_events) {
+        ev->cap_events = ev->cap_events ? ev->cap_events * 2 : 256;
+        ev->events = pt_xrealloc_array(ev->events, ev->cap_events, sizeof(*ev->events));
+    }
+    ev->events[ev->n_events] = (struct pt_procevent){kind, pid, parent, false, (double)ns / 1e9};
+    if (kind == PT_PROCEVENT_START) {
+        pt_pidmap_put(&ev->starts, pid, (uint32_t)ev->n_events);
+    } else if (kind == PT_PROCEVENT_EXIT) {
+        long start = pt_pidmap_get(&ev->starts, pid);
+        if (start >= 0)
+            ev->events[start].ends = true;
+    }
+    ev->n_events++;
+}
+
+/* One event, as proctree sees it; a thread's fork or exit is none. The
+ * timestamp is the kernel's ktime_get_ns(): CLOCK_MONOTONIC. The fork's
+ * parent is the child's real parent (the forker, or with CLONE_PARENT
+ * the forker's parent): a process either way. */
+static void hand_over(struct pt_procevents *ev, const struct proc_event *e)
 {
     switch (e->what) {
     case PROC_EVENT_FORK:
         if (e->event_data.fork.child_pid == e->event_data.fork.child_tgid)
-            fn(PT_PROCEVENT_START, e->event_data.fork.child_tgid, arg);
+            add(ev, PT_PROCEVENT_START, e->event_data.fork.child_tgid, e->event_data.fork.parent_tgid,
+                e->timestamp_ns);
         break;
     case PROC_EVENT_EXEC:
-        fn(PT_PROCEVENT_CHANGE, e->event_data.exec.process_tgid, arg);
+        add(ev, PT_PROCEVENT_CHANGE, e->event_data.exec.process_tgid, 0, e->timestamp_ns);
         break;
     case PROC_EVENT_UID:
-        fn(PT_PROCEVENT_CHANGE, e->event_data.id.process_tgid, arg);
+        add(ev, PT_PROCEVENT_CHANGE, e->event_data.id.process_tgid, 0, e->timestamp_ns);
         break;
     case PROC_EVENT_COMM:
-        fn(PT_PROCEVENT_CHANGE, e->event_data.comm.process_tgid, arg);
+        add(ev, PT_PROCEVENT_CHANGE, e->event_data.comm.process_tgid, 0, e->timestamp_ns);
         break;
     case PROC_EVENT_EXIT:
         if (e->event_data.exit.process_pid == e->event_data.exit.process_tgid)
-            fn(PT_PROCEVENT_EXIT, e->event_data.exit.process_tgid, arg);
+            add(ev, PT_PROCEVENT_EXIT, e->event_data.exit.process_tgid, 0, e->timestamp_ns);
         break;
     default:
         break;
     }
 }
 
-bool pt_procevents_drain(struct pt_procevents *ev, void (*fn)(enum pt_procevent_kind kind, pid_t pid, void *arg),
-                         void *arg)
+bool pt_procevents_drain(struct pt_procevents *ev)
 {
     bool complete = true;
+    ev->n_events = 0;
+    pt_pidmap_clear(&ev->starts);
     if (ev->fd < 0)
         return complete;
     _Alignas(struct nlmsghdr) char buf[8192];
@@ -179,7 +205,7 @@ bool pt_procevents_drain(struct pt_procevents *ev, void (*fn)(enum pt_procevent_
             const struct cn_msg *cn = NLMSG_DATA(nl);
             if (cn->id.idx != CN_IDX_PROC || cn->id.val != CN_VAL_PROC)
                 continue;
-            hand_over((const struct proc_event *)cn->data, fn, arg);
+            hand_over(ev, (const struct proc_event *)cn->data);
         }
     }
 }

@@ -1,9 +1,11 @@
 /* procevents: the kernel's process events (the netlink proc connector).
  *
  * The kernel tells a listener about every fork, exec, exit and change of
- * name or user on the host, as they happen. With them, the matching
- * selectors learn of a process that starts or becomes a match without
- * walking /proc (procscan.c). Listening needs the host's network and pid
+ * name or user on the host, as they happen. With them, a target's tree
+ * takes in every process its members fork, however soon it is orphaned
+ * (discovery.c), and the matching selectors learn of a process that
+ * starts or becomes a match without walking /proc (procscan.c). The
+ * collector owns the one listener and hands each drain to both. Listening needs the host's network and pid
  * namespaces (the events carry the host's pids), and older kernels want
  * CAP_NET_ADMIN too (they refuse the request, and say so in their answer;
  * Linux 6.18 lets any user listen, measured): where any is missing,
@@ -17,7 +19,10 @@
 #define PROCTREE_PROCEVENTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
+
+#include "pidmap.h"
 
 enum pt_procevent_kind {
     PT_PROCEVENT_START,  /* a new process (not a thread): fork */
@@ -25,19 +30,32 @@ enum pt_procevent_kind {
     PT_PROCEVENT_EXIT,   /* the process (its last thread) has exited */
 };
 
+struct pt_procevent {
+    enum pt_procevent_kind kind;
+    pid_t pid;    /* the process (its thread-group id) */
+    pid_t parent; /* START: the process that forked it */
+    bool ends;    /* START: its EXIT follows in the same drain, so its pid
+                     may be another process's by now */
+    double when;  /* CLOCK_MONOTONIC seconds, as pt_now() */
+};
+
 struct pt_procevents {
     int fd; /* -1: not listening */
+    struct pt_procevent *events; /* the last drain's, in the kernel's order */
+    size_t n_events, cap_events;
+    struct pt_pidmap starts; /* pid -> its START in this drain */
 };
 
 /* Listen. Returns 0, or -errno: -EPERM where CAP_NET_ADMIN is wanted,
  * -ETIMEDOUT when the kernel does not answer, -ENOTSUP outside the host's
  * pid namespace or when proc_root_fd is not a procfs. */
 int pt_procevents_open(struct pt_procevents *ev, int proc_root_fd);
+/* Stop listening and free the drain's arrays. */
 void pt_procevents_close(struct pt_procevents *ev);
 
-/* Hand every event that arrived to fn(kind, pid, arg), without waiting.
- * Returns false when events were lost since the last drain. */
-bool pt_procevents_drain(struct pt_procevents *ev, void (*fn)(enum pt_procevent_kind kind, pid_t pid, void *arg),
-                         void *arg);
+/* Read every event that arrived into ev->events (n_events), without
+ * waiting. Returns false when events were lost since the last drain. The
+ * array is kept for the next drain: steady state allocates nothing. */
+bool pt_procevents_drain(struct pt_procevents *ev);
 
 #endif

@@ -1,6 +1,5 @@
 #include "procscan.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,14 +13,12 @@ void pt_procscan_init(struct pt_procscan *s, int proc_root_fd)
     memset(s, 0, sizeof(*s));
     s->proc_root_fd = proc_root_fd;
     s->self = getpid();
-    s->events.fd = -1;
     s->last_pid_fd = -1;
     s->last_pid = -1;
 }
 
 void pt_procscan_free(struct pt_procscan *s)
 {
-    pt_procevents_close(&s->events);
     if (s->last_pid_fd >= 0)
         close(s->last_pid_fd);
     free(s->entries);
@@ -174,11 +171,10 @@ static bool pids_moved(struct pt_procscan *s)
     return moved;
 }
 
-static void note_event(enum pt_procevent_kind kind, pid_t pid, void *arg)
+static void note_event(struct pt_procscan *s, const struct pt_procevent *e)
 {
-    struct pt_procscan *s = arg;
-    if (kind == PT_PROCEVENT_EXIT) {
-        long slot = slot_of(s, pid);
+    if (e->kind == PT_PROCEVENT_EXIT) {
+        long slot = slot_of(s, e->pid);
         if (slot >= 0)
             forget(s, (size_t)slot);
         return;
@@ -187,7 +183,17 @@ static void note_event(enum pt_procevent_kind kind, pid_t pid, void *arg)
         s->cap_pending = s->cap_pending ? s->cap_pending * 2 : 256;
         s->pending = pt_xrealloc(s->pending, s->cap_pending * sizeof(*s->pending));
     }
-    s->pending[s->n_pending++] = pid;
+    s->pending[s->n_pending++] = e->pid;
+}
+
+void pt_procscan_follow_events(struct pt_procscan *s, const struct pt_procevent *events, size_t n, bool complete)
+{
+    if (!s->started)
+        return; /* no matching selector, or before the first walk */
+    if (!complete)
+        s->walk_due = true; /* the kernel dropped events: look for yourself */
+    for (size_t i = 0; i < n; i++)
+        note_event(s, &events[i]);
 }
 
 /* A known process may have exec'd into a match (same pid): without
@@ -266,24 +272,16 @@ static void size_for(struct pt_procscan *s, size_t n_scanned)
     s->walk_due = true;
 }
 
-/* The first run: how processes will be learnt of, said once. */
-static void start(struct pt_procscan *s)
+/* The first run. Without events, a walk is due when a pid was allocated
+ * (the collector's mode line says which way processes are learnt of). */
+static void start(struct pt_procscan *s, bool events)
 {
     s->started = true;
-    int err = pt_procevents_open(&s->events, s->proc_root_fd);
-    if (err == 0) {
-        pt_logf(PT_LOG_INFO, "matching selectors: following the kernel's process events; a process that starts "
-                             "or becomes a match is found at the next discovery");
-        return;
-    }
-    s->last_pid_fd = pt_open_at(s->proc_root_fd, "sys/kernel/ns_last_pid");
-    pt_logf(PT_LOG_INFO,
-            "matching selectors: no process events (%s%s); walking /proc, a process that exec's into a match is "
-            "found within %d discoveries",
-            strerror(-err), err == -EPERM ? ": this kernel wants CAP_NET_ADMIN" : "", PT_RECHECK_DISCOVERIES);
+    if (!events)
+        s->last_pid_fd = pt_open_at(s->proc_root_fd, "sys/kernel/ns_last_pid");
 }
 
-void pt_procscan_run(struct pt_procscan *s, struct pt_target *targets, size_t n_targets)
+void pt_procscan_run(struct pt_procscan *s, struct pt_target *targets, size_t n_targets, bool events)
 {
     size_t n_scanned = 0;
     for (size_t i = 0; i < n_targets; i++)
@@ -291,14 +289,9 @@ void pt_procscan_run(struct pt_procscan *s, struct pt_target *targets, size_t n_
     if (n_scanned == 0)
         return;
     if (!s->started)
-        start(s);
+        start(s, events);
     if (n_scanned != s->n_targets)
         size_for(s, n_scanned);
-    bool events = s->events.fd >= 0;
-    if (events && !pt_procevents_drain(&s->events, note_event, s)) {
-        s->walk_due = true; /* the kernel dropped events: look for yourself */
-        pt_logf(PT_LOG_WARNING, "process events were lost (a burst overflowed the socket); walking /proc once");
-    }
     if (!events && pids_moved(s))
         s->walk_due = true;
     if (s->walk_due) {

@@ -7,8 +7,8 @@
  * and kept by pid with its starttime and one verdict bit per target.
  *
  * How new and changed processes are learnt of:
- *   - with the kernel's process events (procevents.h: CAP_NET_ADMIN): the
- *     processes started, exec'd, renamed or given another user since the
+ *   - with the kernel's process events (procevents.h, drained by the
+ *     collector at every tick and handed over here): the processes started, exec'd, renamed or given another user since the
  *     last discovery, still alive, are classified at the next one; /proc
  *     is walked only at the start and after the kernel dropped events.
  *     A new or newly matching process is found at the next discovery.
@@ -47,7 +47,6 @@ struct pt_procscan {
     int proc_root_fd;
     pid_t self;
     bool started;
-    struct pt_procevents events;
     int last_pid_fd; /* ns_last_pid, -1 when there is none */
     int64_t last_pid;
     bool walk_due;
@@ -72,7 +71,14 @@ void pt_procscan_init(struct pt_procscan *s, int proc_root_fd);
 void pt_procscan_free(struct pt_procscan *s);
 
 /* Once per discovery: offer each of the targets that want it
- * (pt_target_wants_scan) the processes its matcher takes now. */
-void pt_procscan_run(struct pt_procscan *s, struct pt_target *targets, size_t n_targets);
+ * (pt_target_wants_scan) the processes its matcher takes now. events:
+ * the collector follows the kernel's process events (it hands them over
+ * with pt_procscan_follow_events), so /proc is walked only when some were
+ * lost. */
+void pt_procscan_run(struct pt_procscan *s, struct pt_target *targets, size_t n_targets, bool events);
+
+/* The events of one drain (procevents.h), for the next discovery;
+ * complete is false when the kernel dropped some: /proc is walked then. */
+void pt_procscan_follow_events(struct pt_procscan *s, const struct pt_procevent *events, size_t n, bool complete);
 
 #endif

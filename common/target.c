@@ -140,6 +140,8 @@ static void member_left(struct pt_target *t, struct pt_member *m, struct pt_memb
     m->gone = true;
     pt_member_close(m);
     t->exited++;
+    if (t->follows_events) /* its forks may still be in the socket */
+        pt_pidmap_put(&t->lately, m->pid, 1);
     t->need_compaction = true;
     settle_children(t, m);
     if (reaper)
@@ -268,11 +270,14 @@ struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expect
     warn_denied(t, &m);
     m.baseline_walk = baseline;
     m.born = !baseline;
+    m.since = baseline ? pt_now() : 0;
     memcpy(m.ctr_at_end, m.ctr, sizeof(m.ctr));
     if (baseline)
         add_counters(t, &m, -1);
-    else
+    else if (!pt_pidmap_remove(&t->forked, pid)) /* else counted at its fork event */
         t->started++;
+    if (t->follows_events)
+        pt_pidmap_put(&t->lately, pid, !baseline);
     note_groups(t, &m);
     t->members[t->n_members] = m;
     pt_pidmap_put(&t->index, pid, (uint32_t)t->n_members);
@@ -771,6 +776,8 @@ void pt_target_free(struct pt_target *t)
         pt_member_close(&t->members[i]);
     free(t->members);
     pt_pidmap_free(&t->index);
+    pt_pidmap_free(&t->forked);
+    pt_pidmap_free(&t->lately);
     pt_buf_free(&t->buf);
     free(t->pending);
     free(t->name);

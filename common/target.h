@@ -45,6 +45,7 @@
 #include "member.h"
 #include "pidfile.h"
 #include "pidmap.h"
+#include "procevents.h"
 #include "report.h"
 #include "selector.h"
 #include "units.h"
@@ -104,6 +105,14 @@ struct pt_target {
     struct pt_buf buf;
     pid_t *pending; /* child pids found by one children read */
     size_t n_pending, cap_pending;
+
+    /* With the kernel's process events (pt_target_follow_events): */
+    bool follows_events;
+    struct pt_pidmap forked;        /* forked in the tree, never joined (gone
+                                       first): counted started, exit awaited */
+    struct pt_pidmap lately;        /* members that joined or left since the
+                                       last drain: 1 when their forks are the
+                                       tree's, 0 joined as a new root */
 };
 
 /* Returns 0, or -1 with a one-line reason in err. */
@@ -126,6 +135,12 @@ bool pt_target_has_member(const struct pt_target *t, pid_t pid);
 /* The walk found a process the matcher takes: a root for the next
  * pt_target_discover(). */
 void pt_target_offer_root(struct pt_target *t, pid_t pid);
+/* The kernel's process events of one drain (procevents.h), in order;
+ * complete is false when the kernel dropped some. A process forked by a
+ * member (or by a process so forked) joins at once, however soon it is
+ * orphaned; one gone before it could join is still counted started and,
+ * at its exit event, exited. Discovery stays the fallback. */
+void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *events, size_t n, bool complete);
 void pt_target_free(struct pt_target *t);
 
 /* Resolve the selector (joining the roots offered since the last call)

@@ -118,6 +118,39 @@ START_TEST(test_pidmap_collisions)
 }
 END_TEST
 
+/* Removing any entry of a wrapped run, and of a run mixed with pids of
+ * other home slots, leaves every other entry found, in every order. */
+START_TEST(test_pidmap_remove)
+{
+    enum { FIRST_CAP = 64, N = 30 };
+    for (int gone = 0; gone < N; gone++) {
+        struct pt_pidmap map = {0};
+        /* even k: one home slot (wrapping at 60); odd k: consecutive pids */
+        pid_t pids[N];
+        for (int k = 0; k < N; k++) {
+            pids[k] = k % 2 ? 1000 + k : 60 + FIRST_CAP * k;
+            pt_pidmap_put(&map, pids[k], (uint32_t)k);
+        }
+        ck_assert(pt_pidmap_remove(&map, pids[gone]));
+        ck_assert(!pt_pidmap_remove(&map, pids[gone]));
+        ck_assert_int_eq(pt_pidmap_get(&map, pids[gone]), -1);
+        for (int k = 0; k < N; k++)
+            if (k != gone)
+                ck_assert_int_eq(pt_pidmap_get(&map, pids[k]), k);
+        ck_assert_uint_eq(map.count, N - 1);
+        for (int k = 0; k < N; k++) { /* then all of them, the others in order */
+            ck_assert(pt_pidmap_remove(&map, pids[k]) == (k != gone));
+            for (int j = k + 1; j < N; j++)
+                if (j != gone)
+                    ck_assert_int_eq(pt_pidmap_get(&map, pids[j]), j);
+        }
+        ck_assert_uint_eq(map.count, 0);
+        ck_assert(!pt_pidmap_remove(&map, 0));
+        pt_pidmap_free(&map);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("pidmap");
@@ -128,5 +161,6 @@ int main(void)
     tcase_add_test(tc, test_pidmap_clear);
     tcase_add_test(tc, test_pidmap_zero_and_negative);
     tcase_add_test(tc, test_pidmap_collisions);
+    tcase_add_test(tc, test_pidmap_remove);
     return unit_run(suite);
 }

@@ -1,0 +1,135 @@
+/* Membership and counts from the kernel's process events, fed by hand to
+ * a target on a fixture /proc through pt_target_follow_events, the
+ * function the collector hands each drain to. */
+#include <check.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "base.h"
+#include "fixture.h"
+#include "target.h"
+
+static char *root;
+static int root_fd;
+static struct pt_fd_budget budget = {.limit = 1000};
+static struct pt_target t;
+
+static void put(pid_t pid, pid_t ppid, const char *children)
+{
+    struct fx_proc p = {.pid = pid, .ppid = ppid, .starttime = (uint64_t)pid, .children = children};
+    p.resident_pages = 1;
+    fx_put_proc(root, &p);
+}
+
+static void setup(void)
+{
+    root = fx_root_new();
+    root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ck_assert_int_ge(root_fd, 0);
+    put(100, 1, "");
+    struct pt_selector sel = {.kind = PT_SELECT_PID, .pid = 100};
+    struct pt_target_options opt;
+    pt_target_options_init(&opt);
+    char err[256];
+    ck_assert(pt_target_init(&t, "app", &sel, &opt, true, root_fd, &budget, err, sizeof(err)) == 0);
+    pt_target_follow_events(&t, NULL, 0, true); /* the collector drains before the first discovery */
+    pt_target_discover(&t);
+}
+
+static void teardown(void)
+{
+    pt_target_free(&t);
+    close(root_fd);
+    fx_root_free(root);
+}
+
+static struct pt_procevent start(pid_t pid, pid_t parent, bool ends)
+{
+    return (struct pt_procevent){PT_PROCEVENT_START, pid, parent, ends, pt_now()};
+}
+
+static struct pt_procevent stop(pid_t pid)
+{
+    return (struct pt_procevent){PT_PROCEVENT_EXIT, pid, 0, false, pt_now()};
+}
+
+static int64_t count(enum pt_metric_id id)
+{
+    struct pt_units units = {PT_MEM_BYTES, PT_MEM_BYTES};
+    struct pt_report report;
+    pt_target_end_interval(&t, 1.0, &units, &report);
+    ck_assert(report.v[id].present);
+    return report.v[id].i;
+}
+
+/* 101 is forked and orphaned; 102 forks 103 and is gone before the drain:
+ * 101 and 103 join, 102 is counted from its events, a stranger's fork is
+ * nobody's, and the discovery that follows joins nobody twice. */
+START_TEST(forks_join_at_once_and_every_one_counts)
+{
+    put(101, 1, "");
+    put(103, 1, "");
+    put(104, 1, "");
+    const struct pt_procevent events[] = {
+        start(101, 100, false), start(102, 100, true), start(103, 102, false), stop(102), start(104, 999, false),
+    };
+    pt_target_follow_events(&t, events, sizeof(events) / sizeof(events[0]), true);
+    ck_assert(pt_target_has_member(&t, 101));
+    ck_assert(pt_target_has_member(&t, 103));
+    ck_assert(!pt_target_has_member(&t, 102));
+    ck_assert(!pt_target_has_member(&t, 104));
+    put(100, 1, "101");
+    pt_target_discover(&t);
+    ck_assert_uint_eq(pt_target_live_members(&t), 3);
+    struct pt_units units = {PT_MEM_BYTES, PT_MEM_BYTES};
+    struct pt_report report;
+    pt_target_end_interval(&t, 1.0, &units, &report);
+    ck_assert_int_eq(report.v[PT_M_PROC_PROCESSES_STARTED].i, 3);
+    ck_assert_int_eq(report.v[PT_M_PROC_PROCESSES_EXITED].i, 1);
+    ck_assert_int_eq(report.v[PT_M_PROC_PROCESSES].i, 3);
+}
+END_TEST
+
+/* Discovery read 105 before its fork event was drained, and it left
+ * before then: it was counted once, when it joined. */
+START_TEST(discovery_first_counts_once)
+{
+    put(105, 100, "");
+    put(100, 1, "105");
+    pt_target_discover(&t);
+    ck_assert(pt_target_has_member(&t, 105));
+    fx_vanish(root, 105);
+    put(100, 1, "");
+    pt_target_poll(&t);
+    const struct pt_procevent events[] = {start(105, 100, true), stop(105)};
+    pt_target_follow_events(&t, events, 2, true);
+    ck_assert_int_eq(count(PT_M_PROC_PROCESSES_STARTED), 1);
+}
+END_TEST
+
+/* A fork before the root was attached is not the tree's. */
+START_TEST(forks_before_the_root_joined_are_not_counted)
+{
+    struct pt_procevent early = start(106, 100, true);
+    early.when -= 3600;
+    pt_target_follow_events(&t, &early, 1, true);
+    ck_assert_int_eq(count(PT_M_PROC_PROCESSES_STARTED), 0);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("forks");
+    TCase *tc = tcase_create("forks");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, forks_join_at_once_and_every_one_counts);
+    tcase_add_test(tc, discovery_first_counts_once);
+    tcase_add_test(tc, forks_before_the_root_joined_are_not_counted);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
