@@ -179,11 +179,11 @@ static void poll_memory(void)
 
 static int full_read(void)
 {
-    static const char *const io_keys[] = {"rchar", "wchar", "syscr", "syscw", "read_bytes", "write_bytes",
-                                          "cancelled_write_bytes"};
+    static const char *const io_keys[] = {
+        "rchar", "wchar", "syscr", "syscw", "read_bytes", "write_bytes", "cancelled_write_bytes"};
     static const char *const status_keys[] = {"voluntary_ctxt_switches", "nonvoluntary_ctxt_switches"};
-    static const char *const smaps_keys[] = {"Rss", "Pss", "Shared_Clean", "Shared_Dirty", "Private_Clean",
-                                             "Private_Dirty", "Swap"};
+    static const char *const smaps_keys[] = {"Rss",           "Pss",           "Shared_Clean", "Shared_Dirty",
+                                             "Private_Clean", "Private_Dirty", "Swap"};
     static char list[1 << 20];
     int alive = 0;
     for (int i = 0; i < n_members; i++) {

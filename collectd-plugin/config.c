@@ -94,8 +94,7 @@ static int parse_global(const oconfig_item_t *option, struct pt_collector_config
         return get_mem_unit(option, &config->units.global_memory);
     if (strcasecmp(option->key, "CollectGlobal") == 0)
         return get_bool(option, GLOBAL_BLOCK, &config->collect_global);
-    if (strcasecmp(option->key, "DescriptorBudget") == 0)
-    {
+    if (strcasecmp(option->key, "DescriptorBudget") == 0) {
         double budget;
 
         if (get_whole(option, GLOBAL_BLOCK, 0, (double)PT_FD_BUDGET_MAX, "a number of descriptors", &budget) != 0)
@@ -246,10 +245,11 @@ static int check_instance_unique(const oconfig_item_t *ci, int i)
         sstrncpy(other, ci->children[j].values[0].value.string, sizeof other);
         escape_slashes(other, sizeof other);
         if (strcmp(mine, other) == 0) {
-            pt_logf(PT_LOG_ERROR, "duplicate target name: <Process \"%s\"> and <Process \"%s\"> are the same "
-                  "plugin instance \"%s\" in collectd",
-                  pt_escape(qa, sizeof qa, ci->children[j].values[0].value.string), pt_escape(qb, sizeof qb, name),
-                  pt_escape(qc, sizeof qc, mine));
+            pt_logf(PT_LOG_ERROR,
+                    "duplicate target name: <Process \"%s\"> and <Process \"%s\"> are the same "
+                    "plugin instance \"%s\" in collectd",
+                    pt_escape(qa, sizeof qa, ci->children[j].values[0].value.string), pt_escape(qb, sizeof qb, name),
+                    pt_escape(qc, sizeof qc, mine));
             return -1;
         }
     }

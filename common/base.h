@@ -37,7 +37,7 @@ void pt_log_set_sink(pt_log_sink sink, void *arg);
 __attribute__((format(printf, 2, 3))) void pt_logf(enum pt_log_level level, const char *fmt, ...);
 
 /* Allocate, or log "out of memory" and abort. pt_xrealloc(p, 0) frees. */
-void *pt_xalloc(size_t size);          /* zeroed */
+void *pt_xalloc(size_t size); /* zeroed */
 void *pt_xrealloc(void *p, size_t size);
 void *pt_xrealloc_array(void *p, size_t n, size_t size); /* n * size, checked */
 char *pt_xstrdup(const char *s);

@@ -1,7 +1,7 @@
 #include "catalog.h"
 
 const struct pt_metric_def pt_catalog[PT_METRIC_COUNT] = {
-#define PT_X_DEF(id, name, scope, kind, unit, ctype, source, desc) \
+#define PT_X_DEF(id, name, scope, kind, unit, ctype, source, desc)                                                     \
     [PT_M_##id] = {name, PT_SCOPE_##scope, PT_KIND_##kind, PT_UNIT_##unit, ctype, source, desc},
     PT_CATALOG(PT_X_DEF)
 #undef PT_X_DEF
@@ -10,11 +10,16 @@ const struct pt_metric_def pt_catalog[PT_METRIC_COUNT] = {
 const char *pt_kind_name(enum pt_kind kind)
 {
     switch (kind) {
-    case PT_KIND_GAUGE_MIN: return "gauge (min)";
-    case PT_KIND_GAUGE_MAX: return "gauge (max)";
-    case PT_KIND_DELTA: return "delta";
-    case PT_KIND_COUNT: return "count";
-    case PT_KIND_RATIO: return "delta / time";
+    case PT_KIND_GAUGE_MIN:
+        return "gauge (min)";
+    case PT_KIND_GAUGE_MAX:
+        return "gauge (max)";
+    case PT_KIND_DELTA:
+        return "delta";
+    case PT_KIND_COUNT:
+        return "count";
+    case PT_KIND_RATIO:
+        return "delta / time";
     }
     return "?";
 }
@@ -22,12 +27,18 @@ const char *pt_kind_name(enum pt_kind kind)
 const char *pt_unit_name(enum pt_unit unit)
 {
     switch (unit) {
-    case PT_UNIT_PROC_MEMORY: return "proc memory unit";
-    case PT_UNIT_GLOBAL_MEMORY: return "global memory unit";
-    case PT_UNIT_BYTES: return "bytes";
-    case PT_UNIT_SECONDS: return "seconds";
-    case PT_UNIT_PERCENT: return "percent";
-    case PT_UNIT_NUMBER: return "count";
+    case PT_UNIT_PROC_MEMORY:
+        return "proc memory unit";
+    case PT_UNIT_GLOBAL_MEMORY:
+        return "global memory unit";
+    case PT_UNIT_BYTES:
+        return "bytes";
+    case PT_UNIT_SECONDS:
+        return "seconds";
+    case PT_UNIT_PERCENT:
+        return "percent";
+    case PT_UNIT_NUMBER:
+        return "count";
     }
     return "?";
 }
@@ -36,11 +47,16 @@ const char *pt_metric_switch(enum pt_metric_id id)
 {
     switch (id) {
     case PT_M_PROC_PSS_MIN ... PT_M_PROC_SWAP_MAX:
-    case PT_M_COLLECTOR_PSS_STALE: return "--no-pss";
+    case PT_M_COLLECTOR_PSS_STALE:
+        return "--no-pss";
     case PT_M_PROC_CTX_SWITCHES_VOLUNTARY:
-    case PT_M_PROC_CTX_SWITCHES_INVOLUNTARY: return "--no-ctx-switches";
-    case PT_M_PROC_FDS: return "--no-fds";
-    case PT_M_GLOBAL_MEM_USED_MIN ... PT_M_GLOBAL_SWAP_FREE_MAX: return "--no-global";
-    default: return NULL;
+    case PT_M_PROC_CTX_SWITCHES_INVOLUNTARY:
+        return "--no-ctx-switches";
+    case PT_M_PROC_FDS:
+        return "--no-fds";
+    case PT_M_GLOBAL_MEM_USED_MIN ... PT_M_GLOBAL_SWAP_FREE_MAX:
+        return "--no-global";
+    default:
+        return NULL;
     }
 }

@@ -28,8 +28,8 @@ struct pt_collector {
     bool have_global;
     struct pt_batch batch;
     struct pt_fd_budget fd_budget;
-    bool said_budget;     /* the budget-reached line is written once */
-    struct pt_procscan scan; /* the host's processes, for the matching selectors */
+    bool said_budget;            /* the budget-reached line is written once */
+    struct pt_procscan scan;     /* the host's processes, for the matching selectors */
     struct pt_procevents events; /* the kernel's process events, for scan and targets */
     bool events_tried;
     bool started;
@@ -217,8 +217,8 @@ int pt_collector_add_target(struct pt_collector *c, const char *name, const stru
     c->targets = pt_xrealloc_array(c->targets, c->n_targets + 1, sizeof(*c->targets));
     c->results = pt_xrealloc_array(c->results, c->n_targets + 1, sizeof(*c->results));
     bool pss_at_end = c->config.pss_interval == 0; /* else on its own timer */
-    if (pt_target_init(&c->targets[c->n_targets], name, selector, options, pss_at_end, c->proc_root_fd,
-                       &c->fd_budget, err, errlen) != 0)
+    if (pt_target_init(&c->targets[c->n_targets], name, selector, options, pss_at_end, c->proc_root_fd, &c->fd_budget,
+                       err, errlen) != 0)
         return -1;
     c->n_targets++;
     /* the array may have moved: point at the launched one again */
@@ -363,8 +363,7 @@ void pt_collector_reap(struct pt_collector *c)
             if (pid == pt_target_launched_pid(c->launched)) {
                 c->launched_exited = true;
                 c->launched_status = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
-                pt_logf(PT_LOG_INFO, "launched command (pid %d) exited with status %d", (int)pid,
-                        c->launched_status);
+                pt_logf(PT_LOG_INFO, "launched command (pid %d) exited with status %d", (int)pid, c->launched_status);
             }
         }
     }

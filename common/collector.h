@@ -41,7 +41,6 @@ struct pt_collector_config {
  * the soft open-files limit for kept descriptors. */
 void pt_collector_config_init(struct pt_collector_config *config);
 
-
 struct pt_collector;
 
 /* Returns NULL and writes a one-line reason into err on failure (proc root
@@ -60,8 +59,7 @@ int pt_collector_add_target(struct pt_collector *c, const char *name, const stru
 
 /* The default name a target would get (for frontends that need it early);
  * writes into out, returns 0 or -1. */
-int pt_collector_default_name(struct pt_collector *c, const struct pt_selector *selector, char *out,
-                              size_t outlen);
+int pt_collector_default_name(struct pt_collector *c, const struct pt_selector *selector, char *out, size_t outlen);
 
 /* Run what is due at time now (first call: discovery + first sample).
  * Returns the next deadline. */

@@ -167,8 +167,8 @@ void pt_target_discover(struct pt_target *t)
             children_from_scan(t, pairs, n_pairs, t->members[i].pid);
         } else {
             bool no_children_files = false;
-            enum pt_read r = pt_member_read_children(&t->members[i], t->proc_root_fd, &t->buf, collect_pid, t,
-                                                     &no_children_files);
+            enum pt_read r =
+                pt_member_read_children(&t->members[i], t->proc_root_fd, &t->buf, collect_pid, t, &no_children_files);
             if (r == PT_READ_GONE) {
                 t->n_pending = 0;
                 pt_target_member_gone(t, &t->members[i]);
@@ -177,8 +177,9 @@ void pt_target_discover(struct pt_target *t)
             if (r == PT_READ_NO_FDS)
                 t->short_of_fds |= PT_SHORT_MEMBERS;
             if (no_children_files) {
-                pt_target_logf(t, PT_LOG_INFO, "no /proc/PID/task/TID/children (kernel without "
-                            "CONFIG_PROC_CHILDREN); discovering by scanning /proc");
+                pt_target_logf(t, PT_LOG_INFO,
+                               "no /proc/PID/task/TID/children (kernel without "
+                               "CONFIG_PROC_CHILDREN); discovering by scanning /proc");
                 t->scan_fallback = true;
                 pairs = scan_ppids(t, &n_pairs);
                 i--; /* walk this member again from the scan */
@@ -203,7 +204,6 @@ void pt_target_discover(struct pt_target *t)
     }
     t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
 }
-
 
 bool pt_target_wants_scan(const struct pt_target *t)
 {

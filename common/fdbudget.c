@@ -26,8 +26,8 @@ size_t pt_fd_budget_from_rlimit(double share, size_t reserve)
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
         return 0;
-    double soft = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > PT_FD_BUDGET_MAX ? (double)PT_FD_BUDGET_MAX
-                                                                                  : (double)rl.rlim_cur;
+    double soft =
+        rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > PT_FD_BUDGET_MAX ? (double)PT_FD_BUDGET_MAX : (double)rl.rlim_cur;
     double budget = soft * share - (double)reserve;
     return budget > 0 ? (size_t)budget : 0;
 }

@@ -19,10 +19,10 @@
 #include <stddef.h>
 
 struct pt_fd_budget {
-    size_t limit; /* descriptors that may be kept */
-    size_t kept;  /* descriptors kept now */
+    size_t limit;     /* descriptors that may be kept */
+    size_t kept;      /* descriptors kept now */
     size_t kept_cold; /* of which not hot */
-    bool reached; /* a file had to be read without keeping it */
+    bool reached;     /* a file had to be read without keeping it */
 };
 
 /* May one more descriptor be kept? Counts it when it may. */

@@ -105,8 +105,7 @@ static void append_float(struct pt_buf *out, double v)
 /* Write ",name=value" (or " name=value" for the first field). Returns
  * false for a value that cannot be written: absent, or a non-finite float,
  * which InfluxDB rejects and which would cost the whole line. */
-static bool append_field(struct pt_buf *out, char separator, const char *name,
-                         const struct pt_value *v)
+static bool append_field(struct pt_buf *out, char separator, const char *name, const struct pt_value *v)
 {
     if (!v->present || (!v->is_int && !isfinite(v->f)))
         return false;
@@ -120,8 +119,8 @@ static bool append_field(struct pt_buf *out, char separator, const char *name,
     return true;
 }
 
-int pt_lp_append_report(struct pt_buf *out, const char *target, enum pt_scope scope,
-                        const struct pt_report *report, int64_t timestamp_ns)
+int pt_lp_append_report(struct pt_buf *out, const char *target, enum pt_scope scope, const struct pt_report *report,
+                        int64_t timestamp_ns)
 {
     size_t start = out->len;
     int fields = 0;

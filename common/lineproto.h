@@ -29,7 +29,7 @@ size_t pt_lp_append_tag_value(struct pt_buf *out, const char *value, size_t len)
  * with the present fields of the given scope in catalog order. target may
  * be NULL (the global line). Returns the number of fields written; when it
  * is 0 nothing is appended (a line without fields is invalid). */
-int pt_lp_append_report(struct pt_buf *out, const char *target, enum pt_scope scope,
-                        const struct pt_report *report, int64_t timestamp_ns);
+int pt_lp_append_report(struct pt_buf *out, const char *target, enum pt_scope scope, const struct pt_report *report,
+                        int64_t timestamp_ns);
 
 #endif

@@ -21,8 +21,7 @@ static void unescape_octal(char *s)
 {
     char *out = s;
     for (; *s; s++) {
-        if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' &&
-            s[3] <= '7') {
+        if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
             *out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
             s += 3;
         } else {
@@ -311,8 +310,7 @@ void pt_matcher_free(struct pt_matcher *m)
     memset(m, 0, sizeof(*m));
 }
 
-void pt_matcher_scan_cgroup(const struct pt_matcher *m, struct pt_buf *buf, int (*fn)(pid_t pid, void *arg),
-                            void *arg)
+void pt_matcher_scan_cgroup(const struct pt_matcher *m, struct pt_buf *buf, int (*fn)(pid_t pid, void *arg), void *arg)
 {
     int dir_fd = open(m->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir_fd < 0)

@@ -30,10 +30,10 @@
 
 struct pt_matcher {
     enum pt_selector_kind kind;
-    regex_t regex;   /* MATCH */
-    char *exe;       /* EXE */
-    uid_t uid;       /* USER */
-    char *cgroup;    /* CGROUP: the directory in the cgroup2 filesystem */
+    regex_t regex; /* MATCH */
+    char *exe;     /* EXE */
+    uid_t uid;     /* USER */
+    char *cgroup;  /* CGROUP: the directory in the cgroup2 filesystem */
     bool has_regex;
 };
 
@@ -67,8 +67,7 @@ bool pt_candidate_is_user_process(struct pt_candidate *c);
 bool pt_matcher_test(const struct pt_matcher *m, struct pt_candidate *c);
 
 /* --cgroup: call fn(pid, arg) for every process of the cgroup now. */
-void pt_matcher_scan_cgroup(const struct pt_matcher *m, struct pt_buf *buf, int (*fn)(pid_t pid, void *arg),
-                            void *arg);
+void pt_matcher_scan_cgroup(const struct pt_matcher *m, struct pt_buf *buf, int (*fn)(pid_t pid, void *arg), void *arg);
 
 /* Where the cgroup2 filesystem is mounted, from <proc root>/self/mountinfo
  * ("/sys/fs/cgroup" on unified hosts, "/sys/fs/cgroup/unified" on hybrid

@@ -19,14 +19,10 @@ static const struct {
     bool hot;
     bool directory;
 } member_files[PT_MF_COUNT] = {
-    [PT_MF_STAT] = {"stat", true, false},
-    [PT_MF_STATM] = {"statm", true, false},
-    [PT_MF_IO] = {"io", false, false},
-    [PT_MF_CHILDREN] = {"children", false, false},
-    [PT_MF_STATUS] = {"status", false, false},
-    [PT_MF_SMAPS] = {"smaps_rollup", false, false},
-    [PT_MF_FD_DIR] = {"fd", false, true},
-    [PT_MF_SCHEDSTAT] = {"schedstat", false, false},
+    [PT_MF_STAT] = {"stat", true, false},      [PT_MF_STATM] = {"statm", true, false},
+    [PT_MF_IO] = {"io", false, false},         [PT_MF_CHILDREN] = {"children", false, false},
+    [PT_MF_STATUS] = {"status", false, false}, [PT_MF_SMAPS] = {"smaps_rollup", false, false},
+    [PT_MF_FD_DIR] = {"fd", false, true},      [PT_MF_SCHEDSTAT] = {"schedstat", false, false},
 };
 
 static bool out_of_fds(int err)
@@ -229,8 +225,8 @@ static enum pt_read read_io(struct pt_member *m, int proc_root_fd, struct pt_buf
 
 /* stat, parsed. It is its own identity check: with expected_starttime
  * (0 for a process not yet known), a read by path needs no second one. */
-static enum pt_read read_stat(struct pt_member *m, int proc_root_fd, struct pt_buf *buf,
-                              uint64_t expected_starttime, struct pt_stat *st)
+static enum pt_read read_stat(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, uint64_t expected_starttime,
+                              struct pt_stat *st)
 {
     bool transient;
     int fd = member_file(m, proc_root_fd, PT_MF_STAT, &transient);
@@ -356,8 +352,8 @@ static bool add_status(const struct pt_buf *buf, ssize_t n, int64_t *voluntary, 
     return true;
 }
 
-enum pt_read pt_member_read_ctx_switches(struct pt_member *m, int proc_root_fd, struct pt_buf *buf,
-                                         int64_t *voluntary, int64_t *involuntary)
+enum pt_read pt_member_read_ctx_switches(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, int64_t *voluntary,
+                                         int64_t *involuntary)
 {
     *voluntary = *involuntary = 0;
     /* /proc/PID/status shows the main thread's own counts only; with one

@@ -67,13 +67,13 @@ struct pt_member {
     pid_t pid;
     pid_t ppid; /* as of the last stat read */
     uint64_t starttime;
-    char path[24]; /* "<pid>/" under the proc root, built once */
-    int fd[PT_MF_COUNT];        /* kept descriptors, -1 when not kept */
+    char path[24];               /* "<pid>/" under the proc root, built once */
+    int fd[PT_MF_COUNT];         /* kept descriptors, -1 when not kept */
     struct pt_fd_budget *budget; /* shared by the collector's members */
     struct pt_threads threads;   /* when it has several: see threads.h */
-    int64_t ctr[PT_CTR_COUNT]; /* last values read */
-    bool has_stat, has_io;     /* which groups of ctr hold real values */
-    bool io_fresh;             /* the last read of the counters refreshed io */
+    int64_t ctr[PT_CTR_COUNT];   /* last values read */
+    bool has_stat, has_io;       /* which groups of ctr hold real values */
+    bool io_fresh;               /* the last read of the counters refreshed io */
     /* Usage of members this one reaped that its counters have not shown
      * yet, checked at a later read (see owe() in target.c). */
     int64_t ctr_at_end[PT_CTR_COUNT]; /* ctr as of the last interval's end, or the join */
@@ -81,28 +81,28 @@ struct pt_member {
     int64_t due[PT_CTR_COUNT];        /* what ctr reaches once they have arrived */
     uint64_t owed_round;              /* the target's round when it last took a debt */
     bool owes;
-    unsigned denied;           /* enum pt_denied bits: not opened again */
+    unsigned denied;                   /* enum pt_denied bits: not opened again */
     enum pt_fd_dir_count fd_dir_sized; /* st_size, or a readdir (count_dir_entries) */
     int64_t num_threads;
     int64_t ctx_voluntary, ctx_involuntary; /* summed over live threads, last read */
-    uint64_t timeslices; /* schedstat's, when status was last read (has_timeslices) */
+    uint64_t timeslices;                    /* schedstat's, when status was last read (has_timeslices) */
     bool has_timeslices;
-    struct pt_smaps_rollup smaps;           /* last read */
+    struct pt_smaps_rollup smaps; /* last read */
     bool has_smaps;
     uint32_t smaps_period, smaps_wait; /* cost guard: read every period-th interval */
-    struct pt_statm statm;          /* the last poll's, when has_statm */
-    struct pt_statm statm_at_smaps; /* statm when smaps was last read */
+    struct pt_statm statm;             /* the last poll's, when has_statm */
+    struct pt_statm statm_at_smaps;    /* statm when smaps was last read */
     bool has_statm;
     uint32_t smaps_carried; /* samples in a row whose smaps was carried, memory unchanged */
     bool has_ctx;
-    bool born;          /* joined as a descendant born in the tree, not as a new root */
-    double since;       /* pt_now() at a baseline join, 0 when born: its forks
-                           from then on are the tree's (fork events) */
-    bool zombie;        /* exited, not yet reaped: its counters are final */
-    bool kernel_thread; /* PF_KTHREAD: no user memory, no command line */
+    bool born;             /* joined as a descendant born in the tree, not as a new root */
+    double since;          /* pt_now() at a baseline join, 0 when born: its forks
+                              from then on are the tree's (fork events) */
+    bool zombie;           /* exited, not yet reaped: its counters are final */
+    bool kernel_thread;    /* PF_KTHREAD: no user memory, no command line */
     bool children_settled; /* see settle_children() in target.c */
-    bool gone;          /* reaped; dropped at the next compaction */
-    bool baseline_walk; /* joined in this discovery pass as part of a new root's tree */
+    bool gone;             /* reaped; dropped at the next compaction */
+    bool baseline_walk;    /* joined in this discovery pass as part of a new root's tree */
 };
 
 /* Result of a read: the data, the process is gone, this read failed
@@ -132,8 +132,8 @@ enum pt_read pt_member_read_smaps(struct pt_member *m, int proc_root_fd, struct 
 
 /* Context switches summed over the member's live threads (a thread's own
  * counts vanish with it: the kernel exposes no total). */
-enum pt_read pt_member_read_ctx_switches(struct pt_member *m, int proc_root_fd, struct pt_buf *buf,
-                                         int64_t *voluntary, int64_t *involuntary);
+enum pt_read pt_member_read_ctx_switches(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, int64_t *voluntary,
+                                         int64_t *involuntary);
 
 /* Number of open file descriptors. */
 enum pt_read pt_member_count_fds(struct pt_member *m, int proc_root_fd, int64_t *count);

@@ -158,8 +158,7 @@ static void hand_over(struct pt_procevents *ev, const struct proc_event *e)
     switch (e->what) {
     case PROC_EVENT_FORK:
         if (e->event_data.fork.child_pid == e->event_data.fork.child_tgid)
-            add(ev, PT_PROCEVENT_START, e->event_data.fork.child_tgid, e->event_data.fork.parent_tgid,
-                e->timestamp_ns);
+            add(ev, PT_PROCEVENT_START, e->event_data.fork.child_tgid, e->event_data.fork.parent_tgid, e->timestamp_ns);
         break;
     case PROC_EVENT_EXEC:
         add(ev, PT_PROCEVENT_CHANGE, e->event_data.exec.process_tgid, 0, e->timestamp_ns);

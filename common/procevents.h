@@ -40,7 +40,7 @@ struct pt_procevent {
 };
 
 struct pt_procevents {
-    int fd; /* -1: not listening */
+    int fd;                      /* -1: not listening */
     struct pt_procevent *events; /* the last drain's, in the kernel's order */
     size_t n_events, cap_events;
     struct pt_pidmap starts; /* pid -> its START in this drain */

@@ -14,8 +14,10 @@ static ssize_t pread_retry(int fd, void *dst, size_t count, size_t offset)
 {
     for (;;) {
         ssize_t n = pread(fd, dst, count, (off_t)offset);
-        if (n >= 0) return n;
-        if (errno != EINTR) return -errno;
+        if (n >= 0)
+            return n;
+        if (errno != EINTR)
+            return -errno;
     }
 }
 
@@ -43,7 +45,8 @@ static ssize_t finish_at_limit(int fd, const struct pt_buf *buf)
 {
     char next;
     ssize_t n = pread_retry(fd, &next, 1, buf->len);
-    if (n < 0) return n;
+    if (n < 0)
+        return n;
     return n == 0 ? (ssize_t)buf->len : -EFBIG;
 }
 
@@ -57,10 +60,12 @@ static ssize_t read_to_eof(int fd, struct pt_buf *buf)
         if (room == 0)
             return finish_at_limit(fd, buf);
         ssize_t n = pread_retry(fd, buf->data + buf->len, room, buf->len);
-        if (n < 0) return n;
+        if (n < 0)
+            return n;
         buf->len += (size_t)n;
         buf->data[buf->len] = '\0';
-        if (n == 0) return (ssize_t)buf->len;
+        if (n == 0)
+            return (ssize_t)buf->len;
     }
 }
 

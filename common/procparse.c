@@ -38,18 +38,21 @@ static bool is_space(char ch)
 
 static void skip_blanks(struct cursor *c)
 {
-    while (!at_end(c) && is_blank(*c->p)) c->p++;
+    while (!at_end(c) && is_blank(*c->p))
+        c->p++;
 }
 
 static void skip_spaces(struct cursor *c)
 {
-    while (!at_end(c) && is_space(*c->p)) c->p++;
+    while (!at_end(c) && is_space(*c->p))
+        c->p++;
 }
 
 /* Consume ch when it comes next. */
 static bool take_char(struct cursor *c, char ch)
 {
-    if (at_end(c) || *c->p != ch) return false;
+    if (at_end(c) || *c->p != ch)
+        return false;
     c->p++;
     return true;
 }
@@ -59,11 +62,13 @@ static bool take_char(struct cursor *c, char ch)
 /* One or more decimal digits, no sign, within uint64. */
 static int scan_u64(struct cursor *c, uint64_t *out)
 {
-    if (at_end(c) || !is_digit(*c->p)) return -1;
+    if (at_end(c) || !is_digit(*c->p))
+        return -1;
     uint64_t value = 0;
     while (!at_end(c) && is_digit(*c->p)) {
         unsigned digit = (unsigned)(*c->p - '0');
-        if (value > (UINT64_MAX - digit) / 10) return -1;
+        if (value > (UINT64_MAX - digit) / 10)
+            return -1;
         value = value * 10 + digit;
         c->p++;
     }
@@ -76,8 +81,10 @@ static int scan_i64(struct cursor *c, int64_t *out)
 {
     bool negative = take_char(c, '-');
     uint64_t magnitude;
-    if (scan_u64(c, &magnitude)) return -1;
-    if (magnitude > (uint64_t)INT64_MAX + negative) return -1;
+    if (scan_u64(c, &magnitude))
+        return -1;
+    if (magnitude > (uint64_t)INT64_MAX + negative)
+        return -1;
     /* Written so that INT64_MIN never passes through an overflowing negation. */
     *out = negative && magnitude ? -(int64_t)(magnitude - 1) - 1 : (int64_t)magnitude;
     return 0;
@@ -95,7 +102,8 @@ static uint64_t at_most(uint64_t value, uint64_t max)
 static int scan_pid(struct cursor *c, pid_t *out)
 {
     uint64_t value;
-    if (scan_u64(c, &value) || value > INT_MAX) return -1;
+    if (scan_u64(c, &value) || value > INT_MAX)
+        return -1;
     *out = (pid_t)value;
     return 0;
 }
@@ -125,7 +133,8 @@ static int stat_i64(struct cursor *c, int64_t *out)
 /* Copy comm bytes as they are, cut to fit, always NUL-terminated. */
 static void copy_comm(char *dst, const char *src, size_t len)
 {
-    if (len > PT_COMM_MAX - 1) len = PT_COMM_MAX - 1;
+    if (len > PT_COMM_MAX - 1)
+        len = PT_COMM_MAX - 1;
     memcpy(dst, src, len);
     dst[len] = '\0';
 }
@@ -135,13 +144,17 @@ static void copy_comm(char *dst, const char *src, size_t len)
  * the last ')' in the buffer. */
 static int scan_stat_head(struct cursor *c, struct pt_stat *st)
 {
-    if (scan_pid(c, &st->pid) || st->pid == 0) return -1;
-    if (!take_char(c, ' ') || !take_char(c, '(')) return -1;
+    if (scan_pid(c, &st->pid) || st->pid == 0)
+        return -1;
+    if (!take_char(c, ' ') || !take_char(c, '('))
+        return -1;
     const char *last_paren = memrchr(c->p, ')', (size_t)(c->end - c->p));
-    if (!last_paren) return -1;
+    if (!last_paren)
+        return -1;
     copy_comm(st->comm, c->p, (size_t)(last_paren - c->p));
     c->p = last_paren + 1;
-    if (!take_char(c, ' ') || at_end(c) || is_space(*c->p)) return -1;
+    if (!take_char(c, ' ') || at_end(c) || is_space(*c->p))
+        return -1;
     st->state = *c->p++;
     return 0;
 }
@@ -152,22 +165,27 @@ static int scan_stat_fields(struct cursor *c, struct pt_stat *st)
 {
     int64_t ppid, ignored_signed;
 
-    if (stat_i64(c, &ppid) || ppid < 0 || ppid > INT_MAX) return -1; /* 4 */
+    if (stat_i64(c, &ppid) || ppid < 0 || ppid > INT_MAX)
+        return -1; /* 4 */
     st->ppid = (pid_t)ppid;
     for (int field = 5; field <= 8; field++) /* pgrp session tty_nr tpgid */
-        if (stat_i64(c, &ignored_signed)) return -1;
-    if (stat_u64(c, &st->flags)) return -1; /* 9 */
-    if (stat_u64(c, &st->minflt) || stat_u64(c, &st->cminflt) || stat_u64(c, &st->majflt) ||
-        stat_u64(c, &st->cmajflt))
+        if (stat_i64(c, &ignored_signed))
+            return -1;
+    if (stat_u64(c, &st->flags))
+        return -1; /* 9 */
+    if (stat_u64(c, &st->minflt) || stat_u64(c, &st->cminflt) || stat_u64(c, &st->majflt) || stat_u64(c, &st->cmajflt))
         return -1; /* 10-13 */
-    if (stat_u64(c, &st->utime) || stat_u64(c, &st->stime) || stat_u64(c, &st->cutime) ||
-        stat_u64(c, &st->cstime))
+    if (stat_u64(c, &st->utime) || stat_u64(c, &st->stime) || stat_u64(c, &st->cutime) || stat_u64(c, &st->cstime))
         return -1; /* 14-17 */
-    if (stat_i64(c, &ignored_signed) || stat_i64(c, &ignored_signed)) return -1; /* 18-19: priority nice */
-    if (stat_i64(c, &st->num_threads)) return -1;                                  /* 20 */
-    if (stat_i64(c, &ignored_signed)) return -1;                                   /* 21: itrealvalue */
-    if (stat_u64(c, &st->starttime) || stat_u64(c, &st->vsize)) return -1;        /* 22-23 */
-    return stat_i64(c, &st->rss_pages);                                            /* 24 */
+    if (stat_i64(c, &ignored_signed) || stat_i64(c, &ignored_signed))
+        return -1; /* 18-19: priority nice */
+    if (stat_i64(c, &st->num_threads))
+        return -1; /* 20 */
+    if (stat_i64(c, &ignored_signed))
+        return -1; /* 21: itrealvalue */
+    if (stat_u64(c, &st->starttime) || stat_u64(c, &st->vsize))
+        return -1;                      /* 22-23 */
+    return stat_i64(c, &st->rss_pages); /* 24 */
 }
 
 /* Clamp what proctree adds up; a negative thread count is none. */
@@ -175,16 +193,20 @@ static void clamp_stat(struct pt_stat *st)
 {
     uint64_t *counts[] = {&st->minflt, &st->cminflt, &st->majflt, &st->cmajflt,
                           &st->utime,  &st->stime,   &st->cutime, &st->cstime};
-    for (size_t i = 0; i < ARRAY_LEN(counts); i++) *counts[i] = at_most(*counts[i], PT_MAX_COUNT);
-    if (st->num_threads < 0) st->num_threads = 0;
-    if (st->num_threads > PT_MAX_THREADS) st->num_threads = PT_MAX_THREADS;
+    for (size_t i = 0; i < ARRAY_LEN(counts); i++)
+        *counts[i] = at_most(*counts[i], PT_MAX_COUNT);
+    if (st->num_threads < 0)
+        st->num_threads = 0;
+    if (st->num_threads > PT_MAX_THREADS)
+        st->num_threads = PT_MAX_THREADS;
 }
 
 int pt_parse_stat(const char *buf, size_t len, struct pt_stat *out)
 {
     struct cursor c = {buf, buf + len};
     struct pt_stat st;
-    if (scan_stat_head(&c, &st) || scan_stat_fields(&c, &st)) return -1;
+    if (scan_stat_head(&c, &st) || scan_stat_fields(&c, &st))
+        return -1;
     clamp_stat(&st);
     *out = st;
     return 0;
@@ -218,7 +240,8 @@ int pt_parse_schedstat(const char *buf, size_t len, uint64_t *timeslices)
 {
     struct cursor c = {buf, buf + len};
     uint64_t run_ns, wait_ns, slices;
-    if (spaced_u64(&c, &run_ns) || spaced_u64(&c, &wait_ns) || spaced_u64(&c, &slices)) return -1;
+    if (spaced_u64(&c, &run_ns) || spaced_u64(&c, &wait_ns) || spaced_u64(&c, &slices))
+        return -1;
     *timeslices = slices;
     return 0;
 }
@@ -241,7 +264,8 @@ struct kv_field {
 static size_t find_kv_field(const struct kv_field *fields, size_t nfields, const char *key, size_t key_len)
 {
     for (size_t i = 0; i < nfields; i++)
-        if (strlen(fields[i].key) == key_len && memcmp(fields[i].key, key, key_len) == 0) return i;
+        if (strlen(fields[i].key) == key_len && memcmp(fields[i].key, key, key_len) == 0)
+            return i;
     return nfields;
 }
 
@@ -253,11 +277,13 @@ static int scan_kv_values(struct cursor *c, uint64_t *dst, size_t count, uint64_
 {
     for (size_t i = 0; i < count; i++) {
         skip_blanks(c);
-        if (scan_u64(c, &dst[i])) return -1;
+        if (scan_u64(c, &dst[i]))
+            return -1;
     }
     skip_blanks(c);
     bool kb = take_char(c, 'k');
-    if (kb && !take_char(c, 'B')) return -1;
+    if (kb && !take_char(c, 'B'))
+        return -1;
     for (size_t i = 0; i < count; i++)
         dst[i] = kb ? at_most(dst[i], max / 1024) * 1024 : at_most(dst[i], max);
     skip_blanks(c);
@@ -269,15 +295,15 @@ static int scan_kv_values(struct cursor *c, uint64_t *dst, size_t count, uint64_
  * unread. A wanted line that is malformed, or a required one that is
  * absent, fails the whole file. When seen is not NULL it gets a bitmask of
  * the fields found. */
-static int scan_kv_lines(const char *buf, size_t len, const struct kv_field *fields, size_t nfields,
-                         uint64_t *seen)
+static int scan_kv_lines(const char *buf, size_t len, const struct kv_field *fields, size_t nfields, uint64_t *seen)
 {
     struct cursor c = {buf, buf + len};
     uint64_t found = 0;
 
     while (!at_end(&c)) {
         const char *line_end = memchr(c.p, '\n', (size_t)(c.end - c.p));
-        if (!line_end) line_end = c.end;
+        if (!line_end)
+            line_end = c.end;
         const char *colon = memchr(c.p, ':', (size_t)(line_end - c.p));
         size_t i = colon ? find_kv_field(fields, nfields, c.p, (size_t)(colon - c.p)) : nfields;
         if (i == nfields) {
@@ -285,12 +311,15 @@ static int scan_kv_lines(const char *buf, size_t len, const struct kv_field *fie
             continue;
         }
         c.p = colon + 1;
-        if (scan_kv_values(&c, fields[i].dst, fields[i].count, fields[i].max)) return -1;
+        if (scan_kv_values(&c, fields[i].dst, fields[i].count, fields[i].max))
+            return -1;
         found |= (uint64_t)1 << i;
     }
     for (size_t i = 0; i < nfields; i++)
-        if (fields[i].required && !(found & ((uint64_t)1 << i))) return -1;
-    if (seen) *seen = found;
+        if (fields[i].required && !(found & ((uint64_t)1 << i)))
+            return -1;
+    if (seen)
+        *seen = found;
     return 0;
 }
 
@@ -306,7 +335,8 @@ int pt_parse_io(const char *buf, size_t len, struct pt_io *out)
         {"write_bytes", &io.write_bytes, 1, true, PT_MAX_COUNT},
         {"cancelled_write_bytes", &io.cancelled_write_bytes, 1, true, PT_MAX_COUNT},
     };
-    if (scan_kv_lines(buf, len, fields, ARRAY_LEN(fields), NULL)) return -1;
+    if (scan_kv_lines(buf, len, fields, ARRAY_LEN(fields), NULL))
+        return -1;
     *out = io;
     return 0;
 }
@@ -323,7 +353,8 @@ int pt_parse_smaps_rollup(const char *buf, size_t len, struct pt_smaps_rollup *o
         {"Private_Dirty", &rollup.private_dirty, 1, false, PT_MAX_BYTES},
         {"Swap", &rollup.swap, 1, false, PT_MAX_BYTES},
     };
-    if (scan_kv_lines(buf, len, fields, ARRAY_LEN(fields), NULL)) return -1;
+    if (scan_kv_lines(buf, len, fields, ARRAY_LEN(fields), NULL))
+        return -1;
     *out = rollup;
     return 0;
 }
@@ -343,7 +374,8 @@ int pt_parse_meminfo(const char *buf, size_t len, struct pt_meminfo *out)
         {"SwapFree", &info.swap_free, 1, false, PT_MAX_BYTES},
     };
     uint64_t seen;
-    if (scan_kv_lines(buf, len, fields, ARRAY_LEN(fields), &seen)) return -1;
+    if (scan_kv_lines(buf, len, fields, ARRAY_LEN(fields), &seen))
+        return -1;
     info.has_available = seen & ((uint64_t)1 << AVAILABLE);
     *out = info;
     return 0;
@@ -360,10 +392,12 @@ int pt_parse_status(const char *buf, size_t len, struct pt_status *out)
         {"voluntary_ctxt_switches", &status.voluntary_ctxt_switches, 1, true, PT_MAX_COUNT},
         {"nonvoluntary_ctxt_switches", &status.nonvoluntary_ctxt_switches, 1, true, PT_MAX_COUNT},
     };
-    if (scan_kv_lines(buf, len, fields, ARRAY_LEN(fields), NULL)) return -1;
+    if (scan_kv_lines(buf, len, fields, ARRAY_LEN(fields), NULL))
+        return -1;
     status.real_uid = (uid_t)uids[0];
     status.effective_uid = (uid_t)uids[1];
-    if (status.real_uid != uids[0] || status.effective_uid != uids[1]) return -1;
+    if (status.real_uid != uids[0] || status.effective_uid != uids[1])
+        return -1;
     *out = status;
     return 0;
 }
@@ -376,13 +410,17 @@ int pt_parse_children(const char *buf, size_t len, int (*fn)(pid_t pid, void *ar
     int count = 0;
     for (;;) {
         skip_spaces(&c);
-        if (at_end(&c)) return count;
+        if (at_end(&c))
+            return count;
         /* The kernel writes whole records only, so a pid at the very end
          * is complete: unlike stat, no separator is needed after it. */
         pid_t pid;
-        if (scan_pid(&c, &pid) || pid == 0) return -1;
-        if (!at_end(&c) && !is_space(*c.p)) return -1;
-        if (fn(pid, arg)) return -1;
+        if (scan_pid(&c, &pid) || pid == 0)
+            return -1;
+        if (!at_end(&c) && !is_space(*c.p))
+            return -1;
+        if (fn(pid, arg))
+            return -1;
         count++;
     }
 }
@@ -390,7 +428,8 @@ int pt_parse_children(const char *buf, size_t len, int (*fn)(pid_t pid, void *ar
 /* Whitespace that does not end a line. */
 static void skip_line_spaces(struct cursor *c)
 {
-    while (!at_end(c) && *c->p != '\n' && is_space(*c->p)) c->p++;
+    while (!at_end(c) && *c->p != '\n' && is_space(*c->p))
+        c->p++;
 }
 
 int pt_parse_pidfile(const char *buf, size_t len, pid_t *out)
@@ -398,11 +437,13 @@ int pt_parse_pidfile(const char *buf, size_t len, pid_t *out)
     struct cursor c = {buf, buf + len};
     pid_t pid;
     skip_line_spaces(&c);
-    if (scan_pid(&c, &pid) || pid == 0 || pid > PT_PID_MAX_LIMIT) return -1;
+    if (scan_pid(&c, &pid) || pid == 0 || pid > PT_PID_MAX_LIMIT)
+        return -1;
     skip_line_spaces(&c);
     /* Ending without a newline is fine for a whole file, not for a cut one. */
     bool line_ends = at_end(&c) ? len < PT_PIDFILE_MAX : *c.p == '\n';
-    if (!line_ends) return -1;
+    if (!line_ends)
+        return -1;
     *out = pid;
     return 0;
 }

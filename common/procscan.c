@@ -84,8 +84,8 @@ static size_t new_slot(struct pt_procscan *s, pid_t pid)
 
 /* Read pid and ask every scanned target's matcher. Returns false when the
  * process is gone. Kernel threads get no verdict bit. */
-static bool ask_matchers(struct pt_procscan *s, pid_t pid, struct pt_target *targets, size_t n_targets,
-                         uint64_t *bits, uint64_t *starttime)
+static bool ask_matchers(struct pt_procscan *s, pid_t pid, struct pt_target *targets, size_t n_targets, uint64_t *bits,
+                         uint64_t *starttime)
 {
     struct pt_candidate c;
     pt_candidate_init(&c, pid, s->proc_root_fd, &s->buf);

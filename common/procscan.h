@@ -8,10 +8,9 @@
  *
  * How new and changed processes are learnt of:
  *   - with the kernel's process events (procevents.h, drained by the
- *     collector at every tick and handed over here): the processes started, exec'd, renamed or given another user since the
- *     last discovery, still alive, are classified at the next one; /proc
- *     is walked only at the start and after the kernel dropped events.
- *     A new or newly matching process is found at the next discovery.
+ *     collector at every tick and handed over here): the processes started, exec'd, renamed or given another user since
+ * the last discovery, still alive, are classified at the next one; /proc is walked only at the start and after the
+ * kernel dropped events. A new or newly matching process is found at the next discovery.
  *   - without them: /proc is walked when the host's last allocated pid
  *     (<proc root>/sys/kernel/ns_last_pid) has moved since the last walk,
  *     and only pids not known yet are classified. A process that exec's

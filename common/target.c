@@ -201,9 +201,9 @@ static void warn_denied(struct pt_target *t, const struct pt_member *m)
             continue;
         t->warned_denied |= kinds[k].bit;
         pt_target_logf(t, PT_LOG_WARNING,
-                    "permission denied on /proc/%d/%s; %s metrics leave out such processes "
-                    "(run as their user, as root, or with CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH)",
-                    (int)m->pid, kinds[k].file, kinds[k].metrics);
+                       "permission denied on /proc/%d/%s; %s metrics leave out such processes "
+                       "(run as their user, as root, or with CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH)",
+                       (int)m->pid, kinds[k].file, kinds[k].metrics);
     }
 }
 
@@ -431,8 +431,8 @@ static void smaps_timed(struct pt_target *t, struct pt_member *m)
     m->smaps_period = before * 2 > PT_SMAPS_MAX_PERIOD ? PT_SMAPS_MAX_PERIOD : before * 2;
     m->smaps_wait = m->smaps_period - 1;
     if (before == 1)
-        pt_target_logf(t, PT_LOG_INFO, "smaps_rollup of pid %d took %.1f ms; reading it less often",
-                    (int)m->pid, took * 1e3);
+        pt_target_logf(t, PT_LOG_INFO, "smaps_rollup of pid %d took %.1f ms; reading it less often", (int)m->pid,
+                       took * 1e3);
 }
 
 static void sample_smaps(struct pt_target *t)
@@ -446,8 +446,7 @@ static void sample_smaps(struct pt_target *t)
         if (smaps_due(m)) {
             smaps_timed(t, m);
             warn_denied(t, m);
-        }
-        else
+        } else
             t->pss_stale += m->has_smaps;
         if (!m->has_smaps)
             continue;
@@ -524,9 +523,9 @@ static int64_t count_fds(struct pt_target *t)
 
 /* gauge -> its _min metric (the _max twin follows it in the catalog) */
 static const enum pt_metric_id gauge_min_metric[PT_G_COUNT] = {
-    [PT_G_VM] = PT_M_PROC_VM_SIZE_MIN,  [PT_G_RSS] = PT_M_PROC_RSS_MIN, [PT_G_ANON] = PT_M_PROC_ANON_MIN,
-    [PT_G_PSS] = PT_M_PROC_PSS_MIN,     [PT_G_SHARED] = PT_M_PROC_SHARED_MIN,
-    [PT_G_USS] = PT_M_PROC_USS_MIN,     [PT_G_SWAP] = PT_M_PROC_SWAP_MIN,
+    [PT_G_VM] = PT_M_PROC_VM_SIZE_MIN, [PT_G_RSS] = PT_M_PROC_RSS_MIN,       [PT_G_ANON] = PT_M_PROC_ANON_MIN,
+    [PT_G_PSS] = PT_M_PROC_PSS_MIN,    [PT_G_SHARED] = PT_M_PROC_SHARED_MIN, [PT_G_USS] = PT_M_PROC_USS_MIN,
+    [PT_G_SWAP] = PT_M_PROC_SWAP_MIN,
 };
 
 /* counter -> its delta metric, and the unit scale */
@@ -577,8 +576,7 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
         if (!t->gauges[g].any)
             continue;
         pt_value_set(&report->v[gauge_min_metric[g]], gauge_min_metric[g], (double)t->gauges[g].min, units);
-        pt_value_set(&report->v[gauge_min_metric[g] + 1], gauge_min_metric[g] + 1, (double)t->gauges[g].max,
-                     units);
+        pt_value_set(&report->v[gauge_min_metric[g] + 1], gauge_min_metric[g] + 1, (double)t->gauges[g].max, units);
     }
     int64_t delta[PT_CTR_COUNT];
     counter_deltas(t, delta);
@@ -681,9 +679,9 @@ static void leave_out_unknown(struct pt_target *t, struct pt_report *report)
         if (t->short_of_fds & parts[i].bit)
             strncat(what, parts[i].what, sizeof(what) - strlen(what) - 1);
     pt_target_logf(t, PT_LOG_ERROR,
-                "out of file descriptors (EMFILE/ENFILE); left out this interval:%s; "
-                "raise the open-files limit (LimitNOFILE=) or lower the descriptor budget",
-                what);
+                   "out of file descriptors (EMFILE/ENFILE); left out this interval:%s; "
+                   "raise the open-files limit (LimitNOFILE=) or lower the descriptor budget",
+                   what);
 }
 
 /* The reaper's baseline for debts taken from now on (see owe()). */

@@ -52,16 +52,15 @@
 
 enum pt_gauge { PT_G_VM, PT_G_RSS, PT_G_ANON, PT_G_PSS, PT_G_SHARED, PT_G_USS, PT_G_SWAP, PT_G_COUNT };
 
-
 /* What a lack of descriptors (EMFILE, ENFILE) left unknown in an interval:
  * those metrics are absent for it, never a partial sum. */
 enum pt_short {
-    PT_SHORT_MEMBERS = 1, /* a process could not join: every sum is partial */
-    PT_SHORT_STATM = 2,   /* vm, rss, anon */
+    PT_SHORT_MEMBERS = 1,  /* a process could not join: every sum is partial */
+    PT_SHORT_STATM = 2,    /* vm, rss, anon */
     PT_SHORT_COUNTERS = 4, /* stat and io: CPU, faults, threads, I/O */
-    PT_SHORT_SMAPS = 8,   /* pss, shared, uss, swap */
-    PT_SHORT_CTX = 16,    /* context switches */
-    PT_SHORT_FDS = 32,    /* open descriptors */
+    PT_SHORT_SMAPS = 8,    /* pss, shared, uss, swap */
+    PT_SHORT_CTX = 16,     /* context switches */
+    PT_SHORT_FDS = 32,     /* open descriptors */
 };
 
 struct pt_target {
@@ -95,24 +94,24 @@ struct pt_target {
     int64_t ctx_voluntary, ctx_involuntary; /* done by live threads */
     int64_t samples, vanished, started, exited, pss_stale;
     double cpu_seconds;
-    unsigned short_of_fds;    /* enum pt_short bits of this interval */
-    double counter_seconds;   /* since the counters were last reported */
+    unsigned short_of_fds;  /* enum pt_short bits of this interval */
+    double counter_seconds; /* since the counters were last reported */
 
     bool pss_at_end; /* smaps_rollup at every interval's end, or on its own timer */
     bool warned_empty;
     unsigned warned_denied; /* enum pt_denied bits already logged */
-    bool scan_fallback; /* no children files: build the tree from ppids */
+    bool scan_fallback;     /* no children files: build the tree from ppids */
     struct pt_buf buf;
     pid_t *pending; /* child pids found by one children read */
     size_t n_pending, cap_pending;
 
     /* With the kernel's process events (pt_target_follow_events): */
     bool follows_events;
-    struct pt_pidmap forked;        /* forked in the tree, never joined (gone
-                                       first): counted started, exit awaited */
-    struct pt_pidmap lately;        /* members that joined or left since the
-                                       last drain: 1 when their forks are the
-                                       tree's, 0 joined as a new root */
+    struct pt_pidmap forked; /* forked in the tree, never joined (gone
+                                first): counted started, exit awaited */
+    struct pt_pidmap lately; /* members that joined or left since the
+                                last drain: 1 when their forks are the
+                                tree's, 0 joined as a new root */
 };
 
 /* Returns 0, or -1 with a one-line reason in err. */
@@ -152,7 +151,8 @@ void pt_target_poll(struct pt_target *t);
 /* One smaps_rollup sample of every member (PSS on its own cadence). */
 void pt_target_sample_pss(struct pt_target *t);
 /* Close the interval, which lasted seconds, into report. */
-void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report);
+void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt_units *units,
+                            struct pt_report *report);
 
 /* Launch mode: pid has exited and is about to be reaped by us. Read its
  * final counters from the zombie (joining it to the tree first if

@@ -21,9 +21,8 @@ static const struct {
     /* The canonical spelling of each unit comes first: pt_mem_unit_name()
      * relies on that order. The others are courtesies for people who write
      * "B", "KiB" or "kb" out of habit; all of them mean powers of 1024. */
-    {"bytes", PT_MEM_BYTES}, {"kB", PT_MEM_KB},  {"MB", PT_MEM_MB},   {"GB", PT_MEM_GB},
-    {"B", PT_MEM_BYTES},     {"KB", PT_MEM_KB},  {"kb", PT_MEM_KB},   {"KiB", PT_MEM_KB},
-    {"MiB", PT_MEM_MB},      {"GiB", PT_MEM_GB},
+    {"bytes", PT_MEM_BYTES}, {"kB", PT_MEM_KB}, {"MB", PT_MEM_MB},  {"GB", PT_MEM_GB},  {"B", PT_MEM_BYTES},
+    {"KB", PT_MEM_KB},       {"kb", PT_MEM_KB}, {"KiB", PT_MEM_KB}, {"MiB", PT_MEM_MB}, {"GiB", PT_MEM_GB},
 };
 
 int pt_mem_unit_parse(const char *text, enum pt_mem_unit *out)
@@ -40,10 +39,14 @@ int pt_mem_unit_parse(const char *text, enum pt_mem_unit *out)
 const char *pt_mem_unit_name(enum pt_mem_unit unit)
 {
     switch (unit) {
-    case PT_MEM_BYTES: return "bytes";
-    case PT_MEM_KB: return "kB";
-    case PT_MEM_MB: return "MB";
-    case PT_MEM_GB: return "GB";
+    case PT_MEM_BYTES:
+        return "bytes";
+    case PT_MEM_KB:
+        return "kB";
+    case PT_MEM_MB:
+        return "MB";
+    case PT_MEM_GB:
+        return "GB";
     }
     return "?";
 }
@@ -128,8 +131,7 @@ static const struct {
     int exp10;
     double multiplier;
 } duration_suffixes[] = {
-    {"", 0, 1},  {"s", 0, 1},   {"ms", -3, 1},   {"us", -6, 1},
-    {"ns", -9, 1}, {"m", 0, 60}, {"h", 0, 3600},
+    {"", 0, 1}, {"s", 0, 1}, {"ms", -3, 1}, {"us", -6, 1}, {"ns", -9, 1}, {"m", 0, 60}, {"h", 0, 3600},
 };
 
 int pt_duration_parse(const char *text, double *seconds)
@@ -145,8 +147,8 @@ int pt_duration_parse(const char *text, double *seconds)
     for (size_t i = 0; i < sizeof(duration_suffixes) / sizeof(duration_suffixes[0]); i++) {
         if (strcmp(suffix, duration_suffixes[i].suffix) != 0)
             continue;
-        double value = decimal_value(d.mantissa, d.exp10 + duration_suffixes[i].exp10) *
-                       duration_suffixes[i].multiplier;
+        double value =
+            decimal_value(d.mantissa, d.exp10 + duration_suffixes[i].exp10) * duration_suffixes[i].multiplier;
         /* The bounds also reject 0, underflow and infinity. */
         if (!(value >= DURATION_MIN_SECONDS) || value > DURATION_MAX_SECONDS)
             return -1;
@@ -188,10 +190,18 @@ static void set_float(struct pt_value *out, double x)
 static void set_memory(struct pt_value *out, double bytes, enum pt_mem_unit unit)
 {
     switch (unit) {
-    case PT_MEM_BYTES: set_int(out, bytes); return;
-    case PT_MEM_KB: set_int(out, bytes / 1024); return;
-    case PT_MEM_MB: set_float(out, bytes / (1024.0 * 1024)); return;
-    case PT_MEM_GB: set_float(out, bytes / (1024.0 * 1024 * 1024)); return;
+    case PT_MEM_BYTES:
+        set_int(out, bytes);
+        return;
+    case PT_MEM_KB:
+        set_int(out, bytes / 1024);
+        return;
+    case PT_MEM_MB:
+        set_float(out, bytes / (1024.0 * 1024));
+        return;
+    case PT_MEM_GB:
+        set_float(out, bytes / (1024.0 * 1024 * 1024));
+        return;
     }
 }
 
@@ -207,12 +217,20 @@ void pt_value_set(struct pt_value *out, enum pt_metric_id id, double raw, const 
         raw = 0; /* -0.0 passed the test above; never write a float "-0.0" */
 
     switch (pt_catalog[id].unit) {
-    case PT_UNIT_PROC_MEMORY: set_memory(out, raw, units->proc_memory); return;
-    case PT_UNIT_GLOBAL_MEMORY: set_memory(out, raw, units->global_memory); return;
+    case PT_UNIT_PROC_MEMORY:
+        set_memory(out, raw, units->proc_memory);
+        return;
+    case PT_UNIT_GLOBAL_MEMORY:
+        set_memory(out, raw, units->global_memory);
+        return;
     case PT_UNIT_BYTES:
-    case PT_UNIT_NUMBER: set_int(out, raw); return;
+    case PT_UNIT_NUMBER:
+        set_int(out, raw);
+        return;
     case PT_UNIT_SECONDS:
-    case PT_UNIT_PERCENT: set_float(out, raw); return;
+    case PT_UNIT_PERCENT:
+        set_float(out, raw);
+        return;
     }
 }
 

@@ -21,7 +21,7 @@ struct loop {
     struct pt_collector *c;
     const struct execd_options *o;
     int signal_fd;
-    bool watch_stdin;  /* EOF on stdin stops us */
+    bool watch_stdin;   /* EOF on stdin stops us */
     bool stdin_batches; /* newlines on stdin ask for a batch */
     pid_t command;      /* the launched command while its tree runs, else 0 */
     int command_status; /* its exit status once its tree is gone */
@@ -161,16 +161,14 @@ static void wait_signal(struct loop *l, double deadline)
  * SIGKILL to whatever is left. */
 static void stop_command(struct loop *l)
 {
-    pt_logf(PT_LOG_INFO, "stopping: SIGTERM to the launched command (pid %d) and its tree",
-            (int)l->command);
+    pt_logf(PT_LOG_INFO, "stopping: SIGTERM to the launched command (pid %d) and its tree", (int)l->command);
     pt_launch_signal_tree(l->command, SIGTERM);
     double give_up = pt_now() + STOP_GRACE;
     while (!command_finished(l) && pt_now() < give_up)
         wait_signal(l, give_up);
     if (!l->command)
         return;
-    pt_logf(PT_LOG_WARNING, "the launched tree is still running %.0fs after SIGTERM; SIGKILL",
-            STOP_GRACE);
+    pt_logf(PT_LOG_WARNING, "the launched tree is still running %.0fs after SIGTERM; SIGKILL", STOP_GRACE);
     give_up = pt_now() + KILL_WAIT;
     while (!command_finished(l)) {
         size_t left = pt_launch_signal_tree(l->command, SIGKILL);

@@ -56,8 +56,8 @@ static int command_output_fd(const char *where)
     int fd = open(where, O_WRONLY | O_CREAT | O_APPEND | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0600);
     if (fd < 0 || fcntl(fd, F_SETFL, O_APPEND) != 0) {
         char q[PT_QUOTED_MAX];
-        pt_logf(PT_LOG_ERROR, "--command-output: cannot open \"%s\": %s",
-                pt_escape(q, sizeof(q), where), strerror(errno));
+        pt_logf(PT_LOG_ERROR, "--command-output: cannot open \"%s\": %s", pt_escape(q, sizeof(q), where),
+                strerror(errno));
         if (fd >= 0)
             close(fd);
         return -1;

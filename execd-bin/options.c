@@ -10,74 +10,73 @@
 #include "fdbudget.h"
 #include "units.h"
 
-static const char usage[] =
-    "Usage: proctree-execd [OPTION]... TARGET... [-- COMMAND [ARG]...]\n"
-    "Measure process trees from /proc and print InfluxDB line protocol for\n"
-    "Telegraf's inputs.execd.\n"
-    "\n"
-    "Targets (each starts a target; several may be given):\n"
-    "  --pid PID                 the process PID and all its descendants\n"
-    "  --pidfile FILE            the process whose pid is FILE's first line (a\n"
-    "                            regular file, re-read at every discovery) and\n"
-    "                            all its descendants\n"
-    "  --match REGEX             every process whose command line (arguments\n"
-    "                            joined by spaces) matches the POSIX ERE, and\n"
-    "                            their descendants\n"
-    "  --exe NAME                every process whose name (comm) or executable\n"
-    "                            base name is NAME, and their descendants\n"
-    "  --user USER               every process of effective user USER (name or\n"
-    "                            uid), and their descendants\n"
-    "  --cgroup PATH             every process of the cgroup (as /proc/PID/cgroup\n"
-    "                            shows it, or a cgroupfs directory) and its\n"
-    "                            sub-cgroups, and their descendants\n"
-    "  -- COMMAND [ARG]...       run COMMAND and follow its whole tree (see\n"
-    "                            Launch mode below)\n"
-    "  --name NAME               name the preceding target (the target tag);\n"
-    "                            default: the process name; the pid file's or\n"
-    "                            cgroup's base name (without .pid); the REGEX,\n"
-    "                            NAME or USER as given\n"
-    "\n"
-    "Timing:\n"
-    "  (default)                 one batch per newline on stdin (Telegraf\n"
-    "                            signal = \"STDIN\"); SIGHUP, SIGUSR1 and SIGUSR2\n"
-    "                            also trigger a batch\n"
-    "  --interval DUR            one batch every DUR (Telegraf signal = \"none\")\n"
-    "  --once                    one batch after one interval (default 1s), exit\n"
-    "  --poll-interval DUR       memory sampling period (default 100ms)\n"
-    "  --discovery-interval DUR  new-descendant discovery period (default 1s)\n"
-    "                            DUR: 250ms, 2s, 1.5 (seconds), 1m\n"
-    "\n"
-    "Output:\n"
-    "  --proc-memory-unit U      bytes|kB|MB|GB for proc_* memory (default bytes)\n"
-    "  --global-memory-unit U    bytes|kB|MB|GB for global_* memory (default bytes)\n"
-    "  --no-pss                  do not read smaps_rollup (no pss/shared/uss/swap)\n"
-    "  --pss-interval DUR        read smaps_rollup every DUR (default: once per\n"
-    "                            batch, at the interval's end)\n"
-    "  --pss-budget DUR          a process whose smaps_rollup takes longer to read\n"
-    "                            (it stalls the process) is read less often\n"
-    "                            (default 5ms)\n"
-    "  --no-ctx-switches         do not read every thread's status (no\n"
-    "                            proc_ctx_switches_*)\n"
-    "  --no-fds                  do not count open file descriptors (no proc_fds)\n"
-    "  --no-global               do not report the global_* line\n"
-    "  --descriptor-budget N     keep at most N /proc files open (default: the\n"
-    "                            open-files limit, raised to its hard limit,\n"
-    "                            less 64); others are opened at each read\n"
-    "  --proc-root DIR           read DIR instead of /proc (tests)\n"
-    "\n"
-    "Launch mode (-- COMMAND):\n"
-    "  --command-output WHERE    COMMAND's stdout and stderr go to: discard (the\n"
-    "                            default), stderr (this program's), or FILE\n"
-    "                            (appended; created with mode 0600)\n"
-    "  With --interval or --once, proctree-execd exits with COMMAND's status\n"
-    "  once its tree is gone, after the last, partial interval. Per request\n"
-    "  (stdin, signals) it reports that interval at the next request, then\n"
-    "  proc_processes=0 until stdin closes. Told to stop (stdin closed,\n"
-    "  SIGTERM, SIGINT) while the tree runs, it sends SIGTERM to COMMAND's\n"
-    "  process group and every process of the tree, SIGKILL to what is left\n"
-    "  2s later, and exits.\n"
-    "  --help                    this text\n"
-    "  --version                 the version\n";
+static const char usage[] = "Usage: proctree-execd [OPTION]... TARGET... [-- COMMAND [ARG]...]\n"
+                            "Measure process trees from /proc and print InfluxDB line protocol for\n"
+                            "Telegraf's inputs.execd.\n"
+                            "\n"
+                            "Targets (each starts a target; several may be given):\n"
+                            "  --pid PID                 the process PID and all its descendants\n"
+                            "  --pidfile FILE            the process whose pid is FILE's first line (a\n"
+                            "                            regular file, re-read at every discovery) and\n"
+                            "                            all its descendants\n"
+                            "  --match REGEX             every process whose command line (arguments\n"
+                            "                            joined by spaces) matches the POSIX ERE, and\n"
+                            "                            their descendants\n"
+                            "  --exe NAME                every process whose name (comm) or executable\n"
+                            "                            base name is NAME, and their descendants\n"
+                            "  --user USER               every process of effective user USER (name or\n"
+                            "                            uid), and their descendants\n"
+                            "  --cgroup PATH             every process of the cgroup (as /proc/PID/cgroup\n"
+                            "                            shows it, or a cgroupfs directory) and its\n"
+                            "                            sub-cgroups, and their descendants\n"
+                            "  -- COMMAND [ARG]...       run COMMAND and follow its whole tree (see\n"
+                            "                            Launch mode below)\n"
+                            "  --name NAME               name the preceding target (the target tag);\n"
+                            "                            default: the process name; the pid file's or\n"
+                            "                            cgroup's base name (without .pid); the REGEX,\n"
+                            "                            NAME or USER as given\n"
+                            "\n"
+                            "Timing:\n"
+                            "  (default)                 one batch per newline on stdin (Telegraf\n"
+                            "                            signal = \"STDIN\"); SIGHUP, SIGUSR1 and SIGUSR2\n"
+                            "                            also trigger a batch\n"
+                            "  --interval DUR            one batch every DUR (Telegraf signal = \"none\")\n"
+                            "  --once                    one batch after one interval (default 1s), exit\n"
+                            "  --poll-interval DUR       memory sampling period (default 100ms)\n"
+                            "  --discovery-interval DUR  new-descendant discovery period (default 1s)\n"
+                            "                            DUR: 250ms, 2s, 1.5 (seconds), 1m\n"
+                            "\n"
+                            "Output:\n"
+                            "  --proc-memory-unit U      bytes|kB|MB|GB for proc_* memory (default bytes)\n"
+                            "  --global-memory-unit U    bytes|kB|MB|GB for global_* memory (default bytes)\n"
+                            "  --no-pss                  do not read smaps_rollup (no pss/shared/uss/swap)\n"
+                            "  --pss-interval DUR        read smaps_rollup every DUR (default: once per\n"
+                            "                            batch, at the interval's end)\n"
+                            "  --pss-budget DUR          a process whose smaps_rollup takes longer to read\n"
+                            "                            (it stalls the process) is read less often\n"
+                            "                            (default 5ms)\n"
+                            "  --no-ctx-switches         do not read every thread's status (no\n"
+                            "                            proc_ctx_switches_*)\n"
+                            "  --no-fds                  do not count open file descriptors (no proc_fds)\n"
+                            "  --no-global               do not report the global_* line\n"
+                            "  --descriptor-budget N     keep at most N /proc files open (default: the\n"
+                            "                            open-files limit, raised to its hard limit,\n"
+                            "                            less 64); others are opened at each read\n"
+                            "  --proc-root DIR           read DIR instead of /proc (tests)\n"
+                            "\n"
+                            "Launch mode (-- COMMAND):\n"
+                            "  --command-output WHERE    COMMAND's stdout and stderr go to: discard (the\n"
+                            "                            default), stderr (this program's), or FILE\n"
+                            "                            (appended; created with mode 0600)\n"
+                            "  With --interval or --once, proctree-execd exits with COMMAND's status\n"
+                            "  once its tree is gone, after the last, partial interval. Per request\n"
+                            "  (stdin, signals) it reports that interval at the next request, then\n"
+                            "  proc_processes=0 until stdin closes. Told to stop (stdin closed,\n"
+                            "  SIGTERM, SIGINT) while the tree runs, it sends SIGTERM to COMMAND's\n"
+                            "  process group and every process of the tree, SIGKILL to what is left\n"
+                            "  2s later, and exits.\n"
+                            "  --help                    this text\n"
+                            "  --version                 the version\n";
 
 enum {
     OPT_PID = 256,
@@ -157,8 +156,8 @@ __attribute__((format(printf, 1, 2))) static enum execd_parse usage_error(const 
 }
 
 static const char *const selector_option[] = {
-    [PT_SELECT_PID] = "--pid",     [PT_SELECT_PIDFILE] = "--pidfile", [PT_SELECT_CHILD] = "-- COMMAND",
-    [PT_SELECT_MATCH] = "--match", [PT_SELECT_EXE] = "--exe",         [PT_SELECT_USER] = "--user",
+    [PT_SELECT_PID] = "--pid",       [PT_SELECT_PIDFILE] = "--pidfile", [PT_SELECT_CHILD] = "-- COMMAND",
+    [PT_SELECT_MATCH] = "--match",   [PT_SELECT_EXE] = "--exe",         [PT_SELECT_USER] = "--user",
     [PT_SELECT_CGROUP] = "--cgroup",
 };
 
@@ -244,8 +243,7 @@ static enum execd_parse parse_one(struct execd_options *o, int code, const char 
     case OPT_PSS_BUDGET:
     case OPT_PSS_INTERVAL:
         if (pt_duration_parse(arg, &seconds) != 0)
-            return usage_error("--%s: \"%s\" is not a duration > 0 (e.g. 250ms, 2s, 1.5)", option_name(code),
-                               q(arg));
+            return usage_error("--%s: \"%s\" is not a duration > 0 (e.g. 250ms, 2s, 1.5)", option_name(code), q(arg));
         if (code == OPT_INTERVAL)
             o->interval = seconds;
         else if (code == OPT_POLL)
@@ -286,7 +284,8 @@ static enum execd_parse parse_one(struct execd_options *o, int code, const char 
     case OPT_FD_BUDGET: {
         unsigned long budget;
         if (parse_whole(arg, 0, PT_FD_BUDGET_MAX, &budget) != 0)
-            return usage_error("--descriptor-budget: \"%s\" is not a whole number from 0 to %zu", q(arg), PT_FD_BUDGET_MAX);
+            return usage_error("--descriptor-budget: \"%s\" is not a whole number from 0 to %zu", q(arg),
+                               PT_FD_BUDGET_MAX);
         o->config.fd_budget = budget;
         o->fd_budget_given = true;
         return EXECD_RUN;

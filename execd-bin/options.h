@@ -21,8 +21,8 @@ struct execd_options {
     bool fd_budget_given; /* --descriptor-budget; else main() derives it */
     struct execd_target *targets;
     size_t n_targets;
-    char **command;           /* argv after "--", NULL-terminated, or NULL */
-    const char *command_name; /* --name given before any target */
+    char **command;             /* argv after "--", NULL-terminated, or NULL */
+    const char *command_name;   /* --name given before any target */
     const char *command_output; /* --command-output; NULL: discard */
 };
 

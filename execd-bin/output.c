@@ -42,8 +42,7 @@ int execd_output_flush(struct execd_output *out)
     }
     out->done = out->len = 0;
     if (out->dropped) {
-        pt_logf(PT_LOG_INFO, "stdout is read again; %zu batches were dropped meanwhile",
-                out->dropped);
+        pt_logf(PT_LOG_INFO, "stdout is read again; %zu batches were dropped meanwhile", out->dropped);
         out->dropped = 0;
     }
     return 0;
@@ -61,8 +60,7 @@ int execd_output_batch(struct execd_output *out, const char *data, size_t len)
 {
     if (execd_output_waiting(out) && out->len - out->done + len > EXECD_OUTPUT_QUEUE_MAX) {
         if (out->dropped++ == 0)
-            pt_logf(PT_LOG_WARNING,
-                    "stdout is not read: %zu bytes wait; dropping batches until it is",
+            pt_logf(PT_LOG_WARNING, "stdout is not read: %zu bytes wait; dropping batches until it is",
                     out->len - out->done);
         return execd_output_flush(out);
     }

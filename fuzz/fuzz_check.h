@@ -6,12 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CHECK(cond)                                                                        \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            fprintf(stderr, "%s:%d: invariant violated: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                                       \
-        }                                                                                  \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "%s:%d: invariant violated: %s\n", __FILE__, __LINE__, #cond);                             \
+            abort();                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 #endif

@@ -29,17 +29,7 @@
 #include "fuzz_check.h"
 #include "procparse.h"
 
-enum parser {
-    P_STAT,
-    P_STATM,
-    P_IO,
-    P_STATUS,
-    P_SMAPS_ROLLUP,
-    P_MEMINFO,
-    P_CHILDREN,
-    P_PIDFILE,
-    PARSER_COUNT
-};
+enum parser { P_STAT, P_STATM, P_IO, P_STATUS, P_SMAPS_ROLLUP, P_MEMINFO, P_CHILDREN, P_PIDFILE, PARSER_COUNT };
 
 /* Leave a recognisable pattern on the stack below the caller, so that a
  * parser which copies an uninitialised local out gives a different result
@@ -296,15 +286,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(buf, data + 1, len);
 
     switch (which) {
-    case P_STAT: fuzz_stat(buf, len); break;
-    case P_STATM: fuzz_statm(buf, len); break;
-    case P_IO: fuzz_io(buf, len); break;
-    case P_STATUS: fuzz_status(buf, len); break;
-    case P_SMAPS_ROLLUP: fuzz_smaps_rollup(buf, len); break;
-    case P_MEMINFO: fuzz_meminfo(buf, len); break;
-    case P_CHILDREN: fuzz_children(buf, len); break;
-    case P_PIDFILE: fuzz_pidfile(buf, len); break;
-    case PARSER_COUNT: break;
+    case P_STAT:
+        fuzz_stat(buf, len);
+        break;
+    case P_STATM:
+        fuzz_statm(buf, len);
+        break;
+    case P_IO:
+        fuzz_io(buf, len);
+        break;
+    case P_STATUS:
+        fuzz_status(buf, len);
+        break;
+    case P_SMAPS_ROLLUP:
+        fuzz_smaps_rollup(buf, len);
+        break;
+    case P_MEMINFO:
+        fuzz_meminfo(buf, len);
+        break;
+    case P_CHILDREN:
+        fuzz_children(buf, len);
+        break;
+    case P_PIDFILE:
+        fuzz_pidfile(buf, len);
+        break;
+    case PARSER_COUNT:
+        break;
     }
     free(block);
     return 0;

@@ -113,8 +113,8 @@ static void check_tag_properties(const unsigned char *t, size_t n)
         CHECK(c != ',' && c != '=' && c != ' '); /* never unescaped */
         uint32_t cp;
         size_t len = model_decode(t + i, n - i, &cp);
-        CHECK(len != 0);                       /* well-formed UTF-8 */
-        CHECK(!(cp >= 0x80 && cp <= 0x9f));    /* no C1 control */
+        CHECK(len != 0);                    /* well-formed UTF-8 */
+        CHECK(!(cp >= 0x80 && cp <= 0x9f)); /* no C1 control */
         i += len;
     }
 }

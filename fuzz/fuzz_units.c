@@ -107,8 +107,7 @@ static void fuzz_duration(const char *text)
 
     if (rc == 0)
         CHECK(fabs(seconds - expected) <= 1e-12 * expected);
-    else if (strlen(text) <= TEXT_LIMIT && expected >= 1e-9 * (1 + 1e-9) &&
-             expected <= YEAR_SECONDS * (1 - 1e-9))
+    else if (strlen(text) <= TEXT_LIMIT && expected >= 1e-9 * (1 + 1e-9) && expected <= YEAR_SECONDS * (1 - 1e-9))
         CHECK(!"a valid duration inside the bounds was rejected");
 }
 
@@ -120,9 +119,8 @@ static void fuzz_mem_unit(const char *text)
         const char *text;
         enum pt_mem_unit unit;
     } documented[] = {
-        {"bytes", PT_MEM_BYTES}, {"kB", PT_MEM_KB},  {"MB", PT_MEM_MB},   {"GB", PT_MEM_GB},
-        {"B", PT_MEM_BYTES},     {"KB", PT_MEM_KB},  {"kb", PT_MEM_KB},   {"KiB", PT_MEM_KB},
-        {"MiB", PT_MEM_MB},      {"GiB", PT_MEM_GB},
+        {"bytes", PT_MEM_BYTES}, {"kB", PT_MEM_KB}, {"MB", PT_MEM_MB},  {"GB", PT_MEM_GB},  {"B", PT_MEM_BYTES},
+        {"KB", PT_MEM_KB},       {"kb", PT_MEM_KB}, {"KiB", PT_MEM_KB}, {"MiB", PT_MEM_MB}, {"GiB", PT_MEM_GB},
     };
     const enum pt_mem_unit sentinel = (enum pt_mem_unit)77;
     enum pt_mem_unit unit = sentinel;
@@ -164,15 +162,23 @@ static void check_value(enum pt_metric_id id, double raw, const struct pt_units 
     enum pt_mem_unit mem = PT_MEM_BYTES;
     bool memory = false;
     switch (pt_catalog[id].unit) {
-    case PT_UNIT_PROC_MEMORY: memory = true, mem = units->proc_memory; break;
-    case PT_UNIT_GLOBAL_MEMORY: memory = true, mem = units->global_memory; break;
-    default: break;
+    case PT_UNIT_PROC_MEMORY:
+        memory = true, mem = units->proc_memory;
+        break;
+    case PT_UNIT_GLOBAL_MEMORY:
+        memory = true, mem = units->global_memory;
+        break;
+    default:
+        break;
     }
     bool want_int;
     double divisor = 1;
     if (memory) {
         want_int = mem == PT_MEM_BYTES || mem == PT_MEM_KB;
-        divisor = mem == PT_MEM_BYTES ? 1 : mem == PT_MEM_KB ? 1024 : mem == PT_MEM_MB ? 1024.0 * 1024 : 1024.0 * 1024 * 1024;
+        divisor = mem == PT_MEM_BYTES ? 1
+                  : mem == PT_MEM_KB  ? 1024
+                  : mem == PT_MEM_MB  ? 1024.0 * 1024
+                                      : 1024.0 * 1024 * 1024;
     } else {
         want_int = pt_catalog[id].unit == PT_UNIT_BYTES || pt_catalog[id].unit == PT_UNIT_NUMBER;
     }
@@ -186,7 +192,7 @@ static void check_value(enum pt_metric_id id, double raw, const struct pt_units 
         } else if (x >= 0x1p53) {
             CHECK(v.i == (int64_t)x); /* already an integer */
         } else {
-            double d = x - (double)v.i; /* exact here */
+            double d = x - (double)v.i;  /* exact here */
             CHECK(d >= -0.5 && d < 0.5); /* round half up */
         }
         CHECK(pt_value_as_double(&v) == (double)v.i);
@@ -213,7 +219,7 @@ static void fuzz_value_set(const uint8_t *data, size_t size)
     memcpy(&as_u64, raw + 3, 8);
 
     check_value(id, as_double, &units);
-    check_value(id, (double)as_u64, &units); /* a counter, as /proc gives them */
+    check_value(id, (double)as_u64, &units);                  /* a counter, as /proc gives them */
     check_value(id, (double)(as_u64 >> 11) / 1024.0, &units); /* fractions, exactly representable */
 }
 

@@ -27,7 +27,8 @@ static char *xasprintf(const char *fmt, ...)
     va_start(ap, fmt);
     int n = vasprintf(&text, fmt, ap);
     va_end(ap);
-    if (n < 0) die("formatting", fmt);
+    if (n < 0)
+        die("formatting", fmt);
     return text;
 }
 
@@ -41,12 +42,14 @@ struct text {
 static void text_open(struct text *t)
 {
     t->stream = open_memstream(&t->data, &t->len);
-    if (!t->stream) die("open_memstream", "");
+    if (!t->stream)
+        die("open_memstream", "");
 }
 
 static void text_write(struct text *t, const char *root, const char *rel)
 {
-    if (fclose(t->stream) != 0) die("building", rel);
+    if (fclose(t->stream) != 0)
+        die("building", rel);
     fx_write(root, rel, t->data, (long)t->len);
     free(t->data);
 }
@@ -55,21 +58,24 @@ char *fx_root_new(void)
 {
     const char *tmp = getenv("TMPDIR");
     char *root = xasprintf("%s/proctree-fx-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(root)) die("mkdtemp", root);
+    if (!mkdtemp(root))
+        die("mkdtemp", root);
     return root;
 }
 
 static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 {
     (void)sb, (void)type, (void)ftw;
-    if (remove(path) != 0) die("remove", path);
+    if (remove(path) != 0)
+        die("remove", path);
     return 0;
 }
 
 /* rm -rf, children before their directory, symlinks not followed. */
 static void remove_tree(const char *path)
 {
-    if (nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0) die("removing tree", path);
+    if (nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+        die("removing tree", path);
 }
 
 void fx_root_free(char *root)
@@ -84,7 +90,8 @@ static void make_parents(char *path)
     for (char *slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
         *slash = '\0';
         int rc = mkdir(path, 0755);
-        if (rc != 0 && errno != EEXIST) die("mkdir", path);
+        if (rc != 0 && errno != EEXIST)
+            die("mkdir", path);
         *slash = '/';
     }
 }
@@ -93,8 +100,10 @@ static void write_all(int fd, const char *data, size_t len, const char *path)
 {
     while (len > 0) {
         ssize_t n = write(fd, data, len);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) die("write", path);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            die("write", path);
         data += n;
         len -= (size_t)n;
     }
@@ -107,9 +116,11 @@ void fx_write(const char *root, const char *rel, const char *content, long len)
     /* O_TRUNC on the existing inode, never a rename: descriptors kept by
      * the code under test must see the new content, as on procfs. */
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) die("open", path);
+    if (fd < 0)
+        die("open", path);
     write_all(fd, content, len < 0 ? strlen(content) : (size_t)len, path);
-    if (close(fd) != 0) die("close", path);
+    if (close(fd) != 0)
+        die("close", path);
     free(path);
 }
 
@@ -119,16 +130,17 @@ static void put_stat(const char *root, const struct fx_proc *p)
     uint64_t page_size = (uint64_t)sysconf(_SC_PAGESIZE);
     struct text t;
     text_open(&t);
-    fprintf(t.stream, "%d (%s) %c %d 0 0 0 0 %" PRIu64, p->pid, p->comm ? p->comm : "proc",
-            p->state ? p->state : 'S', p->ppid, p->flags); /* 1-9: pid comm state ppid pgrp session tty_nr tpgid flags */
+    fprintf(t.stream, "%d (%s) %c %d 0 0 0 0 %" PRIu64, p->pid, p->comm ? p->comm : "proc", p->state ? p->state : 'S',
+            p->ppid, p->flags); /* 1-9: pid comm state ppid pgrp session tty_nr tpgid flags */
     fprintf(t.stream, " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64, p->minflt, p->cminflt, p->majflt,
             p->cmajflt); /* 10-13 */
     fprintf(t.stream, " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64, p->utime, p->stime, p->cutime,
-            p->cstime); /* 14-17 */
+            p->cstime);                                                           /* 14-17 */
     fprintf(t.stream, " 0 0 %" PRId64 " 0", p->num_threads ? p->num_threads : 1); /* 18-21 */
     fprintf(t.stream, " %" PRIu64 " %" PRIu64 " %" PRIu64, p->starttime, p->size_pages * page_size,
             p->resident_pages); /* 22-24: starttime vsize rss */
-    for (int field = 25; field <= 52; field++) fputs(" 0", t.stream);
+    for (int field = 25; field <= 52; field++)
+        fputs(" 0", t.stream);
     fputc('\n', t.stream);
     char *rel = xasprintf("%d/stat", p->pid);
     text_write(&t, root, rel);
@@ -138,8 +150,8 @@ static void put_stat(const char *root, const struct fx_proc *p)
 static void put_statm(const char *root, const struct fx_proc *p)
 {
     /* size resident shared text lib data dt */
-    char *content = xasprintf("%" PRIu64 " %" PRIu64 " %" PRIu64 " 0 0 0 0\n", p->size_pages, p->resident_pages,
-                              p->shared_pages);
+    char *content =
+        xasprintf("%" PRIu64 " %" PRIu64 " %" PRIu64 " 0 0 0 0\n", p->size_pages, p->resident_pages, p->shared_pages);
     char *rel = xasprintf("%d/statm", p->pid);
     fx_write(root, rel, content, -1);
     free(rel);
@@ -149,11 +161,10 @@ static void put_statm(const char *root, const struct fx_proc *p)
 static void put_io(const char *root, const struct fx_proc *p)
 {
     const struct pt_io *io = &p->io;
-    char *content = xasprintf("rchar: %" PRIu64 "\nwchar: %" PRIu64 "\nsyscr: %" PRIu64 "\nsyscw: %" PRIu64
-                              "\nread_bytes: %" PRIu64 "\nwrite_bytes: %" PRIu64
-                              "\ncancelled_write_bytes: %" PRIu64 "\n",
-                              io->rchar, io->wchar, io->syscr, io->syscw, io->read_bytes, io->write_bytes,
-                              io->cancelled_write_bytes);
+    char *content = xasprintf(
+        "rchar: %" PRIu64 "\nwchar: %" PRIu64 "\nsyscr: %" PRIu64 "\nsyscw: %" PRIu64 "\nread_bytes: %" PRIu64
+        "\nwrite_bytes: %" PRIu64 "\ncancelled_write_bytes: %" PRIu64 "\n",
+        io->rchar, io->wchar, io->syscr, io->syscw, io->read_bytes, io->write_bytes, io->cancelled_write_bytes);
     char *rel = xasprintf("%d/io", p->pid);
     fx_write(root, rel, content, -1);
     free(rel);
@@ -209,7 +220,8 @@ void fx_put_proc(const char *root, const struct fx_proc *p)
 static int truncate_file(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 {
     (void)sb, (void)ftw;
-    if (type == FTW_F && truncate(path, 0) != 0) die("truncate", path);
+    if (type == FTW_F && truncate(path, 0) != 0)
+        die("truncate", path);
     return 0;
 }
 
@@ -218,15 +230,16 @@ void fx_vanish(const char *root, pid_t pid)
     char *dir = xasprintf("%s/%d", root, pid);
     /* Truncate first: a kept descriptor outlives the unlink, and must then
      * read nothing rather than the last sample. */
-    if (nftw(dir, truncate_file, 16, FTW_PHYS) != 0) die("truncating tree", dir);
+    if (nftw(dir, truncate_file, 16, FTW_PHYS) != 0)
+        die("truncating tree", dir);
     remove_tree(dir);
     free(dir);
 }
 
 /* Lines without a parameter get fixed, plausible values: Buffers is 2048 kB,
  * nothing is swapped out (SwapTotal = SwapFree), SwapCached is 0. */
-void fx_put_meminfo(const char *root, uint64_t total_kb, uint64_t free_kb, uint64_t available_kb,
-                    uint64_t cached_kb, uint64_t anon_kb, uint64_t swap_free_kb)
+void fx_put_meminfo(const char *root, uint64_t total_kb, uint64_t free_kb, uint64_t available_kb, uint64_t cached_kb,
+                    uint64_t anon_kb, uint64_t swap_free_kb)
 {
     const struct {
         const char *key;
@@ -279,7 +292,8 @@ void fx_put_meminfo(const char *root, uint64_t total_kb, uint64_t free_kb, uint6
     };
     struct text t;
     text_open(&t);
-    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) put_kb_line(&t, lines[i].key, lines[i].kb);
+    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+        put_kb_line(&t, lines[i].key, lines[i].kb);
     /* Counts, not sizes: these carry no unit. */
     fputs("HugePages_Total:       0\nHugePages_Free:        0\nHugePages_Rsvd:        0\n"
           "HugePages_Surp:        0\n",

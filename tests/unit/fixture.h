@@ -33,10 +33,10 @@ struct fx_proc {
     uint64_t starttime;
     uint64_t utime, stime, cutime, cstime;
     uint64_t minflt, cminflt, majflt, cmajflt;
-    int64_t num_threads; /* 0 = 1 */
+    int64_t num_threads;                               /* 0 = 1 */
     uint64_t size_pages, resident_pages, shared_pages; /* statm */
     struct pt_io io;
-    const char *children; /* content of task/PID/children, NULL = "" */
+    const char *children;                            /* content of task/PID/children, NULL = "" */
     uint64_t pss_kb, swap_kb, shared_kb, private_kb; /* smaps_rollup */
 };
 
@@ -48,7 +48,7 @@ void fx_put_proc(const char *root, const struct fx_proc *p);
 void fx_vanish(const char *root, pid_t pid);
 
 /* Write root/meminfo with the given kB values (plus the usual other lines). */
-void fx_put_meminfo(const char *root, uint64_t total_kb, uint64_t free_kb, uint64_t available_kb,
-                    uint64_t cached_kb, uint64_t anon_kb, uint64_t swap_free_kb);
+void fx_put_meminfo(const char *root, uint64_t total_kb, uint64_t free_kb, uint64_t available_kb, uint64_t cached_kb,
+                    uint64_t anon_kb, uint64_t swap_free_kb);
 
 #endif

@@ -691,7 +691,6 @@ START_TEST(target_names_are_unique)
 }
 END_TEST
 
-
 /* ---- descriptors ------------------------------------------------------- */
 
 START_TEST(budget_hot_files_may_use_all_of_it)

@@ -59,9 +59,14 @@ static void write_tree(const char *root)
     fx_put_meminfo(root, 1000000, 200000, 600000, 300000, 100000, 50000);
     const char *children[] = {"101 102 103", "", "", ""};
     for (pid_t pid = 100; pid <= 103; pid++) {
-        struct fx_proc p = {.pid = pid, .ppid = pid == 100 ? 1 : 100, .starttime = (uint64_t)pid,
-                            .num_threads = pid == 102 ? 2 : 1, .resident_pages = 10, .size_pages = 40,
-                            .children = children[pid - 100], .pss_kb = 4};
+        struct fx_proc p = {.pid = pid,
+                            .ppid = pid == 100 ? 1 : 100,
+                            .starttime = (uint64_t)pid,
+                            .num_threads = pid == 102 ? 2 : 1,
+                            .resident_pages = 10,
+                            .size_pages = 40,
+                            .children = children[pid - 100],
+                            .pss_kb = 4};
         fx_put_proc(root, &p);
         put_status(root, pid, (int)p.num_threads);
         char rel[64];

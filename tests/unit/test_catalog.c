@@ -32,8 +32,7 @@ START_TEST(test_catalog_scope_prefix)
 {
     for (int id = 0; id < PT_METRIC_COUNT; id++) {
         bool global_name = strncmp(pt_catalog[id].name, "global_", 7) == 0;
-        ck_assert_msg(global_name == (pt_catalog[id].scope == PT_SCOPE_GLOBAL), "%s",
-                      pt_catalog[id].name);
+        ck_assert_msg(global_name == (pt_catalog[id].scope == PT_SCOPE_GLOBAL), "%s", pt_catalog[id].name);
     }
 }
 END_TEST
@@ -87,8 +86,8 @@ START_TEST(test_catalog_types_db)
     }
     for (int id = 0; id < PT_METRIC_COUNT; id++) {
         int sources = types_db_sources(db, pt_catalog[id].collectd_type);
-        ck_assert_msg(sources == 1, "%s: type \"%s\" has %d data sources in " TYPES_DB,
-                      pt_catalog[id].name, pt_catalog[id].collectd_type, sources);
+        ck_assert_msg(sources == 1, "%s: type \"%s\" has %d data sources in " TYPES_DB, pt_catalog[id].name,
+                      pt_catalog[id].collectd_type, sources);
     }
     fclose(db);
 }

@@ -64,7 +64,10 @@ START_TEST(test_escape_cut_whole)
 {
     char out[8];
     ck_assert_str_eq(pt_escape(out, sizeof(out), "a\nbcdefgh"), "a\\nb...");
-    ck_assert_str_eq(pt_escape(out, sizeof(out), "ab\xff" "cdefgh"), "ab...");
+    ck_assert_str_eq(pt_escape(out, sizeof(out),
+                               "ab\xff"
+                               "cdefgh"),
+                     "ab...");
     ck_assert_str_eq(pt_escape(out, sizeof(out), "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"), "\xe2\x82\xac...");
 }
 END_TEST

@@ -26,13 +26,30 @@ static void read_rel(const char *root, const char *rel, struct pt_buf *buf)
 }
 
 static const struct fx_proc ROUND_TRIP = {
-    .pid = 4242, .ppid = 17, .comm = ") (x\n\"=,\\\xff" "a b", .state = 'D', .starttime = 123456789,
-    .utime = 11, .stime = 12, .cutime = 13, .cstime = 14,
-    .minflt = 21, .cminflt = 22, .majflt = 23, .cmajflt = 24, .num_threads = 7,
-    .size_pages = 1000, .resident_pages = 400, .shared_pages = 300,
+    .pid = 4242,
+    .ppid = 17,
+    .comm = ") (x\n\"=,\\\xff"
+            "a b",
+    .state = 'D',
+    .starttime = 123456789,
+    .utime = 11,
+    .stime = 12,
+    .cutime = 13,
+    .cstime = 14,
+    .minflt = 21,
+    .cminflt = 22,
+    .majflt = 23,
+    .cmajflt = 24,
+    .num_threads = 7,
+    .size_pages = 1000,
+    .resident_pages = 400,
+    .shared_pages = 300,
     .io = {31, 32, 33, 34, 35, 36, 37},
     .children = "4243 4244 ",
-    .pss_kb = 501, .swap_kb = 61, .shared_kb = 201, .private_kb = 301,
+    .pss_kb = 501,
+    .swap_kb = 61,
+    .shared_kb = 201,
+    .private_kb = 301,
 };
 
 /* Read p's files back through the parsers and compare every field. */
@@ -45,12 +62,22 @@ static void assert_proc_files_match(const char *root, const struct fx_proc *p)
     snprintf(rel, sizeof(rel), "%d/stat", p->pid);
     read_rel(root, rel, &buf);
     struct pt_stat st, want = {
-        .pid = p->pid, .state = p->state ? p->state : 'S', .ppid = p->ppid,
-        .minflt = p->minflt, .cminflt = p->cminflt, .majflt = p->majflt, .cmajflt = p->cmajflt,
-        .utime = p->utime, .stime = p->stime, .cutime = p->cutime, .cstime = p->cstime,
-        .num_threads = p->num_threads ? p->num_threads : 1, .starttime = p->starttime,
-        .vsize = p->size_pages * page_size, .rss_pages = (int64_t)p->resident_pages,
-    };
+                           .pid = p->pid,
+                           .state = p->state ? p->state : 'S',
+                           .ppid = p->ppid,
+                           .minflt = p->minflt,
+                           .cminflt = p->cminflt,
+                           .majflt = p->majflt,
+                           .cmajflt = p->cmajflt,
+                           .utime = p->utime,
+                           .stime = p->stime,
+                           .cutime = p->cutime,
+                           .cstime = p->cstime,
+                           .num_threads = p->num_threads ? p->num_threads : 1,
+                           .starttime = p->starttime,
+                           .vsize = p->size_pages * page_size,
+                           .rss_pages = (int64_t)p->resident_pages,
+                       };
     snprintf(want.comm, sizeof(want.comm), "%s", p->comm ? p->comm : "proc");
     ck_assert_int_eq(parse_stat(buf.data, buf.len, &st), 0);
     assert_stat_eq(&st, &want);
@@ -315,7 +342,8 @@ START_TEST(test_fixture_aborts_on_error)
     char message[512] = {0};
     size_t got = 0;
     ssize_t n;
-    while ((n = read(err[0], message + got, sizeof(message) - 1 - got)) > 0) got += (size_t)n;
+    while ((n = read(err[0], message + got, sizeof(message) - 1 - got)) > 0)
+        got += (size_t)n;
     close(err[0]);
     int status;
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);

@@ -15,8 +15,7 @@
 static void assert_out_eq(const struct pt_buf *out, const char *want)
 {
     ck_assert_msg(out->len == strlen(want) && memcmp(out->data, want, out->len) == 0,
-                  "got \"%.*s\" (%zu bytes), want \"%s\"", (int)out->len,
-                  out->data ? out->data : "", out->len, want);
+                  "got \"%.*s\" (%zu bytes), want \"%s\"", (int)out->len, out->data ? out->data : "", out->len, want);
 }
 
 /* ---------------------------------------------------------------------------
@@ -24,7 +23,10 @@ static void assert_out_eq(const struct pt_buf *out, const char *want)
  * ------------------------------------------------------------------------ */
 
 /* in is given with its length so that NUL bytes can be tested too. */
-#define TAG(in, want) {in, sizeof(in) - 1, want}
+#define TAG(in, want)                                                                                                  \
+    {                                                                                                                  \
+        in, sizeof(in) - 1, want                                                                                       \
+    }
 
 static const struct {
     const char *in;
@@ -67,20 +69,26 @@ static const struct {
     TAG("\xf4\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf"),                 /* U+10FFFF */
     /* each byte that does not start a well-formed sequence becomes '?' */
     TAG("\xff", "?"),
-    TAG("a\x80" "b", "a?b"),
-    TAG("\xc0\x80", "??"),                 /* overlong NUL */
-    TAG("\xc1\xbf", "??"),                 /* overlong 0x7f */
-    TAG("\xe0\x80\xaf", "???"),            /* overlong '/' */
-    TAG("\xf0\x80\x80\xaf", "????"),       /* overlong '/' */
-    TAG("\xed\xa0\x80", "???"),            /* U+D800, a surrogate */
-    TAG("\xed\xbf\xbf", "???"),            /* U+DFFF, a surrogate */
-    TAG("\xf4\x90\x80\x80", "????"),       /* U+110000 */
-    TAG("\xf5\x80\x80\x80", "????"),       /* lead byte past U+10FFFF */
-    TAG("\xc3" "a", "?a"),                 /* lead byte without continuation */
-    TAG("\xe6\x97" "x", "??x"),            /* truncated in the middle */
-    TAG("ok\xe6\x97", "ok??"),             /* truncated at the end */
-    TAG("ok\xf0\x9f\x98", "ok???"),        /* truncated at the end */
-    TAG("\xff\xfe\xc0\x80", "????"),       /* all invalid: still non-empty */
+    TAG("a\x80"
+        "b",
+        "a?b"),
+    TAG("\xc0\x80", "??"),           /* overlong NUL */
+    TAG("\xc1\xbf", "??"),           /* overlong 0x7f */
+    TAG("\xe0\x80\xaf", "???"),      /* overlong '/' */
+    TAG("\xf0\x80\x80\xaf", "????"), /* overlong '/' */
+    TAG("\xed\xa0\x80", "???"),      /* U+D800, a surrogate */
+    TAG("\xed\xbf\xbf", "???"),      /* U+DFFF, a surrogate */
+    TAG("\xf4\x90\x80\x80", "????"), /* U+110000 */
+    TAG("\xf5\x80\x80\x80", "????"), /* lead byte past U+10FFFF */
+    TAG("\xc3"
+        "a",
+        "?a"), /* lead byte without continuation */
+    TAG("\xe6\x97"
+        "x",
+        "??x"),                      /* truncated in the middle */
+    TAG("ok\xe6\x97", "ok??"),       /* truncated at the end */
+    TAG("ok\xf0\x9f\x98", "ok???"),  /* truncated at the end */
+    TAG("\xff\xfe\xc0\x80", "????"), /* all invalid: still non-empty */
     TAG("\xc3\xa9\xff\xc3\xa9", "\xc3\xa9?\xc3\xa9"),
 };
 
@@ -215,8 +223,7 @@ static void expected_fields(char *buf, size_t size, enum pt_scope scope)
     buf[0] = '\0';
     for (int id = 0; id < PT_METRIC_COUNT; id++) {
         if (pt_catalog[id].scope == scope)
-            len += (size_t)snprintf(buf + len, size - len, "%s%s=%di", len ? "," : "",
-                                    pt_catalog[id].name, id);
+            len += (size_t)snprintf(buf + len, size - len, "%s%s=%di", len ? "," : "", pt_catalog[id].name, id);
         ck_assert_uint_lt(len, size);
     }
 }

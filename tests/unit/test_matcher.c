@@ -122,7 +122,8 @@ END_TEST
 START_TEST(test_match_cmdline)
 {
     struct proc p = proc_new();
-    static const char cmdline[] = "python3\0-m\0http.server\0" "8000\0";
+    static const char cmdline[] = "python3\0-m\0http.server\0"
+                                  "8000\0";
     put_cmdline(&p, 10, cmdline, sizeof(cmdline) - 1);
     static const char empty_args[] = "a\0\0b\0\0";
     put_cmdline(&p, 11, empty_args, sizeof(empty_args) - 1);
@@ -347,7 +348,8 @@ static void scan(const struct pt_matcher *m, struct proc *p, struct pid_list *li
 static void assert_pids(const struct pid_list *list, const pid_t *want, int n)
 {
     ck_assert_int_eq(list->count, n);
-    for (int i = 0; i < n; i++) ck_assert_int_eq(list->pids[i], want[i]);
+    for (int i = 0; i < n; i++)
+        ck_assert_int_eq(list->pids[i], want[i]);
 }
 
 /* A cgroup's own processes and those of every sub-cgroup, at any depth;

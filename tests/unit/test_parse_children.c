@@ -12,9 +12,10 @@
 /* ---- Real content captured from this machine's /proc (Linux 6.18) ---- */
 
 /* kthreadd's children: trailing space, no newline. */
-static const char REAL_CHILDREN_KTHREADD[] = "3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 24 25 26 27 28 29 30 "
-                                             "31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 "
-                                             "54 55 58 77 79 952 4379 ";
+static const char REAL_CHILDREN_KTHREADD[] =
+    "3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 24 25 26 27 28 29 30 "
+    "31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 "
+    "54 55 58 77 79 952 4379 ";
 
 START_TEST(test_children_small)
 {
@@ -40,7 +41,8 @@ START_TEST(test_children_real)
     ck_assert_int_eq(parse_children(TEXT(REAL_CHILDREN_KTHREADD), &list), 57);
     /* Some known pids, found in order. */
     for (size_t i = 0, j = 0; i < sizeof(some) / sizeof(some[0]); i++) {
-        while (list.pids[j] != some[i]) ck_assert_int_lt(++j, 57);
+        while (list.pids[j] != some[i])
+            ck_assert_int_lt(++j, 57);
     }
     ck_assert_int_eq(list.pids[56], 4379);
 }
@@ -52,11 +54,13 @@ START_TEST(test_children_many)
     char *text = malloc(2000 * 6 + 1);
     ck_assert_ptr_nonnull(text);
     size_t len = 0;
-    for (int i = 0; i < 2000; i++) len += (size_t)sprintf(text + len, "%d ", 30000 + i);
+    for (int i = 0; i < 2000; i++)
+        len += (size_t)sprintf(text + len, "%d ", 30000 + i);
     ck_assert_uint_gt(len, 4096);
     struct pid_list list;
     ck_assert_int_eq(parse_children(text, len, &list), 2000);
-    for (int i = 0; i < 2000; i++) ck_assert_int_eq(list.pids[i], 30000 + i);
+    for (int i = 0; i < 2000; i++)
+        ck_assert_int_eq(list.pids[i], 30000 + i);
     free(text);
 }
 END_TEST

@@ -158,7 +158,9 @@ static const char REAL_STATUS_BASH[] =
     "SpeculationIndirectBranch:\talways enabled\n"
     "Cpus_allowed:\t3\n"
     "Cpus_allowed_list:\t0-1\n"
-    "Mems_allowed:\t00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000001\n"
+    "Mems_allowed:\t00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,"
+    "00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,"
+    "00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000001\n"
     "Mems_allowed_list:\t0\n"
     "voluntary_ctxt_switches:\t293\n"
     "nonvoluntary_ctxt_switches:\t211\n";
@@ -179,7 +181,8 @@ END_TEST
 START_TEST(test_io_missing_each_field)
 {
     const char *skip = REAL_IO_BASH;
-    for (int line = 0; line < _i; line++) skip = strchr(skip, '\n') + 1;
+    for (int line = 0; line < _i; line++)
+        skip = strchr(skip, '\n') + 1;
     const char *next = strchr(skip, '\n') + 1;
     char *text;
     ck_assert_int_ge(asprintf(&text, "%.*s%s", (int)(skip - REAL_IO_BASH), REAL_IO_BASH, next), 0);
@@ -208,10 +211,11 @@ END_TEST
 
 START_TEST(test_io_malformed)
 {
-    static const char tail[] = "wchar: 1\nsyscr: 1\nsyscw: 1\nread_bytes: 1\nwrite_bytes: 1\ncancelled_write_bytes: 1\n";
+    static const char tail[] =
+        "wchar: 1\nsyscr: 1\nsyscw: 1\nread_bytes: 1\nwrite_bytes: 1\ncancelled_write_bytes: 1\n";
     static const char *const bad_rchar[] = {
-        "rchar: \n", "rchar: x\n", "rchar: -1\n", "rchar: 18446744073709551616\n", "rchar: 12 34\n",
-        "rchar: 12x\n", "rchar: 0x10\n",
+        "rchar: \n",      "rchar: x\n",   "rchar: -1\n",   "rchar: 18446744073709551616\n",
+        "rchar: 12 34\n", "rchar: 12x\n", "rchar: 0x10\n",
     };
     struct pt_io io;
     for (size_t i = 0; i < sizeof(bad_rchar) / sizeof(bad_rchar[0]); i++) {
@@ -236,7 +240,8 @@ START_TEST(test_io_every_prefix)
 {
     size_t len = strlen(REAL_IO_BASH);
     struct pt_io io;
-    for (size_t n = 0; n < len; n++) ck_assert_int_eq(parse_io(REAL_IO_BASH, n, &io), -1);
+    for (size_t n = 0; n < len; n++)
+        ck_assert_int_eq(parse_io(REAL_IO_BASH, n, &io), -1);
     ck_assert_int_eq(parse_io(REAL_IO_BASH, len, &io), 0);
 }
 END_TEST
@@ -314,9 +319,8 @@ START_TEST(test_rollup_units_and_overflow)
     ck_assert_uint_eq(r.pss, PT_MAX_BYTES);
     ck_assert_int_eq(parse_rollup(TEXT("Rss: 99999999999999999999 kB\nPss: 0 kB\n"), &r), -1);
     static const char *const bad[] = {
-        "Rss: 12 MB\nPss: 1 kB\n", "Rss: 12 k\nPss: 1 kB\n", "Rss: 12 kBx\nPss: 1 kB\n",
-        "Rss: kB\nPss: 1 kB\n",    "Rss: -12 kB\nPss: 1 kB\n", "Rss: 12 kB\nPss: 1 kB",
-        "Rss: 12 kB kB\nPss: 1 kB\n",
+        "Rss: 12 MB\nPss: 1 kB\n",  "Rss: 12 k\nPss: 1 kB\n", "Rss: 12 kBx\nPss: 1 kB\n",   "Rss: kB\nPss: 1 kB\n",
+        "Rss: -12 kB\nPss: 1 kB\n", "Rss: 12 kB\nPss: 1 kB",  "Rss: 12 kB kB\nPss: 1 kB\n",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         ck_assert_msg(parse_rollup(TEXT(bad[i]), &r) == -1, "accepted \"%s\"", bad[i]);
@@ -337,7 +341,8 @@ START_TEST(test_rollup_every_prefix)
             ck_assert_int_eq(rc, -1);
             continue;
         }
-        if (rc != 0) continue; /* cut inside a wanted line */
+        if (rc != 0)
+            continue; /* cut inside a wanted line */
         ck_assert_uint_eq(part.rss, whole.rss);
         ck_assert_uint_eq(part.pss, whole.pss);
         ck_assert(part.shared_clean == whole.shared_clean || part.shared_clean == 0);
@@ -420,7 +425,8 @@ START_TEST(test_meminfo_every_prefix)
             ck_assert_int_eq(rc, -1);
             continue;
         }
-        if (rc != 0) continue; /* cut inside a wanted line */
+        if (rc != 0)
+            continue; /* cut inside a wanted line */
         accepted++;
         ck_assert_uint_eq(part.mem_total, whole.mem_total);
         ck_assert_uint_eq(part.mem_free, whole.mem_free);
@@ -491,7 +497,8 @@ START_TEST(test_status_missing_each_field)
 {
     static const char *const wanted[] = {"Uid:", "voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:"};
     const char *skip = strstr(MINIMAL_STATUS, wanted[_i]);
-    if (_i == 1) skip = strstr(MINIMAL_STATUS, "\nvoluntary") + 1;
+    if (_i == 1)
+        skip = strstr(MINIMAL_STATUS, "\nvoluntary") + 1;
     const char *next = strchr(skip, '\n') + 1;
     char *text;
     ck_assert_int_ge(asprintf(&text, "%.*s%s", (int)(skip - MINIMAL_STATUS), MINIMAL_STATUS, next), 0);
@@ -505,7 +512,8 @@ START_TEST(test_status_every_prefix)
 {
     size_t len = strlen(REAL_STATUS_BASH);
     struct pt_status st;
-    for (size_t n = 0; n < len; n++) ck_assert_int_eq(parse_status(REAL_STATUS_BASH, n, &st), -1);
+    for (size_t n = 0; n < len; n++)
+        ck_assert_int_eq(parse_status(REAL_STATUS_BASH, n, &st), -1);
     ck_assert_int_eq(parse_status(REAL_STATUS_BASH, len, &st), 0);
 }
 END_TEST

@@ -38,10 +38,22 @@ static const char REAL_STATM_KTHREAD[] = "0 0 0 0 0 0 0\n";
 /* ---- Stat helpers ---- */
 
 static const struct pt_stat BASH = {
-    .pid = 2973, .comm = "bash", .state = 'S', .ppid = 2972,
-    .minflt = 2797, .cminflt = 61914, .majflt = 0, .cmajflt = 65,
-    .utime = 5, .stime = 8, .cutime = 138, .cstime = 180,
-    .num_threads = 1, .starttime = 32153, .vsize = 5124096, .rss_pages = 1008,
+    .pid = 2973,
+    .comm = "bash",
+    .state = 'S',
+    .ppid = 2972,
+    .minflt = 2797,
+    .cminflt = 61914,
+    .majflt = 0,
+    .cmajflt = 65,
+    .utime = 5,
+    .stime = 8,
+    .cutime = 138,
+    .cstime = 180,
+    .num_threads = 1,
+    .starttime = 32153,
+    .vsize = 5124096,
+    .rss_pages = 1008,
 };
 
 /* REAL_STAT_BASH with its comm replaced by comm[0..len). malloc'd. */
@@ -63,7 +75,8 @@ static char *bash_stat_with_comm(const char *comm, size_t len, size_t *line_len)
 static char *bash_stat_with_field(int field, const char *value)
 {
     const char *start = strrchr(REAL_STAT_BASH, ')') + 1;
-    for (int k = 3; k <= field; k++) start = strchr(start, ' ') + 1;
+    for (int k = 3; k <= field; k++)
+        start = strchr(start, ' ') + 1;
     const char *end = start + strcspn(start, " \n");
     char *line;
     ck_assert_int_ge(asprintf(&line, "%.*s%s%s", (int)(start - REAL_STAT_BASH), REAL_STAT_BASH, value, end), 0);
@@ -78,7 +91,8 @@ static size_t stat_required_len(const char *line, size_t len)
     const char *p = memrchr(line, ')', len);
     ck_assert_ptr_nonnull(p);
     for (int spaces = 0; p < line + len; p++)
-        if (*p == ' ' && ++spaces == 23) return (size_t)(p - line) + 1;
+        if (*p == ' ' && ++spaces == 23)
+            return (size_t)(p - line) + 1;
     ck_abort_msg("stat line has fewer than 24 fields");
     return 0;
 }
@@ -116,11 +130,23 @@ START_TEST(test_stat_real_init_kworker_zombie)
     struct pt_stat st;
     ck_assert_int_eq(parse_stat(TEXT(REAL_STAT_INIT), &st), 0);
     assert_stat_eq(&st, &(struct pt_stat){
-        .pid = 1, .comm = "process_api", .state = 'S', .ppid = 0,
-        .minflt = 18874, .cminflt = 354669, .majflt = 0, .cmajflt = 204,
-        .utime = 63, .stime = 203, .cutime = 1291, .cstime = 996,
-        .num_threads = 14, .starttime = 18, .vsize = 42885120, .rss_pages = 2595,
-    });
+                            .pid = 1,
+                            .comm = "process_api",
+                            .state = 'S',
+                            .ppid = 0,
+                            .minflt = 18874,
+                            .cminflt = 354669,
+                            .majflt = 0,
+                            .cmajflt = 204,
+                            .utime = 63,
+                            .stime = 203,
+                            .cutime = 1291,
+                            .cstime = 996,
+                            .num_threads = 14,
+                            .starttime = 18,
+                            .vsize = 42885120,
+                            .rss_pages = 2595,
+                        });
 
     ck_assert_int_eq(parse_stat(TEXT(REAL_STAT_KWORKER), &st), 0);
     ck_assert_str_eq(st.comm, "kworker/0:0-virtio_vsock");
@@ -139,9 +165,30 @@ END_TEST
 
 /* comm values a process can give itself (or a fixture can write). */
 static const char *const HOSTILE_COMMS[] = {
-    "a b", "two  spaces ", " ", "a)", ")", "))", "(", "((", ") (", "x) (y", ") R 1 2 3",
-    "a\nb", "\n", "line\n", "a,b", "a=b", "k=v,x=y z", "\"quoted\"", "back\\slash\\", "\xff\xfe",
-    "bad\xc3(utf8)", "tab\there", "", "123456789012345",
+    "a b",
+    "two  spaces ",
+    " ",
+    "a)",
+    ")",
+    "))",
+    "(",
+    "((",
+    ") (",
+    "x) (y",
+    ") R 1 2 3",
+    "a\nb",
+    "\n",
+    "line\n",
+    "a,b",
+    "a=b",
+    "k=v,x=y z",
+    "\"quoted\"",
+    "back\\slash\\",
+    "\xff\xfe",
+    "bad\xc3(utf8)",
+    "tab\there",
+    "",
+    "123456789012345",
     "012345678901234567890123456789012345678901234567890123456789012", /* 63: fits exactly */
     "0123456789012345678901234567890123456789012345678901234567890123",
     "0123456789012345678901234567890123456789012345678901234567890123456789) (trailing) S 9",
@@ -166,9 +213,8 @@ END_TEST
 
 START_TEST(test_stat_comm_truncated)
 {
-    static const char line[] =
-        "5 (0123456789012345678901234567890123456789012345678901234567890123456789) (x) S 1 "
-        "0 0 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 9 0 0 0\n";
+    static const char line[] = "5 (0123456789012345678901234567890123456789012345678901234567890123456789) (x) S 1 "
+                               "0 0 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 9 0 0 0\n";
     struct pt_stat st;
     ck_assert_int_eq(parse_stat(TEXT(line), &st), 0);
     ck_assert_str_eq(st.comm, "012345678901234567890123456789012345678901234567890123456789012");
@@ -200,7 +246,8 @@ END_TEST
  * kernel writes such bytes raw into stat and that we read them back. */
 START_TEST(test_stat_live_hostile_comm)
 {
-    static const char name[] = ") (x\n\"=,\\\xff" "a";
+    static const char name[] = ") (x\n\"=,\\\xff"
+                               "a";
     char saved[16] = {0};
     ck_assert_int_eq(prctl(PR_GET_NAME, saved), 0);
     ck_assert_int_eq(prctl(PR_SET_NAME, name), 0);
@@ -236,9 +283,22 @@ END_TEST
 START_TEST(test_stat_empty_and_garbage)
 {
     static const char *const bad[] = {
-        "", " ", "\n", "hello", "1", "1 ", "1 (", "1 (a", "1 ()", "1 () ", "1 () S", "(bash) S 1",
-        "2973 bash S 2972", "2973 (bash S 2972 2973 2973 0 -1 4194560 2797 61914 0 65 5 8 138 180 20 0 1 0 1 1 1 ",
-        "\xff\xfe\xfd", "0 (x) S 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 ",
+        "",
+        " ",
+        "\n",
+        "hello",
+        "1",
+        "1 ",
+        "1 (",
+        "1 (a",
+        "1 ()",
+        "1 () ",
+        "1 () S",
+        "(bash) S 1",
+        "2973 bash S 2972",
+        "2973 (bash S 2972 2973 2973 0 -1 4194560 2797 61914 0 65 5 8 138 180 20 0 1 0 1 1 1 ",
+        "\xff\xfe\xfd",
+        "0 (x) S 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 ",
     };
     struct pt_stat st;
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
@@ -253,35 +313,35 @@ static const struct {
     const char *value;
     int want_rc;
 } STAT_FIELD_CASES[] = {
-    {1, "0", -1},                      /* pid 0 is no process */
+    {1, "0", -1}, /* pid 0 is no process */
     {1, "-1", -1},
-    {1, "2147483647", 0},              /* largest pid_t */
+    {1, "2147483647", 0}, /* largest pid_t */
     {1, "2147483648", -1},
-    {1, "99999999999999999999", -1},   /* 20 digits */
+    {1, "99999999999999999999", -1}, /* 20 digits */
     {1, "+5", -1},
     {1, "0x10", -1},
-    {3, "RS", -1},                     /* state is one character */
+    {3, "RS", -1}, /* state is one character */
     {3, "", -1},
-    {4, "0", 0},                       /* ppid 0: a child of the kernel */
+    {4, "0", 0}, /* ppid 0: a child of the kernel */
     {4, "-1", -1},
     {4, "2147483648", -1},
-    {8, "-1", 0},                      /* tpgid is signed */
+    {8, "-1", 0}, /* tpgid is signed */
     {8, "-", -1},
-    {9, "-5", -1},                     /* flags are unsigned */
-    {10, "18446744073709551615", 0},   /* largest uint64 */
-    {10, "18446744073709551616", -1},  /* one more */
+    {9, "-5", -1},                    /* flags are unsigned */
+    {10, "18446744073709551615", 0},  /* largest uint64 */
+    {10, "18446744073709551616", -1}, /* one more */
     {10, "99999999999999999999", -1},
     {10, "00000000000000000000000000042", 0},
-    {10, "-5", -1},                    /* negative where unsigned */
+    {10, "-5", -1}, /* negative where unsigned */
     {10, "1.5", -1},
     {10, "1e3", -1},
-    {10, "", -1},                      /* two spaces in a row */
+    {10, "", -1}, /* two spaces in a row */
     {14, "-1", -1},
     {17, "-1", -1},
-    {19, "-20", 0},                    /* nice is signed */
-    {20, "-1", 0},                     /* num_threads is signed */
+    {19, "-20", 0}, /* nice is signed */
+    {20, "-1", 0},  /* num_threads is signed */
     {22, "18446744073709551616", -1},
-    {24, "-1", 0},                     /* rss is kept signed */
+    {24, "-1", 0}, /* rss is kept signed */
     {24, "9223372036854775807", 0},
     {24, "9223372036854775808", -1},
     {24, "-9223372036854775808", 0},
@@ -408,12 +468,19 @@ START_TEST(test_stat_fuzz)
             char byte = next_random(&seed) % 4 ? interesting[next_random(&seed) % (sizeof(interesting) - 1)]
                                                : (char)next_random(&seed);
             switch (next_random(&seed) % 4) {
-            case 0: line[at] = byte; break;
-            case 1: memmove(line + at, line + at + 1, len - at - 1), len--; break;
-            case 2:
-                if (len < sizeof(line)) memmove(line + at + 1, line + at, len - at), line[at] = byte, len++;
+            case 0:
+                line[at] = byte;
                 break;
-            case 3: len = at; break;
+            case 1:
+                memmove(line + at, line + at + 1, len - at - 1), len--;
+                break;
+            case 2:
+                if (len < sizeof(line))
+                    memmove(line + at + 1, line + at, len - at), line[at] = byte, len++;
+                break;
+            case 3:
+                len = at;
+                break;
             }
         }
         struct pt_stat st;
@@ -460,8 +527,10 @@ START_TEST(test_statm_whitespace_and_limits)
     ck_assert_uint_eq(m.shared, PT_MAX_PAGES - 1);
 
     static const char *const bad[] = {
-        "", "\n", "1 2\n", "1 2 3", "1\n2 3\n", "1 -2 3\n", "1 2 x\n", "a 1 2\n",
-        "18446744073709551616 1 1\n", "1 2 3x\n", "1,2,3\n", "0x1 2 3\n",
+        "",         "\n",       "1 2\n",
+        "1 2 3",    "1\n2 3\n", "1 -2 3\n",
+        "1 2 x\n",  "a 1 2\n",  "18446744073709551616 1 1\n",
+        "1 2 3x\n", "1,2,3\n",  "0x1 2 3\n",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         ck_assert_msg(parse_statm(TEXT(bad[i]), &m) == -1, "accepted \"%s\"", bad[i]);
@@ -476,7 +545,8 @@ START_TEST(test_statm_every_prefix)
     for (size_t n = 0; n <= len; n++) {
         int rc = parse_statm(REAL_STATM_BASH, n, &m);
         ck_assert_int_eq(rc, n < required ? -1 : 0);
-        if (rc == 0) ck_assert_uint_eq(m.shared, 800);
+        if (rc == 0)
+            ck_assert_uint_eq(m.shared, 800);
     }
 }
 END_TEST

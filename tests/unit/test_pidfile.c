@@ -24,8 +24,16 @@ START_TEST(test_pidfile_good)
         const char *text;
         pid_t want;
     } good[] = {
-        {"123\n", 123}, {"123", 123}, {"  42  \n", 42}, {"\t7\r\n", 7}, {"4194304", PT_PID_MAX_LIMIT},
-        {"007\n", 7}, {"1", 1}, {"99\n\n", 99}, {"12\nanything at all", 12}, {"12\n-1\n0x10\n", 12},
+        {"123\n", 123},
+        {"123", 123},
+        {"  42  \n", 42},
+        {"\t7\r\n", 7},
+        {"4194304", PT_PID_MAX_LIMIT},
+        {"007\n", 7},
+        {"1", 1},
+        {"99\n\n", 99},
+        {"12\nanything at all", 12},
+        {"12\n-1\n0x10\n", 12},
         {POSTMASTER_PID, 4242},
     };
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
@@ -42,16 +50,45 @@ END_TEST
 START_TEST(test_pidfile_bad)
 {
     static const char *const bad[] = {
-        "12abc", "123abc\n", "", "\n", "   ", "0", "0\n", "-5", "-5\n", "+5", "1 2", "1 2\n", "\n99\n",
-        "\n\n99\n\n", "abc\n123\n", "pid=12", "x12\n", "99999999999999999999", "4194305", "2147483648",
-        "0x10", "abc", "12.0", "\xff", "\xef\xbb\xbf" "12\n",
+        "12abc",
+        "123abc\n",
+        "",
+        "\n",
+        "   ",
+        "0",
+        "0\n",
+        "-5",
+        "-5\n",
+        "+5",
+        "1 2",
+        "1 2\n",
+        "\n99\n",
+        "\n\n99\n\n",
+        "abc\n123\n",
+        "pid=12",
+        "x12\n",
+        "99999999999999999999",
+        "4194305",
+        "2147483648",
+        "0x10",
+        "abc",
+        "12.0",
+        "\xff",
+        "\xef\xbb\xbf"
+        "12\n",
     };
     pid_t pid = 777;
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         ck_assert_msg(parse_pidfile(TEXT(bad[i]), &pid) == -1, "accepted \"%s\"", bad[i]);
     ck_assert_int_eq(parse_pidfile("12\0", 3, &pid), -1);
-    ck_assert_int_eq(parse_pidfile("\0" "12\n", 4, &pid), -1);
-    ck_assert_int_eq(parse_pidfile("1\0" "2\n", 4, &pid), -1);
+    ck_assert_int_eq(parse_pidfile("\0"
+                                   "12\n",
+                                   4, &pid),
+                     -1);
+    ck_assert_int_eq(parse_pidfile("1\0"
+                                   "2\n",
+                                   4, &pid),
+                     -1);
     ck_assert_int_eq(pid, 777);
 }
 END_TEST

@@ -64,12 +64,14 @@ END_TEST
 START_TEST(test_pidmap_clear)
 {
     struct pt_pidmap map = {0};
-    for (int pid = 1; pid <= 1000; pid++) pt_pidmap_put(&map, pid, (uint32_t)pid);
+    for (int pid = 1; pid <= 1000; pid++)
+        pt_pidmap_put(&map, pid, (uint32_t)pid);
     size_t cap = map.cap;
     pt_pidmap_clear(&map);
     ck_assert_uint_eq(map.count, 0);
     ck_assert_uint_eq(map.cap, cap); /* the table is kept */
-    for (int pid = 1; pid <= 1000; pid++) ck_assert_int_eq(pt_pidmap_get(&map, pid), -1);
+    for (int pid = 1; pid <= 1000; pid++)
+        ck_assert_int_eq(pt_pidmap_get(&map, pid), -1);
     pt_pidmap_put(&map, 500, 1);
     ck_assert_int_eq(pt_pidmap_get(&map, 500), 1);
     ck_assert_int_eq(pt_pidmap_get(&map, 501), -1);
@@ -85,13 +87,15 @@ START_TEST(test_pidmap_zero_and_negative)
     struct pt_pidmap map = {0};
     ck_assert_int_eq(pt_pidmap_get(&map, 0), -1);
     ck_assert_int_eq(pt_pidmap_get(&map, -1), -1);
-    for (int pid = 1; pid <= 100; pid++) pt_pidmap_put(&map, pid, (uint32_t)pid);
+    for (int pid = 1; pid <= 100; pid++)
+        pt_pidmap_put(&map, pid, (uint32_t)pid);
     pt_pidmap_put(&map, -1, 5);
     pt_pidmap_put(&map, INT_MIN, 6);
     ck_assert_int_eq(pt_pidmap_get(&map, 0), -1);
     ck_assert_int_eq(pt_pidmap_get(&map, -1), -1);
     ck_assert_int_eq(pt_pidmap_get(&map, INT_MIN), -1);
-    for (int pid = 1; pid <= 100; pid++) ck_assert_int_eq(pt_pidmap_get(&map, pid), pid);
+    for (int pid = 1; pid <= 100; pid++)
+        ck_assert_int_eq(pt_pidmap_get(&map, pid), pid);
     pt_pidmap_free(&map);
 }
 END_TEST
@@ -104,9 +108,11 @@ START_TEST(test_pidmap_collisions)
     enum { FIRST_CAP = 64, RUN = 31 }; /* 31 entries: no growth yet */
     for (int start = 1; start <= FIRST_CAP; start++) {
         struct pt_pidmap map = {0};
-        for (int k = 0; k < RUN; k++) pt_pidmap_put(&map, start + FIRST_CAP * k, (uint32_t)k);
+        for (int k = 0; k < RUN; k++)
+            pt_pidmap_put(&map, start + FIRST_CAP * k, (uint32_t)k);
         ck_assert_uint_eq(map.cap, FIRST_CAP);
-        for (int k = 0; k < RUN; k++) ck_assert_int_eq(pt_pidmap_get(&map, start + FIRST_CAP * k), k);
+        for (int k = 0; k < RUN; k++)
+            ck_assert_int_eq(pt_pidmap_get(&map, start + FIRST_CAP * k), k);
         /* a colliding pid that is not there ends at the first empty slot */
         ck_assert_int_eq(pt_pidmap_get(&map, start + FIRST_CAP * RUN), -1);
         pt_pidmap_put(&map, start + FIRST_CAP * 3, 99); /* overwrite in the middle of the run */

@@ -22,7 +22,8 @@ static char *pattern(size_t len)
 {
     char *data = malloc(len);
     ck_assert_ptr_nonnull(data);
-    for (size_t i = 0; i < len; i++) data[i] = (char)('a' + i % 26 + (i % 4096 == 0));
+    for (size_t i = 0; i < len; i++)
+        data[i] = (char)('a' + i % 26 + (i % 4096 == 0));
     return data;
 }
 
@@ -228,7 +229,8 @@ static pid_t spawn_gated_child(int gate_read)
 static size_t decimal_width(pid_t pid)
 {
     size_t width = 1;
-    while (pid >= 10) pid /= 10, width++;
+    while (pid >= 10)
+        pid /= 10, width++;
     return width;
 }
 
@@ -267,7 +269,8 @@ START_TEST(test_pread_real_children_over_a_page)
     ck_assert_mem_eq(list.pids, kids, (size_t)nkids * sizeof(pid_t));
 
     close(gate[1]);
-    for (int i = 0; i < nkids; i++) ck_assert_int_eq(waitpid(kids[i], NULL, 0), kids[i]);
+    for (int i = 0; i < nkids; i++)
+        ck_assert_int_eq(waitpid(kids[i], NULL, 0), kids[i]);
     pt_buf_free(&buf);
     close(fd);
 }

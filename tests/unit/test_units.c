@@ -17,32 +17,28 @@ static const struct {
     const char *text;
     enum pt_mem_unit unit;
 } good_mem_units[] = {
-    {"bytes", PT_MEM_BYTES}, {"B", PT_MEM_BYTES}, {"kB", PT_MEM_KB},  {"KB", PT_MEM_KB},
-    {"kb", PT_MEM_KB},       {"KiB", PT_MEM_KB},  {"MB", PT_MEM_MB},  {"MiB", PT_MEM_MB},
-    {"GB", PT_MEM_GB},       {"GiB", PT_MEM_GB},
+    {"bytes", PT_MEM_BYTES}, {"B", PT_MEM_BYTES}, {"kB", PT_MEM_KB},  {"KB", PT_MEM_KB}, {"kb", PT_MEM_KB},
+    {"KiB", PT_MEM_KB},      {"MB", PT_MEM_MB},   {"MiB", PT_MEM_MB}, {"GB", PT_MEM_GB}, {"GiB", PT_MEM_GB},
 };
 
 START_TEST(test_mem_unit_parse_good)
 {
     enum pt_mem_unit unit = PT_MEM_GB + 1;
 
-    ck_assert_msg(pt_mem_unit_parse(good_mem_units[_i].text, &unit) == 0, "rejected \"%s\"",
-                  good_mem_units[_i].text);
+    ck_assert_msg(pt_mem_unit_parse(good_mem_units[_i].text, &unit) == 0, "rejected \"%s\"", good_mem_units[_i].text);
     ck_assert_int_eq(unit, good_mem_units[_i].unit);
 }
 END_TEST
 
 static const char *const bad_mem_units[] = {
-    "", "b", "byte", "Bytes", "kB ", " kB", "k", "K", "kiB", "Kb", "mb", "mB", "gb",
-    "TB", "MiB\n", "1kB", "pages",
+    "", "b", "byte", "Bytes", "kB ", " kB", "k", "K", "kiB", "Kb", "mb", "mB", "gb", "TB", "MiB\n", "1kB", "pages",
 };
 
 START_TEST(test_mem_unit_parse_bad)
 {
     enum pt_mem_unit unit = PT_MEM_MB;
 
-    ck_assert_msg(pt_mem_unit_parse(bad_mem_units[_i], &unit) == -1, "accepted \"%s\"",
-                  bad_mem_units[_i]);
+    ck_assert_msg(pt_mem_unit_parse(bad_mem_units[_i], &unit) == -1, "accepted \"%s\"", bad_mem_units[_i]);
     ck_assert_int_eq(unit, PT_MEM_MB); /* untouched on failure */
 }
 END_TEST
@@ -89,11 +85,13 @@ static const struct {
     {"10.000", 10},
     {"0.000000001", 1e-9},
     {"123456.789ms", 123.456789},
-    {"31536000", 31536000},                           /* one year: the limit */
-    {"31536000s", 31536000}, {"525600m", 31536000},  {"8760h", 31536000},
+    {"31536000", 31536000}, /* one year: the limit */
+    {"31536000s", 31536000},
+    {"525600m", 31536000},
+    {"8760h", 31536000},
     {"31536000000ms", 31536000},
     {"0.1234567890123456789012345", 0.1234567890123456789012345}, /* > 19 digits */
-    {"000000000000000000000000000000000000000000001", 1},        /* 45 chars */
+    {"000000000000000000000000000000000000000000001", 1},         /* 45 chars */
 };
 
 START_TEST(test_duration_good)
@@ -102,18 +100,56 @@ START_TEST(test_duration_good)
 
     ck_assert_msg(pt_duration_parse(good_durations[_i].text, &seconds) == 0, "rejected \"%s\"",
                   good_durations[_i].text);
-    ck_assert_msg(seconds == good_durations[_i].seconds, "\"%s\": got %.17g, want %.17g",
-                  good_durations[_i].text, seconds, good_durations[_i].seconds);
+    ck_assert_msg(seconds == good_durations[_i].seconds, "\"%s\": got %.17g, want %.17g", good_durations[_i].text,
+                  seconds, good_durations[_i].seconds);
 }
 END_TEST
 
 static const char *const bad_durations[] = {
-    "", "0", "0s", "0.0", "000ms", "0.5ns", "0.0000000001", /* below 1 ns */
+    "",
+    "0",
+    "0s",
+    "0.0",
+    "000ms",
+    "0.5ns",
+    "0.0000000001", /* below 1 ns */
     "0.0000000000000000000000000000000000000000001ns",
-    "1.2.3", "-1s", "+1s", "-0", "1x", "ms", "s", ".", ".5", "5.", "1.s", "1 s", " 1s", "1s ",
-    "1\n", "1,5", "1e3", "1E3", "0x10", "inf", "nan", "INF", "infinity", "1S", "1sec",
-    "1ms5", "1mm", "1hh", "1us ", "1µs", "8760.001h", "31536000.000001", "31536001",
-    "525601m", "99999999999999999999999999999", "100000000000000000000000000000000000000",
+    "1.2.3",
+    "-1s",
+    "+1s",
+    "-0",
+    "1x",
+    "ms",
+    "s",
+    ".",
+    ".5",
+    "5.",
+    "1.s",
+    "1 s",
+    " 1s",
+    "1s ",
+    "1\n",
+    "1,5",
+    "1e3",
+    "1E3",
+    "0x10",
+    "inf",
+    "nan",
+    "INF",
+    "infinity",
+    "1S",
+    "1sec",
+    "1ms5",
+    "1mm",
+    "1hh",
+    "1us ",
+    "1µs",
+    "8760.001h",
+    "31536000.000001",
+    "31536001",
+    "525601m",
+    "99999999999999999999999999999",
+    "100000000000000000000000000000000000000",
     "00000000000000000000000000000000000000000000000000000000000000001", /* 65 chars */
 };
 
@@ -121,8 +157,7 @@ START_TEST(test_duration_bad)
 {
     double seconds = 42;
 
-    ck_assert_msg(pt_duration_parse(bad_durations[_i], &seconds) == -1, "accepted \"%s\"",
-                  bad_durations[_i]);
+    ck_assert_msg(pt_duration_parse(bad_durations[_i], &seconds) == -1, "accepted \"%s\"", bad_durations[_i]);
     ck_assert(seconds == 42); /* untouched on failure */
 }
 END_TEST
@@ -219,11 +254,9 @@ START_TEST(test_int_saturates)
 {
     assert_int_value(value_of(PT_M_PROC_IO_READ_BYTES, 0x1p63, PT_MEM_BYTES), INT64_MAX);
     assert_int_value(value_of(PT_M_PROC_IO_READ_BYTES, 1e30, PT_MEM_BYTES), INT64_MAX);
-    assert_int_value(value_of(PT_M_PROC_MINOR_FAULTS, 1.7976931348623157e308, PT_MEM_BYTES),
-                     INT64_MAX);
+    assert_int_value(value_of(PT_M_PROC_MINOR_FAULTS, 1.7976931348623157e308, PT_MEM_BYTES), INT64_MAX);
     assert_int_value(value_of(PT_M_PROC_VM_SIZE_MAX, 1e30, PT_MEM_BYTES), INT64_MAX);
-    assert_int_value(value_of(PT_M_PROC_VM_SIZE_MAX, 0x1p63 - 1024, PT_MEM_BYTES),
-                     INT64_MAX - 1023);
+    assert_int_value(value_of(PT_M_PROC_VM_SIZE_MAX, 0x1p63 - 1024, PT_MEM_BYTES), INT64_MAX - 1023);
 }
 END_TEST
 

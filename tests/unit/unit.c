@@ -12,17 +12,18 @@ char *exact_copy(const char *data, size_t len)
 {
     char *copy = malloc(len);
     ck_assert(copy != NULL || len == 0);
-    if (len) memcpy(copy, data, len);
+    if (len)
+        memcpy(copy, data, len);
     return copy;
 }
 
-#define EXACT_COPY_PARSER(name, type, parser)                                                    \
-    int name(const char *text, size_t len, type *out)                                            \
-    {                                                                                            \
-        char *copy = exact_copy(text, len);                                                      \
-        int rc = parser(copy, len, out);                                                         \
-        free(copy);                                                                              \
-        return rc;                                                                               \
+#define EXACT_COPY_PARSER(name, type, parser)                                                                          \
+    int name(const char *text, size_t len, type *out)                                                                  \
+    {                                                                                                                  \
+        char *copy = exact_copy(text, len);                                                                            \
+        int rc = parser(copy, len, out);                                                                               \
+        free(copy);                                                                                                    \
+        return rc;                                                                                                     \
     }
 EXACT_COPY_PARSER(parse_stat, struct pt_stat, pt_parse_stat)
 EXACT_COPY_PARSER(parse_statm, struct pt_statm, pt_parse_statm)
@@ -36,7 +37,8 @@ EXACT_COPY_PARSER(parse_pidfile, pid_t, pt_parse_pidfile)
 int collect_pid(pid_t pid, void *arg)
 {
     struct pid_list *list = arg;
-    if (list->count == list->stop_at || list->count == PID_LIST_MAX) return 1;
+    if (list->count == list->stop_at || list->count == PID_LIST_MAX)
+        return 1;
     list->pids[list->count++] = pid;
     return 0;
 }

@@ -27,8 +27,8 @@ static void hold_descriptors(long count)
 int main(int argc, char **argv)
 {
     long long nchild, nfds;
-    if (argc != 3 || !parse_number(argv[1], &nchild) || nchild < 0 || nchild > 10000 ||
-        !parse_number(argv[2], &nfds) || nfds < 0 || nfds > 100) {
+    if (argc != 3 || !parse_number(argv[1], &nchild) || nchild < 0 || nchild > 10000 || !parse_number(argv[2], &nfds) ||
+        nfds < 0 || nfds > 100) {
         fprintf(stderr, "usage: fdtree NCHILD NFDS (NCHILD <= 10000, NFDS <= 100)\n");
         return 2;
     }

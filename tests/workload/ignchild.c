@@ -58,8 +58,8 @@ static void child(int zero, int null, long long bytes)
 int main(int argc, char **argv)
 {
     long long child_bytes, parent_bytes;
-    if (argc != 3 || !parse_number(argv[1], &child_bytes) || child_bytes < 0 ||
-        !parse_number(argv[2], &parent_bytes) || parent_bytes < 0) {
+    if (argc != 3 || !parse_number(argv[1], &child_bytes) || child_bytes < 0 || !parse_number(argv[2], &parent_bytes) ||
+        parent_bytes < 0) {
         fprintf(stderr, "usage: ignchild CHILD_BYTES PARENT_BYTES\n");
         return 2;
     }

@@ -47,7 +47,8 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
     long long n, m;
-    if (argc != 3 || !parse_number(argv[1], &n) || !parse_number(argv[2], &m) || n < 1 || n > 256 || m < 0 || m > 4096) {
+    if (argc != 3 || !parse_number(argv[1], &n) || !parse_number(argv[2], &m) || n < 1 || n > 256 || m < 0 ||
+        m > 4096) {
         fprintf(stderr, "usage: threadfork NCHILD MIB\n");
         return 2;
     }
