@@ -32,7 +32,8 @@ struct request {
     char value[256];
 };
 
-static int send_request(int fd, uint16_t type, uint8_t cmd, uint8_t version, uint16_t attr, const char *value)
+static int send_request(int fd, uint32_t seq, uint16_t type, uint8_t cmd, uint8_t version, uint16_t attr,
+                        const char *value)
 {
     struct request req;
     memset(&req, 0, sizeof(req));
@@ -45,6 +46,7 @@ static int send_request(int fd, uint16_t type, uint8_t cmd, uint8_t version, uin
     req.nl.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN + NLA_ALIGN(req.attr.nla_len));
     req.nl.nlmsg_type = type;
     req.nl.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+    req.nl.nlmsg_seq = seq;
     req.genl.cmd = cmd;
     req.genl.version = version;
     struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
@@ -83,11 +85,13 @@ static const char *genl_attrs(const struct nlmsghdr *nl, size_t *len)
     return (const char *)NLMSG_DATA(nl) + GENL_HDRLEN;
 }
 
-/* Wait for the answer to the last request: an error message (0 is the
- * acknowledgement), or, with family_id, the controller's answer naming
- * the family. Records that arrive meanwhile are dropped. */
-static int await_answer(int fd, uint16_t *family_id)
+/* Wait for the kernel's acknowledgement of request seq: its error (0 is
+ * success). With family_id, the controller's answer naming the family
+ * comes first (and its absence is -ENOENT). Records that arrive meanwhile
+ * are dropped. */
+static int await_answer(int fd, uint32_t seq, uint16_t *family_id)
 {
+    bool named = false;
     for (;;) {
         struct pollfd p = {.fd = fd, .events = POLLIN};
         int r = poll(&p, 1, PT_EXITRECORDS_ACK_MS);
@@ -104,11 +108,11 @@ static int await_answer(int fd, uint16_t *family_id)
         }
         for (const struct nlmsghdr *nl = (const struct nlmsghdr *)buf; NLMSG_OK(nl, (size_t)n);
              nl = NLMSG_NEXT(nl, n)) {
+            if (nl->nlmsg_seq != seq)
+                continue;
             if (nl->nlmsg_type == NLMSG_ERROR && nl->nlmsg_len >= NLMSG_LENGTH(sizeof(struct nlmsgerr))) {
                 int err = ((const struct nlmsgerr *)NLMSG_DATA(nl))->error;
-                if (err != 0 || !family_id)
-                    return err;
-                continue; /* the acknowledgement follows the family's answer */
+                return err == 0 && family_id && !named ? -ENOENT : err;
             }
             size_t len, plen;
             const char *attrs = genl_attrs(nl, &len);
@@ -117,7 +121,7 @@ static int await_answer(int fd, uint16_t *family_id)
                                  : NULL;
             if (id && plen >= sizeof(uint16_t)) {
                 memcpy(family_id, id, sizeof(*family_id));
-                return 0;
+                named = true;
             }
         }
     }
@@ -157,14 +161,14 @@ int pt_exitrecords_open(struct pt_exitrecords *x)
     uint16_t family = 0;
     int err = bind(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0 ? 0 : -errno;
     if (!err)
-        err = send_request(fd, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1, CTRL_ATTR_FAMILY_NAME, TASKSTATS_GENL_NAME);
+        err = send_request(fd, 1, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1, CTRL_ATTR_FAMILY_NAME, TASKSTATS_GENL_NAME);
     if (!err)
-        err = await_answer(fd, &family);
+        err = await_answer(fd, 1, &family);
     if (!err)
-        err = send_request(fd, family, TASKSTATS_CMD_GET, TASKSTATS_GENL_VERSION, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK,
-                           cpus);
+        err = send_request(fd, 2, family, TASKSTATS_CMD_GET, TASKSTATS_GENL_VERSION,
+                           TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, cpus);
     if (!err)
-        err = await_answer(fd, NULL);
+        err = await_answer(fd, 2, NULL);
     if (err) {
         close(fd);
         return err;
@@ -179,8 +183,8 @@ void pt_exitrecords_close(struct pt_exitrecords *x)
     if (x->fd >= 0) {
         char cpus[256];
         possible_cpus(cpus, sizeof(cpus));
-        send_request(x->fd, x->family, TASKSTATS_CMD_GET, TASKSTATS_GENL_VERSION, TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK,
-                     cpus);
+        send_request(x->fd, 3, x->family, TASKSTATS_CMD_GET, TASKSTATS_GENL_VERSION,
+                     TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, cpus);
         close(x->fd);
     }
     free(x->records);

@@ -10,9 +10,11 @@
  * them). A process's last thread also brings an AGGR_TGID record, which
  * carries only delay accounting: it is not used.
  *
- * Registering needs CAP_NET_ADMIN (the kernel checks it on the request):
- * without it pt_exitrecords_open fails with -EPERM and proctree works as
- * without records. The socket is non-blocking and drained from the
+ * Registering needs CAP_NET_ADMIN (the kernel checks it on the request
+ * and answers EPERM): without it pt_exitrecords_open fails and proctree
+ * works as without records. Each request is matched to its answer by its
+ * sequence number: the controller's acknowledgement of the family lookup
+ * must not be taken for the registration's. The socket is non-blocking and drained from the
  * thread that polls, so a burst costs reads, never a wait; when the kernel
  * had to drop records (the socket buffer overflowed) the drain says so. */
 #ifndef PROCTREE_EXITRECORDS_H
