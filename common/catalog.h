@@ -61,17 +61,22 @@ enum pt_unit {
   X(PROC_CPU_PERCENT, "proc_cpu_percent", PROC, RATIO, PERCENT, "gauge", "stat utime+stime+cutime+cstime", "CPU use over the interval; 100 = one core, may exceed 100") \
   X(PROC_MINOR_FAULTS, "proc_minor_faults", PROC, DELTA, NUMBER, "count", "stat minflt+cminflt", "page faults served without I/O, reaped children included") \
   X(PROC_MAJOR_FAULTS, "proc_major_faults", PROC, DELTA, NUMBER, "count", "stat majflt+cmajflt", "page faults that needed I/O, reaped children included") \
-  X(PROC_CTX_SWITCHES_VOLUNTARY, "proc_ctx_switches_voluntary", PROC, DELTA, NUMBER, "count", "task/*/status voluntary_ctxt_switches", "voluntary context switches (waits) of the live threads") \
-  X(PROC_CTX_SWITCHES_INVOLUNTARY, "proc_ctx_switches_involuntary", PROC, DELTA, NUMBER, "count", "task/*/status nonvoluntary_ctxt_switches", "involuntary context switches (preemptions) of the live threads") \
+  X(PROC_CTX_SWITCHES_VOLUNTARY, "proc_ctx_switches_voluntary", PROC, DELTA, NUMBER, "count", "task/*/status voluntary_ctxt_switches; exit records nvcsw", "voluntary context switches (waits) of the live threads, and with exit records of the exited ones") \
+  X(PROC_CTX_SWITCHES_INVOLUNTARY, "proc_ctx_switches_involuntary", PROC, DELTA, NUMBER, "count", "task/*/status nonvoluntary_ctxt_switches; exit records nivcsw", "involuntary context switches (preemptions) of the live threads, and with exit records of the exited ones") \
   X(PROC_PROCESSES, "proc_processes", PROC, COUNT, NUMBER, "count", "membership", "live processes in the tree") \
   X(PROC_THREADS, "proc_threads", PROC, COUNT, NUMBER, "count", "stat num_threads", "threads of the live processes") \
   X(PROC_FDS, "proc_fds", PROC, COUNT, NUMBER, "file_handles", "fd/", "open file descriptors of the live processes") \
   X(PROC_PROCESSES_STARTED, "proc_processes_started", PROC, DELTA, NUMBER, "count", "membership", "processes started in the tree (with process events: every fork of a member; without: processes seen by a poll or discovery)") \
   X(PROC_PROCESSES_EXITED, "proc_processes_exited", PROC, DELTA, NUMBER, "count", "membership", "processes of the tree that exited (with process events: every one; without: members seen, once reaped)") \
+  X(PROC_PROCESSES_FAILED, "proc_processes_failed", PROC, DELTA, NUMBER, "count", "exit records ac_exitcode", "processes of the tree that exited with a non-zero status (only with exit records)") \
+  X(PROC_PROCESSES_KILLED, "proc_processes_killed", PROC, DELTA, NUMBER, "count", "exit records ac_exitcode", "processes of the tree killed by a signal, an OOM kill included (only with exit records)") \
+  X(PROC_EXITED_RSS_PEAK_MAX, "proc_exited_rss_peak_max", PROC, GAUGE_MAX, PROC_MEMORY, "memory", "exit records hiwater_rss", "highest peak resident memory of a process of the tree that exited in the interval, however short its life; 0 when none exited (only with exit records)") \
   X(COLLECTOR_SAMPLES, "collector_samples", PROC, DELTA, NUMBER, "count", "the sampler", "memory polls of this target in the interval") \
   X(COLLECTOR_VANISHED, "collector_vanished", PROC, DELTA, NUMBER, "count", "the sampler", "member reads skipped because the process vanished or its file was unreadable") \
   X(COLLECTOR_PSS_STALE, "collector_pss_stale", PROC, COUNT, NUMBER, "count", "the sampler", "members whose smaps_rollup was not read this interval (too slow to read, or their memory unchanged since the last read): their last values were used") \
   X(COLLECTOR_CPU_SECONDS, "collector_cpu_seconds", PROC, DELTA, SECONDS, "duration", "the sampler", "CPU time proctree spent measuring this target in the interval") \
+  X(COLLECTOR_EXIT_RECORDS, "collector_exit_records", PROC, DELTA, NUMBER, "count", "exit records", "kernel exit records (one per exited thread) used for this target in the interval (only with exit records)") \
+  X(COLLECTOR_EXIT_RECORD_LOSSES, "collector_exit_record_losses", PROC, DELTA, NUMBER, "count", "exit records", "overflows of the exit-record socket in the interval, each losing one or more records: then failed, killed and peak are left out (only with exit records)") \
   X(GLOBAL_MEM_USED_MIN, "global_mem_used_min", GLOBAL, GAUGE_MIN, GLOBAL_MEMORY, "memory", "meminfo MemTotal-MemAvailable", "memory in use system-wide (as free(1) and Telegraf mem.used)") \
   X(GLOBAL_MEM_USED_MAX, "global_mem_used_max", GLOBAL, GAUGE_MAX, GLOBAL_MEMORY, "memory", "meminfo MemTotal-MemAvailable", "memory in use system-wide (as free(1) and Telegraf mem.used)") \
   X(GLOBAL_CACHED_MIN, "global_cached_min", GLOBAL, GAUGE_MIN, GLOBAL_MEMORY, "memory", "meminfo Cached", "page cache system-wide") \

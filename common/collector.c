@@ -14,6 +14,7 @@
 #include "fdbudget.h"
 #include "global.h"
 #include "lineproto.h"
+#include "exitrecords.h"
 #include "procscan.h"
 #include "target.h"
 
@@ -32,6 +33,8 @@ struct pt_collector {
     struct pt_procscan scan;     /* the host's processes, for the matching selectors */
     struct pt_procevents events; /* the kernel's process events, for scan and targets */
     bool events_tried;
+    struct pt_exitrecords exits; /* the kernel's exit records, for every target */
+    bool said_exit_loss;         /* this interval's loss line is written */
     bool started;
     double next_poll, next_discovery, next_pss;
     double interval_start;
@@ -89,6 +92,7 @@ struct pt_collector *pt_collector_new(const struct pt_collector_config *config, 
     c->fd_budget.limit = config->fd_budget;
     pt_procscan_init(&c->scan, fd);
     c->events.fd = -1;
+    c->exits.fd = -1;
     c->global.fd = -1;
     if (config->collect_global) {
         int r = pt_global_init(&c->global, fd);
@@ -112,6 +116,7 @@ void pt_collector_free(struct pt_collector *c)
     free(c->results);
     pt_procscan_free(&c->scan);
     pt_procevents_close(&c->events);
+    pt_exitrecords_close(&c->exits);
     if (c->have_global)
         pt_global_free(&c->global);
     close(c->proc_root_fd);
@@ -248,12 +253,48 @@ static void open_events(struct pt_collector *c)
             strerror(-err), err == -EPERM ? ": this kernel wants CAP_NET_ADMIN" : "", PT_RECHECK_DISCOVERIES);
 }
 
+/* The exit records, opened with the process events; one line says which
+ * mode is in use. */
+static void open_exit_records(struct pt_collector *c)
+{
+    int err = pt_exitrecords_open(&c->exits);
+    if (err == 0) {
+        pt_logf(PT_LOG_INFO, "using the kernel's exit records (taskstats): proc_ctx_switches_* include exited "
+                             "threads and processes; proc_processes_failed/killed and proc_exited_rss_peak_max "
+                             "are reported");
+        return;
+    }
+    pt_logf(PT_LOG_INFO,
+            "no exit records (taskstats: %s%s): context switches of exited threads are lost, and "
+            "proc_processes_failed/killed and proc_exited_rss_peak_max are not reported",
+            strerror(-err), err == -EPERM ? ": CAP_NET_ADMIN is needed" : "");
+}
+
+/* Hand the exit records that arrived since the last tick to every
+ * target, after the process events (a process they join may be in them). */
+static void follow_exits(struct pt_collector *c)
+{
+    if (c->exits.fd < 0)
+        return;
+    bool complete = pt_exitrecords_drain(&c->exits);
+    if (!complete && !c->said_exit_loss) {
+        c->said_exit_loss = true;
+        pt_logf(PT_LOG_WARNING, "exit records were lost (a burst overflowed the socket); this interval leaves out "
+                                "proc_processes_failed/killed and proc_exited_rss_peak_max, and its context "
+                                "switches may miss some exited threads");
+    }
+    for (size_t i = 0; i < c->n_targets; i++)
+        pt_target_follow_exits(&c->targets[i], c->exits.records, c->exits.n_records, complete);
+}
+
 /* Drain the events that arrived since the last tick, without waiting,
  * and hand them to the matching selectors' cache and to every target. */
 static void follow_events(struct pt_collector *c)
 {
-    if (!c->events_tried && c->n_targets > 0)
+    if (!c->events_tried && c->n_targets > 0) {
         open_events(c);
+        open_exit_records(c);
+    }
     if (c->events.fd < 0)
         return;
     bool complete = pt_procevents_drain(&c->events);
@@ -292,6 +333,7 @@ double pt_collector_tick(struct pt_collector *c, double now)
         c->next_pss = now + c->config.pss_interval;
     }
     follow_events(c);
+    follow_exits(c);
     if (now >= c->next_discovery) {
         discover(c);
         c->next_discovery += c->config.discovery_interval;
@@ -333,6 +375,8 @@ const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double 
     b->targets = c->results;
     double seconds = now - c->interval_start;
     c->interval_start = now;
+    follow_exits(c); /* the records of the interval's last moments */
+    c->said_exit_loss = false;
     for (size_t i = 0; i < c->n_targets; i++) {
         c->results[i].name = pt_target_name(&c->targets[i]);
         pt_target_end_interval(&c->targets[i], seconds, &c->config.units, &c->results[i].report);

@@ -84,8 +84,9 @@ struct pt_member {
     unsigned denied;                   /* enum pt_denied bits: not opened again */
     enum pt_fd_dir_count fd_dir_sized; /* st_size, or a readdir (count_dir_entries) */
     int64_t num_threads;
-    int64_t ctx_voluntary, ctx_involuntary; /* summed over live threads, last read */
-    uint64_t timeslices;                    /* schedstat's, when status was last read (has_timeslices) */
+    int64_t ctx_voluntary, ctx_involuntary;       /* summed over live threads, last read */
+    int64_t exited_voluntary, exited_involuntary; /* of its threads whose exit records came since */
+    uint64_t timeslices;                          /* schedstat's, when status was last read (has_timeslices) */
     bool has_timeslices;
     struct pt_smaps_rollup smaps; /* last read */
     bool has_smaps;

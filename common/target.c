@@ -127,6 +127,25 @@ static void settle_debts(struct pt_target *t, struct pt_member *m)
 
 static void settle_children(struct pt_target *t, struct pt_member *parent);
 
+/* Context switches of m since its last status read, now that its live
+ * threads sum to vol/invol: that sum, plus the final counts of the
+ * threads whose exit records came since, less the last read's sum (which
+ * counted those threads up to then). Never negative; a member born in
+ * the tree brings its whole count, one joined as a root none before its
+ * first read. */
+static void credit_exited_threads(struct pt_target *t, struct pt_member *m, int64_t vol, int64_t invol)
+{
+    if (t->options.collect_ctx_switches && (m->has_ctx || m->born)) {
+        vol = pt_sat_add(vol, m->exited_voluntary);
+        invol = pt_sat_add(invol, m->exited_involuntary);
+        int64_t base_vol = m->has_ctx ? m->ctx_voluntary : 0, base_invol = m->has_ctx ? m->ctx_involuntary : 0;
+        t->ctx_voluntary = pt_sat_add(t->ctx_voluntary, vol > base_vol ? vol - base_vol : 0);
+        t->ctx_involuntary = pt_sat_add(t->ctx_involuntary, invol > base_invol ? invol - base_invol : 0);
+        t->ctx_seen = true;
+    }
+    m->exited_voluntary = m->exited_involuntary = 0;
+}
+
 /* The member is gone, reaped by reaper (a member: its counters carry, or
  * will carry, m's whole usage) or by someone outside the tree (NULL: m's
  * last values move into adjust, so what it did stays counted). Its member
@@ -142,6 +161,10 @@ static void member_left(struct pt_target *t, struct pt_member *m, struct pt_memb
     t->exited++;
     if (t->follows_events) /* its forks may still be in the socket */
         pt_pidmap_put(&t->lately, m->pid, 1);
+    if (t->follows_exits) {
+        credit_exited_threads(t, m, 0, 0); /* its live threads now are none */
+        pt_pidmap_put(&t->left, m->pid, 1);
+    }
     t->need_compaction = true;
     settle_children(t, m);
     if (reaper)
@@ -473,9 +496,9 @@ void pt_target_sample_pss(struct pt_target *t)
     t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
 }
 
-/* Context switches are not inclusive counters: a thread's vanish with it.
- * Each member contributes what its live threads did since its last read
- * (never negative); a member born in the tree brings its whole count. */
+/* Context switches are not inclusive counters: a thread's vanish with it,
+ * unless its exit record keeps them (credit_exited_threads). Each member
+ * contributes what its threads did since its last read. */
 static void sample_ctx_switches(struct pt_target *t)
 {
     for (size_t i = 0; i < t->n_members; i++) {
@@ -483,16 +506,21 @@ static void sample_ctx_switches(struct pt_target *t)
         int64_t vol, invol;
         if (m->gone)
             continue;
+        if (m->zombie && t->follows_exits) {
+            /* Its threads have exited (all but in the rare zombie leader
+             * of live threads): their records hold their counts, and its
+             * status would count the leader's a second time. */
+            credit_exited_threads(t, m, 0, 0);
+            m->ctx_voluntary = m->ctx_involuntary = 0;
+            m->has_ctx = true;
+            continue;
+        }
         enum pt_read r = pt_member_read_ctx_switches(m, t->proc_root_fd, &t->buf, &vol, &invol);
         if (r == PT_READ_NO_FDS)
             t->short_of_fds |= PT_SHORT_CTX;
         if (r != PT_READ_OK)
             continue;
-        if (m->has_ctx || m->born) {
-            int64_t base_vol = m->has_ctx ? m->ctx_voluntary : 0, base_invol = m->has_ctx ? m->ctx_involuntary : 0;
-            t->ctx_voluntary = pt_sat_add(t->ctx_voluntary, vol > base_vol ? vol - base_vol : 0);
-            t->ctx_involuntary = pt_sat_add(t->ctx_involuntary, invol > base_invol ? invol - base_invol : 0);
-        }
+        credit_exited_threads(t, m, vol, invol);
         m->ctx_voluntary = vol;
         m->ctx_involuntary = invol;
         m->has_ctx = true;
@@ -568,6 +596,23 @@ static void counter_deltas(struct pt_target *t, int64_t delta[PT_CTR_COUNT])
     }
 }
 
+/* What the exit records tell, only where they are in use; failed, killed
+ * and the peak are left out of an interval that lost records. */
+static void fill_exit_metrics(const struct pt_target *t, const struct pt_units *units, struct pt_report *report)
+{
+    if (!t->follows_exits)
+        return;
+    pt_value_set(&report->v[PT_M_COLLECTOR_EXIT_RECORDS], PT_M_COLLECTOR_EXIT_RECORDS, (double)t->exit_records, units);
+    pt_value_set(&report->v[PT_M_COLLECTOR_EXIT_RECORD_LOSSES], PT_M_COLLECTOR_EXIT_RECORD_LOSSES,
+                 (double)t->exit_record_losses, units);
+    if (!t->exits_complete)
+        return;
+    pt_value_set(&report->v[PT_M_PROC_PROCESSES_FAILED], PT_M_PROC_PROCESSES_FAILED, (double)t->failed, units);
+    pt_value_set(&report->v[PT_M_PROC_PROCESSES_KILLED], PT_M_PROC_PROCESSES_KILLED, (double)t->killed, units);
+    pt_value_set(&report->v[PT_M_PROC_EXITED_RSS_PEAK_MAX], PT_M_PROC_EXITED_RSS_PEAK_MAX,
+                 (double)t->rss_peak_kb * 1024.0, units);
+}
+
 static void fill_report(struct pt_target *t, double seconds, int64_t processes, int64_t threads, int64_t fds,
                         const struct pt_units *units, struct pt_report *report)
 {
@@ -604,6 +649,7 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
         pt_value_set(&report->v[PT_M_PROC_THREADS], PT_M_PROC_THREADS, (double)threads, units);
     pt_value_set(&report->v[PT_M_PROC_PROCESSES_STARTED], PT_M_PROC_PROCESSES_STARTED, (double)t->started, units);
     pt_value_set(&report->v[PT_M_PROC_PROCESSES_EXITED], PT_M_PROC_PROCESSES_EXITED, (double)t->exited, units);
+    fill_exit_metrics(t, units, report);
     pt_value_set(&report->v[PT_M_COLLECTOR_SAMPLES], PT_M_COLLECTOR_SAMPLES, (double)t->samples, units);
     pt_value_set(&report->v[PT_M_COLLECTOR_VANISHED], PT_M_COLLECTOR_VANISHED, (double)t->vanished, units);
     /* thread CPU clocks are not meaningful below a microsecond */
@@ -648,7 +694,7 @@ static const unsigned metric_reads[PT_METRIC_COUNT] = {
 
 static bool is_collector_metric(enum pt_metric_id id)
 {
-    return id >= PT_M_COLLECTOR_SAMPLES && id <= PT_M_COLLECTOR_CPU_SECONDS;
+    return id >= PT_M_COLLECTOR_SAMPLES && id <= PT_M_COLLECTOR_EXIT_RECORD_LOSSES;
 }
 
 /* Short of descriptors: leave out what was not read whole, and say so in
@@ -721,7 +767,67 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
     t->stat_seen = t->io_seen = t->ctx_seen = false;
     t->ctx_voluntary = t->ctx_involuntary = 0;
     t->samples = t->vanished = t->started = t->exited = t->pss_stale = 0;
+    t->failed = t->killed = t->rss_peak_kb = t->exit_records = t->exit_record_losses = 0;
+    t->exits_complete = true;
     t->cpu_seconds = 0;
+}
+
+/* ---- exit records ----------------------------------------------------- */
+
+static bool left_lately(const struct pt_target *t, pid_t pid)
+{
+    return pt_pidmap_get(&t->left, pid) >= 0;
+}
+
+/* A process's end, from its main thread's record. ac_exitcode is the
+ * wait status: a signal in the low 7 bits, else the exit code above. */
+static void note_process_exit(struct pt_target *t, const struct pt_exitrecord *r)
+{
+    if (r->exitcode & 0x7f)
+        t->killed++;
+    else if ((r->exitcode >> 8) & 0xff)
+        t->failed++;
+    if (r->rss_peak_kb > t->rss_peak_kb)
+        t->rss_peak_kb = r->rss_peak_kb;
+}
+
+/* An exited thread's switches: a live member's wait for its next status
+ * read (credit_exited_threads); a process that never joined (a child of a
+ * member gone before a poll) brings them whole. A member that already
+ * left was credited then: a record that comes later (it exited after the
+ * drain and was reaped before the poll of the same tick) is not counted. */
+static void note_thread_exit(struct pt_target *t, struct pt_member *m, const struct pt_exitrecord *r)
+{
+    if (m) {
+        m->exited_voluntary = pt_sat_add(m->exited_voluntary, r->nvcsw);
+        m->exited_involuntary = pt_sat_add(m->exited_involuntary, r->nivcsw);
+    } else if (!left_lately(t, r->tgid) && t->options.collect_ctx_switches) {
+        t->ctx_voluntary = pt_sat_add(t->ctx_voluntary, r->nvcsw);
+        t->ctx_involuntary = pt_sat_add(t->ctx_involuntary, r->nivcsw);
+        t->ctx_seen = true;
+    }
+}
+
+void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *records, size_t n, bool complete)
+{
+    double cpu0 = pt_thread_cpu_seconds();
+    t->follows_exits = true;
+    if (!complete) {
+        t->exits_complete = false;
+        t->exit_record_losses++;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct pt_exitrecord *r = &records[i];
+        struct pt_member *m = pt_target_live_member(t, r->tgid);
+        if (!m && !left_lately(t, r->tgid) && !pt_target_live_member(t, r->ppid) && !left_lately(t, r->ppid))
+            continue;
+        t->exit_records++;
+        note_thread_exit(t, m, r);
+        if (r->pid == r->tgid)
+            note_process_exit(t, r);
+    }
+    pt_pidmap_clear(&t->left);
+    t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
 }
 
 /* ---- launch mode ------------------------------------------------------ */
@@ -765,6 +871,7 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
     t->page_size = sysconf(_SC_PAGESIZE);
     t->ticks_per_second = (double)sysconf(_SC_CLK_TCK);
     t->pss_at_end = pss_at_end;
+    t->exits_complete = true;
     return 0;
 }
 
@@ -776,6 +883,7 @@ void pt_target_free(struct pt_target *t)
     pt_pidmap_free(&t->index);
     pt_pidmap_free(&t->forked);
     pt_pidmap_free(&t->lately);
+    pt_pidmap_free(&t->left);
     pt_buf_free(&t->buf);
     free(t->pending);
     free(t->name);

@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "base.h"
+#include "exitrecords.h"
 #include "fdbudget.h"
 #include "matcher.h"
 #include "member.h"
@@ -112,6 +113,12 @@ struct pt_target {
     struct pt_pidmap lately; /* members that joined or left since the
                                 last drain: 1 when their forks are the
                                 tree's, 0 joined as a new root */
+
+    /* With the kernel's exit records (pt_target_follow_exits): */
+    bool follows_exits;
+    bool exits_complete;                                                   /* no record was lost this interval */
+    struct pt_pidmap left;                                                 /* members that left since the last drain */
+    int64_t failed, killed, rss_peak_kb, exit_records, exit_record_losses; /* this interval */
 };
 
 /* Returns 0, or -1 with a one-line reason in err. */
@@ -140,6 +147,13 @@ void pt_target_offer_root(struct pt_target *t, pid_t pid);
  * orphaned; one gone before it could join is still counted started and,
  * at its exit event, exited. Discovery stays the fallback. */
 void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *events, size_t n, bool complete);
+/* The kernel's exit records of one drain (exitrecords.h); complete is
+ * false when the kernel dropped some. A record counts for the tree when
+ * its process is a member (live, or left since the last drain) or a child
+ * of one (a process that lived less than a poll). It brings the exited
+ * thread's context switches (docs/METRICS.md, Accounting) and, for a
+ * process's main thread, its exit status and peak RSS. */
+void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *records, size_t n, bool complete);
 void pt_target_free(struct pt_target *t);
 
 /* Resolve the selector (joining the roots offered since the last call)

@@ -1,0 +1,63 @@
+/* exitrecords: the kernel's taskstats exit records (generic netlink
+ * family "TASKSTATS").
+ *
+ * Registered for every possible CPU, a listener receives one record per
+ * task (thread) that exits on the host, sent by the exiting task itself
+ * before it releases its memory: its own CPU time, context switches, I/O,
+ * faults, peak RSS, exit code, pid, thread-group id and parent. /proc
+ * forgets a thread's context switches when it exits and a short-lived
+ * process before a poll sees it; the record keeps both (target.c uses
+ * them). A process's last thread also brings an AGGR_TGID record, which
+ * carries only delay accounting: it is not used.
+ *
+ * Registering needs CAP_NET_ADMIN (the kernel checks it on the request
+ * and answers EPERM): without it pt_exitrecords_open fails and proctree
+ * works as without records. Each request is matched to its answer by its
+ * sequence number: the controller's acknowledgement of the family lookup
+ * must not be taken for the registration's. The socket is non-blocking and drained from the
+ * thread that polls, so a burst costs reads, never a wait; when the kernel
+ * had to drop records (the socket buffer overflowed) the drain says so. */
+#ifndef PROCTREE_EXITRECORDS_H
+#define PROCTREE_EXITRECORDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* One exited task, as proctree uses it. */
+struct pt_exitrecord {
+    pid_t pid;             /* the thread */
+    pid_t tgid;            /* its process */
+    pid_t ppid;            /* the process's parent at the exit (0: unknown) */
+    uint32_t exitcode;     /* as wait(2) reports it: (code << 8) or the signal */
+    int64_t nvcsw, nivcsw; /* the thread's voluntary and involuntary switches */
+    int64_t rss_peak_kb;   /* peak resident memory of the process's address space */
+};
+
+struct pt_exitrecords {
+    int fd; /* -1: not listening */
+    uint16_t family;
+    struct pt_exitrecord *records; /* the last drain's, in the kernel's order */
+    size_t n_records, cap_records;
+};
+
+/* Listen. Returns 0, or -errno: -EPERM without CAP_NET_ADMIN, -ENOENT
+ * when the kernel has no TASKSTATS family, -ETIMEDOUT when it does not
+ * answer. */
+int pt_exitrecords_open(struct pt_exitrecords *x);
+/* Stop listening (deregistering the CPUs) and free the array. */
+void pt_exitrecords_close(struct pt_exitrecords *x);
+
+/* Read every record that arrived into x->records (n_records), without
+ * waiting. Returns false when records were lost since the last drain. The
+ * array is kept for the next drain: steady state allocates nothing. */
+bool pt_exitrecords_drain(struct pt_exitrecords *x);
+
+/* Append the exit records of one datagram (a run of netlink messages of
+ * family x->family) to x->records. Anything malformed (a truncated
+ * message or attribute, a length that does not fit, a short stats block)
+ * is skipped, never read past len. Exposed for the unit tests. */
+void pt_exitrecords_parse(struct pt_exitrecords *x, const void *buf, size_t len);
+
+#endif

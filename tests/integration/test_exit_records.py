@@ -1,0 +1,121 @@
+"""Exit records (the kernel's taskstats): what a process that lives less
+than a poll leaves behind.
+
+Why: /proc forgets a thread's context switches when it exits, and a process
+that exits between two polls is never read at all. With CAP_NET_ADMIN
+proctree listens to the kernel's exit records and gets both back; without
+it, everything works as before and one I! line says so.
+
+- A parent (exitkids switches) attached by --pid runs children that each
+  live ~40 ms, far less than the 0.5 s poll, each sleeping 20 times and
+  spinning 20 ms: as root, the tree's CPU is within 5% of the children's
+  getrusage and its context switches are at least theirs; as nobody (no
+  capability), the same tree gives the CPU as before, no exit-record field,
+  and one I! line naming the mode.
+- exitkids fates: one child exits 1, one is killed by SIGKILL, one holds
+  512 MiB for 30 ms: proc_processes_failed=1, proc_processes_killed=1,
+  proc_exited_rss_peak_max >= 512 MiB.
+"""
+
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+import accounting_helpers as ah
+import harness as h
+
+NOBODY = 65534
+CHILDREN = 25
+CPU_SLACK = 0.05
+EXIT_FIELDS = ("proc_processes_failed", "proc_processes_killed", "proc_exited_rss_peak_max",
+               "collector_exit_records", "collector_exit_record_losses")
+
+
+def exitkids_path():
+    return h.program("PROCTREE_EXITKIDS", "tests/workload/exitkids")
+
+
+class ExitRecords(unittest.TestCase):
+    def run_tree(self, mode, wrapper=(), program=None):
+        """exitkids MODE attached by --pid: (its result line, execd, the
+        target's points)."""
+        args = [exitkids_path()] + mode
+        parent = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        try:
+            with h.Execd(["--interval", "0.5s", "--poll-interval", "0.5s", "--pid", parent.pid,
+                          "--name", "kids"], wrapper=wrapper, program=program) as execd:
+                execd.wait_batches(1)
+                parent.stdin.write(b"go\n")
+                parent.stdin.flush()
+                result = ah.read_lines_from(parent.stdout, 1, 120, "exitkids result")[0]
+                # One batch that ends an interval after the last child was reaped.
+                execd.wait_batches(execd.batch_count() + 2)
+                parent.stdin.close()
+                self.assertEqual(parent.wait(h.BATCH_TIMEOUT), 0)
+                execd.stop()
+        finally:
+            h.stop_process(parent)
+            parent.stdout.close()
+        return result, execd, ah.target_points(execd, "kids")
+
+    def mode_lines(self, execd):
+        return [line for line in execd.stderr_lines() if line.startswith("I! ") and "exit records" in line]
+
+    def rusage(self, result):
+        word, cpu, nvcsw, nivcsw = result.split()
+        self.assertEqual(word, "rusage")
+        return float(cpu), int(nvcsw), int(nivcsw)
+
+    def cpu(self, points):
+        return ah.field_sum(points, "proc_cpu_user_seconds") + ah.field_sum(points, "proc_cpu_system_seconds")
+
+    def test_switches_of_short_children_are_counted(self):
+        result, execd, points = self.run_tree(["switches", str(CHILDREN)])
+        cpu, nvcsw, nivcsw = self.rusage(result)
+        self.assertEqual(len(self.mode_lines(execd)), 1, execd.describe())
+        self.assertIn("using the kernel's exit records", self.mode_lines(execd)[0])
+        self.assertEqual(ah.negative_deltas(points), [], execd.describe())
+        self.assertLessEqual(abs(self.cpu(points) - cpu), cpu * CPU_SLACK, f"children {cpu}\n{execd.describe()}")
+        # The kernel writes a record before the task's last switches (its
+        # final switch out, a preemption while it exits), which getrusage
+        # counts: a child's record may be a switch or two short, which the
+        # parent's own waits (one per child at least) more than make up.
+        switches = (ah.field_sum(points, "proc_ctx_switches_voluntary")
+                    + ah.field_sum(points, "proc_ctx_switches_involuntary"))
+        self.assertGreaterEqual(switches, nvcsw + nivcsw, execd.describe())
+        self.assertGreaterEqual(ah.field_sum(points, "collector_exit_records"), CHILDREN, execd.describe())
+        self.assertEqual(ah.field_sum(points, "collector_exit_record_losses"), 0, execd.describe())
+
+    def test_without_the_privilege_as_before(self):
+        tmp = tempfile.mkdtemp(prefix="proctree-exit-")
+        self.addCleanup(shutil.rmtree, tmp, ignore_errors=True)
+        os.chmod(tmp, 0o755)  # the build tree may sit below a directory nobody cannot enter
+        program = shutil.copy(h.execd_path(), tmp)
+        os.chmod(program, 0o755)
+        wrapper = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+        result, execd, points = self.run_tree(["switches", str(CHILDREN)], wrapper, program)
+        cpu, nvcsw, _ = self.rusage(result)
+        lines = self.mode_lines(execd)
+        self.assertEqual(len(lines), 1, execd.describe())
+        self.assertIn("no exit records", lines[0])
+        self.assertIn("CAP_NET_ADMIN", lines[0])
+        self.assertLessEqual(abs(self.cpu(points) - cpu), cpu * CPU_SLACK, f"children {cpu}\n{execd.describe()}")
+        # today's accounting: the children's switches are lost
+        self.assertLess(ah.field_sum(points, "proc_ctx_switches_voluntary"), nvcsw, execd.describe())
+        for p in points:
+            for field in EXIT_FIELDS:
+                self.assertNotIn(field, p.fields, p.raw)
+
+    def test_failed_killed_and_peak(self):
+        result, execd, points = self.run_tree(["fates"])
+        self.assertEqual(result, "done 3")
+        self.assertEqual(ah.field_sum(points, "proc_processes_failed"), 1, execd.describe())
+        self.assertEqual(ah.field_sum(points, "proc_processes_killed"), 1, execd.describe())
+        peak = max(p.fields["proc_exited_rss_peak_max"] for p in points)
+        self.assertGreaterEqual(peak, 512 << 20, execd.describe())
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
