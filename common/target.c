@@ -392,7 +392,9 @@ static void poll_members(struct pt_target *t)
             t->short_of_fds |= r == PT_READ_NO_FDS ? PT_SHORT_STATM : 0;
             t->vanished++;
         }
-        if (is_exposed(t, m))
+        /* With a breakdown every member is read: what a child does after
+         * its last read counts in its reaper's group */
+        if (is_exposed(t, m) || t->groups.list)
             read_counters(t, m);
     }
     if (sampled) {
