@@ -32,9 +32,11 @@ class CollectdBreakdown(unittest.TestCase):
         for name in PROGRAMS:
             paths[name] = os.path.join(tmp, name)
             shutil.copy(ah.cpuburn_path(), paths[name])
-        # starts the programs at the first line on stdin, holds until EOF
+        # starts the programs at the first line on stdin, says when they
+        # are done, holds until EOF
+        done = os.path.join(tmp, "done")
         script = (f"read go; {paths['alpha']} {PROGRAMS['alpha']} & {paths['beta']} -s {PROGRAMS['beta']} & "
-                  f"{paths['gamma']} {PROGRAMS['gamma']} & wait; cat >/dev/null")
+                  f"{paths['gamma']} {PROGRAMS['gamma']} & wait; echo done >{done}; cat >/dev/null")
         cls.sh = subprocess.Popen(["sh", "-c", script], stdin=subprocess.PIPE)
         stack.callback(h.stop_process, cls.sh)
         cls.carbon = stack.enter_context(ch.Carbon(tmp))
@@ -44,7 +46,7 @@ class CollectdBreakdown(unittest.TestCase):
         cls.collectd.wait_csv(TARGET, "proc_cpu_user_seconds")
         cls.sh.stdin.write(b"go\n")
         cls.sh.stdin.flush()
-        h.wait_until(lambda: len(h.descendants_and_self(cls.sh.pid)) == 1, 60, "the three programs to end")
+        ah.wait_file(done, 60, "the three programs to end")
         rows = len(cls.collectd.csv_rows(TARGET, "proc_cpu_user_seconds"))
         cls.collectd.wait_csv(TARGET, "proc_cpu_user_seconds", count=rows + 2)
 
