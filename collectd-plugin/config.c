@@ -80,6 +80,18 @@ static int get_whole(const oconfig_item_t *option, const char *block, double min
     return 0;
 }
 
+static int get_breakdown(const oconfig_item_t *option, const char *block, enum pt_breakdown *out)
+{
+    char text[16]; /* longer than any breakdown, so truncation cannot make one */
+
+    if (cf_util_get_string_buffer(option, text, sizeof text) != 0 || strcmp(text, "process") != 0) {
+        option_error(option, block, "expects \"process\"");
+        return -1;
+    }
+    *out = PT_BY_PROCESS;
+    return 0;
+}
+
 static int parse_global(const oconfig_item_t *option, struct pt_collector_config *config)
 {
     if (strcasecmp(option->key, "PollInterval") == 0)
@@ -209,6 +221,14 @@ static int parse_process(const oconfig_item_t *ci, struct pt_collector *collecto
         } else if (strcasecmp(option->key, "CollectFileDescriptor") == 0) {
             if (get_bool(option, block, &options.collect_fds) != 0)
                 return -1;
+        } else if (strcasecmp(option->key, "BreakDown") == 0) {
+            if (get_breakdown(option, block, &options.breakdown) != 0)
+                return -1;
+        } else if (strcasecmp(option->key, "BreakDownLimit") == 0) {
+            double limit;
+            if (get_whole(option, block, 1, PT_BREAKDOWN_LIMIT_MAX, "a number of process names", &limit) != 0)
+                return -1;
+            options.breakdown_limit = (unsigned)limit;
         } else {
             option_error(option, block, "unknown option");
             return -1;

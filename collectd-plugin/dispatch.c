@@ -2,7 +2,9 @@
  *
  * Identifier: proctree[-TARGET]/TYPE-METRIC, TYPE being the stock types.db
  * type the catalog gives (one GAUGE each), so receivers need no custom
- * TypesDB. Every value of a read carries the batch's timestamp, so a
+ * TypesDB. A breakdown group's values are proctree-TARGET-GROUP/TYPE-METRIC:
+ * the group is in the plugin instance, so a Graphite path and the
+ * InfluxDB listener's "instance" tag show it. Every value of a read carries the batch's timestamp, so a
  * dashboard can line up min, max and deltas of one interval. */
 #include "proctree_plugin.h"
 
@@ -28,6 +30,19 @@ static void dispatch_report(const struct pt_report *report, enum pt_scope scope,
     }
 }
 
+/* "TARGET-GROUP", cut at collectd's limit. A process name may hold '/'
+ * (a path separator for the csv and rrd writers) and control characters:
+ * they become '_'. */
+static void group_instance(char *out, size_t size, const char *target, const char *group)
+{
+    int n = snprintf(out, size, "%s-", target);
+    for (size_t i = n > 0 ? (size_t)n : 0, j = 0; i + 1 < size && group[j]; i++, j++) {
+        unsigned char c = (unsigned char)group[j];
+        out[i] = c == '/' || c == '\\' || c < 0x20 || c == 0x7f ? '_' : (char)c;
+        out[i + 1] = '\0';
+    }
+}
+
 void ptcd_dispatch(const struct pt_batch *batch)
 {
     cdtime_t time = NS_TO_CDTIME_T(batch->timestamp_ns);
@@ -36,6 +51,11 @@ void ptcd_dispatch(const struct pt_batch *batch)
         const struct pt_target_result *target = &batch->targets[i];
 
         dispatch_report(&target->report, PT_SCOPE_PROC, target->name, time);
+        for (size_t g = 0; g < target->n_groups; g++) {
+            char instance[DATA_MAX_NAME_LEN];
+            group_instance(instance, sizeof instance, target->name, target->groups[g].name);
+            dispatch_report(&target->groups[g].report, PT_SCOPE_PROC, instance, time);
+        }
     }
     if (batch->has_global)
         dispatch_report(&batch->global, PT_SCOPE_GLOBAL, "", time);

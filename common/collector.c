@@ -380,6 +380,8 @@ const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double 
     for (size_t i = 0; i < c->n_targets; i++) {
         c->results[i].name = pt_target_name(&c->targets[i]);
         pt_target_end_interval(&c->targets[i], seconds, &c->config.units, &c->results[i].report);
+        c->results[i].breakdown_key = pt_target_breakdown_key(&c->targets[i]);
+        c->results[i].groups = pt_target_group_reports(&c->targets[i], &c->results[i].n_groups);
     }
     b->has_global = c->have_global && pt_global_end_interval(&c->global, &c->config.units, &b->global);
     note_budget(c);

@@ -22,6 +22,7 @@
 
 #include "base.h"
 #include "report.h"
+#include "target.h"
 #include "selector.h"
 #include "units.h"
 
@@ -70,6 +71,11 @@ double pt_collector_tick(struct pt_collector *c, double now);
 struct pt_target_result {
     const char *name;
     struct pt_report report;
+    /* With a breakdown: its tag key ("process") and one line per group
+     * (target.h), valid as the report is; else NULL and 0. */
+    const char *breakdown_key;
+    const struct pt_group_report *groups;
+    size_t n_groups;
 };
 
 struct pt_batch {

@@ -65,18 +65,10 @@ size_t pt_lp_append_tag_value(struct pt_buf *out, const char *value, size_t len)
  * Lines
  * ------------------------------------------------------------------------ */
 
-/* ",target=NAME", or nothing when NAME sanitises to empty: InfluxDB
- * rejects an empty tag value, and a target line without its tag is still
- * a valid point (it merges with other untagged ones, which only happens
- * if someone names a target ""). */
-static void append_target_tag(struct pt_buf *out, const char *target)
-{
-    size_t start = out->len;
-
-    pt_buf_puts(out, ",target=");
-    if (pt_lp_append_tag_value(out, target, strlen(target)) == 0)
-        pt_buf_truncate(out, start);
-}
+/* A tag whose value sanitises to empty is left out: InfluxDB rejects an
+ * empty tag value, and a target line without its tag is still a valid
+ * point (it merges with other untagged ones, which only happens if
+ * someone names a target ""). */
 
 /* An integer field: InfluxDB 1.6 wants the 'i' suffix and rejects 'u'. */
 static void append_int(struct pt_buf *out, int64_t v)
@@ -119,15 +111,29 @@ static bool append_field(struct pt_buf *out, char separator, const char *name, c
     return true;
 }
 
-int pt_lp_append_report(struct pt_buf *out, const char *target, enum pt_scope scope, const struct pt_report *report,
-                        int64_t timestamp_ns)
+/* ",KEY=VALUE", or nothing when VALUE sanitises to empty. */
+static void append_tag(struct pt_buf *out, const char *key, const char *value)
+{
+    size_t start = out->len;
+
+    pt_buf_putc(out, ',');
+    pt_buf_puts(out, key); /* our own keys: [a-z] */
+    pt_buf_putc(out, '=');
+    if (pt_lp_append_tag_value(out, value, strlen(value)) == 0)
+        pt_buf_truncate(out, start);
+}
+
+static int append_line(struct pt_buf *out, const char *target, const char *key, const char *group, enum pt_scope scope,
+                       const struct pt_report *report, int64_t timestamp_ns)
 {
     size_t start = out->len;
     int fields = 0;
 
     pt_buf_puts(out, "proctree");
+    if (key != NULL)
+        append_tag(out, key, group);
     if (target != NULL)
-        append_target_tag(out, target);
+        append_tag(out, "target", target);
     for (int id = 0; id < PT_METRIC_COUNT; id++) {
         if (pt_catalog[id].scope != scope)
             continue;
@@ -143,4 +149,16 @@ int pt_lp_append_report(struct pt_buf *out, const char *target, enum pt_scope sc
     int n = snprintf(ts, sizeof(ts), "%" PRId64 "\n", timestamp_ns);
     pt_buf_append(out, ts, (size_t)n);
     return fields;
+}
+
+int pt_lp_append_report(struct pt_buf *out, const char *target, enum pt_scope scope, const struct pt_report *report,
+                        int64_t timestamp_ns)
+{
+    return append_line(out, target, NULL, NULL, scope, report, timestamp_ns);
+}
+
+int pt_lp_append_group_report(struct pt_buf *out, const char *target, const char *key, const char *group,
+                              const struct pt_report *report, int64_t timestamp_ns)
+{
+    return append_line(out, target, key, group, PT_SCOPE_PROC, report, timestamp_ns);
 }

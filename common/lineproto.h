@@ -32,4 +32,10 @@ size_t pt_lp_append_tag_value(struct pt_buf *out, const char *value, size_t len)
 int pt_lp_append_report(struct pt_buf *out, const char *target, enum pt_scope scope, const struct pt_report *report,
                         int64_t timestamp_ns);
 
+/* A breakdown group's line (proc_* fields):
+ *   proctree,KEY=GROUP[,target=NAME] field=value,... TIMESTAMP_NS\n
+ * KEY is "process"; GROUP is escaped as tag values are. */
+int pt_lp_append_group_report(struct pt_buf *out, const char *target, const char *key, const char *group,
+                              const struct pt_report *report, int64_t timestamp_ns);
+
 #endif

@@ -67,6 +67,8 @@ struct pt_member {
     pid_t pid;
     pid_t ppid; /* as of the last stat read */
     uint64_t starttime;
+    char comm[PT_COMM_MAX];      /* as of the last stat read */
+    int32_t group;               /* its slot in the target's breakdown (breakdown.h), or -1 */
     char path[24];               /* "<pid>/" under the proc root, built once */
     int fd[PT_MF_COUNT];         /* kept descriptors, -1 when not kept */
     struct pt_fd_budget *budget; /* shared by the collector's members */

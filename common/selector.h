@@ -27,21 +27,30 @@ struct pt_selector {
     const char *value; /* MATCH regex, EXE name, USER name or uid (copied) */
 };
 
+/* Lines besides the tree's total (breakdown.h). */
+enum pt_breakdown { PT_BY_NONE, PT_BY_PROCESS };
+#define PT_BREAKDOWN_LIMIT_DEFAULT 20
+#define PT_BREAKDOWN_LIMIT_MAX 1000
+
 struct pt_target_options {
     bool collect_pss;          /* smaps_rollup: pss, shared, uss, swap */
     double pss_budget;         /* seconds; a slower smaps_rollup read makes that
                                   member's reads rarer (default 5 ms; 0 = no guard) */
     bool collect_ctx_switches; /* every thread's status, once per interval */
     bool collect_fds;          /* fd/ of every member, once per interval */
+    enum pt_breakdown breakdown;
+    unsigned breakdown_limit; /* named groups at most; the rest are "other" */
 };
 
-/* All on; a 5 ms PSS budget. */
+/* All on; a 5 ms PSS budget; no breakdown. */
 static inline void pt_target_options_init(struct pt_target_options *options)
 {
     options->collect_pss = true;
     options->pss_budget = 0.005;
     options->collect_ctx_switches = true;
     options->collect_fds = true;
+    options->breakdown = PT_BY_NONE;
+    options->breakdown_limit = PT_BREAKDOWN_LIMIT_DEFAULT;
 }
 
 #endif

@@ -54,17 +54,33 @@ static int64_t counted(const struct pt_member *m, int k)
     return m->owed[k] > 0 && m->due[k] > m->ctr[k] ? m->due[k] : m->ctr[k];
 }
 
+/* Every change to the tree's adjust is made to a breakdown group's too,
+ * so that the groups add up to the tree (breakdown.h). */
+static void group_adjust(struct pt_target *t, const struct pt_member *m, int k, int64_t v)
+{
+    if (m->group >= 0)
+        pt_groups_adjust(&t->groups, (uint32_t)m->group, k, v);
+}
+
 static void add_counters(struct pt_target *t, const struct pt_member *m, int sign)
 {
-    for (int k = 0; k < PT_CTR_COUNT; k++)
-        if (has_group(m, k))
-            t->adjust[k] = sign > 0 ? pt_sat_add(t->adjust[k], counted(m, k)) : pt_sat_sub(t->adjust[k], counted(m, k));
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        if (!has_group(m, k))
+            continue;
+        t->adjust[k] = sign > 0 ? pt_sat_add(t->adjust[k], counted(m, k)) : pt_sat_sub(t->adjust[k], counted(m, k));
+        group_adjust(t, m, k, sign > 0 ? counted(m, k) : -counted(m, k));
+    }
 }
 
 static void note_groups(struct pt_target *t, const struct pt_member *m)
 {
     t->stat_seen |= m->has_stat;
     t->io_seen |= m->has_io;
+    if (m->group >= 0) {
+        struct pt_group *g = &t->groups.list[m->group];
+        g->stat_seen |= m->has_stat;
+        g->io_seen |= m->has_io;
+    }
 }
 
 /* m was reaped by reaper (a member, live or not), whose counters gain at
@@ -89,9 +105,13 @@ static void owe(struct pt_target *t, struct pt_member *reaper, const struct pt_m
         if (!has_group(m, k))
             continue;
         int64_t v = counted(m, k);
+        /* m's group keeps what m was seen doing; the reaper's gives it
+         * back, since the reaper's counters bring it */
+        group_adjust(t, m, k, v);
         if (has_group(reaper, k)) {
             reaper->owed[k] = pt_sat_add(reaper->owed[k], v);
             reaper->due[k] = pt_sat_add(reaper->due[k], v);
+            group_adjust(t, reaper, k, -v);
         } else {
             t->adjust[k] = pt_sat_add(t->adjust[k], v);
         }
@@ -119,8 +139,10 @@ static void settle_debts(struct pt_target *t, struct pt_member *m)
             m->owes = true;
             continue;
         }
-        if (m->ctr[k] < m->due[k])
+        if (m->ctr[k] < m->due[k]) {
             t->adjust[k] = pt_sat_add(t->adjust[k], m->owed[k]);
+            group_adjust(t, m, k, m->owed[k]);
+        }
         m->owed[k] = 0;
     }
 }
@@ -139,9 +161,16 @@ static void credit_exited_threads(struct pt_target *t, struct pt_member *m, int6
         vol = pt_sat_add(vol, m->exited_voluntary);
         invol = pt_sat_add(invol, m->exited_involuntary);
         int64_t base_vol = m->has_ctx ? m->ctx_voluntary : 0, base_invol = m->has_ctx ? m->ctx_involuntary : 0;
-        t->ctx_voluntary = pt_sat_add(t->ctx_voluntary, vol > base_vol ? vol - base_vol : 0);
-        t->ctx_involuntary = pt_sat_add(t->ctx_involuntary, invol > base_invol ? invol - base_invol : 0);
+        int64_t dvol = vol > base_vol ? vol - base_vol : 0, dinvol = invol > base_invol ? invol - base_invol : 0;
+        t->ctx_voluntary = pt_sat_add(t->ctx_voluntary, dvol);
+        t->ctx_involuntary = pt_sat_add(t->ctx_involuntary, dinvol);
         t->ctx_seen = true;
+        if (m->group >= 0) { /* the member's breakdown group gets them too */
+            struct pt_group *g = &t->groups.list[m->group];
+            g->ctx_voluntary = pt_sat_add(g->ctx_voluntary, dvol);
+            g->ctx_involuntary = pt_sat_add(g->ctx_involuntary, dinvol);
+            g->ctx_seen = true;
+        }
     }
     m->exited_voluntary = m->exited_involuntary = 0;
 }
@@ -295,6 +324,7 @@ struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expect
     m.born = !baseline;
     m.since = baseline ? pt_now() : 0;
     memcpy(m.ctr_at_end, m.ctr, sizeof(m.ctr));
+    m.group = t->groups.list ? (int32_t)pt_groups_find(&t->groups, m.comm) : -1;
     if (baseline)
         add_counters(t, &m, -1);
     else if (!pt_pidmap_remove(&t->forked, pid)) /* else counted at its fork event */
@@ -310,6 +340,17 @@ struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expect
 const char *pt_target_name(const struct pt_target *t)
 {
     return t->name;
+}
+
+const char *pt_target_breakdown_key(const struct pt_target *t)
+{
+    return t->options.breakdown == PT_BY_PROCESS ? "process" : NULL;
+}
+
+const struct pt_group_report *pt_target_group_reports(const struct pt_target *t, size_t *n)
+{
+    *n = t->n_group_reports;
+    return t->group_reports;
 }
 
 pid_t pt_target_launched_pid(const struct pt_target *t)
@@ -340,6 +381,16 @@ static int64_t page_bytes(const struct pt_target *t, uint64_t pages)
     return pages > (uint64_t)INT64_MAX / page ? INT64_MAX : (int64_t)(pages * page);
 }
 
+/* A member's share of one poll's gauges [first, last], to its group. */
+static void group_gauges(struct pt_target *t, const struct pt_member *m, const int64_t *now, int first, int last)
+{
+    if (m->group < 0)
+        return;
+    struct pt_group *g = &t->groups.list[m->group];
+    for (int k = first; k <= last; k++)
+        g->poll[k] = pt_sat_add(g->poll[k], now[k]);
+}
+
 static void poll_members(struct pt_target *t)
 {
     int64_t size = 0, resident = 0, anon = 0; /* bytes */
@@ -353,10 +404,16 @@ static void poll_members(struct pt_target *t)
         if (r == PT_READ_OK) {
             m->statm = sm;
             m->has_statm = true;
-            size = pt_sat_add(size, page_bytes(t, sm.size));
-            resident = pt_sat_add(resident, page_bytes(t, sm.resident));
-            /* shared can exceed resident for an instant while pages move */
-            anon = pt_sat_add(anon, page_bytes(t, sm.resident > sm.shared ? sm.resident - sm.shared : 0));
+            int64_t now[PT_G_ANON + 1] = {
+                [PT_G_VM] = page_bytes(t, sm.size),
+                [PT_G_RSS] = page_bytes(t, sm.resident),
+                /* shared can exceed resident for an instant while pages move */
+                [PT_G_ANON] = page_bytes(t, sm.resident > sm.shared ? sm.resident - sm.shared : 0),
+            };
+            size = pt_sat_add(size, now[PT_G_VM]);
+            resident = pt_sat_add(resident, now[PT_G_RSS]);
+            anon = pt_sat_add(anon, now[PT_G_ANON]);
+            group_gauges(t, m, now, PT_G_VM, PT_G_ANON);
             sampled = true;
         } else if (r == PT_READ_GONE) {
             pt_target_member_gone(t, m);
@@ -365,7 +422,9 @@ static void poll_members(struct pt_target *t)
             t->short_of_fds |= r == PT_READ_NO_FDS ? PT_SHORT_STATM : 0;
             t->vanished++;
         }
-        if (is_exposed(t, m))
+        /* With a breakdown every member is read: what a child does after
+         * its last read counts in its reaper's group */
+        if (is_exposed(t, m) || t->groups.list)
             read_counters(t, m);
     }
     if (sampled) {
@@ -373,6 +432,8 @@ static void poll_members(struct pt_target *t)
         pt_extrema_add(&t->gauges[PT_G_RSS], resident);
         pt_extrema_add(&t->gauges[PT_G_ANON], anon);
         t->samples++;
+        if (t->groups.list)
+            pt_groups_end_poll(&t->groups, PT_G_VM, PT_G_ANON);
     }
 }
 
@@ -475,15 +536,23 @@ static void sample_smaps(struct pt_target *t)
             continue;
         const struct pt_smaps_rollup sr = m->smaps;
         /* each value is at most PT_MAX_BYTES, so the casts are exact */
-        sum[PT_G_PSS] = pt_sat_add(sum[PT_G_PSS], (int64_t)sr.pss);
-        sum[PT_G_SHARED] = pt_sat_add(sum[PT_G_SHARED], (int64_t)(sr.shared_clean + sr.shared_dirty));
-        sum[PT_G_USS] = pt_sat_add(sum[PT_G_USS], (int64_t)(sr.private_clean + sr.private_dirty));
-        sum[PT_G_SWAP] = pt_sat_add(sum[PT_G_SWAP], (int64_t)sr.swap);
+        int64_t now[PT_G_COUNT] = {
+            [PT_G_PSS] = (int64_t)sr.pss,
+            [PT_G_SHARED] = (int64_t)(sr.shared_clean + sr.shared_dirty),
+            [PT_G_USS] = (int64_t)(sr.private_clean + sr.private_dirty),
+            [PT_G_SWAP] = (int64_t)sr.swap,
+        };
+        for (int g = PT_G_PSS; g <= PT_G_SWAP; g++)
+            sum[g] = pt_sat_add(sum[g], now[g]);
+        group_gauges(t, m, now, PT_G_PSS, PT_G_SWAP);
         sampled = true;
     }
-    if (sampled)
-        for (int g = PT_G_PSS; g <= PT_G_SWAP; g++)
-            pt_extrema_add(&t->gauges[g], sum[g]);
+    if (!sampled)
+        return;
+    for (int g = PT_G_PSS; g <= PT_G_SWAP; g++)
+        pt_extrema_add(&t->gauges[g], sum[g]);
+    if (t->groups.list)
+        pt_groups_end_poll(&t->groups, PT_G_PSS, PT_G_SWAP);
 }
 
 void pt_target_sample_pss(struct pt_target *t)
@@ -541,6 +610,11 @@ static int64_t count_fds(struct pt_target *t)
         if (r == PT_READ_OK) {
             total = pt_sat_add(total, n);
             any = true;
+            if (t->members[i].group >= 0) {
+                struct pt_group *g = &t->groups.list[t->members[i].group];
+                g->fds = pt_sat_add(g->fds, n);
+                g->fds_seen = true;
+            }
         } else if (r == PT_READ_NO_FDS) {
             t->short_of_fds |= PT_SHORT_FDS;
         }
@@ -613,40 +687,67 @@ static void fill_exit_metrics(const struct pt_target *t, const struct pt_units *
                  (double)t->rss_peak_kb * 1024.0, units);
 }
 
-static void fill_report(struct pt_target *t, double seconds, int64_t processes, int64_t threads, int64_t fds,
-                        const struct pt_units *units, struct pt_report *report)
+/* What a line reports: the tree's, or one breakdown group's. */
+struct amounts {
+    const struct pt_extrema *gauges; /* [PT_G_COUNT] */
+    int64_t delta[PT_CTR_COUNT];
+    bool io_seen, stat_seen, ctx_seen;
+    int64_t ctx_voluntary, ctx_involuntary;
+    int64_t fds; /* -1: not counted */
+    int64_t processes, threads;
+};
+
+static void fill_amounts(const struct pt_target *t, const struct amounts *a, double seconds,
+                         const struct pt_units *units, struct pt_report *report)
 {
     memset(report, 0, sizeof(*report));
     for (int g = 0; g < PT_G_COUNT; g++) {
-        if (!t->gauges[g].any)
+        if (!a->gauges[g].any)
             continue;
-        pt_value_set(&report->v[gauge_min_metric[g]], gauge_min_metric[g], (double)t->gauges[g].min, units);
-        pt_value_set(&report->v[gauge_min_metric[g] + 1], gauge_min_metric[g] + 1, (double)t->gauges[g].max, units);
+        pt_value_set(&report->v[gauge_min_metric[g]], gauge_min_metric[g], (double)a->gauges[g].min, units);
+        pt_value_set(&report->v[gauge_min_metric[g] + 1], gauge_min_metric[g] + 1, (double)a->gauges[g].max, units);
     }
-    int64_t delta[PT_CTR_COUNT];
-    counter_deltas(t, delta);
     for (int k = 0; k < PT_CTR_COUNT; k++) {
-        if (!(k < PT_CTR_IO_END ? t->io_seen : t->stat_seen))
+        if (!(k < PT_CTR_IO_END ? a->io_seen : a->stat_seen))
             continue;
         bool ticks = k == PT_CTR_USER_TICKS || k == PT_CTR_SYSTEM_TICKS;
-        double raw = ticks ? (double)delta[k] / t->ticks_per_second : (double)delta[k];
+        double raw = ticks ? (double)a->delta[k] / t->ticks_per_second : (double)a->delta[k];
         pt_value_set(&report->v[counter_metric[k]], counter_metric[k], raw, units);
     }
-    if (t->stat_seen && seconds > 0) {
-        double cpu = (double)pt_sat_add(delta[PT_CTR_USER_TICKS], delta[PT_CTR_SYSTEM_TICKS]) / t->ticks_per_second;
+    if (a->stat_seen && seconds > 0) {
+        double cpu =
+            (double)pt_sat_add(a->delta[PT_CTR_USER_TICKS], a->delta[PT_CTR_SYSTEM_TICKS]) / t->ticks_per_second;
         pt_value_set(&report->v[PT_M_PROC_CPU_PERCENT], PT_M_PROC_CPU_PERCENT, 100.0 * cpu / seconds, units);
     }
-    if (t->ctx_seen) {
+    if (a->ctx_seen) {
         pt_value_set(&report->v[PT_M_PROC_CTX_SWITCHES_VOLUNTARY], PT_M_PROC_CTX_SWITCHES_VOLUNTARY,
-                     (double)t->ctx_voluntary, units);
+                     (double)a->ctx_voluntary, units);
         pt_value_set(&report->v[PT_M_PROC_CTX_SWITCHES_INVOLUNTARY], PT_M_PROC_CTX_SWITCHES_INVOLUNTARY,
-                     (double)t->ctx_involuntary, units);
+                     (double)a->ctx_involuntary, units);
     }
-    if (fds >= 0)
-        pt_value_set(&report->v[PT_M_PROC_FDS], PT_M_PROC_FDS, (double)fds, units);
-    pt_value_set(&report->v[PT_M_PROC_PROCESSES], PT_M_PROC_PROCESSES, (double)processes, units);
-    if (t->stat_seen)
-        pt_value_set(&report->v[PT_M_PROC_THREADS], PT_M_PROC_THREADS, (double)threads, units);
+    if (a->fds >= 0)
+        pt_value_set(&report->v[PT_M_PROC_FDS], PT_M_PROC_FDS, (double)a->fds, units);
+    pt_value_set(&report->v[PT_M_PROC_PROCESSES], PT_M_PROC_PROCESSES, (double)a->processes, units);
+    if (a->stat_seen)
+        pt_value_set(&report->v[PT_M_PROC_THREADS], PT_M_PROC_THREADS, (double)a->threads, units);
+}
+
+static void fill_report(struct pt_target *t, double seconds, int64_t processes, int64_t threads, int64_t fds,
+                        const struct pt_units *units, struct pt_report *report)
+{
+    struct amounts a = {
+        .gauges = t->gauges,
+        .io_seen = t->io_seen,
+        .stat_seen = t->stat_seen,
+        .ctx_seen = t->ctx_seen,
+        .ctx_voluntary = t->ctx_voluntary,
+        .ctx_involuntary = t->ctx_involuntary,
+        .fds = fds,
+        .processes = processes,
+        .threads = threads,
+    };
+    counter_deltas(t, a.delta);
+    fill_amounts(t, &a, seconds, units, report);
     pt_value_set(&report->v[PT_M_PROC_PROCESSES_STARTED], PT_M_PROC_PROCESSES_STARTED, (double)t->started, units);
     pt_value_set(&report->v[PT_M_PROC_PROCESSES_EXITED], PT_M_PROC_PROCESSES_EXITED, (double)t->exited, units);
     fill_exit_metrics(t, units, report);
@@ -699,16 +800,23 @@ static bool is_collector_metric(enum pt_metric_id id)
 
 /* Short of descriptors: leave out what was not read whole, and say so in
  * one line per interval. */
-static void leave_out_unknown(struct pt_target *t, struct pt_report *report)
+static void drop_unknown(const struct pt_target *t, struct pt_report *report)
 {
-    if (!t->short_of_fds)
-        return;
     for (int id = 0; id < PT_METRIC_COUNT; id++) {
         if (pt_catalog[id].scope != PT_SCOPE_PROC || is_collector_metric(id))
             continue;
         if ((t->short_of_fds & PT_SHORT_MEMBERS) || (t->short_of_fds & metric_reads[id]))
             report->v[id].present = false;
     }
+}
+
+static void leave_out_unknown(struct pt_target *t, struct pt_report *report)
+{
+    if (!t->short_of_fds)
+        return;
+    drop_unknown(t, report);
+    for (size_t i = 0; i < t->n_group_reports; i++)
+        drop_unknown(t, &t->group_reports[i].report);
     static const struct {
         unsigned bit;
         const char *what;
@@ -737,6 +845,62 @@ static void snapshot_counters(struct pt_target *t)
         memcpy(t->members[i].ctr_at_end, t->members[i].ctr, sizeof(t->members[i].ctr));
 }
 
+/* A member whose name changed (exec) moves to its new name's group with
+ * what it did since the last interval's end; then each group's live sums. */
+static void sum_groups(struct pt_target *t)
+{
+    for (size_t i = 0; i < t->n_members; i++) {
+        struct pt_member *m = &t->members[i];
+        if (m->gone)
+            continue;
+        if (strcmp(t->groups.list[m->group].name, m->comm) != 0) {
+            uint32_t to = pt_groups_find(&t->groups, m->comm);
+            for (int k = 0; k < PT_CTR_COUNT && to != (uint32_t)m->group; k++) {
+                if (!has_group(m, k))
+                    continue;
+                group_adjust(t, m, k, m->ctr_at_end[k]);
+                pt_groups_adjust(&t->groups, to, k, -m->ctr_at_end[k]);
+            }
+            m->group = (int32_t)to;
+        }
+        struct pt_group *g = &t->groups.list[m->group];
+        note_groups(t, m);
+        g->processes++;
+        if (m->has_stat)
+            g->threads = pt_sat_add(g->threads, m->num_threads);
+        for (int k = 0; k < PT_CTR_COUNT; k++)
+            if (has_group(m, k))
+                g->live[k] = pt_sat_add(g->live[k], counted(m, k));
+    }
+}
+
+/* The breakdown's lines: every group in use this interval. */
+static void fill_group_reports(struct pt_target *t, double seconds, const struct pt_units *units)
+{
+    bool keep_base = t->short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS);
+    t->n_group_reports = 0;
+    for (uint32_t i = 0; i <= t->groups.limit; i++) {
+        struct pt_group *g = &t->groups.list[i];
+        if (!g->in_use)
+            continue;
+        struct amounts a = {
+            .gauges = g->gauges,
+            .io_seen = g->io_seen,
+            .stat_seen = g->stat_seen,
+            .ctx_seen = g->ctx_seen,
+            .ctx_voluntary = g->ctx_voluntary,
+            .ctx_involuntary = g->ctx_involuntary,
+            .fds = g->fds_seen ? g->fds : -1,
+            .processes = g->processes,
+            .threads = g->threads,
+        };
+        pt_groups_deltas(&t->groups, i, keep_base, a.delta);
+        struct pt_group_report *r = &t->group_reports[t->n_group_reports++];
+        r->name = g->name;
+        fill_amounts(t, &a, seconds, units, &r->report);
+    }
+}
+
 void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report)
 {
     double cpu0 = pt_thread_cpu_seconds();
@@ -750,12 +914,16 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
         sample_ctx_switches(t);
     int64_t fds = t->options.collect_fds ? count_fds(t) : -1;
     pt_target_compact(t);
+    if (t->groups.list)
+        sum_groups(t);
     snapshot_counters(t);
     int64_t processes = (int64_t)t->n_members;
     t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
 
     t->counter_seconds += seconds;
     fill_report(t, t->counter_seconds, processes, threads, fds, units, report);
+    if (t->groups.list)
+        fill_group_reports(t, t->counter_seconds, units);
     if (t->options.collect_pss)
         pt_value_set(&report->v[PT_M_COLLECTOR_PSS_STALE], PT_M_COLLECTOR_PSS_STALE, (double)t->pss_stale, units);
     if (!(t->short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS)))
@@ -770,6 +938,8 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
     t->failed = t->killed = t->rss_peak_kb = t->exit_records = t->exit_record_losses = 0;
     t->exits_complete = true;
     t->cpu_seconds = 0;
+    if (t->groups.list)
+        pt_groups_end_interval(&t->groups);
 }
 
 /* ---- exit records ----------------------------------------------------- */
@@ -872,6 +1042,10 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
     t->ticks_per_second = (double)sysconf(_SC_CLK_TCK);
     t->pss_at_end = pss_at_end;
     t->exits_complete = true;
+    if (options->breakdown != PT_BY_NONE) {
+        pt_groups_init(&t->groups, options->breakdown_limit);
+        t->group_reports = pt_xalloc((options->breakdown_limit + 1) * sizeof(*t->group_reports));
+    }
     return 0;
 }
 
@@ -886,6 +1060,8 @@ void pt_target_free(struct pt_target *t)
     pt_pidmap_free(&t->left);
     pt_buf_free(&t->buf);
     free(t->pending);
+    pt_groups_free(&t->groups);
+    free(t->group_reports);
     free(t->name);
     free((char *)t->selector.path);
     free((char *)t->selector.value);

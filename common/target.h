@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "base.h"
+#include "breakdown.h"
 #include "exitrecords.h"
 #include "fdbudget.h"
 #include "matcher.h"
@@ -51,7 +52,11 @@
 #include "selector.h"
 #include "units.h"
 
-enum pt_gauge { PT_G_VM, PT_G_RSS, PT_G_ANON, PT_G_PSS, PT_G_SHARED, PT_G_USS, PT_G_SWAP, PT_G_COUNT };
+/* One group's line of a breakdown (its name is the group's). */
+struct pt_group_report {
+    const char *name;
+    struct pt_report report;
+};
 
 /* What a lack of descriptors (EMFILE, ENFILE) left unknown in an interval:
  * those metrics are absent for it, never a partial sum. */
@@ -119,6 +124,11 @@ struct pt_target {
     bool exits_complete;                                                   /* no record was lost this interval */
     struct pt_pidmap left;                                                 /* members that left since the last drain */
     int64_t failed, killed, rss_peak_kb, exit_records, exit_record_losses; /* this interval */
+    /* With a breakdown (options.breakdown): its groups, and their lines
+     * of the last interval (limit + 1 slots, allocated once). */
+    struct pt_groups groups;
+    struct pt_group_report *group_reports;
+    size_t n_group_reports;
 };
 
 /* Returns 0, or -1 with a one-line reason in err. */
@@ -164,7 +174,8 @@ void pt_target_discover(struct pt_target *t);
 void pt_target_poll(struct pt_target *t);
 /* One smaps_rollup sample of every member (PSS on its own cadence). */
 void pt_target_sample_pss(struct pt_target *t);
-/* Close the interval, which lasted seconds, into report. */
+/* Close the interval, which lasted seconds, into report (and the
+ * breakdown's lines, pt_target_group_reports()). */
 void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt_units *units,
                             struct pt_report *report);
 
@@ -176,6 +187,11 @@ void pt_target_final_read(struct pt_target *t, pid_t pid);
 void pt_target_reaped(struct pt_target *t, pid_t pid);
 
 size_t pt_target_live_members(const struct pt_target *t);
+
+/* The breakdown's tag key ("process"), or NULL without a breakdown. */
+const char *pt_target_breakdown_key(const struct pt_target *t);
+/* The breakdown's lines of the last ended interval. */
+const struct pt_group_report *pt_target_group_reports(const struct pt_target *t, size_t *n);
 
 /* ---- between target.c (membership, accounting) and discovery.c ----- */
 

@@ -51,8 +51,13 @@ static int emit(struct loop *l)
 {
     const struct pt_batch *b = pt_collector_end_interval(l->c, pt_now());
     pt_buf_reset(&l->out);
-    for (size_t i = 0; i < b->n_targets; i++)
-        pt_lp_append_report(&l->out, b->targets[i].name, PT_SCOPE_PROC, &b->targets[i].report, b->timestamp_ns);
+    for (size_t i = 0; i < b->n_targets; i++) {
+        const struct pt_target_result *t = &b->targets[i];
+        pt_lp_append_report(&l->out, t->name, PT_SCOPE_PROC, &t->report, b->timestamp_ns);
+        for (size_t g = 0; g < t->n_groups; g++)
+            pt_lp_append_group_report(&l->out, t->name, t->breakdown_key, t->groups[g].name, &t->groups[g].report,
+                                      b->timestamp_ns);
+    }
     if (b->has_global)
         pt_lp_append_report(&l->out, NULL, PT_SCOPE_GLOBAL, &b->global, b->timestamp_ns);
     if (l->out.len == 0)

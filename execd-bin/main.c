@@ -133,7 +133,9 @@ int main(int argc, char **argv)
                 break;
             }
         }
-        if (pt_collector_add_target(c, t->name, &t->selector, &o.target_options, err, sizeof(err)) != 0) {
+        struct pt_target_options options = o.target_options;
+        options.breakdown = t->by;
+        if (pt_collector_add_target(c, t->name, &t->selector, &options, err, sizeof(err)) != 0) {
             pt_logf(PT_LOG_ERROR, "%s: %s", t->option, err);
             if (t->selector.kind == PT_SELECT_CHILD) /* launched last, so nothing else runs */
                 kill(-t->selector.pid, SIGKILL);

@@ -35,6 +35,11 @@ static const char usage[] = "Usage: proctree-execd [OPTION]... TARGET... [-- COM
                             "                            default: the process name; the pid file's or\n"
                             "                            cgroup's base name (without .pid); the REGEX,\n"
                             "                            NAME or USER as given\n"
+                            "  --by process              besides the target's line, one line per process\n"
+                            "                            name (comm) in its tree, tagged process=NAME\n"
+                            "                            (applies to the preceding target, as --name)\n"
+                            "  --by-limit N              at most N process names per target (default 20,\n"
+                            "                            1 to 1000); the rest are tagged process=other\n"
                             "\n"
                             "Timing:\n"
                             "  (default)                 one batch per newline on stdin (Telegraf\n"
@@ -98,6 +103,8 @@ enum {
     OPT_NO_CTX,
     OPT_NO_FDS,
     OPT_NO_GLOBAL,
+    OPT_BY,
+    OPT_BY_LIMIT,
     OPT_FD_BUDGET,
     OPT_PROC_ROOT,
     OPT_COMMAND_OUTPUT,
@@ -113,6 +120,8 @@ static const struct option long_options[] = {
     {"user", required_argument, NULL, OPT_USER},
     {"cgroup", required_argument, NULL, OPT_CGROUP},
     {"name", required_argument, NULL, OPT_NAME},
+    {"by", required_argument, NULL, OPT_BY},
+    {"by-limit", required_argument, NULL, OPT_BY_LIMIT},
     {"interval", required_argument, NULL, OPT_INTERVAL},
     {"once", no_argument, NULL, OPT_ONCE},
     {"poll-interval", required_argument, NULL, OPT_POLL},
@@ -237,6 +246,21 @@ static enum execd_parse parse_one(struct execd_options *o, int code, const char 
         else
             o->targets[o->n_targets - 1].name = arg;
         return EXECD_RUN;
+    case OPT_BY:
+        if (strcmp(arg, "process") != 0)
+            return usage_error("--by: \"%s\" is not a breakdown; give process", q(arg));
+        if (o->n_targets == 0)
+            o->command_by = PT_BY_PROCESS;
+        else
+            o->targets[o->n_targets - 1].by = PT_BY_PROCESS;
+        return EXECD_RUN;
+    case OPT_BY_LIMIT: {
+        unsigned long limit;
+        if (parse_whole(arg, 1, PT_BREAKDOWN_LIMIT_MAX, &limit) != 0)
+            return usage_error("--by-limit: \"%s\" is not a whole number from 1 to %d", q(arg), PT_BREAKDOWN_LIMIT_MAX);
+        o->target_options.breakdown_limit = (unsigned)limit;
+        return EXECD_RUN;
+    }
     case OPT_INTERVAL:
     case OPT_POLL:
     case OPT_DISCOVERY:
@@ -334,12 +358,16 @@ enum execd_parse execd_parse_options(int argc, char **argv, struct execd_options
         if (strcmp(argv[optind - 1], "--") != 0)
             return usage_error("unexpected argument \"%s\"; a command to launch goes after --", q(argv[optind]));
         o->command = &argv[optind];
-        add_target(o, PT_SELECT_CHILD)->name = o->command_name;
+        struct execd_target *launched = add_target(o, PT_SELECT_CHILD);
+        launched->name = o->command_name;
+        launched->by = o->command_by;
     } else if (optind > 0 && strcmp(argv[optind - 1], "--") == 0) {
         return usage_error("-- must be followed by a command");
     }
     if (o->command_name && !o->command)
         return usage_error("--name \"%s\" must follow a target or precede -- COMMAND", q(o->command_name));
+    if (o->command_by && !o->command)
+        return usage_error("--by must follow a target or precede -- COMMAND");
     if (o->command_output && !o->command)
         return usage_error("--command-output \"%s\" needs -- COMMAND", q(o->command_output));
     if (o->n_targets == 0)

@@ -8,8 +8,9 @@
 #include "collector.h"
 
 struct execd_target {
-    const char *option; /* "--pid", ...: for error messages */
-    const char *name;   /* NULL: the library's default name */
+    const char *option;   /* "--pid", ...: for error messages */
+    const char *name;     /* NULL: the library's default name */
+    enum pt_breakdown by; /* --by after it */
     struct pt_selector selector;
 };
 
@@ -21,9 +22,10 @@ struct execd_options {
     bool fd_budget_given; /* --descriptor-budget; else main() derives it */
     struct execd_target *targets;
     size_t n_targets;
-    char **command;             /* argv after "--", NULL-terminated, or NULL */
-    const char *command_name;   /* --name given before any target */
-    const char *command_output; /* --command-output; NULL: discard */
+    char **command;               /* argv after "--", NULL-terminated, or NULL */
+    const char *command_name;     /* --name given before any target */
+    enum pt_breakdown command_by; /* --by given before any target */
+    const char *command_output;   /* --command-output; NULL: discard */
 };
 
 enum execd_parse { EXECD_RUN, EXECD_EXIT_OK, EXECD_EXIT_USAGE };

@@ -47,6 +47,13 @@ static struct pt_collector *collector_for(const char *proc_root)
     return col;
 }
 
+static void add_pid_target_with(const char *name, pid_t pid, const struct pt_target_options *opt)
+{
+    struct pt_selector sel = {.kind = PT_SELECT_PID, .pid = pid};
+    char err[256] = "";
+    ck_assert_msg(pt_collector_add_target(c, name, &sel, opt, err, sizeof(err)) == 0, "%s", err);
+}
+
 static void add_pid_target(const char *name, pid_t pid)
 {
     struct pt_selector sel = {.kind = PT_SELECT_PID, .pid = pid};
@@ -1044,6 +1051,102 @@ START_TEST(status_read_only_after_a_switch_in)
 }
 END_TEST
 
+/* The breakdown's line of the group named name in target 0, or NULL. */
+static const struct pt_report *group(const struct pt_batch *b, const char *name)
+{
+    const struct pt_target_result *t = &b->targets[0];
+    for (size_t i = 0; i < t->n_groups; i++)
+        if (strcmp(t->groups[i].name, name) == 0)
+            return &t->groups[i].report;
+    return NULL;
+}
+
+static int64_t group_int(const struct pt_batch *b, const char *name, enum pt_metric_id id)
+{
+    const struct pt_report *r = group(b, name);
+    ck_assert_msg(r != NULL, "no group %s", name);
+    ck_assert_msg(r->v[id].present && r->v[id].is_int, "%s of %s absent", pt_catalog[id].name, name);
+    return r->v[id].i;
+}
+
+/* sh running cc1 twice, ld and as, with at most 2 names: sh and cc1 get
+ * their lines, ld and as share "other"; every amount adds up to the
+ * total. A cc1 reaped by sh keeps in its group what it was seen doing;
+ * sh's line shows only sh's own work, and a child never seen (its usage
+ * arrives in sh's counters alone) counts in sh's group. */
+START_TEST(breakdown_by_process_name)
+{
+    struct fx_proc sh = proc(100, 1, 10, 1000, 10, "101 102 103 104");
+    struct fx_proc cc1 = proc(101, 100, 11, 0, 5, NULL), cc1b = proc(102, 100, 12, 0, 6, NULL);
+    struct fx_proc ld = proc(103, 100, 13, 0, 7, NULL), as = proc(104, 100, 14, 0, 8, NULL);
+    sh.comm = "sh", cc1.comm = cc1b.comm = "cc1", ld.comm = "ld", as.comm = "as";
+    fx_put_proc(root, &sh), fx_put_proc(root, &cc1), fx_put_proc(root, &cc1b), fx_put_proc(root, &ld);
+    fx_put_proc(root, &as);
+    c = collector_for(root);
+    struct pt_target_options opt;
+    pt_target_options_init(&opt);
+    opt.breakdown = PT_BY_PROCESS;
+    opt.breakdown_limit = 2;
+    add_pid_target_with("app", 100, &opt);
+    pt_collector_tick(c, 0.0);
+    pt_collector_end_interval(c, 1.0); /* sh joined as a root: its past is not counted */
+
+    cc1.io.rchar = 300, cc1b.io.rchar = 200, ld.io.rchar = 70, as.io.rchar = 30, sh.io.rchar = 1010;
+    fx_put_proc(root, &cc1), fx_put_proc(root, &cc1b), fx_put_proc(root, &ld), fx_put_proc(root, &as);
+    fx_put_proc(root, &sh);
+    const struct pt_batch *b = pt_collector_end_interval(c, 2.0);
+    ck_assert_uint_eq(b->targets[0].n_groups, 3);
+    ck_assert_str_eq(b->targets[0].breakdown_key, "process");
+    ck_assert_int_eq(group_int(b, "cc1", PT_M_PROC_IO_READ_BYTES), 500);
+    ck_assert_int_eq(group_int(b, "cc1", PT_M_PROC_PROCESSES), 2);
+    ck_assert_int_eq(group_int(b, "cc1", PT_M_PROC_RSS_MAX), 11 * page);
+    ck_assert_int_eq(group_int(b, "other", PT_M_PROC_IO_READ_BYTES), 100);
+    ck_assert_int_eq(group_int(b, "other", PT_M_PROC_PROCESSES), 2);
+    ck_assert_int_eq(group_int(b, "sh", PT_M_PROC_IO_READ_BYTES), 10);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 610);
+    ck_assert_ptr_null(group(b, "ld"));
+
+    /* cc1 (101) reads 100 more after its last read, exits, and sh reaps
+     * it: sh's io gains its 400, and 50 of a child never seen */
+    fx_vanish(root, 101);
+    sh.io.rchar = 1010 + 400 + 50, sh.children = "102 103 104";
+    fx_put_proc(root, &sh);
+    b = pt_collector_end_interval(c, 3.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 150); /* cc1's 300 were reported already */
+    ck_assert_int_eq(group_int(b, "cc1", PT_M_PROC_IO_READ_BYTES), 0);
+    ck_assert_int_eq(group_int(b, "sh", PT_M_PROC_IO_READ_BYTES), 150); /* the unseen 100 and 50 */
+    ck_assert_int_eq(group_int(b, "cc1", PT_M_PROC_PROCESSES), 1);
+}
+END_TEST
+
+/* A group whose members are all gone gives its last line, then its slot
+ * to a new name; a member that execs moves to its new name's group. */
+START_TEST(breakdown_groups_are_recycled)
+{
+    struct fx_proc sh = proc(100, 1, 10, 1000, 10, "101");
+    struct fx_proc a = proc(101, 100, 11, 0, 5, NULL);
+    sh.comm = "sh", a.comm = "a";
+    fx_put_proc(root, &sh), fx_put_proc(root, &a);
+    c = collector_for(root);
+    struct pt_target_options opt;
+    pt_target_options_init(&opt);
+    opt.breakdown = PT_BY_PROCESS;
+    opt.breakdown_limit = 3;
+    add_pid_target_with("app", 100, &opt);
+    pt_collector_tick(c, 0.0);
+    pt_collector_end_interval(c, 1.0);
+    a.comm = "b", a.io.rchar = 40; /* exec */
+    fx_put_proc(root, &a);
+    const struct pt_batch *b = pt_collector_end_interval(c, 2.0);
+    ck_assert_int_eq(group_int(b, "b", PT_M_PROC_IO_READ_BYTES), 40);
+    ck_assert_int_eq(group_int(b, "a", PT_M_PROC_PROCESSES), 0);
+    ck_assert_int_eq(group_int(b, "a", PT_M_PROC_IO_READ_BYTES), 0);
+    b = pt_collector_end_interval(c, 3.0);
+    ck_assert_ptr_null(group(b, "a"));
+    ck_assert_uint_eq(b->targets[0].n_groups, 2);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("accounting");
@@ -1081,6 +1184,8 @@ int main(void)
     tcase_add_test(tc, status_read_only_after_a_switch_in);
     tcase_add_test(tc, huge_memory_and_thread_sums_saturate);
     tcase_add_test(tc, huge_counters_saturate);
+    tcase_add_test(tc, breakdown_by_process_name);
+    tcase_add_test(tc, breakdown_groups_are_recycled);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -53,7 +53,8 @@ static void put_status(const char *root, pid_t pid, int threads)
 }
 
 /* A root with three children, one of them with two threads, every file
- * there; and a --match target beside the --pid one. */
+ * there; and a --match target beside the --pid one, which breaks its
+ * tree down by process name (two names). */
 static void write_tree(const char *root)
 {
     fx_put_meminfo(root, 1000000, 200000, 600000, 300000, 100000, 50000);
@@ -66,6 +67,7 @@ static void write_tree(const char *root)
                             .resident_pages = 10,
                             .size_pages = 40,
                             .children = children[pid - 100],
+                            .comm = pid == 100 ? "sh" : "worker",
                             .pss_kb = 4};
         fx_put_proc(root, &p);
         put_status(root, pid, (int)p.num_threads);
@@ -98,6 +100,8 @@ START_TEST(steady_state_allocates_nothing)
     struct pt_selector match = {.kind = PT_SELECT_MATCH, .value = "^worker"};
     ck_assert_int_eq(pt_collector_add_target(c, "pid", &pid, &options, err, sizeof(err)), 0);
     ck_assert_int_eq(pt_collector_add_target(c, "match", &match, &options, err, sizeof(err)), 0);
+    options.breakdown = PT_BY_PROCESS;
+    ck_assert_int_eq(pt_collector_add_target(c, "by", &pid, &options, err, sizeof(err)), 0);
 
     /* warm up: the first discovery, polls and closes size every buffer */
     double now = 0;
@@ -108,15 +112,20 @@ START_TEST(steady_state_allocates_nothing)
     }
     /* no check assertion inside the window: check allocates for each */
     int64_t processes[5];
+    size_t groups[5];
     allocations = 0;
     for (int interval = 0; interval < 5; interval++) {
         for (int tick = 0; tick < 10; tick++, now += 0.1)
             pt_collector_tick(c, now);
-        processes[interval] = pt_collector_end_interval(c, now)->targets[0].report.v[PT_M_PROC_PROCESSES].i;
+        const struct pt_batch *b = pt_collector_end_interval(c, now);
+        processes[interval] = b->targets[0].report.v[PT_M_PROC_PROCESSES].i;
+        groups[interval] = b->targets[2].n_groups;
     }
     long counted = allocations;
-    for (int interval = 0; interval < 5; interval++)
+    for (int interval = 0; interval < 5; interval++) {
         ck_assert_int_eq(processes[interval], 4);
+        ck_assert_uint_eq(groups[interval], 2);
+    }
     pt_collector_free(c);
     fx_root_free(root);
     ck_assert_msg(counted == 0, "%ld allocator calls in 50 polls, 5 discoveries and 5 closes", counted);

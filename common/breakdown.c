@@ -1,0 +1,92 @@
+#include "breakdown.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base.h"
+#include "saturate.h"
+
+void pt_groups_init(struct pt_groups *gs, uint32_t limit)
+{
+    gs->limit = limit;
+    gs->list = pt_xalloc(((size_t)limit + 1) * sizeof(*gs->list));
+    memset(gs->list, 0, ((size_t)limit + 1) * sizeof(*gs->list));
+    strcpy(gs->list[limit].name, PT_GROUP_OTHER);
+}
+
+void pt_groups_free(struct pt_groups *gs)
+{
+    free(gs->list);
+    memset(gs, 0, sizeof(*gs));
+}
+
+uint32_t pt_groups_find(struct pt_groups *gs, const char *name)
+{
+    uint32_t free_slot = gs->limit;
+    for (uint32_t i = 0; i < gs->limit; i++) {
+        if (gs->list[i].in_use && strcmp(gs->list[i].name, name) == 0)
+            return i;
+        if (!gs->list[i].in_use && free_slot == gs->limit)
+            free_slot = i;
+    }
+    struct pt_group *g = &gs->list[free_slot];
+    if (free_slot < gs->limit) {
+        memset(g, 0, sizeof(*g));
+        strncpy(g->name, name, sizeof(g->name) - 1);
+    }
+    g->in_use = true;
+    return free_slot;
+}
+
+void pt_groups_adjust(struct pt_groups *gs, uint32_t g, int k, int64_t v)
+{
+    gs->list[g].adjust[k] = pt_sat_add(gs->list[g].adjust[k], v);
+}
+
+void pt_groups_end_poll(struct pt_groups *gs, int first, int last)
+{
+    for (uint32_t i = 0; i <= gs->limit; i++) {
+        struct pt_group *g = &gs->list[i];
+        if (!g->in_use)
+            continue;
+        for (int k = first; k <= last; k++) {
+            pt_extrema_add(&g->gauges[k], g->poll[k]);
+            g->poll[k] = 0;
+        }
+    }
+}
+
+void pt_groups_deltas(struct pt_groups *gs, uint32_t i, bool keep_base, int64_t delta[PT_CTR_COUNT])
+{
+    struct pt_group *g = &gs->list[i];
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        int64_t now = pt_sat_add(g->adjust[k], g->live[k]);
+        if (now > g->high_water[k])
+            g->high_water[k] = now;
+        delta[k] = pt_sat_sub(g->high_water[k], g->interval_base[k]);
+        if (!keep_base)
+            g->interval_base[k] = g->high_water[k];
+    }
+}
+
+void pt_groups_end_interval(struct pt_groups *gs)
+{
+    for (uint32_t i = 0; i <= gs->limit; i++) {
+        struct pt_group *g = &gs->list[i];
+        if (!g->in_use)
+            continue;
+        /* Empty, its G cannot move again (no member, no debt), so
+         * nothing is lost by forgetting it. */
+        if (g->processes == 0) {
+            char name[PT_COMM_MAX];
+            memcpy(name, g->name, sizeof(name));
+            memset(g, 0, sizeof(*g));
+            memcpy(g->name, name, sizeof(name));
+            continue;
+        }
+        memset(g->gauges, 0, sizeof(g->gauges));
+        g->stat_seen = g->io_seen = g->ctx_seen = g->fds_seen = false;
+        g->ctx_voluntary = g->ctx_involuntary = g->processes = g->threads = g->fds = 0;
+        memset(g->live, 0, sizeof(g->live));
+    }
+}

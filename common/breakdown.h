@@ -1,0 +1,75 @@
+/* breakdown: a target's amounts split by process name (--by process).
+ *
+ * A group is a name and what its members did. Its cumulative counter is
+ * built as the tree's is (target.h), from the same events:
+ *
+ *     G = adjust + sum over its live members of their counted counters
+ *
+ * and every change target.c makes to the tree's adjust is made to one
+ * group's adjust too, so the groups' G add up to the tree's C. The rules
+ * without the kernel's exit records (docs/METRICS.md, "Breakdown"):
+ *   - a member reaped by a member keeps in its own group what its last
+ *     read showed; the reaper's group gives that back when the kernel
+ *     folds it into the reaper, so only the child's unseen last moments,
+ *     and the whole of a child proctree never saw, land in the reaper's
+ *     group (as the kernel folds them there);
+ *   - a member that changes its name (exec) moves to the new name's group
+ *     with what it did since the last interval's end (or its join).
+ * Exit records (issue 12) would settle each child in its own group: they
+ * would replace the group adjustments made in owe() and settle_debts().
+ *
+ * Memory gauges are min/max of the group's sum at each poll. The table
+ * has a fixed number of slots (the limit, plus "other" for every name past
+ * it), allocated once: no allocation per poll. A slot whose group has no
+ * live member is freed once the interval it emptied in is reported. */
+#ifndef PROCTREE_BREAKDOWN_H
+#define PROCTREE_BREAKDOWN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "member.h"
+#include "report.h"
+
+enum pt_gauge { PT_G_VM, PT_G_RSS, PT_G_ANON, PT_G_PSS, PT_G_SHARED, PT_G_USS, PT_G_SWAP, PT_G_COUNT };
+
+/* The name of the group past the limit. */
+#define PT_GROUP_OTHER "other"
+
+struct pt_group {
+    char name[PT_COMM_MAX]; /* raw bytes, as the kernel shows comm */
+    bool in_use;
+    int64_t adjust[PT_CTR_COUNT];
+    int64_t high_water[PT_CTR_COUNT], interval_base[PT_CTR_COUNT];
+    /* this interval */
+    struct pt_extrema gauges[PT_G_COUNT];
+    int64_t poll[PT_G_COUNT];   /* the sums of the poll under way */
+    int64_t live[PT_CTR_COUNT]; /* its live members' counted counters, at the end */
+    bool stat_seen, io_seen, ctx_seen, fds_seen;
+    int64_t ctx_voluntary, ctx_involuntary, processes, threads, fds;
+};
+
+struct pt_groups {
+    struct pt_group *list; /* limit named slots, then "other" */
+    uint32_t limit;
+};
+
+/* limit: named groups at most (>= 1). */
+void pt_groups_init(struct pt_groups *gs, uint32_t limit);
+void pt_groups_free(struct pt_groups *gs);
+/* The slot of the group named name (NUL-terminated), taking a free slot
+ * for a new name; "other"'s when none is free. */
+uint32_t pt_groups_find(struct pt_groups *gs, const char *name);
+/* Add v (which may be negative) to counter k of group g's adjust. */
+void pt_groups_adjust(struct pt_groups *gs, uint32_t g, int k, int64_t v);
+/* One poll's sums of gauges [first, last] are in each group's poll[]:
+ * add them to the extrema of every group in use and clear them. */
+void pt_groups_end_poll(struct pt_groups *gs, int first, int last);
+/* This interval's deltas of group g, from its live[]: never negative
+ * (a high-water mark, as for the tree); keep_base leaves the work for
+ * the next interval. */
+void pt_groups_deltas(struct pt_groups *gs, uint32_t g, bool keep_base, int64_t delta[PT_CTR_COUNT]);
+/* The interval is reported: clear its values, free the empty groups. */
+void pt_groups_end_interval(struct pt_groups *gs);
+
+#endif

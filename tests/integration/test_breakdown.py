@@ -1,0 +1,88 @@
+"""--by process: one line per process name besides the tree's total.
+
+A launched `sh` runs three programs (copies of cpuburn named alpha, beta
+and gamma), each burning a known amount of CPU, beta in the kernel reading
+/dev/zero (so it has I/O). Summed over every batch, each program's line
+shows its own CPU, and the groups' CPU and I/O add up to the total line's
+(docs/METRICS.md, "Breakdown"). InfluxDB accepts every line, the group
+in its process tag.
+"""
+
+import os
+import shutil
+import tempfile
+import unittest
+
+import accounting_helpers as ah
+import harness as h
+
+PROGRAMS = {"alpha": 0.6, "beta": 0.4, "gamma": 0.3}  # CPU seconds each
+
+
+def group_sums(execd, target, field):
+    """{process name: sum of field over the batches} of target's breakdown lines."""
+    sums = {}
+    for _, points in execd.batches():
+        for p in points:
+            if p.tags.get("target") == target and "process" in p.tags:
+                sums[p.tags["process"]] = sums.get(p.tags["process"], 0) + p.fields.get(field, 0)
+    return sums
+
+
+class BreakdownByProcess(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        tmp = tempfile.TemporaryDirectory(prefix="proctree-breakdown-")
+        cls.addClassCleanup(tmp.cleanup)
+        paths = {}
+        for name in PROGRAMS:
+            paths[name] = os.path.join(tmp.name, name)
+            shutil.copy(ah.cpuburn_path(), paths[name])
+        script = (f"{paths['alpha']} {PROGRAMS['alpha']} & {paths['beta']} -s {PROGRAMS['beta']} & "
+                  f"{paths['gamma']} {PROGRAMS['gamma']} & wait")
+        with h.Execd(["--interval", "0.5s", "--poll-interval", "20ms", "--discovery-interval", "50ms", "--by", "process", "--",
+                      "sh", "-c", script]) as execd:
+            status = execd.wait_exit(120)
+        cls.execd = execd
+        assert status == 0, execd.describe()
+
+    def test_one_line_per_program_with_its_cpu(self):
+        user = group_sums(self.execd, "sh", "proc_cpu_user_seconds")
+        system = group_sums(self.execd, "sh", "proc_cpu_system_seconds")
+        cpu = {name: user[name] + system.get(name, 0) for name in user}
+        for name, seconds in PROGRAMS.items():
+            self.assertIn(name, cpu, self.execd.describe())
+            self.assertLessEqual(abs(cpu[name] - seconds), 0.15 * seconds + 0.03, f"{name}: {cpu}")
+        self.assertLessEqual(set(cpu), set(PROGRAMS) | {"sh"}, cpu)
+
+    def test_groups_add_up_to_the_total(self):
+        total = ah.target_points(self.execd, "sh")
+        for field, slack in (("proc_cpu_user_seconds", 0.02), ("proc_cpu_system_seconds", 0.02),
+                             ("proc_io_read_bytes", 0), ("proc_io_write_bytes", 0)):
+            groups = sum(group_sums(self.execd, "sh", field).values())
+            self.assertLessEqual(abs(groups - ah.field_sum(total, field)), slack, f"{field}: {groups}")
+        beta_io = group_sums(self.execd, "sh", "proc_io_read_bytes")["beta"]
+        self.assertGreater(beta_io, 1 << 20, "beta read /dev/zero")
+
+    def test_memory_gauges_bound_the_total(self):
+        # Each group's max is the max of its own sum, so together they are
+        # at least the tree's max; each group's min at most the tree's min.
+        for _, points in self.execd.batches():
+            total = h.target_line(points, "sh")
+            # a group seen by no poll (born and gone between two) has no gauge
+            groups = [p for p in points if "process" in p.tags and "proc_rss_max" in p.fields]
+            if total is None or "proc_rss_max" not in total.fields or not groups:
+                continue
+            self.assertGreaterEqual(sum(p.fields["proc_rss_max"] for p in groups), total.fields["proc_rss_max"])
+            self.assertLessEqual(min(p.fields["proc_rss_min"] for p in groups), total.fields["proc_rss_min"])
+
+    def test_influxdb_accepts_every_line(self):
+        with h.InfluxDB() as influx:
+            influx.create_database("t")
+            influx.write_ok("t", self.execd.stdout_bytes().decode())
+            rows = influx.rows("t", "SELECT sum(proc_cpu_user_seconds) FROM proctree GROUP BY process")
+        self.assertTrue(any(r.get("process") == "alpha" for r in rows), rows)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
