@@ -6,9 +6,9 @@
  *   exitkids switches N
  *                  N children one after the other, each sleeping 1 ms 20
  *                  times (voluntary switches) and spinning 20 ms of CPU;
- *                  then print "rusage CPU NVCSW NIVCSW": the children's
+ *                  then print "rusage CPU NVCSW NIVCSW SELF": the children's
  *                  CPU seconds and switches as getrusage(RUSAGE_CHILDREN)
- *                  sums them.
+ *                  sums them, and the parent's own switches so far.
  *   exitkids fates one child exits 1, one is killed by SIGKILL, one touches
  *                  512 MiB, holds it 30 ms and exits 0; then print "done 3".
  */
@@ -68,12 +68,13 @@ static void switches(long n)
         }
         reap(pid);
     }
-    struct rusage kids;
+    struct rusage kids, self;
     getrusage(RUSAGE_CHILDREN, &kids);
-    printf("rusage %.6f %ld %ld\n",
+    getrusage(RUSAGE_SELF, &self);
+    printf("rusage %.6f %ld %ld %ld\n",
            (double)kids.ru_utime.tv_sec + (double)kids.ru_utime.tv_usec / 1e6 + (double)kids.ru_stime.tv_sec +
                (double)kids.ru_stime.tv_usec / 1e6,
-           kids.ru_nvcsw, kids.ru_nivcsw);
+           kids.ru_nvcsw, kids.ru_nivcsw, self.ru_nvcsw + self.ru_nivcsw);
     fflush(stdout);
 }
 
