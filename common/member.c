@@ -182,6 +182,8 @@ static void take_stat(struct pt_member *m, const struct pt_stat *st)
     m->kernel_thread = st->flags & PT_PF_KTHREAD;
     m->num_threads = st->num_threads;
     /* each value is at most PT_MAX_COUNT, so the casts are exact */
+    m->own_utime = (int64_t)st->utime;
+    m->own_stime = (int64_t)st->stime;
     m->ctr[PT_CTR_USER_TICKS] = pt_sat_add((int64_t)st->utime, (int64_t)st->cutime);
     m->ctr[PT_CTR_SYSTEM_TICKS] = pt_sat_add((int64_t)st->stime, (int64_t)st->cstime);
     m->ctr[PT_CTR_MINFLT] = pt_sat_add((int64_t)st->minflt, (int64_t)st->cminflt);
@@ -353,10 +355,18 @@ static bool add_status(const struct pt_buf *buf, ssize_t n, int64_t *voluntary, 
     return true;
 }
 
+/* Thread i's usage record: the main thread's is the member's own. */
+static struct pt_thread_usage *thread_usage(struct pt_member *m, uint32_t i)
+{
+    struct pt_thread *th = &m->threads.list[i];
+    return th->tid == m->pid ? &m->main_usage : &th->usage;
+}
+
 enum pt_read pt_member_read_ctx_switches(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, int64_t *voluntary,
                                          int64_t *involuntary)
 {
     *voluntary = *involuntary = 0;
+    m->main_usage.ctx_now = false;
     /* /proc/PID/status shows the main thread's own counts only; with one
      * thread that is the process, and one file saves a readdir. */
     if (m->num_threads <= 1) {
@@ -385,10 +395,61 @@ enum pt_read pt_member_read_ctx_switches(struct pt_member *m, int proc_root_fd, 
     for (uint32_t i = 0; i < m->threads.count; i++) {
         ssize_t n = pt_threads_read(&m->threads, i, PT_TF_STATUS, proc_root_fd, m->path, m->budget, buf);
         no_fds |= out_of_fds((int)n);
-        any |= add_status(buf, n, voluntary, involuntary);
+        struct pt_thread_usage *u = thread_usage(m, i);
+        u->voluntary = u->involuntary = 0;
+        u->ctx_now = add_status(buf, n, &u->voluntary, &u->involuntary);
+        *voluntary = pt_sat_add(*voluntary, u->voluntary);
+        *involuntary = pt_sat_add(*involuntary, u->involuntary);
+        any |= u->ctx_now;
     }
     if (!any && !no_fds)
         return PT_READ_FAILED;
+    return end_thread_reads(m, proc_root_fd, no_fds);
+}
+
+struct pt_thread_usage *pt_member_thread_usage(struct pt_member *m, uint32_t i, uint32_t *n)
+{
+    bool several = m->num_threads > 1 && m->threads.count > 0;
+    *n = several ? m->threads.count : 1;
+    return several ? thread_usage(m, i) : &m->main_usage;
+}
+
+/* One thread's name and own CPU from its task/TID/stat. */
+static void read_thread_stat(struct pt_member *m, uint32_t i, int proc_root_fd, struct pt_buf *buf, bool *no_fds)
+{
+    struct pt_thread_usage *u = thread_usage(m, i);
+    ssize_t n = pt_threads_read(&m->threads, i, PT_TF_STAT, proc_root_fd, m->path, m->budget, buf);
+    struct pt_stat st;
+    *no_fds |= out_of_fds((int)n);
+    u->cpu_now = n > 0 && pt_parse_stat(buf->data, (size_t)n, &st) == 0;
+    if (!u->cpu_now)
+        return;
+    memcpy(u->comm, st.comm, sizeof(u->comm));
+    u->utime = (int64_t)st.utime;
+    u->stime = (int64_t)st.stime;
+}
+
+enum pt_read pt_member_read_thread_usage(struct pt_member *m, int proc_root_fd, struct pt_buf *buf)
+{
+    struct pt_thread_usage *main = &m->main_usage;
+    if (m->num_threads <= 1) { /* the thread is the member: its stat is read */
+        memcpy(main->comm, m->comm, sizeof(main->comm));
+        main->utime = m->own_utime;
+        main->stime = m->own_stime;
+        main->cpu_now = m->has_stat;
+        if (!main->ctx_now && m->has_ctx) { /* status not re-read: nothing new */
+            main->voluntary = m->ctx_voluntary;
+            main->involuntary = m->ctx_involuntary;
+            main->ctx_now = true;
+        }
+        return PT_READ_OK;
+    }
+    int err = pt_threads_refresh(&m->threads, proc_root_fd, m->path, m->num_threads, m->budget);
+    if (err)
+        return read_error(err);
+    bool no_fds = false;
+    for (uint32_t i = 0; i < m->threads.count; i++)
+        read_thread_stat(m, i, proc_root_fd, buf, &no_fds);
     return end_thread_reads(m, proc_root_fd, no_fds);
 }
 

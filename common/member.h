@@ -73,9 +73,15 @@ struct pt_member {
     int fd[PT_MF_COUNT];         /* kept descriptors, -1 when not kept */
     struct pt_fd_budget *budget; /* shared by the collector's members */
     struct pt_threads threads;   /* when it has several: see threads.h */
-    int64_t ctr[PT_CTR_COUNT];   /* last values read */
-    bool has_stat, has_io;       /* which groups of ctr hold real values */
-    bool io_fresh;               /* the last read of the counters refreshed io */
+    /* For --by thread: its main thread's usage (kept whatever the thread
+     * count, so a change of it loses nothing), its stat's own CPU ticks
+     * (without its children's), and whether its threads were sampled. */
+    struct pt_thread_usage main_usage;
+    int64_t own_utime, own_stime;
+    bool usage_sampled;
+    int64_t ctr[PT_CTR_COUNT]; /* last values read */
+    bool has_stat, has_io;     /* which groups of ctr hold real values */
+    bool io_fresh;             /* the last read of the counters refreshed io */
     /* Usage of members this one reaped that its counters have not shown
      * yet, checked at a later read (see owe() in target.c). */
     int64_t ctr_at_end[PT_CTR_COUNT]; /* ctr as of the last interval's end, or the join */
@@ -137,6 +143,14 @@ enum pt_read pt_member_read_smaps(struct pt_member *m, int proc_root_fd, struct 
  * counts vanish with it: the kernel exposes no total). */
 enum pt_read pt_member_read_ctx_switches(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, int64_t *voluntary,
                                          int64_t *involuntary);
+
+/* The usage of each of its threads (pt_member_thread_usage) at this
+ * interval's end: name and own CPU from task/TID/stat (a single-threaded
+ * member's from its own stat, already read), context switches from the
+ * statuses pt_member_read_ctx_switches read just before (when it did). */
+enum pt_read pt_member_read_thread_usage(struct pt_member *m, int proc_root_fd, struct pt_buf *buf);
+/* Its threads' usage records, n of them (the main thread's is main_usage). */
+struct pt_thread_usage *pt_member_thread_usage(struct pt_member *m, uint32_t i, uint32_t *n);
 
 /* Number of open file descriptors. */
 enum pt_read pt_member_count_fds(struct pt_member *m, int proc_root_fd, int64_t *count);

@@ -28,7 +28,7 @@ struct pt_selector {
 };
 
 /* Lines besides the tree's total (breakdown.h). */
-enum pt_breakdown { PT_BY_NONE, PT_BY_PROCESS };
+enum pt_breakdown { PT_BY_NONE, PT_BY_PROCESS, PT_BY_THREAD };
 #define PT_BREAKDOWN_LIMIT_DEFAULT 20
 #define PT_BREAKDOWN_LIMIT_MAX 1000
 

@@ -42,6 +42,11 @@ static bool is_exposed(const struct pt_target *t, const struct pt_member *m)
     return pt_target_live_member(t, m->ppid) == NULL;
 }
 
+static bool by_process(const struct pt_target *t)
+{
+    return t->options.breakdown == PT_BY_PROCESS;
+}
+
 static bool has_group(const struct pt_member *m, int k)
 {
     return k < PT_CTR_IO_END ? m->has_io : m->has_stat;
@@ -324,7 +329,7 @@ struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expect
     m.born = !baseline;
     m.since = baseline ? pt_now() : 0;
     memcpy(m.ctr_at_end, m.ctr, sizeof(m.ctr));
-    m.group = t->groups.list ? (int32_t)pt_groups_find(&t->groups, m.comm) : -1;
+    m.group = by_process(t) ? (int32_t)pt_groups_find(&t->groups, m.comm) : -1;
     if (baseline)
         add_counters(t, &m, -1);
     else if (!pt_pidmap_remove(&t->forked, pid)) /* else counted at its fork event */
@@ -344,7 +349,14 @@ const char *pt_target_name(const struct pt_target *t)
 
 const char *pt_target_breakdown_key(const struct pt_target *t)
 {
-    return t->options.breakdown == PT_BY_PROCESS ? "process" : NULL;
+    switch (t->options.breakdown) {
+    case PT_BY_PROCESS:
+        return "process";
+    case PT_BY_THREAD:
+        return "thread";
+    default:
+        return NULL;
+    }
 }
 
 const struct pt_group_report *pt_target_group_reports(const struct pt_target *t, size_t *n)
@@ -424,7 +436,7 @@ static void poll_members(struct pt_target *t)
         }
         /* With a breakdown every member is read: what a child does after
          * its last read counts in its reaper's group */
-        if (is_exposed(t, m) || t->groups.list)
+        if (is_exposed(t, m) || by_process(t))
             read_counters(t, m);
     }
     if (sampled) {
@@ -432,7 +444,7 @@ static void poll_members(struct pt_target *t)
         pt_extrema_add(&t->gauges[PT_G_RSS], resident);
         pt_extrema_add(&t->gauges[PT_G_ANON], anon);
         t->samples++;
-        if (t->groups.list)
+        if (by_process(t))
             pt_groups_end_poll(&t->groups, PT_G_VM, PT_G_ANON);
     }
 }
@@ -551,7 +563,7 @@ static void sample_smaps(struct pt_target *t)
         return;
     for (int g = PT_G_PSS; g <= PT_G_SWAP; g++)
         pt_extrema_add(&t->gauges[g], sum[g]);
-    if (t->groups.list)
+    if (by_process(t))
         pt_groups_end_poll(&t->groups, PT_G_PSS, PT_G_SWAP);
 }
 
@@ -874,6 +886,69 @@ static void sum_groups(struct pt_target *t)
     }
 }
 
+/* One reading of a thread's counter against the last: what it did since,
+ * never negative; a thread first seen counts its whole past when it was
+ * born in the tree (count_past), none of it otherwise. */
+static int64_t since_last(int64_t now, int64_t *last, bool had_last, bool count_past)
+{
+    int64_t d = had_last ? pt_sat_sub(now, *last) : count_past ? now : 0;
+    *last = now;
+    return d > 0 ? d : 0;
+}
+
+/* A thread's usage since the last interval's end, to its name's group. */
+static void credit_thread(struct pt_target *t, struct pt_thread_usage *u, bool count_past)
+{
+    if (!u->cpu_now)
+        return;
+    uint32_t gi = pt_groups_find(&t->groups, u->comm);
+    struct pt_group *g = &t->groups.list[gi];
+    g->processes++; /* its live threads: the slot is kept while there are some */
+    g->stat_seen = true;
+    pt_groups_adjust(&t->groups, gi, PT_CTR_USER_TICKS, since_last(u->utime, &u->last_utime, u->cpu_last, count_past));
+    pt_groups_adjust(&t->groups, gi, PT_CTR_SYSTEM_TICKS,
+                     since_last(u->stime, &u->last_stime, u->cpu_last, count_past));
+    u->cpu_last = true;
+    if (!u->ctx_now)
+        return;
+    g->ctx_seen = true;
+    g->ctx_voluntary =
+        pt_sat_add(g->ctx_voluntary, since_last(u->voluntary, &u->last_voluntary, u->ctx_last, count_past));
+    g->ctx_involuntary =
+        pt_sat_add(g->ctx_involuntary, since_last(u->involuntary, &u->last_involuntary, u->ctx_last, count_past));
+    u->ctx_last = true;
+}
+
+/* The breakdown by thread name: every live member's threads, read now,
+ * credited by name. A thread that exits between two reads loses what it
+ * did since the first (docs/METRICS.md, "Breakdown"); its exit record
+ * (exitrecords.h: comm, CPU, switches) could credit it, a later step. */
+static void sum_thread_groups(struct pt_target *t)
+{
+    for (size_t i = 0; i < t->n_members; i++) {
+        struct pt_member *m = &t->members[i];
+        if (m->gone)
+            continue;
+        enum pt_read r = pt_member_read_thread_usage(m, t->proc_root_fd, &t->buf);
+        if (r == PT_READ_NO_FDS)
+            t->short_of_fds |= PT_SHORT_COUNTERS;
+        if (r != PT_READ_OK && r != PT_READ_NO_FDS)
+            continue;
+        uint32_t n;
+        pt_member_thread_usage(m, 0, &n);
+        for (uint32_t k = 0; k < n; k++)
+            credit_thread(t, pt_member_thread_usage(m, k, &n), m->born || m->usage_sampled);
+        m->usage_sampled = true;
+    }
+}
+
+/* What a line of the breakdown by thread name carries (docs/METRICS.md). */
+static bool thread_metric(int id)
+{
+    return id == PT_M_PROC_CPU_USER_SECONDS || id == PT_M_PROC_CPU_SYSTEM_SECONDS || id == PT_M_PROC_CPU_PERCENT ||
+           id == PT_M_PROC_CTX_SWITCHES_VOLUNTARY || id == PT_M_PROC_CTX_SWITCHES_INVOLUNTARY;
+}
+
 /* The breakdown's lines: every group in use this interval. */
 static void fill_group_reports(struct pt_target *t, double seconds, const struct pt_units *units)
 {
@@ -898,6 +973,9 @@ static void fill_group_reports(struct pt_target *t, double seconds, const struct
         struct pt_group_report *r = &t->group_reports[t->n_group_reports++];
         r->name = g->name;
         fill_amounts(t, &a, seconds, units, &r->report);
+        for (int id = 0; id < PT_METRIC_COUNT && !by_process(t); id++)
+            if (!thread_metric(id))
+                r->report.v[id].present = false;
     }
 }
 
@@ -914,8 +992,10 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
         sample_ctx_switches(t);
     int64_t fds = t->options.collect_fds ? count_fds(t) : -1;
     pt_target_compact(t);
-    if (t->groups.list)
+    if (by_process(t))
         sum_groups(t);
+    else if (t->groups.list)
+        sum_thread_groups(t);
     snapshot_counters(t);
     int64_t processes = (int64_t)t->n_members;
     t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;

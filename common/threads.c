@@ -12,6 +12,7 @@
 static const char *const thread_file_name[PT_TF_COUNT] = {
     [PT_TF_STATUS] = "status",
     [PT_TF_CHILDREN] = "children",
+    [PT_TF_STAT] = "stat",
 };
 
 static void close_thread(struct pt_thread *th, struct pt_fd_budget *budget)
@@ -89,9 +90,12 @@ int pt_threads_refresh(struct pt_threads *ts, int proc_root_fd, const char *memb
         uint32_t old = find_thread(ts, w.tids[i]);
         if (old < ts->count) {
             list[i] = ts->list[old];
-            ts->list[old].fd[PT_TF_STATUS] = ts->list[old].fd[PT_TF_CHILDREN] = -1; /* moved */
+            for (int f = 0; f < PT_TF_COUNT; f++)
+                ts->list[old].fd[f] = -1; /* moved */
         } else {
-            list[i] = (struct pt_thread){.tid = w.tids[i], .fd = {-1, -1}};
+            list[i] = (struct pt_thread){.tid = w.tids[i]};
+            for (int f = 0; f < PT_TF_COUNT; f++)
+                list[i].fd[f] = -1;
         }
     }
     free(w.tids);

@@ -2,7 +2,9 @@
  *
  * Two things only a thread's own files show: its context switches
  * (task/TID/status) and the children it forked (task/TID/children; a
- * child forked by a worker thread is listed under that thread alone). A
+ * child forked by a worker thread is listed under that thread alone).
+ * With a breakdown by thread name, a third: its name and own CPU time
+ * (task/TID/stat). A
  * member with many threads would cost a walk of task/ and an open per
  * thread and file at every read, so the list of threads and their
  * descriptors are kept (within the descriptor budget) while they live.
@@ -23,12 +25,26 @@
 
 #include "fdbudget.h"
 #include "procfile.h"
+#include "procparse.h"
 
-enum pt_thread_file { PT_TF_STATUS, PT_TF_CHILDREN, PT_TF_COUNT };
+/* PT_TF_STAT is read only for a breakdown by thread name (--by thread). */
+enum pt_thread_file { PT_TF_STATUS, PT_TF_CHILDREN, PT_TF_STAT, PT_TF_COUNT };
+
+/* A thread's own usage for the breakdown by thread name: its name and
+ * counters at this interval's end (now) and at the last (last). */
+struct pt_thread_usage {
+    char comm[PT_COMM_MAX]; /* task/TID/stat's, raw bytes */
+    int64_t utime, stime;   /* clock ticks, its own (no children) */
+    int64_t voluntary, involuntary;
+    bool cpu_now, ctx_now; /* read at this interval's end */
+    int64_t last_utime, last_stime, last_voluntary, last_involuntary;
+    bool cpu_last, ctx_last; /* the last_* hold a read */
+};
 
 struct pt_thread {
     pid_t tid;
     int fd[PT_TF_COUNT]; /* kept, or -1 */
+    struct pt_thread_usage usage;
 };
 
 /* Owns the array and the descriptors. Zero-initialised = empty, stale. */

@@ -38,8 +38,12 @@ static const char usage[] = "Usage: proctree-execd [OPTION]... TARGET... [-- COM
                             "  --by process              besides the target's line, one line per process\n"
                             "                            name (comm) in its tree, tagged process=NAME\n"
                             "                            (applies to the preceding target, as --name)\n"
-                            "  --by-limit N              at most N process names per target (default 20,\n"
-                            "                            1 to 1000); the rest are tagged process=other\n"
+                            "  --by thread               instead, one line per thread name in its tree,\n"
+                            "                            tagged thread=NAME: CPU time and context\n"
+                            "                            switches only\n"
+                            "  --by-limit N              at most N names per target (default 20, 1 to\n"
+                            "                            1000); the rest are tagged process=other\n"
+                            "                            (thread=other)\n"
                             "\n"
                             "Timing:\n"
                             "  (default)                 one batch per newline on stdin (Telegraf\n"
@@ -246,14 +250,18 @@ static enum execd_parse parse_one(struct execd_options *o, int code, const char 
         else
             o->targets[o->n_targets - 1].name = arg;
         return EXECD_RUN;
-    case OPT_BY:
-        if (strcmp(arg, "process") != 0)
-            return usage_error("--by: \"%s\" is not a breakdown; give process", q(arg));
+    case OPT_BY: {
+        enum pt_breakdown by = strcmp(arg, "process") == 0  ? PT_BY_PROCESS
+                               : strcmp(arg, "thread") == 0 ? PT_BY_THREAD
+                                                            : PT_BY_NONE;
+        if (by == PT_BY_NONE)
+            return usage_error("--by: \"%s\" is not a breakdown; give process or thread", q(arg));
         if (o->n_targets == 0)
-            o->command_by = PT_BY_PROCESS;
+            o->command_by = by;
         else
-            o->targets[o->n_targets - 1].by = PT_BY_PROCESS;
+            o->targets[o->n_targets - 1].by = by;
         return EXECD_RUN;
+    }
     case OPT_BY_LIMIT: {
         unsigned long limit;
         if (parse_whole(arg, 1, PT_BREAKDOWN_LIMIT_MAX, &limit) != 0)

@@ -124,8 +124,9 @@ void fx_write(const char *root, const char *rel, const char *content, long len)
     free(path);
 }
 
-/* The kernel's layout: 52 fields; the ones proctree does not read are 0. */
-static void put_stat(const char *root, const struct fx_proc *p)
+/* The kernel's layout: 52 fields; the ones proctree does not read are 0.
+ * rel: where, under root. */
+static void put_stat_at(const char *root, const char *rel, const struct fx_proc *p)
 {
     uint64_t page_size = (uint64_t)sysconf(_SC_PAGESIZE);
     struct text t;
@@ -142,8 +143,20 @@ static void put_stat(const char *root, const struct fx_proc *p)
     for (int field = 25; field <= 52; field++)
         fputs(" 0", t.stream);
     fputc('\n', t.stream);
-    char *rel = xasprintf("%d/stat", p->pid);
     text_write(&t, root, rel);
+}
+
+static void put_stat(const char *root, const struct fx_proc *p)
+{
+    char *rel = xasprintf("%d/stat", p->pid);
+    put_stat_at(root, rel, p);
+    free(rel);
+}
+
+void fx_put_thread(const char *root, pid_t pid, const struct fx_proc *thread)
+{
+    char *rel = xasprintf("%d/task/%d/stat", pid, thread->pid);
+    put_stat_at(root, rel, thread);
     free(rel);
 }
 

@@ -44,6 +44,9 @@ struct fx_proc {
  * PID/task/PID/children for p (rewriting in place when they exist). */
 void fx_put_proc(const char *root, const struct fx_proc *p);
 
+/* Write PID/task/TID/stat for the thread (its pid field is the TID). */
+void fx_put_thread(const char *root, pid_t pid, const struct fx_proc *thread);
+
 /* Emulate the process being reaped (see above). */
 void fx_vanish(const char *root, pid_t pid);
 

@@ -1147,6 +1147,86 @@ START_TEST(breakdown_groups_are_recycled)
 }
 END_TEST
 
+/* A thread of the fixture: its task/TID/stat (name, own CPU) and status. */
+static void put_thread(pid_t pid, pid_t tid, const char *comm, uint64_t utime, uint64_t stime, int voluntary)
+{
+    struct fx_proc th = {.pid = tid, .ppid = 1, .comm = comm, .utime = utime, .stime = stime};
+    fx_put_thread(root, pid, &th);
+    put_thread_status(pid, tid, voluntary);
+}
+
+static double group_seconds(const struct pt_batch *b, const char *name, enum pt_metric_id id)
+{
+    const struct pt_report *r = group(b, name);
+    ck_assert_msg(r != NULL, "no group %s", name);
+    ck_assert_msg(r->v[id].present, "%s of %s absent", pt_catalog[id].name, name);
+    return r->v[id].is_int ? (double)r->v[id].i : r->v[id].f;
+}
+
+/* --by thread: a JVM-like root (main "java", two "worker", one "gc") and
+ * a single-threaded child "sh", at most 2 names: java and worker get
+ * their lines, gc and sh share "other". Each line is what its threads did
+ * since the last interval's end (their own CPU, not their children's),
+ * the past of a process that joined as a root is not counted, a thread
+ * born since counts whole, and a line carries CPU and switches only. */
+START_TEST(breakdown_by_thread_name)
+{
+    const double tick = 1.0 / (double)sysconf(_SC_CLK_TCK);
+    struct fx_proc java = proc(100, 1, 10, 0, 10, "101");
+    java.comm = "java", java.num_threads = 4;
+    struct fx_proc sh = proc(101, 100, 11, 0, 5, NULL);
+    sh.comm = "sh", sh.utime = 50, sh.cutime = 900; /* its children's are not a thread's */
+    fx_put_proc(root, &java), fx_put_proc(root, &sh);
+    put_status(101, 10, 1);
+    put_thread(100, 100, "java", 100, 10, 5);
+    put_thread(100, 1001, "worker", 1000, 100, 50);
+    put_thread(100, 1002, "worker", 2000, 200, 60);
+    put_thread(100, 1003, "gc", 300, 30, 70);
+    c = collector_for(root);
+    struct pt_target_options opt;
+    pt_target_options_init(&opt);
+    opt.breakdown = PT_BY_THREAD;
+    opt.breakdown_limit = 2;
+    add_pid_target_with("app", 100, &opt);
+    pt_collector_tick(c, 0.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.0); /* joined as a root: no past */
+    ck_assert_str_eq(b->targets[0].breakdown_key, "thread");
+    ck_assert_double_eq_tol(group_seconds(b, "worker", PT_M_PROC_CPU_USER_SECONDS), 0, 1e-9);
+
+    put_thread(100, 100, "java", 105, 10, 6);
+    put_thread(100, 1001, "worker", 1010, 102, 53);
+    put_thread(100, 1002, "worker", 2020, 200, 64);
+    put_thread(100, 1003, "gc", 303, 30, 70);
+    sh.utime = 54, sh.cutime = 5000;
+    fx_put_proc(root, &sh);
+    put_status(101, 12, 1);
+    b = pt_collector_end_interval(c, 2.0);
+    ck_assert_uint_eq(b->targets[0].n_groups, 3);
+    ck_assert_double_eq_tol(group_seconds(b, "java", PT_M_PROC_CPU_USER_SECONDS), 5 * tick, 1e-9);
+    ck_assert_double_eq_tol(group_seconds(b, "worker", PT_M_PROC_CPU_USER_SECONDS), 30 * tick, 1e-9);
+    ck_assert_double_eq_tol(group_seconds(b, "worker", PT_M_PROC_CPU_SYSTEM_SECONDS), 2 * tick, 1e-9);
+    ck_assert_double_eq_tol(group_seconds(b, "worker", PT_M_PROC_CPU_PERCENT), 100.0 * 32 * tick, 1e-6);
+    ck_assert_int_eq(group_int(b, "worker", PT_M_PROC_CTX_SWITCHES_VOLUNTARY), 3 + 4);
+    ck_assert_double_eq_tol(group_seconds(b, "other", PT_M_PROC_CPU_USER_SECONDS), (3 + 4) * tick, 1e-9);
+    ck_assert_int_eq(group_int(b, "other", PT_M_PROC_CTX_SWITCHES_VOLUNTARY), 0 + 2);
+    ck_assert_ptr_null(group(b, "gc"));
+    ck_assert(!group(b, "worker")->v[PT_M_PROC_PROCESSES].present);
+    ck_assert(!group(b, "worker")->v[PT_M_PROC_RSS_MAX].present);
+    ck_assert(!group(b, "worker")->v[PT_M_PROC_MINOR_FAULTS].present);
+
+    /* a worker born since counts whole; one whose counter went back
+     * (a reused tid) counts nothing, never less */
+    java.num_threads = 5;
+    fx_put_proc(root, &java);
+    put_thread(100, 1004, "worker", 7, 0, 1);
+    put_thread(100, 1001, "worker", 1, 0, 0);
+    b = pt_collector_end_interval(c, 3.0);
+    ck_assert_double_eq_tol(group_seconds(b, "worker", PT_M_PROC_CPU_USER_SECONDS), 7 * tick, 1e-9);
+    ck_assert_int_eq(group_int(b, "worker", PT_M_PROC_CTX_SWITCHES_VOLUNTARY), 1);
+    ck_assert_double_eq_tol(group_seconds(b, "java", PT_M_PROC_CPU_USER_SECONDS), 0, 1e-9);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("accounting");
@@ -1186,6 +1266,7 @@ int main(void)
     tcase_add_test(tc, huge_counters_saturate);
     tcase_add_test(tc, breakdown_by_process_name);
     tcase_add_test(tc, breakdown_groups_are_recycled);
+    tcase_add_test(tc, breakdown_by_thread_name);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

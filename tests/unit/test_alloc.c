@@ -82,6 +82,9 @@ static void write_tree(const char *root)
     fx_write(root, "102/task/1020/children", "", 0);
     fx_write(root, "102/task/102/status",
              "Name:\tproc\nUid:\t0\t0\t0\t0\nvoluntary_ctxt_switches:\t4\nnonvoluntary_ctxt_switches:\t1\n", -1);
+    struct fx_proc main_thread = {.pid = 102, .comm = "worker", .utime = 5}, gc = {.pid = 1020, .comm = "gc"};
+    fx_put_thread(root, 102, &main_thread);
+    fx_put_thread(root, 102, &gc);
 }
 
 START_TEST(steady_state_allocates_nothing)
@@ -102,6 +105,8 @@ START_TEST(steady_state_allocates_nothing)
     ck_assert_int_eq(pt_collector_add_target(c, "match", &match, &options, err, sizeof(err)), 0);
     options.breakdown = PT_BY_PROCESS;
     ck_assert_int_eq(pt_collector_add_target(c, "by", &pid, &options, err, sizeof(err)), 0);
+    options.breakdown = PT_BY_THREAD;
+    ck_assert_int_eq(pt_collector_add_target(c, "threads", &pid, &options, err, sizeof(err)), 0);
 
     /* warm up: the first discovery, polls and closes size every buffer */
     double now = 0;
@@ -112,7 +117,7 @@ START_TEST(steady_state_allocates_nothing)
     }
     /* no check assertion inside the window: check allocates for each */
     int64_t processes[5];
-    size_t groups[5];
+    size_t groups[5], thread_groups[5];
     allocations = 0;
     for (int interval = 0; interval < 5; interval++) {
         for (int tick = 0; tick < 10; tick++, now += 0.1)
@@ -120,11 +125,13 @@ START_TEST(steady_state_allocates_nothing)
         const struct pt_batch *b = pt_collector_end_interval(c, now);
         processes[interval] = b->targets[0].report.v[PT_M_PROC_PROCESSES].i;
         groups[interval] = b->targets[2].n_groups;
+        thread_groups[interval] = b->targets[3].n_groups;
     }
     long counted = allocations;
     for (int interval = 0; interval < 5; interval++) {
         ck_assert_int_eq(processes[interval], 4);
         ck_assert_uint_eq(groups[interval], 2);
+        ck_assert_uint_eq(thread_groups[interval], 3); /* sh, worker, gc */
     }
     pt_collector_free(c);
     fx_root_free(root);
