@@ -235,3 +235,7 @@ def read_lines_from(pipe, count, timeout, what):
             raise AssertionError(f"{what}: EOF after {lines}")
         buf += chunk
     return lines
+
+
+def namedthreads_path():
+    return h.program("PROCTREE_NAMEDTHREADS", "tests/workload/namedthreads")

@@ -1,0 +1,75 @@
+"""--by thread: one line per thread name across the tree.
+
+namedthreads runs two threads named "worker" that burn 0.5 s of CPU each
+and one named "gc" that burns 0.15 s (prctl PR_SET_NAME), each measuring
+its own CPU (CLOCK_THREAD_CPUTIME_ID). Attached with --pid before they
+start, proctree's thread=worker and thread=gc lines, summed over the
+batches, show what those threads did; a line carries CPU and context
+switches only, never negative. InfluxDB accepts every line, the name in
+its thread tag.
+"""
+
+import unittest
+
+import accounting_helpers as ah
+import harness as h
+
+THREADS = [("worker", 0.5), ("worker", 0.5), ("gc", 0.15)]
+FIELDS = {"proc_cpu_user_seconds", "proc_cpu_system_seconds", "proc_cpu_percent", "proc_ctx_switches_voluntary",
+          "proc_ctx_switches_involuntary"}
+
+
+def thread_lines(execd, target):
+    return [p for _, points in execd.batches() for p in points
+            if p.tags.get("target") == target and "thread" in p.tags]
+
+
+class BreakdownByThread(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        argv = [ah.namedthreads_path()] + [f"{name}:{seconds}" for name, seconds in THREADS]
+        with h.Workload(argv) as work:
+            with h.Execd(["--interval", "0.3s", "--pid", str(work.pid), "--name", "nt", "--by", "thread"]) as execd:
+                execd.wait_batches(1)  # attached: what the threads do from now on is counted
+                work.send(b"go\n")
+                truth = {}
+                for line in work.read_lines(len(THREADS), 60, "cpu"):
+                    _, name, seconds = line.split()
+                    truth[name] = truth.get(name, 0) + float(seconds)
+                # a batch that ends after the threads went idle has all they did
+                seen = execd.batch_count()
+                execd.wait_batches(seen + 2)
+                execd.stop()
+        cls.execd, cls.truth = execd, truth
+
+    def test_cpu_per_thread_name(self):
+        lines = thread_lines(self.execd, "nt")
+        cpu = {}
+        for p in lines:
+            name = p.tags["thread"]
+            cpu[name] = cpu.get(name, 0) + p.fields.get("proc_cpu_user_seconds", 0) + p.fields.get(
+                "proc_cpu_system_seconds", 0)
+        for name, seconds in self.truth.items():
+            self.assertIn(name, cpu, self.execd.describe())
+            self.assertLessEqual(abs(cpu[name] - seconds), 0.1 * seconds + 0.03, f"{name}: {cpu} against {self.truth}")
+        self.assertGreater(cpu["worker"], 4 * cpu["gc"])
+
+    def test_cpu_and_switches_only_never_negative(self):
+        lines = thread_lines(self.execd, "nt")
+        self.assertTrue(lines, self.execd.describe())
+        for p in lines:
+            self.assertLessEqual(set(p.fields), FIELDS, p.fields)
+            self.assertNotIn("process", p.tags)
+            self.assertTrue(all(v >= 0 for v in p.fields.values()), p.fields)
+        self.assertTrue(any("proc_ctx_switches_voluntary" in p.fields for p in lines))
+
+    def test_influxdb_accepts_every_line(self):
+        with h.InfluxDB() as influx:
+            influx.create_database("t")
+            influx.write_ok("t", self.execd.stdout_bytes().decode())
+            rows = influx.rows("t", "SELECT sum(proc_cpu_user_seconds) FROM proctree GROUP BY thread")
+        self.assertTrue(any(r.get("thread") == "gc" for r in rows), rows)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
