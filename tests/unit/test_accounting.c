@@ -17,6 +17,7 @@
 #include "fdbudget.h"
 #include "fixture.h"
 #include "matcher.h"
+#include "unit.h"
 
 static char *root;
 static struct pt_collector *c;
@@ -1268,9 +1269,5 @@ int main(void)
     tcase_add_test(tc, breakdown_groups_are_recycled);
     tcase_add_test(tc, breakdown_by_thread_name);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return unit_run(s);
 }

@@ -16,6 +16,7 @@
 
 #include "collector.h"
 #include "fixture.h"
+#include "unit.h"
 
 static long allocations;
 
@@ -145,9 +146,5 @@ int main(void)
     TCase *tc = tcase_create("steady state");
     tcase_add_test(tc, steady_state_allocates_nothing);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return unit_run(s);
 }

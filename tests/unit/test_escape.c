@@ -3,8 +3,7 @@
 #include <string.h>
 
 #include "escape.h"
-
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+#include "unit.h"
 
 static const struct {
     const char *in, *want;
@@ -93,9 +92,5 @@ int main(void)
     tcase_add_test(tc, test_escape_cut_whole);
     tcase_add_test(tc, test_escape_size_macro);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return unit_run(s);
 }

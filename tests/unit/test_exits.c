@@ -11,39 +11,21 @@
 #include "base.h"
 #include "fixture.h"
 #include "target.h"
+#include "unit.h"
 
-static char *root;
-static int root_fd;
-static struct pt_fd_budget budget = {.limit = 1000};
-static struct pt_target t;
+static struct unit_tree tree;
+#define t (tree.target)
 static struct pt_report report;
-
-static void put(pid_t pid, pid_t ppid, const char *children)
-{
-    struct fx_proc p = {.pid = pid, .ppid = ppid, .starttime = (uint64_t)pid, .children = children};
-    p.resident_pages = 1;
-    fx_put_proc(root, &p);
-}
 
 static void setup(void)
 {
-    root = fx_root_new();
-    root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    ck_assert_int_ge(root_fd, 0);
-    put(100, 1, "");
-    struct pt_selector sel = {.kind = PT_SELECT_PID, .pid = 100};
-    struct pt_target_options opt;
-    pt_target_options_init(&opt);
-    char err[256];
-    ck_assert(pt_target_init(&t, "app", &sel, &opt, true, root_fd, &budget, err, sizeof(err)) == 0);
+    unit_tree_open(&tree);
     pt_target_discover(&t);
 }
 
 static void teardown(void)
 {
-    pt_target_free(&t);
-    close(root_fd);
-    fx_root_free(root);
+    unit_tree_close(&tree);
 }
 
 /* A process exit (its main thread's record) with a wait(2) status. */
@@ -128,9 +110,5 @@ int main(void)
     tcase_add_test(tc, no_records_no_metrics);
     tcase_add_test(tc, lost_records_leave_the_interval_out);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return unit_run(s);
 }

@@ -9,39 +9,21 @@
 #include "base.h"
 #include "fixture.h"
 #include "target.h"
+#include "unit.h"
 
-static char *root;
-static int root_fd;
-static struct pt_fd_budget budget = {.limit = 1000};
-static struct pt_target t;
-
-static void put(pid_t pid, pid_t ppid, const char *children)
-{
-    struct fx_proc p = {.pid = pid, .ppid = ppid, .starttime = (uint64_t)pid, .children = children};
-    p.resident_pages = 1;
-    fx_put_proc(root, &p);
-}
+static struct unit_tree tree;
+#define t (tree.target)
 
 static void setup(void)
 {
-    root = fx_root_new();
-    root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    ck_assert_int_ge(root_fd, 0);
-    put(100, 1, "");
-    struct pt_selector sel = {.kind = PT_SELECT_PID, .pid = 100};
-    struct pt_target_options opt;
-    pt_target_options_init(&opt);
-    char err[256];
-    ck_assert(pt_target_init(&t, "app", &sel, &opt, true, root_fd, &budget, err, sizeof(err)) == 0);
+    unit_tree_open(&tree);
     pt_target_follow_events(&t, NULL, 0, true); /* the collector drains before the first discovery */
     pt_target_discover(&t);
 }
 
 static void teardown(void)
 {
-    pt_target_free(&t);
-    close(root_fd);
-    fx_root_free(root);
+    unit_tree_close(&tree);
 }
 
 static struct pt_procevent start(pid_t pid, pid_t parent, bool ends)
@@ -68,9 +50,9 @@ static int64_t count(enum pt_metric_id id)
  * nobody's, and the discovery that follows joins nobody twice. */
 START_TEST(forks_join_at_once_and_every_one_counts)
 {
-    put(101, 1, "");
-    put(103, 1, "");
-    put(104, 1, "");
+    unit_tree_put(&tree, 101, 1, "");
+    unit_tree_put(&tree, 103, 1, "");
+    unit_tree_put(&tree, 104, 1, "");
     const struct pt_procevent events[] = {
         start(101, 100, false), start(102, 100, true), start(103, 102, false), stop(102), start(104, 999, false),
     };
@@ -79,7 +61,7 @@ START_TEST(forks_join_at_once_and_every_one_counts)
     ck_assert(pt_target_has_member(&t, 103));
     ck_assert(!pt_target_has_member(&t, 102));
     ck_assert(!pt_target_has_member(&t, 104));
-    put(100, 1, "101");
+    unit_tree_put(&tree, 100, 1, "101");
     pt_target_discover(&t);
     ck_assert_uint_eq(pt_target_live_members(&t), 3);
     struct pt_units units = {PT_MEM_BYTES, PT_MEM_BYTES};
@@ -95,12 +77,12 @@ END_TEST
  * before then: it was counted once, when it joined. */
 START_TEST(discovery_first_counts_once)
 {
-    put(105, 100, "");
-    put(100, 1, "105");
+    unit_tree_put(&tree, 105, 100, "");
+    unit_tree_put(&tree, 100, 1, "105");
     pt_target_discover(&t);
     ck_assert(pt_target_has_member(&t, 105));
-    fx_vanish(root, 105);
-    put(100, 1, "");
+    fx_vanish(tree.root, 105);
+    unit_tree_put(&tree, 100, 1, "");
     pt_target_poll(&t);
     const struct pt_procevent events[] = {start(105, 100, true), stop(105)};
     pt_target_follow_events(&t, events, 2, true);
@@ -127,9 +109,5 @@ int main(void)
     tcase_add_test(tc, discovery_first_counts_once);
     tcase_add_test(tc, forks_before_the_root_joined_are_not_counted);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return unit_run(s);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "catalog.h"
+#include "unit.h"
 
 #define BEGIN_MARK "<!-- metric-table:begin -->\n"
 #define END_MARK "<!-- metric-table:end -->\n"
@@ -74,9 +75,5 @@ int main(int argc, char **argv)
     TCase *tc = tcase_create("doc_table");
     tcase_add_test(tc, metrics_doc_table_matches_catalog);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return unit_run(s);
 }

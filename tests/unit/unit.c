@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "fixture.h"
 #include "pidfile.h"
 
 char *exact_copy(const char *data, size_t len)
@@ -123,4 +124,33 @@ int unit_run(Suite *suite)
     int failed = srunner_ntests_failed(runner);
     srunner_free(runner);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+void unit_tree_put(struct unit_tree *u, pid_t pid, pid_t ppid, const char *children)
+{
+    struct fx_proc p = {.pid = pid, .ppid = ppid, .starttime = (uint64_t)pid, .children = children};
+    p.resident_pages = 1;
+    fx_put_proc(u->root, &p);
+}
+
+void unit_tree_open(struct unit_tree *u)
+{
+    u->root = fx_root_new();
+    u->root_fd = open(u->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ck_assert_int_ge(u->root_fd, 0);
+    u->budget = (struct pt_fd_budget){.limit = 1000};
+    unit_tree_put(u, 100, 1, "");
+    struct pt_selector sel = {.kind = PT_SELECT_PID, .pid = 100};
+    struct pt_target_options opt;
+    pt_target_options_init(&opt);
+    char err[256];
+    ck_assert_msg(pt_target_init(&u->target, "app", &sel, &opt, true, u->root_fd, &u->budget, err, sizeof(err)) == 0,
+                  "%s", err);
+}
+
+void unit_tree_close(struct unit_tree *u)
+{
+    pt_target_free(&u->target);
+    close(u->root_fd);
+    fx_root_free(u->root);
 }

@@ -12,6 +12,7 @@
 
 #include "procfile.h"
 #include "procparse.h"
+#include "target.h"
 
 /* A string literal or char array as (text, len), without its NUL. */
 #define TEXT(s) (s), strlen(s)
@@ -55,6 +56,20 @@ int open_pid_dir(int proc_root_fd, pid_t pid);
 
 /* A test case of suite with a 60 s timeout. */
 TCase *unit_tcase(Suite *suite, const char *name);
+
+/* A --pid target "app" on process 100 of a fresh fixture tree (written,
+ * with 1 resident page; not discovered yet), for the suites that feed a
+ * target by hand. unit_tree_close removes it all. */
+struct unit_tree {
+    char *root;
+    int root_fd;
+    struct pt_fd_budget budget;
+    struct pt_target target;
+};
+void unit_tree_open(struct unit_tree *u);
+void unit_tree_close(struct unit_tree *u);
+/* Write process pid (child of ppid, with that children file) into it. */
+void unit_tree_put(struct unit_tree *u, pid_t pid, pid_t ppid, const char *children);
 /* Run suite; the exit status of main. */
 int unit_run(Suite *suite);
 
