@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "escape.h"
+#include "exitrecords.h"
 #include "fdbudget.h"
 #include "global.h"
 #include "lineproto.h"
-#include "exitrecords.h"
 #include "procscan.h"
 #include "target.h"
 

@@ -163,15 +163,12 @@ static enum pt_read read_file(struct pt_member *m, int proc_root_fd, enum pt_mem
 
 /* A read failed without saying ESRCH: the file was empty or unparseable.
  * On procfs that does not happen to a live process, but a fixture tree
- * (and a pid reused under our feet) can show it, so decide by looking the
- * identity up again by path. */
-static enum pt_read settle_failure(const struct pt_member *m, int proc_root_fd, struct pt_buf *buf)
+ * (and a pid reused under our feet) can show it, so decide by the
+ * member's identity (check_identity): still itself, the read failed. */
+static enum pt_read settle_failure(const struct pt_member *m, int proc_root_fd)
 {
-    struct pt_stat st;
-    enum pt_read r = pt_read_stat_by_pid(proc_root_fd, m->pid, buf, &st);
-    if (r == PT_READ_GONE || (r == PT_READ_OK && st.starttime != m->starttime))
-        return PT_READ_GONE;
-    return r == PT_READ_NO_FDS ? r : PT_READ_FAILED;
+    enum pt_read r = check_identity(m, proc_root_fd);
+    return r == PT_READ_OK ? PT_READ_FAILED : r;
 }
 
 static void take_stat(struct pt_member *m, const struct pt_stat *st)
@@ -252,7 +249,7 @@ enum pt_read pt_member_read_counters(struct pt_member *m, int proc_root_fd, stru
     struct pt_stat st;
     enum pt_read r = read_stat(m, proc_root_fd, buf, m->starttime, &st);
     if (r == PT_READ_FAILED)
-        r = settle_failure(m, proc_root_fd, buf);
+        r = settle_failure(m, proc_root_fd);
     if (r != PT_READ_OK)
         return r;
     take_stat(m, &st);
@@ -296,7 +293,7 @@ enum pt_read pt_member_read_statm(struct pt_member *m, int proc_root_fd, struct 
     if (r == PT_READ_OK && pt_parse_statm(buf->data, len, out) != 0)
         r = PT_READ_FAILED;
     if (r == PT_READ_FAILED)
-        r = settle_failure(m, proc_root_fd, buf);
+        r = settle_failure(m, proc_root_fd);
     return r;
 }
 
@@ -509,7 +506,7 @@ enum pt_read pt_member_read_children(struct pt_member *m, int proc_root_fd, stru
          * file: the kernel was built without CONFIG_PROC_CHILDREN. */
         if (fd != -ENOENT)
             return read_error(fd);
-        enum pt_read r = settle_failure(m, proc_root_fd, buf);
+        enum pt_read r = settle_failure(m, proc_root_fd);
         *no_children_files = r == PT_READ_FAILED;
         return r;
     }
