@@ -137,7 +137,7 @@ static const struct {
 
 static int find_selector(const char *key)
 {
-    for (size_t i = 0; i < sizeof selectors / sizeof selectors[0]; i++)
+    for (size_t i = 0; i < PT_ARRAY_LEN(selectors); i++)
         if (strcasecmp(key, selectors[i].key) == 0)
             return (int)i;
     return -1;

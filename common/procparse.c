@@ -3,7 +3,7 @@
 #include <limits.h>
 #include <string.h>
 
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#include "base.h"
 
 _Static_assert(sizeof(pid_t) == sizeof(int), "pid ranges below assume pid_t is int");
 
@@ -193,7 +193,7 @@ static void clamp_stat(struct pt_stat *st)
 {
     uint64_t *counts[] = {&st->minflt, &st->cminflt, &st->majflt, &st->cmajflt,
                           &st->utime,  &st->stime,   &st->cutime, &st->cstime};
-    for (size_t i = 0; i < ARRAY_LEN(counts); i++)
+    for (size_t i = 0; i < PT_ARRAY_LEN(counts); i++)
         *counts[i] = at_most(*counts[i], PT_MAX_COUNT);
     if (st->num_threads < 0)
         st->num_threads = 0;
@@ -335,7 +335,7 @@ int pt_parse_io(const char *buf, size_t len, struct pt_io *out)
         {"write_bytes", &io.write_bytes, 1, true, PT_MAX_COUNT},
         {"cancelled_write_bytes", &io.cancelled_write_bytes, 1, true, PT_MAX_COUNT},
     };
-    if (scan_kv_lines(buf, len, fields, ARRAY_LEN(fields), NULL))
+    if (scan_kv_lines(buf, len, fields, PT_ARRAY_LEN(fields), NULL))
         return -1;
     *out = io;
     return 0;
@@ -353,7 +353,7 @@ int pt_parse_smaps_rollup(const char *buf, size_t len, struct pt_smaps_rollup *o
         {"Private_Dirty", &rollup.private_dirty, 1, false, PT_MAX_BYTES},
         {"Swap", &rollup.swap, 1, false, PT_MAX_BYTES},
     };
-    if (scan_kv_lines(buf, len, fields, ARRAY_LEN(fields), NULL))
+    if (scan_kv_lines(buf, len, fields, PT_ARRAY_LEN(fields), NULL))
         return -1;
     *out = rollup;
     return 0;
@@ -374,7 +374,7 @@ int pt_parse_meminfo(const char *buf, size_t len, struct pt_meminfo *out)
         {"SwapFree", &info.swap_free, 1, false, PT_MAX_BYTES},
     };
     uint64_t seen;
-    if (scan_kv_lines(buf, len, fields, ARRAY_LEN(fields), &seen))
+    if (scan_kv_lines(buf, len, fields, PT_ARRAY_LEN(fields), &seen))
         return -1;
     info.has_available = seen & ((uint64_t)1 << AVAILABLE);
     *out = info;
@@ -392,7 +392,7 @@ int pt_parse_status(const char *buf, size_t len, struct pt_status *out)
         {"voluntary_ctxt_switches", &status.voluntary_ctxt_switches, 1, true, PT_MAX_COUNT},
         {"nonvoluntary_ctxt_switches", &status.nonvoluntary_ctxt_switches, 1, true, PT_MAX_COUNT},
     };
-    if (scan_kv_lines(buf, len, fields, ARRAY_LEN(fields), NULL))
+    if (scan_kv_lines(buf, len, fields, PT_ARRAY_LEN(fields), NULL))
         return -1;
     status.real_uid = (uid_t)uids[0];
     status.effective_uid = (uid_t)uids[1];

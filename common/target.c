@@ -253,7 +253,7 @@ static void warn_denied(struct pt_target *t, const struct pt_member *m)
         {PT_DENIED_SMAPS, "smaps_rollup", "PSS, USS, shared and swap"},
         {PT_DENIED_FDS, "fd/", "fd"},
     };
-    for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+    for (size_t k = 0; k < PT_ARRAY_LEN(kinds); k++) {
         if (!(m->denied & kinds[k].bit) || (t->warned_denied & kinds[k].bit))
             continue;
         t->warned_denied |= kinds[k].bit;
@@ -841,7 +841,7 @@ static void leave_out_unknown(struct pt_target *t, struct pt_report *report)
         {PT_SHORT_FDS, " descriptors"},
     };
     char what[160] = "";
-    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+    for (size_t i = 0; i < PT_ARRAY_LEN(parts); i++)
         if (t->short_of_fds & parts[i].bit)
             strncat(what, parts[i].what, sizeof(what) - strlen(what) - 1);
     pt_target_logf(t, PT_LOG_ERROR,

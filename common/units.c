@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "base.h"
+
 /* ---------------------------------------------------------------------------
  * Memory units
  * ------------------------------------------------------------------------ */
@@ -27,7 +29,7 @@ static const struct {
 
 int pt_mem_unit_parse(const char *text, enum pt_mem_unit *out)
 {
-    for (size_t i = 0; i < sizeof(mem_unit_names) / sizeof(mem_unit_names[0]); i++) {
+    for (size_t i = 0; i < PT_ARRAY_LEN(mem_unit_names); i++) {
         if (strcmp(text, mem_unit_names[i].text) == 0) {
             *out = mem_unit_names[i].unit;
             return 0;
@@ -144,7 +146,7 @@ int pt_duration_parse(const char *text, double *seconds)
     suffix = scan_decimal(text, &d);
     if (suffix == NULL)
         return -1;
-    for (size_t i = 0; i < sizeof(duration_suffixes) / sizeof(duration_suffixes[0]); i++) {
+    for (size_t i = 0; i < PT_ARRAY_LEN(duration_suffixes); i++) {
         if (strcmp(suffix, duration_suffixes[i].suffix) != 0)
             continue;
         double value =

@@ -33,7 +33,7 @@ static void stop_signals(sigset_t *set)
 {
     sigemptyset(set);
     int signals[] = {SIGHUP, SIGUSR1, SIGUSR2, SIGTERM, SIGINT, SIGCHLD};
-    for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
+    for (size_t i = 0; i < PT_ARRAY_LEN(signals); i++)
         sigaddset(set, signals[i]);
 }
 
