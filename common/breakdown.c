@@ -23,14 +23,18 @@ void pt_groups_free(struct pt_groups *gs)
 uint32_t pt_groups_find(struct pt_groups *gs, const char *name)
 {
     uint32_t free_slot = gs->limit;
+    bool same_name = false; /* a free slot that had this name keeps its CPU rest */
     for (uint32_t i = 0; i < gs->limit; i++) {
-        if (gs->list[i].in_use && strcmp(gs->list[i].name, name) == 0)
+        bool named = strcmp(gs->list[i].name, name) == 0;
+        if (gs->list[i].in_use && named)
             return i;
-        if (!gs->list[i].in_use && free_slot == gs->limit)
+        if (!gs->list[i].in_use && (free_slot == gs->limit || (named && !same_name))) {
             free_slot = i;
+            same_name = named;
+        }
     }
     struct pt_group *g = &gs->list[free_slot];
-    if (free_slot < gs->limit) {
+    if (free_slot < gs->limit && !same_name) {
         memset(g, 0, sizeof(*g));
         strncpy(g->name, name, sizeof(g->name) - 1);
     }
@@ -79,9 +83,12 @@ void pt_groups_end_interval(struct pt_groups *gs)
          * nothing is lost by forgetting it. */
         if (g->processes == 0) {
             char name[PT_COMM_MAX];
+            int64_t rest[2];
             memcpy(name, g->name, sizeof(name));
+            memcpy(rest, g->cpu_rest_us, sizeof(rest));
             memset(g, 0, sizeof(*g));
             memcpy(g->name, name, sizeof(name));
+            memcpy(g->cpu_rest_us, rest, sizeof(rest));
             continue;
         }
         memset(g->gauges, 0, sizeof(g->gauges));

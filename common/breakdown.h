@@ -47,6 +47,10 @@ struct pt_group {
     int64_t live[PT_CTR_COUNT]; /* its live members' counted counters, at the end */
     bool stat_seen, io_seen, ctx_seen, fds_seen;
     int64_t ctx_voluntary, ctx_involuntary, processes, threads, fds;
+    /* CPU moved in from exit records, in microseconds, that did not make
+     * a whole clock tick yet (exits.c): kept across intervals, so many
+     * short processes lose nothing to rounding */
+    int64_t cpu_rest_us[2];
 };
 
 struct pt_groups {

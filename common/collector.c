@@ -254,10 +254,12 @@ static void open_events(struct pt_collector *c)
 }
 
 /* The exit records, opened with the process events; one line says which
- * mode is in use. */
+ * mode is in use. Only where the events could be had: their pids must be
+ * the proc root's (a fixture tree's are not the host's), and where the
+ * kernel refuses events it refuses records too. */
 static void open_exit_records(struct pt_collector *c)
 {
-    int err = pt_exitrecords_open(&c->exits);
+    int err = c->events.fd >= 0 ? pt_exitrecords_open(&c->exits) : -ENOTSUP;
     if (err == 0) {
         pt_logf(PT_LOG_INFO, "using the kernel's exit records (taskstats): proc_ctx_switches_* include exited "
                              "threads and processes; proc_processes_failed/killed and proc_exited_rss_peak_max "
@@ -265,9 +267,11 @@ static void open_exit_records(struct pt_collector *c)
         return;
     }
     pt_logf(PT_LOG_INFO,
-            "no exit records (taskstats: %s%s): context switches of exited threads are lost, and "
-            "proc_processes_failed/killed and proc_exited_rss_peak_max are not reported",
-            strerror(-err), err == -EPERM ? ": CAP_NET_ADMIN is needed" : "");
+            "no exit records (taskstats: %s%s): context switches of exited threads are lost, "
+            "proc_processes_failed/killed and proc_exited_rss_peak_max are not reported, and a breakdown "
+            "counts a process's last moments in its reaper's group",
+            c->events.fd < 0 ? "used with the process events only" : strerror(-err),
+            err == -EPERM ? ": CAP_NET_ADMIN is needed" : "");
 }
 
 /* Hand the exit records that arrived since the last tick to every

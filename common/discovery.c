@@ -245,7 +245,21 @@ static void follow_start(struct pt_target *t, const struct pt_procevent *e)
     if (!e->ends && pt_target_join(t, e->pid, 0, false))
         return;
     t->started++;
-    pt_pidmap_put(&t->forked, e->pid, 1);
+    pt_pidmap_put(&t->forked, e->pid, (uint32_t)e->parent);
+}
+
+/* A process known only from its fork has exited: counted, and kept until
+ * the exit records that follow these events have been read (its own, its
+ * children's: exits.c finds whose counters their usage went to). */
+static void follow_unseen_exit(struct pt_target *t, pid_t pid)
+{
+    long parent = pt_pidmap_get(&t->forked, pid);
+    if (parent < 0)
+        return;
+    pt_pidmap_remove(&t->forked, pid);
+    t->exited++; /* a member's exit is counted when it is found gone */
+    if (t->follows_exits)
+        pt_pidmap_put(&t->unseen_gone, pid, (uint32_t)parent);
 }
 
 void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *events, size_t n, bool complete)
@@ -258,8 +272,8 @@ void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *eve
         const struct pt_procevent *e = &events[i];
         if (e->kind == PT_PROCEVENT_START)
             follow_start(t, e);
-        else if (e->kind == PT_PROCEVENT_EXIT && pt_pidmap_remove(&t->forked, e->pid))
-            t->exited++; /* a member's exit is counted when it is found gone */
+        else if (e->kind == PT_PROCEVENT_EXIT)
+            follow_unseen_exit(t, e->pid);
     }
     pt_pidmap_clear(&t->lately);
     t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;

@@ -212,7 +212,8 @@ static void add_thread(struct pt_exitrecords *x, const char *nested, size_t len)
         x->cap_records = x->cap_records ? x->cap_records * 2 : 256;
         x->records = pt_xrealloc_array(x->records, x->cap_records, sizeof(*x->records));
     }
-    x->records[x->n_records++] = (struct pt_exitrecord){
+    struct pt_exitrecord *r = &x->records[x->n_records++];
+    *r = (struct pt_exitrecord){
         .pid = (pid_t)ts.ac_pid,
         .tgid = (pid_t)ts.ac_tgid,
         .ppid = (pid_t)ts.ac_ppid,
@@ -220,7 +221,25 @@ static void add_thread(struct pt_exitrecords *x, const char *nested, size_t len)
         .nvcsw = clamp_u64(ts.nvcsw, INT64_MAX),
         .nivcsw = clamp_u64(ts.nivcsw, INT64_MAX),
         .rss_peak_kb = clamp_u64(ts.hiwater_rss, INT64_MAX / 1024),
+        .elapsed_us = clamp_u64(ts.ac_etime, INT64_MAX),
+        .utime_us = clamp_u64(ts.ac_utime, INT64_MAX),
+        .stime_us = clamp_u64(ts.ac_stime, INT64_MAX),
+        .minflt = clamp_u64(ts.ac_minflt, INT64_MAX),
+        .majflt = clamp_u64(ts.ac_majflt, INT64_MAX),
+        .rchar = clamp_u64(ts.read_char, INT64_MAX),
+        .wchar = clamp_u64(ts.write_char, INT64_MAX),
+        .syscr = clamp_u64(ts.read_syscalls, INT64_MAX),
+        .syscw = clamp_u64(ts.write_syscalls, INT64_MAX),
+        .read_bytes = clamp_u64(ts.read_bytes, INT64_MAX),
+        .write_bytes = clamp_u64(ts.write_bytes, INT64_MAX),
+        .cancelled_write_bytes = clamp_u64(ts.cancelled_write_bytes, INT64_MAX),
     };
+    /* ac_comm is the kernel's NUL-terminated name in a wider field; a
+     * forged or future one may fill it */
+    size_t n = strnlen(ts.ac_comm, sizeof(ts.ac_comm));
+    n = n < sizeof(r->comm) - 1 ? n : sizeof(r->comm) - 1;
+    memcpy(r->comm, ts.ac_comm, n);
+    r->comm[n] = '\0';
 }
 
 void pt_exitrecords_parse(struct pt_exitrecords *x, const void *buf, size_t len)

@@ -25,14 +25,27 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* One exited task, as proctree uses it. */
+#include "procparse.h"
+
+/* One exited task, as proctree uses it. Its usage is the thread's own,
+ * never its children's: the kernel folds a reaped child into its parent's
+ * counters, and sends the child's own record. */
 struct pt_exitrecord {
-    pid_t pid;             /* the thread */
-    pid_t tgid;            /* its process */
-    pid_t ppid;            /* the process's parent at the exit (0: unknown) */
-    uint32_t exitcode;     /* as wait(2) reports it: (code << 8) or the signal */
-    int64_t nvcsw, nivcsw; /* the thread's voluntary and involuntary switches */
-    int64_t rss_peak_kb;   /* peak resident memory of the process's address space */
+    pid_t pid;              /* the thread */
+    pid_t tgid;             /* its process */
+    pid_t ppid;             /* the process's parent at the exit (0: unknown) */
+    char comm[PT_COMM_MAX]; /* the thread's name, raw bytes, NUL-terminated */
+    uint32_t exitcode;      /* as wait(2) reports it: (code << 8) or the signal */
+    int64_t nvcsw, nivcsw;  /* the thread's voluntary and involuntary switches */
+    int64_t rss_peak_kb;    /* peak resident memory of the process's address space */
+    int64_t elapsed_us;     /* the thread's life, from its start to its exit */
+    /* CPU in microseconds as the scheduler tick sampled it: /proc scales
+     * the same samples to the exact run time, so the two differ by up to a
+     * tick per stretch the thread ran */
+    int64_t utime_us, stime_us;
+    int64_t minflt, majflt;
+    int64_t rchar, wchar, syscr, syscw; /* bytes and calls, as /proc/PID/io names them */
+    int64_t read_bytes, write_bytes, cancelled_write_bytes;
 };
 
 struct pt_exitrecords {

@@ -179,8 +179,10 @@ static void take_stat(struct pt_member *m, const struct pt_stat *st)
     m->kernel_thread = st->flags & PT_PF_KTHREAD;
     m->num_threads = st->num_threads;
     /* each value is at most PT_MAX_COUNT, so the casts are exact */
-    m->own_utime = (int64_t)st->utime;
-    m->own_stime = (int64_t)st->stime;
+    m->own[PT_CTR_USER_TICKS] = (int64_t)st->utime;
+    m->own[PT_CTR_SYSTEM_TICKS] = (int64_t)st->stime;
+    m->own[PT_CTR_MINFLT] = (int64_t)st->minflt;
+    m->own[PT_CTR_MAJFLT] = (int64_t)st->majflt;
     m->ctr[PT_CTR_USER_TICKS] = pt_sat_add((int64_t)st->utime, (int64_t)st->cutime);
     m->ctr[PT_CTR_SYSTEM_TICKS] = pt_sat_add((int64_t)st->stime, (int64_t)st->cstime);
     m->ctr[PT_CTR_MINFLT] = pt_sat_add((int64_t)st->minflt, (int64_t)st->cminflt);
@@ -197,6 +199,8 @@ static void take_io(struct pt_member *m, const struct pt_io *io)
     m->ctr[PT_CTR_CANCELLED_WRITE] = (int64_t)io->cancelled_write_bytes;
     m->ctr[PT_CTR_SYSCR] = (int64_t)io->syscr;
     m->ctr[PT_CTR_SYSCW] = (int64_t)io->syscw;
+    for (int k = 0; k < PT_CTR_IO_END; k++)
+        m->own[k] = m->ctr[k];
     m->has_io = true;
 }
 
@@ -411,6 +415,23 @@ struct pt_thread_usage *pt_member_thread_usage(struct pt_member *m, uint32_t i, 
     return several ? thread_usage(m, i) : &m->main_usage;
 }
 
+struct pt_thread_usage *pt_member_thread_usage_of(struct pt_member *m, pid_t tid)
+{
+    if (tid == m->pid)
+        return &m->main_usage;
+    uint32_t lo = 0, hi = m->threads.count; /* the list is in ascending tid */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (m->threads.list[mid].tid == tid)
+            return &m->threads.list[mid].usage;
+        if (m->threads.list[mid].tid < tid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
 /* One thread's name and own CPU from its task/TID/stat. */
 static void read_thread_stat(struct pt_member *m, uint32_t i, int proc_root_fd, struct pt_buf *buf, bool *no_fds)
 {
@@ -431,8 +452,8 @@ enum pt_read pt_member_read_thread_usage(struct pt_member *m, int proc_root_fd, 
     struct pt_thread_usage *main = &m->main_usage;
     if (m->num_threads <= 1) { /* the thread is the member: its stat is read */
         memcpy(main->comm, m->comm, sizeof(main->comm));
-        main->utime = m->own_utime;
-        main->stime = m->own_stime;
+        main->utime = m->own[PT_CTR_USER_TICKS];
+        main->stime = m->own[PT_CTR_SYSTEM_TICKS];
         main->cpu_now = m->has_stat;
         if (!main->ctx_now && m->has_ctx) { /* status not re-read: nothing new */
             main->voluntary = m->ctx_voluntary;

@@ -74,14 +74,24 @@ struct pt_member {
     struct pt_fd_budget *budget; /* shared by the collector's members */
     struct pt_threads threads;   /* when it has several: see threads.h */
     /* For --by thread: its main thread's usage (kept whatever the thread
-     * count, so a change of it loses nothing), its stat's own CPU ticks
-     * (without its children's), and whether its threads were sampled. */
+     * count, so a change of it loses nothing), and whether its threads
+     * were sampled. */
     struct pt_thread_usage main_usage;
-    int64_t own_utime, own_stime;
     bool usage_sampled;
     int64_t ctr[PT_CTR_COUNT]; /* last values read */
-    bool has_stat, has_io;     /* which groups of ctr hold real values */
-    bool io_fresh;             /* the last read of the counters refreshed io */
+    /* Its own part of ctr at the last read: stat's utime, stime, minflt
+     * and majflt without their c* twins; io does not tell its own from its
+     * children's, so ctr's there. */
+    int64_t own[PT_CTR_COUNT];
+    /* With exit records: the own usage of its threads that have exited
+     * (CPU in microseconds, exitrecords.h), all of its own usage once it
+     * has exited when recorded_whole (born in the tree while records
+     * flowed, none lost since); and when its counters were last read. */
+    int64_t recorded[PT_CTR_COUNT];
+    bool recorded_whole;
+    double read_at;
+    bool has_stat, has_io; /* which groups of ctr hold real values */
+    bool io_fresh;         /* the last read of the counters refreshed io */
     /* Usage of members this one reaped that its counters have not shown
      * yet, checked at a later read (see owe() in target.c). */
     int64_t ctr_at_end[PT_CTR_COUNT]; /* ctr as of the last interval's end, or the join */
@@ -151,6 +161,9 @@ enum pt_read pt_member_read_ctx_switches(struct pt_member *m, int proc_root_fd, 
 enum pt_read pt_member_read_thread_usage(struct pt_member *m, int proc_root_fd, struct pt_buf *buf);
 /* Its threads' usage records, n of them (the main thread's is main_usage). */
 struct pt_thread_usage *pt_member_thread_usage(struct pt_member *m, uint32_t i, uint32_t *n);
+
+/* Thread tid's usage record, or NULL when the kept list does not hold it. */
+struct pt_thread_usage *pt_member_thread_usage_of(struct pt_member *m, pid_t tid);
 
 /* Number of open file descriptors. */
 enum pt_read pt_member_count_fds(struct pt_member *m, int proc_root_fd, int64_t *count);

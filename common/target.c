@@ -180,6 +180,22 @@ static void credit_exited_threads(struct pt_target *t, struct pt_member *m, int6
     m->exited_voluntary = m->exited_involuntary = 0;
 }
 
+/* A member whose name changed (exec) moves to its new name's group with
+ * what it did since the last interval's end (or its join). */
+static void regroup(struct pt_target *t, struct pt_member *m)
+{
+    if (m->group < 0 || strcmp(t->groups.list[m->group].name, m->comm) == 0)
+        return;
+    uint32_t to = pt_groups_find(&t->groups, m->comm);
+    for (int k = 0; k < PT_CTR_COUNT && to != (uint32_t)m->group; k++) {
+        if (!has_group(m, k))
+            continue;
+        group_adjust(t, m, k, m->ctr_at_end[k]);
+        pt_groups_adjust(&t->groups, to, k, -m->ctr_at_end[k]);
+    }
+    m->group = (int32_t)to;
+}
+
 /* The member is gone, reaped by reaper (a member: its counters carry, or
  * will carry, m's whole usage) or by someone outside the tree (NULL: m's
  * last values move into adjust, so what it did stays counted). Its member
@@ -189,6 +205,7 @@ static void member_left(struct pt_target *t, struct pt_member *m, struct pt_memb
 {
     if (m->gone)
         return;
+    regroup(t, m); /* what it did counts under the name it ended with */
     note_groups(t, m);
     m->gone = true;
     pt_member_close(m);
@@ -196,8 +213,8 @@ static void member_left(struct pt_target *t, struct pt_member *m, struct pt_memb
     if (t->follows_events) /* its forks may still be in the socket */
         pt_pidmap_put(&t->lately, m->pid, 1);
     if (t->follows_exits) {
+        pt_target_depart(t, m, reaper);
         credit_exited_threads(t, m, 0, 0); /* its live threads now are none */
-        pt_pidmap_put(&t->left, m->pid, 1);
     }
     t->need_compaction = true;
     settle_children(t, m);
@@ -279,6 +296,8 @@ static void read_counters(struct pt_target *t, struct pt_member *m)
         return;
     }
     warn_denied(t, m); /* io may refuse its first read, not its open */
+    if (t->follows_exits && by_process(t))
+        m->read_at = pt_now(); /* bounds what its exit records may add (exits.c) */
     note_groups(t, m);
     if (m->zombie && !m->children_settled)
         settle_children(t, m);
@@ -314,6 +333,13 @@ struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expect
     }
     if (r != PT_READ_OK)
         return NULL;
+    if (m.zombie && !baseline && t->follows_exits && m.ppid != t->self) {
+        /* Its exit record settles it (exits.c) whether it came already or
+         * is to come: joined too, it would count twice. Launch mode joins
+         * what it reaps itself (pt_target_final_read). */
+        pt_member_close(&m);
+        return NULL;
+    }
     if (m.kernel_thread && t->has_matcher) {
         /* Kernel threads hold no user memory and would add the kernel's
          * own work to "root's programs": only --pid may name one. */
@@ -328,6 +354,8 @@ struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expect
     m.baseline_walk = baseline;
     m.born = !baseline;
     m.since = baseline ? pt_now() : 0;
+    m.read_at = pt_now();
+    m.recorded_whole = !baseline && t->follows_exits;
     memcpy(m.ctr_at_end, m.ctr, sizeof(m.ctr));
     m.group = by_process(t) ? (int32_t)pt_groups_find(&t->groups, m.comm) : -1;
     if (baseline)
@@ -857,24 +885,14 @@ static void snapshot_counters(struct pt_target *t)
         memcpy(t->members[i].ctr_at_end, t->members[i].ctr, sizeof(t->members[i].ctr));
 }
 
-/* A member whose name changed (exec) moves to its new name's group with
- * what it did since the last interval's end; then each group's live sums. */
+/* Each group's live sums. */
 static void sum_groups(struct pt_target *t)
 {
     for (size_t i = 0; i < t->n_members; i++) {
         struct pt_member *m = &t->members[i];
         if (m->gone)
             continue;
-        if (strcmp(t->groups.list[m->group].name, m->comm) != 0) {
-            uint32_t to = pt_groups_find(&t->groups, m->comm);
-            for (int k = 0; k < PT_CTR_COUNT && to != (uint32_t)m->group; k++) {
-                if (!has_group(m, k))
-                    continue;
-                group_adjust(t, m, k, m->ctr_at_end[k]);
-                pt_groups_adjust(&t->groups, to, k, -m->ctr_at_end[k]);
-            }
-            m->group = (int32_t)to;
-        }
+        regroup(t, m);
         struct pt_group *g = &t->groups.list[m->group];
         note_groups(t, m);
         g->processes++;
@@ -897,7 +915,7 @@ static int64_t since_last(int64_t now, int64_t *last, bool had_last, bool count_
 }
 
 /* A thread's usage since the last interval's end, to its name's group. */
-static void credit_thread(struct pt_target *t, struct pt_thread_usage *u, bool count_past)
+void pt_target_credit_thread(struct pt_target *t, struct pt_thread_usage *u, bool count_past)
 {
     if (!u->cpu_now)
         return;
@@ -921,8 +939,8 @@ static void credit_thread(struct pt_target *t, struct pt_thread_usage *u, bool c
 
 /* The breakdown by thread name: every live member's threads, read now,
  * credited by name. A thread that exits between two reads loses what it
- * did since the first (docs/METRICS.md, "Breakdown"); its exit record
- * (exitrecords.h: comm, CPU, switches) could credit it, a later step. */
+ * did since the first (docs/METRICS.md, "Breakdown"), unless its exit
+ * record credits it (exits.c). */
 static void sum_thread_groups(struct pt_target *t)
 {
     for (size_t i = 0; i < t->n_members; i++) {
@@ -937,9 +955,10 @@ static void sum_thread_groups(struct pt_target *t)
         uint32_t n;
         pt_member_thread_usage(m, 0, &n);
         for (uint32_t k = 0; k < n; k++)
-            credit_thread(t, pt_member_thread_usage(m, k, &n), m->born || m->usage_sampled);
+            pt_target_credit_thread(t, pt_member_thread_usage(m, k, &n), m->born || m->usage_sampled);
         m->usage_sampled = true;
     }
+    t->threads_read_at = pt_now(); /* after: a thread born since was not read */
 }
 
 /* What a line of the breakdown by thread name carries (docs/METRICS.md). */
@@ -1022,64 +1041,6 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
         pt_groups_end_interval(&t->groups);
 }
 
-/* ---- exit records ----------------------------------------------------- */
-
-static bool left_lately(const struct pt_target *t, pid_t pid)
-{
-    return pt_pidmap_get(&t->left, pid) >= 0;
-}
-
-/* A process's end, from its main thread's record. ac_exitcode is the
- * wait status: a signal in the low 7 bits, else the exit code above. */
-static void note_process_exit(struct pt_target *t, const struct pt_exitrecord *r)
-{
-    if (r->exitcode & 0x7f)
-        t->killed++;
-    else if ((r->exitcode >> 8) & 0xff)
-        t->failed++;
-    if (r->rss_peak_kb > t->rss_peak_kb)
-        t->rss_peak_kb = r->rss_peak_kb;
-}
-
-/* An exited thread's switches: a live member's wait for its next status
- * read (credit_exited_threads); a process that never joined (a child of a
- * member gone before a poll) brings them whole. A member that already
- * left was credited then: a record that comes later (it exited after the
- * drain and was reaped before the poll of the same tick) is not counted. */
-static void note_thread_exit(struct pt_target *t, struct pt_member *m, const struct pt_exitrecord *r)
-{
-    if (m) {
-        m->exited_voluntary = pt_sat_add(m->exited_voluntary, r->nvcsw);
-        m->exited_involuntary = pt_sat_add(m->exited_involuntary, r->nivcsw);
-    } else if (!left_lately(t, r->tgid) && t->options.collect_ctx_switches) {
-        t->ctx_voluntary = pt_sat_add(t->ctx_voluntary, r->nvcsw);
-        t->ctx_involuntary = pt_sat_add(t->ctx_involuntary, r->nivcsw);
-        t->ctx_seen = true;
-    }
-}
-
-void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *records, size_t n, bool complete)
-{
-    double cpu0 = pt_thread_cpu_seconds();
-    t->follows_exits = true;
-    if (!complete) {
-        t->exits_complete = false;
-        t->exit_record_losses++;
-    }
-    for (size_t i = 0; i < n; i++) {
-        const struct pt_exitrecord *r = &records[i];
-        struct pt_member *m = pt_target_live_member(t, r->tgid);
-        if (!m && !left_lately(t, r->tgid) && !pt_target_live_member(t, r->ppid) && !left_lately(t, r->ppid))
-            continue;
-        t->exit_records++;
-        note_thread_exit(t, m, r);
-        if (r->pid == r->tgid)
-            note_process_exit(t, r);
-    }
-    pt_pidmap_clear(&t->left);
-    t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
-}
-
 /* ---- launch mode ------------------------------------------------------ */
 
 void pt_target_final_read(struct pt_target *t, pid_t pid)
@@ -1122,6 +1083,7 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
     t->ticks_per_second = (double)sysconf(_SC_CLK_TCK);
     t->pss_at_end = pss_at_end;
     t->exits_complete = true;
+    t->self = getpid();
     if (options->breakdown != PT_BY_NONE) {
         pt_groups_init(&t->groups, options->breakdown_limit);
         t->group_reports = pt_xalloc((options->breakdown_limit + 1) * sizeof(*t->group_reports));
@@ -1138,6 +1100,8 @@ void pt_target_free(struct pt_target *t)
     pt_pidmap_free(&t->forked);
     pt_pidmap_free(&t->lately);
     pt_pidmap_free(&t->left);
+    pt_pidmap_free(&t->unseen_gone);
+    free(t->departures);
     pt_buf_free(&t->buf);
     free(t->pending);
     pt_groups_free(&t->groups);

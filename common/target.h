@@ -58,6 +58,25 @@ struct pt_group_report {
     struct pt_report report;
 };
 
+/* A member gone since the last drain of exit records, with what settling
+ * it from the records still to come needs (exits.c). */
+struct pt_departure {
+    pid_t pid;
+    pid_t reaper;           /* the member that reaped it; 0: reaped outside the tree */
+    char comm[PT_COMM_MAX]; /* its name at its end: its group's (a slot may be
+                               freed and taken by another name meanwhile) */
+    bool has_stat, has_io;
+    bool whole;                                       /* recorded will hold all of its own usage */
+    int64_t own[PT_CTR_COUNT];                        /* its own usage at its last read */
+    int64_t recorded[PT_CTR_COUNT];                   /* its exited threads' (CPU in microseconds) */
+    double read_at;                                   /* its last read */
+    int64_t threads;                                  /* at its last read */
+    bool ctx_counts;                                  /* its switches count (see credit_exited_threads) */
+    int64_t ctx_base_voluntary, ctx_base_involuntary; /* what its last status read
+                                                         counted of the threads whose
+                                                         records are still to come */
+};
+
 /* What a lack of descriptors (EMFILE, ENFILE) left unknown in an interval:
  * those metrics are absent for it, never a partial sum. */
 enum pt_short {
@@ -114,15 +133,24 @@ struct pt_target {
     /* With the kernel's process events (pt_target_follow_events): */
     bool follows_events;
     struct pt_pidmap forked; /* forked in the tree, never joined (gone
-                                first): counted started, exit awaited */
+                                first): counted started, exit awaited;
+                                pid -> its parent */
     struct pt_pidmap lately; /* members that joined or left since the
                                 last drain: 1 when their forks are the
                                 tree's, 0 joined as a new root */
 
-    /* With the kernel's exit records (pt_target_follow_exits): */
+    /* With the kernel's exit records (pt_target_follow_exits, exits.c): */
     bool follows_exits;
-    bool exits_complete;                                                   /* no record was lost this interval */
-    struct pt_pidmap left;                                                 /* members that left since the last drain */
+    bool exits_complete;             /* no record was lost this interval */
+    struct pt_departure *departures; /* members that left since the last drain */
+    size_t n_departures, cap_departures;
+    struct pt_pidmap left;        /* pid -> its departure */
+    struct pt_pidmap unseen_gone; /* forked in the tree, gone before they could join,
+                                     since the last drain: pid -> its parent */
+    pid_t self;                   /* our own pid: the subreaper in launch mode */
+    double drained_at;            /* when exit records were last drained */
+    int64_t cpu_rest_us[2];       /* see pt_group's, for usage the tree adds */
+    double threads_read_at;       /* when --by thread last read the threads */
     int64_t failed, killed, rss_peak_kb, exit_records, exit_record_losses; /* this interval */
     /* With a breakdown (options.breakdown): its groups, and their lines
      * of the last interval (limit + 1 slots, allocated once). */
@@ -209,5 +237,15 @@ struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expect
 void pt_target_member_gone(struct pt_target *t, struct pt_member *m);
 /* Drop the members that are gone, if any. */
 void pt_target_compact(struct pt_target *t);
+
+/* ---- between target.c and exits.c --------------------------------- */
+
+/* m has left, reaped by reaper (a live member) or outside the tree (NULL):
+ * keep what settling it from its exit records needs. */
+void pt_target_depart(struct pt_target *t, const struct pt_member *m, const struct pt_member *reaper);
+/* The breakdown by thread name: a thread's usage u, read now (cpu_now,
+ * ctx_now), credited to its name's group since its last read; a thread
+ * first seen brings its whole past when count_past (target.c). */
+void pt_target_credit_thread(struct pt_target *t, struct pt_thread_usage *u, bool count_past);
 
 #endif

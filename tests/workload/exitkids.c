@@ -11,11 +11,20 @@
  *                  sums them, and the parent's own switches so far.
  *   exitkids fates one child exits 1, one is killed by SIGKILL, one touches
  *                  512 MiB, holds it 30 ms and exits 0; then print "done 3".
+ *   exitkids groups N
+ *                  N rounds of three children one after the other, named
+ *                  alpha, beta and gamma (prctl) and spinning 20, 40 and
+ *                  60 ms of CPU after sleeping 1 ms 10 times; each measures
+ *                  itself (getrusage) last and tells the parent through a
+ *                  pipe; then print one line per name, "group NAME CPU
+ *                  NVCSW NIVCSW", the sums of its children, the same of
+ *                  itself ("group exitkids ..."), and "done 3".
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,12 +112,73 @@ static void fates(void)
     say("done", 3);
 }
 
+/* What a child of the groups mode measured of itself. */
+struct own_usage {
+    int name;
+    double cpu;
+    long nvcsw, nivcsw;
+};
+
+static double seconds(struct timeval tv)
+{
+    return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+static _Noreturn void group_child(int name, const char *comm, double cpu, int report_fd)
+{
+    if (prctl(PR_SET_NAME, comm) != 0)
+        die("prctl");
+    for (int k = 0; k < 10; k++)
+        sleep_ms(1);
+    spin_cpu(cpu);
+    struct rusage self;
+    getrusage(RUSAGE_SELF, &self);
+    struct own_usage u = {name, seconds(self.ru_utime) + seconds(self.ru_stime), self.ru_nvcsw, self.ru_nivcsw};
+    if (write(report_fd, &u, sizeof(u)) != (ssize_t)sizeof(u)) /* atomic: less than PIPE_BUF */
+        die("write");
+    _exit(0);
+}
+
+static void groups(long rounds)
+{
+    static const char *const names[] = {"alpha", "beta", "gamma"};
+    static const double cpu[] = {0.02, 0.04, 0.06};
+    struct own_usage sum[3] = {{0, 0, 0, 0}};
+    int report[2];
+    if (pipe(report) != 0)
+        die("pipe");
+    for (long i = 0; i < rounds; i++) {
+        for (int g = 0; g < 3; g++) {
+            pid_t pid = fork_or_die();
+            if (pid == 0)
+                group_child(g, names[g], cpu[g], report[1]);
+            reap(pid);
+            struct own_usage u;
+            if (read(report[0], &u, sizeof(u)) != (ssize_t)sizeof(u) || u.name != g)
+                die("read");
+            sum[g].cpu += u.cpu;
+            sum[g].nvcsw += u.nvcsw;
+            sum[g].nivcsw += u.nivcsw;
+        }
+    }
+    for (int g = 0; g < 3; g++)
+        printf("group %s %.6f %ld %ld\n", names[g], sum[g].cpu, sum[g].nvcsw, sum[g].nivcsw);
+    struct rusage self;
+    getrusage(RUSAGE_SELF, &self);
+    printf("group exitkids %.6f %ld %ld\n", seconds(self.ru_utime) + seconds(self.ru_stime), self.ru_nvcsw,
+           self.ru_nivcsw);
+    fflush(stdout);
+    say("done", 3);
+}
+
 int main(int argc, char **argv)
 {
     long long n = 0;
-    bool is_switches = argc == 3 && strcmp(argv[1], "switches") == 0 && parse_number(argv[2], &n) && n > 0;
-    if (!is_switches && !(argc == 2 && strcmp(argv[1], "fates") == 0)) {
-        fprintf(stderr, "usage: exitkids switches N | exitkids fates\n");
+    bool counted = argc == 3 && parse_number(argv[2], &n) && n > 0;
+    bool is_switches = counted && strcmp(argv[1], "switches") == 0;
+    bool is_groups = counted && strcmp(argv[1], "groups") == 0;
+    if (!is_switches && !is_groups && !(argc == 2 && strcmp(argv[1], "fates") == 0)) {
+        fprintf(stderr, "usage: exitkids switches N | exitkids groups N | exitkids fates\n");
         return 2;
     }
     char go[16];
@@ -116,6 +186,8 @@ int main(int argc, char **argv)
         die("stdin");
     if (is_switches)
         switches((long)n);
+    else if (is_groups)
+        groups((long)n);
     else
         fates();
     wait_for_eof(0, "stdin");

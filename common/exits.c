@@ -1,0 +1,381 @@
+/* exits: what the kernel's exit records (exitrecords.h) settle for a
+ * target (docs/METRICS.md, "Accounting" and "Breakdown").
+ *
+ * A record is the tree's when its process is a member (live, or gone
+ * since the last drain), a process forked in the tree that never joined
+ * (gone before a poll could see it), or a child of a member. It brings:
+ *   - the exited thread's context switches, which /proc forgets;
+ *   - for a process's main thread, its exit status and peak RSS;
+ *   - the thread's own usage: CPU, faults, I/O. The kernel folds a reaped
+ *     process's usage into its reaper's counters, so the tree's total has
+ *     it already; the breakdown moves it from the reaper's group to the
+ *     process's own, keeping the groups' sum. A process the tree never
+ *     saw that is reaped outside it (orphaned, then reaped by init) adds
+ *     its usage to the tree, which would lose it otherwise.
+ *
+ * A member's own usage until its last read is in its group already; what
+ * it did after (its last moments) is its records' sum less its own usage
+ * at that read. The records' CPU is the scheduler tick's samples, /proc's
+ * the same samples scaled to the exact run time: over a long life the two
+ * part by more than a poll's worth, so the last moments are taken only
+ * from members born in the tree while records flowed (their records hold
+ * their whole life), and never as more CPU than the time since the last
+ * read allowed. */
+#include <string.h>
+
+#include "saturate.h"
+#include "target.h"
+
+#define US_PER_SECOND 1000000.0
+/* How far up a chain of processes that never joined is followed. */
+#define PT_FOLD_DEPTH 16
+
+static bool by_process(const struct pt_target *t)
+{
+    return t->options.breakdown == PT_BY_PROCESS;
+}
+
+static bool is_cpu(int k)
+{
+    return k == PT_CTR_USER_TICKS || k == PT_CTR_SYSTEM_TICKS;
+}
+
+/* A record's usage as counters, CPU in microseconds. */
+static void record_usage(const struct pt_exitrecord *r, int64_t v[PT_CTR_COUNT])
+{
+    v[PT_CTR_RCHAR] = r->rchar;
+    v[PT_CTR_WCHAR] = r->wchar;
+    v[PT_CTR_STORAGE_READ] = r->read_bytes;
+    v[PT_CTR_STORAGE_WRITE] = r->write_bytes;
+    v[PT_CTR_CANCELLED_WRITE] = r->cancelled_write_bytes;
+    v[PT_CTR_SYSCR] = r->syscr;
+    v[PT_CTR_SYSCW] = r->syscw;
+    v[PT_CTR_USER_TICKS] = r->utime_us;
+    v[PT_CTR_SYSTEM_TICKS] = r->stime_us;
+    v[PT_CTR_MINFLT] = r->minflt;
+    v[PT_CTR_MAJFLT] = r->majflt;
+}
+
+/* Microseconds to clock ticks, to the nearest. */
+static int64_t us_to_ticks(const struct pt_target *t, int64_t us)
+{
+    double ticks = (double)us * t->ticks_per_second / US_PER_SECOND + 0.5;
+    return ticks >= (double)INT64_MAX ? INT64_MAX : (int64_t)ticks;
+}
+
+static int64_t ticks_to_us(const struct pt_target *t, int64_t ticks)
+{
+    double us = (double)ticks * US_PER_SECOND / t->ticks_per_second;
+    return us >= (double)INT64_MAX ? INT64_MAX : (int64_t)us;
+}
+
+static struct pt_departure *departure_of(const struct pt_target *t, pid_t pid)
+{
+    long i = pt_pidmap_get(&t->left, pid);
+    return i < 0 ? NULL : &t->departures[i];
+}
+
+/* Is pid a process of the tree that never joined (forked in it, gone
+ * first)? Its parent at the fork in *parent. */
+static bool unseen(const struct pt_target *t, pid_t pid, pid_t *parent)
+{
+    long p = pt_pidmap_get(&t->unseen_gone, pid);
+    if (p < 0)
+        p = pt_pidmap_get(&t->forked, pid);
+    *parent = (pid_t)p;
+    return p >= 0;
+}
+
+/* ---- where a process's usage went -------------------------------------- */
+
+enum fold { FOLD_MEMBER, FOLD_OUTSIDE, FOLD_UNKNOWN };
+
+/* The counters the kernel folds a process's usage into when its parent
+ * (parent, as the record says) reaps it: a live member's (*into), up
+ * through parents that never joined (each folds it into its own parent).
+ * Outside the tree when the chain leaves it (an orphan reaped by init).
+ * Unknown when a departed member is on the way (whether its last read
+ * held the usage cannot be told), or when we are the reaper (launch mode
+ * joins and reads what it reaps, pt_target_final_read). */
+static enum fold fold_target(const struct pt_target *t, pid_t parent, struct pt_member **into)
+{
+    for (int depth = 0; depth < PT_FOLD_DEPTH && parent > 0; depth++) {
+        *into = pt_target_live_member(t, parent);
+        if (*into)
+            return FOLD_MEMBER;
+        if (departure_of(t, parent) || parent == t->self)
+            return FOLD_UNKNOWN;
+        pid_t up;
+        if (!unseen(t, parent, &up))
+            return FOLD_OUTSIDE;
+        parent = up;
+    }
+    return FOLD_UNKNOWN;
+}
+
+/* ---- moving usage between groups ---------------------------------------- */
+
+/* us microseconds of CPU as whole clock ticks, to the nearest, with what
+ * rounding left over carried in *rest for the next: summed over many
+ * short processes, nothing is lost to rounding. */
+static int64_t carry_ticks(const struct pt_target *t, int64_t *rest, int64_t us)
+{
+    int64_t total = pt_sat_add(*rest, us);
+    int64_t ticks = us_to_ticks(t, total);
+    *rest = pt_sat_sub(total, ticks_to_us(t, ticks));
+    return ticks;
+}
+
+/* Usage v (CPU in microseconds) that the kernel folded into the member
+ * from's counters belongs to group to: the groups' sum stays the tree's.
+ * Only what from's counters hold for the tree moves. */
+static void move_usage(struct pt_target *t, const struct pt_member *from, uint32_t to, const int64_t v[PT_CTR_COUNT])
+{
+    if (from->group < 0 || (uint32_t)from->group == to)
+        return;
+    struct pt_group *g = &t->groups.list[to];
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        if (v[k] == 0 || !(k < PT_CTR_IO_END ? from->has_io : from->has_stat))
+            continue;
+        int64_t n = is_cpu(k) ? carry_ticks(t, &g->cpu_rest_us[k - PT_CTR_USER_TICKS], v[k]) : v[k];
+        pt_groups_adjust(&t->groups, (uint32_t)from->group, k, -n);
+        pt_groups_adjust(&t->groups, to, k, n);
+        g->io_seen |= k < PT_CTR_IO_END;
+        g->stat_seen |= k >= PT_CTR_IO_END;
+    }
+}
+
+/* Usage v (CPU in microseconds) that left the tree with a process it
+ * never saw: the tree's, and its group's. */
+static void add_lost_usage(struct pt_target *t, int32_t group, const int64_t v[PT_CTR_COUNT])
+{
+    struct pt_group *g = group >= 0 ? &t->groups.list[group] : NULL;
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        int64_t n = v[k];
+        if (is_cpu(k))
+            n = carry_ticks(t, g ? &g->cpu_rest_us[k - PT_CTR_USER_TICKS] : &t->cpu_rest_us[k - PT_CTR_USER_TICKS], n);
+        t->adjust[k] = pt_sat_add(t->adjust[k], n);
+        if (g)
+            pt_groups_adjust(&t->groups, (uint32_t)group, k, n);
+    }
+    t->io_seen = t->stat_seen = true;
+    if (g)
+        g->io_seen = g->stat_seen = true;
+}
+
+/* ---- departed members --------------------------------------------------- */
+
+void pt_target_depart(struct pt_target *t, const struct pt_member *m, const struct pt_member *reaper)
+{
+    if (t->n_departures == t->cap_departures) {
+        t->cap_departures = t->cap_departures ? t->cap_departures * 2 : 16;
+        t->departures = pt_xrealloc_array(t->departures, t->cap_departures, sizeof(*t->departures));
+    }
+    struct pt_departure *d = &t->departures[t->n_departures];
+    *d = (struct pt_departure){
+        .pid = m->pid,
+        .reaper = reaper ? reaper->pid : 0,
+        .has_stat = m->has_stat,
+        .has_io = m->has_io,
+        .whole = m->recorded_whole,
+        .read_at = m->read_at,
+        .threads = m->num_threads > 0 ? m->num_threads : 1,
+        .ctx_counts = t->options.collect_ctx_switches && (m->has_ctx || m->born),
+    };
+    memcpy(d->comm, m->comm, sizeof(d->comm));
+    memcpy(d->own, m->own, sizeof(d->own));
+    memcpy(d->recorded, m->recorded, sizeof(d->recorded));
+    /* credit_exited_threads credits the records come so far against the
+     * last status read; what of it they did not cover, later ones repeat */
+    if (m->has_ctx) {
+        d->ctx_base_voluntary = m->ctx_voluntary > m->exited_voluntary ? m->ctx_voluntary - m->exited_voluntary : 0;
+        d->ctx_base_involuntary =
+            m->ctx_involuntary > m->exited_involuntary ? m->ctx_involuntary - m->exited_involuntary : 0;
+    }
+    pt_pidmap_put(&t->left, m->pid, (uint32_t)t->n_departures++);
+}
+
+/* Switches of a departed member's thread whose record came after it left:
+ * what its last status read did not count. */
+static void credit_late_switches(struct pt_target *t, struct pt_departure *d, const struct pt_exitrecord *r)
+{
+    if (!d->ctx_counts)
+        return;
+    int64_t vol = r->nvcsw > d->ctx_base_voluntary ? r->nvcsw - d->ctx_base_voluntary : 0;
+    int64_t invol = r->nivcsw > d->ctx_base_involuntary ? r->nivcsw - d->ctx_base_involuntary : 0;
+    d->ctx_base_voluntary -= r->nvcsw - vol;
+    d->ctx_base_involuntary -= r->nivcsw - invol;
+    t->ctx_voluntary = pt_sat_add(t->ctx_voluntary, vol);
+    t->ctx_involuntary = pt_sat_add(t->ctx_involuntary, invol);
+    t->ctx_seen = true;
+    if (by_process(t)) {
+        struct pt_group *g = &t->groups.list[pt_groups_find(&t->groups, d->comm)];
+        g->ctx_voluntary = pt_sat_add(g->ctx_voluntary, vol);
+        g->ctx_involuntary = pt_sat_add(g->ctx_involuntary, invol);
+        g->ctx_seen = true;
+    }
+}
+
+/* A departed member's last moments, now that all its records are in: from
+ * its reaper's group to its own. */
+static void settle_departure(struct pt_target *t, const struct pt_departure *d, double now)
+{
+    if (!d->whole || d->reaper == 0)
+        return;
+    struct pt_member *reaper = pt_target_live_member(t, d->reaper);
+    if (!reaper) /* it left too: whether its last read held them is unknown */
+        return;
+    double cpu_bound = (now - d->read_at) * US_PER_SECOND * (double)d->threads;
+    int64_t last[PT_CTR_COUNT];
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        bool has = k < PT_CTR_IO_END ? d->has_io : d->has_stat;
+        int64_t own = is_cpu(k) ? ticks_to_us(t, d->own[k]) : d->own[k];
+        int64_t v = has ? pt_sat_sub(d->recorded[k], own) : 0;
+        if (is_cpu(k) && (double)v > cpu_bound)
+            v = (int64_t)cpu_bound;
+        last[k] = v > 0 ? v : 0;
+    }
+    move_usage(t, reaper, pt_groups_find(&t->groups, d->comm), last);
+}
+
+static void settle_departures(struct pt_target *t, double now)
+{
+    for (size_t i = 0; i < t->n_departures && by_process(t); i++)
+        settle_departure(t, &t->departures[i], now);
+    t->n_departures = 0;
+    pt_pidmap_clear(&t->left);
+}
+
+/* ---- the breakdown by thread name --------------------------------------- */
+
+/* A thread exited: what it did since its last read goes to its name's
+ * group. Of a member (live, or departed when departed), through its kept
+ * usage record; one the member's list does not hold (born since the list
+ * was read, or dropped) only when it started after the last read of the
+ * threads (it exited after the last drain, so it started after that less
+ * its life): else part of it may have been credited already. Of a process
+ * that never joined, all of it. */
+static void thread_exited(struct pt_target *t, struct pt_member *m, bool departed, const struct pt_exitrecord *r)
+{
+    if (t->options.breakdown != PT_BY_THREAD)
+        return;
+    struct pt_thread_usage fresh, *u = m ? pt_member_thread_usage_of(m, r->pid) : NULL;
+    bool count_past = !m && !departed;
+    if (u) {
+        count_past = m->born || m->usage_sampled;
+    } else {
+        memset(&fresh, 0, sizeof(fresh));
+        u = &fresh;
+        /* t->drained_at is still the last drain's */
+        count_past = count_past || t->drained_at - (double)r->elapsed_us / US_PER_SECOND > t->threads_read_at;
+        if (!count_past)
+            return;
+    }
+    memcpy(u->comm, r->comm, sizeof(u->comm));
+    u->utime = us_to_ticks(t, r->utime_us);
+    u->stime = us_to_ticks(t, r->stime_us);
+    u->voluntary = r->nvcsw;
+    u->involuntary = r->nivcsw;
+    u->cpu_now = u->ctx_now = true;
+    pt_target_credit_thread(t, u, count_past);
+    u->cpu_now = u->ctx_now = false; /* its files are gone: the next read finds nothing */
+}
+
+/* ---- one record --------------------------------------------------------- */
+
+/* A process's end, from its main thread's record. ac_exitcode is the
+ * wait status: a signal in the low 7 bits, else the exit code above. */
+static void note_process_exit(struct pt_target *t, const struct pt_exitrecord *r)
+{
+    if (r->exitcode & 0x7f)
+        t->killed++;
+    else if ((r->exitcode >> 8) & 0xff)
+        t->failed++;
+    if (r->rss_peak_kb > t->rss_peak_kb)
+        t->rss_peak_kb = r->rss_peak_kb;
+}
+
+/* A thread of a process the tree never saw: its switches are the tree's
+ * and its name's group's, and its usage its name's group's (the process
+ * breakdown names it by the thread: its process's name is not in the
+ * record). */
+static void unseen_thread_exit(struct pt_target *t, const struct pt_exitrecord *r, bool outside_known)
+{
+    int32_t group = by_process(t) ? (int32_t)pt_groups_find(&t->groups, r->comm) : -1;
+    if (t->options.collect_ctx_switches) {
+        t->ctx_voluntary = pt_sat_add(t->ctx_voluntary, r->nvcsw);
+        t->ctx_involuntary = pt_sat_add(t->ctx_involuntary, r->nivcsw);
+        t->ctx_seen = true;
+        if (group >= 0) {
+            struct pt_group *g = &t->groups.list[group];
+            g->ctx_voluntary = pt_sat_add(g->ctx_voluntary, r->nvcsw);
+            g->ctx_involuntary = pt_sat_add(g->ctx_involuntary, r->nivcsw);
+            g->ctx_seen = true;
+        }
+    }
+    thread_exited(t, NULL, false, r);
+    int64_t v[PT_CTR_COUNT];
+    record_usage(r, v);
+    struct pt_member *into = NULL;
+    enum fold f = fold_target(t, r->ppid, &into);
+    if (f == FOLD_MEMBER && group >= 0)
+        move_usage(t, into, (uint32_t)group, v);
+    else if (f == FOLD_OUTSIDE && outside_known)
+        add_lost_usage(t, group, v);
+}
+
+/* One record: is it the tree's, and what does it settle? */
+static void follow_record(struct pt_target *t, const struct pt_exitrecord *r)
+{
+    int64_t v[PT_CTR_COUNT];
+    pid_t parent;
+    struct pt_member *m = pt_target_live_member(t, r->tgid);
+    struct pt_departure *d = m ? NULL : departure_of(t, r->tgid);
+    if (m || d) {
+        record_usage(r, v);
+        int64_t *recorded = m ? m->recorded : d->recorded;
+        for (int k = 0; k < PT_CTR_COUNT; k++)
+            recorded[k] = pt_sat_add(recorded[k], v[k]);
+        if (m) { /* credited at its next status read (credit_exited_threads) */
+            m->exited_voluntary = pt_sat_add(m->exited_voluntary, r->nvcsw);
+            m->exited_involuntary = pt_sat_add(m->exited_involuntary, r->nivcsw);
+            if (r->pid == r->tgid) /* the name it ended with, for its group */
+                memcpy(m->comm, r->comm, sizeof(m->comm));
+        } else {
+            if (r->pid == r->tgid) /* the name it ended with, for its last moments */
+                memcpy(d->comm, r->comm, sizeof(d->comm));
+            credit_late_switches(t, d, r);
+        }
+        thread_exited(t, m, d != NULL, r);
+    } else {
+        /* forked in the tree: an orphan reaped outside leaves the tree;
+         * else the child of a member (live, or gone since the last drain) */
+        bool forked_here = unseen(t, r->tgid, &parent);
+        if (!forked_here && !pt_target_live_member(t, r->ppid) && !departure_of(t, r->ppid))
+            return;
+        unseen_thread_exit(t, r, forked_here);
+    }
+    t->exit_records++;
+    if (r->pid == r->tgid)
+        note_process_exit(t, r);
+}
+
+void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *records, size_t n, bool complete)
+{
+    double cpu0 = pt_thread_cpu_seconds(), now = pt_now();
+    t->follows_exits = true;
+    if (!complete) { /* some member's records are missing: its sum is not its whole usage */
+        t->exits_complete = false;
+        t->exit_record_losses++;
+        for (size_t i = 0; i < t->n_members; i++)
+            t->members[i].recorded_whole = false;
+        for (size_t i = 0; i < t->n_departures; i++)
+            t->departures[i].whole = false;
+    }
+    for (size_t i = 0; i < n; i++)
+        follow_record(t, &records[i]);
+    settle_departures(t, now);
+    pt_pidmap_clear(&t->unseen_gone);
+    t->drained_at = now;
+    t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+}
