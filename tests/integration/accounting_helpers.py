@@ -4,7 +4,7 @@ test_selectors_execd.py), on top of harness.py.
 * paths of the workloads they use (tests/workload: iochild, cpuburn,
   selhold, threadfork, ignchild);
 * sums of delta fields over all batches, and the check that no delta field
-  of any batch is negative;
+  of any batch is negative; a breakdown's lines and their sums per group;
 * for the selector tests (execd and collectd): copies of selhold under
   other names, a system user, and cgroup v2 directories (cgroup2 is found
   in mountinfo: /sys/fs/cgroup on a v2 host, /sys/fs/cgroup/unified on a
@@ -158,6 +158,24 @@ def field_sum(points, name):
             raise AssertionError(f"{name} missing from {p.raw!r}")
         total += p.fields[name]
     return total
+
+
+def breakdown_lines(execd, target, key):
+    """TARGET's breakdown lines over every batch: those tagged KEY=NAME
+    (key "process" for --by process, "thread" for --by thread)."""
+    return [p for _, points in execd.batches() for p in points
+            if p.tags.get("target") == target and key in p.tags]
+
+
+def breakdown_sums(execd, target, key, *fields):
+    """{NAME: sum of the fields over every batch} of TARGET's lines tagged
+    KEY=NAME; a field a line lacks adds 0 (a group can miss a field in an
+    interval: no member read, io denied)."""
+    sums = {}
+    for p in breakdown_lines(execd, target, key):
+        name = p.tags[key]
+        sums[name] = sums.get(name, 0) + sum(p.fields.get(f, 0) for f in fields)
+    return sums
 
 
 def negative_deltas(points):

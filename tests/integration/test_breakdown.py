@@ -19,16 +19,6 @@ import harness as h
 PROGRAMS = {"alpha": 0.6, "beta": 0.4, "gamma": 0.3}  # CPU seconds each
 
 
-def group_sums(execd, target, field):
-    """{process name: sum of field over the batches} of target's breakdown lines."""
-    sums = {}
-    for _, points in execd.batches():
-        for p in points:
-            if p.tags.get("target") == target and "process" in p.tags:
-                sums[p.tags["process"]] = sums.get(p.tags["process"], 0) + p.fields.get(field, 0)
-    return sums
-
-
 class BreakdownByProcess(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -47,9 +37,7 @@ class BreakdownByProcess(unittest.TestCase):
         assert status == 0, execd.describe()
 
     def test_one_line_per_program_with_its_cpu(self):
-        user = group_sums(self.execd, "sh", "proc_cpu_user_seconds")
-        system = group_sums(self.execd, "sh", "proc_cpu_system_seconds")
-        cpu = {name: user[name] + system.get(name, 0) for name in user}
+        cpu = ah.breakdown_sums(self.execd, "sh", "process", "proc_cpu_user_seconds", "proc_cpu_system_seconds")
         for name, seconds in PROGRAMS.items():
             self.assertIn(name, cpu, self.execd.describe())
             self.assertLessEqual(abs(cpu[name] - seconds), 0.15 * seconds + 0.03, f"{name}: {cpu}")
@@ -59,9 +47,9 @@ class BreakdownByProcess(unittest.TestCase):
         total = ah.target_points(self.execd, "sh")
         for field, slack in (("proc_cpu_user_seconds", 0.02), ("proc_cpu_system_seconds", 0.02),
                              ("proc_io_read_bytes", 0), ("proc_io_write_bytes", 0)):
-            groups = sum(group_sums(self.execd, "sh", field).values())
+            groups = sum(ah.breakdown_sums(self.execd, "sh", "process", field).values())
             self.assertLessEqual(abs(groups - ah.field_sum(total, field)), slack, f"{field}: {groups}")
-        beta_io = group_sums(self.execd, "sh", "proc_io_read_bytes")["beta"]
+        beta_io = ah.breakdown_sums(self.execd, "sh", "process", "proc_io_read_bytes")["beta"]
         self.assertGreater(beta_io, 1 << 20, "beta read /dev/zero")
 
     def test_memory_gauges_bound_the_total(self):
