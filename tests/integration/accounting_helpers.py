@@ -62,6 +62,19 @@ def sh_tree(script, marker, ready):
     return h.Workload(["sh", "-c", "exec 3<&0; " + script, marker], ready_count=ready)
 
 
+def burn_script(directory, programs, in_kernel):
+    """Shell commands that run, side by side, a copy of cpuburn per entry
+    of programs {NAME: SECONDS} (made in directory, so its process is named
+    NAME), each burning SECONDS of CPU, and wait for them all. The one named
+    in_kernel burns in the kernel reading /dev/zero, so it also has I/O."""
+    commands = []
+    for name, seconds in programs.items():
+        path = os.path.join(directory, name)
+        shutil.copy(cpuburn_path(), path)
+        commands.append(f"{path} {'-s ' if name == in_kernel else ''}{seconds} &")
+    return " ".join(commands) + " wait"
+
+
 def copy_selhold(directory, name):
     """A copy of selhold named name in directory, executable by everyone."""
     path = os.path.join(directory, name)

@@ -8,8 +8,6 @@ shows its own CPU, and the groups' CPU and I/O add up to the total line's
 in its process tag.
 """
 
-import os
-import shutil
 import tempfile
 import unittest
 
@@ -24,12 +22,7 @@ class BreakdownByProcess(unittest.TestCase):
     def setUpClass(cls):
         tmp = tempfile.TemporaryDirectory(prefix="proctree-breakdown-")
         cls.addClassCleanup(tmp.cleanup)
-        paths = {}
-        for name in PROGRAMS:
-            paths[name] = os.path.join(tmp.name, name)
-            shutil.copy(ah.cpuburn_path(), paths[name])
-        script = (f"{paths['alpha']} {PROGRAMS['alpha']} & {paths['beta']} -s {PROGRAMS['beta']} & "
-                  f"{paths['gamma']} {PROGRAMS['gamma']} & wait")
+        script = ah.burn_script(tmp.name, PROGRAMS, "beta")
         with h.Execd(["--interval", "0.5s", "--poll-interval", "20ms", "--discovery-interval", "50ms", "--by", "process", "--",
                       "sh", "-c", script]) as execd:
             status = execd.wait_exit(120)
