@@ -1,8 +1,9 @@
-"""Helpers shared by the accounting and selector tests (test_accounting_*.py,
-test_selectors_execd.py), on top of harness.py.
+"""Helpers shared by the accounting, breakdown and selector tests
+(test_accounting_*.py, test_*breakdown*.py, test_selectors_execd.py), on
+top of harness.py.
 
 * paths of the workloads they use (tests/workload: iochild, cpuburn,
-  selhold, threadfork, ignchild);
+  selhold, threadfork, ignchild), and a script running named cpuburns;
 * sums of delta fields over all batches, and the check that no delta field
   of any batch is negative; a breakdown's lines and their sums per group;
 * for the selector tests (execd and collectd): copies of selhold under
