@@ -8,6 +8,8 @@ shows its own CPU, and the groups' CPU and I/O add up to the total line's
 in its process tag.
 """
 
+import os
+import shutil
 import tempfile
 import unittest
 
@@ -56,6 +58,21 @@ class BreakdownByProcess(unittest.TestCase):
                 continue
             self.assertGreaterEqual(sum(p.fields["proc_rss_max"] for p in groups), total.fields["proc_rss_max"])
             self.assertLessEqual(min(p.fields["proc_rss_min"] for p in groups), total.fields["proc_rss_min"])
+
+    def test_exec_then_exit_within_an_interval(self):
+        # The subshell is a member named sh long before it execs alpha
+        # (its fork is followed at once, or found within a discovery);
+        # alpha burns and exits before the interval ends. What it did as
+        # alpha is alpha's, not left in sh's group.
+        with tempfile.TemporaryDirectory(prefix="proctree-breakdown-exec-") as tmp:
+            alpha = os.path.join(tmp, "alpha")
+            shutil.copy(ah.cpuburn_path(), alpha)
+            with h.Execd(["--interval", "60s", "--poll-interval", "20ms", "--discovery-interval", "50ms", "--by",
+                          "process", "--", "sh", "-c", f"(sleep 0.2; exec {alpha} 0.3) & wait"]) as execd:
+                self.assertEqual(execd.wait_exit(60), 0, execd.describe())
+        cpu = ah.breakdown_sums(execd, "sh", "process", "proc_cpu_user_seconds", "proc_cpu_system_seconds")
+        self.assertLessEqual(abs(cpu.get("alpha", 0) - 0.3), 0.15 * 0.3 + 0.03, f"{cpu}\n{execd.describe()}")
+        self.assertLessEqual(cpu.get("sh", 0), 0.03, cpu)
 
     def test_influxdb_accepts_every_line(self):
         with h.InfluxDB() as influx:
