@@ -106,10 +106,12 @@ class CrossFrontendBreakdown(unittest.TestCase):
         sh.stdin.flush()
         ah.wait_file(done, 60, "the three programs to end")
         # An interval that began after the work was done is reported by
-        # each: every interval that covers the work is in.
+        # each: every interval that covers the work is in. collectd's write
+        # threads write a read's values one by one, so the total's row can
+        # come before a group's: a read later, that read's rows are all in.
         final = time.time() + INTERVAL
         cls.execd.wait_for(lambda e: last_batch_time(e) >= final, h.START_TIMEOUT, "an interval after the work")
-        h.wait_until(lambda: last_csv_time(cls.collectd) >= final, h.START_TIMEOUT,
+        h.wait_until(lambda: last_csv_time(cls.collectd) >= final + INTERVAL, h.START_TIMEOUT,
                      f"a csv row after the work\n{cls.collectd.log()[-2000:]}")
         cls.execd.stop()  # its output is complete; collectd keeps sending to InfluxDB
         cls.execd_groups = {m: ah.breakdown_sums(cls.execd, TARGET, "process", *m) for m in (CPU, IO)}
