@@ -14,7 +14,8 @@
  *     and the whole of a child proctree never saw, land in the reaper's
  *     group (as the kernel folds them there);
  *   - a member that changes its name (exec) moves to the new name's group
- *     with what it did since the last interval's end (or its join).
+ *     with what it did since the last interval's end (or its join), at the
+ *     next interval's end or when it leaves, whichever comes first.
  * Exit records (issue 12) would settle each child in its own group: they
  * would replace the group adjustments made in owe() and settle_debts().
  *

@@ -88,6 +88,24 @@ static void note_groups(struct pt_target *t, const struct pt_member *m)
     }
 }
 
+/* A member whose name changed (exec) moves to its new name's group with
+ * what it did since the last interval's end: at that end, or when it
+ * leaves before it (then what it did under its new name is not left in
+ * the old name's group). */
+static void follow_name(struct pt_target *t, struct pt_member *m)
+{
+    if (m->group < 0 || strcmp(t->groups.list[m->group].name, m->comm) == 0)
+        return;
+    uint32_t to = pt_groups_find(&t->groups, m->comm);
+    for (int k = 0; k < PT_CTR_COUNT && to != (uint32_t)m->group; k++) {
+        if (!has_group(m, k))
+            continue;
+        group_adjust(t, m, k, m->ctr_at_end[k]);
+        pt_groups_adjust(&t->groups, to, k, -m->ctr_at_end[k]);
+    }
+    m->group = (int32_t)to;
+}
+
 /* m was reaped by reaper (a member, live or not), whose counters gain at
  * least m's last values, but only at a read that follows the reaping: a
  * reaper read before it shows nothing yet (the transient dip), and one
@@ -180,22 +198,6 @@ static void credit_exited_threads(struct pt_target *t, struct pt_member *m, int6
     m->exited_voluntary = m->exited_involuntary = 0;
 }
 
-/* A member whose name changed (exec) moves to its new name's group with
- * what it did since the last interval's end (or its join). */
-static void regroup(struct pt_target *t, struct pt_member *m)
-{
-    if (m->group < 0 || strcmp(t->groups.list[m->group].name, m->comm) == 0)
-        return;
-    uint32_t to = pt_groups_find(&t->groups, m->comm);
-    for (int k = 0; k < PT_CTR_COUNT && to != (uint32_t)m->group; k++) {
-        if (!has_group(m, k))
-            continue;
-        group_adjust(t, m, k, m->ctr_at_end[k]);
-        pt_groups_adjust(&t->groups, to, k, -m->ctr_at_end[k]);
-    }
-    m->group = (int32_t)to;
-}
-
 /* The member is gone, reaped by reaper (a member: its counters carry, or
  * will carry, m's whole usage) or by someone outside the tree (NULL: m's
  * last values move into adjust, so what it did stays counted). Its member
@@ -205,7 +207,7 @@ static void member_left(struct pt_target *t, struct pt_member *m, struct pt_memb
 {
     if (m->gone)
         return;
-    regroup(t, m); /* what it did counts under the name it ended with */
+    follow_name(t, m);
     note_groups(t, m);
     m->gone = true;
     pt_member_close(m);
@@ -885,14 +887,14 @@ static void snapshot_counters(struct pt_target *t)
         memcpy(t->members[i].ctr_at_end, t->members[i].ctr, sizeof(t->members[i].ctr));
 }
 
-/* Each group's live sums. */
+/* Each group's live sums, once every member is in its name's group. */
 static void sum_groups(struct pt_target *t)
 {
     for (size_t i = 0; i < t->n_members; i++) {
         struct pt_member *m = &t->members[i];
         if (m->gone)
             continue;
-        regroup(t, m);
+        follow_name(t, m);
         struct pt_group *g = &t->groups.list[m->group];
         note_groups(t, m);
         g->processes++;

@@ -1,10 +1,11 @@
-"""Helpers shared by the accounting and selector tests (test_accounting_*.py,
-test_selectors_execd.py), on top of harness.py.
+"""Helpers shared by the accounting, breakdown and selector tests
+(test_accounting_*.py, test_*breakdown*.py, test_selectors_execd.py), on
+top of harness.py.
 
 * paths of the workloads they use (tests/workload: iochild, cpuburn,
-  selhold, threadfork, ignchild);
+  selhold, threadfork, ignchild), and a script running named cpuburns;
 * sums of delta fields over all batches, and the check that no delta field
-  of any batch is negative;
+  of any batch is negative; a breakdown's lines and their sums per group;
 * for the selector tests (execd and collectd): copies of selhold under
   other names, a system user, and cgroup v2 directories (cgroup2 is found
   in mountinfo: /sys/fs/cgroup on a v2 host, /sys/fs/cgroup/unified on a
@@ -60,6 +61,19 @@ def sh_tree(script, marker, ready):
     """`sh -c SCRIPT MARKER` ($0 = MARKER shows in the command line); the
     script gets the test's pipe as fd 3 for its background workloads."""
     return h.Workload(["sh", "-c", "exec 3<&0; " + script, marker], ready_count=ready)
+
+
+def burn_script(directory, programs, in_kernel):
+    """Shell commands that run, side by side, a copy of cpuburn per entry
+    of programs {NAME: SECONDS} (made in directory, so its process is named
+    NAME), each burning SECONDS of CPU, and wait for them all. The one named
+    in_kernel burns in the kernel reading /dev/zero, so it also has I/O."""
+    commands = []
+    for name, seconds in programs.items():
+        path = os.path.join(directory, name)
+        shutil.copy(cpuburn_path(), path)
+        commands.append(f"{path} {'-s ' if name == in_kernel else ''}{seconds} &")
+    return " ".join(commands) + " wait"
 
 
 def copy_selhold(directory, name):
@@ -175,6 +189,24 @@ def field_sum(points, name):
             raise AssertionError(f"{name} missing from {p.raw!r}")
         total += p.fields[name]
     return total
+
+
+def breakdown_lines(execd, target, key):
+    """TARGET's breakdown lines over every batch: those tagged KEY=NAME
+    (key "process" for --by process, "thread" for --by thread)."""
+    return [p for _, points in execd.batches() for p in points
+            if p.tags.get("target") == target and key in p.tags]
+
+
+def breakdown_sums(execd, target, key, *fields):
+    """{NAME: sum of the fields over every batch} of TARGET's lines tagged
+    KEY=NAME; a field a line lacks adds 0 (a group can miss a field in an
+    interval: no member read, io denied)."""
+    sums = {}
+    for p in breakdown_lines(execd, target, key):
+        name = p.tags[key]
+        sums[name] = sums.get(name, 0) + sum(p.fields.get(f, 0) for f in fields)
+    return sums
 
 
 def negative_deltas(points):

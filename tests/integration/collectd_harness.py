@@ -6,7 +6,7 @@ Builds on harness.py (InfluxDB, workloads, /proc truth, deadlines) with:
   does (Interval before LoadPlugin, PluginDir switched to the build dir);
 * running the real collectd in the foreground (stopped by its pid) or as a
   config check (collectd -T), with its log kept in the test's temp dir;
-* reading the csv plugin's files;
+* reading the csv plugin's files (rows, sums, a breakdown's instances);
 * a private carbon-cache (127.0.0.1, free ports, every directory in the
   temp dir) and reading its whisper files back.
 
@@ -164,6 +164,16 @@ LoadPlugin proctree
                     epoch, value = line.strip().split(",")
                     rows.append((float(epoch), float(value)))
         return rows
+
+    def csv_sum(self, instance, *type_instances):
+        """Sum of every row of these identifiers (0 while absent)."""
+        return sum(v for t in type_instances for _, v in self.csv_rows(instance, t))
+
+    def breakdown_instances(self, target):
+        """Plugin instances (TARGET-NAME) of target's breakdown groups in csv."""
+        host = os.path.join(self.csv_dir, HOSTNAME)
+        prefix = f"proctree-{target}-"
+        return sorted(d[len("proctree-"):] for d in os.listdir(host) if d.startswith(prefix))
 
     def wait_csv(self, instance, type_instance, count=1, timeout=START_TIMEOUT):
         """Rows of an identifier once it has at least count of them."""

@@ -19,27 +19,12 @@ import harness as h
 PROGRAMS = {"alpha": 0.6, "beta": 0.4, "gamma": 0.3}  # CPU seconds each
 
 
-def group_sums(execd, target, field):
-    """{process name: sum of field over the batches} of target's breakdown lines."""
-    sums = {}
-    for _, points in execd.batches():
-        for p in points:
-            if p.tags.get("target") == target and "process" in p.tags:
-                sums[p.tags["process"]] = sums.get(p.tags["process"], 0) + p.fields.get(field, 0)
-    return sums
-
-
 class BreakdownByProcess(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         tmp = tempfile.TemporaryDirectory(prefix="proctree-breakdown-")
         cls.addClassCleanup(tmp.cleanup)
-        paths = {}
-        for name in PROGRAMS:
-            paths[name] = os.path.join(tmp.name, name)
-            shutil.copy(ah.cpuburn_path(), paths[name])
-        script = (f"{paths['alpha']} {PROGRAMS['alpha']} & {paths['beta']} -s {PROGRAMS['beta']} & "
-                  f"{paths['gamma']} {PROGRAMS['gamma']} & wait")
+        script = ah.burn_script(tmp.name, PROGRAMS, "beta")
         with h.Execd(["--interval", "0.5s", "--poll-interval", "20ms", "--discovery-interval", "50ms", "--by", "process", "--",
                       "sh", "-c", script]) as execd:
             status = execd.wait_exit(120)
@@ -47,9 +32,7 @@ class BreakdownByProcess(unittest.TestCase):
         assert status == 0, execd.describe()
 
     def test_one_line_per_program_with_its_cpu(self):
-        user = group_sums(self.execd, "sh", "proc_cpu_user_seconds")
-        system = group_sums(self.execd, "sh", "proc_cpu_system_seconds")
-        cpu = {name: user[name] + system.get(name, 0) for name in user}
+        cpu = ah.breakdown_sums(self.execd, "sh", "process", "proc_cpu_user_seconds", "proc_cpu_system_seconds")
         for name, seconds in PROGRAMS.items():
             self.assertIn(name, cpu, self.execd.describe())
             self.assertLessEqual(abs(cpu[name] - seconds), 0.15 * seconds + 0.03, f"{name}: {cpu}")
@@ -59,9 +42,9 @@ class BreakdownByProcess(unittest.TestCase):
         total = ah.target_points(self.execd, "sh")
         for field, slack in (("proc_cpu_user_seconds", 0.02), ("proc_cpu_system_seconds", 0.02),
                              ("proc_io_read_bytes", 0), ("proc_io_write_bytes", 0)):
-            groups = sum(group_sums(self.execd, "sh", field).values())
+            groups = sum(ah.breakdown_sums(self.execd, "sh", "process", field).values())
             self.assertLessEqual(abs(groups - ah.field_sum(total, field)), slack, f"{field}: {groups}")
-        beta_io = group_sums(self.execd, "sh", "proc_io_read_bytes")["beta"]
+        beta_io = ah.breakdown_sums(self.execd, "sh", "process", "proc_io_read_bytes")["beta"]
         self.assertGreater(beta_io, 1 << 20, "beta read /dev/zero")
 
     def test_memory_gauges_bound_the_total(self):
@@ -75,6 +58,21 @@ class BreakdownByProcess(unittest.TestCase):
                 continue
             self.assertGreaterEqual(sum(p.fields["proc_rss_max"] for p in groups), total.fields["proc_rss_max"])
             self.assertLessEqual(min(p.fields["proc_rss_min"] for p in groups), total.fields["proc_rss_min"])
+
+    def test_exec_then_exit_within_an_interval(self):
+        # The subshell is a member named sh long before it execs alpha
+        # (its fork is followed at once, or found within a discovery);
+        # alpha burns and exits before the interval ends. What it did as
+        # alpha is alpha's, not left in sh's group.
+        with tempfile.TemporaryDirectory(prefix="proctree-breakdown-exec-") as tmp:
+            alpha = os.path.join(tmp, "alpha")
+            shutil.copy(ah.cpuburn_path(), alpha)
+            with h.Execd(["--interval", "60s", "--poll-interval", "20ms", "--discovery-interval", "50ms", "--by",
+                          "process", "--", "sh", "-c", f"(sleep 0.2; exec {alpha} 0.3) & wait"]) as execd:
+                self.assertEqual(execd.wait_exit(60), 0, execd.describe())
+        cpu = ah.breakdown_sums(execd, "sh", "process", "proc_cpu_user_seconds", "proc_cpu_system_seconds")
+        self.assertLessEqual(abs(cpu.get("alpha", 0) - 0.3), 0.15 * 0.3 + 0.03, f"{cpu}\n{execd.describe()}")
+        self.assertLessEqual(cpu.get("sh", 0), 0.03, cpu)
 
     def test_influxdb_accepts_every_line(self):
         with h.InfluxDB() as influx:

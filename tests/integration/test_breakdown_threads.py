@@ -19,11 +19,6 @@ FIELDS = {"proc_cpu_user_seconds", "proc_cpu_system_seconds", "proc_cpu_percent"
           "proc_ctx_switches_involuntary"}
 
 
-def thread_lines(execd, target):
-    return [p for _, points in execd.batches() for p in points
-            if p.tags.get("target") == target and "thread" in p.tags]
-
-
 class BreakdownByThread(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -43,19 +38,14 @@ class BreakdownByThread(unittest.TestCase):
         cls.execd, cls.truth = execd, truth
 
     def test_cpu_per_thread_name(self):
-        lines = thread_lines(self.execd, "nt")
-        cpu = {}
-        for p in lines:
-            name = p.tags["thread"]
-            cpu[name] = cpu.get(name, 0) + p.fields.get("proc_cpu_user_seconds", 0) + p.fields.get(
-                "proc_cpu_system_seconds", 0)
+        cpu = ah.breakdown_sums(self.execd, "nt", "thread", "proc_cpu_user_seconds", "proc_cpu_system_seconds")
         for name, seconds in self.truth.items():
             self.assertIn(name, cpu, self.execd.describe())
             self.assertLessEqual(abs(cpu[name] - seconds), 0.1 * seconds + 0.03, f"{name}: {cpu} against {self.truth}")
         self.assertGreater(cpu["worker"], 4 * cpu["gc"])
 
     def test_cpu_and_switches_only_never_negative(self):
-        lines = thread_lines(self.execd, "nt")
+        lines = ah.breakdown_lines(self.execd, "nt", "thread")
         self.assertTrue(lines, self.execd.describe())
         for p in lines:
             self.assertLessEqual(set(p.fields), FIELDS, p.fields)

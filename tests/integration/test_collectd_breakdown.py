@@ -9,7 +9,6 @@ the group's path.
 
 import contextlib
 import os
-import shutil
 import subprocess
 import tempfile
 import unittest
@@ -28,15 +27,10 @@ class CollectdBreakdown(unittest.TestCase):
         stack = contextlib.ExitStack()
         cls.addClassCleanup(stack.close)
         tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="proctree-collectd-by-"))
-        paths = {}
-        for name in PROGRAMS:
-            paths[name] = os.path.join(tmp, name)
-            shutil.copy(ah.cpuburn_path(), paths[name])
         # starts the programs at the first line on stdin, says when they
         # are done, holds until EOF
         done = os.path.join(tmp, "done")
-        script = (f"read go; {paths['alpha']} {PROGRAMS['alpha']} & {paths['beta']} -s {PROGRAMS['beta']} & "
-                  f"{paths['gamma']} {PROGRAMS['gamma']} & wait; echo done >{done}; cat >/dev/null")
+        script = f"read go; {ah.burn_script(tmp, PROGRAMS, 'beta')}; echo done >{done}; cat >/dev/null"
         cls.sh = subprocess.Popen(["sh", "-c", script], stdin=subprocess.PIPE)
         stack.callback(h.stop_process, cls.sh)
         cls.carbon = stack.enter_context(ch.Carbon(tmp))
@@ -50,26 +44,19 @@ class CollectdBreakdown(unittest.TestCase):
         rows = len(cls.collectd.csv_rows(TARGET, "proc_cpu_user_seconds"))
         cls.collectd.wait_csv(TARGET, "proc_cpu_user_seconds", count=rows + 2)
 
-    def csv_sum(self, instance, metric):
-        return sum(v for _, v in self.collectd.csv_rows(instance, metric))
-
-    def cpu(self, instance):
-        return self.csv_sum(instance, "proc_cpu_user_seconds") + self.csv_sum(instance, "proc_cpu_system_seconds")
-
     def test_one_value_set_per_program_with_its_cpu(self):
         for name, seconds in PROGRAMS.items():
-            got = self.cpu(f"{TARGET}-{name}")
+            got = self.collectd.csv_sum(f"{TARGET}-{name}", "proc_cpu_user_seconds", "proc_cpu_system_seconds")
             self.assertLessEqual(abs(got - seconds), 0.15 * seconds + 0.03,
                                  f"{name}: {got}\n{self.collectd.log()[-2000:]}")
 
     def test_groups_add_up_to_the_tree(self):
-        host = os.path.join(self.collectd.csv_dir, ch.HOSTNAME)
-        groups = [d[len("proctree-"):] for d in os.listdir(host) if d.startswith(f"proctree-{TARGET}-")]
+        groups = self.collectd.breakdown_instances(TARGET)
         self.assertLessEqual(set(f"{TARGET}-{name}" for name in PROGRAMS), set(groups))
         for metric, slack in (("proc_cpu_user_seconds", 0.02), ("proc_cpu_system_seconds", 0.02),
                               ("proc_io_read_bytes", 0)):
-            total = self.csv_sum(TARGET, metric)
-            self.assertLessEqual(abs(sum(self.csv_sum(g, metric) for g in groups) - total), slack, metric)
+            total = self.collectd.csv_sum(TARGET, metric)
+            self.assertLessEqual(abs(sum(self.collectd.csv_sum(g, metric) for g in groups) - total), slack, metric)
 
     def test_graphite_path_shows_the_group(self):
         metric = f"{ch.HOSTNAME}.proctree-{TARGET}-alpha.duration-proc_cpu_user_seconds"
