@@ -337,7 +337,6 @@ double pt_collector_tick(struct pt_collector *c, double now)
         c->next_pss = now + c->config.pss_interval;
     }
     follow_events(c);
-    follow_exits(c);
     if (now >= c->next_discovery) {
         discover(c);
         c->next_discovery += c->config.discovery_interval;
@@ -365,6 +364,9 @@ double pt_collector_tick(struct pt_collector *c, double now)
         if (c->next_pss < next)
             next = c->next_pss;
     }
+    /* after the polls: the folds they read are there for the records'
+     * CPU to be shared out of (exits.c) */
+    follow_exits(c);
     note_budget(c);
     return next;
 }
@@ -379,6 +381,8 @@ const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double 
     b->targets = c->results;
     double seconds = now - c->interval_start;
     c->interval_start = now;
+    for (size_t i = 0; i < c->n_targets; i++)
+        pt_target_end_reads(&c->targets[i]);
     follow_exits(c); /* the records of the interval's last moments */
     c->said_exit_loss = false;
     for (size_t i = 0; i < c->n_targets; i++) {

@@ -242,8 +242,11 @@ static void follow_start(struct pt_target *t, const struct pt_procevent *e)
     if (!forks_in_tree(t, e->parent, e->when) || pt_target_live_member(t, e->pid) ||
         pt_pidmap_get(&t->lately, e->pid) >= 0)
         return;
-    if (!e->ends && pt_target_join(t, e->pid, 0, false))
+    struct pt_member *m = e->ends ? NULL : pt_target_join(t, e->pid, 0, false);
+    if (m) {
+        m->started_at = e->when; /* finer than its starttime's clock tick (exits.c) */
         return;
+    }
     t->started++;
     pt_pidmap_put(&t->forked, e->pid, (uint32_t)e->parent);
 }
@@ -272,8 +275,10 @@ void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *eve
         const struct pt_procevent *e = &events[i];
         if (e->kind == PT_PROCEVENT_START)
             follow_start(t, e);
-        else if (e->kind == PT_PROCEVENT_EXIT)
+        else if (e->kind == PT_PROCEVENT_EXIT) {
             follow_unseen_exit(t, e->pid);
+            pt_target_note_exit(t, e->pid, e->when);
+        }
     }
     pt_pidmap_clear(&t->lately);
     t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;

@@ -15,13 +15,18 @@
  *
  * A member's own usage until its last read is in its group already; what
  * it did after (its last moments) is its records' sum less its own usage
- * at that read. The records' CPU is the scheduler tick's samples, /proc's
- * the same samples scaled to the exact run time: over a long life the two
- * part by more than a poll's worth, so the last moments are taken only
- * from members born in the tree while records flowed (their records hold
- * their whole life), and never as more CPU than the time since the last
- * read allowed. */
+ * at that read. The records' faults and I/O are exact and move as they
+ * are. Their CPU is not: it is the scheduler tick's samples, which on a
+ * busy host part from the run time by tens of percent. The exact figure
+ * is in the reaper's stat, whose children's CPU grows by the run time of
+ * each process it reaps: so a record's CPU only weighs its process's
+ * share (struct pt_share) of that growth, given out once the reaper's
+ * counters show it (the drain follows the polls, so they mostly do).
+ * The last moments are taken only from members born in the tree while
+ * records flowed (their records hold their whole life), and weigh no
+ * more CPU than the time since the last read allowed. */
 #include <string.h>
+#include <time.h>
 
 #include "saturate.h"
 #include "target.h"
@@ -163,6 +168,104 @@ static void add_lost_usage(struct pt_target *t, int32_t group, const int64_t v[P
         g->io_seen = g->stat_seen = true;
 }
 
+/* ---- CPU shared out from the reapers' folds ------------------------------ */
+
+/* CLOCK_BOOTTIME seconds as pt_now()'s clock (CLOCK_MONOTONIC): a
+ * process's starttime is in the first, which also counts suspended time. */
+static double monotonic_of_boot(double boot)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_BOOTTIME, &ts);
+    return boot - ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - pt_now());
+}
+
+void pt_target_note_exit(struct pt_target *t, pid_t pid, double when)
+{
+    struct pt_member *m = pt_target_live_member(t, pid);
+    struct pt_departure *d = m ? NULL : departure_of(t, pid);
+    if (m)
+        m->exited_at = when;
+    else if (d)
+        d->exited_at = when;
+}
+
+void pt_target_note_folds(struct pt_target *t, struct pt_member *m, bool first)
+{
+    m->read_at = pt_now();
+    if (!m->has_stat)
+        return;
+    for (int i = 0; i < 2; i++) {
+        int k = PT_CTR_USER_TICKS + i;
+        int64_t children = pt_sat_sub(m->ctr[k], m->own[k]);
+        if (!first && t->follows_exits)
+            m->unshared_cpu[i] = pt_sat_add(m->unshared_cpu[i], pt_sat_sub(children, m->children_cpu[i]));
+        m->children_cpu[i] = children;
+    }
+}
+
+/* A process's CPU, weight_us by its records, went to reaper's children
+ * counters (or will when it is reaped): its group's share of their growth. */
+static void add_share(struct pt_target *t, const struct pt_member *reaper, const char *comm, int64_t weight_us)
+{
+    if (weight_us <= 0)
+        return;
+    if (t->n_shares == t->cap_shares) {
+        t->cap_shares = t->cap_shares ? t->cap_shares * 2 : 16;
+        t->shares = pt_xrealloc_array(t->shares, t->cap_shares, sizeof(*t->shares));
+    }
+    struct pt_share *s = &t->shares[t->n_shares++];
+    *s = (struct pt_share){.reaper = reaper->pid, .weight_us = weight_us};
+    memcpy(s->comm, comm, sizeof(s->comm));
+}
+
+/* How many drains a share waits for its reaper's fold: a reaper that
+ * ignores SIGCHLD never shows it (nor does the tree, so nothing is lost). */
+#define PT_SHARE_DRAINS 3
+
+/* Give each reaper's unshared fold to the groups of the shares that wait
+ * for it, by their weights; a share whose reaper shows no fold yet waits.
+ * A fold nobody waits for stays in the reaper's group (a process the
+ * records did not weigh: a member joined as a root, a lost record). Done
+ * once an interval: a reaper's children's CPU is in clock ticks, and a
+ * short window's growth, a few ticks, would give each its rounding. */
+void pt_target_share_folds(struct pt_target *t)
+{
+    if (!t->follows_exits || !by_process(t))
+        return;
+    for (size_t i = 0; i < t->n_shares; i++) {
+        struct pt_member *r = pt_target_live_member(t, t->shares[i].reaper);
+        if (r)
+            r->share_weight_us = pt_sat_add(r->share_weight_us, t->shares[i].weight_us);
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < t->n_shares; i++) {
+        struct pt_share *s = &t->shares[i];
+        struct pt_member *r = pt_target_live_member(t, s->reaper);
+        if (!r)
+            continue;
+        if (r->unshared_cpu[0] + r->unshared_cpu[1] <= 0) { /* not folded yet */
+            if (++s->drains < PT_SHARE_DRAINS)
+                t->shares[kept++] = *s;
+            continue;
+        }
+        int64_t cpu[PT_CTR_COUNT] = {0};
+        for (int k = 0; k < 2; k++)
+            if (r->unshared_cpu[k] > 0)
+                cpu[PT_CTR_USER_TICKS + k] = (int64_t)((double)ticks_to_us(t, r->unshared_cpu[k]) *
+                                                       (double)s->weight_us / (double)r->share_weight_us);
+        move_usage(t, r, pt_groups_find(&t->groups, s->comm), cpu);
+    }
+    t->n_shares = kept;
+    for (size_t i = 0; i < t->n_members; i++) {
+        struct pt_member *m = &t->members[i];
+        bool waiting = m->share_weight_us > 0 && m->unshared_cpu[0] + m->unshared_cpu[1] <= 0;
+        for (int k = 0; k < 2 && !waiting; k++)
+            if (m->unshared_cpu[k] > 0) /* given, or nobody waits for it */
+                m->unshared_cpu[k] = 0;
+        m->share_weight_us = 0;
+    }
+}
+
 /* ---- departed members --------------------------------------------------- */
 
 void pt_target_depart(struct pt_target *t, const struct pt_member *m, const struct pt_member *reaper)
@@ -179,7 +282,9 @@ void pt_target_depart(struct pt_target *t, const struct pt_member *m, const stru
         .has_io = m->has_io,
         .whole = m->recorded_whole,
         .read_at = m->read_at,
-        .threads = m->num_threads > 0 ? m->num_threads : 1,
+        .exited_at = m->exited_at,
+        .start = m->started_at > 0 ? m->started_at : monotonic_of_boot((double)m->starttime / t->ticks_per_second),
+        .life_us = m->life_us,
         .ctx_counts = t->options.collect_ctx_switches && (m->has_ctx || m->born),
     };
     memcpy(d->comm, m->comm, sizeof(d->comm));
@@ -216,32 +321,47 @@ static void credit_late_switches(struct pt_target *t, struct pt_departure *d, co
     }
 }
 
+/* The CPU a departed member used after its last read, as its records'
+ * samples weigh it: their sum over its life, in the share of its life
+ * that came after the read (on a busy host the samples fall short of the
+ * run time its reads showed, so their difference would say nothing). */
+static int64_t last_moments_weight(const struct pt_departure *d)
+{
+    int64_t samples = pt_sat_add(d->recorded[PT_CTR_USER_TICKS], d->recorded[PT_CTR_SYSTEM_TICKS]);
+    if (d->life_us <= 0)
+        return 1; /* no main thread record: a little, and alone the whole fold */
+    /* its exit event's time, else its start (to a clock tick) and life */
+    double life = (double)d->life_us / US_PER_SECOND;
+    double after = (d->exited_at > 0 ? d->exited_at : d->start + life) - d->read_at;
+    after = after < 0 ? 0 : after > life ? life : after;
+    int64_t weight = (int64_t)((double)samples * after / life);
+    return weight > 0 ? weight : 1;
+}
+
 /* A departed member's last moments, now that all its records are in: from
- * its reaper's group to its own. */
-static void settle_departure(struct pt_target *t, const struct pt_departure *d, double now)
+ * its reaper's group to its own; the faults and I/O its records show past
+ * its last read, its CPU as a share of the reaper's fold. */
+static void settle_departure(struct pt_target *t, const struct pt_departure *d)
 {
     if (!d->whole || d->reaper == 0)
         return;
     struct pt_member *reaper = pt_target_live_member(t, d->reaper);
     if (!reaper) /* it left too: whether its last read held them is unknown */
         return;
-    double cpu_bound = (now - d->read_at) * US_PER_SECOND * (double)d->threads;
-    int64_t last[PT_CTR_COUNT];
+    int64_t last[PT_CTR_COUNT] = {0};
     for (int k = 0; k < PT_CTR_COUNT; k++) {
         bool has = k < PT_CTR_IO_END ? d->has_io : d->has_stat;
-        int64_t own = is_cpu(k) ? ticks_to_us(t, d->own[k]) : d->own[k];
-        int64_t v = has ? pt_sat_sub(d->recorded[k], own) : 0;
-        if (is_cpu(k) && (double)v > cpu_bound)
-            v = (int64_t)cpu_bound;
+        int64_t v = has && !is_cpu(k) ? pt_sat_sub(d->recorded[k], d->own[k]) : 0;
         last[k] = v > 0 ? v : 0;
     }
     move_usage(t, reaper, pt_groups_find(&t->groups, d->comm), last);
+    add_share(t, reaper, d->comm, last_moments_weight(d));
 }
 
-static void settle_departures(struct pt_target *t, double now)
+static void settle_departures(struct pt_target *t)
 {
     for (size_t i = 0; i < t->n_departures && by_process(t); i++)
-        settle_departure(t, &t->departures[i], now);
+        settle_departure(t, &t->departures[i]);
     t->n_departures = 0;
     pt_pidmap_clear(&t->left);
 }
@@ -318,9 +438,11 @@ static void unseen_thread_exit(struct pt_target *t, const struct pt_exitrecord *
     record_usage(r, v);
     struct pt_member *into = NULL;
     enum fold f = fold_target(t, r->ppid, &into);
-    if (f == FOLD_MEMBER && group >= 0)
+    if (f == FOLD_MEMBER && group >= 0) {
+        add_share(t, into, r->comm, pt_sat_add(v[PT_CTR_USER_TICKS], v[PT_CTR_SYSTEM_TICKS]));
+        v[PT_CTR_USER_TICKS] = v[PT_CTR_SYSTEM_TICKS] = 0;
         move_usage(t, into, (uint32_t)group, v);
-    else if (f == FOLD_OUTSIDE && outside_known)
+    } else if (f == FOLD_OUTSIDE && outside_known)
         add_lost_usage(t, group, v);
 }
 
@@ -339,11 +461,15 @@ static void follow_record(struct pt_target *t, const struct pt_exitrecord *r)
         if (m) { /* credited at its next status read (credit_exited_threads) */
             m->exited_voluntary = pt_sat_add(m->exited_voluntary, r->nvcsw);
             m->exited_involuntary = pt_sat_add(m->exited_involuntary, r->nivcsw);
-            if (r->pid == r->tgid) /* the name it ended with, for its group */
+            if (r->pid == r->tgid) { /* the name it ended with, for its group */
                 memcpy(m->comm, r->comm, sizeof(m->comm));
+                m->life_us = r->elapsed_us;
+            }
         } else {
-            if (r->pid == r->tgid) /* the name it ended with, for its last moments */
+            if (r->pid == r->tgid) { /* the name it ended with, for its last moments */
                 memcpy(d->comm, r->comm, sizeof(d->comm));
+                d->life_us = r->elapsed_us;
+            }
             credit_late_switches(t, d, r);
         }
         thread_exited(t, m, d != NULL, r);
@@ -374,7 +500,7 @@ void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *rec
     }
     for (size_t i = 0; i < n; i++)
         follow_record(t, &records[i]);
-    settle_departures(t, now);
+    settle_departures(t);
     pt_pidmap_clear(&t->unseen_gone);
     t->drained_at = now;
     t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;

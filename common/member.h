@@ -89,7 +89,18 @@ struct pt_member {
      * flowed, none lost since); and when its counters were last read. */
     int64_t recorded[PT_CTR_COUNT];
     bool recorded_whole;
-    double read_at;
+    int64_t life_us;   /* from its main thread's record: start to exit; 0 before */
+    double started_at; /* its fork event's time (pt_now's clock); 0: not known */
+    double exited_at;  /* its exit event's time, same clock; 0 before */
+    double read_at;    /* when its counters were last read (pt_now's clock) */
+    /* With exit records and a breakdown by process (exits.c): its
+     * children's CPU (stat's c* fields: the exact run time of the
+     * processes it reaped) at the last read, how much of their growth
+     * since is not yet given to those processes' groups (less while a
+     * departed member's last values wait for their fold), and the weight
+     * of the shares that wait for it. */
+    int64_t children_cpu[2], unshared_cpu[2];
+    int64_t share_weight_us;
     bool has_stat, has_io; /* which groups of ctr hold real values */
     bool io_fresh;         /* the last read of the counters refreshed io */
     /* Usage of members this one reaped that its counters have not shown

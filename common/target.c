@@ -135,6 +135,8 @@ static void owe(struct pt_target *t, struct pt_member *reaper, const struct pt_m
             reaper->owed[k] = pt_sat_add(reaper->owed[k], v);
             reaper->due[k] = pt_sat_add(reaper->due[k], v);
             group_adjust(t, reaper, k, -v);
+            if (k == PT_CTR_USER_TICKS || k == PT_CTR_SYSTEM_TICKS) /* given out of its folds (exits.c) */
+                reaper->unshared_cpu[k - PT_CTR_USER_TICKS] -= v;
         } else {
             t->adjust[k] = pt_sat_add(t->adjust[k], v);
         }
@@ -165,6 +167,8 @@ static void settle_debts(struct pt_target *t, struct pt_member *m)
         if (m->ctr[k] < m->due[k]) {
             t->adjust[k] = pt_sat_add(t->adjust[k], m->owed[k]);
             group_adjust(t, m, k, m->owed[k]);
+            if (k == PT_CTR_USER_TICKS || k == PT_CTR_SYSTEM_TICKS) /* no fold is coming */
+                m->unshared_cpu[k - PT_CTR_USER_TICKS] += m->owed[k];
         }
         m->owed[k] = 0;
     }
@@ -299,7 +303,7 @@ static void read_counters(struct pt_target *t, struct pt_member *m)
     }
     warn_denied(t, m); /* io may refuse its first read, not its open */
     if (t->follows_exits && by_process(t))
-        m->read_at = pt_now(); /* bounds what its exit records may add (exits.c) */
+        pt_target_note_folds(t, m, false);
     note_groups(t, m);
     if (m->zombie && !m->children_settled)
         settle_children(t, m);
@@ -356,8 +360,8 @@ struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expect
     m.baseline_walk = baseline;
     m.born = !baseline;
     m.since = baseline ? pt_now() : 0;
-    m.read_at = pt_now();
     m.recorded_whole = !baseline && t->follows_exits;
+    pt_target_note_folds(t, &m, true);
     memcpy(m.ctr_at_end, m.ctr, sizeof(m.ctr));
     m.group = by_process(t) ? (int32_t)pt_groups_find(&t->groups, m.comm) : -1;
     if (baseline)
@@ -1000,19 +1004,31 @@ static void fill_group_reports(struct pt_target *t, double seconds, const struct
     }
 }
 
-void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report)
+void pt_target_end_reads(struct pt_target *t)
 {
     double cpu0 = pt_thread_cpu_seconds();
     t->round++;
     poll_members(t); /* the last sample of the interval */
-    int64_t threads;
-    read_all_counters(t, &threads);
+    read_all_counters(t, &t->end_threads);
     if (t->options.collect_pss && t->pss_at_end)
         sample_smaps(t);
     if (t->options.collect_ctx_switches)
         sample_ctx_switches(t);
-    int64_t fds = t->options.collect_fds ? count_fds(t) : -1;
+    t->end_fds = t->options.collect_fds ? count_fds(t) : -1;
     pt_target_compact(t);
+    t->end_read = true;
+    t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+}
+
+void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report)
+{
+    if (!t->end_read)
+        pt_target_end_reads(t);
+    t->end_read = false;
+    double cpu0 = pt_thread_cpu_seconds();
+    int64_t threads = t->end_threads, fds = t->end_fds;
+    pt_target_compact(t); /* exit records may have settled members */
+    pt_target_share_folds(t);
     if (by_process(t))
         sum_groups(t);
     else if (t->groups.list)
@@ -1104,6 +1120,7 @@ void pt_target_free(struct pt_target *t)
     pt_pidmap_free(&t->left);
     pt_pidmap_free(&t->unseen_gone);
     free(t->departures);
+    free(t->shares);
     pt_buf_free(&t->buf);
     free(t->pending);
     pt_groups_free(&t->groups);

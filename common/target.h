@@ -69,12 +69,25 @@ struct pt_departure {
     bool whole;                                       /* recorded will hold all of its own usage */
     int64_t own[PT_CTR_COUNT];                        /* its own usage at its last read */
     int64_t recorded[PT_CTR_COUNT];                   /* its exited threads' (CPU in microseconds) */
-    double read_at;                                   /* its last read */
-    int64_t threads;                                  /* at its last read */
+    double read_at;                                   /* its last read (pt_now's clock) */
+    double exited_at;                                 /* its exit, same clock; 0: not known yet */
+    double start;                                     /* its start, same clock (its fork event's, or
+                                                         its starttime's, to a clock tick) */
+    int64_t life_us;                                  /* start to exit, once its main thread's record came */
     bool ctx_counts;                                  /* its switches count (see credit_exited_threads) */
     int64_t ctx_base_voluntary, ctx_base_involuntary; /* what its last status read
                                                          counted of the threads whose
                                                          records are still to come */
+};
+
+/* A process's CPU that the kernel folds, exact, into a member's children
+ * counters, waiting for that fold to be shared out by the records'
+ * weights (exits.c). */
+struct pt_share {
+    pid_t reaper;
+    char comm[PT_COMM_MAX]; /* the group it goes to */
+    int64_t weight_us;      /* its records' CPU (tick samples) */
+    unsigned drains;        /* drains it has waited */
 };
 
 /* What a lack of descriptors (EMFILE, ENFILE) left unknown in an interval:
@@ -121,6 +134,8 @@ struct pt_target {
     double cpu_seconds;
     unsigned short_of_fds;  /* enum pt_short bits of this interval */
     double counter_seconds; /* since the counters were last reported */
+    bool end_read;          /* pt_target_end_reads() done for this interval: */
+    int64_t end_threads, end_fds;
 
     bool pss_at_end; /* smaps_rollup at every interval's end, or on its own timer */
     bool warned_empty;
@@ -147,10 +162,12 @@ struct pt_target {
     struct pt_pidmap left;        /* pid -> its departure */
     struct pt_pidmap unseen_gone; /* forked in the tree, gone before they could join,
                                      since the last drain: pid -> its parent */
-    pid_t self;                   /* our own pid: the subreaper in launch mode */
-    double drained_at;            /* when exit records were last drained */
-    int64_t cpu_rest_us[2];       /* see pt_group's, for usage the tree adds */
-    double threads_read_at;       /* when --by thread last read the threads */
+    struct pt_share *shares;      /* waiting for their reaper's fold */
+    size_t n_shares, cap_shares;
+    pid_t self;             /* our own pid: the subreaper in launch mode */
+    double drained_at;      /* when exit records were last drained */
+    int64_t cpu_rest_us[2]; /* see pt_group's, for usage the tree adds */
+    double threads_read_at; /* when --by thread last read the threads */
     int64_t failed, killed, rss_peak_kb, exit_records, exit_record_losses; /* this interval */
     /* With a breakdown (options.breakdown): its groups, and their lines
      * of the last interval (limit + 1 slots, allocated once). */
@@ -202,8 +219,14 @@ void pt_target_discover(struct pt_target *t);
 void pt_target_poll(struct pt_target *t);
 /* One smaps_rollup sample of every member (PSS on its own cadence). */
 void pt_target_sample_pss(struct pt_target *t);
+/* The interval's last reads: every member's counters, memory, switches
+ * and descriptors; the exit records that follow them are drained before
+ * pt_target_end_interval (their CPU is shared out of the folds these
+ * reads show: exits.c). */
+void pt_target_end_reads(struct pt_target *t);
 /* Close the interval, which lasted seconds, into report (and the
- * breakdown's lines, pt_target_group_reports()). */
+ * breakdown's lines, pt_target_group_reports()); reads first, unless
+ * pt_target_end_reads() did. */
 void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt_units *units,
                             struct pt_report *report);
 
@@ -239,6 +262,16 @@ void pt_target_member_gone(struct pt_target *t, struct pt_member *m);
 void pt_target_compact(struct pt_target *t);
 
 /* ---- between target.c and exits.c --------------------------------- */
+
+/* At an interval's end, after its last exit records: the CPU of the
+ * processes the records weighed, out of their reapers' folds. */
+void pt_target_share_folds(struct pt_target *t);
+/* The kernel's process events say pid exited at when (pt_now's clock):
+ * a member's, or a departed one's, last moments end there. */
+void pt_target_note_exit(struct pt_target *t, pid_t pid, double when);
+/* m's counters were read (first: at its join): note how much its
+ * children's CPU grew, to share out among the groups of what it reaped. */
+void pt_target_note_folds(struct pt_target *t, struct pt_member *m, bool first);
 
 /* m has left, reaped by reaper (a live member) or outside the tree (NULL):
  * keep what settling it from its exit records needs. */

@@ -164,23 +164,6 @@ def target_points_with_time(execd, target):
     return result
 
 
-def group_points(execd, target, key):
-    """{group name: its lines in every batch} of TARGET's breakdown by KEY
-    ("process", "thread")."""
-    groups = {}
-    for _, points in execd.batches():
-        for p in points:
-            if p.tags.get("target") == target and key in p.tags:
-                groups.setdefault(p.tags[key], []).append(p)
-    return groups
-
-
-def present_sum(points, name):
-    """Sum of a delta field over the points that have it: a breakdown line
-    leaves out what its group did not show (docs/METRICS.md, "Breakdown")."""
-    return sum(p.fields.get(name, 0) for p in points)
-
-
 def field_sum(points, name):
     """Sum of a delta field over points; a point without the field fails."""
     total = 0

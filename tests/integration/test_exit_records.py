@@ -16,7 +16,7 @@ it, everything works as before and one I! line says so.
   512 MiB for 30 ms: proc_processes_failed=1, proc_processes_killed=1,
   proc_exited_rss_peak_max >= 512 MiB.
 - exitkids groups with --by process: children named alpha, beta and gamma,
-  each living less than the 0.1 s poll (some join from their fork event,
+  each living less than the 0.2 s poll (some join from their fork event,
   some are gone first), each spinning a known amount: each name's line has
   the CPU its children measured of themselves (getrusage) within 5%, not
   the parent's line where the kernel folds it, and at least their context
@@ -36,10 +36,7 @@ import harness as h
 
 NOBODY = 65534
 CHILDREN = 25
-# of exitkids groups: 0.8, 1.6 and 2.4 s of CPU by name. A record's CPU is
-# the scheduler tick's samples (4 ms apart at HZ=250), each child's off by
-# a few ms either way: 40 children a name keep the sum within a few percent.
-ROUNDS = 40
+ROUNDS = 20  # of exitkids groups: 0.8, 1.6 and 2.4 s of CPU by name
 CPU_SLACK = 0.05
 EXIT_FIELDS = ("proc_processes_failed", "proc_processes_killed", "proc_exited_rss_peak_max",
                "collector_exit_records", "collector_exit_record_losses")
@@ -83,8 +80,8 @@ class ExitRecords(unittest.TestCase):
         self.assertEqual(word, "rusage")
         return float(cpu), int(nvcsw), int(nivcsw), int(own)
 
-    def cpu(self, points, fields_sum=ah.field_sum):
-        return fields_sum(points, "proc_cpu_user_seconds") + fields_sum(points, "proc_cpu_system_seconds")
+    def cpu(self, points):
+        return ah.field_sum(points, "proc_cpu_user_seconds") + ah.field_sum(points, "proc_cpu_system_seconds")
 
     def test_switches_of_short_children_are_counted(self):
         result, execd, points = self.run_tree(["switches", str(CHILDREN)])
@@ -139,48 +136,41 @@ class ExitRecords(unittest.TestCase):
 
     def run_groups(self, wrapper=(), program=None):
         """exitkids groups under --by process: ({name: (CPU, switches)} the
-        children measured, execd, the total's points, {name: points})."""
-        result, execd, points = self.run_tree(["groups", str(ROUNDS)], wrapper, program,
-                                              "0.1s", ("--by", "process"), lines=4)
+        children and the parent measured, execd, the total's points)."""
+        result, execd, points = self.run_tree(["groups", str(ROUNDS)], wrapper, program, "0.2s",
+                                              ("--by", "process"), lines=5)
         self.assertEqual(result[-1], "done 3")
         measured = {}
         for line in result[:-1]:
             word, name, cpu, nvcsw, nivcsw = line.split()
             self.assertEqual(word, "group")
             measured[name] = (float(cpu), int(nvcsw) + int(nivcsw))
-        groups = ah.group_points(execd, "kids", "process")
-        return measured, execd, points, groups
+        return measured, execd, points
 
     def test_each_short_child_counts_in_its_own_group(self):
-        measured, execd, points, groups = self.run_groups()
-        for name, (cpu, switches) in measured.items():
-            self.assertIn(name, groups, execd.describe())
-            line = self.cpu(groups[name], ah.present_sum)
-            self.assertLessEqual(abs(line - cpu), cpu * CPU_SLACK, f"{name}: children {cpu}, line {line}\n{execd.describe()}")
-            got = (ah.present_sum(groups[name], "proc_ctx_switches_voluntary")
-                   + ah.present_sum(groups[name], "proc_ctx_switches_involuntary"))
-            self.assertGreaterEqual(got, switches, f"{name}\n{execd.describe()}")
-        # the parent only forks and waits: its line is not where its
-        # children's 3.6 s went
-        self.assertLess(self.cpu(groups["exitkids"], ah.present_sum), 0.1, execd.describe())
-        for field in ("proc_io_read_bytes", "proc_minor_faults"):
-            total = ah.field_sum(points, field)
-            self.assertEqual(sum(ah.present_sum(g, field) for g in groups.values()), total,
-                             f"{field}\n{execd.describe()}")
-        # CPU moves between groups as the records' tick samples, while the
-        # kernel folds the exact run time into the parent: where the samples
-        # say more, the parent's line cannot go below what it reported, so
-        # the groups may add up to a little more than the total
-        # (docs/METRICS.md, "Breakdown"), never less.
-        for field in ("proc_cpu_user_seconds", "proc_cpu_system_seconds"):
-            total = ah.field_sum(points, field)
-            groups_sum = sum(ah.present_sum(g, field) for g in groups.values())
-            self.assertGreaterEqual(groups_sum, total - 0.02, f"{field}\n{execd.describe()}")
-            self.assertLessEqual(groups_sum, total * (1 + CPU_SLACK) + 0.02, f"{field}\n{execd.describe()}")
+        measured, execd, points = self.run_groups()
+        cpu = ah.breakdown_sums(execd, "kids", "process", "proc_cpu_user_seconds", "proc_cpu_system_seconds")
+        switches = ah.breakdown_sums(execd, "kids", "process", "proc_ctx_switches_voluntary",
+                                     "proc_ctx_switches_involuntary")
+        for name, (seconds, own_switches) in measured.items():
+            self.assertIn(name, cpu, execd.describe())
+            # the parent only forks and waits: a clock tick or two; it
+            # switched a few times before proctree attached (not counted:
+            # its past as a new root)
+            parent = name == "exitkids"
+            slack = 0.03 if parent else seconds * CPU_SLACK
+            self.assertLessEqual(abs(cpu[name] - seconds), slack,
+                                 f"{name}: measured {seconds}, line {cpu[name]}\n{execd.describe()}")
+            self.assertGreaterEqual(switches[name], own_switches - (4 if parent else 0), f"{name}\n{execd.describe()}")
+        for field in ("proc_cpu_user_seconds", "proc_cpu_system_seconds", "proc_io_read_bytes",
+                      "proc_minor_faults"):
+            groups = sum(ah.breakdown_sums(execd, "kids", "process", field).values())
+            self.assertLessEqual(abs(groups - ah.field_sum(points, field)), 0.02 if "cpu" in field else 0,
+                                 f"{field}\n{execd.describe()}")
 
     def test_without_the_privilege_groups_as_before(self):
         wrapper, program = self.as_nobody()
-        measured, execd, points, groups = self.run_groups(wrapper, program)
+        measured, execd, points = self.run_groups(wrapper, program)
         cpu = sum(c for c, _ in measured.values())
         lines = self.mode_lines(execd)
         self.assertEqual(len(lines), 1, execd.describe())

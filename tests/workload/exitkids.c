@@ -13,8 +13,8 @@
  *                  512 MiB, holds it 30 ms and exits 0; then print "done 3".
  *   exitkids groups N
  *                  N rounds of three children one after the other, named
- *                  alpha, beta and gamma (prctl) and spinning 20, 40 and
- *                  60 ms of CPU after sleeping 1 ms 10 times; each measures
+ *                  alpha, beta and gamma (prctl) and spinning 40, 80 and
+ *                  120 ms of CPU after sleeping 2 ms 4 times; each measures
  *                  itself (getrusage) last and tells the parent through a
  *                  pipe; then print one line per name, "group NAME CPU
  *                  NVCSW NIVCSW", the sums of its children, the same of
@@ -128,8 +128,8 @@ static _Noreturn void group_child(int name, const char *comm, double cpu, int re
 {
     if (prctl(PR_SET_NAME, comm) != 0)
         die("prctl");
-    for (int k = 0; k < 10; k++)
-        sleep_ms(1);
+    for (int k = 0; k < 4; k++)
+        sleep_ms(2);
     spin_cpu(cpu);
     struct rusage self;
     getrusage(RUSAGE_SELF, &self);
@@ -142,7 +142,7 @@ static _Noreturn void group_child(int name, const char *comm, double cpu, int re
 static void groups(long rounds)
 {
     static const char *const names[] = {"alpha", "beta", "gamma"};
-    static const double cpu[] = {0.02, 0.04, 0.06};
+    static const double cpu[] = {0.04, 0.08, 0.12};
     struct own_usage sum[3] = {{0, 0, 0, 0}};
     int report[2];
     if (pipe(report) != 0)
