@@ -7,7 +7,7 @@
  *
  * and every change target.c makes to the tree's adjust is made to one
  * group's adjust too, so the groups' G add up to the tree's C. The rules
- * without the kernel's exit records (docs/METRICS.md, "Breakdown"):
+ * (docs/METRICS.md, "Breakdown"):
  *   - a member reaped by a member keeps in its own group what its last
  *     read showed; the reaper's group gives that back when the kernel
  *     folds it into the reaper, so only the child's unseen last moments,
@@ -16,8 +16,9 @@
  *   - a member that changes its name (exec) moves to the new name's group
  *     with what it did since the last interval's end (or its join), at the
  *     next interval's end or when it leaves, whichever comes first.
- * Exit records (issue 12) would settle each child in its own group: they
- * would replace the group adjustments made in owe() and settle_debts().
+ * With the kernel's exit records, exits.c moves what the kernel folded
+ * into a reaper (a child's last moments, a child never seen) from the
+ * reaper's group to the child's: moves between groups, so the sum stays.
  *
  * Memory gauges are min/max of the group's sum at each poll. The table
  * has a fixed number of slots (the limit, plus "other" for every name past
