@@ -386,7 +386,7 @@ static void thread_exited(struct pt_target *t, struct pt_member *m, bool departe
     } else {
         memset(&fresh, 0, sizeof(fresh));
         u = &fresh;
-        /* t->drained_at is still the last drain's */
+        /* it exited before this drain: started before now less its life */
         count_past = count_past || t->drained_at - (double)r->elapsed_us / US_PER_SECOND > t->threads_read_at;
         if (!count_past)
             return;
@@ -488,7 +488,8 @@ static void follow_record(struct pt_target *t, const struct pt_exitrecord *r)
 
 void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *records, size_t n, bool complete)
 {
-    double cpu0 = pt_thread_cpu_seconds(), now = pt_now();
+    double cpu0 = pt_thread_cpu_seconds();
+    t->drained_at = pt_now();
     t->follows_exits = true;
     if (!complete) { /* some member's records are missing: its sum is not its whole usage */
         t->exits_complete = false;
@@ -502,6 +503,5 @@ void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *rec
         follow_record(t, &records[i]);
     settle_departures(t);
     pt_pidmap_clear(&t->unseen_gone);
-    t->drained_at = now;
     t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
 }

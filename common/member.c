@@ -450,7 +450,9 @@ static void read_thread_stat(struct pt_member *m, uint32_t i, int proc_root_fd, 
 enum pt_read pt_member_read_thread_usage(struct pt_member *m, int proc_root_fd, struct pt_buf *buf)
 {
     struct pt_thread_usage *main = &m->main_usage;
-    if (m->num_threads <= 1) { /* the thread is the member: its stat is read */
+    /* The thread is the member, whose stat is read, unless it had other
+     * threads: its stat counts theirs too once they have exited. */
+    if (m->num_threads <= 1 && m->threads.count == 0) {
         memcpy(main->comm, m->comm, sizeof(main->comm));
         main->utime = m->own[PT_CTR_USER_TICKS];
         main->stime = m->own[PT_CTR_SYSTEM_TICKS];

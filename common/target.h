@@ -165,7 +165,8 @@ struct pt_target {
     struct pt_share *shares;      /* waiting for their reaper's fold */
     size_t n_shares, cap_shares;
     pid_t self;             /* our own pid: the subreaper in launch mode */
-    double drained_at;      /* when exit records were last drained */
+    double drained_at;      /* when exit records were last drained: what
+                               came then exited before */
     int64_t cpu_rest_us[2]; /* see pt_group's, for usage the tree adds */
     double threads_read_at; /* when --by thread last read the threads */
     int64_t failed, killed, rss_peak_kb, exit_records, exit_record_losses; /* this interval */

@@ -7,6 +7,10 @@ start, proctree's thread=worker and thread=gc lines, summed over the
 batches, show what those threads did; a line carries CPU and context
 switches only, never negative. InfluxDB accepts every line, the name in
 its thread tag.
+
+With --exit the same threads exit as soon as they are done, within one
+interval: /proc forgets them, and only their exit records (proctree runs
+as root here) credit their names' lines with what they did.
 """
 
 import unittest
@@ -19,23 +23,30 @@ FIELDS = {"proc_cpu_user_seconds", "proc_cpu_system_seconds", "proc_cpu_percent"
           "proc_ctx_switches_involuntary"}
 
 
+def run_threads(interval, exit_when_done=False):
+    """namedthreads THREADS followed with --by thread: (execd, {name: CPU
+    its threads measured})."""
+    argv = [ah.namedthreads_path()] + (["--exit"] if exit_when_done else [])
+    argv += [f"{name}:{seconds}" for name, seconds in THREADS]
+    with h.Workload(argv) as work:
+        with h.Execd(["--interval", interval, "--pid", str(work.pid), "--name", "nt", "--by", "thread"]) as execd:
+            execd.wait_batches(1)  # attached: what the threads do from now on is counted
+            work.send(b"go\n")
+            truth = {}
+            for line in work.read_lines(len(THREADS), 60, "cpu"):
+                _, name, seconds = line.split()
+                truth[name] = truth.get(name, 0) + float(seconds)
+            # a batch that ends after the threads went idle (or exited) has all they did
+            seen = execd.batch_count()
+            execd.wait_batches(seen + 2)
+            execd.stop()
+    return execd, truth
+
+
 class BreakdownByThread(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        argv = [ah.namedthreads_path()] + [f"{name}:{seconds}" for name, seconds in THREADS]
-        with h.Workload(argv) as work:
-            with h.Execd(["--interval", "0.3s", "--pid", str(work.pid), "--name", "nt", "--by", "thread"]) as execd:
-                execd.wait_batches(1)  # attached: what the threads do from now on is counted
-                work.send(b"go\n")
-                truth = {}
-                for line in work.read_lines(len(THREADS), 60, "cpu"):
-                    _, name, seconds = line.split()
-                    truth[name] = truth.get(name, 0) + float(seconds)
-                # a batch that ends after the threads went idle has all they did
-                seen = execd.batch_count()
-                execd.wait_batches(seen + 2)
-                execd.stop()
-        cls.execd, cls.truth = execd, truth
+        cls.execd, cls.truth = run_threads("0.3s")
 
     def test_cpu_per_thread_name(self):
         cpu = ah.breakdown_sums(self.execd, "nt", "thread", "proc_cpu_user_seconds", "proc_cpu_system_seconds")
@@ -59,6 +70,20 @@ class BreakdownByThread(unittest.TestCase):
             influx.write_ok("t", self.execd.stdout_bytes().decode())
             rows = influx.rows("t", "SELECT sum(proc_cpu_user_seconds) FROM proctree GROUP BY thread")
         self.assertTrue(any(r.get("thread") == "gc" for r in rows), rows)
+
+
+class ExitedThreads(unittest.TestCase):
+    def test_exit_records_credit_threads_that_exited(self):
+        # a 3 s interval: the threads start and exit between two of its ends
+        execd, truth = run_threads("3s", exit_when_done=True)
+        cpu = ah.breakdown_sums(execd, "nt", "thread", "proc_cpu_user_seconds", "proc_cpu_system_seconds")
+        for name, seconds in truth.items():
+            self.assertIn(name, cpu, execd.describe())
+            # the records' CPU is the scheduler tick's samples
+            self.assertLessEqual(abs(cpu[name] - seconds), 0.1 * seconds + 0.03, f"{name}: {cpu} against {truth}")
+        # the main thread only waited: the process's stat, which counts its
+        # exited threads too, is not taken for its own
+        self.assertLess(cpu.get("namedthreads", 0), 0.1, cpu)
 
 
 if __name__ == "__main__":

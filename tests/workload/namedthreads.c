@@ -1,6 +1,6 @@
 /* namedthreads: threads that name themselves and burn known CPU.
  *
- *   namedthreads NAME:SECONDS...
+ *   namedthreads [--exit] NAME:SECONDS...
  *
  * Prints "ready PID", waits for a line on stdin, then starts one thread per
  * argument, which names itself NAME (prctl PR_SET_NAME: task/TID/comm) and
@@ -8,11 +8,15 @@
  * Once every thread has, prints one "cpu NAME SECONDS" line per thread (its
  * CPU as the kernel counted it), and the threads stay alive, idle, until
  * stdin reaches end of file: a thread that exited before proctree read it
- * again would lose its last slice (docs/METRICS.md, "Breakdown"). */
+ * again would lose its last slice (docs/METRICS.md, "Breakdown"). With
+ * --exit the threads exit as soon as they are done instead (the process
+ * stays until end of file): only their exit records can tell what they
+ * did. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +35,7 @@ struct burner {
 };
 
 static pthread_barrier_t burnt, stop;
+static bool exit_when_done;
 
 static double thread_cpu(void)
 {
@@ -47,6 +52,8 @@ static void *burn(void *arg)
     while (thread_cpu() < b->seconds)
         ;
     b->used = thread_cpu();
+    if (exit_when_done)
+        return NULL;
     pthread_barrier_wait(&burnt);
     pthread_barrier_wait(&stop); /* idle until stdin ends */
     return NULL;
@@ -55,9 +62,14 @@ static void *burn(void *arg)
 int main(int argc, char **argv)
 {
     struct burner burners[MAX_THREADS];
+    exit_when_done = argc > 1 && strcmp(argv[1], "--exit") == 0;
+    if (exit_when_done) {
+        argv++;
+        argc--;
+    }
     int n = argc - 1;
     if (n < 1 || n > MAX_THREADS) {
-        fprintf(stderr, "usage: namedthreads NAME:SECONDS... (1 to %d)\n", MAX_THREADS);
+        fprintf(stderr, "usage: namedthreads [--exit] NAME:SECONDS... (1 to %d)\n", MAX_THREADS);
         return 2;
     }
     for (int i = 0; i < n; i++) {
@@ -79,13 +91,19 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++)
         if (pthread_create(&burners[i].thread, NULL, burn, &burners[i]) != 0)
             die("pthread_create");
-    pthread_barrier_wait(&burnt);
+    if (exit_when_done)
+        for (int i = 0; i < n; i++)
+            pthread_join(burners[i].thread, NULL);
+    else
+        pthread_barrier_wait(&burnt);
     for (int i = 0; i < n; i++) {
         char text[64];
         int len = snprintf(text, sizeof(text), "cpu %s %.6f\n", burners[i].name, burners[i].used);
         write_all(STDOUT_FILENO, text, (size_t)len);
     }
     wait_for_eof(STDIN_FILENO, "stdin");
+    if (exit_when_done)
+        return 0;
     pthread_barrier_wait(&stop);
     for (int i = 0; i < n; i++)
         pthread_join(burners[i].thread, NULL);
