@@ -458,6 +458,8 @@ static void follow_record(struct pt_target *t, const struct pt_exitrecord *r)
         int64_t *recorded = m ? m->recorded : d->recorded;
         for (int k = 0; k < PT_CTR_COUNT; k++)
             recorded[k] = pt_sat_add(recorded[k], v[k]);
+        if (m && r->pid != r->tgid)
+            m->had_threads = true;
         if (m) { /* credited at its next status read (credit_exited_threads) */
             m->exited_voluntary = pt_sat_add(m->exited_voluntary, r->nvcsw);
             m->exited_involuntary = pt_sat_add(m->exited_involuntary, r->nivcsw);

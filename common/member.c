@@ -178,6 +178,7 @@ static void take_stat(struct pt_member *m, const struct pt_stat *st)
     m->zombie = st->state == 'Z' || st->state == 'X';
     m->kernel_thread = st->flags & PT_PF_KTHREAD;
     m->num_threads = st->num_threads;
+    m->had_threads |= st->num_threads > 1;
     /* each value is at most PT_MAX_COUNT, so the casts are exact */
     m->own[PT_CTR_USER_TICKS] = (int64_t)st->utime;
     m->own[PT_CTR_SYSTEM_TICKS] = (int64_t)st->stime;
@@ -450,20 +451,20 @@ static void read_thread_stat(struct pt_member *m, uint32_t i, int proc_root_fd, 
 enum pt_read pt_member_read_thread_usage(struct pt_member *m, int proc_root_fd, struct pt_buf *buf)
 {
     struct pt_thread_usage *main = &m->main_usage;
-    /* The thread is the member, whose stat is read, unless it had other
-     * threads: its stat counts theirs too once they have exited. */
-    if (m->num_threads <= 1 && m->threads.count == 0) {
+    if (m->num_threads <= 1 && !main->ctx_now && m->has_ctx) { /* its status is the thread's */
+        main->voluntary = m->ctx_voluntary;
+        main->involuntary = m->ctx_involuntary;
+        main->ctx_now = true;
+    }
+    if (m->num_threads <= 1 && !m->had_threads) { /* the thread is the member, whose stat is read */
         memcpy(main->comm, m->comm, sizeof(main->comm));
         main->utime = m->own[PT_CTR_USER_TICKS];
         main->stime = m->own[PT_CTR_SYSTEM_TICKS];
         main->cpu_now = m->has_stat;
-        if (!main->ctx_now && m->has_ctx) { /* status not re-read: nothing new */
-            main->voluntary = m->ctx_voluntary;
-            main->involuntary = m->ctx_involuntary;
-            main->ctx_now = true;
-        }
         return PT_READ_OK;
     }
+    /* Each thread's own CPU from its task/TID/stat, even for one left:
+     * the process's stat counts the threads that have exited too. */
     int err = pt_threads_refresh(&m->threads, proc_root_fd, m->path, m->num_threads, m->budget);
     if (err)
         return read_error(err);

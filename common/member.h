@@ -78,6 +78,8 @@ struct pt_member {
      * were sampled. */
     struct pt_thread_usage main_usage;
     bool usage_sampled;
+    bool had_threads;          /* more than one, at a read or by an exit record: its
+                                  stat's CPU is no longer its main thread's */
     int64_t ctr[PT_CTR_COUNT]; /* last values read */
     /* Its own part of ctr at the last read: stat's utime, stime, minflt
      * and majflt without their c* twins; io does not tell its own from its
@@ -166,8 +168,8 @@ enum pt_read pt_member_read_ctx_switches(struct pt_member *m, int proc_root_fd, 
                                          int64_t *involuntary);
 
 /* The usage of each of its threads (pt_member_thread_usage) at this
- * interval's end: name and own CPU from task/TID/stat (a single-threaded
- * member's from its own stat, already read), context switches from the
+ * interval's end: name and own CPU from task/TID/stat (a member that never
+ * had other threads: from its own stat, already read), context switches from the
  * statuses pt_member_read_ctx_switches read just before (when it did). */
 enum pt_read pt_member_read_thread_usage(struct pt_member *m, int proc_root_fd, struct pt_buf *buf);
 /* Its threads' usage records, n of them (the main thread's is main_usage). */
