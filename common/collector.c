@@ -253,6 +253,21 @@ static void open_events(struct pt_collector *c)
             strerror(-err), err == -EPERM ? ": this kernel wants CAP_NET_ADMIN" : "", PT_RECHECK_DISCOVERIES);
 }
 
+/* What proctree does without exit records, for the lines that say so. */
+#define PT_WITHOUT_EXITS                                                                                               \
+    "context switches of exited threads are lost, proc_processes_failed/killed and proc_exited_rss_peak_max are "      \
+    "not reported, and a breakdown counts a process's last moments in its reaper's group"
+
+/* Records without ac_tgid (a kernel before 6.0) cannot tell a thread
+ * from its process: proctree works as without the privilege. */
+static void say_too_old(const struct pt_exitrecords *x)
+{
+    pt_logf(PT_LOG_INFO,
+            "exit records need Linux 6.0 or later (taskstats version %u has no thread-group id); running without "
+            "them: " PT_WITHOUT_EXITS,
+            (unsigned)x->old_version);
+}
+
 /* The exit records, opened with the process events; one line says which
  * mode is in use. Only where the events could be had: their pids must be
  * the proc root's (a fixture tree's are not the host's), and where the
@@ -260,27 +275,44 @@ static void open_events(struct pt_collector *c)
 static void open_exit_records(struct pt_collector *c)
 {
     int err = c->events.fd >= 0 ? pt_exitrecords_open(&c->exits) : -ENOTSUP;
+    if (err == -EPROTONOSUPPORT && c->exits.too_old) {
+        say_too_old(&c->exits);
+        return;
+    }
     if (err == 0) {
         pt_logf(PT_LOG_INFO, "using the kernel's exit records (taskstats): proc_ctx_switches_* include exited "
                              "threads and processes; proc_processes_failed/killed and proc_exited_rss_peak_max "
                              "are reported");
         return;
     }
-    pt_logf(PT_LOG_INFO,
-            "no exit records (taskstats: %s%s): context switches of exited threads are lost, "
-            "proc_processes_failed/killed and proc_exited_rss_peak_max are not reported, and a breakdown "
-            "counts a process's last moments in its reaper's group",
+    pt_logf(PT_LOG_INFO, "no exit records (taskstats: %s%s): " PT_WITHOUT_EXITS,
             c->events.fd < 0 ? "used with the process events only" : strerror(-err),
             err == -EPERM ? ": CAP_NET_ADMIN is needed" : "");
 }
 
+/* Stop listening for good: every target works on as without records. */
+static void stop_exits(struct pt_collector *c)
+{
+    pt_exitrecords_close(&c->exits);
+    for (size_t i = 0; i < c->n_targets; i++)
+        pt_target_stop_exits(&c->targets[i]);
+}
+
 /* Hand the exit records that arrived since the last tick to every
- * target, after the process events (a process they join may be in them). */
+ * target, after the process events (a process they join may be in them).
+ * A record without ac_tgid (which open's check should have caught) stops
+ * the listener: none of that drain's records is used, as if all were
+ * lost, and the targets leave out the exit metrics from that interval on. */
 static void follow_exits(struct pt_collector *c)
 {
     if (c->exits.fd < 0)
         return;
     bool complete = pt_exitrecords_drain(&c->exits);
+    if (c->exits.too_old) {
+        say_too_old(&c->exits);
+        stop_exits(c);
+        return;
+    }
     if (!complete && !c->said_exit_loss) {
         c->said_exit_loss = true;
         pt_logf(PT_LOG_WARNING, "exit records were lost (a burst overflowed the socket); this interval leaves out "

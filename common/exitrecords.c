@@ -23,6 +23,7 @@
 /* The stats block must reach ac_tgid (TASKSTATS_VERSION 13, Linux 6.0):
  * without it a thread cannot be told from its process. */
 #define PT_STATS_MIN (offsetof(struct taskstats, ac_tgid) + sizeof(__u32))
+#define PT_STATS_TGID_VERSION 13
 
 /* A request: netlink header, generic netlink header, one attribute. */
 struct request {
@@ -33,11 +34,10 @@ struct request {
 };
 
 static int send_request(int fd, uint32_t seq, uint16_t type, uint8_t cmd, uint8_t version, uint16_t attr,
-                        const char *value)
+                        const void *value, size_t vlen)
 {
     struct request req;
     memset(&req, 0, sizeof(req));
-    size_t vlen = strlen(value) + 1;
     if (vlen > sizeof(req.value))
         return -EINVAL;
     req.attr.nla_type = attr;
@@ -87,9 +87,10 @@ static const char *genl_attrs(const struct nlmsghdr *nl, size_t *len)
 
 /* Wait for the kernel's acknowledgement of request seq: its error (0 is
  * success). With family_id, the controller's answer naming the family
- * comes first (and its absence is -ENOENT). Records that arrive meanwhile
- * are dropped. */
-static int await_answer(int fd, uint32_t seq, uint16_t *family_id)
+ * comes first (and its absence is -ENOENT). With answers, the messages of
+ * family answers->family that carry seq are parsed into it. Records that
+ * arrive meanwhile are dropped. */
+static int await_answer(int fd, uint32_t seq, uint16_t *family_id, struct pt_exitrecords *answers)
 {
     bool named = false;
     for (;;) {
@@ -114,6 +115,8 @@ static int await_answer(int fd, uint32_t seq, uint16_t *family_id)
                 int err = ((const struct nlmsgerr *)NLMSG_DATA(nl))->error;
                 return err == 0 && family_id && !named ? -ENOENT : err;
             }
+            if (answers && nl->nlmsg_type == answers->family)
+                pt_exitrecords_parse(answers, nl, nl->nlmsg_len);
             size_t len, plen;
             const char *attrs = genl_attrs(nl, &len);
             const void *id = family_id && nl->nlmsg_type == GENL_ID_CTRL && attrs
@@ -145,6 +148,29 @@ static void possible_cpus(char *out, size_t outlen)
     snprintf(out, outlen, "0-%ld", cpus > 1 ? cpus - 1 : 0);
 }
 
+/* Stop the kernel sending records to fd. */
+static void deregister(int fd, uint16_t family)
+{
+    char cpus[256];
+    possible_cpus(cpus, sizeof(cpus));
+    send_request(fd, 4, family, TASKSTATS_CMD_GET, TASKSTATS_GENL_VERSION, TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, cpus,
+                 strlen(cpus) + 1);
+}
+
+/* Ask for this process's own stats: the kernel answers in the format of
+ * its exit records, so a kernel whose records have no ac_tgid is known
+ * before any record is used (x->too_old). */
+static int check_version(int fd, struct pt_exitrecords *x)
+{
+    uint32_t self = (uint32_t)getpid();
+    int err = send_request(fd, 3, x->family, TASKSTATS_CMD_GET, TASKSTATS_GENL_VERSION, TASKSTATS_CMD_ATTR_PID, &self,
+                           sizeof(self));
+    if (!err)
+        err = await_answer(fd, 3, NULL, x);
+    x->n_records = 0; /* our own stats: not an exit */
+    return !err && x->too_old ? -EPROTONOSUPPORT : err;
+}
+
 int pt_exitrecords_open(struct pt_exitrecords *x)
 {
     *x = (struct pt_exitrecords){.fd = -1};
@@ -161,30 +187,30 @@ int pt_exitrecords_open(struct pt_exitrecords *x)
     uint16_t family = 0;
     int err = bind(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0 ? 0 : -errno;
     if (!err)
-        err = send_request(fd, 1, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1, CTRL_ATTR_FAMILY_NAME, TASKSTATS_GENL_NAME);
+        err = send_request(fd, 1, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1, CTRL_ATTR_FAMILY_NAME, TASKSTATS_GENL_NAME,
+                           sizeof(TASKSTATS_GENL_NAME));
     if (!err)
-        err = await_answer(fd, 1, &family);
+        err = await_answer(fd, 1, &family, NULL);
     if (!err)
         err = send_request(fd, 2, family, TASKSTATS_CMD_GET, TASKSTATS_GENL_VERSION,
-                           TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, cpus);
+                           TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, cpus, strlen(cpus) + 1);
     if (!err)
-        err = await_answer(fd, 2, NULL);
+        err = await_answer(fd, 2, NULL, NULL);
+    x->family = family;
+    if (!err && (err = check_version(fd, x)) != 0)
+        deregister(fd, family);
     if (err) {
         close(fd);
         return err;
     }
     x->fd = fd;
-    x->family = family;
     return 0;
 }
 
 void pt_exitrecords_close(struct pt_exitrecords *x)
 {
     if (x->fd >= 0) {
-        char cpus[256];
-        possible_cpus(cpus, sizeof(cpus));
-        send_request(x->fd, 3, x->family, TASKSTATS_CMD_GET, TASKSTATS_GENL_VERSION,
-                     TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, cpus);
+        deregister(x->fd, x->family);
         close(x->fd);
     }
     free(x->records);
@@ -196,12 +222,26 @@ static int64_t clamp_u64(uint64_t v, uint64_t max)
     return (int64_t)(v > max ? max : v);
 }
 
+/* A stats block from before ac_tgid (taskstats version < 13, Linux
+ * before 6.0)? Then no record can be used: say which version it was. */
+static bool too_old(struct pt_exitrecords *x, const void *stats, size_t slen)
+{
+    uint16_t version = 0;
+    if (slen >= sizeof(version))
+        memcpy(&version, stats, sizeof(version)); /* the first field of every version */
+    if (slen >= PT_STATS_MIN && version >= PT_STATS_TGID_VERSION)
+        return false;
+    x->too_old = true;
+    x->old_version = version;
+    return true;
+}
+
 /* One AGGR_PID attribute's payload: the thread's stats. */
 static void add_thread(struct pt_exitrecords *x, const char *nested, size_t len)
 {
     size_t slen;
     const void *stats = find_attr(nested, len, TASKSTATS_TYPE_STATS, &slen);
-    if (!stats || slen < PT_STATS_MIN)
+    if (!stats || too_old(x, stats, slen))
         return;
     struct taskstats ts;
     memset(&ts, 0, sizeof(ts));

@@ -12,9 +12,11 @@
  *
  * Registering needs CAP_NET_ADMIN (the kernel checks it on the request
  * and answers EPERM): without it pt_exitrecords_open fails and proctree
- * works as without records. Each request is matched to its answer by its
- * sequence number: the controller's acknowledgement of the family lookup
- * must not be taken for the registration's. The socket is non-blocking and drained from the
+ * works as without records; so it does on a kernel before 6.0, whose
+ * records have no thread-group id (ac_tgid, taskstats version 13). Each
+ * request is matched to its answer by its sequence number: the
+ * controller's acknowledgement of the family lookup must not be taken for
+ * the registration's. The socket is non-blocking and drained from the
  * thread that polls, so a burst costs reads, never a wait; when the kernel
  * had to drop records (the socket buffer overflowed) the drain says so. */
 #ifndef PROCTREE_EXITRECORDS_H
@@ -53,24 +55,33 @@ struct pt_exitrecords {
     uint16_t family;
     struct pt_exitrecord *records; /* the last drain's, in the kernel's order */
     size_t n_records, cap_records;
+    /* A record without ac_tgid came (a kernel before 6.0): its version
+     * (0 when its stats block is too short to say). Records cannot be used. */
+    bool too_old;
+    uint16_t old_version;
 };
 
 /* Listen. Returns 0, or -errno: -EPERM without CAP_NET_ADMIN, -ENOENT
  * when the kernel has no TASKSTATS family, -ETIMEDOUT when it does not
- * answer. */
+ * answer, -EPROTONOSUPPORT when its records have no thread-group id (a
+ * kernel before 6.0: too_old and old_version say so; the answer to a
+ * request for this process's own stats tells, before any record). */
 int pt_exitrecords_open(struct pt_exitrecords *x);
 /* Stop listening (deregistering the CPUs) and free the array. */
 void pt_exitrecords_close(struct pt_exitrecords *x);
 
 /* Read every record that arrived into x->records (n_records), without
  * waiting. Returns false when records were lost since the last drain. The
- * array is kept for the next drain: steady state allocates nothing. */
+ * array is kept for the next drain: steady state allocates nothing. A
+ * record without ac_tgid sets too_old: then none can be used, and the
+ * caller stops listening. */
 bool pt_exitrecords_drain(struct pt_exitrecords *x);
 
 /* Append the exit records of one datagram (a run of netlink messages of
  * family x->family) to x->records. Anything malformed (a truncated
- * message or attribute, a length that does not fit, a short stats block)
- * is skipped, never read past len. Exposed for the unit tests. */
+ * message or attribute, a length that does not fit) is skipped, never
+ * read past len; a stats block without ac_tgid (taskstats version < 13)
+ * sets too_old and old_version. Exposed for the unit tests. */
 void pt_exitrecords_parse(struct pt_exitrecords *x, const void *buf, size_t len);
 
 #endif

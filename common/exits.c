@@ -507,3 +507,14 @@ void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *rec
     pt_pidmap_clear(&t->unseen_gone);
     t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
 }
+
+void pt_target_stop_exits(struct pt_target *t)
+{
+    t->follows_exits = false;
+    t->n_departures = 0;
+    pt_pidmap_clear(&t->left);
+    pt_pidmap_clear(&t->unseen_gone);
+    t->n_shares = 0;
+    for (size_t i = 0; i < t->n_members; i++) /* no record is to come: none has its whole usage */
+        t->members[i].recorded_whole = false;
+}

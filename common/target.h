@@ -210,6 +210,10 @@ void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *eve
  * thread's context switches (docs/METRICS.md, Accounting) and, for a
  * process's main thread, its exit status and peak RSS. */
 void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *records, size_t n, bool complete);
+/* The collector stopped listening for exit records: the target works as
+ * if it never had them (no exit metrics, no last moments from records),
+ * dropping what waited for records to come. */
+void pt_target_stop_exits(struct pt_target *t);
 void pt_target_free(struct pt_target *t);
 
 /* Resolve the selector (joining the roots offered since the last call)

@@ -113,8 +113,8 @@ START_TEST(test_other_family_ignored)
 }
 END_TEST
 
-/* A kernel before ac_tgid (a short stats block) gives nothing; a longer
- * one (a newer kernel) is read up to what we know. */
+/* A kernel before ac_tgid (a short stats block) gives nothing, and is
+ * known; a longer one (a newer kernel) is read up to what we know. */
 START_TEST(test_stats_sizes)
 {
     struct pt_exitrecords x = {.fd = -1, .family = FAMILY};
@@ -123,6 +123,8 @@ START_TEST(test_stats_sizes)
     record(&m, &ts, offsetof(struct taskstats, ac_tgid), false);
     parse(&x, &m, m.len);
     ck_assert_uint_eq(x.n_records, 0);
+    ck_assert(x.too_old);
+    x.too_old = false;
     struct {
         struct taskstats ts;
         char newer[64];
@@ -134,6 +136,39 @@ START_TEST(test_stats_sizes)
     parse(&x, &m, m.len);
     ck_assert_uint_eq(x.n_records, 1);
     ck_assert_uint_eq(x.records[0].exitcode, 9);
+    ck_assert(!x.too_old);
+    pt_exitrecords_close(&x);
+}
+END_TEST
+
+/* A record as Linux 5.x sends it: taskstats version 12, its block ending
+ * where ac_tgid begins. It is known for what it is (the version named),
+ * and none of its drain is used, even a full-sized block that says 12. */
+START_TEST(test_version_12_detected)
+{
+    struct pt_exitrecords x = {.fd = -1, .family = FAMILY};
+    struct msg m = {0};
+    struct taskstats ts = stats(7, 7, 1, 0);
+    ts.version = 12;
+    record(&m, &ts, offsetof(struct taskstats, ac_tgid), true);
+    parse(&x, &m, m.len);
+    ck_assert_uint_eq(x.n_records, 0);
+    ck_assert(x.too_old);
+    ck_assert_uint_eq(x.old_version, 12);
+    x = (struct pt_exitrecords){.fd = -1, .family = FAMILY};
+    m.len = 0;
+    record(&m, &ts, sizeof(ts), false);
+    parse(&x, &m, m.len);
+    ck_assert_uint_eq(x.n_records, 0);
+    ck_assert(x.too_old);
+    ck_assert_uint_eq(x.old_version, 12);
+    /* too short to say its version */
+    x = (struct pt_exitrecords){.fd = -1, .family = FAMILY};
+    m.len = 0;
+    record(&m, &ts, 1, false);
+    parse(&x, &m, m.len);
+    ck_assert(x.too_old);
+    ck_assert_uint_eq(x.old_version, 0);
     pt_exitrecords_close(&x);
 }
 END_TEST
@@ -199,6 +234,7 @@ int main(void)
     tcase_add_test(tc, test_records_of_threads_and_processes);
     tcase_add_test(tc, test_other_family_ignored);
     tcase_add_test(tc, test_stats_sizes);
+    tcase_add_test(tc, test_version_12_detected);
     tcase_add_test(tc, test_truncated_everywhere);
     tcase_add_test(tc, test_lying_lengths);
     suite_add_tcase(suite, tc);

@@ -101,6 +101,34 @@ START_TEST(lost_records_leave_the_interval_out)
 }
 END_TEST
 
+/* The collector stopped listening (a kernel whose records it cannot
+ * use): the target reports as one that never had records, and nothing it
+ * kept for records to come waits on (a departed member, a member's claim
+ * that its records hold its whole life). */
+START_TEST(stopped_records_leave_nothing_waiting)
+{
+    pt_target_follow_exits(&t, NULL, 0, true);
+    unit_tree_put(&tree, 100, 1, "101 102");
+    unit_tree_put(&tree, 101, 100, "");
+    unit_tree_put(&tree, 102, 100, "");
+    pt_target_discover(&t);
+    ck_assert(pt_target_live_member(&t, 101)->recorded_whole);
+    fx_vanish(tree.root, 102);
+    unit_tree_put(&tree, 100, 1, "101");
+    pt_target_poll(&t);
+    ck_assert_uint_eq(t.n_departures, 1);
+    ck_assert_int_ge(pt_pidmap_get(&t.left, 102), 0);
+
+    pt_target_stop_exits(&t);
+    ck_assert_uint_eq(t.n_departures, 0);
+    ck_assert_int_lt(pt_pidmap_get(&t.left, 102), 0);
+    ck_assert(!pt_target_live_member(&t, 101)->recorded_whole);
+    end_interval();
+    ck_assert(!report.v[PT_M_PROC_PROCESSES_FAILED].present);
+    ck_assert(!report.v[PT_M_COLLECTOR_EXIT_RECORDS].present);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("exits");
@@ -109,6 +137,7 @@ int main(void)
     tcase_add_test(tc, exits_of_the_tree_count);
     tcase_add_test(tc, no_records_no_metrics);
     tcase_add_test(tc, lost_records_leave_the_interval_out);
+    tcase_add_test(tc, stopped_records_leave_nothing_waiting);
     suite_add_tcase(s, tc);
     return unit_run(s);
 }
