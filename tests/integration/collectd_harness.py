@@ -309,6 +309,13 @@ CACHE_QUERY_PORT = {query_port}
     def whisper_path(self, metric):
         return os.path.join(self.whisper_dir, *metric.split(".")) + ".wsp"
 
+    def wait_points(self, metric):
+        """points(metric) once carbon has stored some; fails with carbon's log."""
+        try:
+            return wait_until(lambda: self.points(metric), START_TIMEOUT, f"whisper points of {metric}")
+        except AssertionError as e:
+            raise AssertionError(f"{e}\ncarbon log:\n{self.log_tail()}") from None
+
     def points(self, metric, seconds=300):
         """[(epoch, value)] stored for metric over the last seconds, gaps left out."""
         path = self.whisper_path(metric)

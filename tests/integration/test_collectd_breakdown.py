@@ -59,11 +59,7 @@ class CollectdBreakdown(unittest.TestCase):
             self.assertLessEqual(abs(sum(self.collectd.csv_sum(g, metric) for g in groups) - total), slack, metric)
 
     def test_graphite_path_shows_the_group(self):
-        metric = f"{ch.HOSTNAME}.proctree-{TARGET}-alpha.duration-proc_cpu_user_seconds"
-        try:
-            h.wait_until(lambda: self.carbon.points(metric), h.START_TIMEOUT, f"whisper points of {metric}")
-        except AssertionError as e:
-            self.fail(f"{e}\ncarbon log:\n{self.carbon.log_tail()}")
+        self.carbon.wait_points(f"{ch.HOSTNAME}.proctree-{TARGET}-alpha.duration-proc_cpu_user_seconds")
 
 
 if __name__ == "__main__":

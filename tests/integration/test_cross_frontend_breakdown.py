@@ -204,11 +204,7 @@ class CrossFrontendBreakdown(unittest.TestCase):
 
     def test_carbon_has_group_paths(self):
         for name in PROGRAMS:
-            metric = f"{ch.HOSTNAME}.proctree-{TARGET}-{name}.duration-proc_cpu_user_seconds"
-            try:
-                h.wait_until(lambda: self.carbon.points(metric), h.START_TIMEOUT, f"whisper points of {metric}")
-            except AssertionError as e:
-                self.fail(f"{e}\ncarbon log:\n{self.carbon.log_tail()}")
+            self.carbon.wait_points(f"{ch.HOSTNAME}.proctree-{TARGET}-{name}.duration-proc_cpu_user_seconds")
 
 
 if __name__ == "__main__":
