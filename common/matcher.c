@@ -63,10 +63,12 @@ int pt_cgroup2_mount(int proc_root_fd, struct pt_buf *buf, char *out, size_t out
 
 /* A directory that holds a cgroup.procs file is taken as it is (a path in
  * the cgroup filesystem, v2 or v1); anything else is a cgroup as
- * /proc/PID/cgroup shows it ("0::/system.slice/x.service"), found below
- * wherever cgroup2 is mounted. */
+ * /proc/PID/cgroup shows it ("0::/system.slice/x.service", or only its
+ * path), found below wherever cgroup2 is mounted. */
 static int resolve_cgroup(struct pt_matcher *m, const char *path, int proc_root_fd, char *err, size_t errlen)
 {
+    if (strncmp(path, "0::", 3) == 0) /* cgroup v2's hierarchy, no controller list */
+        path += 3;
     char probe[4096];
     snprintf(probe, sizeof(probe), "%s/cgroup.procs", path);
     if (path[0] == '/' && access(probe, F_OK) == 0) {

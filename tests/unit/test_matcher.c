@@ -403,6 +403,12 @@ START_TEST(test_scan_cgroup_below_mount)
     assert_pids(&list, (const pid_t[]){50, 51, 52}, 3);
     pt_matcher_free(&m);
 
+    /* the whole line of /proc/PID/cgroup, hierarchy "0" and no controller */
+    matcher_ok(&m, PT_SELECT_CGROUP, NULL, "0::/system.slice/y.service", &p);
+    scan(&m, &p, &list);
+    assert_pids(&list, (const pid_t[]){60}, 1);
+    pt_matcher_free(&m);
+
     /* a cgroup that is not there (yet): nobody, no error */
     matcher_ok(&m, PT_SELECT_CGROUP, NULL, "/system.slice/z.service", &p);
     scan(&m, &p, &list);
