@@ -38,6 +38,8 @@ void pt_pidmap_free(struct pt_pidmap *map)
 
 void pt_pidmap_put(struct pt_pidmap *map, pid_t pid, uint32_t value)
 {
+    if (pid <= 0) /* no process: and 0 marks a free slot */
+        return;
     if ((map->count + 1) * 2 > map->cap) /* keep the load factor <= 1/2 */
         grow(map);
     size_t i = slot_of(pid, map->cap);

@@ -23,7 +23,8 @@ struct pt_pidmap {
 
 void pt_pidmap_clear(struct pt_pidmap *map);
 void pt_pidmap_free(struct pt_pidmap *map);
-/* Insert or overwrite (growing: base.h's out-of-memory policy). */
+/* Insert or overwrite (growing: base.h's out-of-memory policy); a pid
+ * <= 0 names no process and is not stored. */
 void pt_pidmap_put(struct pt_pidmap *map, pid_t pid, uint32_t value);
 /* The value for pid, or -1. */
 long pt_pidmap_get(const struct pt_pidmap *map, pid_t pid);

@@ -80,8 +80,9 @@ START_TEST(test_pidmap_clear)
 }
 END_TEST
 
-/* pid 0 (a kernel parent) and negative pids (garbage from a hostile or
- * torn file) never name a member, even when a negative one was stored. */
+/* pid 0 (a kernel parent, and the mark of a free slot) and negative pids
+ * (garbage from a hostile or torn file) never name a member: putting one
+ * stores and counts nothing. */
 START_TEST(test_pidmap_zero_and_negative)
 {
     struct pt_pidmap map = {0};
@@ -91,6 +92,8 @@ START_TEST(test_pidmap_zero_and_negative)
         pt_pidmap_put(&map, pid, (uint32_t)pid);
     pt_pidmap_put(&map, -1, 5);
     pt_pidmap_put(&map, INT_MIN, 6);
+    pt_pidmap_put(&map, 0, 7);
+    ck_assert_uint_eq(map.count, 100);
     ck_assert_int_eq(pt_pidmap_get(&map, 0), -1);
     ck_assert_int_eq(pt_pidmap_get(&map, -1), -1);
     ck_assert_int_eq(pt_pidmap_get(&map, INT_MIN), -1);
