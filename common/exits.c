@@ -35,16 +35,6 @@
 /* How far up a chain of processes that never joined is followed. */
 #define PT_FOLD_DEPTH 16
 
-static bool by_process(const struct pt_target *t)
-{
-    return t->options.breakdown == PT_BY_PROCESS;
-}
-
-static bool is_cpu(int k)
-{
-    return k == PT_CTR_USER_TICKS || k == PT_CTR_SYSTEM_TICKS;
-}
-
 /* A record's usage as counters, CPU in microseconds. */
 static void record_usage(const struct pt_exitrecord *r, int64_t v[PT_CTR_COUNT])
 {
@@ -80,15 +70,12 @@ static struct pt_departure *departure_of(const struct pt_target *t, pid_t pid)
     return i < 0 ? NULL : &t->departures[i];
 }
 
-/* Is pid a process of the tree that never joined (forked in it, gone
- * first)? Its parent at the fork in *parent. */
-static bool unseen(const struct pt_target *t, pid_t pid, pid_t *parent)
+/* pid's parent at its fork if it is a process of the tree that never
+ * joined (forked in it, gone first), else -1. */
+static pid_t unseen_parent(const struct pt_target *t, pid_t pid)
 {
     long p = pt_pidmap_get(&t->unseen_gone, pid);
-    if (p < 0)
-        p = pt_pidmap_get(&t->forked, pid);
-    *parent = (pid_t)p;
-    return p >= 0;
+    return (pid_t)(p >= 0 ? p : pt_pidmap_get(&t->forked, pid));
 }
 
 /* ---- where a process's usage went -------------------------------------- */
@@ -110,8 +97,8 @@ static enum fold fold_target(const struct pt_target *t, pid_t parent, struct pt_
             return FOLD_MEMBER;
         if (departure_of(t, parent) || parent == t->self)
             return FOLD_UNKNOWN;
-        pid_t up;
-        if (!unseen(t, parent, &up))
+        pid_t up = unseen_parent(t, parent);
+        if (up < 0)
             return FOLD_OUTSIDE;
         parent = up;
     }
@@ -142,7 +129,7 @@ static void move_usage(struct pt_target *t, const struct pt_member *from, uint32
     for (int k = 0; k < PT_CTR_COUNT; k++) {
         if (v[k] == 0 || !(k < PT_CTR_IO_END ? from->has_io : from->has_stat))
             continue;
-        int64_t n = is_cpu(k) ? carry_ticks(t, &g->cpu_rest_us[k - PT_CTR_USER_TICKS], v[k]) : v[k];
+        int64_t n = pt_ctr_is_cpu(k) ? carry_ticks(t, &g->cpu_rest_us[k - PT_CTR_USER_TICKS], v[k]) : v[k];
         pt_groups_adjust(&t->groups, (uint32_t)from->group, k, -n);
         pt_groups_adjust(&t->groups, to, k, n);
         g->io_seen |= k < PT_CTR_IO_END;
@@ -157,7 +144,7 @@ static void add_lost_usage(struct pt_target *t, int32_t group, const int64_t v[P
     struct pt_group *g = group >= 0 ? &t->groups.list[group] : NULL;
     for (int k = 0; k < PT_CTR_COUNT; k++) {
         int64_t n = v[k];
-        if (is_cpu(k))
+        if (pt_ctr_is_cpu(k))
             n = carry_ticks(t, g ? &g->cpu_rest_us[k - PT_CTR_USER_TICKS] : &t->cpu_rest_us[k - PT_CTR_USER_TICKS], n);
         t->adjust[k] = pt_sat_add(t->adjust[k], n);
         if (g)
@@ -230,7 +217,7 @@ static void add_share(struct pt_target *t, const struct pt_member *reaper, const
  * short window's growth, a few ticks, would give each its rounding. */
 void pt_target_share_folds(struct pt_target *t)
 {
-    if (!t->follows_exits || !by_process(t))
+    if (!t->follows_exits || !pt_target_by_process(t))
         return;
     for (size_t i = 0; i < t->n_shares; i++) {
         struct pt_member *r = pt_target_live_member(t, t->shares[i].reaper);
@@ -310,15 +297,8 @@ static void credit_late_switches(struct pt_target *t, struct pt_departure *d, co
     int64_t invol = r->nivcsw > d->ctx_base_involuntary ? r->nivcsw - d->ctx_base_involuntary : 0;
     d->ctx_base_voluntary -= r->nvcsw - vol;
     d->ctx_base_involuntary -= r->nivcsw - invol;
-    t->ctx_voluntary = pt_sat_add(t->ctx_voluntary, vol);
-    t->ctx_involuntary = pt_sat_add(t->ctx_involuntary, invol);
-    t->ctx_seen = true;
-    if (by_process(t)) {
-        struct pt_group *g = &t->groups.list[pt_groups_find(&t->groups, d->comm)];
-        g->ctx_voluntary = pt_sat_add(g->ctx_voluntary, vol);
-        g->ctx_involuntary = pt_sat_add(g->ctx_involuntary, invol);
-        g->ctx_seen = true;
-    }
+    pt_target_credit_switches(t, pt_target_by_process(t) ? (int32_t)pt_groups_find(&t->groups, d->comm) : -1, vol,
+                              invol);
 }
 
 /* The CPU a departed member used after its last read, as its records'
@@ -351,7 +331,7 @@ static void settle_departure(struct pt_target *t, const struct pt_departure *d)
     int64_t last[PT_CTR_COUNT] = {0};
     for (int k = 0; k < PT_CTR_COUNT; k++) {
         bool has = k < PT_CTR_IO_END ? d->has_io : d->has_stat;
-        int64_t v = has && !is_cpu(k) ? pt_sat_sub(d->recorded[k], d->own[k]) : 0;
+        int64_t v = has && !pt_ctr_is_cpu(k) ? pt_sat_sub(d->recorded[k], d->own[k]) : 0;
         last[k] = v > 0 ? v : 0;
     }
     move_usage(t, reaper, pt_groups_find(&t->groups, d->comm), last);
@@ -360,7 +340,7 @@ static void settle_departure(struct pt_target *t, const struct pt_departure *d)
 
 static void settle_departures(struct pt_target *t)
 {
-    for (size_t i = 0; i < t->n_departures && by_process(t); i++)
+    for (size_t i = 0; i < t->n_departures && pt_target_by_process(t); i++)
         settle_departure(t, &t->departures[i]);
     t->n_departures = 0;
     pt_pidmap_clear(&t->left);
@@ -421,18 +401,9 @@ static void note_process_exit(struct pt_target *t, const struct pt_exitrecord *r
  * record). */
 static void unseen_thread_exit(struct pt_target *t, const struct pt_exitrecord *r, bool outside_known)
 {
-    int32_t group = by_process(t) ? (int32_t)pt_groups_find(&t->groups, r->comm) : -1;
-    if (t->options.collect_ctx_switches) {
-        t->ctx_voluntary = pt_sat_add(t->ctx_voluntary, r->nvcsw);
-        t->ctx_involuntary = pt_sat_add(t->ctx_involuntary, r->nivcsw);
-        t->ctx_seen = true;
-        if (group >= 0) {
-            struct pt_group *g = &t->groups.list[group];
-            g->ctx_voluntary = pt_sat_add(g->ctx_voluntary, r->nvcsw);
-            g->ctx_involuntary = pt_sat_add(g->ctx_involuntary, r->nivcsw);
-            g->ctx_seen = true;
-        }
-    }
+    int32_t group = pt_target_by_process(t) ? (int32_t)pt_groups_find(&t->groups, r->comm) : -1;
+    if (t->options.collect_ctx_switches)
+        pt_target_credit_switches(t, group, r->nvcsw, r->nivcsw);
     thread_exited(t, NULL, false, r);
     int64_t v[PT_CTR_COUNT];
     record_usage(r, v);
@@ -450,7 +421,6 @@ static void unseen_thread_exit(struct pt_target *t, const struct pt_exitrecord *
 static void follow_record(struct pt_target *t, const struct pt_exitrecord *r)
 {
     int64_t v[PT_CTR_COUNT];
-    pid_t parent;
     struct pt_member *m = pt_target_live_member(t, r->tgid);
     struct pt_departure *d = m ? NULL : departure_of(t, r->tgid);
     if (m || d) {
@@ -458,9 +428,8 @@ static void follow_record(struct pt_target *t, const struct pt_exitrecord *r)
         int64_t *recorded = m ? m->recorded : d->recorded;
         for (int k = 0; k < PT_CTR_COUNT; k++)
             recorded[k] = pt_sat_add(recorded[k], v[k]);
-        if (m && r->pid != r->tgid)
-            m->had_threads = true;
         if (m) { /* credited at its next status read (credit_exited_threads) */
+            m->had_threads |= r->pid != r->tgid;
             m->exited_voluntary = pt_sat_add(m->exited_voluntary, r->nvcsw);
             m->exited_involuntary = pt_sat_add(m->exited_involuntary, r->nivcsw);
             if (r->pid == r->tgid) { /* the name it ended with, for its group */
@@ -478,7 +447,7 @@ static void follow_record(struct pt_target *t, const struct pt_exitrecord *r)
     } else {
         /* forked in the tree: an orphan reaped outside leaves the tree;
          * else the child of a member (live, or gone since the last drain) */
-        bool forked_here = unseen(t, r->tgid, &parent);
+        bool forked_here = unseen_parent(t, r->tgid) >= 0;
         if (!forked_here && !pt_target_live_member(t, r->ppid) && !departure_of(t, r->ppid))
             return;
         unseen_thread_exit(t, r, forked_here);

@@ -44,6 +44,12 @@ enum pt_counter {
 };
 #define PT_CTR_IO_END PT_CTR_USER_TICKS /* [0, IO_END) come from io */
 
+/* The two counters in clock ticks (CPU), the others in bytes or counts. */
+static inline bool pt_ctr_is_cpu(int k)
+{
+    return k == PT_CTR_USER_TICKS || k == PT_CTR_SYSTEM_TICKS;
+}
+
 /* Files another user's process keeps from us (ptrace access is needed). */
 enum pt_denied { PT_DENIED_IO = 1, PT_DENIED_SMAPS = 2, PT_DENIED_FDS = 4 };
 

@@ -42,11 +42,6 @@ static bool is_exposed(const struct pt_target *t, const struct pt_member *m)
     return pt_target_live_member(t, m->ppid) == NULL;
 }
 
-static bool by_process(const struct pt_target *t)
-{
-    return t->options.breakdown == PT_BY_PROCESS;
-}
-
 static bool has_group(const struct pt_member *m, int k)
 {
     return k < PT_CTR_IO_END ? m->has_io : m->has_stat;
@@ -135,7 +130,7 @@ static void owe(struct pt_target *t, struct pt_member *reaper, const struct pt_m
             reaper->owed[k] = pt_sat_add(reaper->owed[k], v);
             reaper->due[k] = pt_sat_add(reaper->due[k], v);
             group_adjust(t, reaper, k, -v);
-            if (k == PT_CTR_USER_TICKS || k == PT_CTR_SYSTEM_TICKS) /* given out of its folds (exits.c) */
+            if (pt_ctr_is_cpu(k)) /* given out of its folds (exits.c) */
                 reaper->unshared_cpu[k - PT_CTR_USER_TICKS] -= v;
         } else {
             t->adjust[k] = pt_sat_add(t->adjust[k], v);
@@ -167,7 +162,7 @@ static void settle_debts(struct pt_target *t, struct pt_member *m)
         if (m->ctr[k] < m->due[k]) {
             t->adjust[k] = pt_sat_add(t->adjust[k], m->owed[k]);
             group_adjust(t, m, k, m->owed[k]);
-            if (k == PT_CTR_USER_TICKS || k == PT_CTR_SYSTEM_TICKS) /* no fold is coming */
+            if (pt_ctr_is_cpu(k)) /* no fold is coming */
                 m->unshared_cpu[k - PT_CTR_USER_TICKS] += m->owed[k];
         }
         m->owed[k] = 0;
@@ -175,6 +170,19 @@ static void settle_debts(struct pt_target *t, struct pt_member *m)
 }
 
 static void settle_children(struct pt_target *t, struct pt_member *parent);
+
+void pt_target_credit_switches(struct pt_target *t, int32_t group, int64_t voluntary, int64_t involuntary)
+{
+    t->ctx_voluntary = pt_sat_add(t->ctx_voluntary, voluntary);
+    t->ctx_involuntary = pt_sat_add(t->ctx_involuntary, involuntary);
+    t->ctx_seen = true;
+    if (group >= 0) {
+        struct pt_group *g = &t->groups.list[group];
+        g->ctx_voluntary = pt_sat_add(g->ctx_voluntary, voluntary);
+        g->ctx_involuntary = pt_sat_add(g->ctx_involuntary, involuntary);
+        g->ctx_seen = true;
+    }
+}
 
 /* Context switches of m since its last status read, now that its live
  * threads sum to vol/invol: that sum, plus the final counts of the
@@ -188,16 +196,8 @@ static void credit_exited_threads(struct pt_target *t, struct pt_member *m, int6
         vol = pt_sat_add(vol, m->exited_voluntary);
         invol = pt_sat_add(invol, m->exited_involuntary);
         int64_t base_vol = m->has_ctx ? m->ctx_voluntary : 0, base_invol = m->has_ctx ? m->ctx_involuntary : 0;
-        int64_t dvol = vol > base_vol ? vol - base_vol : 0, dinvol = invol > base_invol ? invol - base_invol : 0;
-        t->ctx_voluntary = pt_sat_add(t->ctx_voluntary, dvol);
-        t->ctx_involuntary = pt_sat_add(t->ctx_involuntary, dinvol);
-        t->ctx_seen = true;
-        if (m->group >= 0) { /* the member's breakdown group gets them too */
-            struct pt_group *g = &t->groups.list[m->group];
-            g->ctx_voluntary = pt_sat_add(g->ctx_voluntary, dvol);
-            g->ctx_involuntary = pt_sat_add(g->ctx_involuntary, dinvol);
-            g->ctx_seen = true;
-        }
+        pt_target_credit_switches(t, m->group, vol > base_vol ? vol - base_vol : 0,
+                                  invol > base_invol ? invol - base_invol : 0);
     }
     m->exited_voluntary = m->exited_involuntary = 0;
 }
@@ -302,7 +302,7 @@ static void read_counters(struct pt_target *t, struct pt_member *m)
         return;
     }
     warn_denied(t, m); /* io may refuse its first read, not its open */
-    if (t->follows_exits && by_process(t))
+    if (t->follows_exits && pt_target_by_process(t))
         pt_target_note_folds(t, m, false);
     note_groups(t, m);
     if (m->zombie && !m->children_settled)
@@ -363,7 +363,7 @@ struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expect
     m.recorded_whole = !baseline && t->follows_exits;
     pt_target_note_folds(t, &m, true);
     memcpy(m.ctr_at_end, m.ctr, sizeof(m.ctr));
-    m.group = by_process(t) ? (int32_t)pt_groups_find(&t->groups, m.comm) : -1;
+    m.group = pt_target_by_process(t) ? (int32_t)pt_groups_find(&t->groups, m.comm) : -1;
     if (baseline)
         add_counters(t, &m, -1);
     else if (!pt_pidmap_remove(&t->forked, pid)) /* else counted at its fork event */
@@ -470,7 +470,7 @@ static void poll_members(struct pt_target *t)
         }
         /* With a breakdown every member is read: what a child does after
          * its last read counts in its reaper's group */
-        if (is_exposed(t, m) || by_process(t))
+        if (is_exposed(t, m) || pt_target_by_process(t))
             read_counters(t, m);
     }
     if (sampled) {
@@ -478,7 +478,7 @@ static void poll_members(struct pt_target *t)
         pt_extrema_add(&t->gauges[PT_G_RSS], resident);
         pt_extrema_add(&t->gauges[PT_G_ANON], anon);
         t->samples++;
-        if (by_process(t))
+        if (pt_target_by_process(t))
             pt_groups_end_poll(&t->groups, PT_G_VM, PT_G_ANON);
     }
 }
@@ -597,7 +597,7 @@ static void sample_smaps(struct pt_target *t)
         return;
     for (int g = PT_G_PSS; g <= PT_G_SWAP; g++)
         pt_extrema_add(&t->gauges[g], sum[g]);
-    if (by_process(t))
+    if (pt_target_by_process(t))
         pt_groups_end_poll(&t->groups, PT_G_PSS, PT_G_SWAP);
 }
 
@@ -756,8 +756,7 @@ static void fill_amounts(const struct pt_target *t, const struct amounts *a, dou
     for (int k = 0; k < PT_CTR_COUNT; k++) {
         if (!(k < PT_CTR_IO_END ? a->io_seen : a->stat_seen))
             continue;
-        bool ticks = k == PT_CTR_USER_TICKS || k == PT_CTR_SYSTEM_TICKS;
-        double raw = ticks ? (double)a->delta[k] / t->ticks_per_second : (double)a->delta[k];
+        double raw = pt_ctr_is_cpu(k) ? (double)a->delta[k] / t->ticks_per_second : (double)a->delta[k];
         pt_value_set(&report->v[counter_metric[k]], counter_metric[k], raw, units);
     }
     if (a->stat_seen && seconds > 0) {
@@ -998,7 +997,7 @@ static void fill_group_reports(struct pt_target *t, double seconds, const struct
         struct pt_group_report *r = &t->group_reports[t->n_group_reports++];
         r->name = g->name;
         fill_amounts(t, &a, seconds, units, &r->report);
-        for (int id = 0; id < PT_METRIC_COUNT && !by_process(t); id++)
+        for (int id = 0; id < PT_METRIC_COUNT && !pt_target_by_process(t); id++)
             if (!thread_metric(id))
                 r->report.v[id].present = false;
     }
@@ -1029,7 +1028,7 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
     int64_t threads = t->end_threads, fds = t->end_fds;
     pt_target_compact(t); /* exit records may have settled members */
     pt_target_share_folds(t);
-    if (by_process(t))
+    if (pt_target_by_process(t))
         sum_groups(t);
     else if (t->groups.list)
         sum_thread_groups(t);

@@ -268,6 +268,14 @@ void pt_target_compact(struct pt_target *t);
 
 /* ---- between target.c and exits.c --------------------------------- */
 
+static inline bool pt_target_by_process(const struct pt_target *t)
+{
+    return t->options.breakdown == PT_BY_PROCESS;
+}
+/* Context switches done in the tree, and in breakdown group group (-1:
+ * none). */
+void pt_target_credit_switches(struct pt_target *t, int32_t group, int64_t voluntary, int64_t involuntary);
+
 /* At an interval's end, after its last exit records: the CPU of the
  * processes the records weighed, out of their reapers' folds. */
 void pt_target_share_folds(struct pt_target *t);
