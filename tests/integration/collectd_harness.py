@@ -21,7 +21,7 @@ import socket
 import subprocess
 import time
 
-from harness import SOURCE_ROOT, START_TIMEOUT, free_ports, stop_process, wait_until
+from harness import SOURCE_ROOT, START_TIMEOUT, InfluxDB, collectd_section, free_ports, stop_process, wait_until
 
 HOSTNAME = "testhost"  # no dots, so Graphite paths are predictable
 COLLECTD = shutil.which("collectd") or "/usr/sbin/collectd"
@@ -224,6 +224,16 @@ def stop_influxd_quickly(influx):
     if proc.poll() is None:
         proc.send_signal(signal.SIGTERM)
     proc.wait(START_TIMEOUT)
+
+
+def influxdb_listening(stack, database):
+    """(harness.InfluxDB with a collectd listener into database, its UDP
+    port), entered on stack (contextlib.ExitStack) and stopped quickly."""
+    port = free_udp_port()
+    # The listener batches points for 10 s by default; 1 s keeps a test short.
+    influx = stack.enter_context(InfluxDB(extra_config=collectd_section(port, database) + '  batch-timeout = "1s"\n'))
+    stack.callback(stop_influxd_quickly, influx)
+    return influx, port
 
 
 # ---------------------------------------------------------------- carbon

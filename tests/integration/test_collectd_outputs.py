@@ -41,11 +41,7 @@ class CollectdOutputs(unittest.TestCase):
         stack = contextlib.ExitStack()
         cls.addClassCleanup(stack.close)  # reverse order: collectd stops first
         tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="proctree-collectd-"))
-        udp_port = ch.free_udp_port()
-        # The listener batches points for 10 s by default; 1 s keeps the test short.
-        listener = h.collectd_section(udp_port, INFLUX_DB) + '  batch-timeout = "1s"\n'
-        cls.influx = stack.enter_context(h.InfluxDB(extra_config=listener))
-        stack.callback(ch.stop_influxd_quickly, cls.influx)
+        cls.influx, udp_port = ch.influxdb_listening(stack, INFLUX_DB)
         cls.carbon = stack.enter_context(ch.Carbon(tmp))
         cls.tree = stack.enter_context(h.memtree(NPROCS, MIB_EACH))
         cls.collectd = stack.enter_context(ch.Collectd(

@@ -80,11 +80,7 @@ class CrossFrontendBreakdown(unittest.TestCase):
         stack = contextlib.ExitStack()
         cls.addClassCleanup(stack.close)  # reverse order: the frontends stop first
         tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="proctree-cross-"))
-        udp_port = ch.free_udp_port()
-        # The listener batches points for 10 s by default; 1 s keeps the test short.
-        listener = h.collectd_section(udp_port, INFLUX_DB) + '  batch-timeout = "1s"\n'
-        cls.influx = stack.enter_context(h.InfluxDB(extra_config=listener))
-        stack.callback(ch.stop_influxd_quickly, cls.influx)
+        cls.influx, udp_port = ch.influxdb_listening(stack, INFLUX_DB)
         cls.carbon = stack.enter_context(ch.Carbon(tmp))
         # starts the programs at the first line on stdin, says when they
         # are done, holds until EOF
