@@ -1026,7 +1026,6 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
     t->end_read = false;
     double cpu0 = pt_thread_cpu_seconds();
     int64_t threads = t->end_threads, fds = t->end_fds;
-    pt_target_compact(t); /* exit records may have settled members */
     pt_target_share_folds(t);
     if (pt_target_by_process(t))
         sum_groups(t);
