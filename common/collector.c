@@ -298,8 +298,9 @@ static void stop_exits(struct pt_collector *c)
         pt_target_stop_exits(&c->targets[i]);
 }
 
-/* Hand the exit records that arrived since the last tick to every
- * target, after the process events (a process they join may be in them).
+/* Hand the exit records that arrived since the last drain to every
+ * target, after the process events (a process they join may be in them)
+ * and the polls (the reapers' folds they read are there to share out).
  * A record without ac_tgid (which open's check should have caught) stops
  * the listener: none of that drain's records is used, as if all were
  * lost, and the targets leave out the exit metrics from that interval on. */

@@ -420,17 +420,8 @@ struct pt_thread_usage *pt_member_thread_usage_of(struct pt_member *m, pid_t tid
 {
     if (tid == m->pid)
         return &m->main_usage;
-    uint32_t lo = 0, hi = m->threads.count; /* the list is in ascending tid */
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (m->threads.list[mid].tid == tid)
-            return &m->threads.list[mid].usage;
-        if (m->threads.list[mid].tid < tid)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
+    uint32_t i = pt_threads_find(&m->threads, tid);
+    return i < m->threads.count ? &m->threads.list[i].usage : NULL;
 }
 
 /* One thread's name and own CPU from its task/TID/stat. */

@@ -57,8 +57,7 @@ static int by_tid(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Index of tid in the old list (ascending), or count. */
-static uint32_t find_thread(const struct pt_threads *ts, pid_t tid)
+uint32_t pt_threads_find(const struct pt_threads *ts, pid_t tid)
 {
     uint32_t lo = 0, hi = ts->count;
     while (lo < hi) {
@@ -87,7 +86,7 @@ int pt_threads_refresh(struct pt_threads *ts, int proc_root_fd, const char *memb
     qsort(w.tids, w.count, sizeof(*w.tids), by_tid);
     struct pt_thread *list = w.count ? pt_xalloc(w.count * sizeof(*list)) : NULL;
     for (uint32_t i = 0; i < w.count; i++) {
-        uint32_t old = find_thread(ts, w.tids[i]);
+        uint32_t old = pt_threads_find(ts, w.tids[i]);
         if (old < ts->count) {
             list[i] = ts->list[old];
             for (int f = 0; f < PT_TF_COUNT; f++)

@@ -60,6 +60,9 @@ struct pt_threads {
 int pt_threads_refresh(struct pt_threads *ts, int proc_root_fd, const char *member_path, int64_t num_threads,
                        struct pt_fd_budget *budget);
 
+/* Index of tid in the list (ascending tid), or count when it is not there. */
+uint32_t pt_threads_find(const struct pt_threads *ts, pid_t tid);
+
 /* Read file f of thread i into buf (to its end). Returns its length; 0
  * when the thread is gone (the list is then walked at the next refresh);
  * -EMFILE/-ENFILE when no descriptor could be had. */
