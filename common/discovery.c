@@ -192,6 +192,9 @@ void pt_target_discover(struct pt_target *t)
     free(pairs);
     for (size_t i = 0; i < t->n_members; i++)
         t->members[i].baseline_walk = false;
+    /* a zombie among them was in a member's children file, and joined:
+     * the others are reaped */
+    pt_pidmap_clear(&t->unjoined_exits);
     pt_target_compact(t);
 
     size_t live = pt_target_live_members(t);
@@ -239,6 +242,7 @@ static bool forks_in_tree(const struct pt_target *t, pid_t pid, double when)
  * counted from the events alone. */
 static void follow_start(struct pt_target *t, const struct pt_procevent *e)
 {
+    pt_pidmap_remove(&t->unjoined_exits, e->pid); /* a new process has the pid */
     if (!forks_in_tree(t, e->parent, e->when) || pt_target_live_member(t, e->pid) ||
         pt_pidmap_get(&t->lately, e->pid) >= 0)
         return;
@@ -261,6 +265,7 @@ static void follow_unseen_exit(struct pt_target *t, pid_t pid)
         return;
     pt_pidmap_remove(&t->forked, pid);
     t->exited++; /* a member's exit is counted when it is found gone */
+    pt_pidmap_put(&t->unjoined_exits, pid, 1);
     if (t->follows_exits)
         pt_pidmap_put(&t->unseen_gone, pid, (uint32_t)parent);
 }
@@ -278,6 +283,8 @@ void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *eve
         else if (e->kind == PT_PROCEVENT_EXIT) {
             follow_unseen_exit(t, e->pid);
             pt_target_note_exit(t, e->pid, e->when);
+        } else if (e->kind == PT_PROCEVENT_EXEC || e->kind == PT_PROCEVENT_CREDS) {
+            pt_target_member_changed(t, e->pid);
         }
     }
     pt_pidmap_clear(&t->lately);

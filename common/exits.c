@@ -417,11 +417,30 @@ static void unseen_thread_exit(struct pt_target *t, const struct pt_exitrecord *
         add_lost_usage(t, group, v);
 }
 
+/* A record of a member's child that never joined (it lived less than a
+ * poll): if the process is still there, a zombie its parent has not
+ * reaped yet (or alive, for a thread's record), it joins now, so its CPU
+ * counts in this interval from its own final counters, not in the
+ * parent's at the reap, however late that comes. NULL when it is gone
+ * (reaped: its parent's counters hold its usage) or another's. */
+static struct pt_member *join_recorded(struct pt_target *t, const struct pt_exitrecord *r)
+{
+    if (!pt_target_live_member(t, r->ppid) || departure_of(t, r->tgid))
+        return NULL;
+    struct pt_stat st;
+    if (pt_read_stat_by_pid(t->proc_root_fd, r->tgid, &t->buf, &st) != PT_READ_OK || st.ppid != r->ppid ||
+        (r->pid == r->tgid && st.state != 'Z'))
+        return NULL; /* reaped, or a new process has the pid */
+    return pt_target_join(t, r->tgid, st.starttime, false);
+}
+
 /* One record: is it the tree's, and what does it settle? */
 static void follow_record(struct pt_target *t, const struct pt_exitrecord *r)
 {
     int64_t v[PT_CTR_COUNT];
     struct pt_member *m = pt_target_live_member(t, r->tgid);
+    if (!m)
+        m = join_recorded(t, r);
     struct pt_departure *d = m ? NULL : departure_of(t, r->tgid);
     if (m || d) {
         record_usage(r, v);

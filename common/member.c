@@ -106,8 +106,9 @@ enum pt_read pt_read_stat_by_pid(int proc_root_fd, pid_t pid, struct pt_buf *buf
 
 /* Is the member still the process it was? Through the kept stat
  * descriptor (ESRCH once reaped), else by path with the starttime
- * compared. Reads into its own buffer: the caller's holds data. */
-static enum pt_read check_identity(const struct pt_member *m, int proc_root_fd)
+ * compared; the stat read goes to *now when it is not NULL. Reads into
+ * its own buffer: the caller's holds data. */
+static enum pt_read check_identity_stat(const struct pt_member *m, int proc_root_fd, struct pt_stat *now)
 {
     char text[4096]; /* a real stat line is a few hundred bytes */
     int fd = m->fd[PT_MF_STAT];
@@ -128,7 +129,14 @@ static enum pt_read check_identity(const struct pt_member *m, int proc_root_fd)
         return PT_READ_GONE;
     if (pt_parse_stat(text, (size_t)n, &st) != 0)
         return PT_READ_FAILED;
+    if (now)
+        *now = st;
     return st.starttime == m->starttime ? PT_READ_OK : PT_READ_GONE;
+}
+
+static enum pt_read check_identity(const struct pt_member *m, int proc_root_fd)
+{
+    return check_identity_stat(m, proc_root_fd, NULL);
 }
 
 /* Close a descriptor member_file() did not keep, and vouch for what was
@@ -208,8 +216,10 @@ static void take_io(struct pt_member *m, const struct pt_io *io)
 /* io is optional: another user's process denies it at open (its mode is
  * 0400) or, since io checks ptrace access at every read, later: with
  * CAP_DAC_READ_SEARCH but not CAP_SYS_PTRACE the open succeeds and every
- * read fails. Then it is noted as denied; a read that fails otherwise
- * keeps the last values. */
+ * read fails, and a process that execs a setuid program starts failing.
+ * Then it is noted as denied and its values are no longer the member's
+ * (has_io false: the target decides what its last ones become); a read
+ * that fails otherwise keeps the last values. */
 static enum pt_read read_io(struct pt_member *m, int proc_root_fd, struct pt_buf *buf)
 {
     m->io_fresh = false;
@@ -220,6 +230,8 @@ static enum pt_read read_io(struct pt_member *m, int proc_root_fd, struct pt_buf
     struct pt_io io;
     enum pt_read r = read_file(m, proc_root_fd, PT_MF_IO, buf, &len, &err);
     note_denied(m, err, PT_MF_IO, PT_DENIED_IO);
+    if (m->denied & PT_DENIED_IO)
+        m->has_io = false;
     if (r == PT_READ_GONE || r == PT_READ_NO_FDS)
         return r;
     m->io_fresh = r == PT_READ_OK && pt_parse_io(buf->data, len, &io) == 0;
@@ -257,8 +269,30 @@ enum pt_read pt_member_read_counters(struct pt_member *m, int proc_root_fd, stru
         r = settle_failure(m, proc_root_fd);
     if (r != PT_READ_OK)
         return r;
+    /* A new name is most often a new program (exec), which the process
+     * events may not have told: its files are opened again. */
+    bool renamed = m->has_stat && strcmp(st.comm, m->comm) != 0;
     take_stat(m, &st);
+    if (renamed)
+        pt_member_reopen(m);
     return read_io(m, proc_root_fd, buf);
+}
+
+void pt_member_reopen(struct pt_member *m)
+{
+    drop_file(m, PT_MF_SMAPS);
+    drop_file(m, PT_MF_IO);
+    drop_file(m, PT_MF_FD_DIR);
+    m->denied = 0;
+    /* the old program's memory is not the new one's */
+    m->has_smaps = false;
+    m->smaps_period = 1;
+    m->smaps_wait = 0;
+}
+
+void pt_member_forget_denials(struct pt_member *m)
+{
+    m->denied = 0;
 }
 
 enum pt_read pt_member_open(struct pt_member *m, int proc_root_fd, struct pt_fd_budget *budget, pid_t pid,
@@ -309,7 +343,18 @@ enum pt_read pt_member_read_smaps(struct pt_member *m, int proc_root_fd, struct 
         return PT_READ_FAILED;
     size_t len;
     int err;
+    bool kept = m->fd[PT_MF_SMAPS] >= 0;
     enum pt_read r = read_file(m, proc_root_fd, PT_MF_SMAPS, buf, &len, &err);
+    /* A kept smaps_rollup is bound to the memory map it was opened on:
+     * once that is gone it reads ESRCH. A zombie's is (it has none now);
+     * a process still running has exec'd a new program, whose files are
+     * opened again, under the permissions it has now. */
+    struct pt_stat st;
+    if (kept && err == -ESRCH && check_identity_stat(m, proc_root_fd, &st) == PT_READ_OK && st.state != 'Z' &&
+        st.state != 'X') {
+        pt_member_reopen(m);
+        r = read_file(m, proc_root_fd, PT_MF_SMAPS, buf, &len, &err);
+    }
     note_denied(m, err, PT_MF_SMAPS, PT_DENIED_SMAPS);
     if (r == PT_READ_OK && pt_parse_smaps_rollup(buf->data, len, out) != 0)
         r = PT_READ_FAILED;

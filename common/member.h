@@ -109,7 +109,7 @@ struct pt_member {
      * of the shares that wait for it. */
     int64_t children_cpu[2], unshared_cpu[2];
     int64_t share_weight_us;
-    bool has_stat, has_io; /* which groups of ctr hold real values */
+    bool has_stat, has_io; /* which groups of ctr hold real values (io: the member's own now) */
     bool io_fresh;         /* the last read of the counters refreshed io */
     /* Usage of members this one reaped that its counters have not shown
      * yet, checked at a later read (see owe() in target.c). */
@@ -129,7 +129,7 @@ struct pt_member {
     bool has_smaps;
     uint32_t smaps_period, smaps_wait; /* cost guard: read every period-th interval */
     struct pt_statm statm;             /* the last poll's, when has_statm */
-    struct pt_statm statm_at_smaps;    /* statm when smaps was last read */
+    struct pt_statm statm_at_smaps;    /* statm when smaps was last tried */
     bool has_statm;
     uint32_t smaps_carried; /* samples in a row whose smaps was carried, memory unchanged */
     bool has_ctx;
@@ -137,6 +137,7 @@ struct pt_member {
     double since;          /* pt_now() at a baseline join, 0 when born: its forks
                               from then on are the tree's (fork events) */
     bool zombie;           /* exited, not yet reaped: its counters are final */
+    bool exit_counted;     /* its exit was counted from the process events before it joined */
     bool kernel_thread;    /* PF_KTHREAD: no user memory, no command line */
     bool children_settled; /* see settle_children() in target.c */
     bool gone;             /* reaped; dropped at the next compaction */
@@ -158,7 +159,19 @@ enum pt_read pt_member_open(struct pt_member *m, int proc_root_fd, struct pt_fd_
 /* Close the kept descriptors (giving them back to the budget). */
 void pt_member_close(struct pt_member *m);
 
-/* Refresh ctr/ppid/num_threads from stat and io. */
+/* Its program (exec) or its credentials changed: the files whose access
+ * is checked at their open (smaps_rollup, fd/) or that may now refuse
+ * (io) are opened again, under the permissions it has now, and its
+ * memory sample is no longer its own. Also done by the reads themselves
+ * when they see it: a new name at a stat read, a kept smaps_rollup that
+ * stops answering while the process runs. */
+void pt_member_reopen(struct pt_member *m);
+/* Try the files the permissions kept from us again at their next read
+ * (denied files are otherwise not tried again). */
+void pt_member_forget_denials(struct pt_member *m);
+
+/* Refresh ctr/ppid/num_threads from stat and io. has_io turns false when
+ * io is denied from now on. */
 enum pt_read pt_member_read_counters(struct pt_member *m, int proc_root_fd, struct pt_buf *buf);
 
 /* statm, in pages. */

@@ -161,13 +161,14 @@ static void hand_over(struct pt_procevents *ev, const struct proc_event *e)
             add(ev, PT_PROCEVENT_START, e->event_data.fork.child_tgid, e->event_data.fork.parent_tgid, e->timestamp_ns);
         break;
     case PROC_EVENT_EXEC:
-        add(ev, PT_PROCEVENT_CHANGE, e->event_data.exec.process_tgid, 0, e->timestamp_ns);
+        add(ev, PT_PROCEVENT_EXEC, e->event_data.exec.process_tgid, 0, e->timestamp_ns);
         break;
     case PROC_EVENT_UID:
-        add(ev, PT_PROCEVENT_CHANGE, e->event_data.id.process_tgid, 0, e->timestamp_ns);
+    case PROC_EVENT_GID:
+        add(ev, PT_PROCEVENT_CREDS, e->event_data.id.process_tgid, 0, e->timestamp_ns);
         break;
     case PROC_EVENT_COMM:
-        add(ev, PT_PROCEVENT_CHANGE, e->event_data.comm.process_tgid, 0, e->timestamp_ns);
+        add(ev, PT_PROCEVENT_RENAME, e->event_data.comm.process_tgid, 0, e->timestamp_ns);
         break;
     case PROC_EVENT_EXIT:
         if (e->event_data.exit.process_pid == e->event_data.exit.process_tgid)

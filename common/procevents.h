@@ -1,7 +1,7 @@
 /* procevents: the kernel's process events (the netlink proc connector).
  *
  * The kernel tells a listener about every fork, exec, exit and change of
- * name or user on the host, as they happen. With them, a target's tree
+ * name, user or group on the host, as they happen. With them, a target's tree
  * takes in every process its members fork, however soon it is orphaned
  * (discovery.c), and the matching selectors learn of a process that
  * starts or becomes a match without walking /proc (procscan.c). The
@@ -26,7 +26,9 @@
 
 enum pt_procevent_kind {
     PT_PROCEVENT_START,  /* a new process (not a thread): fork */
-    PT_PROCEVENT_CHANGE, /* exec, a new name or user: match it again */
+    PT_PROCEVENT_EXEC,   /* a new program: match it again, open its files again */
+    PT_PROCEVENT_CREDS,  /* a new user or group: the same */
+    PT_PROCEVENT_RENAME, /* a new name (comm): match it again */
     PT_PROCEVENT_EXIT,   /* the process (its last thread) has exited */
 };
 

@@ -171,6 +171,45 @@ static void settle_debts(struct pt_target *t, struct pt_member *m)
 
 static void settle_children(struct pt_target *t, struct pt_member *parent);
 
+/* m's io stopped answering (it exec'd a setuid program, or its ptrace
+ * access went): what it showed until then stays the tree's, as for a
+ * member that left alone, and the io it does from now on is left out
+ * (the warning says so). Its io debts end too: they are counted now. */
+static void io_left(struct pt_target *t, struct pt_member *m)
+{
+    for (int k = 0; k < PT_CTR_IO_END; k++) {
+        int64_t v = counted(m, k);
+        t->adjust[k] = pt_sat_add(t->adjust[k], v);
+        group_adjust(t, m, k, v);
+        m->owed[k] = 0;
+    }
+}
+
+/* m's io answers again (it dropped its privileges, by exec or setuid()):
+ * it counts from now on, as a member joined as a root does; its past
+ * was not seen. */
+static void io_joined(struct pt_target *t, struct pt_member *m)
+{
+    for (int k = 0; k < PT_CTR_IO_END; k++) {
+        t->adjust[k] = pt_sat_sub(t->adjust[k], m->ctr[k]);
+        group_adjust(t, m, k, -m->ctr[k]);
+        m->ctr_at_end[k] = m->ctr[k];
+    }
+}
+
+/* Read m's counters, moving its io in or out of the tree's when the
+ * permissions changed their answer. */
+static enum pt_read read_member_counters(struct pt_target *t, struct pt_member *m)
+{
+    bool had_io = m->has_io;
+    enum pt_read r = pt_member_read_counters(m, t->proc_root_fd, &t->buf);
+    if (had_io && !m->has_io)
+        io_left(t, m);
+    else if (!had_io && m->has_io)
+        io_joined(t, m);
+    return r;
+}
+
 void pt_target_credit_switches(struct pt_target *t, int32_t group, int64_t voluntary, int64_t involuntary)
 {
     t->ctx_voluntary = pt_sat_add(t->ctx_voluntary, voluntary);
@@ -215,8 +254,9 @@ static void member_left(struct pt_target *t, struct pt_member *m, struct pt_memb
     note_groups(t, m);
     m->gone = true;
     pt_member_close(m);
-    t->exited++;
-    if (t->follows_events) /* its forks may still be in the socket */
+    t->exited += !m->exit_counted;
+    t->membership_moved = true; /* what it shared is shared by fewer */
+    if (t->follows_events)      /* its forks may still be in the socket */
         pt_pidmap_put(&t->lately, m->pid, 1);
     if (t->follows_exits) {
         pt_target_depart(t, m, reaper);
@@ -228,6 +268,15 @@ static void member_left(struct pt_target *t, struct pt_member *m, struct pt_memb
         owe(t, reaper, m);
     else
         add_counters(t, m, +1);
+}
+
+void pt_target_member_changed(struct pt_target *t, pid_t pid)
+{
+    struct pt_member *m = pt_target_live_member(t, pid);
+    if (!m)
+        return;
+    pt_member_reopen(m);
+    t->membership_moved = true; /* a new program's memory */
 }
 
 /* Gone, as seen by a read in tree order (parents before children): if the
@@ -254,7 +303,7 @@ static void settle_children(struct pt_target *t, struct pt_member *parent)
         struct pt_member *m = &t->members[i];
         if (m->gone || m->ppid != pid || m == parent)
             continue;
-        if (pt_member_read_counters(m, t->proc_root_fd, &t->buf) == PT_READ_GONE)
+        if (read_member_counters(t, m) == PT_READ_GONE)
             member_left(t, m, parent);
         else if (m->zombie && !m->children_settled)
             settle_children(t, m);
@@ -287,10 +336,10 @@ static void warn_denied(struct pt_target *t, const struct pt_member *m)
     }
 }
 
-/* Refresh a member's counters: the one place they are read. */
+/* Refresh a member's counters, and settle what the read tells. */
 static void read_counters(struct pt_target *t, struct pt_member *m)
 {
-    enum pt_read r = pt_member_read_counters(m, t->proc_root_fd, &t->buf);
+    enum pt_read r = read_member_counters(t, m);
     if (r == PT_READ_GONE) {
         pt_target_member_gone(t, m);
         return;
@@ -339,13 +388,6 @@ struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expect
     }
     if (r != PT_READ_OK)
         return NULL;
-    if (m.zombie && !baseline && t->follows_exits && m.ppid != t->self) {
-        /* Its exit record settles it (exits.c) whether it came already or
-         * is to come: joined too, it would count twice. Launch mode joins
-         * what it reaps itself (pt_target_final_read). */
-        pt_member_close(&m);
-        return NULL;
-    }
     if (m.kernel_thread && t->has_matcher) {
         /* Kernel threads hold no user memory and would add the kernel's
          * own work to "root's programs": only --pid may name one. */
@@ -364,13 +406,19 @@ struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expect
     pt_target_note_folds(t, &m, true);
     memcpy(m.ctr_at_end, m.ctr, sizeof(m.ctr));
     m.group = pt_target_by_process(t) ? (int32_t)pt_groups_find(&t->groups, m.comm) : -1;
+    /* A zombie joins too: its counters are final, and count in the
+     * interval it ran in, not in its reaper's at the reap (which then owes
+     * them, as for any member that leaves). One the events counted already
+     * (started, and exited) is not counted again. */
+    m.exit_counted = pt_pidmap_remove(&t->unjoined_exits, pid);
     if (baseline)
         add_counters(t, &m, -1);
-    else if (!pt_pidmap_remove(&t->forked, pid)) /* else counted at its fork event */
+    else if (!pt_pidmap_remove(&t->forked, pid) && !m.exit_counted) /* else counted at its fork event */
         t->started++;
     if (t->follows_events)
         pt_pidmap_put(&t->lately, pid, !baseline);
     note_groups(t, &m);
+    t->membership_moved = true;
     t->members[t->n_members] = m;
     pt_pidmap_put(&t->index, pid, (uint32_t)t->n_members);
     return &t->members[t->n_members++];
@@ -509,11 +557,15 @@ static void read_all_counters(struct pt_target *t, int64_t *threads)
  * tables, under its memory lock), so it is read only when it can say
  * something new, and its last values stand in otherwise (pss_stale
  * counts them):
- *   - a member whose statm (size, resident, shared) has not moved since
- *     its last smaps_rollup read has not mapped, touched, swapped or
- *     dropped a page: it is read again at every PT_SMAPS_IDLE_PERIOD-th
- *     sample only, for what other processes change in its share of the
- *     pages it shares (PSS, shared against private);
+ *   - while no member's statm (size, resident, shared) has moved since
+ *     its last smaps_rollup read, and no member joined or left, no member
+ *     has mapped, touched, swapped or dropped a page, nor started or
+ *     stopped sharing one with another: the tree is idle, and each member
+ *     is read again at every PT_SMAPS_IDLE_PERIOD-th sample only, for
+ *     what processes outside the tree change in its share of the pages it
+ *     shares. Once any member moved, every member is read: a member's PSS
+ *     changes when another touches the pages it shares (a parent's shared
+ *     buffers, the workers it forked), with its own statm unchanged;
  *   - a member whose read takes longer than the budget (a large process,
  *     stalled while it is read) is read at every 2nd, 4th, ... sample (up
  *     to every 64th); a fast read brings it back to every sample. */
@@ -525,14 +577,26 @@ static bool same_statm(const struct pt_statm *a, const struct pt_statm *b)
     return a->size == b->size && a->resident == b->resident && a->shared == b->shared;
 }
 
-static bool smaps_due(struct pt_member *m)
+/* Has the tree's memory moved since the last smaps_rollup sample? */
+static bool tree_memory_moved(struct pt_target *t)
+{
+    bool moved = t->membership_moved;
+    t->membership_moved = false;
+    for (size_t i = 0; i < t->n_members && !moved; i++) {
+        const struct pt_member *m = &t->members[i];
+        bool unsampled = !m->has_smaps && !(m->denied & PT_DENIED_SMAPS) && !m->zombie; /* joined, exec'd */
+        moved = !m->gone && (unsampled || (m->has_statm && !same_statm(&m->statm, &m->statm_at_smaps)));
+    }
+    return moved;
+}
+
+static bool smaps_due(struct pt_member *m, bool tree_idle)
 {
     if (m->smaps_wait > 0) {
         m->smaps_wait--;
         return false;
     }
-    bool idle = m->has_smaps && m->has_statm && same_statm(&m->statm, &m->statm_at_smaps);
-    if (idle && m->smaps_carried + 1 < PT_SMAPS_IDLE_PERIOD) {
+    if (tree_idle && m->smaps_carried + 1 < PT_SMAPS_IDLE_PERIOD) {
         m->smaps_carried++;
         return false;
     }
@@ -543,15 +607,17 @@ static void smaps_timed(struct pt_target *t, struct pt_member *m)
 {
     double start = pt_now();
     struct pt_smaps_rollup sr;
+    m->statm_at_smaps = m->statm; /* what the tree's idleness is judged against, read or not */
     enum pt_read r = pt_member_read_smaps(m, t->proc_root_fd, &t->buf, &sr);
     if (r == PT_READ_NO_FDS)
         t->short_of_fds |= PT_SHORT_SMAPS;
+    if (r == PT_READ_FAILED)
+        m->has_smaps = false; /* denied, or no memory: its last values are not its memory now */
     if (r != PT_READ_OK)
         return;
     double took = pt_now() - start;
     m->smaps = sr;
     m->has_smaps = true;
-    m->statm_at_smaps = m->statm;
     m->smaps_carried = 0;
     if (t->options.pss_budget <= 0 || took <= t->options.pss_budget) {
         m->smaps_period = 1;
@@ -568,12 +634,12 @@ static void smaps_timed(struct pt_target *t, struct pt_member *m)
 static void sample_smaps(struct pt_target *t)
 {
     int64_t sum[PT_G_COUNT] = {0};
-    bool sampled = false;
+    bool sampled = false, tree_idle = !tree_memory_moved(t);
     for (size_t i = 0; i < t->n_members; i++) {
         struct pt_member *m = &t->members[i];
         if (m->gone)
             continue;
-        if (smaps_due(m)) {
+        if (smaps_due(m, tree_idle)) {
             smaps_timed(t, m);
             warn_denied(t, m);
         } else
@@ -1003,10 +1069,24 @@ static void fill_group_reports(struct pt_target *t, double seconds, const struct
     }
 }
 
+/* Denied files are tried again at this many interval ends: a process
+ * may change its credentials without the process events telling (none
+ * followed), and then the files it denied answer. */
+#define PT_DENIED_RETRY_ROUNDS 30
+
+static void retry_denied(struct pt_target *t)
+{
+    if (t->round % PT_DENIED_RETRY_ROUNDS != 0)
+        return;
+    for (size_t i = 0; i < t->n_members; i++)
+        pt_member_forget_denials(&t->members[i]);
+}
+
 void pt_target_end_reads(struct pt_target *t)
 {
     double cpu0 = pt_thread_cpu_seconds();
     t->round++;
+    retry_denied(t);
     poll_members(t); /* the last sample of the interval */
     read_all_counters(t, &t->end_threads);
     if (t->options.collect_pss && t->pss_at_end)
@@ -1117,6 +1197,7 @@ void pt_target_free(struct pt_target *t)
     pt_pidmap_free(&t->lately);
     pt_pidmap_free(&t->left);
     pt_pidmap_free(&t->unseen_gone);
+    pt_pidmap_free(&t->unjoined_exits);
     free(t->departures);
     free(t->shares);
     pt_buf_free(&t->buf);

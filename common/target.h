@@ -137,7 +137,8 @@ struct pt_target {
     bool end_read;          /* pt_target_end_reads() done for this interval: */
     int64_t end_threads, end_fds;
 
-    bool pss_at_end; /* smaps_rollup at every interval's end, or on its own timer */
+    bool pss_at_end;       /* smaps_rollup at every interval's end, or on its own timer */
+    bool membership_moved; /* a member joined or left since the last smaps_rollup sample */
     bool warned_empty;
     unsigned warned_denied; /* enum pt_denied bits already logged */
     bool scan_fallback;     /* no children files: build the tree from ppids */
@@ -147,12 +148,15 @@ struct pt_target {
 
     /* With the kernel's process events (pt_target_follow_events): */
     bool follows_events;
-    struct pt_pidmap forked; /* forked in the tree, never joined (gone
-                                first): counted started, exit awaited;
-                                pid -> its parent */
-    struct pt_pidmap lately; /* members that joined or left since the
-                                last drain: 1 when their forks are the
-                                tree's, 0 joined as a new root */
+    struct pt_pidmap forked;         /* forked in the tree, never joined (gone
+                                        first): counted started, exit awaited;
+                                        pid -> its parent */
+    struct pt_pidmap lately;         /* members that joined or left since the
+                                        last drain: 1 when their forks are the
+                                        tree's, 0 joined as a new root */
+    struct pt_pidmap unjoined_exits; /* forked in the tree and exited, never joined,
+                                        since the last discovery: counted started and
+                                        exited; a zombie of them may still join */
 
     /* With the kernel's exit records (pt_target_follow_exits, exits.c): */
     bool follows_exits;
@@ -261,6 +265,9 @@ struct pt_member *pt_target_live_member(const struct pt_target *t, pid_t pid);
  * NULL when it cannot join (gone, a kernel thread for a matching
  * selector, no descriptors). The members array may move. */
 struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline);
+/* pid exec'd or changed its credentials: if it is a member, its files
+ * are opened again under the permissions it has now (pt_member_reopen). */
+void pt_target_member_changed(struct pt_target *t, pid_t pid);
 /* A member found gone, in tree order (see target.c). */
 void pt_target_member_gone(struct pt_target *t, struct pt_member *m);
 /* Drop the members that are gone, if any. */
