@@ -58,7 +58,7 @@ enum pt_unit {
   X(PROC_IO_WRITE_SYSCALLS, "proc_io_write_syscalls", PROC, DELTA, NUMBER, "count", "io syscw", "write-like syscalls") \
   X(PROC_CPU_USER_SECONDS, "proc_cpu_user_seconds", PROC, DELTA, SECONDS, "duration", "stat utime+cutime", "CPU time in user mode, reaped children included") \
   X(PROC_CPU_SYSTEM_SECONDS, "proc_cpu_system_seconds", PROC, DELTA, SECONDS, "duration", "stat stime+cstime", "CPU time in kernel mode, reaped children included") \
-  X(PROC_CPU_PERCENT, "proc_cpu_percent", PROC, RATIO, PERCENT, "gauge", "stat utime+stime+cutime+cstime", "CPU use over the interval; 100 = one core, may exceed 100") \
+  X(PROC_CPU_PERCENT, "proc_cpu_percent", PROC, RATIO, PERCENT, "gauge", "stat utime+stime+cutime+cstime", "CPU use over the interval; 100 = one core, at most 100 x the host's CPUs") \
   X(PROC_MINOR_FAULTS, "proc_minor_faults", PROC, DELTA, NUMBER, "count", "stat minflt+cminflt", "page faults served without I/O, reaped children included") \
   X(PROC_MAJOR_FAULTS, "proc_major_faults", PROC, DELTA, NUMBER, "count", "stat majflt+cmajflt", "page faults that needed I/O, reaped children included") \
   X(PROC_CTX_SWITCHES_VOLUNTARY, "proc_ctx_switches_voluntary", PROC, DELTA, NUMBER, "count", "task/*/status voluntary_ctxt_switches; exit records nvcsw", "voluntary context switches (waits) of the live threads, and with exit records of the exited ones") \

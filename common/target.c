@@ -828,7 +828,12 @@ static void fill_amounts(const struct pt_target *t, const struct amounts *a, dou
     if (a->stat_seen && seconds > 0) {
         double cpu =
             (double)pt_sat_add(a->delta[PT_CTR_USER_TICKS], a->delta[PT_CTR_SYSTEM_TICKS]) / t->ticks_per_second;
-        pt_value_set(&report->v[PT_M_PROC_CPU_PERCENT], PT_M_PROC_CPU_PERCENT, 100.0 * cpu / seconds, units);
+        /* A rate no tree can pass. The seconds can: what the kernel shows
+         * late (a tick truncated in each zombie's stat, given back by its
+         * reaper's fold) lands in the interval that sees it. */
+        double percent = 100.0 * cpu / seconds;
+        pt_value_set(&report->v[PT_M_PROC_CPU_PERCENT], PT_M_PROC_CPU_PERCENT,
+                     percent < t->cpu_percent_max ? percent : t->cpu_percent_max, units);
     }
     if (a->ctx_seen) {
         pt_value_set(&report->v[PT_M_PROC_CTX_SWITCHES_VOLUNTARY], PT_M_PROC_CTX_SWITCHES_VOLUNTARY,
@@ -1177,6 +1182,8 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
     t->budget = budget;
     t->page_size = sysconf(_SC_PAGESIZE);
     t->ticks_per_second = (double)sysconf(_SC_CLK_TCK);
+    long cpus = sysconf(_SC_NPROCESSORS_CONF);
+    t->cpu_percent_max = 100.0 * (double)(cpus > 0 ? cpus : 1);
     t->pss_at_end = pss_at_end;
     t->exits_complete = true;
     t->self = getpid();

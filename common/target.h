@@ -109,6 +109,7 @@ struct pt_target {
     struct pt_fd_budget *budget; /* the collector's, shared by all targets */
     long page_size;
     double ticks_per_second;
+    double cpu_percent_max; /* 100 x the host's CPUs */
 
     struct pt_member *members; /* parents before their children */
     size_t n_members, cap_members;

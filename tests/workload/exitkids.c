@@ -19,6 +19,12 @@
  *                  pipe; then print one line per name, "group NAME CPU
  *                  NVCSW NIVCSW", the sums of its children, the same of
  *                  itself ("group exitkids ..."), and "done 3".
+ *   exitkids zombies N
+ *                  N children one after the other, each spinning 40 ms of
+ *                  CPU; each is waited for without being reaped (waitid
+ *                  WNOWAIT), so all stay zombies; then print "zombies N".
+ *                  At the next line on stdin reap them all and print
+ *                  "rusage CPU ..." as switches does.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -65,6 +71,20 @@ static void reap(pid_t pid)
         die("waitpid");
 }
 
+/* Print the children's CPU and switches as getrusage(RUSAGE_CHILDREN)
+ * sums them (the reaped ones), and the parent's own switches. */
+static void say_rusage(void)
+{
+    struct rusage kids, self;
+    getrusage(RUSAGE_CHILDREN, &kids);
+    getrusage(RUSAGE_SELF, &self);
+    printf("rusage %.6f %ld %ld %ld\n",
+           (double)kids.ru_utime.tv_sec + (double)kids.ru_utime.tv_usec / 1e6 + (double)kids.ru_stime.tv_sec +
+               (double)kids.ru_stime.tv_usec / 1e6,
+           kids.ru_nvcsw, kids.ru_nivcsw, self.ru_nvcsw + self.ru_nivcsw);
+    fflush(stdout);
+}
+
 static void switches(long n)
 {
     for (long i = 0; i < n; i++) {
@@ -77,14 +97,27 @@ static void switches(long n)
         }
         reap(pid);
     }
-    struct rusage kids, self;
-    getrusage(RUSAGE_CHILDREN, &kids);
-    getrusage(RUSAGE_SELF, &self);
-    printf("rusage %.6f %ld %ld %ld\n",
-           (double)kids.ru_utime.tv_sec + (double)kids.ru_utime.tv_usec / 1e6 + (double)kids.ru_stime.tv_sec +
-               (double)kids.ru_stime.tv_usec / 1e6,
-           kids.ru_nvcsw, kids.ru_nivcsw, self.ru_nvcsw + self.ru_nivcsw);
-    fflush(stdout);
+    say_rusage();
+}
+
+static void zombies(long n)
+{
+    for (long i = 0; i < n; i++) {
+        pid_t pid = fork_or_die();
+        if (pid == 0) {
+            spin_cpu(0.04);
+            _exit(0);
+        }
+        siginfo_t info;
+        if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) != 0)
+            die("waitid");
+    }
+    say("zombies", n);
+    char line[16];
+    if (!fgets(line, sizeof(line), stdin))
+        die("stdin");
+    reap_children(n);
+    say_rusage();
 }
 
 static void fates(void)
@@ -177,8 +210,9 @@ int main(int argc, char **argv)
     bool counted = argc == 3 && parse_number(argv[2], &n) && n > 0;
     bool is_switches = counted && strcmp(argv[1], "switches") == 0;
     bool is_groups = counted && strcmp(argv[1], "groups") == 0;
-    if (!is_switches && !is_groups && !(argc == 2 && strcmp(argv[1], "fates") == 0)) {
-        fprintf(stderr, "usage: exitkids switches N | exitkids groups N | exitkids fates\n");
+    bool is_zombies = counted && strcmp(argv[1], "zombies") == 0;
+    if (!is_switches && !is_groups && !is_zombies && !(argc == 2 && strcmp(argv[1], "fates") == 0)) {
+        fprintf(stderr, "usage: exitkids switches N | exitkids groups N | exitkids zombies N | exitkids fates\n");
         return 2;
     }
     char go[16];
@@ -188,6 +222,8 @@ int main(int argc, char **argv)
         switches((long)n);
     else if (is_groups)
         groups((long)n);
+    else if (is_zombies)
+        zombies((long)n);
     else
         fates();
     wait_for_eof(0, "stdin");

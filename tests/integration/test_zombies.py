@@ -1,0 +1,98 @@
+"""Children that exit and stay unreaped: their CPU counts when it was used.
+
+Why: the kernel folds a child's CPU into its parent's counters only when the
+parent reaps it. A parent that reaps late (a busy server, a supervisor that
+collects its children in batches) once made proctree report nothing while
+the children ran and all of it in the interval of the reap: 11 s of CPU in
+one 2 s interval of a 2-core host. A zombie's stat holds its final CPU, so
+it counts in the interval it ran in, and the reap adds nothing more.
+
+exitkids zombies runs N children one after another, each spinning 40 ms
+(far less than a poll: most are gone before any poll sees them alive) and
+leaves them unreaped until the test says so. As root (exit records and
+process events) and as nobody (process events only), the CPU reported before
+the reap is the children's (getrusage once they are reaped) within 5%, the
+total does not grow by their CPU again at the reap, every process is counted
+started and exited once, and proc_cpu_percent never passes what the host's
+CPUs can do. A zombie's stat gives its CPU in whole clock ticks (truncated),
+so before the reap up to a tick per child is still to come.
+"""
+
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+import accounting_helpers as ah
+import harness as h
+
+NOBODY = 65534
+CHILDREN = 25  # 1 s of CPU
+CPU_SLACK = 0.05
+
+
+def exitkids_path():
+    return h.program("PROCTREE_EXITKIDS", "tests/workload/exitkids")
+
+
+class Zombies(unittest.TestCase):
+    def cpu(self, points):
+        return ah.field_sum(points, "proc_cpu_user_seconds") + ah.field_sum(points, "proc_cpu_system_seconds")
+
+    def run_zombies(self, wrapper=(), program=None):
+        parent = subprocess.Popen([exitkids_path(), "zombies", str(CHILDREN)], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE)
+        try:
+            with h.Execd(["--interval", "0.5s", "--pid", parent.pid, "--name", "kids"], wrapper=wrapper,
+                         program=program) as execd:
+                execd.wait_batches(1)
+                parent.stdin.write(b"go\n")
+                parent.stdin.flush()
+                self.assertEqual(ah.read_lines_from(parent.stdout, 1, 120, "zombies"), [f"zombies {CHILDREN}"])
+                # an interval that ended after the last child exited
+                before = execd.wait_batches(execd.batch_count() + 2)
+                parent.stdin.write(b"reap\n")
+                parent.stdin.flush()
+                result = ah.read_lines_from(parent.stdout, 1, 120, "rusage")[0]
+                execd.wait_batches(execd.batch_count() + 2)
+                parent.stdin.close()
+                self.assertEqual(parent.wait(h.BATCH_TIMEOUT), 0)
+                execd.stop()
+        finally:
+            h.stop_process(parent)
+            parent.stdout.close()
+        before_points = [p for _, points in before for p in points if p.tags.get("target") == "kids"]
+        children_cpu = float(result.split()[1])
+        points = ah.target_points(execd, "kids")
+        what = f"children's CPU {children_cpu}\n{execd.describe()}"
+        # each zombie's stat truncates its CPU to a clock tick; the reap's
+        # fold sums the exact run times, so the total gets the rest then
+        truncated = CHILDREN / os.sysconf("SC_CLK_TCK")
+        self.assertGreaterEqual(self.cpu(before_points), children_cpu * (1 - CPU_SLACK) - truncated,
+                                "before the reap: " + what)
+        self.assertLessEqual(abs(self.cpu(points) - children_cpu), children_cpu * CPU_SLACK, "in all: " + what)
+        self.assertEqual(ah.negative_deltas(points), [], execd.describe())
+        for p in points:
+            self.assertLessEqual(p.fields["proc_cpu_percent"], 100 * os.cpu_count(), p.raw)
+        if any("following the kernel's process events" in line for line in execd.stderr_lines()):
+            self.assertEqual(ah.field_sum(points, "proc_processes_started"), CHILDREN, execd.describe())
+            self.assertEqual(ah.field_sum(points, "proc_processes_exited"), CHILDREN, execd.describe())
+        return execd
+
+    def test_with_exit_records(self):
+        execd = self.run_zombies()
+        self.assertTrue(any("using the kernel's exit records" in line for line in execd.stderr_lines()),
+                        execd.describe())
+
+    def test_without_exit_records(self):
+        tmp = tempfile.mkdtemp(prefix="proctree-zombies-")
+        self.addCleanup(shutil.rmtree, tmp, ignore_errors=True)
+        os.chmod(tmp, 0o755)  # the build tree may sit below a directory nobody cannot enter
+        program = shutil.copy(h.execd_path(), tmp)
+        os.chmod(program, 0o755)
+        self.run_zombies(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"], program)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
