@@ -73,7 +73,7 @@ enum pt_unit {
   X(PROC_EXITED_RSS_PEAK_MAX, "proc_exited_rss_peak_max", PROC, GAUGE_MAX, PROC_MEMORY, "memory", "exit records hiwater_rss", "highest peak resident memory of a process of the tree that exited in the interval, however short its life; 0 when none exited (only with exit records)") \
   X(COLLECTOR_SAMPLES, "collector_samples", PROC, DELTA, NUMBER, "count", "the sampler", "memory polls of this target in the interval") \
   X(COLLECTOR_VANISHED, "collector_vanished", PROC, DELTA, NUMBER, "count", "the sampler", "member reads skipped because the process vanished or its file was unreadable") \
-  X(COLLECTOR_PSS_STALE, "collector_pss_stale", PROC, COUNT, NUMBER, "count", "the sampler", "members whose smaps_rollup was not read this interval (too slow to read, or their memory unchanged since the last read): their last values were used") \
+  X(COLLECTOR_PSS_STALE, "collector_pss_stale", PROC, COUNT, NUMBER, "count", "the sampler", "members whose smaps_rollup was not read this interval (too slow to read, or the tree's memory unchanged since the last read): their last values were used") \
   X(COLLECTOR_CPU_SECONDS, "collector_cpu_seconds", PROC, DELTA, SECONDS, "duration", "the sampler", "CPU time proctree spent measuring this target in the interval") \
   X(COLLECTOR_EXIT_RECORDS, "collector_exit_records", PROC, DELTA, NUMBER, "count", "exit records", "kernel exit records (one per exited thread) used for this target in the interval (only with exit records)") \
   X(COLLECTOR_EXIT_RECORD_LOSSES, "collector_exit_record_losses", PROC, DELTA, NUMBER, "count", "exit records", "overflows of the exit-record socket in the interval, each losing one or more records: then failed, killed and peak are left out (only with exit records)") \
