@@ -414,6 +414,7 @@ const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double 
     b->targets = c->results;
     double seconds = now - c->interval_start;
     c->interval_start = now;
+    follow_events(c); /* a process forked since the last tick is a member of this interval */
     for (size_t i = 0; i < c->n_targets; i++)
         pt_target_end_reads(&c->targets[i]);
     follow_exits(c); /* the records of the interval's last moments */

@@ -32,10 +32,6 @@ def pss_bytes(pid):
     raise AssertionError(f"no Pss in /proc/{pid}/smaps_rollup")
 
 
-def tree_pss(root):
-    return sum(pss_bytes(pid) for pid in h.descendants_and_self(root))
-
-
 class PssTest(unittest.TestCase):
     def batch(self, execd, count):
         """Ask for batch number count; its target line."""
@@ -58,18 +54,23 @@ class PssTest(unittest.TestCase):
                 count = 1
                 self.batch(execd, count)  # the first interval
                 deadline = time.monotonic() + h.START_TIMEOUT
+                members = [tree.pid]  # in the order they join
                 for k in range(1, CHILDREN + 1):
                     tree.send(b"fork\n")
-                    tree.read_lines(1, h.START_TIMEOUT, f"child {k}")
-                    # every batch until the child has joined (the next
-                    # discovery at the latest), and one more
+                    members += [int(tree.read_lines(1, h.START_TIMEOUT, f"child {k}")[0].split()[1])]
+                    # every batch until the child has joined (at once with
+                    # process events, else at the next discovery), and one
+                    # more; each against the members it reports
                     joined = 0
                     while joined < 2:
                         count += 1
                         self.assertLess(time.monotonic(), deadline, "the children did not join")
                         line = self.batch(execd, count)
-                        self.check(line, tree_pss(tree.pid), f"batch {count}, child {k} touched the region", execd)
-                        joined += line.fields["proc_processes"] == k + 1
+                        n = line.fields["proc_processes"]
+                        self.assertIn(n, (k, k + 1), line.raw)
+                        truth = sum(pss_bytes(pid) for pid in members[:n])
+                        self.check(line, truth, f"batch {count}, child {k} touched the region", execd)
+                        joined += n == k + 1
 
     def test_exec_into_a_smaller_program(self):
         with h.Workload(SHAREMEM + ["exec", "200", "16"]) as proc:
