@@ -6,6 +6,8 @@ top of harness.py.
   selhold, threadfork, ignchild), and a script running named cpuburns;
 * sums of delta fields over all batches, and the check that no delta field
   of any batch is negative; a breakdown's lines and their sums per group;
+* proctree-execd run as nobody, and a workload driven step by step from
+  its stdin while proctree-execd follows it (the exit-record tests);
 * for the selector tests (execd and collectd): copies of selhold under
   other names, a system user, and cgroup v2 directories (cgroup2 is found
   in mountinfo: /sys/fs/cgroup on a v2 host, /sys/fs/cgroup/unified on a
@@ -21,6 +23,7 @@ import pwd
 import select
 import shutil
 import subprocess
+import tempfile
 import time
 
 import harness as h
@@ -267,6 +270,49 @@ def read_lines_from(pipe, count, timeout, what):
             raise AssertionError(f"{what}: EOF after {lines}")
         buf += chunk
     return lines
+
+
+NOBODY = 65534  # Debian's nobody/nogroup
+AS_NOBODY = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+
+
+def execd_as_nobody(testcase, prefix):
+    """(wrapper, program): proctree-execd run as nobody with no capability,
+    from a copy in a temp dir removed at the test's end (the build tree may
+    sit below a directory nobody cannot enter)."""
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    testcase.addCleanup(shutil.rmtree, tmp, ignore_errors=True)
+    os.chmod(tmp, 0o755)
+    program = shutil.copy(h.execd_path(), tmp)
+    os.chmod(program, 0o755)
+    return AS_NOBODY, program
+
+
+def drive(testcase, argv, execd_args, steps, wrapper=(), program=None):
+    """Run argv, a workload that waits for lines on stdin, under
+    `proctree-execd --pid ITS_PID EXECD_ARGS`. Once the first batch is out,
+    for each (line, count) of steps: write line to its stdin, read count
+    lines of its stdout, and wait two more batches (an interval that ended
+    after them). Then close its stdin, which ends it (status 0 wanted).
+    Returns (the lines each step read, the batches there were after each
+    step, execd)."""
+    parent = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    results, batches = [], []
+    try:
+        with h.Execd(["--pid", parent.pid, *execd_args], wrapper=wrapper, program=program) as execd:
+            execd.wait_batches(1)
+            for line, count in steps:
+                parent.stdin.write(line)
+                parent.stdin.flush()
+                results.append(read_lines_from(parent.stdout, count, 120, f"the answer to {line!r}"))
+                batches.append(execd.wait_batches(execd.batch_count() + 2))
+            parent.stdin.close()
+            testcase.assertEqual(parent.wait(h.BATCH_TIMEOUT), 0)
+            execd.stop()
+    finally:
+        h.stop_process(parent)
+        parent.stdout.close()
+    return results, batches, execd
 
 
 def namedthreads_path():

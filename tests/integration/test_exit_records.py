@@ -25,16 +25,11 @@ it, everything works as before and one I! line says so.
   last moments in its reaper's group.
 """
 
-import os
-import shutil
-import subprocess
-import tempfile
 import unittest
 
 import accounting_helpers as ah
 import harness as h
 
-NOBODY = 65534
 CHILDREN = 25
 ROUNDS = 20  # of exitkids groups: 0.8, 1.6 and 2.4 s of CPU by name
 CPU_SLACK = 0.05
@@ -50,25 +45,11 @@ class ExitRecords(unittest.TestCase):
     def run_tree(self, mode, wrapper=(), program=None, poll="0.5s", target_options=(), lines=1):
         """exitkids MODE attached by --pid: (its result line, or its LINES
         lines, execd, the target's points)."""
-        args = [exitkids_path()] + mode
-        parent = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        try:
-            with h.Execd(["--interval", "0.5s", "--poll-interval", poll, "--pid", parent.pid, "--name", "kids",
-                          *target_options],
-                         wrapper=wrapper, program=program) as execd:
-                execd.wait_batches(1)
-                parent.stdin.write(b"go\n")
-                parent.stdin.flush()
-                result = ah.read_lines_from(parent.stdout, lines, 120, "exitkids result")
-                result = result[0] if lines == 1 else result
-                # One batch that ends an interval after the last child was reaped.
-                execd.wait_batches(execd.batch_count() + 2)
-                parent.stdin.close()
-                self.assertEqual(parent.wait(h.BATCH_TIMEOUT), 0)
-                execd.stop()
-        finally:
-            h.stop_process(parent)
-            parent.stdout.close()
+        results, _, execd = ah.drive(self, [exitkids_path()] + mode,
+                                     ["--interval", "0.5s", "--poll-interval", poll, "--name", "kids",
+                                      *target_options],
+                                     [(b"go\n", lines)], wrapper, program)
+        result = results[0][0] if lines == 1 else results[0]
         return result, execd, ah.target_points(execd, "kids")
 
     def mode_lines(self, execd):
@@ -103,12 +84,7 @@ class ExitRecords(unittest.TestCase):
 
     def as_nobody(self):
         """(wrapper, program): proctree-execd run as nobody, no capability."""
-        tmp = tempfile.mkdtemp(prefix="proctree-exit-")
-        self.addCleanup(shutil.rmtree, tmp, ignore_errors=True)
-        os.chmod(tmp, 0o755)  # the build tree may sit below a directory nobody cannot enter
-        program = shutil.copy(h.execd_path(), tmp)
-        os.chmod(program, 0o755)
-        return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"], program
+        return ah.execd_as_nobody(self, "proctree-exit-")
 
     def test_without_the_privilege_as_before(self):
         wrapper, program = self.as_nobody()

@@ -14,13 +14,11 @@ user; the tests are root to make the other side.
 import os
 import shutil
 import subprocess
-import tempfile
 import unittest
 
+import accounting_helpers as ah
 import harness as h
 
-NOBODY = 65534  # Debian's nobody/nogroup
-AS_NOBODY = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
 # What io, smaps_rollup and fd/ feed; each is closed to another user.
 GUARDED = ["proc_io_read_bytes", "proc_io_write_syscalls", "proc_pss_max", "proc_uss_max", "proc_fds"]
 
@@ -28,11 +26,7 @@ GUARDED = ["proc_io_read_bytes", "proc_io_write_syscalls", "proc_pss_max", "proc
 class PrivilegeChangeTest(unittest.TestCase):
     def setUp(self):
         self.assertEqual(os.getuid(), 0, "the test makes processes of root and of nobody")
-        self.tmp = tempfile.mkdtemp(prefix="proctree-cred-")
-        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
-        os.chmod(self.tmp, 0o755)
-        self.program = shutil.copy(h.execd_path(), self.tmp)
-        os.chmod(self.program, 0o755)
+        self.wrapper, self.program = ah.execd_as_nobody(self, "proctree-cred-")
 
     def start(self, wrapper, argv):
         """A shell (run by wrapper) that waits for a line on stdin, then execs argv."""
@@ -41,7 +35,7 @@ class PrivilegeChangeTest(unittest.TestCase):
         return proc
 
     def watch(self, proc):
-        execd = h.Execd(["--pid", proc.pid, "--name", "cred", "--interval", "0.2s"], wrapper=AS_NOBODY,
+        execd = h.Execd(["--pid", proc.pid, "--name", "cred", "--interval", "0.2s"], wrapper=self.wrapper,
                         program=self.program)
         self.addCleanup(execd.stop)
         return execd
@@ -54,7 +48,7 @@ class PrivilegeChangeTest(unittest.TestCase):
                      f"pid {proc.pid} to exec {comm}")
 
     def test_root_process_that_drops_to_the_agents_user(self):
-        proc = self.start([], AS_NOBODY + ["sleep", "600"])
+        proc = self.start([], ah.AS_NOBODY + ["sleep", "600"])
         execd = self.watch(proc)
         execd.wait_batches(3)
         for line in self.lines_since(execd, 0):
@@ -74,10 +68,10 @@ class PrivilegeChangeTest(unittest.TestCase):
             self.assertGreaterEqual(line.fields["proc_io_read_bytes"], 0, line.raw)
 
     def test_process_that_execs_a_setuid_program(self):
-        setuid_sleep = os.path.join(self.tmp, "sleep")
+        setuid_sleep = os.path.join(os.path.dirname(self.program), "sleep")
         shutil.copy(shutil.which("sleep"), setuid_sleep)
         os.chmod(setuid_sleep, 0o4755)  # root's, setuid
-        proc = self.start(AS_NOBODY, [setuid_sleep, "600"])
+        proc = self.start(ah.AS_NOBODY, [setuid_sleep, "600"])
         self.wait_comm(proc, "sh")
         execd = self.watch(proc)
         execd.wait_for(lambda e: any(all(f in line.fields for f in GUARDED) for line in self.lines_since(e, 0)),

@@ -19,15 +19,11 @@ so before the reap up to a tick per child is still to come.
 """
 
 import os
-import shutil
-import subprocess
-import tempfile
 import unittest
 
 import accounting_helpers as ah
 import harness as h
 
-NOBODY = 65534
 CHILDREN = 25  # 1 s of CPU
 CPU_SLACK = 0.05
 
@@ -41,35 +37,18 @@ class Zombies(unittest.TestCase):
         return ah.field_sum(points, "proc_cpu_user_seconds") + ah.field_sum(points, "proc_cpu_system_seconds")
 
     def run_zombies(self, wrapper=(), program=None):
-        parent = subprocess.Popen([exitkids_path(), "zombies", str(CHILDREN)], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE)
-        try:
-            with h.Execd(["--interval", "0.5s", "--pid", parent.pid, "--name", "kids"], wrapper=wrapper,
-                         program=program) as execd:
-                execd.wait_batches(1)
-                parent.stdin.write(b"go\n")
-                parent.stdin.flush()
-                self.assertEqual(ah.read_lines_from(parent.stdout, 1, 120, "zombies"), [f"zombies {CHILDREN}"])
-                # an interval that ended after the last child exited
-                before = execd.wait_batches(execd.batch_count() + 2)
-                parent.stdin.write(b"reap\n")
-                parent.stdin.flush()
-                result = ah.read_lines_from(parent.stdout, 1, 120, "rusage")[0]
-                execd.wait_batches(execd.batch_count() + 2)
-                parent.stdin.close()
-                self.assertEqual(parent.wait(h.BATCH_TIMEOUT), 0)
-                execd.stop()
-        finally:
-            h.stop_process(parent)
-            parent.stdout.close()
-        before_points = [p for _, points in before for p in points if p.tags.get("target") == "kids"]
-        children_cpu = float(result.split()[1])
+        results, batches, execd = ah.drive(self, [exitkids_path(), "zombies", str(CHILDREN)],
+                                           ["--interval", "0.5s", "--name", "kids"],
+                                           [(b"go\n", 1), (b"reap\n", 1)], wrapper, program)
+        self.assertEqual(results[0], [f"zombies {CHILDREN}"])
+        children_cpu = float(results[1][0].split()[1])
+        before = [p for _, points in batches[0] for p in points if p.tags.get("target") == "kids"]
         points = ah.target_points(execd, "kids")
         what = f"children's CPU {children_cpu}\n{execd.describe()}"
         # each zombie's stat truncates its CPU to a clock tick; the reap's
         # fold sums the exact run times, so the total gets the rest then
         truncated = CHILDREN / os.sysconf("SC_CLK_TCK")
-        self.assertGreaterEqual(self.cpu(before_points), children_cpu * (1 - CPU_SLACK) - truncated,
+        self.assertGreaterEqual(self.cpu(before), children_cpu * (1 - CPU_SLACK) - truncated,
                                 "before the reap: " + what)
         self.assertLessEqual(abs(self.cpu(points) - children_cpu), children_cpu * CPU_SLACK, "in all: " + what)
         self.assertEqual(ah.negative_deltas(points), [], execd.describe())
@@ -86,12 +65,7 @@ class Zombies(unittest.TestCase):
                         execd.describe())
 
     def test_without_exit_records(self):
-        tmp = tempfile.mkdtemp(prefix="proctree-zombies-")
-        self.addCleanup(shutil.rmtree, tmp, ignore_errors=True)
-        os.chmod(tmp, 0o755)  # the build tree may sit below a directory nobody cannot enter
-        program = shutil.copy(h.execd_path(), tmp)
-        os.chmod(program, 0o755)
-        self.run_zombies(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"], program)
+        self.run_zombies(*ah.execd_as_nobody(self, "proctree-zombies-"))
 
 
 if __name__ == "__main__":
