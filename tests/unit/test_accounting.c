@@ -555,10 +555,8 @@ START_TEST(pss_on_its_own_cadence)
 }
 END_TEST
 
-/* The smaps_rollup cost guard: with a budget no read can meet, a member
- * is read at closes 1, 3, 7, ... and its last values stand in between. */
-/* A member whose statm has not moved since its last smaps_rollup read is
- * read again at every 10th sample only; its last values stand in. */
+/* A tree none of whose members' statm moved since their last smaps_rollup
+ * read is read again at every 10th sample only; the last values stand in. */
 START_TEST(idle_smaps_read_less_often)
 {
     struct fx_proc r = proc(100, 1, 10, 0, 10, NULL);
@@ -586,6 +584,54 @@ START_TEST(idle_smaps_read_less_often)
 }
 END_TEST
 
+/* A member's PSS changes when another member starts sharing its pages,
+ * its own statm unchanged: once any member's memory moved, every member
+ * is read again. */
+START_TEST(shared_pss_follows_the_tree)
+{
+    struct fx_proc r = proc(100, 1, 10, 0, 10, "101"), k = proc(101, 100, 11, 0, 10, NULL);
+    fx_put_proc(root, &r);
+    fx_put_proc(root, &k);
+    c = collector_for(root);
+    add_pid_target("app", 100);
+    pt_collector_tick(c, 0.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PSS_MAX), 20 * 1024);
+    b = pt_collector_end_interval(c, 2.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_COLLECTOR_PSS_STALE), 2); /* idle */
+    r.pss_kb = 6;                                                /* the child touched pages the parent shares */
+    k.pss_kb = 14;
+    k.resident_pages = 12;
+    fx_put_proc(root, &r);
+    fx_put_proc(root, &k);
+    b = pt_collector_end_interval(c, 3.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PSS_MAX), 20 * 1024);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_COLLECTOR_PSS_STALE), 0);
+}
+END_TEST
+
+/* A member that execs (its name changes) has a new memory map: its PSS is
+ * read at the next sample, idle tree or not. */
+START_TEST(exec_rereads_pss)
+{
+    struct fx_proc r = proc(100, 1, 10, 0, 10, NULL);
+    fx_put_proc(root, &r);
+    c = collector_for(root);
+    add_pid_target("app", 100);
+    pt_collector_tick(c, 0.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PSS_MAX), 10 * 1024);
+    r.comm = "newprog";
+    r.pss_kb = 3;
+    fx_put_proc(root, &r);
+    b = pt_collector_end_interval(c, 2.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PSS_MAX), 3 * 1024);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_COLLECTOR_PSS_STALE), 0);
+}
+END_TEST
+
+/* The smaps_rollup cost guard: with a budget no read can meet, a member
+ * is read at closes 1, 3, 7, ... and its last values stand in between. */
 START_TEST(slow_smaps_read_less_often)
 {
     struct fx_proc r = proc(100, 1, 10, 0, 10, NULL);
@@ -1250,6 +1296,8 @@ int main(void)
     tcase_add_test(tc, unreadable_member_is_skipped_not_dropped);
     tcase_add_test(tc, slow_smaps_read_less_often);
     tcase_add_test(tc, idle_smaps_read_less_often);
+    tcase_add_test(tc, shared_pss_follows_the_tree);
+    tcase_add_test(tc, exec_rereads_pss);
     tcase_add_test(tc, pss_on_its_own_cadence);
     tcase_add_test(tc, context_switches_and_fds);
     tcase_add_test(tc, hostile_comm_default_name);
