@@ -73,6 +73,34 @@ START_TEST(exits_of_the_tree_count)
 }
 END_TEST
 
+/* A child of a member that exited before any poll saw it, not reaped
+ * yet: its record makes it join, so its CPU counts in this interval from
+ * its zombie's stat (not in its parent's at the reap, however late), and
+ * the parent's fold at the reap is owed, not counted again. */
+START_TEST(zombie_child_counts_when_its_record_comes)
+{
+    pt_target_follow_exits(&t, NULL, 0, true);
+    end_interval();
+    struct fx_proc zombie = {.pid = 205, .ppid = 100, .state = 'Z', .starttime = 205, .utime = 40, .stime = 10};
+    fx_put_proc(tree.root, &zombie);
+    const struct pt_exitrecord record = exited(205, 100, 0, 2, 100);
+    pt_target_follow_exits(&t, &record, 1, true);
+    ck_assert(pt_target_live_member(&t, 205) != NULL);
+    end_interval();
+    ck_assert(report.v[PT_M_PROC_CPU_USER_SECONDS].present);
+    ck_assert_double_eq_tol(report.v[PT_M_PROC_CPU_USER_SECONDS].f, 40.0 / t.ticks_per_second, 1e-9);
+    ck_assert_int_eq(value(PT_M_PROC_PROCESSES_STARTED), 1);
+    /* reaped: the parent's counters take it, and nothing is new */
+    fx_vanish(tree.root, 205);
+    struct fx_proc parent = {.pid = 100, .ppid = 1, .starttime = 100, .cutime = 40, .cstime = 10, .resident_pages = 1};
+    fx_put_proc(tree.root, &parent);
+    pt_target_poll(&t);
+    end_interval();
+    ck_assert_double_eq_tol(report.v[PT_M_PROC_CPU_USER_SECONDS].f, 0.0, 1e-9);
+    ck_assert_int_eq(value(PT_M_PROC_PROCESSES_EXITED), 1);
+}
+END_TEST
+
 /* Without exit records the metrics they feed are absent, never 0. */
 START_TEST(no_records_no_metrics)
 {
@@ -135,6 +163,7 @@ int main(void)
     TCase *tc = tcase_create("records");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, exits_of_the_tree_count);
+    tcase_add_test(tc, zombie_child_counts_when_its_record_comes);
     tcase_add_test(tc, no_records_no_metrics);
     tcase_add_test(tc, lost_records_leave_the_interval_out);
     tcase_add_test(tc, stopped_records_leave_nothing_waiting);
