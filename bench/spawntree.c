@@ -1,28 +1,64 @@
-/* spawntree N TAG: build a tree of N sleeping processes (this one included) and wait.
+/* spawntree [--move-root MS] N root TAG: build a tree of N sleeping processes (this one
+ * included) and wait.
  *
  * Node i (0 = this process) forks nodes 8i+1 .. 8i+8 that are < N, so a 1000-process tree is
  * 4 levels deep. Every node writes one byte to stdout once it is up, then points stdout at
  * /dev/null and sleeps in pause(): the caller reads N bytes to know the tree is complete.
  * Every node gets PR_SET_PDEATHSIG SIGKILL, so killing a node (or the caller dying) removes
  * its whole subtree.
- * The root keeps argv[2] = "root"; the others overwrite it in place with "node", so a
+ * The root keeps its "root" argument; the others overwrite it in place with "node", so a
  * matcher can select the root alone (process-exporter + -children) or every member.
+ * With --move-root MS the root (only) touches a fresh page every MS ms instead of sleeping in
+ * pause(), so its statm resident moves between any two samples a second apart: the tree whose
+ * memory moves, for which a collector must read every member's smaps_rollup again.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #define FANOUT 8
+#define MOVE_PAGES 1024 /* 4 MiB: at one page per 200 ms, the root starts over every 205 s */
+
+/* Touch page after page of a private region, one every period_ms; once all are touched, drop
+ * them (resident falls, which is a move too) and start over. */
+static void move_memory(long period_ms)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), len = MOVE_PAGES * page;
+    char *region = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (region == MAP_FAILED) {
+        perror("spawntree: mmap");
+        exit(1);
+    }
+    madvise(region, len, MADV_NOHUGEPAGE); /* one huge page would make 512 touches one move */
+    struct timespec period = {period_ms / 1000, period_ms % 1000 * 1000000L};
+    for (size_t i = 0;; i = (i + 1) % MOVE_PAGES) {
+        if (i == 0)
+            madvise(region, len, MADV_DONTNEED);
+        region[i * page] = 1;
+        nanosleep(&period, NULL);
+    }
+}
 
 int main(int argc, char **argv)
 {
-    if (argc != 4 || strcmp(argv[2], "root") != 0) {
-        fprintf(stderr, "usage: spawntree N root TAG\n");
+    long move_ms = 0; /* 0: the root sleeps too */
+    bool bad_period = false;
+    if (argc == 6 && strcmp(argv[1], "--move-root") == 0) {
+        move_ms = strtol(argv[2], NULL, 10);
+        bad_period = move_ms < 1;
+        argc -= 2;
+        argv += 2;
+    }
+    if (argc != 4 || strcmp(argv[2], "root") != 0 || bad_period) {
+        fprintf(stderr, "usage: spawntree [--move-root MS] N root TAG\n");
         return 2;
     }
     long n = strtol(argv[1], NULL, 10);
@@ -57,6 +93,8 @@ int main(int argc, char **argv)
         dup2(null, STDOUT_FILENO);
         close(null);
     }
+    if (self == 0 && move_ms > 0)
+        move_memory(move_ms);
     for (;;)
         pause();
 }
