@@ -14,6 +14,12 @@ import unittest
 from harness import START_TIMEOUT, Execd
 
 
+def read_bytes(pid):
+    """rchar of /proc/PID/io: every byte it read, stdin and /proc alike."""
+    with open(f"/proc/{pid}/io") as f:
+        return int(f.readline().split()[1])
+
+
 class StdinFlood(unittest.TestCase):
     def flood(self, device):
         sleeper = subprocess.Popen(["sleep", "600"])
@@ -24,6 +30,9 @@ class StdinFlood(unittest.TestCase):
                 # the mode line: it started and got past its setup
                 execd.wait_for(lambda e: any(line.startswith("I! ") for line in e.stderr_lines()),
                                START_TIMEOUT, "its start line")
+                # several wake-ups' worth of stdin read: the loop is past its
+                # first read of stdin (a SIGTERM before that is no test)
+                execd.wait_for(lambda e: read_bytes(e.pid) >= 256 * 1024, START_TIMEOUT, "256 KiB read")
                 execd.signal(signal.SIGTERM)
                 self.assertEqual(execd.wait_exit(timeout=START_TIMEOUT), 0, execd.describe())
             finally:
