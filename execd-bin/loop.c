@@ -21,12 +21,12 @@ struct loop {
     struct pt_collector *c;
     const struct execd_options *o;
     int signal_fd;
-    bool watch_stdin;   /* EOF on stdin stops us */
-    bool stdin_batches; /* newlines on stdin ask for a batch */
+    bool watch_stdin;    /* EOF on stdin stops us */
+    bool stdin_batches;  /* newlines on stdin ask for a batch */
     double stdin_resume; /* stdin is not polled before then (STDIN_PAUSE) */
-    pid_t command;      /* the launched command while its tree runs, else 0 */
-    int command_status; /* its exit status once its tree is gone */
-    struct pt_buf out;  /* the batch being built */
+    pid_t command;       /* the launched command while its tree runs, else 0 */
+    int command_status;  /* its exit status once its tree is gone */
+    struct pt_buf out;   /* the batch being built */
     struct execd_output stdout_queue;
 };
 
