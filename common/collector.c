@@ -290,6 +290,17 @@ static void open_exit_records(struct pt_collector *c)
             err == -EPERM ? ": CAP_NET_ADMIN is needed" : "");
 }
 
+/* A listener's drain serves every target: its CPU, measured from cpu0
+ * (pt_thread_cpu_seconds), is shared out evenly, so that the targets'
+ * collector_cpu_seconds add up to what proctree spent. Under a fork storm
+ * elsewhere on the host the drains are most of that. */
+static void charge_drain(struct pt_collector *c, double cpu0)
+{
+    double spent = pt_thread_cpu_seconds() - cpu0;
+    for (size_t i = 0; i < c->n_targets; i++)
+        pt_target_charge(&c->targets[i], spent / (double)c->n_targets);
+}
+
 /* Stop listening for good: every target works on as without records. */
 static void stop_exits(struct pt_collector *c)
 {
@@ -308,7 +319,9 @@ static void follow_exits(struct pt_collector *c)
 {
     if (c->exits.fd < 0)
         return;
+    double cpu0 = pt_thread_cpu_seconds();
     bool complete = pt_exitrecords_drain(&c->exits);
+    charge_drain(c, cpu0);
     if (c->exits.too_old) {
         say_too_old(&c->exits);
         stop_exits(c);
@@ -334,11 +347,13 @@ static void follow_events(struct pt_collector *c)
     }
     if (c->events.fd < 0)
         return;
+    double cpu0 = pt_thread_cpu_seconds();
     bool complete = pt_procevents_drain(&c->events);
     if (!complete)
         pt_logf(PT_LOG_WARNING, "process events were lost (a burst overflowed the socket); walking /proc once, "
                                 "and this interval's proc_processes_started/exited may miss some");
     pt_procscan_follow_events(&c->scan, c->events.events, c->events.n_events, complete);
+    charge_drain(c, cpu0); /* the scan's share of the events too: it serves the matching targets */
     for (size_t i = 0; i < c->n_targets; i++)
         pt_target_follow_events(&c->targets[i], c->events.events, c->events.n_events, complete);
 }

@@ -66,6 +66,20 @@ static bool in_host_pid_namespace(int proc_root_fd)
     return memchr(line + 7, '\t', len - 7) == memrchr(line + 7, '\t', len - 7); /* one tab: one pid */
 }
 
+/* The event one netlink message carries, copied out: the connector's
+ * 20-byte header leaves it only 4-aligned, and it holds 64-bit fields.
+ * False when the message is too short or not the proc connector's. */
+static bool event_of(const struct nlmsghdr *nl, struct proc_event *ev)
+{
+    if (nl->nlmsg_len < NLMSG_LENGTH(sizeof(struct cn_msg) + sizeof(struct proc_event)))
+        return false;
+    const struct cn_msg *cn = NLMSG_DATA(nl);
+    if (cn->id.idx != CN_IDX_PROC || cn->id.val != CN_VAL_PROC)
+        return false;
+    memcpy(ev, cn->data, sizeof(*ev));
+    return true;
+}
+
 /* The kernel answers the listen request with an event carrying an error
  * (EPERM where it wants CAP_NET_ADMIN); older kernels do not answer a
  * request from another namespace at all. The answer does not say whose
@@ -86,12 +100,11 @@ static int await_ack(int fd)
         if (n < 0)
             return errno == EAGAIN || errno == EINTR ? 0 : -errno;
         const struct nlmsghdr *nl = (const struct nlmsghdr *)buf;
-        if (n < (ssize_t)(NLMSG_LENGTH(sizeof(struct cn_msg) + sizeof(struct proc_event))))
+        struct proc_event ev;
+        if (!NLMSG_OK(nl, (size_t)n) || !event_of(nl, &ev))
             continue;
-        const struct cn_msg *cn = NLMSG_DATA(nl);
-        const struct proc_event *ev = (const struct proc_event *)cn->data;
-        if (ev->what == PROC_EVENT_NONE)
-            return ev->event_data.ack.err ? -(int)ev->event_data.ack.err : 0;
+        if (ev.what == PROC_EVENT_NONE)
+            return ev.event_data.ack.err ? -(int)ev.event_data.ack.err : 0;
     }
 }
 
@@ -200,12 +213,9 @@ bool pt_procevents_drain(struct pt_procevents *ev)
         }
         for (const struct nlmsghdr *nl = (const struct nlmsghdr *)buf; NLMSG_OK(nl, (size_t)n);
              nl = NLMSG_NEXT(nl, n)) {
-            if (nl->nlmsg_len < NLMSG_LENGTH(sizeof(struct cn_msg) + sizeof(struct proc_event)))
-                continue;
-            const struct cn_msg *cn = NLMSG_DATA(nl);
-            if (cn->id.idx != CN_IDX_PROC || cn->id.val != CN_VAL_PROC)
-                continue;
-            hand_over(ev, (const struct proc_event *)cn->data);
+            struct proc_event e;
+            if (event_of(nl, &e))
+                hand_over(ev, &e);
         }
     }
 }

@@ -1104,6 +1104,11 @@ void pt_target_end_reads(struct pt_target *t)
     t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
 }
 
+void pt_target_charge(struct pt_target *t, double cpu_seconds)
+{
+    t->cpu_seconds += cpu_seconds;
+}
+
 void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report)
 {
     if (!t->end_read)

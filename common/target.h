@@ -219,6 +219,9 @@ void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *rec
  * if it never had them (no exit metrics, no last moments from records),
  * dropping what waited for records to come. */
 void pt_target_stop_exits(struct pt_target *t);
+/* CPU the collector spent for this target outside its calls (its share of
+ * a listener's drain), counted in this interval's collector_cpu_seconds. */
+void pt_target_charge(struct pt_target *t, double cpu_seconds);
 void pt_target_free(struct pt_target *t);
 
 /* Resolve the selector (joining the roots offered since the last call)

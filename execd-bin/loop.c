@@ -21,11 +21,12 @@ struct loop {
     struct pt_collector *c;
     const struct execd_options *o;
     int signal_fd;
-    bool watch_stdin;   /* EOF on stdin stops us */
-    bool stdin_batches; /* newlines on stdin ask for a batch */
-    pid_t command;      /* the launched command while its tree runs, else 0 */
-    int command_status; /* its exit status once its tree is gone */
-    struct pt_buf out;  /* the batch being built */
+    bool watch_stdin;    /* EOF on stdin stops us */
+    bool stdin_batches;  /* newlines on stdin ask for a batch */
+    double stdin_resume; /* stdin is not polled before then (STDIN_PAUSE) */
+    pid_t command;       /* the launched command while its tree runs, else 0 */
+    int command_status;  /* its exit status once its tree is gone */
+    struct pt_buf out;   /* the batch being built */
     struct execd_output stdout_queue;
 };
 
@@ -69,21 +70,36 @@ static int emit(struct loop *l)
     return 0;
 }
 
-/* Read what stdin holds now. Several newlines that queued up while we
- * were busy make one batch, not a burst. EOF (Telegraf closes stdin to
- * stop us) stops us, after the batch a newline read with it asked for. */
-static int read_stdin(struct loop *l)
+/* At most this much of stdin per wake-up: a stdin that is always
+ * readable (/dev/zero, a writer that floods us) must not keep the loop
+ * from its signals and deadlines. Telegraf writes one newline a tick. */
+#define STDIN_CHUNKS 4
+/* After a wake-up that took the whole budget, stdin is left alone this
+ * long (signals and deadlines are not): such a stdin would otherwise
+ * keep a core busy reading what is discarded anyway. */
+#define STDIN_PAUSE 0.05
+
+/* Read what stdin holds now, up to the budget; what is read is only
+ * looked at for newlines, then dropped, so no stdin makes us hold more
+ * than one chunk. Several newlines that queued up while we were busy
+ * make one batch, not a burst. EOF (Telegraf closes stdin to stop us)
+ * stops us, after the batch a newline read with it asked for. */
+static int read_stdin(struct loop *l, double now)
 {
     char chunk[4096];
     bool newline = false, eof = false;
-    for (;;) {
+    size_t chunks = 0;
+    while (chunks < STDIN_CHUNKS) {
         ssize_t n = read(STDIN_FILENO, chunk, sizeof(chunk));
         if (n < 0 && errno == EINTR)
             continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break; /* a non-blocking stdin we share with another reader */
         if (n <= 0) {
             eof = true;
             break;
         }
+        chunks++;
         newline |= memchr(chunk, '\n', (size_t)n) != NULL;
         struct pollfd more = {.fd = STDIN_FILENO, .events = POLLIN};
         if (poll(&more, 1, 0) <= 0 || !(more.revents & (POLLIN | POLLHUP)))
@@ -93,6 +109,8 @@ static int read_stdin(struct loop *l)
             break;
         }
     }
+    if (chunks == STDIN_CHUNKS)
+        l->stdin_resume = now + STDIN_PAUSE;
     return (newline && l->stdin_batches ? WAKE_BATCH : WAKE_NONE) | (eof ? WAKE_STOP : WAKE_NONE);
 }
 
@@ -236,10 +254,13 @@ int execd_loop(struct pt_collector *c, const struct execd_options *o)
         }
         if (timed && next_emit < deadline)
             deadline = next_emit;
+        bool stdin_paused = now < l.stdin_resume;
+        if (stdin_paused && l.stdin_resume < deadline)
+            deadline = l.stdin_resume;
 
         struct pollfd fds[3] = {
             {.fd = l.signal_fd, .events = POLLIN},
-            {.fd = l.watch_stdin ? STDIN_FILENO : -1, .events = POLLIN},
+            {.fd = l.watch_stdin && !stdin_paused ? STDIN_FILENO : -1, .events = POLLIN},
             {.fd = execd_output_waiting(&l.stdout_queue) ? STDOUT_FILENO : -1, .events = POLLOUT},
         };
         struct timespec timeout = until(deadline, pt_now());
@@ -258,7 +279,7 @@ int execd_loop(struct pt_collector *c, const struct execd_options *o)
         if (n > 0 && fds[0].revents)
             wake = read_signals(&l);
         if (!(wake & WAKE_STOP) && n > 0 && fds[1].revents)
-            wake |= read_stdin(&l);
+            wake |= read_stdin(&l, pt_now());
         if ((wake & WAKE_BATCH) && emit(&l) != 0) {
             status = 1;
             break;

@@ -48,9 +48,13 @@ int execd_output_flush(struct execd_output *out)
     return 0;
 }
 
-/* Keep only the unwritten bytes, at the start of the buffer. */
+/* Keep only the unwritten bytes, at the start of the buffer. Nothing
+ * written: nothing to move (and before the first batch data is NULL,
+ * which memmove must not be given even for 0 bytes). */
 static void compact(struct execd_output *out)
 {
+    if (out->done == 0)
+        return;
     memmove(out->data, out->data + out->done, out->len - out->done);
     out->len -= out->done;
     out->done = 0;

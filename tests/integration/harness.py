@@ -102,6 +102,20 @@ def free_ports(count):
             s.close()
 
 
+# What AddressSanitizer, LeakSanitizer and UBSan print when they find
+# something: run-tests runs a set of these tests against binaries built
+# with them (suite "sanitizer"), where such a line fails the test even if
+# the numbers came out right.
+_SANITIZER_REPORT = re.compile(r"runtime error:|ERROR: (Address|Leak)Sanitizer|SUMMARY: \w+Sanitizer")
+
+
+def assert_no_sanitizer_report(lines, who):
+    """Fail with the report if any line of a program's stderr is a sanitizer's."""
+    found = [line for line in lines if _SANITIZER_REPORT.search(line)]
+    if found:
+        raise AssertionError(f"{who}: sanitizer report:\n" + "\n".join(lines[-40:]))
+
+
 def stop_process(proc, timeout=10.0):
     """Stop a child by its own pid: SIGTERM, wait, SIGKILL as a last resort."""
     if proc.poll() is None:
@@ -527,6 +541,7 @@ class Execd:
             self.stop()
             raise AssertionError(f"proctree-execd did not exit within {timeout}s\n{self.describe()}")
         self.join()
+        assert_no_sanitizer_report(self.stderr_lines(), "proctree-execd")
         return status
 
     def join(self):
@@ -542,6 +557,7 @@ class Execd:
                 pass
         stop_process(self.proc, timeout=5.0)
         self.join()
+        assert_no_sanitizer_report(self.stderr_lines(), "proctree-execd")
         return self.proc.returncode
 
     def __enter__(self):
@@ -617,8 +633,10 @@ def run_execd(args, timeout=BATCH_TIMEOUT):
     For command-line checks only: at stdin EOF a running proctree-execd
     exits, so anything that must produce batches uses Execd instead.
     """
-    return subprocess.run([execd_path()] + [str(a) for a in args], stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=timeout)
+    result = subprocess.run([execd_path()] + [str(a) for a in args], stdin=subprocess.DEVNULL,
+                            capture_output=True, text=True, timeout=timeout)
+    assert_no_sanitizer_report(result.stderr.splitlines(), "proctree-execd")
+    return result
 
 
 def catalog():
