@@ -63,6 +63,25 @@ void pt_collector_config_init(struct pt_collector_config *config)
     config->fd_budget = pt_fd_budget_from_rlimit(0.5, 0);
 }
 
+int pt_collector_check_proc_root(const char *root, char *err, size_t errlen)
+{
+    char q[PT_QUOTED_MAX];
+    int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "proc root \"%s\": %s", pt_escape(q, sizeof(q), root), strerror(errno));
+        return -1;
+    }
+    int meminfo = pt_open_at(fd, "meminfo");
+    close(fd);
+    if (meminfo < 0) {
+        snprintf(err, errlen, "\"%s\" is not a proc filesystem (no meminfo: %s)", pt_escape(q, sizeof(q), root),
+                 strerror(-meminfo));
+        return -1;
+    }
+    close(meminfo);
+    return 0;
+}
+
 struct pt_collector *pt_collector_new(const struct pt_collector_config *config, char *err, size_t errlen)
 {
     const char *root = config->proc_root ? config->proc_root : "/proc";
@@ -79,6 +98,8 @@ struct pt_collector *pt_collector_new(const struct pt_collector_config *config, 
         return NULL;
     }
     char q[PT_QUOTED_MAX];
+    if (pt_collector_check_proc_root(root, err, errlen) != 0)
+        return NULL;
     int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
         snprintf(err, errlen, "proc root \"%s\": %s", pt_escape(q, sizeof(q), root), strerror(errno));

@@ -47,6 +47,10 @@ struct pt_collector;
 /* Returns NULL and writes a one-line reason into err on failure (proc root
  * not a directory, bad interval). */
 struct pt_collector *pt_collector_new(const struct pt_collector_config *config, char *err, size_t errlen);
+/* Does root look like a proc filesystem (it has a meminfo)? 0, or -1
+ * with a one-line reason in err: a wrong directory would otherwise show
+ * only as a missing file later, or as a tree that never appears. */
+int pt_collector_check_proc_root(const char *root, char *err, size_t errlen);
 void pt_collector_free(struct pt_collector *c);
 
 /* Add a target. name NULL means the default name: the comm of the pid,

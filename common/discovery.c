@@ -20,6 +20,38 @@
 static int collect_pid(pid_t pid, void *arg);
 static void join_pending(struct pt_target *t, bool baseline);
 
+/* A pid file may name anything: pid 1, a kernel thread or proctree itself
+ * would make the target the host (or measure itself). Refused with one
+ * line per pid named. */
+static bool refused_root(struct pt_target *t, pid_t pid)
+{
+    struct pt_stat st;
+    const char *why =
+        pid == 1          ? "init (pid 1): the whole host"
+        : pid == getpid() ? "proctree itself"
+        : pt_read_stat_by_pid(t->proc_root_fd, pid, &t->buf, &st) == PT_READ_OK && (st.flags & PT_PF_KTHREAD)
+            ? "a kernel thread"
+            : NULL;
+    if (why && pid != t->refused_pid)
+        pt_target_logf(t, PT_LOG_WARNING, "pid file names pid %d, %s; refused", (int)pid, why);
+    t->refused_pid = why ? pid : 0;
+    return why != NULL;
+}
+
+/* The pid file names another process than the root: the old tree leaves,
+ * the new root joins (below) as a baseline member. */
+static bool pidfile_root(struct pt_target *t, pid_t pid)
+{
+    if (pid <= 0 || refused_root(t, pid))
+        return false;
+    if (t->root_pid && pid != t->root_pid && pt_target_live_members(t) > 0) {
+        pt_target_logf(t, PT_LOG_INFO, "pid file names pid %d now, was %d: the tree of %d leaves the target", (int)pid,
+                       (int)t->root_pid, (int)t->root_pid);
+        pt_target_leave_all(t);
+    }
+    return true;
+}
+
 /* The root the selector names now, joined as a baseline member when it is
  * new to the tree. A --pid root is pinned to the identity first seen. */
 static void resolve_root(struct pt_target *t)
@@ -34,6 +66,8 @@ static void resolve_root(struct pt_target *t)
         break;
     case PT_SELECT_PIDFILE:
         pid = pt_pidfile_read(&t->pidfile, t->selector.path, t->name);
+        if (!pidfile_root(t, pid))
+            return;
         break;
     default:
         break;

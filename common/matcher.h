@@ -9,10 +9,11 @@
  * The first three look at every process of the host, so the collector
  * walks the proc root once per discovery for all of them and hands each
  * process to every such matcher as a pt_candidate, whose files are read
- * at most once, and only when a matcher asks. Kernel threads and
- * proctree's own process are never candidates. A command line is matched
- * on its first PT_MATCH_TEXT_MAX bytes: another user's process chooses
- * its length, and must not choose what a discovery costs. */
+ * at most once, and only when a matcher asks. Kernel threads,
+ * proctree's own process and its ancestors are never roots (procscan.h).
+ * A command line is matched on its first PT_MATCH_TEXT_MAX bytes: another
+ * user's process chooses its length, and must not choose what a
+ * discovery costs. */
 #ifndef PROCTREE_MATCHER_H
 #define PROCTREE_MATCHER_H
 

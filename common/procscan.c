@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "matcher.h"
+#include "member.h"
 #include "target.h"
 
 void pt_procscan_init(struct pt_procscan *s, int proc_root_fd)
@@ -82,6 +83,30 @@ static size_t new_slot(struct pt_procscan *s, pid_t pid)
     return slot;
 }
 
+/* proctree and its ancestors now, up from self through the ppids of the
+ * proc root (a fixture's in the tests). Read at every run: an ancestor
+ * that exits leaves the chain, and its pid may be another's later. */
+static void find_ancestors(struct pt_procscan *s)
+{
+    s->n_ancestors = 0;
+    pid_t pid = s->self;
+    while (pid > 1 && s->n_ancestors < PT_ANCESTORS_MAX) {
+        s->ancestors[s->n_ancestors++] = pid;
+        struct pt_stat st;
+        if (pt_read_stat_by_pid(s->proc_root_fd, pid, &s->buf, &st) != PT_READ_OK)
+            break;
+        pid = st.ppid;
+    }
+}
+
+static bool is_ancestor(const struct pt_procscan *s, pid_t pid)
+{
+    for (size_t i = 0; i < s->n_ancestors; i++)
+        if (s->ancestors[i] == pid)
+            return true;
+    return false;
+}
+
 /* Read pid and ask every scanned target's matcher. Returns false when the
  * process is gone. Kernel threads get no verdict bit. */
 static bool ask_matchers(struct pt_procscan *s, pid_t pid, struct pt_target *targets, size_t n_targets, uint64_t *bits,
@@ -94,7 +119,7 @@ static bool ask_matchers(struct pt_procscan *s, pid_t pid, struct pt_target *tar
         return false;
     *starttime = c.stat.starttime;
     memset(bits, 0, s->words * sizeof(uint64_t));
-    if (!user || pid == s->self) /* our command line names the pattern */
+    if (!user || is_ancestor(s, pid)) /* their trees hold proctree (procscan.h) */
         return true;
     size_t k = 0;
     for (size_t i = 0; i < n_targets; i++) {
@@ -290,6 +315,7 @@ void pt_procscan_run(struct pt_procscan *s, struct pt_target *targets, size_t n_
         return;
     if (!s->started)
         start(s, events);
+    find_ancestors(s);
     if (n_scanned != s->n_targets)
         size_for(s, n_scanned);
     if (!events && pids_moved(s))

@@ -18,7 +18,12 @@
  *     in a slow rotation: each within PT_RECHECK_DISCOVERIES discoveries.
  * Before a cached match is handed to a target as a new root, it is
  * classified again: its pid may have been reused meanwhile.
- * Kernel threads and proctree's own process are never roots. */
+ * Kernel threads are never roots, nor are proctree's own process and its
+ * ancestors below pid 1 (the shell or `timeout` that started
+ * proctree-execd, whose command line holds the very pattern; collectd's
+ * parent): the tree of any of them holds proctree itself, which would
+ * then measure its own work. Pid 1 is left to the selector: whoever
+ * matches it asks for the whole host. */
 #ifndef PROCTREE_PROCSCAN_H
 #define PROCTREE_PROCSCAN_H
 
@@ -31,6 +36,9 @@
 #include "procfile.h"
 
 struct pt_target;
+
+/* How far up from proctree its ancestors are followed. */
+#define PT_ANCESTORS_MAX 64
 
 /* Without process events, a known process is classified again at least
  * once every this many discoveries. */
@@ -45,6 +53,8 @@ struct pt_scan_entry {
 struct pt_procscan {
     int proc_root_fd;
     pid_t self;
+    pid_t ancestors[PT_ANCESTORS_MAX]; /* self, its parent, ... below pid 1 */
+    size_t n_ancestors;
     bool started;
     int last_pid_fd; /* ns_last_pid, -1 when there is none */
     int64_t last_pid;

@@ -359,6 +359,20 @@ static void read_counters(struct pt_target *t, struct pt_member *m)
     settle_debts(t, m);
 }
 
+void pt_target_leave_all(struct pt_target *t)
+{
+    for (size_t i = 0; i < t->n_members; i++) {
+        struct pt_member *m = &t->members[i];
+        if (m->gone)
+            continue;
+        read_counters(t, m); /* its last values: may find it gone */
+        member_left(t, m, NULL);
+        if (t->follows_events)
+            pt_pidmap_put(&t->lately, m->pid, 0);
+    }
+    pt_target_compact(t);
+}
+
 void pt_target_compact(struct pt_target *t)
 {
     if (!t->need_compaction)

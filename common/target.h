@@ -118,6 +118,7 @@ struct pt_target {
 
     struct pt_pidfile pidfile; /* PIDFILE: what its last read found */
     pid_t root_pid;            /* identity of the selected root once seen */
+    pid_t refused_pid;         /* PIDFILE: the pid last refused (1, a kernel thread, ours) */
     uint64_t root_starttime;
     struct pt_matcher matcher; /* MATCH, EXE, USER, CGROUP */
     bool has_matcher;
@@ -274,6 +275,10 @@ struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expect
 void pt_target_member_changed(struct pt_target *t, pid_t pid);
 /* A member found gone, in tree order (see target.c). */
 void pt_target_member_gone(struct pt_target *t, struct pt_member *m);
+/* The selector names another root (a rewritten pid file): every member
+ * leaves, as one reaped outside the tree does (its last values stay
+ * counted, it counts as exited), and its later forks are not the tree's. */
+void pt_target_leave_all(struct pt_target *t);
 /* Drop the members that are gone, if any. */
 void pt_target_compact(struct pt_target *t);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collector.h"
 #include "escape.h"
 #include "fdbudget.h"
 #include "units.h"
@@ -322,9 +323,13 @@ static enum execd_parse parse_one(struct execd_options *o, int code, const char 
         o->fd_budget_given = true;
         return EXECD_RUN;
     }
-    case OPT_PROC_ROOT:
+    case OPT_PROC_ROOT: {
+        char why[256];
+        if (pt_collector_check_proc_root(arg, why, sizeof(why)) != 0)
+            return usage_error("--proc-root: %s", why);
         o->config.proc_root = arg;
         return EXECD_RUN;
+    }
     case OPT_COMMAND_OUTPUT:
         if (!*arg)
             return usage_error("--command-output: empty value; give discard, stderr or a file");

@@ -10,6 +10,7 @@ still takes whatever it names.
 
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 import time
@@ -107,6 +108,37 @@ class ExecIntoMatch(unittest.TestCase):
             self.assertTrue([l for l in execd.stderr_lines() if "no process events" in l], execd.describe())
         self.assertGreater(elapsed, 1.0)
         self.assertLess(elapsed, wait + 1.5, f"found after {elapsed:.1f}s, documented {wait:.1f}s")
+
+
+class NotItself(unittest.TestCase):
+    """proctree and what started it (timeout, a shell) hold the pattern in
+    their command lines; their trees hold proctree itself. A pattern that
+    names no other process must find nothing."""
+
+    def test_match_skips_proctree_and_its_ancestors(self):
+        pattern = f"zzz-no-such-{os.getpid()}"
+        with h.Execd(["--match", pattern, "--name", "m", "--interval", "0.2s",
+                      "--discovery-interval", f"{DISCOVERY}s"],
+                     wrapper=["timeout", "30", "sh", "-c", '"$@"; :', "sh"]) as execd:
+            execd.wait_batches(4)
+            self.assertEqual(matching(execd, "m"), 0, execd.describe())
+
+    def test_exe_skips_only_the_ancestors(self):
+        # A shell under a name of its own starts proctree (and stays its
+        # parent) and, beside it, another copy of itself with a child: that
+        # one matches, the ancestor does not.
+        with tempfile.TemporaryDirectory(prefix="proctree-anc-") as tmp:
+            name = f"ptanc{os.getpid()}"[:15]
+            shell = os.path.join(tmp, name)
+            shutil.copy("/bin/sh", shell)
+            script = '"$0" -c "sleep 30; :" & "$@"; kill $!'
+            with h.Execd(["--exe", name, "--name", "m", "--interval", "0.2s",
+                          "--discovery-interval", f"{DISCOVERY}s"],
+                         wrapper=[shell, "-c", script, shell]) as execd:
+                execd.wait_batches(4)
+                execd.wait_for(lambda e: matching(e, "m") == 2, 5, "the other copy and its sleep")
+                execd.wait_batches(len(execd.batches()) + 2)
+                self.assertEqual(matching(execd, "m"), 2, execd.describe())
 
 
 class KernelThreads(unittest.TestCase):

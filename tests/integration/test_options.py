@@ -38,6 +38,9 @@ BAD = [
     (["--pid", ME, "--descriptor-budget", "-1"], "--descriptor-budget"),
     (["--pid", ME, "--descriptor-budget", "16777217"], "--descriptor-budget"),
     (["--name", "x", "--pid", ME], "--name"),
+    # a directory that is no proc: the option is named at start
+    (["--pid", ME, "--proc-root", "/tmp"], "--proc-root"),
+    (["--pid", ME, "--proc-root", "/no/such/dir"], "--proc-root"),
 ]
 
 

@@ -506,6 +506,48 @@ START_TEST(pidfile_follows_new_pid)
 }
 END_TEST
 
+/* A pid file that names another live process: the old tree leaves (its
+ * work stays counted, it counts as exited), the new one joins without its
+ * past; back to the first, exactly its tree again. Pid 1 is refused. */
+START_TEST(pidfile_switch_leaves_old_tree)
+{
+    struct fx_proc a = proc(300, 1, 10, 1000, 10, "301");
+    struct fx_proc a1 = proc(301, 300, 11, 1000, 10, NULL);
+    struct fx_proc b = proc(400, 1, 20, 50000, 10, NULL);
+    struct fx_proc init = proc(1, 0, 1, 90000, 10, "300 400");
+    fx_put_proc(root, &a);
+    fx_put_proc(root, &a1);
+    fx_put_proc(root, &b);
+    fx_put_proc(root, &init);
+    fx_write(root, "svc.pid", "300\n", -1);
+    char pidfile[512];
+    snprintf(pidfile, sizeof(pidfile), "%s/svc.pid", root);
+    c = collector_for(root);
+    struct pt_selector sel = {.kind = PT_SELECT_PIDFILE, .path = pidfile};
+    struct pt_target_options opt = {.collect_pss = false};
+    char err[256];
+    ck_assert_int_eq(pt_collector_add_target(c, NULL, &sel, &opt, err, sizeof(err)), 0);
+    pt_collector_tick(c, 0.0);
+    const struct pt_batch *b0 = pt_collector_end_interval(c, 0.5);
+    ck_assert_int_eq(ivalue(b0, 0, PT_M_PROC_PROCESSES), 2);
+    fx_write(root, "svc.pid", "400\n", -1);
+    pt_collector_tick(c, 1.0);
+    const struct pt_batch *b1 = pt_collector_end_interval(c, 1.5);
+    ck_assert_int_eq(ivalue(b1, 0, PT_M_PROC_PROCESSES), 1);
+    ck_assert_int_eq(ivalue(b1, 0, PT_M_PROC_PROCESSES_EXITED), 2);
+    ck_assert_int_eq(ivalue(b1, 0, PT_M_PROC_IO_READ_BYTES), 0);
+    fx_write(root, "svc.pid", "300\n", -1);
+    pt_collector_tick(c, 2.0);
+    const struct pt_batch *b2 = pt_collector_end_interval(c, 2.5);
+    ck_assert_int_eq(ivalue(b2, 0, PT_M_PROC_PROCESSES), 2);
+    ck_assert_int_eq(ivalue(b2, 0, PT_M_PROC_IO_READ_BYTES), 0);
+    fx_write(root, "svc.pid", "1\n", -1);
+    pt_collector_tick(c, 3.0);
+    const struct pt_batch *b3 = pt_collector_end_interval(c, 3.5);
+    ck_assert_int_eq(ivalue(b3, 0, PT_M_PROC_PROCESSES), 2);
+}
+END_TEST
+
 /* Files that are truncated or garbage for one poll are skipped and
  * counted, the process is not dropped. */
 START_TEST(unreadable_member_is_skipped_not_dropped)
@@ -1293,6 +1335,7 @@ int main(void)
     tcase_add_test(tc, deltas_never_negative);
     tcase_add_test(tc, scan_fallback_without_children_files);
     tcase_add_test(tc, pidfile_follows_new_pid);
+    tcase_add_test(tc, pidfile_switch_leaves_old_tree);
     tcase_add_test(tc, unreadable_member_is_skipped_not_dropped);
     tcase_add_test(tc, slow_smaps_read_less_often);
     tcase_add_test(tc, idle_smaps_read_less_often);
