@@ -10,10 +10,14 @@
  * target.c's. */
 #include "target.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "escape.h"
 
 /* ---- selector --------------------------------------------------------- */
 
@@ -66,17 +70,19 @@ static void resolve_root(struct pt_target *t)
         break;
     case PT_SELECT_PIDFILE:
         pid = pt_pidfile_read(&t->pidfile, t->selector.path, t->name);
+        t->named_pid = pid;
         if (!pidfile_root(t, pid))
             return;
         break;
     default:
         break;
     }
+    t->named_pid = pid;
     if (t->has_matcher) {
         /* cgroup members are listed by the cgroup; the others were offered
          * by the collector's walk of the proc root */
         if (t->selector.kind == PT_SELECT_CGROUP)
-            pt_matcher_scan_cgroup(&t->matcher, &t->buf, collect_pid, t);
+            t->cgroup_error = pt_matcher_scan_cgroup(&t->matcher, &t->buf, collect_pid, t);
         join_pending(t, true);
         return;
     }
@@ -90,6 +96,117 @@ static void resolve_root(struct pt_target *t)
         t->root_pid = pid;
         t->root_starttime = m->starttime;
     }
+}
+
+/* ---- why there is no live process ---------------------------------------- */
+
+/* An empty target looks like a stopped service: say which it is. */
+enum empty_why {
+    WHY_NOT_SAID,
+    WHY_PIDFILE,     /* the pid file names no pid (missing, not regular, ...) */
+    WHY_REFUSED,     /* it names a pid refused (1, a kernel thread, ours) */
+    WHY_NOT_RUNNING, /* the pid named is no process */
+    WHY_REUSED,      /* the pinned root exited, its pid is another's now */
+    WHY_HIDDEN,      /* it is one, but the proc root does not show it */
+    WHY_CGROUP_GONE, /* the cgroup does not exist */
+    WHY_CGROUP_EMPTY,
+    WHY_NO_MATCH,
+    WHY_NO_MATCH_HIDDEN, /* and the proc root hides other users' processes */
+};
+
+/* A process with this pid exists in our pid namespace, visible or not
+ * (kill(pid, 0) checks existence, EPERM included, and sends nothing). */
+static bool pid_exists(pid_t pid)
+{
+    return kill(pid, 0) == 0 || errno == EPERM;
+}
+
+static enum empty_why why_empty(struct pt_target *t, char *hidepid, size_t hidepid_len)
+{
+    bool hides = pt_proc_root_hidepid(t->proc_root_fd, &t->buf, hidepid, hidepid_len);
+    switch (t->selector.kind) {
+    case PT_SELECT_PIDFILE:
+        if (t->pidfile.outcome != PT_PIDFILE_PID)
+            return WHY_PIDFILE;
+        if (t->refused_pid)
+            return WHY_REFUSED;
+        /* fall through */
+    case PT_SELECT_PID:
+    case PT_SELECT_CHILD: {
+        char entry[16];
+        snprintf(entry, sizeof(entry), "%d", (int)t->named_pid);
+        if (t->named_pid <= 0)
+            return WHY_NOT_RUNNING;
+        if (faccessat(t->proc_root_fd, entry, F_OK, 0) == 0)
+            return WHY_REUSED;
+        return pid_exists(t->named_pid) ? WHY_HIDDEN : WHY_NOT_RUNNING;
+    }
+    case PT_SELECT_CGROUP:
+        return t->cgroup_error == -ENOENT ? WHY_CGROUP_GONE : WHY_CGROUP_EMPTY;
+    default:
+        return hides ? WHY_NO_MATCH_HIDDEN : WHY_NO_MATCH;
+    }
+}
+
+/* One line when the target becomes empty, and again when the reason
+ * changes; one when it is followed again. */
+static void say_why_empty(struct pt_target *t)
+{
+    if (pt_target_live_members(t) > 0) {
+        if (t->empty_why != WHY_NOT_SAID)
+            pt_target_logf(t, PT_LOG_INFO, "following pid %d again", (int)t->members[0].pid);
+        t->empty_why = WHY_NOT_SAID;
+        return;
+    }
+    char hidepid[32] = "", problem[128], what[PT_QUOTED_MAX + 160], q[PT_QUOTED_MAX];
+    enum empty_why why = why_empty(t, hidepid, sizeof(hidepid));
+    pid_t pid = t->named_pid;
+    /* a pid file's problem is a reason of its own (missing, then a FIFO) */
+    int key = why == WHY_PIDFILE ? (int)why + 16 * ((int)t->pidfile.outcome + 16 * t->pidfile.detail) : (int)why;
+    if (key == t->empty_why && pid == t->empty_pid)
+        return;
+    t->empty_why = key;
+    t->empty_pid = pid;
+    switch (why) {
+    case WHY_PIDFILE:
+        snprintf(what, sizeof(what), "pid file \"%s\" %s", pt_escape(q, sizeof(q), t->selector.path),
+                 pt_pidfile_problem(&t->pidfile, problem, sizeof(problem)) ? problem : "names no pid");
+        break;
+    case WHY_REFUSED:
+        snprintf(what, sizeof(what), "the pid file names pid %d, refused", (int)pid);
+        break;
+    case WHY_NOT_RUNNING:
+        snprintf(what, sizeof(what), pid > 0 ? "pid %d is not running" : "no pid named", (int)pid);
+        break;
+    case WHY_REUSED:
+        snprintf(what, sizeof(what), "pid %d has exited (the pid is another process's now)", (int)pid);
+        break;
+    case WHY_HIDDEN:
+        snprintf(what, sizeof(what), "pid %d runs but the proc root does not show it: %s%s", (int)pid,
+                 hidepid[0] ? "it is mounted " : "it is another pid namespace's (pids are the proc root's)",
+                 hidepid[0] ? hidepid : "");
+        break;
+    case WHY_CGROUP_GONE:
+        snprintf(what, sizeof(what), "cgroup \"%s\" does not exist",
+                 pt_escape(q, sizeof(q), pt_matcher_cgroup(&t->matcher)));
+        break;
+    case WHY_CGROUP_EMPTY:
+        snprintf(what, sizeof(what), "cgroup \"%s\" has no process",
+                 pt_escape(q, sizeof(q), pt_matcher_cgroup(&t->matcher)));
+        break;
+    case WHY_NO_MATCH:
+        snprintf(what, sizeof(what), "no process matches");
+        break;
+    case WHY_NO_MATCH_HIDDEN:
+        snprintf(what, sizeof(what),
+                 "no process matches among those shown: the proc root is mounted %s, which hides other "
+                 "users' processes (run as root, or in the mount's gid= group)",
+                 hidepid);
+        break;
+    default:
+        return;
+    }
+    pt_target_logf(t, PT_LOG_WARNING, "no live process: %s; will keep looking", what);
 }
 
 /* ---- discovery -------------------------------------------------------- */
@@ -231,14 +348,7 @@ void pt_target_discover(struct pt_target *t)
     pt_pidmap_clear(&t->unjoined_exits);
     pt_target_compact(t);
 
-    size_t live = pt_target_live_members(t);
-    if (live == 0 && !t->warned_empty) {
-        pt_target_logf(t, PT_LOG_WARNING, "no live process; will keep looking");
-        t->warned_empty = true;
-    } else if (live > 0 && t->warned_empty) {
-        pt_target_logf(t, PT_LOG_INFO, "following pid %d again", (int)t->members[0].pid);
-        t->warned_empty = false;
-    }
+    say_why_empty(t);
     t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
 }
 

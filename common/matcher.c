@@ -312,11 +312,17 @@ void pt_matcher_free(struct pt_matcher *m)
     memset(m, 0, sizeof(*m));
 }
 
-void pt_matcher_scan_cgroup(const struct pt_matcher *m, struct pt_buf *buf, int (*fn)(pid_t pid, void *arg), void *arg)
+int pt_matcher_scan_cgroup(const struct pt_matcher *m, struct pt_buf *buf, int (*fn)(pid_t pid, void *arg), void *arg)
 {
     int dir_fd = open(m->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir_fd < 0)
-        return;
+        return -errno;
     scan_cgroup_dir(dir_fd, buf, 0, fn, arg);
     close(dir_fd);
+    return 0;
+}
+
+const char *pt_matcher_cgroup(const struct pt_matcher *m)
+{
+    return m->cgroup;
 }

@@ -67,8 +67,12 @@ bool pt_candidate_is_user_process(struct pt_candidate *c);
 /* Does the process match a --match, --exe or --user matcher? */
 bool pt_matcher_test(const struct pt_matcher *m, struct pt_candidate *c);
 
-/* --cgroup: call fn(pid, arg) for every process of the cgroup now. */
-void pt_matcher_scan_cgroup(const struct pt_matcher *m, struct pt_buf *buf, int (*fn)(pid_t pid, void *arg), void *arg);
+/* --cgroup: call fn(pid, arg) for every process of the cgroup now. 0, or
+ * -errno when the cgroup's directory cannot be opened (-ENOENT: there is
+ * no such cgroup now). */
+int pt_matcher_scan_cgroup(const struct pt_matcher *m, struct pt_buf *buf, int (*fn)(pid_t pid, void *arg), void *arg);
+/* The cgroup's directory, for --cgroup. */
+const char *pt_matcher_cgroup(const struct pt_matcher *m);
 
 /* Where the cgroup2 filesystem is mounted, from <proc root>/self/mountinfo
  * ("/sys/fs/cgroup" on unified hosts, "/sys/fs/cgroup/unified" on hybrid

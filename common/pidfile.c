@@ -78,22 +78,32 @@ static const char *file_kind(int mode)
     }
 }
 
+const char *pt_pidfile_problem(const struct pt_pidfile *pf, char *out, size_t outlen)
+{
+    switch (pf->outcome) {
+    case PT_PIDFILE_MISSING:
+        snprintf(out, outlen, "does not exist");
+        break;
+    case PT_PIDFILE_UNREADABLE:
+        snprintf(out, outlen, "cannot be read (%s)", strerror(pf->detail));
+        break;
+    case PT_PIDFILE_NOT_REGULAR:
+        snprintf(out, outlen, "is %s, not a regular file", file_kind(pf->detail));
+        break;
+    case PT_PIDFILE_NO_PID:
+        snprintf(out, outlen, "has no pid on its first line");
+        break;
+    default:
+        return NULL;
+    }
+    return out;
+}
+
 static void warn(const struct pt_pidfile *pf, const char *path, const char *target_name)
 {
     char why[128];
-    switch (pf->outcome) {
-    case PT_PIDFILE_UNREADABLE:
-        snprintf(why, sizeof(why), "cannot be read (%s)", strerror(pf->detail));
-        break;
-    case PT_PIDFILE_NOT_REGULAR:
-        snprintf(why, sizeof(why), "is %s, not a regular file", file_kind(pf->detail));
-        break;
-    case PT_PIDFILE_NO_PID:
-        snprintf(why, sizeof(why), "has no pid on its first line");
-        break;
-    default:
-        return;
-    }
+    if (pf->outcome == PT_PIDFILE_MISSING || !pt_pidfile_problem(pf, why, sizeof(why)))
+        return; /* a stopped service often has none: the target's own line says so */
     char name[PT_QUOTED_MAX], file[PT_QUOTED_MAX];
     pt_logf(PT_LOG_WARNING, "target \"%s\": pid file \"%s\" %s; ignored until that changes",
             pt_escape(name, sizeof(name), target_name), pt_escape(file, sizeof(file), path), why);

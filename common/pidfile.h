@@ -22,6 +22,7 @@
 #ifndef PROCTREE_PIDFILE_H
 #define PROCTREE_PIDFILE_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "base.h"
@@ -43,5 +44,9 @@ struct pt_pidfile {
 /* The pid the file at path names now, or 0. A problem that differs from
  * the last call's is logged as a warning about target_name. */
 pid_t pt_pidfile_read(struct pt_pidfile *pf, const char *path, const char *target_name);
+/* What is wrong with the file at the last read, in words ("does not
+ * exist", "is a FIFO, not a regular file", ...), into out; NULL when it
+ * named a pid. */
+const char *pt_pidfile_problem(const struct pt_pidfile *pf, char *out, size_t outlen);
 
 #endif

@@ -3,6 +3,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 /* Most bytes of file content we accept: far above any real /proc file, low
@@ -156,4 +160,42 @@ int pt_for_each_pid_in(int dirfd, const char *path, void (*fn)(pid_t pid, void *
     }
     close(fd);
     return err;
+}
+
+/* In one mountinfo line ("ID PARENT MAJ:MIN ROOT POINT OPTS ... - TYPE
+ * SOURCE SUPEROPTS"), a proc mount of device dev with a hidepid option
+ * other than 0 (off): that option into out. */
+static bool line_hides(const char *line, dev_t dev, char *out, size_t outlen)
+{
+    unsigned maj, min;
+    const char *sep = strstr(line, " - ");
+    if (!sep || sscanf(line, "%*s %*s %u:%u", &maj, &min) != 2 || makedev(maj, min) != dev ||
+        strncmp(sep + 3, "proc ", 5) != 0)
+        return false;
+    const char *opt = strstr(sep, "hidepid=");
+    if (!opt || strncmp(opt, "hidepid=0", 9) == 0 || strncmp(opt, "hidepid=off", 11) == 0)
+        return false;
+    size_t len = strcspn(opt, ", \n");
+    snprintf(out, outlen, "%.*s", (int)len, opt);
+    return true;
+}
+
+bool pt_proc_root_hidepid(int proc_root_fd, struct pt_buf *buf, char *out, size_t outlen)
+{
+    struct stat st;
+    if (fstat(proc_root_fd, &st) != 0)
+        return false;
+    if (pt_read_file_at(AT_FDCWD, "/proc/self/mountinfo", buf) <= 0)
+        return false; /* the buffer is NUL-terminated */
+    for (char *line = buf->data; *line;) {
+        char *end = strchr(line, '\n');
+        if (end)
+            *end = '\0';
+        if (line_hides(line, st.st_dev, out, outlen))
+            return true;
+        if (!end)
+            break;
+        line = end + 1;
+    }
+    return false;
 }

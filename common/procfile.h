@@ -10,6 +10,7 @@
 #ifndef PROCTREE_PROCFILE_H
 #define PROCTREE_PROCFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -37,6 +38,12 @@ int pt_open_at(int dirfd, const char *name);
  * process ("<pid>/task"), the descriptors of one ("<pid>/fd", from 0).
  * Returns 0, or -errno when the directory cannot be opened or read. */
 int pt_for_each_pid_in(int dirfd, const char *path, void (*fn)(pid_t pid, void *arg), void *arg);
+
+/* Is the proc root mounted with hidepid (other users' processes hidden,
+ * or shown without their files)? Then its option ("hidepid=2") goes to
+ * out. Read from our own mountinfo, the mount whose device is the proc
+ * root's. */
+bool pt_proc_root_hidepid(int proc_root_fd, struct pt_buf *buf, char *out, size_t outlen);
 
 /* True when err (a -errno result) means the process no longer exists. */
 int pt_errno_is_gone(int err);

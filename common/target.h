@@ -141,7 +141,13 @@ struct pt_target {
 
     bool pss_at_end;       /* smaps_rollup at every interval's end, or on its own timer */
     bool membership_moved; /* a member joined or left since the last smaps_rollup sample */
-    bool warned_empty;
+    /* Why the target has no live process, as last said (a key made of
+     * discovery.c's enum and the pid file's outcome; 0: not said), and the
+     * pid it was about. */
+    int empty_why;
+    pid_t empty_pid;
+    pid_t named_pid;        /* PID, PIDFILE: the pid the selector names now, or 0 */
+    int cgroup_error;       /* CGROUP: the last scan's -errno, or 0 */
     unsigned warned_denied; /* enum pt_denied bits already logged */
     bool scan_fallback;     /* no children files: build the tree from ppids */
     struct pt_buf buf;
