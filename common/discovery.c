@@ -168,9 +168,11 @@ static void say_why_empty(struct pt_target *t)
     t->empty_why = key;
     t->empty_pid = pid;
     switch (why) {
-    case WHY_PIDFILE:
+    case WHY_PIDFILE: /* its problem other than missing was said by pidfile.c */
         snprintf(what, sizeof(what), "pid file \"%s\" %s", pt_escape(q, sizeof(q), t->selector.path),
-                 pt_pidfile_problem(&t->pidfile, problem, sizeof(problem)) ? problem : "names no pid");
+                 t->pidfile.outcome == PT_PIDFILE_MISSING && pt_pidfile_problem(&t->pidfile, problem, sizeof(problem))
+                     ? problem
+                     : "names no pid (see its warning)");
         break;
     case WHY_REFUSED:
         snprintf(what, sizeof(what), "the pid file names pid %d, refused", (int)pid);
