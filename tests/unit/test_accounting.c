@@ -602,10 +602,7 @@ END_TEST
 START_TEST(idle_smaps_read_less_often)
 {
     struct fx_proc r = proc(100, 1, 10, 0, 10, NULL);
-    fx_put_proc(root, &r);
-    c = collector_for(root);
-    add_pid_target("app", 100);
-    pt_collector_tick(c, 0.0);
+    watch_app(&r, NULL);
     const struct pt_batch *b = pt_collector_end_interval(c, 1.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PSS_MAX), 10 * 1024);
     r.pss_kb = 20; /* another process let go of a shared page: statm is the same */
@@ -632,16 +629,13 @@ END_TEST
 START_TEST(shared_pss_follows_the_tree)
 {
     struct fx_proc r = proc(100, 1, 10, 0, 10, "101"), k = proc(101, 100, 11, 0, 10, NULL);
-    fx_put_proc(root, &r);
-    fx_put_proc(root, &k);
-    c = collector_for(root);
-    add_pid_target("app", 100);
-    pt_collector_tick(c, 0.0);
+    watch_app(&r, &k, NULL);
     const struct pt_batch *b = pt_collector_end_interval(c, 1.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PSS_MAX), 20 * 1024);
     b = pt_collector_end_interval(c, 2.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_COLLECTOR_PSS_STALE), 2); /* idle */
-    r.pss_kb = 6;                                                /* the child touched pages the parent shares */
+    /* the child touched pages the parent shares */
+    r.pss_kb = 6;
     k.pss_kb = 14;
     k.resident_pages = 12;
     fx_put_proc(root, &r);
@@ -657,10 +651,7 @@ END_TEST
 START_TEST(exec_rereads_pss)
 {
     struct fx_proc r = proc(100, 1, 10, 0, 10, NULL);
-    fx_put_proc(root, &r);
-    c = collector_for(root);
-    add_pid_target("app", 100);
-    pt_collector_tick(c, 0.0);
+    watch_app(&r, NULL);
     const struct pt_batch *b = pt_collector_end_interval(c, 1.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PSS_MAX), 10 * 1024);
     r.comm = "newprog";
