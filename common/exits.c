@@ -425,8 +425,8 @@ static void unseen_thread_exit(struct pt_target *t, const struct pt_exitrecord *
  * (reaped: its parent's counters hold its usage) or another's. */
 static struct pt_member *join_recorded(struct pt_target *t, const struct pt_exitrecord *r)
 {
-    if (!pt_target_live_member(t, r->ppid) || departure_of(t, r->tgid))
-        return NULL;
+    if (t->options.breakdown != PT_BY_NONE || !pt_target_live_member(t, r->ppid) || departure_of(t, r->tgid))
+        return NULL; /* a breakdown's groups take it from the record alone */
     struct pt_stat st;
     if (pt_read_stat_by_pid(t->proc_root_fd, r->tgid, &t->buf, &st) != PT_READ_OK || st.ppid != r->ppid ||
         (r->pid == r->tgid && st.state != 'Z'))

@@ -402,6 +402,13 @@ struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expect
     }
     if (r != PT_READ_OK)
         return NULL;
+    if (m.zombie && !baseline && t->follows_exits && t->options.breakdown != PT_BY_NONE && m.ppid != t->self) {
+        /* With a breakdown its exit record settles it (exits.c), whether
+         * it came already or is to come: joined too, its group would count
+         * it twice. Launch mode joins what it reaps itself. */
+        pt_member_close(&m);
+        return NULL;
+    }
     if (m.kernel_thread && t->has_matcher) {
         /* Kernel threads hold no user memory and would add the kernel's
          * own work to "root's programs": only --pid may name one. */
@@ -420,10 +427,11 @@ struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expect
     pt_target_note_folds(t, &m, true);
     memcpy(m.ctr_at_end, m.ctr, sizeof(m.ctr));
     m.group = pt_target_by_process(t) ? (int32_t)pt_groups_find(&t->groups, m.comm) : -1;
-    /* A zombie joins too: its counters are final, and count in the
-     * interval it ran in, not in its reaper's at the reap (which then owes
-     * them, as for any member that leaves). One the events counted already
-     * (started, and exited) is not counted again. */
+    /* A zombie joins too (but for a breakdown's, above): its counters are
+     * final, and count in the interval it ran in, not in its reaper's at
+     * the reap (which then owes them, as for any member that leaves). One
+     * the events counted already (started, and exited) is not counted
+     * again. */
     m.exit_counted = pt_pidmap_remove(&t->unjoined_exits, pid);
     if (baseline)
         add_counters(t, &m, -1);
