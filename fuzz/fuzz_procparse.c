@@ -18,8 +18,11 @@
  * - children: a count >= 0 equals the number of callbacks, every pid is
  *   > 0, an empty buffer gives 0, and a callback that returns non-zero at
  *   call k stops the scan there (exactly k calls, same pids) with -1;
- * - pidfile: on success pid > 0, and a pid file parses exactly when the
- *   same bytes are a children list of exactly one pid, the same one. */
+ * - pidfile: the pid found, if any, is the one an independent model of the
+ *   rules in procparse.h finds (first line only, whitespace around the pid,
+ *   1 .. PT_PID_MAX_LIMIT, a first line that fills PT_PIDFILE_MAX bytes is
+ *   refused), also for the input padded to PT_PIDFILE_MAX bytes;
+ * - the values proctree adds up stay within the maxima of procparse.h. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,7 +32,18 @@
 #include "fuzz_check.h"
 #include "procparse.h"
 
-enum parser { P_STAT, P_STATM, P_IO, P_STATUS, P_SMAPS_ROLLUP, P_MEMINFO, P_CHILDREN, P_PIDFILE, PARSER_COUNT };
+enum parser {
+    P_STAT,
+    P_STATM,
+    P_IO,
+    P_STATUS,
+    P_SMAPS_ROLLUP,
+    P_MEMINFO,
+    P_CHILDREN,
+    P_PIDFILE,
+    P_SCHEDSTAT,
+    PARSER_COUNT
+};
 
 /* Leave a recognisable pattern on the stack below the caller, so that a
  * parser which copies an uninitialised local out gives a different result
@@ -42,6 +56,17 @@ static __attribute__((noinline)) void scribble_stack(unsigned char pattern)
 }
 
 static const unsigned char patterns[2] = {0x00, 0xa5};
+
+/* The clamping procparse.h promises for the values proctree adds up. */
+static bool all_at_most(const uint64_t *values, size_t n, uint64_t max)
+{
+    for (size_t i = 0; i < n; i++)
+        if (values[i] > max)
+            return false;
+    return true;
+}
+#define ALL_AT_MOST(max, ...)                                                                                          \
+    all_at_most((const uint64_t[]){__VA_ARGS__}, sizeof((const uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t), max)
 
 /* ---- stat ---- */
 
@@ -76,6 +101,9 @@ static void fuzz_stat(const char *buf, size_t len)
         CHECK(st[k].pid > 0);
         CHECK(st[k].ppid >= 0);
         check_stat_comm(buf, len, &st[k]);
+        CHECK(ALL_AT_MOST(PT_MAX_COUNT, st[k].minflt, st[k].cminflt, st[k].majflt, st[k].cmajflt, st[k].utime,
+                          st[k].stime, st[k].cutime, st[k].cstime));
+        CHECK(st[k].num_threads >= 0 && st[k].num_threads <= PT_MAX_THREADS);
     }
     const struct pt_stat *a = &st[0], *b = &st[1];
     CHECK(strcmp(a->comm, b->comm) == 0);
@@ -101,8 +129,10 @@ static void fuzz_statm(const char *buf, size_t len)
         CHECK(rc[k] == 0 || rc[k] == -1);
     }
     CHECK(rc[0] == rc[1]);
-    if (rc[0] == 0)
+    if (rc[0] == 0) {
         CHECK(s[0].size == s[1].size && s[0].resident == s[1].resident && s[0].shared == s[1].shared);
+        CHECK(ALL_AT_MOST(PT_MAX_PAGES, s[0].size, s[0].resident, s[0].shared));
+    }
 }
 
 static void fuzz_io(const char *buf, size_t len)
@@ -121,6 +151,8 @@ static void fuzz_io(const char *buf, size_t len)
         CHECK(s[0].syscr == s[1].syscr && s[0].syscw == s[1].syscw);
         CHECK(s[0].read_bytes == s[1].read_bytes && s[0].write_bytes == s[1].write_bytes);
         CHECK(s[0].cancelled_write_bytes == s[1].cancelled_write_bytes);
+        CHECK(ALL_AT_MOST(PT_MAX_COUNT, s[0].rchar, s[0].wchar, s[0].syscr, s[0].syscw, s[0].read_bytes,
+                          s[0].write_bytes, s[0].cancelled_write_bytes));
     }
 }
 
@@ -139,6 +171,7 @@ static void fuzz_status(const char *buf, size_t len)
         CHECK(s[0].voluntary_ctxt_switches == s[1].voluntary_ctxt_switches);
         CHECK(s[0].nonvoluntary_ctxt_switches == s[1].nonvoluntary_ctxt_switches);
         CHECK(s[0].real_uid == s[1].real_uid && s[0].effective_uid == s[1].effective_uid);
+        CHECK(ALL_AT_MOST(PT_MAX_COUNT, s[0].voluntary_ctxt_switches, s[0].nonvoluntary_ctxt_switches));
     }
 }
 
@@ -157,6 +190,8 @@ static void fuzz_smaps_rollup(const char *buf, size_t len)
         CHECK(s[0].rss == s[1].rss && s[0].pss == s[1].pss && s[0].swap == s[1].swap);
         CHECK(s[0].shared_clean == s[1].shared_clean && s[0].shared_dirty == s[1].shared_dirty);
         CHECK(s[0].private_clean == s[1].private_clean && s[0].private_dirty == s[1].private_dirty);
+        CHECK(ALL_AT_MOST(PT_MAX_BYTES, s[0].rss, s[0].pss, s[0].shared_clean, s[0].shared_dirty, s[0].private_clean,
+                          s[0].private_dirty, s[0].swap));
     }
 }
 
@@ -179,6 +214,8 @@ static void fuzz_meminfo(const char *buf, size_t len)
         CHECK(s[0].buffers == s[1].buffers && s[0].cached == s[1].cached);
         CHECK(s[0].anon_pages == s[1].anon_pages);
         CHECK(s[0].swap_total == s[1].swap_total && s[0].swap_free == s[1].swap_free);
+        CHECK(ALL_AT_MOST(PT_MAX_BYTES, s[0].mem_total, s[0].mem_free, s[0].mem_available, s[0].buffers, s[0].cached,
+                          s[0].anon_pages, s[0].swap_total, s[0].swap_free));
     }
 }
 
@@ -239,34 +276,95 @@ static void fuzz_children(const char *buf, size_t len)
         }
     }
 
-    /* A pid file is a one-pid children list, and the other way round. */
-    pid_t pid = -12345;
-    int prc = pt_parse_pidfile(buf, len, &pid);
-    CHECK(prc == 0 || prc == -1);
-    CHECK((prc == 0) == (rc == 1));
-    if (prc == 0) {
-        CHECK(pid > 0);
-        CHECK(pid == a.pids[0]);
-    }
-
     free(a.pids);
     free(b.pids);
 }
 
-static void fuzz_pidfile(const char *buf, size_t len)
+/* The whitespace a pid file's first line may have around its pid: every
+ * isspace() byte but the newline that ends the line (so "123\r\n" from a
+ * Windows editor is 123). */
+static bool model_line_space(char ch)
 {
-    pid_t pid[2] = {-1, -2};
+    return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\v' || ch == '\f';
+}
+
+/* What procparse.h promises for a pid file, written as a model: the first
+ * line is optional whitespace, decimal digits naming 1 .. PT_PID_MAX_LIMIT,
+ * optional whitespace; the line ends at a newline, or at the end of a
+ * buffer shorter than PT_PIDFILE_MAX (a full buffer may have been cut).
+ * Returns the pid, or 0 when the file names none. */
+static pid_t model_pidfile(const char *buf, size_t len)
+{
+    size_t i = 0;
+    while (i < len && model_line_space(buf[i]))
+        i++;
+    size_t digits = i;
+    uint64_t value = 0;
+    for (; i < len && buf[i] >= '0' && buf[i] <= '9'; i++)
+        if (value <= PT_PID_MAX_LIMIT) /* once above, it stays above, without overflowing */
+            value = value * 10 + (uint64_t)(buf[i] - '0');
+    if (i == digits || value == 0 || value > PT_PID_MAX_LIMIT)
+        return 0;
+    while (i < len && model_line_space(buf[i]))
+        i++;
+    bool line_ends = i == len ? len < PT_PIDFILE_MAX : buf[i] == '\n';
+    return line_ends ? (pid_t)value : 0;
+}
+
+/* The pid the parser finds (twice, over different stack garbage, with the
+ * same result), or 0 when it finds none. */
+static pid_t parse_pidfile_twice(const char *buf, size_t len)
+{
+    pid_t got[2] = {-1, -2};
     int rc[2];
     for (int k = 0; k < 2; k++) {
         scribble_stack(patterns[k]);
-        rc[k] = pt_parse_pidfile(buf, len, &pid[k]);
+        rc[k] = pt_parse_pidfile(buf, len, &got[k]);
+        CHECK(rc[k] == 0 || rc[k] == -1);
+    }
+    CHECK(rc[0] == rc[1]);
+    if (rc[0] != 0)
+        return 0;
+    CHECK(got[0] == got[1] && got[0] > 0 && got[0] <= PT_PID_MAX_LIMIT);
+    return got[0];
+}
+
+/* pidfile.c hands the parser at most PT_PIDFILE_MAX bytes, so a longer
+ * input is cut there as its read would cut it. The same content padded
+ * with spaces to exactly PT_PIDFILE_MAX bytes tries the rule for a cut
+ * first line, which inputs of libFuzzer's usual sizes never reach. */
+static void fuzz_pidfile(const char *buf, size_t len)
+{
+    if (len > PT_PIDFILE_MAX)
+        len = PT_PIDFILE_MAX;
+    pid_t pid = parse_pidfile_twice(buf, len);
+    CHECK(pid == model_pidfile(buf, len));
+
+    char *full = malloc(PT_PIDFILE_MAX);
+    CHECK(full != NULL);
+    memcpy(full, buf, len);
+    memset(full + len, ' ', PT_PIDFILE_MAX - len);
+    pid_t padded = parse_pidfile_twice(full, PT_PIDFILE_MAX);
+    CHECK(padded == model_pidfile(full, PT_PIDFILE_MAX));
+    CHECK(padded == (memchr(buf, '\n', len) ? pid : 0));
+    free(full);
+}
+
+/* ---- schedstat ---- */
+
+static void fuzz_schedstat(const char *buf, size_t len)
+{
+    uint64_t slices[2];
+    int rc[2];
+    for (int k = 0; k < 2; k++) {
+        memset(&slices[k], patterns[k], sizeof(slices[k]));
+        scribble_stack(patterns[k]);
+        rc[k] = pt_parse_schedstat(buf, len, &slices[k]);
         CHECK(rc[k] == 0 || rc[k] == -1);
     }
     CHECK(rc[0] == rc[1]);
     if (rc[0] == 0)
-        CHECK(pid[0] > 0 && pid[0] == pid[1]);
-    /* the cross-check with children lives in fuzz_children */
-    fuzz_children(buf, len);
+        CHECK(slices[0] == slices[1]);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -309,6 +407,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         break;
     case P_PIDFILE:
         fuzz_pidfile(buf, len);
+        break;
+    case P_SCHEDSTAT:
+        fuzz_schedstat(buf, len);
         break;
     case PARSER_COUNT:
         break;
