@@ -49,6 +49,14 @@ class PackagingTest(unittest.TestCase):
             if version:  # meson passes its project version
                 self.assertIn(f"proctree-execd_{version}_", " ".join(debs))
                 self.assertTrue(rpms[0].startswith(f"proctree-{version}-"), rpms)
+            # the man pages name the metric table where the package puts it
+            for pkg, page in (("proctree-execd", "proctree-execd.1"), ("collectd-proctree", "collectd-proctree.5")):
+                deb = next(f for f in debs if f.startswith(pkg + "_"))
+                listing = run(["dpkg-deb", "-c", os.path.join(out, deb)], timeout=60).stdout
+                installed = f"/usr/share/doc/{pkg}/docs/METRICS.md.gz"
+                self.assertIn("." + installed, listing, deb)
+                with open(os.path.join(PACKAGING, "man", page), encoding="utf-8") as f:
+                    self.assertIn(installed, f.read().replace("\\-", "-"), page)
             with open(os.path.join(out, "lintian.txt"), encoding="utf-8") as f:
                 lintian = f.read()
             self.assertNotRegex(lintian, r"(?m)^E: ", lintian)
