@@ -21,6 +21,9 @@ import harness as h
 SHARED_MIB = 64
 CHILDREN = 4
 TOLERANCE = 0.05
+# No read is slow enough for the cost guard of slow reads (tested on its own,
+# unit slow_smaps_read_less_often), even under load and a sanitizer.
+EXECD = ["--name", "pss", "--pss-budget", "10s"]
 SHAREMEM = [sys.executable, os.path.join(h.SOURCE_ROOT, "tests", "workload", "sharemem.py")]
 
 
@@ -50,7 +53,7 @@ class PssTest(unittest.TestCase):
 
     def test_children_sharing_a_parents_region(self):
         with h.Workload(SHAREMEM + ["share", str(SHARED_MIB)]) as tree:
-            with h.Execd(["--pid", tree.pid, "--name", "pss"]) as execd:
+            with h.Execd(["--pid", tree.pid, *EXECD]) as execd:
                 count = 1
                 self.batch(execd, count)  # the first interval
                 deadline = time.monotonic() + h.START_TIMEOUT
@@ -74,7 +77,7 @@ class PssTest(unittest.TestCase):
 
     def test_exec_into_a_smaller_program(self):
         with h.Workload(SHAREMEM + ["exec", "200", "16"]) as proc:
-            with h.Execd(["--pid", proc.pid, "--name", "pss"]) as execd:
+            with h.Execd(["--pid", proc.pid, *EXECD]) as execd:
                 line = self.batch(execd, 1)
                 self.check(line, pss_bytes(proc.pid), "before the exec", execd)
                 self.batch(execd, 2)  # its smaps_rollup kept open, then idle
