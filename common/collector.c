@@ -63,7 +63,9 @@ void pt_collector_config_init(struct pt_collector_config *config)
     config->fd_budget = pt_fd_budget_from_rlimit(0.5, 0);
 }
 
-int pt_collector_check_proc_root(const char *root, char *err, size_t errlen)
+/* The proc root's directory, once it looks like a proc filesystem; or
+ * -1 with a one-line reason in err. */
+static int open_proc_root(const char *root, char *err, size_t errlen)
 {
     char q[PT_QUOTED_MAX];
     int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -72,13 +74,22 @@ int pt_collector_check_proc_root(const char *root, char *err, size_t errlen)
         return -1;
     }
     int meminfo = pt_open_at(fd, "meminfo");
-    close(fd);
     if (meminfo < 0) {
+        close(fd);
         snprintf(err, errlen, "\"%s\" is not a proc filesystem (no meminfo: %s)", pt_escape(q, sizeof(q), root),
                  strerror(-meminfo));
         return -1;
     }
     close(meminfo);
+    return fd;
+}
+
+int pt_collector_check_proc_root(const char *root, char *err, size_t errlen)
+{
+    int fd = open_proc_root(root, err, errlen);
+    if (fd < 0)
+        return -1;
+    close(fd);
     return 0;
 }
 
@@ -97,14 +108,9 @@ struct pt_collector *pt_collector_new(const struct pt_collector_config *config, 
         snprintf(err, errlen, "PSS interval must be >= 0");
         return NULL;
     }
-    char q[PT_QUOTED_MAX];
-    if (pt_collector_check_proc_root(root, err, errlen) != 0)
+    int fd = open_proc_root(root, err, errlen);
+    if (fd < 0)
         return NULL;
-    int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(err, errlen, "proc root \"%s\": %s", pt_escape(q, sizeof(q), root), strerror(errno));
-        return NULL;
-    }
     struct pt_collector *c = pt_xalloc(sizeof(*c));
     c->proc_root = pt_xstrdup(root);
     c->config = *config;
@@ -118,6 +124,7 @@ struct pt_collector *pt_collector_new(const struct pt_collector_config *config, 
     if (config->collect_global) {
         int r = pt_global_init(&c->global, fd);
         if (r < 0) {
+            char q[PT_QUOTED_MAX];
             snprintf(err, errlen, "\"%s/meminfo\": %s", pt_escape(q, sizeof(q), root), strerror(-r));
             pt_collector_free(c);
             return NULL;
