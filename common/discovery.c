@@ -46,6 +46,8 @@ static bool refused_root(struct pt_target *t, pid_t pid)
  * the new root joins (below) as a baseline member. */
 static bool pidfile_root(struct pt_target *t, pid_t pid)
 {
+    if (pid > 0 && pid == t->root_pid && pt_target_live_member(t, pid))
+        return true; /* the same root: checked when it was named first */
     if (pid <= 0 || refused_root(t, pid))
         return false;
     if (t->root_pid && pid != t->root_pid && pt_target_live_members(t) > 0) {
@@ -70,14 +72,13 @@ static void resolve_root(struct pt_target *t)
         break;
     case PT_SELECT_PIDFILE:
         pid = pt_pidfile_read(&t->pidfile, t->selector.path, t->name);
-        t->named_pid = pid;
-        if (!pidfile_root(t, pid))
-            return;
         break;
     default:
         break;
     }
     t->named_pid = pid;
+    if (t->selector.kind == PT_SELECT_PIDFILE && !pidfile_root(t, pid))
+        return;
     if (t->has_matcher) {
         /* cgroup members are listed by the cgroup; the others were offered
          * by the collector's walk of the proc root */
@@ -121,9 +122,10 @@ static bool pid_exists(pid_t pid)
     return kill(pid, 0) == 0 || errno == EPERM;
 }
 
+/* Why the target is empty; hidepid gets the proc root's option when the
+ * reason is that it hides processes (our mountinfo is read only then). */
 static enum empty_why why_empty(struct pt_target *t, char *hidepid, size_t hidepid_len)
 {
-    bool hides = pt_proc_root_hidepid(t->proc_root_fd, &t->buf, hidepid, hidepid_len);
     switch (t->selector.kind) {
     case PT_SELECT_PIDFILE:
         if (t->pidfile.outcome != PT_PIDFILE_PID)
@@ -139,12 +141,16 @@ static enum empty_why why_empty(struct pt_target *t, char *hidepid, size_t hidep
             return WHY_NOT_RUNNING;
         if (faccessat(t->proc_root_fd, entry, F_OK, 0) == 0)
             return WHY_REUSED;
-        return pid_exists(t->named_pid) ? WHY_HIDDEN : WHY_NOT_RUNNING;
+        if (!pid_exists(t->named_pid))
+            return WHY_NOT_RUNNING;
+        pt_proc_root_hidepid(t->proc_root_fd, &t->buf, hidepid, hidepid_len);
+        return WHY_HIDDEN;
     }
     case PT_SELECT_CGROUP:
         return t->cgroup_error == -ENOENT ? WHY_CGROUP_GONE : WHY_CGROUP_EMPTY;
     default:
-        return hides ? WHY_NO_MATCH_HIDDEN : WHY_NO_MATCH;
+        return pt_proc_root_hidepid(t->proc_root_fd, &t->buf, hidepid, hidepid_len) ? WHY_NO_MATCH_HIDDEN
+                                                                                    : WHY_NO_MATCH;
     }
 }
 
