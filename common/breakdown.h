@@ -49,10 +49,13 @@ struct pt_group {
     int64_t live[PT_CTR_COUNT]; /* its live members' counted counters, at the end */
     bool stat_seen, io_seen, ctx_seen, fds_seen;
     int64_t ctx_voluntary, ctx_involuntary, processes, threads, fds;
-    /* CPU moved in from exit records, in microseconds, that did not make
-     * a whole clock tick yet (exits.c): kept across intervals, so many
-     * short processes lose nothing to rounding */
+    /* CPU given from exit records and folds, in microseconds, less the
+     * whole clock ticks the group was given for it (exits.c): kept across
+     * intervals, so many short processes lose nothing to rounding */
     int64_t cpu_rest_us[2];
+    /* scratch of one fold's sharing out (share_fold in exits.c) */
+    int64_t fold_weight_us, fold_ticks;
+    double fold_want;
 };
 
 struct pt_groups {

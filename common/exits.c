@@ -25,6 +25,7 @@
  * The last moments are taken only from members born in the tree while
  * records flowed (their records hold their whole life), and weigh no
  * more CPU than the time since the last read allowed. */
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -118,20 +119,20 @@ static int64_t carry_ticks(const struct pt_target *t, int64_t *rest, int64_t us)
     return ticks;
 }
 
-/* Usage v (CPU in microseconds) that the kernel folded into the member
- * from's counters belongs to group to: the groups' sum stays the tree's.
- * Only what from's counters hold for the tree moves. */
+/* Faults and I/O v that the kernel folded into the member from's
+ * counters belong to group to: the groups' sum stays the tree's. Only
+ * what from's counters hold for the tree moves. (CPU moves as a share
+ * of the fold: share_fold.) */
 static void move_usage(struct pt_target *t, const struct pt_member *from, uint32_t to, const int64_t v[PT_CTR_COUNT])
 {
     if (from->group < 0 || (uint32_t)from->group == to)
         return;
     struct pt_group *g = &t->groups.list[to];
     for (int k = 0; k < PT_CTR_COUNT; k++) {
-        if (v[k] == 0 || !(k < PT_CTR_IO_END ? from->has_io : from->has_stat))
+        if (v[k] == 0 || pt_ctr_is_cpu(k) || !(k < PT_CTR_IO_END ? from->has_io : from->has_stat))
             continue;
-        int64_t n = pt_ctr_is_cpu(k) ? carry_ticks(t, &g->cpu_rest_us[k - PT_CTR_USER_TICKS], v[k]) : v[k];
-        pt_groups_adjust(&t->groups, (uint32_t)from->group, k, -n);
-        pt_groups_adjust(&t->groups, to, k, n);
+        pt_groups_adjust(&t->groups, (uint32_t)from->group, k, -v[k]);
+        pt_groups_adjust(&t->groups, to, k, v[k]);
         g->io_seen |= k < PT_CTR_IO_END;
         g->stat_seen |= k >= PT_CTR_IO_END;
     }
@@ -209,6 +210,60 @@ static void add_share(struct pt_target *t, const struct pt_member *reaper, const
  * ignores SIGCHLD never shows it (nor does the tree, so nothing is lost). */
 #define PT_SHARE_DRAINS 3
 
+/* The whole ticks of CPU counter c that reaper r's kernel fold brought,
+ * shared out among the groups whose fold_weight_us waits for them: each
+ * group is given its weight's share of the ticks plus what rounding kept
+ * from it before (cpu_rest_us), to whole ticks that add up to exactly the
+ * fold. So the reaper's group gives away what the kernel folded into it,
+ * never more: a group left below what it reported would hide its next
+ * work, and the groups would add up to more than the tree. Summed over
+ * many intervals, no group loses to rounding. */
+static void share_fold(struct pt_target *t, struct pt_member *r, int c, int64_t weight)
+{
+    struct pt_groups *gs = &t->groups;
+    int64_t fold = r->unshared_cpu[c], given = 0;
+    double tick_us = US_PER_SECOND / t->ticks_per_second;
+    for (uint32_t i = 0; i <= gs->limit; i++) {
+        struct pt_group *g = &gs->list[i];
+        if (g->fold_weight_us <= 0)
+            continue;
+        g->fold_want = (double)fold * (double)g->fold_weight_us / (double)weight + (double)g->cpu_rest_us[c] / tick_us;
+        g->fold_ticks = g->fold_want > 0 ? (int64_t)g->fold_want : 0;
+        given += g->fold_ticks;
+    }
+    while (given != fold) { /* a tick more to whom rounding took most from, or back from whom it gave most */
+        struct pt_group *pick = NULL;
+        for (uint32_t i = 0; i <= gs->limit; i++) {
+            struct pt_group *g = &gs->list[i];
+            if (g->fold_weight_us <= 0 || (given > fold && g->fold_ticks == 0))
+                continue;
+            double kept = g->fold_want - (double)g->fold_ticks;
+            double best = pick ? pick->fold_want - (double)pick->fold_ticks : 0;
+            if (!pick || (given < fold ? kept > best : kept < best))
+                pick = g;
+        }
+        pick->fold_ticks += given < fold ? 1 : -1;
+        given += given < fold ? 1 : -1;
+    }
+    for (uint32_t i = 0; i <= gs->limit; i++) {
+        struct pt_group *g = &gs->list[i];
+        if (g->fold_weight_us <= 0)
+            continue;
+        g->cpu_rest_us[c] = (int64_t)((g->fold_want - (double)g->fold_ticks) * tick_us);
+        if (r->group >= 0 && (uint32_t)r->group != i) {
+            pt_groups_adjust(gs, (uint32_t)r->group, PT_CTR_USER_TICKS + c, -g->fold_ticks);
+            pt_groups_adjust(gs, i, PT_CTR_USER_TICKS + c, g->fold_ticks);
+            g->stat_seen = true;
+        }
+    }
+}
+
+static int by_reaper(const void *a, const void *b)
+{
+    pid_t x = ((const struct pt_share *)a)->reaper, y = ((const struct pt_share *)b)->reaper;
+    return (x > y) - (x < y);
+}
+
 /* Give each reaper's unshared fold to the groups of the shares that wait
  * for it, by their weights; a share whose reaper shows no fold yet waits.
  * A fold nobody waits for stays in the reaper's group (a process the
@@ -219,28 +274,32 @@ void pt_target_share_folds(struct pt_target *t)
 {
     if (!t->follows_exits || !pt_target_by_process(t))
         return;
-    for (size_t i = 0; i < t->n_shares; i++) {
-        struct pt_member *r = pt_target_live_member(t, t->shares[i].reaper);
-        if (r)
-            r->share_weight_us = pt_sat_add(r->share_weight_us, t->shares[i].weight_us);
-    }
+    if (t->n_shares > 1) /* each reaper's shares in a run */
+        qsort(t->shares, t->n_shares, sizeof(*t->shares), by_reaper);
     size_t kept = 0;
-    for (size_t i = 0; i < t->n_shares; i++) {
-        struct pt_share *s = &t->shares[i];
-        struct pt_member *r = pt_target_live_member(t, s->reaper);
+    for (size_t i = 0, end; i < t->n_shares; i = end) {
+        struct pt_member *r = pt_target_live_member(t, t->shares[i].reaper);
+        int64_t weight = 0;
+        for (end = i; end < t->n_shares && t->shares[end].reaper == t->shares[i].reaper; end++)
+            weight = pt_sat_add(weight, t->shares[end].weight_us);
         if (!r)
             continue;
+        r->share_weight_us = weight;
         if (r->unshared_cpu[0] + r->unshared_cpu[1] <= 0) { /* not folded yet */
-            if (++s->drains < PT_SHARE_DRAINS)
-                t->shares[kept++] = *s;
+            for (size_t j = i; j < end; j++)
+                if (++t->shares[j].drains < PT_SHARE_DRAINS)
+                    t->shares[kept++] = t->shares[j];
             continue;
         }
-        int64_t cpu[PT_CTR_COUNT] = {0};
-        for (int k = 0; k < 2; k++)
-            if (r->unshared_cpu[k] > 0)
-                cpu[PT_CTR_USER_TICKS + k] = (int64_t)((double)ticks_to_us(t, r->unshared_cpu[k]) *
-                                                       (double)s->weight_us / (double)r->share_weight_us);
-        move_usage(t, r, pt_groups_find(&t->groups, s->comm), cpu);
+        for (size_t j = i; j < end; j++) {
+            struct pt_group *g = &t->groups.list[pt_groups_find(&t->groups, t->shares[j].comm)];
+            g->fold_weight_us = pt_sat_add(g->fold_weight_us, t->shares[j].weight_us);
+        }
+        for (int c = 0; c < 2; c++)
+            if (r->unshared_cpu[c] > 0)
+                share_fold(t, r, c, weight);
+        for (uint32_t k = 0; k <= t->groups.limit; k++)
+            t->groups.list[k].fold_weight_us = 0;
     }
     t->n_shares = kept;
     for (size_t i = 0; i < t->n_members; i++) {
@@ -411,7 +470,6 @@ static void unseen_thread_exit(struct pt_target *t, const struct pt_exitrecord *
     enum fold f = fold_target(t, r->ppid, &into);
     if (f == FOLD_MEMBER && group >= 0) {
         add_share(t, into, r->comm, pt_sat_add(v[PT_CTR_USER_TICKS], v[PT_CTR_SYSTEM_TICKS]));
-        v[PT_CTR_USER_TICKS] = v[PT_CTR_SYSTEM_TICKS] = 0;
         move_usage(t, into, (uint32_t)group, v);
     } else if (f == FOLD_OUTSIDE && outside_known)
         add_lost_usage(t, group, v);

@@ -231,6 +231,9 @@ void pt_target_credit_switches(struct pt_target *t, int32_t group, int64_t volun
  * first read. */
 static void credit_exited_threads(struct pt_target *t, struct pt_member *m, int64_t vol, int64_t invol)
 {
+    /* to the group of the name it has now, as its counters since the
+     * interval's end go (a child that renames itself after its fork) */
+    follow_name(t, m);
     if (t->options.collect_ctx_switches && (m->has_ctx || m->born)) {
         vol = pt_sat_add(vol, m->exited_voluntary);
         invol = pt_sat_add(invol, m->exited_involuntary);

@@ -130,18 +130,18 @@ class ExitRecords(unittest.TestCase):
                                      "proc_ctx_switches_involuntary")
         for name, (seconds, own_switches) in measured.items():
             self.assertIn(name, cpu, execd.describe())
-            # the parent only forks and waits: a clock tick or two; it
-            # switched a few times before proctree attached (not counted:
-            # its past as a new root)
-            parent = name == "exitkids"
-            slack = 0.03 if parent else seconds * CPU_SLACK
+            # the parent only forks and waits: a clock tick or two. What it
+            # measured is since "go", and it was blocked from before
+            # proctree attached until then; each child measured itself
+            # before its exit, which its record follows.
+            slack = 0.03 if name == "exitkids" else seconds * CPU_SLACK
             self.assertLessEqual(abs(cpu[name] - seconds), slack,
                                  f"{name}: measured {seconds}, line {cpu[name]}\n{execd.describe()}")
-            self.assertGreaterEqual(switches[name], own_switches - (4 if parent else 0), f"{name}\n{execd.describe()}")
+            self.assertGreaterEqual(switches[name], own_switches, f"{name}\n{execd.describe()}")
         for field in ("proc_cpu_user_seconds", "proc_cpu_system_seconds", "proc_io_read_bytes",
                       "proc_minor_faults"):
             groups = sum(ah.breakdown_sums(execd, "kids", "process", field).values())
-            self.assertLessEqual(abs(groups - ah.field_sum(points, field)), 0.02 if "cpu" in field else 0,
+            self.assertLessEqual(abs(groups - ah.field_sum(points, field)), 1e-6,
                                  f"{field}\n{execd.describe()}")
 
     def test_without_the_privilege_groups_as_before(self):

@@ -18,7 +18,8 @@
  *                  itself (getrusage) last and tells the parent through a
  *                  pipe; then print one line per name, "group NAME CPU
  *                  NVCSW NIVCSW", the sums of its children, the same of
- *                  itself ("group exitkids ..."), and "done 3".
+ *                  itself since the line on stdin ("group exitkids ..."),
+ *                  and "done 3".
  *   exitkids zombies N
  *                  N children one after the other, each spinning 40 ms of
  *                  CPU; each is waited for without being reaped (waitid
@@ -177,6 +178,8 @@ static void groups(long rounds)
     static const char *const names[] = {"alpha", "beta", "gamma"};
     static const double cpu[] = {0.04, 0.08, 0.12};
     struct own_usage sum[3] = {{0, 0, 0, 0}};
+    struct rusage before, self; /* its own, from "go": blocked since proctree attached */
+    getrusage(RUSAGE_SELF, &before);
     int report[2];
     if (pipe(report) != 0)
         die("pipe");
@@ -196,10 +199,10 @@ static void groups(long rounds)
     }
     for (int g = 0; g < 3; g++)
         printf("group %s %.6f %ld %ld\n", names[g], sum[g].cpu, sum[g].nvcsw, sum[g].nivcsw);
-    struct rusage self;
     getrusage(RUSAGE_SELF, &self);
-    printf("group exitkids %.6f %ld %ld\n", seconds(self.ru_utime) + seconds(self.ru_stime), self.ru_nvcsw,
-           self.ru_nivcsw);
+    printf("group exitkids %.6f %ld %ld\n",
+           seconds(self.ru_utime) + seconds(self.ru_stime) - seconds(before.ru_utime) - seconds(before.ru_stime),
+           self.ru_nvcsw - before.ru_nvcsw, self.ru_nivcsw - before.ru_nivcsw);
     fflush(stdout);
     say("done", 3);
 }
