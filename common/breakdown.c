@@ -82,6 +82,8 @@ void pt_groups_end_interval(struct pt_groups *gs)
         /* Empty, its G cannot move again (no member, no debt), so
          * nothing is lost by forgetting it. */
         if (g->processes == 0) {
+            for (int k = 0; k < PT_CTR_COUNT; k++)
+                gs->retired[k] = pt_sat_add(gs->retired[k], g->adjust[k]);
             char name[PT_COMM_MAX];
             int64_t rest[2];
             memcpy(name, g->name, sizeof(name));

@@ -30,10 +30,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "member.h"
+#include "procparse.h"
+#include "quantities.h"
 #include "report.h"
-
-enum pt_gauge { PT_G_VM, PT_G_RSS, PT_G_ANON, PT_G_PSS, PT_G_SHARED, PT_G_USS, PT_G_SWAP, PT_G_COUNT };
 
 /* The name of the group past the limit. */
 #define PT_GROUP_OTHER "other"
@@ -61,6 +60,8 @@ struct pt_group {
 struct pt_groups {
     struct pt_group *list; /* limit named slots, then "other" */
     uint32_t limit;
+    int64_t retired[PT_CTR_COUNT]; /* the adjust of the groups freed: with the groups
+                                      in use, what all groups ever added up to */
 };
 
 /* limit: named groups at most (>= 1). */
@@ -78,7 +79,8 @@ void pt_groups_end_poll(struct pt_groups *gs, int first, int last);
  * (a high-water mark, as for the tree); keep_base leaves the work for
  * the next interval. */
 void pt_groups_deltas(struct pt_groups *gs, uint32_t g, bool keep_base, int64_t delta[PT_CTR_COUNT]);
-/* The interval is reported: clear its values, free the empty groups. */
+/* The interval is reported: clear its values, free the empty groups
+ * (their adjust kept in retired). */
 void pt_groups_end_interval(struct pt_groups *gs);
 
 #endif

@@ -59,12 +59,6 @@ static int64_t us_to_ticks(const struct pt_target *t, int64_t us)
     return ticks >= (double)INT64_MAX ? INT64_MAX : (int64_t)ticks;
 }
 
-static int64_t ticks_to_us(const struct pt_target *t, int64_t ticks)
-{
-    double us = (double)ticks * US_PER_SECOND / t->ticks_per_second;
-    return us >= (double)INT64_MAX ? INT64_MAX : (int64_t)us;
-}
-
 static struct pt_departure *departure_of(const struct pt_target *t, pid_t pid)
 {
     long i = pt_pidmap_get(&t->left, pid);
@@ -106,56 +100,6 @@ static enum fold fold_target(const struct pt_target *t, pid_t parent, struct pt_
     return FOLD_UNKNOWN;
 }
 
-/* ---- moving usage between groups ---------------------------------------- */
-
-/* us microseconds of CPU as whole clock ticks, to the nearest, with what
- * rounding left over carried in *rest for the next: summed over many
- * short processes, nothing is lost to rounding. */
-static int64_t carry_ticks(const struct pt_target *t, int64_t *rest, int64_t us)
-{
-    int64_t total = pt_sat_add(*rest, us);
-    int64_t ticks = us_to_ticks(t, total);
-    *rest = pt_sat_sub(total, ticks_to_us(t, ticks));
-    return ticks;
-}
-
-/* Faults and I/O v that the kernel folded into the member from's
- * counters belong to group to: the groups' sum stays the tree's. Only
- * what from's counters hold for the tree moves. (CPU moves as a share
- * of the fold: share_fold.) */
-static void move_usage(struct pt_target *t, const struct pt_member *from, uint32_t to, const int64_t v[PT_CTR_COUNT])
-{
-    if (from->group < 0 || (uint32_t)from->group == to)
-        return;
-    struct pt_group *g = &t->groups.list[to];
-    for (int k = 0; k < PT_CTR_COUNT; k++) {
-        if (v[k] == 0 || pt_ctr_is_cpu(k) || !(k < PT_CTR_IO_END ? from->has_io : from->has_stat))
-            continue;
-        pt_groups_adjust(&t->groups, (uint32_t)from->group, k, -v[k]);
-        pt_groups_adjust(&t->groups, to, k, v[k]);
-        g->io_seen |= k < PT_CTR_IO_END;
-        g->stat_seen |= k >= PT_CTR_IO_END;
-    }
-}
-
-/* Usage v (CPU in microseconds) that left the tree with a process it
- * never saw: the tree's, and its group's. */
-static void add_lost_usage(struct pt_target *t, int32_t group, const int64_t v[PT_CTR_COUNT])
-{
-    struct pt_group *g = group >= 0 ? &t->groups.list[group] : NULL;
-    for (int k = 0; k < PT_CTR_COUNT; k++) {
-        int64_t n = v[k];
-        if (pt_ctr_is_cpu(k))
-            n = carry_ticks(t, g ? &g->cpu_rest_us[k - PT_CTR_USER_TICKS] : &t->cpu_rest_us[k - PT_CTR_USER_TICKS], n);
-        t->adjust[k] = pt_sat_add(t->adjust[k], n);
-        if (g)
-            pt_groups_adjust(&t->groups, (uint32_t)group, k, n);
-    }
-    t->io_seen = t->stat_seen = true;
-    if (g)
-        g->io_seen = g->stat_seen = true;
-}
-
 /* ---- CPU shared out from the reapers' folds ------------------------------ */
 
 /* CLOCK_BOOTTIME seconds as pt_now()'s clock (CLOCK_MONOTONIC): a
@@ -177,141 +121,6 @@ void pt_target_note_exit(struct pt_target *t, pid_t pid, double when)
         d->exited_at = when;
 }
 
-void pt_target_note_folds(struct pt_target *t, struct pt_member *m, bool first)
-{
-    m->read_at = pt_now();
-    if (!m->has_stat)
-        return;
-    for (int i = 0; i < 2; i++) {
-        int k = PT_CTR_USER_TICKS + i;
-        int64_t children = pt_sat_sub(m->ctr[k], m->own[k]);
-        if (!first && t->follows_exits)
-            m->unshared_cpu[i] = pt_sat_add(m->unshared_cpu[i], pt_sat_sub(children, m->children_cpu[i]));
-        m->children_cpu[i] = children;
-    }
-}
-
-/* A process's CPU, weight_us by its records, went to reaper's children
- * counters (or will when it is reaped): its group's share of their growth. */
-static void add_share(struct pt_target *t, const struct pt_member *reaper, const char *comm, int64_t weight_us)
-{
-    if (weight_us <= 0)
-        return;
-    if (t->n_shares == t->cap_shares) {
-        t->cap_shares = t->cap_shares ? t->cap_shares * 2 : 16;
-        t->shares = pt_xrealloc_array(t->shares, t->cap_shares, sizeof(*t->shares));
-    }
-    struct pt_share *s = &t->shares[t->n_shares++];
-    *s = (struct pt_share){.reaper = reaper->pid, .weight_us = weight_us};
-    memcpy(s->comm, comm, sizeof(s->comm));
-}
-
-/* How many drains a share waits for its reaper's fold: a reaper that
- * ignores SIGCHLD never shows it (nor does the tree, so nothing is lost). */
-#define PT_SHARE_DRAINS 3
-
-/* The whole ticks of CPU counter c that reaper r's kernel fold brought,
- * shared out among the groups whose fold_weight_us waits for them: each
- * group is given its weight's share of the ticks plus what rounding kept
- * from it before (cpu_rest_us), to whole ticks that add up to exactly the
- * fold. So the reaper's group gives away what the kernel folded into it,
- * never more: a group left below what it reported would hide its next
- * work, and the groups would add up to more than the tree. Summed over
- * many intervals, no group loses to rounding. */
-static void share_fold(struct pt_target *t, struct pt_member *r, int c, int64_t weight)
-{
-    struct pt_groups *gs = &t->groups;
-    int64_t fold = r->unshared_cpu[c], given = 0;
-    double tick_us = US_PER_SECOND / t->ticks_per_second;
-    for (uint32_t i = 0; i <= gs->limit; i++) {
-        struct pt_group *g = &gs->list[i];
-        if (g->fold_weight_us <= 0)
-            continue;
-        g->fold_want = (double)fold * (double)g->fold_weight_us / (double)weight + (double)g->cpu_rest_us[c] / tick_us;
-        g->fold_ticks = g->fold_want > 0 ? (int64_t)g->fold_want : 0;
-        given += g->fold_ticks;
-    }
-    while (given != fold) { /* a tick more to whom rounding took most from, or back from whom it gave most */
-        struct pt_group *pick = NULL;
-        for (uint32_t i = 0; i <= gs->limit; i++) {
-            struct pt_group *g = &gs->list[i];
-            if (g->fold_weight_us <= 0 || (given > fold && g->fold_ticks == 0))
-                continue;
-            double kept = g->fold_want - (double)g->fold_ticks;
-            double best = pick ? pick->fold_want - (double)pick->fold_ticks : 0;
-            if (!pick || (given < fold ? kept > best : kept < best))
-                pick = g;
-        }
-        pick->fold_ticks += given < fold ? 1 : -1;
-        given += given < fold ? 1 : -1;
-    }
-    for (uint32_t i = 0; i <= gs->limit; i++) {
-        struct pt_group *g = &gs->list[i];
-        if (g->fold_weight_us <= 0)
-            continue;
-        g->cpu_rest_us[c] = (int64_t)((g->fold_want - (double)g->fold_ticks) * tick_us);
-        if (r->group >= 0 && (uint32_t)r->group != i) {
-            pt_groups_adjust(gs, (uint32_t)r->group, PT_CTR_USER_TICKS + c, -g->fold_ticks);
-            pt_groups_adjust(gs, i, PT_CTR_USER_TICKS + c, g->fold_ticks);
-            g->stat_seen = true;
-        }
-    }
-}
-
-static int by_reaper(const void *a, const void *b)
-{
-    pid_t x = ((const struct pt_share *)a)->reaper, y = ((const struct pt_share *)b)->reaper;
-    return (x > y) - (x < y);
-}
-
-/* Give each reaper's unshared fold to the groups of the shares that wait
- * for it, by their weights; a share whose reaper shows no fold yet waits.
- * A fold nobody waits for stays in the reaper's group (a process the
- * records did not weigh: a member joined as a root, a lost record). Done
- * once an interval: a reaper's children's CPU is in clock ticks, and a
- * short window's growth, a few ticks, would give each its rounding. */
-void pt_target_share_folds(struct pt_target *t)
-{
-    if (!t->follows_exits || !pt_target_by_process(t))
-        return;
-    if (t->n_shares > 1) /* each reaper's shares in a run */
-        qsort(t->shares, t->n_shares, sizeof(*t->shares), by_reaper);
-    size_t kept = 0;
-    for (size_t i = 0, end; i < t->n_shares; i = end) {
-        struct pt_member *r = pt_target_live_member(t, t->shares[i].reaper);
-        int64_t weight = 0;
-        for (end = i; end < t->n_shares && t->shares[end].reaper == t->shares[i].reaper; end++)
-            weight = pt_sat_add(weight, t->shares[end].weight_us);
-        if (!r)
-            continue;
-        r->share_weight_us = weight;
-        if (r->unshared_cpu[0] + r->unshared_cpu[1] <= 0) { /* not folded yet */
-            for (size_t j = i; j < end; j++)
-                if (++t->shares[j].drains < PT_SHARE_DRAINS)
-                    t->shares[kept++] = t->shares[j];
-            continue;
-        }
-        for (size_t j = i; j < end; j++) {
-            struct pt_group *g = &t->groups.list[pt_groups_find(&t->groups, t->shares[j].comm)];
-            g->fold_weight_us = pt_sat_add(g->fold_weight_us, t->shares[j].weight_us);
-        }
-        for (int c = 0; c < 2; c++)
-            if (r->unshared_cpu[c] > 0)
-                share_fold(t, r, c, weight);
-        for (uint32_t k = 0; k <= t->groups.limit; k++)
-            t->groups.list[k].fold_weight_us = 0;
-    }
-    t->n_shares = kept;
-    for (size_t i = 0; i < t->n_members; i++) {
-        struct pt_member *m = &t->members[i];
-        bool waiting = m->share_weight_us > 0 && m->unshared_cpu[0] + m->unshared_cpu[1] <= 0;
-        for (int k = 0; k < 2 && !waiting; k++)
-            if (m->unshared_cpu[k] > 0) /* given, or nobody waits for it */
-                m->unshared_cpu[k] = 0;
-        m->share_weight_us = 0;
-    }
-}
-
 /* ---- departed members --------------------------------------------------- */
 
 void pt_target_depart(struct pt_target *t, const struct pt_member *m, const struct pt_member *reaper)
@@ -324,8 +133,8 @@ void pt_target_depart(struct pt_target *t, const struct pt_member *m, const stru
     *d = (struct pt_departure){
         .pid = m->pid,
         .reaper = reaper ? reaper->pid : 0,
-        .has_stat = m->has_stat,
-        .has_io = m->has_io,
+        .has_stat = m->acct.has_stat,
+        .has_io = m->acct.has_io,
         .whole = m->recorded_whole,
         .read_at = m->read_at,
         .exited_at = m->exited_at,
@@ -334,7 +143,7 @@ void pt_target_depart(struct pt_target *t, const struct pt_member *m, const stru
         .ctx_counts = t->options.collect_ctx_switches && (m->has_ctx || m->born),
     };
     memcpy(d->comm, m->comm, sizeof(d->comm));
-    memcpy(d->own, m->own, sizeof(d->own));
+    memcpy(d->own, m->acct.own, sizeof(d->own));
     memcpy(d->recorded, m->recorded, sizeof(d->recorded));
     /* credit_exited_threads credits the records come so far against the
      * last status read; what of it they did not cover, later ones repeat */
@@ -356,8 +165,8 @@ static void credit_late_switches(struct pt_target *t, struct pt_departure *d, co
     int64_t invol = r->nivcsw > d->ctx_base_involuntary ? r->nivcsw - d->ctx_base_involuntary : 0;
     d->ctx_base_voluntary -= r->nvcsw - vol;
     d->ctx_base_involuntary -= r->nivcsw - invol;
-    pt_target_credit_switches(t, pt_target_by_process(t) ? (int32_t)pt_groups_find(&t->groups, d->comm) : -1, vol,
-                              invol);
+    pt_ledger_credit_switches(
+        &t->ledger, pt_target_by_process(t) ? (int32_t)pt_groups_find(&t->ledger.groups, d->comm) : -1, vol, invol);
 }
 
 /* The CPU a departed member used after its last read, as its records'
@@ -393,8 +202,8 @@ static void settle_departure(struct pt_target *t, const struct pt_departure *d)
         int64_t v = has && !pt_ctr_is_cpu(k) ? pt_sat_sub(d->recorded[k], d->own[k]) : 0;
         last[k] = v > 0 ? v : 0;
     }
-    move_usage(t, reaper, pt_groups_find(&t->groups, d->comm), last);
-    add_share(t, reaper, d->comm, last_moments_weight(d));
+    pt_ledger_move(&t->ledger, &reaper->acct, pt_groups_find(&t->ledger.groups, d->comm), last);
+    pt_ledger_add_share(&t->ledger, &reaper->acct, d->comm, last_moments_weight(d));
 }
 
 static void settle_departures(struct pt_target *t)
@@ -460,19 +269,19 @@ static void note_process_exit(struct pt_target *t, const struct pt_exitrecord *r
  * record). */
 static void unseen_thread_exit(struct pt_target *t, const struct pt_exitrecord *r, bool outside_known)
 {
-    int32_t group = pt_target_by_process(t) ? (int32_t)pt_groups_find(&t->groups, r->comm) : -1;
+    int32_t group = pt_target_by_process(t) ? (int32_t)pt_groups_find(&t->ledger.groups, r->comm) : -1;
     if (t->options.collect_ctx_switches)
-        pt_target_credit_switches(t, group, r->nvcsw, r->nivcsw);
+        pt_ledger_credit_switches(&t->ledger, group, r->nvcsw, r->nivcsw);
     thread_exited(t, NULL, false, r);
     int64_t v[PT_CTR_COUNT];
     record_usage(r, v);
     struct pt_member *into = NULL;
     enum fold f = fold_target(t, r->ppid, &into);
     if (f == FOLD_MEMBER && group >= 0) {
-        add_share(t, into, r->comm, pt_sat_add(v[PT_CTR_USER_TICKS], v[PT_CTR_SYSTEM_TICKS]));
-        move_usage(t, into, (uint32_t)group, v);
+        pt_ledger_add_share(&t->ledger, &into->acct, r->comm, pt_sat_add(v[PT_CTR_USER_TICKS], v[PT_CTR_SYSTEM_TICKS]));
+        pt_ledger_move(&t->ledger, &into->acct, (uint32_t)group, v);
     } else if (f == FOLD_OUTSIDE && outside_known)
-        add_lost_usage(t, group, v);
+        pt_ledger_add_lost(&t->ledger, group, v);
 }
 
 /* A record of a member's child that never joined (it lived less than a
@@ -539,6 +348,7 @@ void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *rec
     double cpu0 = pt_thread_cpu_seconds();
     t->drained_at = pt_now();
     t->follows_exits = true;
+    t->ledger.shares_folds = pt_target_by_process(t);
     if (!complete) { /* some member's records are missing: its sum is not its whole usage */
         t->exits_complete = false;
         t->exit_record_losses++;
@@ -560,7 +370,8 @@ void pt_target_stop_exits(struct pt_target *t)
     t->n_departures = 0;
     pt_pidmap_clear(&t->left);
     pt_pidmap_clear(&t->unseen_gone);
-    t->n_shares = 0;
+    t->ledger.shares_folds = false;
+    pt_ledger_drop_shares(&t->ledger);
     for (size_t i = 0; i < t->n_members; i++) /* no record is to come: none has its whole usage */
         t->members[i].recorded_whole = false;
 }

@@ -188,29 +188,29 @@ static void take_stat(struct pt_member *m, const struct pt_stat *st)
     m->num_threads = st->num_threads;
     m->had_threads |= st->num_threads > 1;
     /* each value is at most PT_MAX_COUNT, so the casts are exact */
-    m->own[PT_CTR_USER_TICKS] = (int64_t)st->utime;
-    m->own[PT_CTR_SYSTEM_TICKS] = (int64_t)st->stime;
-    m->own[PT_CTR_MINFLT] = (int64_t)st->minflt;
-    m->own[PT_CTR_MAJFLT] = (int64_t)st->majflt;
-    m->ctr[PT_CTR_USER_TICKS] = pt_sat_add((int64_t)st->utime, (int64_t)st->cutime);
-    m->ctr[PT_CTR_SYSTEM_TICKS] = pt_sat_add((int64_t)st->stime, (int64_t)st->cstime);
-    m->ctr[PT_CTR_MINFLT] = pt_sat_add((int64_t)st->minflt, (int64_t)st->cminflt);
-    m->ctr[PT_CTR_MAJFLT] = pt_sat_add((int64_t)st->majflt, (int64_t)st->cmajflt);
-    m->has_stat = true;
+    m->acct.own[PT_CTR_USER_TICKS] = (int64_t)st->utime;
+    m->acct.own[PT_CTR_SYSTEM_TICKS] = (int64_t)st->stime;
+    m->acct.own[PT_CTR_MINFLT] = (int64_t)st->minflt;
+    m->acct.own[PT_CTR_MAJFLT] = (int64_t)st->majflt;
+    m->acct.ctr[PT_CTR_USER_TICKS] = pt_sat_add((int64_t)st->utime, (int64_t)st->cutime);
+    m->acct.ctr[PT_CTR_SYSTEM_TICKS] = pt_sat_add((int64_t)st->stime, (int64_t)st->cstime);
+    m->acct.ctr[PT_CTR_MINFLT] = pt_sat_add((int64_t)st->minflt, (int64_t)st->cminflt);
+    m->acct.ctr[PT_CTR_MAJFLT] = pt_sat_add((int64_t)st->majflt, (int64_t)st->cmajflt);
+    m->acct.has_stat = true;
 }
 
 static void take_io(struct pt_member *m, const struct pt_io *io)
 {
-    m->ctr[PT_CTR_RCHAR] = (int64_t)io->rchar;
-    m->ctr[PT_CTR_WCHAR] = (int64_t)io->wchar;
-    m->ctr[PT_CTR_STORAGE_READ] = (int64_t)io->read_bytes;
-    m->ctr[PT_CTR_STORAGE_WRITE] = (int64_t)io->write_bytes;
-    m->ctr[PT_CTR_CANCELLED_WRITE] = (int64_t)io->cancelled_write_bytes;
-    m->ctr[PT_CTR_SYSCR] = (int64_t)io->syscr;
-    m->ctr[PT_CTR_SYSCW] = (int64_t)io->syscw;
+    m->acct.ctr[PT_CTR_RCHAR] = (int64_t)io->rchar;
+    m->acct.ctr[PT_CTR_WCHAR] = (int64_t)io->wchar;
+    m->acct.ctr[PT_CTR_STORAGE_READ] = (int64_t)io->read_bytes;
+    m->acct.ctr[PT_CTR_STORAGE_WRITE] = (int64_t)io->write_bytes;
+    m->acct.ctr[PT_CTR_CANCELLED_WRITE] = (int64_t)io->cancelled_write_bytes;
+    m->acct.ctr[PT_CTR_SYSCR] = (int64_t)io->syscr;
+    m->acct.ctr[PT_CTR_SYSCW] = (int64_t)io->syscw;
     for (int k = 0; k < PT_CTR_IO_END; k++)
-        m->own[k] = m->ctr[k];
-    m->has_io = true;
+        m->acct.own[k] = m->acct.ctr[k];
+    m->acct.has_io = true;
 }
 
 /* io is optional: another user's process denies it at open (its mode is
@@ -222,7 +222,7 @@ static void take_io(struct pt_member *m, const struct pt_io *io)
  * that fails otherwise keeps the last values. */
 static enum pt_read read_io(struct pt_member *m, int proc_root_fd, struct pt_buf *buf)
 {
-    m->io_fresh = false;
+    m->acct.io_fresh = false;
     if (m->denied & PT_DENIED_IO)
         return PT_READ_OK;
     size_t len;
@@ -231,11 +231,11 @@ static enum pt_read read_io(struct pt_member *m, int proc_root_fd, struct pt_buf
     enum pt_read r = read_file(m, proc_root_fd, PT_MF_IO, buf, &len, &err);
     note_denied(m, err, PT_MF_IO, PT_DENIED_IO);
     if (m->denied & PT_DENIED_IO)
-        m->has_io = false;
+        m->acct.has_io = false;
     if (r == PT_READ_GONE || r == PT_READ_NO_FDS)
         return r;
-    m->io_fresh = r == PT_READ_OK && pt_parse_io(buf->data, len, &io) == 0;
-    if (m->io_fresh)
+    m->acct.io_fresh = r == PT_READ_OK && pt_parse_io(buf->data, len, &io) == 0;
+    if (m->acct.io_fresh)
         take_io(m, &io);
     return PT_READ_OK;
 }
@@ -271,7 +271,7 @@ enum pt_read pt_member_read_counters(struct pt_member *m, int proc_root_fd, stru
         return r;
     /* A new name is most often a new program (exec), which the process
      * events may not have told: its files are opened again. */
-    bool renamed = m->has_stat && strcmp(st.comm, m->comm) != 0;
+    bool renamed = m->acct.has_stat && strcmp(st.comm, m->comm) != 0;
     take_stat(m, &st);
     if (renamed)
         pt_member_reopen(m);
@@ -299,7 +299,7 @@ enum pt_read pt_member_open(struct pt_member *m, int proc_root_fd, struct pt_fd_
                             uint64_t expected_starttime, struct pt_buf *buf)
 {
     memset(m, 0, sizeof(*m));
-    m->pid = pid;
+    m->pid = m->acct.pid = pid;
     for (int f = 0; f < PT_MF_COUNT; f++)
         m->fd[f] = -1;
     m->budget = budget;
@@ -494,9 +494,9 @@ enum pt_read pt_member_read_thread_usage(struct pt_member *m, int proc_root_fd, 
     }
     if (m->num_threads <= 1 && !m->had_threads) { /* the thread is the member, whose stat is read */
         memcpy(main->comm, m->comm, sizeof(main->comm));
-        main->utime = m->own[PT_CTR_USER_TICKS];
-        main->stime = m->own[PT_CTR_SYSTEM_TICKS];
-        main->cpu_now = m->has_stat;
+        main->utime = m->acct.own[PT_CTR_USER_TICKS];
+        main->stime = m->acct.own[PT_CTR_SYSTEM_TICKS];
+        main->cpu_now = m->acct.has_stat;
         return PT_READ_OK;
     }
     /* Each thread's own CPU from its task/TID/stat, even for one left:

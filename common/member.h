@@ -21,34 +21,11 @@
 #include <sys/types.h>
 
 #include "fdbudget.h"
+#include "ledger.h"
 #include "procfile.h"
 #include "procparse.h"
+#include "quantities.h"
 #include "threads.h"
-
-/* Cumulative counters, each inclusive of reaped children where the kernel
- * folds them in: io (reaped children's I/O is added into the parent's own
- * io) and stat (utime+cutime etc.). */
-enum pt_counter {
-    PT_CTR_RCHAR,
-    PT_CTR_WCHAR,
-    PT_CTR_STORAGE_READ,
-    PT_CTR_STORAGE_WRITE,
-    PT_CTR_CANCELLED_WRITE,
-    PT_CTR_SYSCR,
-    PT_CTR_SYSCW,
-    PT_CTR_USER_TICKS,
-    PT_CTR_SYSTEM_TICKS,
-    PT_CTR_MINFLT,
-    PT_CTR_MAJFLT,
-    PT_CTR_COUNT
-};
-#define PT_CTR_IO_END PT_CTR_USER_TICKS /* [0, IO_END) come from io */
-
-/* The two counters in clock ticks (CPU), the others in bytes or counts. */
-static inline bool pt_ctr_is_cpu(int k)
-{
-    return k == PT_CTR_USER_TICKS || k == PT_CTR_SYSTEM_TICKS;
-}
 
 /* Files another user's process keeps from us (ptrace access is needed). */
 enum pt_denied { PT_DENIED_IO = 1, PT_DENIED_SMAPS = 2, PT_DENIED_FDS = 4 };
@@ -74,7 +51,6 @@ struct pt_member {
     pid_t ppid; /* as of the last stat read */
     uint64_t starttime;
     char comm[PT_COMM_MAX];      /* as of the last stat read */
-    int32_t group;               /* its slot in the target's breakdown (breakdown.h), or -1 */
     char path[24];               /* "<pid>/" under the proc root, built once */
     int fd[PT_MF_COUNT];         /* kept descriptors, -1 when not kept */
     struct pt_fd_budget *budget; /* shared by the collector's members */
@@ -84,40 +60,19 @@ struct pt_member {
      * were sampled. */
     struct pt_thread_usage main_usage;
     bool usage_sampled;
-    bool had_threads;          /* more than one, at a read or by an exit record: its
-                                  stat's CPU is no longer its main thread's */
-    int64_t ctr[PT_CTR_COUNT]; /* last values read */
-    /* Its own part of ctr at the last read: stat's utime, stime, minflt
-     * and majflt without their c* twins; io does not tell its own from its
-     * children's, so ctr's there. */
-    int64_t own[PT_CTR_COUNT];
-    /* With exit records: the own usage of its threads that have exited
-     * (CPU in microseconds, exitrecords.h), all of its own usage once it
-     * has exited when recorded_whole (born in the tree while records
-     * flowed, none lost since); and when its counters were last read. */
+    bool had_threads;       /* more than one, at a read or by an exit record: its
+                               stat's CPU is no longer its main thread's */
+    struct pt_account acct; /* its counters and its part of the ledger (ledger.h) */
+    /* With exit records: the own usage of its threads that have exited,
+     * by counter but with CPU in microseconds, not ticks (exitrecords.h);
+     * all of its own usage once it has exited when recorded_whole (born
+     * in the tree while records flowed, none lost since). */
     int64_t recorded[PT_CTR_COUNT];
     bool recorded_whole;
-    int64_t life_us;   /* from its main thread's record: start to exit; 0 before */
-    double started_at; /* its fork event's time (pt_now's clock); 0: not known */
-    double exited_at;  /* its exit event's time, same clock; 0 before */
-    double read_at;    /* when its counters were last read (pt_now's clock) */
-    /* With exit records and a breakdown by process (exits.c): its
-     * children's CPU (stat's c* fields: the exact run time of the
-     * processes it reaped) at the last read, how much of their growth
-     * since is not yet given to those processes' groups (less while a
-     * departed member's last values wait for their fold), and the weight
-     * of the shares that wait for it. */
-    int64_t children_cpu[2], unshared_cpu[2];
-    int64_t share_weight_us;
-    bool has_stat, has_io; /* which groups of ctr hold real values (io: the member's own now) */
-    bool io_fresh;         /* the last read of the counters refreshed io */
-    /* Usage of members this one reaped that its counters have not shown
-     * yet, checked at a later read (see owe() in target.c). */
-    int64_t ctr_at_end[PT_CTR_COUNT]; /* ctr as of the last interval's end, or the join */
-    int64_t owed[PT_CTR_COUNT];       /* last values of the members it absorbed */
-    int64_t due[PT_CTR_COUNT];        /* what ctr reaches once they have arrived */
-    uint64_t owed_round;              /* the target's round when it last took a debt */
-    bool owes;
+    int64_t life_us;                   /* from its main thread's record: start to exit; 0 before */
+    double started_at;                 /* its fork event's time (pt_now's clock); 0: not known */
+    double exited_at;                  /* its exit event's time, same clock; 0 before */
+    double read_at;                    /* when its counters were last read (pt_now's clock) */
     unsigned denied;                   /* enum pt_denied bits: not opened again */
     enum pt_fd_dir_count fd_dir_sized; /* st_size, or a readdir (count_dir_entries) */
     int64_t num_threads;

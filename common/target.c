@@ -42,185 +42,28 @@ static bool is_exposed(const struct pt_target *t, const struct pt_member *m)
     return pt_target_live_member(t, m->ppid) == NULL;
 }
 
-static bool has_group(const struct pt_member *m, int k)
-{
-    return k < PT_CTR_IO_END ? m->has_io : m->has_stat;
-}
-
-/* A member's counter as the tree counts it: the last value read, or what
- * the members it absorbed are due to bring when that is more. */
-static int64_t counted(const struct pt_member *m, int k)
-{
-    return m->owed[k] > 0 && m->due[k] > m->ctr[k] ? m->due[k] : m->ctr[k];
-}
-
-/* Every change to the tree's adjust is made to a breakdown group's too,
- * so that the groups add up to the tree (breakdown.h). */
-static void group_adjust(struct pt_target *t, const struct pt_member *m, int k, int64_t v)
-{
-    if (m->group >= 0)
-        pt_groups_adjust(&t->groups, (uint32_t)m->group, k, v);
-}
-
-static void add_counters(struct pt_target *t, const struct pt_member *m, int sign)
-{
-    for (int k = 0; k < PT_CTR_COUNT; k++) {
-        if (!has_group(m, k))
-            continue;
-        t->adjust[k] = sign > 0 ? pt_sat_add(t->adjust[k], counted(m, k)) : pt_sat_sub(t->adjust[k], counted(m, k));
-        group_adjust(t, m, k, sign > 0 ? counted(m, k) : -counted(m, k));
-    }
-}
-
-static void note_groups(struct pt_target *t, const struct pt_member *m)
-{
-    t->stat_seen |= m->has_stat;
-    t->io_seen |= m->has_io;
-    if (m->group >= 0) {
-        struct pt_group *g = &t->groups.list[m->group];
-        g->stat_seen |= m->has_stat;
-        g->io_seen |= m->has_io;
-    }
-}
-
 /* A member whose name changed (exec) moves to its new name's group with
  * what it did since the last interval's end: at that end, or when it
  * leaves before it (then what it did under its new name is not left in
  * the old name's group). */
 static void follow_name(struct pt_target *t, struct pt_member *m)
 {
-    if (m->group < 0 || strcmp(t->groups.list[m->group].name, m->comm) == 0)
+    struct pt_groups *gs = &t->ledger.groups;
+    if (m->acct.group < 0 || strcmp(gs->list[m->acct.group].name, m->comm) == 0)
         return;
-    uint32_t to = pt_groups_find(&t->groups, m->comm);
-    for (int k = 0; k < PT_CTR_COUNT && to != (uint32_t)m->group; k++) {
-        if (!has_group(m, k))
-            continue;
-        group_adjust(t, m, k, m->ctr_at_end[k]);
-        pt_groups_adjust(&t->groups, to, k, -m->ctr_at_end[k]);
-    }
-    m->group = (int32_t)to;
-}
-
-/* m was reaped by reaper (a member, live or not), whose counters gain at
- * least m's last values, but only at a read that follows the reaping: a
- * reaper read before it shows nothing yet (the transient dip), and one
- * whose parent ignores SIGCHLD, or a re-parented child reaped by init,
- * never brings it. So the reaper owes m's values: until its counters show
- * them, it counts as due = its counters at the last interval's end (read before m
- * was last seen alive, so before the reaping) plus everything it owes.
- * The tree total never dips, and settle_debts() decides later whether the
- * usage arrived. A group the reaper's counters lack (io denied) can never
- * show it: m's values of that group stay counted as if m had left alone. */
-static void owe(struct pt_target *t, struct pt_member *reaper, const struct pt_member *m)
-{
-    if (!reaper->owes) {
-        memcpy(reaper->due, reaper->ctr_at_end, sizeof(reaper->due));
-        memset(reaper->owed, 0, sizeof(reaper->owed));
-        reaper->owes = true;
-    }
-    reaper->owed_round = t->round;
-    for (int k = 0; k < PT_CTR_COUNT; k++) {
-        if (!has_group(m, k))
-            continue;
-        int64_t v = counted(m, k);
-        /* m's group keeps what m was seen doing; the reaper's gives it
-         * back, since the reaper's counters bring it */
-        group_adjust(t, m, k, v);
-        if (has_group(reaper, k)) {
-            reaper->owed[k] = pt_sat_add(reaper->owed[k], v);
-            reaper->due[k] = pt_sat_add(reaper->due[k], v);
-            group_adjust(t, reaper, k, -v);
-            if (pt_ctr_is_cpu(k)) /* given out of its folds (exits.c) */
-                reaper->unshared_cpu[k - PT_CTR_USER_TICKS] -= v;
-        } else {
-            t->adjust[k] = pt_sat_add(t->adjust[k], v);
-        }
-    }
-}
-
-/* After a read of m that follows its debts (a later round, or m is a
- * zombie whose counters are final): absorption adds at least the owed
- * values, so a counter still below due proves they never arrived (parent
- * ignoring SIGCHLD, re-parented and reaped by init). They are then counted
- * as for a member that left alone (adjust), and the reaper's own work
- * counts in full from its counters. A counter at or above due took them.
- * Either way the debt is over, so the tree total is adjust plus what was
- * read again, and nothing keeps the high-water mark above it. An io
- * counter that this read could not refresh waits for a read that does. */
-static void settle_debts(struct pt_target *t, struct pt_member *m)
-{
-    if (!m->owes || (!m->zombie && m->owed_round == t->round))
-        return;
-    m->owes = false;
-    for (int k = 0; k < PT_CTR_COUNT; k++) {
-        if (m->owed[k] == 0)
-            continue;
-        if (k < PT_CTR_IO_END && !m->io_fresh) {
-            m->owes = true;
-            continue;
-        }
-        if (m->ctr[k] < m->due[k]) {
-            t->adjust[k] = pt_sat_add(t->adjust[k], m->owed[k]);
-            group_adjust(t, m, k, m->owed[k]);
-            if (pt_ctr_is_cpu(k)) /* no fold is coming */
-                m->unshared_cpu[k - PT_CTR_USER_TICKS] += m->owed[k];
-        }
-        m->owed[k] = 0;
-    }
+    pt_ledger_regroup(&t->ledger, &m->acct, pt_groups_find(gs, m->comm));
 }
 
 static void settle_children(struct pt_target *t, struct pt_member *parent);
-
-/* m's io stopped answering (it exec'd a setuid program, or its ptrace
- * access went): what it showed until then stays the tree's, as for a
- * member that left alone, and the io it does from now on is left out
- * (the warning says so). Its io debts end too: they are counted now. */
-static void io_left(struct pt_target *t, struct pt_member *m)
-{
-    for (int k = 0; k < PT_CTR_IO_END; k++) {
-        int64_t v = counted(m, k);
-        t->adjust[k] = pt_sat_add(t->adjust[k], v);
-        group_adjust(t, m, k, v);
-        m->owed[k] = 0;
-    }
-}
-
-/* m's io answers again (it dropped its privileges, by exec or setuid()):
- * it counts from now on, as a member joined as a root does; its past
- * was not seen. */
-static void io_joined(struct pt_target *t, struct pt_member *m)
-{
-    for (int k = 0; k < PT_CTR_IO_END; k++) {
-        t->adjust[k] = pt_sat_sub(t->adjust[k], m->ctr[k]);
-        group_adjust(t, m, k, -m->ctr[k]);
-        m->ctr_at_end[k] = m->ctr[k];
-    }
-}
 
 /* Read m's counters, moving its io in or out of the tree's when the
  * permissions changed their answer. */
 static enum pt_read read_member_counters(struct pt_target *t, struct pt_member *m)
 {
-    bool had_io = m->has_io;
+    bool had_io = m->acct.has_io;
     enum pt_read r = pt_member_read_counters(m, t->proc_root_fd, &t->buf);
-    if (had_io && !m->has_io)
-        io_left(t, m);
-    else if (!had_io && m->has_io)
-        io_joined(t, m);
+    pt_ledger_io_changed(&t->ledger, &m->acct, had_io);
     return r;
-}
-
-void pt_target_credit_switches(struct pt_target *t, int32_t group, int64_t voluntary, int64_t involuntary)
-{
-    t->ctx_voluntary = pt_sat_add(t->ctx_voluntary, voluntary);
-    t->ctx_involuntary = pt_sat_add(t->ctx_involuntary, involuntary);
-    t->ctx_seen = true;
-    if (group >= 0) {
-        struct pt_group *g = &t->groups.list[group];
-        g->ctx_voluntary = pt_sat_add(g->ctx_voluntary, voluntary);
-        g->ctx_involuntary = pt_sat_add(g->ctx_involuntary, involuntary);
-        g->ctx_seen = true;
-    }
 }
 
 /* Context switches of m since its last status read, now that its live
@@ -238,7 +81,7 @@ static void credit_exited_threads(struct pt_target *t, struct pt_member *m, int6
         vol = pt_sat_add(vol, m->exited_voluntary);
         invol = pt_sat_add(invol, m->exited_involuntary);
         int64_t base_vol = m->has_ctx ? m->ctx_voluntary : 0, base_invol = m->has_ctx ? m->ctx_involuntary : 0;
-        pt_target_credit_switches(t, m->group, vol > base_vol ? vol - base_vol : 0,
+        pt_ledger_credit_switches(&t->ledger, m->acct.group, vol > base_vol ? vol - base_vol : 0,
                                   invol > base_invol ? invol - base_invol : 0);
     }
     m->exited_voluntary = m->exited_involuntary = 0;
@@ -254,7 +97,7 @@ static void member_left(struct pt_target *t, struct pt_member *m, struct pt_memb
     if (m->gone)
         return;
     follow_name(t, m);
-    note_groups(t, m);
+    pt_ledger_seen(&t->ledger, &m->acct);
     m->gone = true;
     pt_member_close(m);
     t->exited += !m->exit_counted;
@@ -267,10 +110,7 @@ static void member_left(struct pt_target *t, struct pt_member *m, struct pt_memb
     }
     t->need_compaction = true;
     settle_children(t, m);
-    if (reaper)
-        owe(t, reaper, m);
-    else
-        add_counters(t, m, +1);
+    pt_ledger_leave(&t->ledger, &m->acct, reaper ? &reaper->acct : NULL);
 }
 
 void pt_target_member_changed(struct pt_target *t, pid_t pid)
@@ -354,12 +194,11 @@ static void read_counters(struct pt_target *t, struct pt_member *m)
         return;
     }
     warn_denied(t, m); /* io may refuse its first read, not its open */
-    if (t->follows_exits && pt_target_by_process(t))
-        pt_target_note_folds(t, m, false);
-    note_groups(t, m);
+    m->read_at = pt_now();
+    pt_ledger_read(&t->ledger, &m->acct);
     if (m->zombie && !m->children_settled)
         settle_children(t, m);
-    settle_debts(t, m);
+    pt_ledger_settle(&t->ledger, &m->acct, m->zombie);
 }
 
 void pt_target_leave_all(struct pt_target *t)
@@ -427,22 +266,19 @@ struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expect
     m.born = !baseline;
     m.since = baseline ? pt_now() : 0;
     m.recorded_whole = !baseline && t->follows_exits;
-    pt_target_note_folds(t, &m, true);
-    memcpy(m.ctr_at_end, m.ctr, sizeof(m.ctr));
-    m.group = pt_target_by_process(t) ? (int32_t)pt_groups_find(&t->groups, m.comm) : -1;
+    m.read_at = pt_now();
+    pt_ledger_join(&t->ledger, &m.acct,
+                   pt_target_by_process(t) ? (int32_t)pt_groups_find(&t->ledger.groups, m.comm) : -1, baseline);
     /* A zombie joins too (but for a breakdown's, above): its counters are
      * final, and count in the interval it ran in, not in its reaper's at
      * the reap (which then owes them, as for any member that leaves). One
      * the events counted already (started, and exited) is not counted
      * again. */
     m.exit_counted = pt_pidmap_remove(&t->unjoined_exits, pid);
-    if (baseline)
-        add_counters(t, &m, -1);
-    else if (!pt_pidmap_remove(&t->forked, pid) && !m.exit_counted) /* else counted at its fork event */
+    if (!baseline && !pt_pidmap_remove(&t->forked, pid) && !m.exit_counted) /* else counted at its fork event */
         t->started++;
     if (t->follows_events)
         pt_pidmap_put(&t->lately, pid, !baseline);
-    note_groups(t, &m);
     t->membership_moved = true;
     t->members[t->n_members] = m;
     pt_pidmap_put(&t->index, pid, (uint32_t)t->n_members);
@@ -503,9 +339,9 @@ static int64_t page_bytes(const struct pt_target *t, uint64_t pages)
 /* A member's share of one poll's gauges [first, last], to its group. */
 static void group_gauges(struct pt_target *t, const struct pt_member *m, const int64_t *now, int first, int last)
 {
-    if (m->group < 0)
+    if (m->acct.group < 0)
         return;
-    struct pt_group *g = &t->groups.list[m->group];
+    struct pt_group *g = &t->ledger.groups.list[m->acct.group];
     for (int k = first; k <= last; k++)
         g->poll[k] = pt_sat_add(g->poll[k], now[k]);
 }
@@ -552,7 +388,7 @@ static void poll_members(struct pt_target *t)
         pt_extrema_add(&t->gauges[PT_G_ANON], anon);
         t->samples++;
         if (pt_target_by_process(t))
-            pt_groups_end_poll(&t->groups, PT_G_VM, PT_G_ANON);
+            pt_groups_end_poll(&t->ledger.groups, PT_G_VM, PT_G_ANON);
     }
 }
 
@@ -689,7 +525,7 @@ static void sample_smaps(struct pt_target *t)
     for (int g = PT_G_PSS; g <= PT_G_SWAP; g++)
         pt_extrema_add(&t->gauges[g], sum[g]);
     if (pt_target_by_process(t))
-        pt_groups_end_poll(&t->groups, PT_G_PSS, PT_G_SWAP);
+        pt_groups_end_poll(&t->ledger.groups, PT_G_PSS, PT_G_SWAP);
 }
 
 void pt_target_sample_pss(struct pt_target *t)
@@ -730,7 +566,7 @@ static void sample_ctx_switches(struct pt_target *t)
         m->ctx_voluntary = vol;
         m->ctx_involuntary = invol;
         m->has_ctx = true;
-        t->ctx_seen = true;
+        t->ledger.ctx_seen = true;
     }
 }
 
@@ -747,8 +583,8 @@ static int64_t count_fds(struct pt_target *t)
         if (r == PT_READ_OK) {
             total = pt_sat_add(total, n);
             any = true;
-            if (t->members[i].group >= 0) {
-                struct pt_group *g = &t->groups.list[t->members[i].group];
+            if (t->members[i].acct.group >= 0) {
+                struct pt_group *g = &t->ledger.groups.list[t->members[i].acct.group];
                 g->fds = pt_sat_add(g->fds, n);
                 g->fds_seen = true;
             }
@@ -782,29 +618,12 @@ static const enum pt_metric_id counter_metric[PT_CTR_COUNT] = {
     [PT_CTR_MAJFLT] = PT_M_PROC_MAJOR_FAULTS,
 };
 
-/* Advance the high-water marks and return this interval's deltas. */
+/* This interval's deltas of the tree, every live member counted (after
+ * pt_ledger_count). Short of descriptors, some member was not read: its
+ * work is left for the next interval, which reports it (the base stays). */
 static void counter_deltas(struct pt_target *t, int64_t delta[PT_CTR_COUNT])
 {
-    int64_t tree[PT_CTR_COUNT];
-    memcpy(tree, t->adjust, sizeof(tree));
-    for (size_t i = 0; i < t->n_members; i++) {
-        const struct pt_member *m = &t->members[i];
-        if (m->gone)
-            continue;
-        for (int k = 0; k < PT_CTR_COUNT; k++)
-            if (has_group(m, k))
-                tree[k] = pt_sat_add(tree[k], counted(m, k));
-    }
-    /* Short of descriptors, some member was not read: its work is left
-     * for the next interval, which reports it (the base stays). */
-    bool keep_base = t->short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS);
-    for (int k = 0; k < PT_CTR_COUNT; k++) {
-        if (tree[k] > t->high_water[k])
-            t->high_water[k] = tree[k];
-        delta[k] = pt_sat_sub(t->high_water[k], t->interval_base[k]);
-        if (!keep_base)
-            t->interval_base[k] = t->high_water[k];
-    }
+    pt_ledger_deltas(&t->ledger, t->short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS), delta);
 }
 
 /* What the exit records tell, only where they are in use; failed, killed
@@ -878,11 +697,11 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
 {
     struct amounts a = {
         .gauges = t->gauges,
-        .io_seen = t->io_seen,
-        .stat_seen = t->stat_seen,
-        .ctx_seen = t->ctx_seen,
-        .ctx_voluntary = t->ctx_voluntary,
-        .ctx_involuntary = t->ctx_involuntary,
+        .io_seen = t->ledger.io_seen,
+        .stat_seen = t->ledger.stat_seen,
+        .ctx_seen = t->ledger.ctx_seen,
+        .ctx_voluntary = t->ledger.ctx_voluntary,
+        .ctx_involuntary = t->ledger.ctx_involuntary,
         .fds = fds,
         .processes = processes,
         .threads = threads,
@@ -979,29 +798,24 @@ static void leave_out_unknown(struct pt_target *t, struct pt_report *report)
                    what);
 }
 
-/* The reaper's baseline for debts taken from now on (see owe()). */
-static void snapshot_counters(struct pt_target *t)
-{
-    for (size_t i = 0; i < t->n_members; i++)
-        memcpy(t->members[i].ctr_at_end, t->members[i].ctr, sizeof(t->members[i].ctr));
-}
-
-/* Each group's live sums, once every member is in its name's group. */
-static void sum_groups(struct pt_target *t)
+/* Every live member counted into the tree's sums, and into its group's
+ * once it is in its name's group; then the baseline for debts taken from
+ * now on. */
+static void count_members(struct pt_target *t)
 {
     for (size_t i = 0; i < t->n_members; i++) {
         struct pt_member *m = &t->members[i];
         if (m->gone)
             continue;
-        follow_name(t, m);
-        struct pt_group *g = &t->groups.list[m->group];
-        note_groups(t, m);
-        g->processes++;
-        if (m->has_stat)
-            g->threads = pt_sat_add(g->threads, m->num_threads);
-        for (int k = 0; k < PT_CTR_COUNT; k++)
-            if (has_group(m, k))
-                g->live[k] = pt_sat_add(g->live[k], counted(m, k));
+        if (pt_target_by_process(t)) {
+            follow_name(t, m);
+            struct pt_group *g = &t->ledger.groups.list[m->acct.group];
+            pt_ledger_seen(&t->ledger, &m->acct);
+            if (m->acct.has_stat)
+                g->threads = pt_sat_add(g->threads, m->num_threads);
+        }
+        pt_ledger_count(&t->ledger, &m->acct);
+        pt_ledger_snapshot(&m->acct);
     }
 }
 
@@ -1020,22 +834,16 @@ void pt_target_credit_thread(struct pt_target *t, struct pt_thread_usage *u, boo
 {
     if (!u->cpu_now)
         return;
-    uint32_t gi = pt_groups_find(&t->groups, u->comm);
-    struct pt_group *g = &t->groups.list[gi];
-    g->processes++; /* its live threads: the slot is kept while there are some */
-    g->stat_seen = true;
-    pt_groups_adjust(&t->groups, gi, PT_CTR_USER_TICKS, since_last(u->utime, &u->last_utime, u->cpu_last, count_past));
-    pt_groups_adjust(&t->groups, gi, PT_CTR_SYSTEM_TICKS,
-                     since_last(u->stime, &u->last_stime, u->cpu_last, count_past));
+    int64_t user = since_last(u->utime, &u->last_utime, u->cpu_last, count_past);
+    int64_t system = since_last(u->stime, &u->last_stime, u->cpu_last, count_past);
     u->cpu_last = true;
-    if (!u->ctx_now)
-        return;
-    g->ctx_seen = true;
-    g->ctx_voluntary =
-        pt_sat_add(g->ctx_voluntary, since_last(u->voluntary, &u->last_voluntary, u->ctx_last, count_past));
-    g->ctx_involuntary =
-        pt_sat_add(g->ctx_involuntary, since_last(u->involuntary, &u->last_involuntary, u->ctx_last, count_past));
-    u->ctx_last = true;
+    int64_t voluntary = 0, involuntary = 0;
+    if (u->ctx_now) {
+        voluntary = since_last(u->voluntary, &u->last_voluntary, u->ctx_last, count_past);
+        involuntary = since_last(u->involuntary, &u->last_involuntary, u->ctx_last, count_past);
+        u->ctx_last = true;
+    }
+    pt_ledger_credit_thread(&t->ledger, u->comm, user, system, u->ctx_now, voluntary, involuntary);
 }
 
 /* The breakdown by thread name: every live member's threads, read now,
@@ -1074,8 +882,8 @@ static void fill_group_reports(struct pt_target *t, double seconds, const struct
 {
     bool keep_base = t->short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS);
     t->n_group_reports = 0;
-    for (uint32_t i = 0; i <= t->groups.limit; i++) {
-        struct pt_group *g = &t->groups.list[i];
+    for (uint32_t i = 0; i <= t->ledger.groups.limit; i++) {
+        struct pt_group *g = &t->ledger.groups.list[i];
         if (!g->in_use)
             continue;
         struct amounts a = {
@@ -1089,7 +897,7 @@ static void fill_group_reports(struct pt_target *t, double seconds, const struct
             .processes = g->processes,
             .threads = g->threads,
         };
-        pt_groups_deltas(&t->groups, i, keep_base, a.delta);
+        pt_groups_deltas(&t->ledger.groups, i, keep_base, a.delta);
         struct pt_group_report *r = &t->group_reports[t->n_group_reports++];
         r->name = g->name;
         fill_amounts(t, &a, seconds, units, &r->report);
@@ -1106,16 +914,32 @@ static void fill_group_reports(struct pt_target *t, double seconds, const struct
 
 static void retry_denied(struct pt_target *t)
 {
-    if (t->round % PT_DENIED_RETRY_ROUNDS != 0)
+    if (t->ledger.round % PT_DENIED_RETRY_ROUNDS != 0)
         return;
     for (size_t i = 0; i < t->n_members; i++)
         pt_member_forget_denials(&t->members[i]);
 }
 
+static struct pt_account *live_account(void *target, pid_t pid)
+{
+    struct pt_member *m = pt_target_live_member(target, pid);
+    return m ? &m->acct : NULL;
+}
+
+/* The CPU of the processes the exit records weighed, out of their
+ * reapers' folds (exits.c, ledger.h), once the interval's reads and
+ * records are in. */
+static void share_folds(struct pt_target *t)
+{
+    pt_ledger_share_folds(&t->ledger, live_account, t);
+    for (size_t i = 0; i < t->n_members; i++)
+        pt_ledger_folds_given(&t->ledger, &t->members[i].acct);
+}
+
 void pt_target_end_reads(struct pt_target *t)
 {
     double cpu0 = pt_thread_cpu_seconds();
-    t->round++;
+    pt_ledger_next_round(&t->ledger);
     retry_denied(t);
     poll_members(t); /* the last sample of the interval */
     read_all_counters(t, &t->end_threads);
@@ -1141,18 +965,16 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
     t->end_read = false;
     double cpu0 = pt_thread_cpu_seconds();
     int64_t threads = t->end_threads, fds = t->end_fds;
-    pt_target_share_folds(t);
-    if (pt_target_by_process(t))
-        sum_groups(t);
-    else if (t->groups.list)
+    share_folds(t);
+    if (t->ledger.groups.list && !pt_target_by_process(t))
         sum_thread_groups(t);
-    snapshot_counters(t);
+    count_members(t);
     int64_t processes = (int64_t)t->n_members;
     t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
 
     t->counter_seconds += seconds;
     fill_report(t, t->counter_seconds, processes, threads, fds, units, report);
-    if (t->groups.list)
+    if (t->ledger.groups.list)
         fill_group_reports(t, t->counter_seconds, units);
     if (t->options.collect_pss)
         pt_value_set(&report->v[PT_M_COLLECTOR_PSS_STALE], PT_M_COLLECTOR_PSS_STALE, (double)t->pss_stale, units);
@@ -1162,14 +984,11 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
     t->short_of_fds = 0;
 
     memset(t->gauges, 0, sizeof(t->gauges));
-    t->stat_seen = t->io_seen = t->ctx_seen = false;
-    t->ctx_voluntary = t->ctx_involuntary = 0;
     t->samples = t->vanished = t->started = t->exited = t->pss_stale = 0;
     t->failed = t->killed = t->rss_peak_kb = t->exit_records = t->exit_record_losses = 0;
     t->exits_complete = true;
     t->cpu_seconds = 0;
-    if (t->groups.list)
-        pt_groups_end_interval(&t->groups);
+    pt_ledger_end_interval(&t->ledger);
 }
 
 /* ---- launch mode ------------------------------------------------------ */
@@ -1217,8 +1036,9 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
     t->pss_at_end = pss_at_end;
     t->exits_complete = true;
     t->self = getpid();
+    pt_ledger_init(&t->ledger, t->ticks_per_second, options->breakdown != PT_BY_NONE ? options->breakdown_limit : 0,
+                   options->breakdown == PT_BY_PROCESS);
     if (options->breakdown != PT_BY_NONE) {
-        pt_groups_init(&t->groups, options->breakdown_limit);
         t->group_reports = pt_xalloc((options->breakdown_limit + 1) * sizeof(*t->group_reports));
     }
     return 0;
@@ -1236,10 +1056,9 @@ void pt_target_free(struct pt_target *t)
     pt_pidmap_free(&t->unseen_gone);
     pt_pidmap_free(&t->unjoined_exits);
     free(t->departures);
-    free(t->shares);
     pt_buf_free(&t->buf);
     free(t->pending);
-    pt_groups_free(&t->groups);
+    pt_ledger_free(&t->ledger);
     free(t->group_reports);
     free(t->name);
     free((char *)t->selector.path);

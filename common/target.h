@@ -1,38 +1,6 @@
-/* target: one selected process tree, its members, their sampling and the
- * interval accounting (docs/DESIGN.md, "Accounting"); how members are
- * found is discovery.c's.
- *
- * The tree's cumulative counter for each quantity is
- *
- *     C = adjust + sum over live members of their last inclusive counter
- *
- * where the kernel keeps the inclusive counters continuous for us: a child
- * reaped by a member moves its CPU and faults into the parent's c* fields
- * and its I/O into the parent's own io. adjust corrects the two cases the
- * kernel does not cover:
- *   - a member that leaves without being reaped by a live member (reaped by
- *     init, a subreaper, or whoever started the root): adjust += its last
- *     values, so what it did stays counted;
- *   - a process that joins as (part of) a new root's tree, whose past is
- *     not ours to report: adjust -= its values at join.
- * Descendants born while we watch join with their whole (short) past,
- * which happened inside the tree.
- *
- * A member reaped by a member (its reaper) is not always in the reaper's
- * counters yet: a reaper read just before the reaping shows it at its next
- * read only (a transient dip), and one that ignores SIGCHLD, or a child
- * re-parented and reaped by init, never brings it (a permanent loss). So
- * the reaper owes the departed member's last values and counts in C as at
- * least its counters at the last interval's end plus what it owes; at its
- * first read in a later round (after a later end) a counter still below
- * that proves
- * the usage never arrived, and the owed values move into adjust. C thus
- * neither dips nor stays above what was really done once the debt is
- * settled, and only the departed member's unseen last moments are lost.
- *
- * Reports are deltas of a high-water mark of C, so that a counter that
- * ever went backwards could not make a negative delta; with the debts
- * above the mark is C itself. */
+/* target: one selected process tree, its members and their sampling;
+ * what the numbers add up to is the ledger's (ledger.h), how members are
+ * found discovery.c's, what exit records settle exits.c's. */
 #ifndef PROCTREE_TARGET_H
 #define PROCTREE_TARGET_H
 
@@ -43,6 +11,7 @@
 #include "breakdown.h"
 #include "exitrecords.h"
 #include "fdbudget.h"
+#include "ledger.h"
 #include "matcher.h"
 #include "member.h"
 #include "pidfile.h"
@@ -80,16 +49,6 @@ struct pt_departure {
                                                          records are still to come */
 };
 
-/* A process's CPU that the kernel folds, exact, into a member's children
- * counters, waiting for that fold to be shared out by the records'
- * weights (exits.c). */
-struct pt_share {
-    pid_t reaper;
-    char comm[PT_COMM_MAX]; /* the group it goes to */
-    int64_t weight_us;      /* its records' CPU (tick samples) */
-    unsigned drains;        /* drains it has waited */
-};
-
 /* What a lack of descriptors (EMFILE, ENFILE) left unknown in an interval:
  * those metrics are absent for it, never a partial sum. */
 enum pt_short {
@@ -123,15 +82,10 @@ struct pt_target {
     struct pt_matcher matcher; /* MATCH, EXE, USER, CGROUP */
     bool has_matcher;
 
-    int64_t adjust[PT_CTR_COUNT];
-    uint64_t round; /* intervals ended: debts are checked in a later round */
-    int64_t high_water[PT_CTR_COUNT];
-    int64_t interval_base[PT_CTR_COUNT];
+    struct pt_ledger ledger; /* the tree's and its breakdown groups' amounts */
 
     /* this interval */
     struct pt_extrema gauges[PT_G_COUNT];
-    bool stat_seen, io_seen, ctx_seen;
-    int64_t ctx_voluntary, ctx_involuntary; /* done by live threads */
     int64_t samples, vanished, started, exited, pss_stale;
     double cpu_seconds;
     unsigned short_of_fds;  /* enum pt_short bits of this interval */
@@ -174,17 +128,13 @@ struct pt_target {
     struct pt_pidmap left;        /* pid -> its departure */
     struct pt_pidmap unseen_gone; /* forked in the tree, gone before they could join,
                                      since the last drain: pid -> its parent */
-    struct pt_share *shares;      /* waiting for their reaper's fold */
-    size_t n_shares, cap_shares;
-    pid_t self;             /* our own pid: the subreaper in launch mode */
-    double drained_at;      /* when exit records were last drained: what
-                               came then exited before */
-    int64_t cpu_rest_us[2]; /* see pt_group's, for usage the tree adds */
-    double threads_read_at; /* when --by thread last read the threads */
+    pid_t self;                   /* our own pid: the subreaper in launch mode */
+    double drained_at;            /* when exit records were last drained: what
+                                     came then exited before */
+    double threads_read_at;       /* when --by thread last read the threads */
     int64_t failed, killed, rss_peak_kb, exit_records, exit_record_losses; /* this interval */
-    /* With a breakdown (options.breakdown): its groups, and their lines
-     * of the last interval (limit + 1 slots, allocated once). */
-    struct pt_groups groups;
+    /* With a breakdown (options.breakdown, its groups in the ledger):
+     * their lines of the last interval (limit + 1 slots, allocated once). */
     struct pt_group_report *group_reports;
     size_t n_group_reports;
 };
@@ -294,20 +244,9 @@ static inline bool pt_target_by_process(const struct pt_target *t)
 {
     return t->options.breakdown == PT_BY_PROCESS;
 }
-/* Context switches done in the tree, and in breakdown group group (-1:
- * none). */
-void pt_target_credit_switches(struct pt_target *t, int32_t group, int64_t voluntary, int64_t involuntary);
-
-/* At an interval's end, after its last exit records: the CPU of the
- * processes the records weighed, out of their reapers' folds. */
-void pt_target_share_folds(struct pt_target *t);
 /* The kernel's process events say pid exited at when (pt_now's clock):
  * a member's, or a departed one's, last moments end there. */
 void pt_target_note_exit(struct pt_target *t, pid_t pid, double when);
-/* m's counters were read (first: at its join): note how much its
- * children's CPU grew, to share out among the groups of what it reaped. */
-void pt_target_note_folds(struct pt_target *t, struct pt_member *m, bool first);
-
 /* m has left, reaped by reaper (a live member) or outside the tree (NULL):
  * keep what settling it from its exit records needs. */
 void pt_target_depart(struct pt_target *t, const struct pt_member *m, const struct pt_member *reaper);

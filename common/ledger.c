@@ -1,0 +1,503 @@
+#include "ledger.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base.h"
+#include "saturate.h"
+
+#define US_PER_SECOND 1000000.0
+
+void pt_ledger_init(struct pt_ledger *l, double ticks_per_second, uint32_t groups, bool by_process)
+{
+    memset(l, 0, sizeof(*l));
+    l->ticks_per_second = ticks_per_second;
+    l->by_process = groups > 0 && by_process;
+    if (groups > 0)
+        pt_groups_init(&l->groups, groups);
+}
+
+void pt_ledger_free(struct pt_ledger *l)
+{
+    if (l->groups.list)
+        pt_groups_free(&l->groups);
+    free(l->shares);
+    memset(l, 0, sizeof(*l));
+}
+
+int64_t pt_ledger_counted(const struct pt_account *a, int k)
+{
+    return a->owed[k] > 0 && a->due[k] > a->ctr[k] ? a->due[k] : a->ctr[k];
+}
+
+/* v (which may be negative) to counter k of the tree and of group: the
+ * one way the tree's adjust changes, so the groups add up to it. */
+static void credit(struct pt_ledger *l, int32_t group, int k, int64_t v)
+{
+    l->adjust[k] = pt_sat_add(l->adjust[k], v);
+    if (group >= 0)
+        pt_groups_adjust(&l->groups, (uint32_t)group, k, v);
+}
+
+/* Every counter a holds, times sign, to the tree and its group. */
+static void credit_account(struct pt_ledger *l, const struct pt_account *a, int sign)
+{
+    for (int k = 0; k < PT_CTR_COUNT; k++)
+        if (pt_account_has(a, k))
+            credit(l, a->group, k, sign > 0 ? pt_ledger_counted(a, k) : -pt_ledger_counted(a, k));
+}
+
+/* v of counter k from group from to group to: the sum stays. */
+static void move(struct pt_ledger *l, int32_t from, uint32_t to, int k, int64_t v)
+{
+    pt_groups_adjust(&l->groups, (uint32_t)from, k, -v);
+    pt_groups_adjust(&l->groups, to, k, v);
+}
+
+/* ---- membership events ---------------------------------------------- */
+
+static void note_folds(struct pt_ledger *l, struct pt_account *a, bool first)
+{
+    if (!a->has_stat)
+        return;
+    for (int c = 0; c < PT_CPU_COUNT; c++) {
+        int k = pt_ctr_of_cpu((enum pt_cpu)c);
+        int64_t children = pt_sat_sub(a->ctr[k], a->own[k]);
+        if (!first && l->shares_folds)
+            a->unshared_cpu[c] = pt_sat_add(a->unshared_cpu[c], pt_sat_sub(children, a->children_cpu[c]));
+        a->children_cpu[c] = children;
+    }
+}
+
+void pt_ledger_join(struct pt_ledger *l, struct pt_account *a, int32_t group, bool baseline)
+{
+    a->group = group;
+    note_folds(l, a, true);
+    memcpy(a->ctr_at_end, a->ctr, sizeof(a->ctr));
+    if (baseline)
+        credit_account(l, a, -1);
+    pt_ledger_seen(l, a);
+}
+
+void pt_ledger_seen(struct pt_ledger *l, const struct pt_account *a)
+{
+    l->stat_seen |= a->has_stat;
+    l->io_seen |= a->has_io;
+    if (a->group >= 0) {
+        struct pt_group *g = &l->groups.list[a->group];
+        g->stat_seen |= a->has_stat;
+        g->io_seen |= a->has_io;
+    }
+}
+
+void pt_ledger_io_changed(struct pt_ledger *l, struct pt_account *a, bool had_io)
+{
+    if (had_io == a->has_io)
+        return;
+    for (int k = 0; k < PT_CTR_IO_END; k++) {
+        if (had_io) { /* left: what it showed stays counted; its io debts are counted now */
+            credit(l, a->group, k, pt_ledger_counted(a, k));
+            a->owed[k] = 0;
+        } else { /* joined: its past was not seen */
+            credit(l, a->group, k, -a->ctr[k]);
+            a->ctr_at_end[k] = a->ctr[k];
+        }
+    }
+}
+
+void pt_ledger_read(struct pt_ledger *l, struct pt_account *a)
+{
+    if (l->shares_folds)
+        note_folds(l, a, false);
+    pt_ledger_seen(l, a);
+}
+
+/* Absorption adds at least the owed values, so a counter still below due
+ * proves they never arrived (parent ignoring SIGCHLD, re-parented and
+ * reaped by init). They are then counted as for an account that left
+ * alone (adjust), and the reaper's own work counts in full from its
+ * counters. A counter at or above due took them. Either way the debt is
+ * over, so the tree total is adjust plus what was read again, and nothing
+ * keeps the high-water mark above it. */
+void pt_ledger_settle(struct pt_ledger *l, struct pt_account *a, bool final)
+{
+    if (!a->owes || (!final && a->owed_round == l->round))
+        return;
+    a->owes = false;
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        if (a->owed[k] == 0)
+            continue;
+        if (k < PT_CTR_IO_END && !a->io_fresh) {
+            a->owes = true;
+            continue;
+        }
+        if (a->ctr[k] < a->due[k]) {
+            credit(l, a->group, k, a->owed[k]);
+            if (pt_ctr_is_cpu(k)) /* no fold is coming */
+                a->unshared_cpu[k - PT_CTR_USER_TICKS] += a->owed[k];
+        }
+        a->owed[k] = 0;
+    }
+}
+
+void pt_ledger_regroup(struct pt_ledger *l, struct pt_account *a, uint32_t to)
+{
+    if (a->group < 0 || (uint32_t)a->group == to)
+        return;
+    for (int k = 0; k < PT_CTR_COUNT; k++)
+        if (pt_account_has(a, k))
+            move(l, (int32_t)to, (uint32_t)a->group, k, a->ctr_at_end[k]);
+    a->group = (int32_t)to;
+}
+
+/* reaper's counters gain at least a's last values, but only at a read
+ * that follows the reaping; until they show them, it counts as due = its
+ * counters at the last interval's end (read before a was last seen alive,
+ * so before the reaping) plus everything it owes. The tree total never
+ * dips, and pt_ledger_settle() decides later whether the usage arrived.
+ * A half the reaper's counters lack (io denied) can never show it: a's
+ * values of that half stay counted as if a had left alone. */
+static void owe(struct pt_ledger *l, struct pt_account *reaper, const struct pt_account *a)
+{
+    if (!reaper->owes) {
+        memcpy(reaper->due, reaper->ctr_at_end, sizeof(reaper->due));
+        memset(reaper->owed, 0, sizeof(reaper->owed));
+        reaper->owes = true;
+    }
+    reaper->owed_round = l->round;
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        if (!pt_account_has(a, k))
+            continue;
+        int64_t v = pt_ledger_counted(a, k);
+        if (!pt_account_has(reaper, k)) {
+            credit(l, a->group, k, v);
+            continue;
+        }
+        /* a's group keeps what a was seen doing; the reaper's gives it
+         * back, since the reaper's counters bring it */
+        reaper->owed[k] = pt_sat_add(reaper->owed[k], v);
+        reaper->due[k] = pt_sat_add(reaper->due[k], v);
+        if (a->group >= 0 && reaper->group >= 0)
+            move(l, reaper->group, (uint32_t)a->group, k, v);
+        if (pt_ctr_is_cpu(k)) /* given out of its folds */
+            reaper->unshared_cpu[k - PT_CTR_USER_TICKS] -= v;
+    }
+}
+
+void pt_ledger_leave(struct pt_ledger *l, const struct pt_account *a, struct pt_account *reaper)
+{
+    if (reaper)
+        owe(l, reaper, a);
+    else
+        credit_account(l, a, +1);
+}
+
+/* ---- what exit records and threads bring ---------------------------- */
+
+void pt_ledger_credit_switches(struct pt_ledger *l, int32_t group, int64_t voluntary, int64_t involuntary)
+{
+    l->ctx_voluntary = pt_sat_add(l->ctx_voluntary, voluntary);
+    l->ctx_involuntary = pt_sat_add(l->ctx_involuntary, involuntary);
+    l->ctx_seen = true;
+    if (group >= 0) {
+        struct pt_group *g = &l->groups.list[group];
+        g->ctx_voluntary = pt_sat_add(g->ctx_voluntary, voluntary);
+        g->ctx_involuntary = pt_sat_add(g->ctx_involuntary, involuntary);
+        g->ctx_seen = true;
+    }
+}
+
+void pt_ledger_credit_thread(struct pt_ledger *l, const char *comm, int64_t user_ticks, int64_t system_ticks, bool ctx,
+                             int64_t voluntary, int64_t involuntary)
+{
+    uint32_t gi = pt_groups_find(&l->groups, comm);
+    struct pt_group *g = &l->groups.list[gi];
+    g->processes++; /* its live threads: the slot is kept while there are some */
+    g->stat_seen = true;
+    pt_groups_adjust(&l->groups, gi, PT_CTR_USER_TICKS, user_ticks);
+    pt_groups_adjust(&l->groups, gi, PT_CTR_SYSTEM_TICKS, system_ticks);
+    if (!ctx)
+        return;
+    g->ctx_seen = true;
+    g->ctx_voluntary = pt_sat_add(g->ctx_voluntary, voluntary);
+    g->ctx_involuntary = pt_sat_add(g->ctx_involuntary, involuntary);
+}
+
+/* Microseconds to clock ticks, to the nearest. */
+static int64_t us_to_ticks(const struct pt_ledger *l, int64_t us)
+{
+    double ticks = (double)us * l->ticks_per_second / US_PER_SECOND + 0.5;
+    return ticks >= (double)INT64_MAX ? INT64_MAX : (int64_t)ticks;
+}
+
+static int64_t ticks_to_us(const struct pt_ledger *l, int64_t ticks)
+{
+    double us = (double)ticks * US_PER_SECOND / l->ticks_per_second;
+    return us >= (double)INT64_MAX ? INT64_MAX : (int64_t)us;
+}
+
+/* us microseconds of CPU as whole clock ticks, to the nearest, with what
+ * rounding left over carried in *rest for the next: summed over many
+ * short processes, nothing is lost to rounding. */
+static int64_t carry_ticks(const struct pt_ledger *l, int64_t *rest, int64_t us)
+{
+    int64_t total = pt_sat_add(*rest, us);
+    int64_t ticks = us_to_ticks(l, total);
+    *rest = pt_sat_sub(total, ticks_to_us(l, ticks));
+    return ticks;
+}
+
+void pt_ledger_add_lost(struct pt_ledger *l, int32_t group, const int64_t v[PT_CTR_COUNT])
+{
+    struct pt_group *g = group >= 0 ? &l->groups.list[group] : NULL;
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        int64_t n = v[k];
+        if (pt_ctr_is_cpu(k))
+            n = carry_ticks(l, g ? &g->cpu_rest_us[k - PT_CTR_USER_TICKS] : &l->cpu_rest_us[k - PT_CTR_USER_TICKS], n);
+        credit(l, group, k, n);
+    }
+    l->io_seen = l->stat_seen = true;
+    if (g)
+        g->io_seen = g->stat_seen = true;
+}
+
+void pt_ledger_move(struct pt_ledger *l, const struct pt_account *from, uint32_t to, const int64_t v[PT_CTR_COUNT])
+{
+    if (from->group < 0 || (uint32_t)from->group == to)
+        return;
+    struct pt_group *g = &l->groups.list[to];
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        if (v[k] == 0 || pt_ctr_is_cpu(k) || !pt_account_has(from, k))
+            continue;
+        move(l, from->group, to, k, v[k]);
+        g->io_seen |= k < PT_CTR_IO_END;
+        g->stat_seen |= k >= PT_CTR_IO_END;
+    }
+}
+
+void pt_ledger_add_share(struct pt_ledger *l, const struct pt_account *reaper, const char *comm, int64_t weight_us)
+{
+    if (weight_us <= 0)
+        return;
+    if (l->n_shares == l->cap_shares) {
+        l->cap_shares = l->cap_shares ? l->cap_shares * 2 : 16;
+        l->shares = pt_xrealloc_array(l->shares, l->cap_shares, sizeof(*l->shares));
+    }
+    struct pt_share *s = &l->shares[l->n_shares++];
+    *s = (struct pt_share){.reaper = reaper->pid, .weight_us = weight_us};
+    memcpy(s->comm, comm, strnlen(comm, sizeof(s->comm) - 1)); /* NUL: zeroed above */
+}
+
+/* How many shares of folds a share waits for its reaper's: a reaper that
+ * ignores SIGCHLD never shows it (nor does the tree, so nothing is lost). */
+#define PT_SHARE_DRAINS 3
+
+/* The whole ticks of CPU counter c that reaper r's kernel fold brought,
+ * shared out among the groups whose fold_weight_us waits for them: each
+ * group is given its weight's share of the ticks plus what rounding kept
+ * from it before (cpu_rest_us), to whole ticks that add up to exactly the
+ * fold. So the reaper's group gives away what the kernel folded into it,
+ * never more: a group left below what it reported would hide its next
+ * work, and the groups would add up to more than the tree. Summed over
+ * many intervals, no group loses to rounding. */
+static void share_fold(struct pt_ledger *l, struct pt_account *r, enum pt_cpu c, int64_t weight)
+{
+    struct pt_groups *gs = &l->groups;
+    int64_t fold = r->unshared_cpu[c], given = 0;
+    double tick_us = US_PER_SECOND / l->ticks_per_second;
+    for (uint32_t i = 0; i <= gs->limit; i++) {
+        struct pt_group *g = &gs->list[i];
+        if (g->fold_weight_us <= 0)
+            continue;
+        g->fold_want = (double)fold * (double)g->fold_weight_us / (double)weight + (double)g->cpu_rest_us[c] / tick_us;
+        g->fold_ticks = g->fold_want > 0 ? (int64_t)g->fold_want : 0;
+        given += g->fold_ticks;
+    }
+    while (given != fold) { /* a tick more to whom rounding took most from, or back from whom it gave most */
+        struct pt_group *pick = NULL;
+        for (uint32_t i = 0; i <= gs->limit; i++) {
+            struct pt_group *g = &gs->list[i];
+            if (g->fold_weight_us <= 0 || (given > fold && g->fold_ticks == 0))
+                continue;
+            double kept = g->fold_want - (double)g->fold_ticks;
+            double best = pick ? pick->fold_want - (double)pick->fold_ticks : 0;
+            if (!pick || (given < fold ? kept > best : kept < best))
+                pick = g;
+        }
+        pick->fold_ticks += given < fold ? 1 : -1;
+        given += given < fold ? 1 : -1;
+    }
+    for (uint32_t i = 0; i <= gs->limit; i++) {
+        struct pt_group *g = &gs->list[i];
+        if (g->fold_weight_us <= 0)
+            continue;
+        g->cpu_rest_us[c] = (int64_t)((g->fold_want - (double)g->fold_ticks) * tick_us);
+        if (r->group >= 0 && (uint32_t)r->group != i) {
+            move(l, r->group, i, pt_ctr_of_cpu(c), g->fold_ticks);
+            g->stat_seen = true;
+        }
+    }
+}
+
+static int by_reaper(const void *a, const void *b)
+{
+    pid_t x = ((const struct pt_share *)a)->reaper, y = ((const struct pt_share *)b)->reaper;
+    return (x > y) - (x < y);
+}
+
+/* A fold nobody waits for stays in the reaper's group (a process the
+ * records did not weigh: a member joined as a root, a lost record). Done
+ * once an interval: a reaper's children's CPU is in clock ticks, and a
+ * short window's growth, a few ticks, would give each its rounding. */
+void pt_ledger_share_folds(struct pt_ledger *l, struct pt_account *(*live)(void *ctx, pid_t pid), void *ctx)
+{
+    if (!l->shares_folds)
+        return;
+    if (l->n_shares > 1) /* each reaper's shares in a run */
+        qsort(l->shares, l->n_shares, sizeof(*l->shares), by_reaper);
+    size_t kept = 0;
+    for (size_t i = 0, end; i < l->n_shares; i = end) {
+        struct pt_account *r = live(ctx, l->shares[i].reaper);
+        int64_t weight = 0;
+        for (end = i; end < l->n_shares && l->shares[end].reaper == l->shares[i].reaper; end++)
+            weight = pt_sat_add(weight, l->shares[end].weight_us);
+        if (!r)
+            continue;
+        r->share_weight_us = weight;
+        if (r->unshared_cpu[PT_CPU_USER] + r->unshared_cpu[PT_CPU_SYSTEM] <= 0) { /* not folded yet */
+            for (size_t j = i; j < end; j++)
+                if (++l->shares[j].drains < PT_SHARE_DRAINS)
+                    l->shares[kept++] = l->shares[j];
+            continue;
+        }
+        for (size_t j = i; j < end; j++) {
+            struct pt_group *g = &l->groups.list[pt_groups_find(&l->groups, l->shares[j].comm)];
+            g->fold_weight_us = pt_sat_add(g->fold_weight_us, l->shares[j].weight_us);
+        }
+        for (int c = 0; c < PT_CPU_COUNT; c++)
+            if (r->unshared_cpu[c] > 0)
+                share_fold(l, r, (enum pt_cpu)c, weight);
+        for (uint32_t k = 0; k <= l->groups.limit; k++)
+            l->groups.list[k].fold_weight_us = 0;
+    }
+    l->n_shares = kept;
+}
+
+void pt_ledger_folds_given(const struct pt_ledger *l, struct pt_account *a)
+{
+    if (!l->shares_folds)
+        return;
+    bool waiting = a->share_weight_us > 0 && a->unshared_cpu[PT_CPU_USER] + a->unshared_cpu[PT_CPU_SYSTEM] <= 0;
+    for (int c = 0; c < PT_CPU_COUNT && !waiting; c++)
+        if (a->unshared_cpu[c] > 0) /* given, or nobody waits for it */
+            a->unshared_cpu[c] = 0;
+    a->share_weight_us = 0;
+}
+
+void pt_ledger_drop_shares(struct pt_ledger *l)
+{
+    l->n_shares = 0;
+}
+
+/* ---- the interval ----------------------------------------------------- */
+
+void pt_ledger_next_round(struct pt_ledger *l)
+{
+    l->round++;
+}
+
+void pt_ledger_count(struct pt_ledger *l, const struct pt_account *a)
+{
+    if (!l->counting) { /* C from adjust, then account by account: saturation then loses least */
+        memcpy(l->tree, l->adjust, sizeof(l->tree));
+        l->counting = true;
+    }
+    struct pt_group *g = l->by_process && a->group >= 0 ? &l->groups.list[a->group] : NULL;
+    if (g)
+        g->processes++;
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        if (!pt_account_has(a, k))
+            continue;
+        l->tree[k] = pt_sat_add(l->tree[k], pt_ledger_counted(a, k));
+        if (g)
+            g->live[k] = pt_sat_add(g->live[k], pt_ledger_counted(a, k));
+    }
+}
+
+void pt_ledger_deltas(struct pt_ledger *l, bool keep_base, int64_t delta[PT_CTR_COUNT])
+{
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        int64_t now = l->counting ? l->tree[k] : l->adjust[k];
+        if (now > l->high_water[k])
+            l->high_water[k] = now;
+        delta[k] = pt_sat_sub(l->high_water[k], l->interval_base[k]);
+        if (!keep_base)
+            l->interval_base[k] = l->high_water[k];
+    }
+}
+
+void pt_ledger_group_deltas(struct pt_ledger *l, uint32_t g, bool keep_base, int64_t delta[PT_CTR_COUNT])
+{
+    pt_groups_deltas(&l->groups, g, keep_base, delta);
+}
+
+void pt_ledger_snapshot(struct pt_account *a)
+{
+    memcpy(a->ctr_at_end, a->ctr, sizeof(a->ctr));
+}
+
+void pt_ledger_end_interval(struct pt_ledger *l)
+{
+    l->stat_seen = l->io_seen = l->ctx_seen = false;
+    l->ctx_voluntary = l->ctx_involuntary = 0;
+    l->counting = false;
+    if (l->groups.list)
+        pt_groups_end_interval(&l->groups);
+}
+
+/* ---- invariants -------------------------------------------------------- */
+
+int pt_ledger_check(const struct pt_ledger *l, const struct pt_account *const *live, size_t n, char *why, size_t whylen)
+{
+    int64_t tree[PT_CTR_COUNT], groups[PT_CTR_COUNT] = {0};
+    memcpy(tree, l->adjust, sizeof(tree));
+    for (size_t i = 0; i < n; i++) {
+        const struct pt_account *a = live[i];
+        for (int k = 0; k < PT_CTR_COUNT; k++) {
+            if (a->owes && (a->owed[k] < 0 || a->owed[k] > a->due[k])) {
+                snprintf(why, whylen, "pid %d owes %lld of counter %d, due %lld", (int)a->pid, (long long)a->owed[k], k,
+                         (long long)a->due[k]);
+                return -1;
+            }
+            if (pt_account_has(a, k)) {
+                tree[k] = pt_sat_add(tree[k], pt_ledger_counted(a, k));
+                if (l->by_process && a->group >= 0)
+                    groups[k] = pt_sat_add(groups[k], pt_ledger_counted(a, k));
+            }
+        }
+    }
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        if (l->by_process)
+            groups[k] = pt_sat_add(groups[k], l->groups.retired[k]);
+        if (l->high_water[k] < l->interval_base[k]) {
+            snprintf(why, whylen, "counter %d: the tree's base %lld is above its mark %lld", k,
+                     (long long)l->interval_base[k], (long long)l->high_water[k]);
+            return -1;
+        }
+        for (uint32_t g = 0; l->groups.list && g <= l->groups.limit; g++) {
+            const struct pt_group *gr = &l->groups.list[g];
+            groups[k] = pt_sat_add(groups[k], l->by_process ? gr->adjust[k] : 0);
+            if (gr->high_water[k] < gr->interval_base[k]) {
+                snprintf(why, whylen, "counter %d: group %u's base is above its mark", k, g);
+                return -1;
+            }
+        }
+        if (l->by_process && groups[k] != tree[k]) {
+            snprintf(why, whylen, "counter %d: the groups add up to %lld, the tree to %lld", k, (long long)groups[k],
+                     (long long)tree[k]);
+            return -1;
+        }
+    }
+    return 0;
+}
