@@ -62,10 +62,6 @@ void pt_collector_free(struct pt_collector *c);
 int pt_collector_add_target(struct pt_collector *c, const char *name, const struct pt_selector *selector,
                             const struct pt_target_options *options, char *err, size_t errlen);
 
-/* The default name a target would get (for frontends that need it early);
- * writes into out, returns 0 or -1. */
-int pt_collector_default_name(struct pt_collector *c, const struct pt_selector *selector, char *out, size_t outlen);
-
 /* Run what is due at time now (first call: discovery + first sample).
  * Returns the next deadline. */
 double pt_collector_tick(struct pt_collector *c, double now);
