@@ -84,10 +84,7 @@ static int get_breakdown(const oconfig_item_t *option, const char *block, enum p
 {
     char text[16]; /* longer than any breakdown, so truncation cannot make one */
 
-    *out = PT_BY_NONE;
-    if (cf_util_get_string_buffer(option, text, sizeof text) == 0)
-        *out = strcmp(text, "process") == 0 ? PT_BY_PROCESS : strcmp(text, "thread") == 0 ? PT_BY_THREAD : PT_BY_NONE;
-    if (*out == PT_BY_NONE) {
+    if (cf_util_get_string_buffer(option, text, sizeof text) != 0 || pt_breakdown_parse(text, out) != 0) {
         option_error(option, block, "expects \"process\" or \"thread\"");
         return -1;
     }

@@ -158,7 +158,10 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-int pt_collector_default_name(struct pt_collector *c, const struct pt_selector *selector, char *out, size_t outlen)
+/* The name a target of selector gets when none is given (see
+ * pt_collector_add_target), written into out: 0, or -1 when there is
+ * none (an empty base name or value). */
+static int default_name(const struct pt_collector *c, const struct pt_selector *selector, char *out, size_t outlen)
 {
     switch (selector->kind) {
     case PT_SELECT_PID:
@@ -229,13 +232,13 @@ static int check_unique_name(const struct pt_collector *c, const char *name, cha
 int pt_collector_add_target(struct pt_collector *c, const char *name, const struct pt_selector *selector,
                             const struct pt_target_options *options, char *err, size_t errlen)
 {
-    char default_name[256];
+    char derived[256];
     if (!name) {
-        if (pt_collector_default_name(c, selector, default_name, sizeof(default_name)) != 0) {
+        if (default_name(c, selector, derived, sizeof(derived)) != 0) {
             snprintf(err, errlen, "cannot derive a target name; give one");
             return -1;
         }
-        name = default_name;
+        name = derived;
     }
     if (!name[0]) {
         snprintf(err, errlen, "empty target name");
@@ -471,6 +474,12 @@ const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double 
     b->has_global = c->have_global && pt_global_end_interval(&c->global, &c->config.units, &b->global);
     note_budget(c);
     return b;
+}
+
+const struct pt_report *pt_target_result_group(const struct pt_target_result *result, size_t g, const char **name)
+{
+    *name = result->groups[g].name;
+    return &result->groups[g].report;
 }
 
 /* ---- launch mode ------------------------------------------------------ */

@@ -22,7 +22,6 @@
 
 #include "base.h"
 #include "report.h"
-#include "target.h"
 #include "selector.h"
 #include "units.h"
 
@@ -62,25 +61,28 @@ void pt_collector_free(struct pt_collector *c);
 int pt_collector_add_target(struct pt_collector *c, const char *name, const struct pt_selector *selector,
                             const struct pt_target_options *options, char *err, size_t errlen);
 
-/* The default name a target would get (for frontends that need it early);
- * writes into out, returns 0 or -1. */
-int pt_collector_default_name(struct pt_collector *c, const struct pt_selector *selector, char *out, size_t outlen);
-
 /* Run what is due at time now (first call: discovery + first sample).
  * Returns the next deadline. */
 double pt_collector_tick(struct pt_collector *c, double now);
+
+/* One line of a breakdown: read it with pt_target_result_group(). */
+struct pt_group_report;
 
 /* One target's result in a batch. A target with no live process still
  * has its line (proc_processes = 0), so an alert can fire on it. */
 struct pt_target_result {
     const char *name;
     struct pt_report report;
-    /* With a breakdown: its tag key ("process") and one line per group
-     * (target.h), valid as the report is; else NULL and 0. */
+    /* With a breakdown: its tag key ("process") and n_groups lines, one
+     * per group, valid as the report is; else NULL and 0. */
     const char *breakdown_key;
     const struct pt_group_report *groups;
     size_t n_groups;
 };
+
+/* Line g (< n_groups) of a result's breakdown: its values, and in *name
+ * its group's name (valid as the values are). */
+const struct pt_report *pt_target_result_group(const struct pt_target_result *result, size_t g, const char **name);
 
 struct pt_batch {
     int64_t timestamp_ns; /* CLOCK_REALTIME at the interval's end, shared by all lines */

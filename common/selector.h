@@ -29,6 +29,13 @@ struct pt_selector {
 
 /* Lines besides the tree's total (breakdown.h). */
 enum pt_breakdown { PT_BY_NONE, PT_BY_PROCESS, PT_BY_THREAD };
+
+/* A breakdown as both frontends spell it (--by, BreakDown): "process" or
+ * "thread", exactly. Returns 0, or -1 for anything else, "none" included
+ * (*out is then left alone). */
+int pt_breakdown_parse(const char *text, enum pt_breakdown *out);
+/* Its keyword, which is also its lines' tag key; NULL for PT_BY_NONE. */
+const char *pt_breakdown_name(enum pt_breakdown by);
 #define PT_BREAKDOWN_LIMIT_DEFAULT 20
 #define PT_BREAKDOWN_LIMIT_MAX 1000
 

@@ -252,10 +252,8 @@ static enum execd_parse parse_one(struct execd_options *o, int code, const char 
             o->targets[o->n_targets - 1].name = arg;
         return EXECD_RUN;
     case OPT_BY: {
-        enum pt_breakdown by = strcmp(arg, "process") == 0  ? PT_BY_PROCESS
-                               : strcmp(arg, "thread") == 0 ? PT_BY_THREAD
-                                                            : PT_BY_NONE;
-        if (by == PT_BY_NONE)
+        enum pt_breakdown by;
+        if (pt_breakdown_parse(arg, &by) != 0)
             return usage_error("--by: \"%s\" is not a breakdown; give process or thread", q(arg));
         if (o->n_targets == 0)
             o->command_by = by;

@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,13 +24,13 @@ void execd_output_init(struct execd_output *out, int fd)
 
 bool execd_output_waiting(const struct execd_output *out)
 {
-    return out->done < out->len;
+    return out->done < out->queue.len;
 }
 
 int execd_output_flush(struct execd_output *out)
 {
-    while (out->done < out->len) {
-        ssize_t n = write(out->fd, out->data + out->done, out->len - out->done);
+    while (out->done < out->queue.len) {
+        ssize_t n = write(out->fd, out->queue.data + out->done, out->queue.len - out->done);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -40,7 +39,8 @@ int execd_output_flush(struct execd_output *out)
             return -1;
         out->done += (size_t)n;
     }
-    out->done = out->len = 0;
+    out->done = 0;
+    pt_buf_reset(&out->queue);
     if (out->dropped) {
         pt_logf(PT_LOG_INFO, "stdout is read again; %zu batches were dropped meanwhile", out->dropped);
         out->dropped = 0;
@@ -55,34 +55,22 @@ static void compact(struct execd_output *out)
 {
     if (out->done == 0)
         return;
-    memmove(out->data, out->data + out->done, out->len - out->done);
-    out->len -= out->done;
+    size_t left = out->queue.len - out->done;
+    memmove(out->queue.data, out->queue.data + out->done, left);
+    pt_buf_truncate(&out->queue, left);
     out->done = 0;
 }
 
 int execd_output_batch(struct execd_output *out, const char *data, size_t len)
 {
-    if (execd_output_waiting(out) && out->len - out->done + len > EXECD_OUTPUT_QUEUE_MAX) {
+    if (execd_output_waiting(out) && out->queue.len - out->done + len > EXECD_OUTPUT_QUEUE_MAX) {
         if (out->dropped++ == 0)
             pt_logf(PT_LOG_WARNING, "stdout is not read: %zu bytes wait; dropping batches until it is",
-                    out->len - out->done);
+                    out->queue.len - out->done);
         return execd_output_flush(out);
     }
     compact(out);
-    if (out->len + len > out->cap) {
-        size_t cap = out->cap ? out->cap : 4096;
-        while (cap < out->len + len)
-            cap *= 2;
-        char *grown = realloc(out->data, cap);
-        if (!grown) {
-            errno = ENOMEM;
-            return -1;
-        }
-        out->data = grown;
-        out->cap = cap;
-    }
-    memcpy(out->data + out->len, data, len);
-    out->len += len;
+    pt_buf_append(&out->queue, data, len); /* grows by base.h's policy */
     return execd_output_flush(out);
 }
 
@@ -97,6 +85,6 @@ void execd_output_end(struct execd_output *out, double seconds)
     }
     if (out->saved_flags >= 0)
         fcntl(out->fd, F_SETFL, out->saved_flags);
-    free(out->data);
+    pt_buf_free(&out->queue);
     memset(out, 0, sizeof(*out));
 }

@@ -16,13 +16,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "buf.h"
+
 #define EXECD_OUTPUT_QUEUE_MAX (1024 * 1024)
 
 struct execd_output {
     int fd;
-    int saved_flags; /* fd's flags at start, restored by execd_output_end */
-    char *data;      /* queued bytes: data[done..len) are unwritten */
-    size_t done, len, cap;
+    int saved_flags;     /* fd's flags at start, restored by execd_output_end */
+    struct pt_buf queue; /* queue.data[done..queue.len) are unwritten */
+    size_t done;
     size_t dropped; /* batches dropped since the queue last emptied */
 };
 

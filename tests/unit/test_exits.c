@@ -2,10 +2,12 @@
  * through pt_target_follow_exits, the function the collector hands each
  * drain to: which records are the tree's, the exit statuses and peaks
  * they bring, the switches of processes never read, and what a lost
- * record does to the interval. */
+ * record does to the interval. Only target.h's public part is used, and
+ * what it says is read from the reports it fills. */
 #include <check.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "base.h"
@@ -14,13 +16,14 @@
 #include "unit.h"
 
 static struct unit_tree tree;
-#define t (tree.target)
+static struct pt_target *target; /* tree's */
 static struct pt_report report;
 
 static void setup(void)
 {
     unit_tree_open(&tree);
-    pt_target_discover(&t);
+    target = &tree.target;
+    pt_target_discover(target);
 }
 
 static void teardown(void)
@@ -38,7 +41,7 @@ static struct pt_exitrecord exited(pid_t pid, pid_t ppid, uint32_t status, int64
 static void end_interval(void)
 {
     struct pt_units units = {PT_MEM_BYTES, PT_MEM_BYTES};
-    pt_target_end_interval(&t, 1.0, &units, &report);
+    pt_target_end_interval(target, 1.0, &units, &report);
 }
 
 static int64_t value(enum pt_metric_id id)
@@ -59,7 +62,7 @@ START_TEST(exits_of_the_tree_count)
         exited(999, 1, 1 << 8, 50, 9000000),                 /* not ours */
         {.pid = 2041, .tgid = 204, .ppid = 100, .nvcsw = 7}, /* a thread of a child: switches only */
     };
-    pt_target_follow_exits(&t, records, sizeof(records) / sizeof(records[0]), true);
+    pt_target_follow_exits(target, records, sizeof(records) / sizeof(records[0]), true);
     end_interval();
     ck_assert_int_eq(value(PT_M_PROC_PROCESSES_FAILED), 1);
     ck_assert_int_eq(value(PT_M_PROC_PROCESSES_KILLED), 1);
@@ -79,22 +82,22 @@ END_TEST
  * the parent's fold at the reap is owed, not counted again. */
 START_TEST(zombie_child_counts_when_its_record_comes)
 {
-    pt_target_follow_exits(&t, NULL, 0, true);
+    pt_target_follow_exits(target, NULL, 0, true);
     end_interval();
     struct fx_proc zombie = {.pid = 205, .ppid = 100, .state = 'Z', .starttime = 205, .utime = 40, .stime = 10};
     fx_put_proc(tree.root, &zombie);
     const struct pt_exitrecord record = exited(205, 100, 0, 2, 100);
-    pt_target_follow_exits(&t, &record, 1, true);
-    ck_assert(pt_target_live_member(&t, 205) != NULL);
+    pt_target_follow_exits(target, &record, 1, true);
+    ck_assert(pt_target_has_member(target, 205));
     end_interval();
     ck_assert(report.v[PT_M_PROC_CPU_USER_SECONDS].present);
-    ck_assert_double_eq_tol(report.v[PT_M_PROC_CPU_USER_SECONDS].f, 40.0 / t.ticks_per_second, 1e-9);
+    ck_assert_double_eq_tol(report.v[PT_M_PROC_CPU_USER_SECONDS].f, 40.0 / (double)sysconf(_SC_CLK_TCK), 1e-9);
     ck_assert_int_eq(value(PT_M_PROC_PROCESSES_STARTED), 1);
     /* reaped: the parent's counters take it, and nothing is new */
     fx_vanish(tree.root, 205);
     struct fx_proc parent = {.pid = 100, .ppid = 1, .starttime = 100, .cutime = 40, .cstime = 10, .resident_pages = 1};
     fx_put_proc(tree.root, &parent);
-    pt_target_poll(&t);
+    pt_target_poll(target);
     end_interval();
     ck_assert_double_eq_tol(report.v[PT_M_PROC_CPU_USER_SECONDS].f, 0.0, 1e-9);
     ck_assert_int_eq(value(PT_M_PROC_PROCESSES_EXITED), 1);
@@ -117,43 +120,137 @@ END_TEST
 START_TEST(lost_records_leave_the_interval_out)
 {
     const struct pt_exitrecord records[] = {exited(201, 100, 1 << 8, 1, 10)};
-    pt_target_follow_exits(&t, records, 1, false);
+    pt_target_follow_exits(target, records, 1, false);
     end_interval();
     ck_assert(!report.v[PT_M_PROC_PROCESSES_FAILED].present);
     ck_assert(!report.v[PT_M_PROC_EXITED_RSS_PEAK_MAX].present);
     ck_assert_int_eq(value(PT_M_COLLECTOR_EXIT_RECORD_LOSSES), 1);
-    pt_target_follow_exits(&t, NULL, 0, true);
+    pt_target_follow_exits(target, NULL, 0, true);
     end_interval();
     ck_assert_int_eq(value(PT_M_PROC_PROCESSES_FAILED), 0);
     ck_assert_int_eq(value(PT_M_COLLECTOR_EXIT_RECORD_LOSSES), 0);
 }
 END_TEST
 
+/* A member born in the tree (101) and its child (102) exit: 102,
+ * orphaned, is reaped by init, so only its having been a member (it left
+ * since the last drain) makes its record the tree's. stop: the collector
+ * stops listening after they left, before their records come. */
+static void orphaned_member_exits(bool stop)
+{
+    pt_target_follow_exits(target, NULL, 0, true);
+    unit_tree_put(&tree, 100, 1, "101");
+    unit_tree_put(&tree, 101, 100, "102");
+    unit_tree_put(&tree, 102, 101, "");
+    pt_target_discover(target);
+    end_interval();
+    fx_vanish(tree.root, 101);
+    fx_vanish(tree.root, 102);
+    unit_tree_put(&tree, 100, 1, "");
+    pt_target_poll(target);
+    if (stop)
+        pt_target_stop_exits(target);
+    const struct pt_exitrecord record = exited(102, 1, 1 << 8, 1, 10);
+    pt_target_follow_exits(target, &record, 1, true);
+    end_interval();
+}
+
+START_TEST(departed_member_waits_for_its_records)
+{
+    orphaned_member_exits(false);
+    ck_assert_int_eq(value(PT_M_PROC_PROCESSES_FAILED), 1);
+    ck_assert_int_eq(value(PT_M_COLLECTOR_EXIT_RECORDS), 1);
+}
+END_TEST
+
 /* The collector stopped listening (a kernel whose records it cannot
  * use): the target reports as one that never had records, and nothing it
- * kept for records to come waits on (a departed member, a member's claim
- * that its records hold its whole life). */
+ * kept for records to come waits on: were records to come again, a
+ * member that left before the stop is not the tree's any more. */
 START_TEST(stopped_records_leave_nothing_waiting)
 {
-    pt_target_follow_exits(&t, NULL, 0, true);
-    unit_tree_put(&tree, 100, 1, "101 102");
-    unit_tree_put(&tree, 101, 100, "");
-    unit_tree_put(&tree, 102, 100, "");
-    pt_target_discover(&t);
-    ck_assert(pt_target_live_member(&t, 101)->recorded_whole);
-    fx_vanish(tree.root, 102);
-    unit_tree_put(&tree, 100, 1, "101");
-    pt_target_poll(&t);
-    ck_assert_uint_eq(t.n_departures, 1);
-    ck_assert_int_ge(pt_pidmap_get(&t.left, 102), 0);
-
-    pt_target_stop_exits(&t);
-    ck_assert_uint_eq(t.n_departures, 0);
-    ck_assert_int_lt(pt_pidmap_get(&t.left, 102), 0);
-    ck_assert(!pt_target_live_member(&t, 101)->recorded_whole);
+    pt_target_follow_exits(target, NULL, 0, true);
+    pt_target_stop_exits(target);
     end_interval();
     ck_assert(!report.v[PT_M_PROC_PROCESSES_FAILED].present);
     ck_assert(!report.v[PT_M_COLLECTOR_EXIT_RECORDS].present);
+
+    orphaned_member_exits(true);
+    ck_assert_int_eq(value(PT_M_PROC_PROCESSES_FAILED), 0);
+    ck_assert_int_eq(value(PT_M_COLLECTOR_EXIT_RECORDS), 0);
+}
+END_TEST
+
+/* Breakdown by process: sh (100), and worker (101) born in the tree
+ * while records flow, with 10 minor faults at its last read; it makes 20
+ * more, exits, and sh reaps it (sh's children's faults gain its 30). Its
+ * record holds its whole life, so its last 20 go to worker's line. stop:
+ * the collector stops listening before worker exits (and then hears
+ * records again): worker's claim that its records hold its whole life is
+ * gone with the stop, so its last moments stay in its reaper's line. */
+static void last_moments(bool stop, int64_t *worker, int64_t *sh)
+{
+    pt_target_free(target);
+    struct pt_selector selector = {.kind = PT_SELECT_PID, .pid = 100};
+    struct pt_target_options options;
+    pt_target_options_init(&options);
+    options.breakdown = PT_BY_PROCESS;
+    char err[256];
+    ck_assert_msg(
+        pt_target_init(target, "app", &selector, &options, true, tree.root_fd, &tree.budget, err, sizeof(err)) == 0,
+        "%s", err);
+    pt_target_follow_exits(target, NULL, 0, true);
+    struct fx_proc parent = {.pid = 100, .ppid = 1, .comm = "sh", .starttime = 100, .resident_pages = 1};
+    struct fx_proc child = {
+        .pid = 101, .ppid = 100, .comm = "worker", .starttime = 101, .minflt = 10, .resident_pages = 1};
+    fx_put_proc(tree.root, &parent);
+    pt_target_discover(target); /* sh joins as the root */
+    parent.children = "101";
+    fx_put_proc(tree.root, &parent);
+    fx_put_proc(tree.root, &child);
+    pt_target_discover(target); /* worker is born in the tree */
+    end_interval();
+    if (stop) {
+        pt_target_stop_exits(target);
+        pt_target_follow_exits(target, NULL, 0, true);
+    }
+    fx_vanish(tree.root, 101);
+    parent.children = "", parent.cminflt = 30;
+    fx_put_proc(tree.root, &parent);
+    pt_target_poll(target);
+    const struct pt_exitrecord record = {.pid = 101, .tgid = 101, .ppid = 100, .comm = "worker", .minflt = 30};
+    pt_target_follow_exits(target, &record, 1, true);
+    end_interval();
+    ck_assert_int_eq(value(PT_M_PROC_MINOR_FAULTS), 20);
+    size_t n;
+    const struct pt_group_report *groups = pt_target_group_reports(target, &n);
+    *worker = *sh = -1;
+    ck_assert_uint_eq(n, 2);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert(groups[i].report.v[PT_M_PROC_MINOR_FAULTS].present);
+        int64_t faults = groups[i].report.v[PT_M_PROC_MINOR_FAULTS].i;
+        if (strcmp(groups[i].name, "worker") == 0)
+            *worker = faults;
+        else if (strcmp(groups[i].name, "sh") == 0)
+            *sh = faults;
+    }
+}
+
+START_TEST(last_moments_go_to_their_group)
+{
+    int64_t worker, sh;
+    last_moments(false, &worker, &sh);
+    ck_assert_int_eq(worker, 20);
+    ck_assert_int_eq(sh, 0);
+}
+END_TEST
+
+START_TEST(stopped_records_drop_a_members_claim)
+{
+    int64_t worker, sh;
+    last_moments(true, &worker, &sh);
+    ck_assert_int_eq(worker, 0);
+    ck_assert_int_eq(sh, 20);
 }
 END_TEST
 
@@ -166,7 +263,10 @@ int main(void)
     tcase_add_test(tc, zombie_child_counts_when_its_record_comes);
     tcase_add_test(tc, no_records_no_metrics);
     tcase_add_test(tc, lost_records_leave_the_interval_out);
+    tcase_add_test(tc, departed_member_waits_for_its_records);
     tcase_add_test(tc, stopped_records_leave_nothing_waiting);
+    tcase_add_test(tc, last_moments_go_to_their_group);
+    tcase_add_test(tc, stopped_records_drop_a_members_claim);
     suite_add_tcase(s, tc);
     return unit_run(s);
 }
