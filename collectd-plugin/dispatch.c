@@ -53,11 +53,8 @@ void ptcd_dispatch(const struct pt_batch *batch)
         dispatch_report(&target->report, PT_SCOPE_PROC, target->name, time);
         for (size_t g = 0; g < target->n_groups; g++) {
             char instance[DATA_MAX_NAME_LEN];
-            const char *group;
-            const struct pt_report *report = pt_target_result_group(target, g, &group);
-
-            group_instance(instance, sizeof instance, target->name, group);
-            dispatch_report(report, PT_SCOPE_PROC, instance, time);
+            group_instance(instance, sizeof instance, target->name, target->groups[g].name);
+            dispatch_report(&target->groups[g].report, PT_SCOPE_PROC, instance, time);
         }
     }
     if (batch->has_global)

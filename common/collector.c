@@ -476,12 +476,6 @@ const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double 
     return b;
 }
 
-const struct pt_report *pt_target_result_group(const struct pt_target_result *result, size_t g, const char **name)
-{
-    *name = result->groups[g].name;
-    return &result->groups[g].report;
-}
-
 /* ---- launch mode ------------------------------------------------------ */
 
 void pt_collector_reap(struct pt_collector *c)

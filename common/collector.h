@@ -65,9 +65,6 @@ int pt_collector_add_target(struct pt_collector *c, const char *name, const stru
  * Returns the next deadline. */
 double pt_collector_tick(struct pt_collector *c, double now);
 
-/* One line of a breakdown: read it with pt_target_result_group(). */
-struct pt_group_report;
-
 /* One target's result in a batch. A target with no live process still
  * has its line (proc_processes = 0), so an alert can fire on it. */
 struct pt_target_result {
@@ -79,10 +76,6 @@ struct pt_target_result {
     const struct pt_group_report *groups;
     size_t n_groups;
 };
-
-/* Line g (< n_groups) of a result's breakdown: its values, and in *name
- * its group's name (valid as the values are). */
-const struct pt_report *pt_target_result_group(const struct pt_target_result *result, size_t g, const char **name);
 
 struct pt_batch {
     int64_t timestamp_ns; /* CLOCK_REALTIME at the interval's end, shared by all lines */

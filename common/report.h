@@ -24,6 +24,12 @@ struct pt_report {
     struct pt_value v[PT_METRIC_COUNT];
 };
 
+/* One group's line of a breakdown (its name is the group's). */
+struct pt_group_report {
+    const char *name;
+    struct pt_report report;
+};
+
 /* min/max of a sum over the polls of one interval: what a gauge reports. */
 struct pt_extrema {
     int64_t min, max;

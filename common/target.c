@@ -292,14 +292,7 @@ const char *pt_target_name(const struct pt_target *t)
 
 const char *pt_target_breakdown_key(const struct pt_target *t)
 {
-    switch (t->options.breakdown) {
-    case PT_BY_PROCESS:
-        return "process";
-    case PT_BY_THREAD:
-        return "thread";
-    default:
-        return NULL;
-    }
+    return pt_breakdown_name(t->options.breakdown);
 }
 
 const struct pt_group_report *pt_target_group_reports(const struct pt_target *t, size_t *n)

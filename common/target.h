@@ -21,12 +21,6 @@
 #include "selector.h"
 #include "units.h"
 
-/* One group's line of a breakdown (its name is the group's). */
-struct pt_group_report {
-    const char *name;
-    struct pt_report report;
-};
-
 /* A member gone since the last drain of exit records, with what settling
  * it from the records still to come needs (exits.c). */
 struct pt_departure {

@@ -55,11 +55,9 @@ static int emit(struct loop *l)
     for (size_t i = 0; i < b->n_targets; i++) {
         const struct pt_target_result *t = &b->targets[i];
         pt_lp_append_report(&l->out, t->name, PT_SCOPE_PROC, &t->report, b->timestamp_ns);
-        for (size_t g = 0; g < t->n_groups; g++) {
-            const char *group;
-            const struct pt_report *report = pt_target_result_group(t, g, &group);
-            pt_lp_append_group_report(&l->out, t->name, t->breakdown_key, group, report, b->timestamp_ns);
-        }
+        for (size_t g = 0; g < t->n_groups; g++)
+            pt_lp_append_group_report(&l->out, t->name, t->breakdown_key, t->groups[g].name, &t->groups[g].report,
+                                      b->timestamp_ns);
     }
     if (b->has_global)
         pt_lp_append_report(&l->out, NULL, PT_SCOPE_GLOBAL, &b->global, b->timestamp_ns);

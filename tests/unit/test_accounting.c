@@ -1135,12 +1135,9 @@ END_TEST
 static const struct pt_report *group(const struct pt_batch *b, const char *name)
 {
     const struct pt_target_result *t = &b->targets[0];
-    for (size_t i = 0; i < t->n_groups; i++) {
-        const char *group_name;
-        const struct pt_report *report = pt_target_result_group(t, i, &group_name);
-        if (strcmp(group_name, name) == 0)
-            return report;
-    }
+    for (size_t i = 0; i < t->n_groups; i++)
+        if (strcmp(t->groups[i].name, name) == 0)
+            return &t->groups[i].report;
     return NULL;
 }
 
