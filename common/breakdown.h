@@ -31,9 +31,8 @@
 #include <stdint.h>
 
 #include "member.h"
+#include "quantities.h"
 #include "report.h"
-
-enum pt_gauge { PT_G_VM, PT_G_RSS, PT_G_ANON, PT_G_PSS, PT_G_SHARED, PT_G_USS, PT_G_SWAP, PT_G_COUNT };
 
 /* The name of the group past the limit. */
 #define PT_GROUP_OTHER "other"

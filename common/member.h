@@ -23,32 +23,8 @@
 #include "fdbudget.h"
 #include "procfile.h"
 #include "procparse.h"
+#include "quantities.h"
 #include "threads.h"
-
-/* Cumulative counters, each inclusive of reaped children where the kernel
- * folds them in: io (reaped children's I/O is added into the parent's own
- * io) and stat (utime+cutime etc.). */
-enum pt_counter {
-    PT_CTR_RCHAR,
-    PT_CTR_WCHAR,
-    PT_CTR_STORAGE_READ,
-    PT_CTR_STORAGE_WRITE,
-    PT_CTR_CANCELLED_WRITE,
-    PT_CTR_SYSCR,
-    PT_CTR_SYSCW,
-    PT_CTR_USER_TICKS,
-    PT_CTR_SYSTEM_TICKS,
-    PT_CTR_MINFLT,
-    PT_CTR_MAJFLT,
-    PT_CTR_COUNT
-};
-#define PT_CTR_IO_END PT_CTR_USER_TICKS /* [0, IO_END) come from io */
-
-/* The two counters in clock ticks (CPU), the others in bytes or counts. */
-static inline bool pt_ctr_is_cpu(int k)
-{
-    return k == PT_CTR_USER_TICKS || k == PT_CTR_SYSTEM_TICKS;
-}
 
 /* Files another user's process keeps from us (ptrace access is needed). */
 enum pt_denied { PT_DENIED_IO = 1, PT_DENIED_SMAPS = 2, PT_DENIED_FDS = 4 };

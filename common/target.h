@@ -48,6 +48,7 @@
 #include "pidfile.h"
 #include "pidmap.h"
 #include "procevents.h"
+#include "quantities.h"
 #include "report.h"
 #include "selector.h"
 #include "units.h"
@@ -88,17 +89,6 @@ struct pt_share {
     char comm[PT_COMM_MAX]; /* the group it goes to */
     int64_t weight_us;      /* its records' CPU (tick samples) */
     unsigned drains;        /* drains it has waited */
-};
-
-/* What a lack of descriptors (EMFILE, ENFILE) left unknown in an interval:
- * those metrics are absent for it, never a partial sum. */
-enum pt_short {
-    PT_SHORT_MEMBERS = 1,  /* a process could not join: every sum is partial */
-    PT_SHORT_STATM = 2,    /* vm, rss, anon */
-    PT_SHORT_COUNTERS = 4, /* stat and io: CPU, faults, threads, I/O */
-    PT_SHORT_SMAPS = 8,    /* pss, shared, uss, swap */
-    PT_SHORT_CTX = 16,     /* context switches */
-    PT_SHORT_FDS = 32,     /* open descriptors */
 };
 
 struct pt_target {

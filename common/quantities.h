@@ -1,0 +1,49 @@
+/* quantities: the names of what proctree measures of a tree, shared by
+ * the code that reads them and the catalog that reports them: the
+ * cumulative counters, the memory gauges, and the reads a lack of
+ * descriptors can leave unknown. */
+#ifndef PROCTREE_QUANTITIES_H
+#define PROCTREE_QUANTITIES_H
+
+#include <stdbool.h>
+
+/* Cumulative counters, each inclusive of reaped children where the kernel
+ * folds them in: io (reaped children's I/O is added into the parent's own
+ * io) and stat (utime+cutime etc.). */
+enum pt_counter {
+    PT_CTR_RCHAR,
+    PT_CTR_WCHAR,
+    PT_CTR_STORAGE_READ,
+    PT_CTR_STORAGE_WRITE,
+    PT_CTR_CANCELLED_WRITE,
+    PT_CTR_SYSCR,
+    PT_CTR_SYSCW,
+    PT_CTR_USER_TICKS,
+    PT_CTR_SYSTEM_TICKS,
+    PT_CTR_MINFLT,
+    PT_CTR_MAJFLT,
+    PT_CTR_COUNT
+};
+#define PT_CTR_IO_END PT_CTR_USER_TICKS /* [0, IO_END) come from io */
+
+/* The two counters in clock ticks (CPU), the others in bytes or counts. */
+static inline bool pt_ctr_is_cpu(int k)
+{
+    return k == PT_CTR_USER_TICKS || k == PT_CTR_SYSTEM_TICKS;
+}
+
+/* Memory gauges: sums over the members at each poll. */
+enum pt_gauge { PT_G_VM, PT_G_RSS, PT_G_ANON, PT_G_PSS, PT_G_SHARED, PT_G_USS, PT_G_SWAP, PT_G_COUNT };
+
+/* What a lack of descriptors (EMFILE, ENFILE) left unknown in an interval:
+ * those metrics are absent for it, never a partial sum. */
+enum pt_short {
+    PT_SHORT_MEMBERS = 1,  /* a process could not join: every sum is partial */
+    PT_SHORT_STATM = 2,    /* vm, rss, anon */
+    PT_SHORT_COUNTERS = 4, /* stat and io: CPU, faults, threads, I/O */
+    PT_SHORT_SMAPS = 8,    /* pss, shared, uss, swap */
+    PT_SHORT_CTX = 16,     /* context switches */
+    PT_SHORT_FDS = 32,     /* open descriptors */
+};
+
+#endif
