@@ -1,7 +1,7 @@
 /* quantities: the names of what proctree measures of a tree, shared by
  * the code that reads them and the catalog that reports them: the
- * cumulative counters, the memory gauges, and the reads a lack of
- * descriptors can leave unknown. */
+ * cumulative counters, the memory gauges, the other amounts a line
+ * reports, and the reads a lack of descriptors can leave unknown. */
 #ifndef PROCTREE_QUANTITIES_H
 #define PROCTREE_QUANTITIES_H
 
@@ -34,6 +34,28 @@ static inline bool pt_ctr_is_cpu(int k)
 
 /* Memory gauges: sums over the members at each poll. */
 enum pt_gauge { PT_G_VM, PT_G_RSS, PT_G_ANON, PT_G_PSS, PT_G_SHARED, PT_G_USS, PT_G_SWAP, PT_G_COUNT };
+
+/* The other amounts a line is handed, each counted as it happens (in the
+ * unit its metric reports: bytes, seconds, counts). */
+enum pt_amount {
+    PT_A_CTX_VOLUNTARY,
+    PT_A_CTX_INVOLUNTARY,
+    PT_A_PROCESSES,
+    PT_A_THREADS,
+    PT_A_FDS,
+    PT_A_STARTED,
+    PT_A_EXITED,
+    PT_A_FAILED,
+    PT_A_KILLED,
+    PT_A_EXITED_RSS_PEAK, /* bytes */
+    PT_A_SAMPLES,
+    PT_A_VANISHED,
+    PT_A_PSS_STALE,
+    PT_A_COLLECTOR_CPU, /* seconds */
+    PT_A_EXIT_RECORDS,
+    PT_A_EXIT_RECORD_LOSSES,
+    PT_A_COUNT
+};
 
 /* What a lack of descriptors (EMFILE, ENFILE) left unknown in an interval:
  * those metrics are absent for it, never a partial sum. */
