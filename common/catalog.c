@@ -1,8 +1,8 @@
 #include "catalog.h"
 
 const struct pt_metric_def pt_catalog[PT_METRIC_COUNT] = {
-#define PT_X_DEF(id, name, scope, kind, unit, ctype, source, desc)                                                     \
-    [PT_M_##id] = {name, PT_SCOPE_##scope, PT_KIND_##kind, PT_UNIT_##unit, ctype, source, desc},
+#define PT_X_DEF(id, name, scope, kind, unit, ctype, from, reads, lines, source, desc)                                 \
+    [id] = {name, PT_SCOPE_##scope, PT_KIND_##kind, PT_UNIT_##unit, ctype, from, reads, PT_LINES_##lines, source, desc},
     PT_CATALOG(PT_X_DEF)
 #undef PT_X_DEF
 };

@@ -1,6 +1,7 @@
-/* quantities: what proctree adds up for a tree, by kind: cumulative
- * counters (reported as an interval's deltas) and memory gauges (reported
- * as an interval's min and max). */
+/* quantities: the names of what proctree measures of a tree, shared by
+ * the code that reads them and the catalog that reports them: the
+ * cumulative counters, the memory gauges, the other amounts a line
+ * reports, and the reads a lack of descriptors can leave unknown. */
 #ifndef PROCTREE_QUANTITIES_H
 #define PROCTREE_QUANTITIES_H
 
@@ -39,7 +40,40 @@ static inline int pt_ctr_of_cpu(enum pt_cpu c)
     return PT_CTR_USER_TICKS + (int)c;
 }
 
-/* Memory gauges. */
+/* Memory gauges: sums over the members at each poll. */
 enum pt_gauge { PT_G_VM, PT_G_RSS, PT_G_ANON, PT_G_PSS, PT_G_SHARED, PT_G_USS, PT_G_SWAP, PT_G_COUNT };
+
+/* The other amounts a line is handed, each counted as it happens (in the
+ * unit its metric reports: bytes, seconds, counts). */
+enum pt_amount {
+    PT_A_CTX_VOLUNTARY,
+    PT_A_CTX_INVOLUNTARY,
+    PT_A_PROCESSES,
+    PT_A_THREADS,
+    PT_A_FDS,
+    PT_A_STARTED,
+    PT_A_EXITED,
+    PT_A_FAILED,
+    PT_A_KILLED,
+    PT_A_EXITED_RSS_PEAK, /* bytes */
+    PT_A_SAMPLES,
+    PT_A_VANISHED,
+    PT_A_PSS_STALE,
+    PT_A_COLLECTOR_CPU, /* seconds */
+    PT_A_EXIT_RECORDS,
+    PT_A_EXIT_RECORD_LOSSES,
+    PT_A_COUNT
+};
+
+/* What a lack of descriptors (EMFILE, ENFILE) left unknown in an interval:
+ * those metrics are absent for it, never a partial sum. */
+enum pt_short {
+    PT_SHORT_MEMBERS = 1,  /* a process could not join: every sum is partial */
+    PT_SHORT_STATM = 2,    /* vm, rss, anon */
+    PT_SHORT_COUNTERS = 4, /* stat and io: CPU, faults, threads, I/O */
+    PT_SHORT_SMAPS = 8,    /* pss, shared, uss, swap */
+    PT_SHORT_CTX = 16,     /* context switches */
+    PT_SHORT_FDS = 32,     /* open descriptors */
+};
 
 #endif

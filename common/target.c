@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "escape.h"
+#include "lines.h"
 #include "saturate.h"
 
 /* One log line about t: 'target "NAME": ' and the message. The name is
@@ -589,28 +590,6 @@ static int64_t count_fds(struct pt_target *t)
     return any ? total : -1;
 }
 
-/* gauge -> its _min metric (the _max twin follows it in the catalog) */
-static const enum pt_metric_id gauge_min_metric[PT_G_COUNT] = {
-    [PT_G_VM] = PT_M_PROC_VM_SIZE_MIN, [PT_G_RSS] = PT_M_PROC_RSS_MIN,       [PT_G_ANON] = PT_M_PROC_ANON_MIN,
-    [PT_G_PSS] = PT_M_PROC_PSS_MIN,    [PT_G_SHARED] = PT_M_PROC_SHARED_MIN, [PT_G_USS] = PT_M_PROC_USS_MIN,
-    [PT_G_SWAP] = PT_M_PROC_SWAP_MIN,
-};
-
-/* counter -> its delta metric, and the unit scale */
-static const enum pt_metric_id counter_metric[PT_CTR_COUNT] = {
-    [PT_CTR_RCHAR] = PT_M_PROC_IO_READ_BYTES,
-    [PT_CTR_WCHAR] = PT_M_PROC_IO_WRITE_BYTES,
-    [PT_CTR_STORAGE_READ] = PT_M_PROC_IO_STORAGE_READ_BYTES,
-    [PT_CTR_STORAGE_WRITE] = PT_M_PROC_IO_STORAGE_WRITE_BYTES,
-    [PT_CTR_CANCELLED_WRITE] = PT_M_PROC_IO_CANCELLED_WRITE_BYTES,
-    [PT_CTR_SYSCR] = PT_M_PROC_IO_READ_SYSCALLS,
-    [PT_CTR_SYSCW] = PT_M_PROC_IO_WRITE_SYSCALLS,
-    [PT_CTR_USER_TICKS] = PT_M_PROC_CPU_USER_SECONDS,
-    [PT_CTR_SYSTEM_TICKS] = PT_M_PROC_CPU_SYSTEM_SECONDS,
-    [PT_CTR_MINFLT] = PT_M_PROC_MINOR_FAULTS,
-    [PT_CTR_MAJFLT] = PT_M_PROC_MAJOR_FAULTS,
-};
-
 /* This interval's deltas of the tree, every live member counted (after
  * pt_ledger_count). Short of descriptors, some member was not read: its
  * work is left for the next interval, which reports it (the base stays). */
@@ -619,172 +598,66 @@ static void counter_deltas(struct pt_target *t, int64_t delta[PT_CTR_COUNT])
     pt_ledger_deltas(&t->ledger, t->short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS), delta);
 }
 
-/* What the exit records tell, only where they are in use; failed, killed
- * and the peak are left out of an interval that lost records. */
-static void fill_exit_metrics(const struct pt_target *t, const struct pt_units *units, struct pt_report *report)
+/* What a line reports of the live members, the tree's or a group's. */
+static void put_live(struct pt_line *line, bool ctx_seen, int64_t voluntary, int64_t involuntary, int64_t fds,
+                     int64_t processes, int64_t threads)
 {
-    if (!t->follows_exits)
-        return;
-    pt_value_set(&report->v[PT_M_COLLECTOR_EXIT_RECORDS], PT_M_COLLECTOR_EXIT_RECORDS, (double)t->exit_records, units);
-    pt_value_set(&report->v[PT_M_COLLECTOR_EXIT_RECORD_LOSSES], PT_M_COLLECTOR_EXIT_RECORD_LOSSES,
-                 (double)t->exit_record_losses, units);
-    if (!t->exits_complete)
-        return;
-    pt_value_set(&report->v[PT_M_PROC_PROCESSES_FAILED], PT_M_PROC_PROCESSES_FAILED, (double)t->failed, units);
-    pt_value_set(&report->v[PT_M_PROC_PROCESSES_KILLED], PT_M_PROC_PROCESSES_KILLED, (double)t->killed, units);
-    pt_value_set(&report->v[PT_M_PROC_EXITED_RSS_PEAK_MAX], PT_M_PROC_EXITED_RSS_PEAK_MAX,
-                 (double)t->rss_peak_kb * 1024.0, units);
+    if (ctx_seen) {
+        pt_line_put(line, PT_A_CTX_VOLUNTARY, (double)voluntary);
+        pt_line_put(line, PT_A_CTX_INVOLUNTARY, (double)involuntary);
+    }
+    if (fds >= 0) /* -1: not counted */
+        pt_line_put(line, PT_A_FDS, (double)fds);
+    pt_line_put(line, PT_A_PROCESSES, (double)processes);
+    if (line->stat_seen)
+        pt_line_put(line, PT_A_THREADS, (double)threads);
 }
 
-/* What a line reports: the tree's, or one breakdown group's. */
-struct amounts {
-    const struct pt_extrema *gauges; /* [PT_G_COUNT] */
-    int64_t delta[PT_CTR_COUNT];
-    bool io_seen, stat_seen, ctx_seen;
-    int64_t ctx_voluntary, ctx_involuntary;
-    int64_t fds; /* -1: not counted */
-    int64_t processes, threads;
-};
-
-static void fill_amounts(const struct pt_target *t, const struct amounts *a, double seconds,
-                         const struct pt_units *units, struct pt_report *report)
-{
-    memset(report, 0, sizeof(*report));
-    for (int g = 0; g < PT_G_COUNT; g++) {
-        if (!a->gauges[g].any)
-            continue;
-        pt_value_set(&report->v[gauge_min_metric[g]], gauge_min_metric[g], (double)a->gauges[g].min, units);
-        pt_value_set(&report->v[gauge_min_metric[g] + 1], gauge_min_metric[g] + 1, (double)a->gauges[g].max, units);
-    }
-    for (int k = 0; k < PT_CTR_COUNT; k++) {
-        if (!(k < PT_CTR_IO_END ? a->io_seen : a->stat_seen))
-            continue;
-        double raw = pt_ctr_is_cpu(k) ? (double)a->delta[k] / t->ticks_per_second : (double)a->delta[k];
-        pt_value_set(&report->v[counter_metric[k]], counter_metric[k], raw, units);
-    }
-    if (a->stat_seen && seconds > 0) {
-        double cpu =
-            (double)pt_sat_add(a->delta[PT_CTR_USER_TICKS], a->delta[PT_CTR_SYSTEM_TICKS]) / t->ticks_per_second;
-        /* A rate no tree can pass. The seconds can: what the kernel shows
-         * late (a tick truncated in each zombie's stat, given back by its
-         * reaper's fold) lands in the interval that sees it. */
-        double percent = 100.0 * cpu / seconds;
-        pt_value_set(&report->v[PT_M_PROC_CPU_PERCENT], PT_M_PROC_CPU_PERCENT,
-                     percent < t->cpu_percent_max ? percent : t->cpu_percent_max, units);
-    }
-    if (a->ctx_seen) {
-        pt_value_set(&report->v[PT_M_PROC_CTX_SWITCHES_VOLUNTARY], PT_M_PROC_CTX_SWITCHES_VOLUNTARY,
-                     (double)a->ctx_voluntary, units);
-        pt_value_set(&report->v[PT_M_PROC_CTX_SWITCHES_INVOLUNTARY], PT_M_PROC_CTX_SWITCHES_INVOLUNTARY,
-                     (double)a->ctx_involuntary, units);
-    }
-    if (a->fds >= 0)
-        pt_value_set(&report->v[PT_M_PROC_FDS], PT_M_PROC_FDS, (double)a->fds, units);
-    pt_value_set(&report->v[PT_M_PROC_PROCESSES], PT_M_PROC_PROCESSES, (double)a->processes, units);
-    if (a->stat_seen)
-        pt_value_set(&report->v[PT_M_PROC_THREADS], PT_M_PROC_THREADS, (double)a->threads, units);
-}
-
+/* The tree's line: its amounts, named as the catalog sets metrics from
+ * them (catalog.h, lines.h). */
 static void fill_report(struct pt_target *t, double seconds, int64_t processes, int64_t threads, int64_t fds,
                         const struct pt_units *units, struct pt_report *report)
 {
-    struct amounts a = {
-        .gauges = t->gauges,
-        .io_seen = t->ledger.io_seen,
-        .stat_seen = t->ledger.stat_seen,
-        .ctx_seen = t->ledger.ctx_seen,
-        .ctx_voluntary = t->ledger.ctx_voluntary,
-        .ctx_involuntary = t->ledger.ctx_involuntary,
-        .fds = fds,
-        .processes = processes,
-        .threads = threads,
-    };
-    counter_deltas(t, a.delta);
-    fill_amounts(t, &a, seconds, units, report);
-    pt_value_set(&report->v[PT_M_PROC_PROCESSES_STARTED], PT_M_PROC_PROCESSES_STARTED, (double)t->started, units);
-    pt_value_set(&report->v[PT_M_PROC_PROCESSES_EXITED], PT_M_PROC_PROCESSES_EXITED, (double)t->exited, units);
-    fill_exit_metrics(t, units, report);
-    pt_value_set(&report->v[PT_M_COLLECTOR_SAMPLES], PT_M_COLLECTOR_SAMPLES, (double)t->samples, units);
-    pt_value_set(&report->v[PT_M_COLLECTOR_VANISHED], PT_M_COLLECTOR_VANISHED, (double)t->vanished, units);
+    struct pt_line line;
+    pt_line_init(&line, PT_LINES_ONE, seconds, t->ticks_per_second, t->cpu_percent_max);
+    line.gauges = t->gauges;
+    line.io_seen = t->ledger.io_seen;
+    line.stat_seen = t->ledger.stat_seen;
+    counter_deltas(t, line.delta);
+    put_live(&line, t->ledger.ctx_seen, t->ledger.ctx_voluntary, t->ledger.ctx_involuntary, fds, processes, threads);
+    pt_line_put(&line, PT_A_STARTED, (double)t->started);
+    pt_line_put(&line, PT_A_EXITED, (double)t->exited);
+    /* what the exit records tell, only where they are in use; failed,
+     * killed and the peak are left out of an interval that lost records */
+    if (t->follows_exits) {
+        pt_line_put(&line, PT_A_EXIT_RECORDS, (double)t->exit_records);
+        pt_line_put(&line, PT_A_EXIT_RECORD_LOSSES, (double)t->exit_record_losses);
+    }
+    if (t->follows_exits && t->exits_complete) {
+        pt_line_put(&line, PT_A_FAILED, (double)t->failed);
+        pt_line_put(&line, PT_A_KILLED, (double)t->killed);
+        pt_line_put(&line, PT_A_EXITED_RSS_PEAK, (double)t->rss_peak_kb * 1024.0);
+    }
+    pt_line_put(&line, PT_A_SAMPLES, (double)t->samples);
+    pt_line_put(&line, PT_A_VANISHED, (double)t->vanished);
     /* thread CPU clocks are not meaningful below a microsecond */
-    pt_value_set(&report->v[PT_M_COLLECTOR_CPU_SECONDS], PT_M_COLLECTOR_CPU_SECONDS,
-                 (double)(int64_t)(t->cpu_seconds * 1e6 + 0.5) / 1e6, units);
-}
-
-/* The reads each metric needs, as enum pt_short bits; every proc_*
- * metric needs the whole membership besides. */
-static const unsigned metric_reads[PT_METRIC_COUNT] = {
-    [PT_M_PROC_VM_SIZE_MIN] = PT_SHORT_STATM,
-    [PT_M_PROC_VM_SIZE_MAX] = PT_SHORT_STATM,
-    [PT_M_PROC_RSS_MIN] = PT_SHORT_STATM,
-    [PT_M_PROC_RSS_MAX] = PT_SHORT_STATM,
-    [PT_M_PROC_ANON_MIN] = PT_SHORT_STATM,
-    [PT_M_PROC_ANON_MAX] = PT_SHORT_STATM,
-    [PT_M_PROC_PSS_MIN] = PT_SHORT_SMAPS,
-    [PT_M_PROC_PSS_MAX] = PT_SHORT_SMAPS,
-    [PT_M_PROC_SHARED_MIN] = PT_SHORT_SMAPS,
-    [PT_M_PROC_SHARED_MAX] = PT_SHORT_SMAPS,
-    [PT_M_PROC_USS_MIN] = PT_SHORT_SMAPS,
-    [PT_M_PROC_USS_MAX] = PT_SHORT_SMAPS,
-    [PT_M_PROC_SWAP_MIN] = PT_SHORT_SMAPS,
-    [PT_M_PROC_SWAP_MAX] = PT_SHORT_SMAPS,
-    [PT_M_PROC_IO_READ_BYTES] = PT_SHORT_COUNTERS,
-    [PT_M_PROC_IO_WRITE_BYTES] = PT_SHORT_COUNTERS,
-    [PT_M_PROC_IO_STORAGE_READ_BYTES] = PT_SHORT_COUNTERS,
-    [PT_M_PROC_IO_STORAGE_WRITE_BYTES] = PT_SHORT_COUNTERS,
-    [PT_M_PROC_IO_CANCELLED_WRITE_BYTES] = PT_SHORT_COUNTERS,
-    [PT_M_PROC_IO_READ_SYSCALLS] = PT_SHORT_COUNTERS,
-    [PT_M_PROC_IO_WRITE_SYSCALLS] = PT_SHORT_COUNTERS,
-    [PT_M_PROC_CPU_USER_SECONDS] = PT_SHORT_COUNTERS,
-    [PT_M_PROC_CPU_SYSTEM_SECONDS] = PT_SHORT_COUNTERS,
-    [PT_M_PROC_CPU_PERCENT] = PT_SHORT_COUNTERS,
-    [PT_M_PROC_MINOR_FAULTS] = PT_SHORT_COUNTERS,
-    [PT_M_PROC_MAJOR_FAULTS] = PT_SHORT_COUNTERS,
-    [PT_M_PROC_THREADS] = PT_SHORT_COUNTERS,
-    [PT_M_PROC_CTX_SWITCHES_VOLUNTARY] = PT_SHORT_CTX,
-    [PT_M_PROC_CTX_SWITCHES_INVOLUNTARY] = PT_SHORT_CTX,
-    [PT_M_PROC_FDS] = PT_SHORT_FDS,
-};
-
-static bool is_collector_metric(enum pt_metric_id id)
-{
-    return id >= PT_M_COLLECTOR_SAMPLES && id <= PT_M_COLLECTOR_EXIT_RECORD_LOSSES;
+    pt_line_put(&line, PT_A_COLLECTOR_CPU, (double)(int64_t)(t->cpu_seconds * 1e6 + 0.5) / 1e6);
+    if (t->options.collect_pss)
+        pt_line_put(&line, PT_A_PSS_STALE, (double)t->pss_stale);
+    pt_line_report(&line, units, report);
 }
 
 /* Short of descriptors: leave out what was not read whole, and say so in
  * one line per interval. */
-static void drop_unknown(const struct pt_target *t, struct pt_report *report)
-{
-    for (int id = 0; id < PT_METRIC_COUNT; id++) {
-        if (pt_catalog[id].scope != PT_SCOPE_PROC || is_collector_metric(id))
-            continue;
-        if ((t->short_of_fds & PT_SHORT_MEMBERS) || (t->short_of_fds & metric_reads[id]))
-            report->v[id].present = false;
-    }
-}
-
 static void leave_out_unknown(struct pt_target *t, struct pt_report *report)
 {
     if (!t->short_of_fds)
         return;
-    drop_unknown(t, report);
+    pt_line_drop_unknown(report, t->short_of_fds);
     for (size_t i = 0; i < t->n_group_reports; i++)
-        drop_unknown(t, &t->group_reports[i].report);
-    static const struct {
-        unsigned bit;
-        const char *what;
-    } parts[] = {
-        {PT_SHORT_MEMBERS, " membership (every proc_* metric)"},
-        {PT_SHORT_STATM, " memory"},
-        {PT_SHORT_COUNTERS, " CPU, faults, threads and I/O"},
-        {PT_SHORT_SMAPS, " PSS"},
-        {PT_SHORT_CTX, " context switches"},
-        {PT_SHORT_FDS, " descriptors"},
-    };
-    char what[160] = "";
-    for (size_t i = 0; i < PT_ARRAY_LEN(parts); i++)
-        if (t->short_of_fds & parts[i].bit)
-            strncat(what, parts[i].what, sizeof(what) - strlen(what) - 1);
+        pt_line_drop_unknown(&t->group_reports[i].report, t->short_of_fds);
+    char what[160];
+    pt_short_describe(t->short_of_fds, what, sizeof(what));
     pt_target_logf(t, PT_LOG_ERROR,
                    "out of file descriptors (EMFILE/ENFILE); left out this interval:%s; "
                    "raise the open-files limit (LimitNOFILE=) or lower the descriptor budget",
@@ -863,40 +736,28 @@ static void sum_thread_groups(struct pt_target *t)
     t->threads_read_at = pt_now(); /* after: a thread born since was not read */
 }
 
-/* What a line of the breakdown by thread name carries (docs/METRICS.md). */
-static bool thread_metric(int id)
-{
-    return id == PT_M_PROC_CPU_USER_SECONDS || id == PT_M_PROC_CPU_SYSTEM_SECONDS || id == PT_M_PROC_CPU_PERCENT ||
-           id == PT_M_PROC_CTX_SWITCHES_VOLUNTARY || id == PT_M_PROC_CTX_SWITCHES_INVOLUNTARY;
-}
-
-/* The breakdown's lines: every group in use this interval. */
+/* The breakdown's lines: every group in use this interval, each
+ * carrying what the catalog puts on its breakdown's lines. */
 static void fill_group_reports(struct pt_target *t, double seconds, const struct pt_units *units)
 {
     bool keep_base = t->short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS);
+    enum pt_lines of = pt_target_by_process(t) ? PT_LINES_BY_PROCESS : PT_LINES_BY_THREAD;
     t->n_group_reports = 0;
     for (uint32_t i = 0; i <= t->ledger.groups.limit; i++) {
         struct pt_group *g = &t->ledger.groups.list[i];
         if (!g->in_use)
             continue;
-        struct amounts a = {
-            .gauges = g->gauges,
-            .io_seen = g->io_seen,
-            .stat_seen = g->stat_seen,
-            .ctx_seen = g->ctx_seen,
-            .ctx_voluntary = g->ctx_voluntary,
-            .ctx_involuntary = g->ctx_involuntary,
-            .fds = g->fds_seen ? g->fds : -1,
-            .processes = g->processes,
-            .threads = g->threads,
-        };
-        pt_groups_deltas(&t->ledger.groups, i, keep_base, a.delta);
+        struct pt_line line;
+        pt_line_init(&line, of, seconds, t->ticks_per_second, t->cpu_percent_max);
+        line.gauges = g->gauges;
+        line.io_seen = g->io_seen;
+        line.stat_seen = g->stat_seen;
+        pt_ledger_group_deltas(&t->ledger, i, keep_base, line.delta);
+        put_live(&line, g->ctx_seen, g->ctx_voluntary, g->ctx_involuntary, g->fds_seen ? g->fds : -1, g->processes,
+                 g->threads);
         struct pt_group_report *r = &t->group_reports[t->n_group_reports++];
         r->name = g->name;
-        fill_amounts(t, &a, seconds, units, &r->report);
-        for (int id = 0; id < PT_METRIC_COUNT && !pt_target_by_process(t); id++)
-            if (!thread_metric(id))
-                r->report.v[id].present = false;
+        pt_line_report(&line, units, &r->report);
     }
 }
 
@@ -969,8 +830,6 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
     fill_report(t, t->counter_seconds, processes, threads, fds, units, report);
     if (t->ledger.groups.list)
         fill_group_reports(t, t->counter_seconds, units);
-    if (t->options.collect_pss)
-        pt_value_set(&report->v[PT_M_COLLECTOR_PSS_STALE], PT_M_COLLECTOR_PSS_STALE, (double)t->pss_stale, units);
     if (!(t->short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS)))
         t->counter_seconds = 0;
     leave_out_unknown(t, report);

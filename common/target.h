@@ -17,6 +17,7 @@
 #include "pidfile.h"
 #include "pidmap.h"
 #include "procevents.h"
+#include "quantities.h"
 #include "report.h"
 #include "selector.h"
 #include "units.h"
@@ -41,17 +42,6 @@ struct pt_departure {
     int64_t ctx_base_voluntary, ctx_base_involuntary; /* what its last status read
                                                          counted of the threads whose
                                                          records are still to come */
-};
-
-/* What a lack of descriptors (EMFILE, ENFILE) left unknown in an interval:
- * those metrics are absent for it, never a partial sum. */
-enum pt_short {
-    PT_SHORT_MEMBERS = 1,  /* a process could not join: every sum is partial */
-    PT_SHORT_STATM = 2,    /* vm, rss, anon */
-    PT_SHORT_COUNTERS = 4, /* stat and io: CPU, faults, threads, I/O */
-    PT_SHORT_SMAPS = 8,    /* pss, shared, uss, swap */
-    PT_SHORT_CTX = 16,     /* context switches */
-    PT_SHORT_FDS = 32,     /* open descriptors */
 };
 
 struct pt_target {

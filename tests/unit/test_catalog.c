@@ -1,7 +1,8 @@
 /* Unit tests for the catalog's invariants: the properties the line
  * protocol (plain field names, the global_ prefix), the collectd frontend
- * (stock single-value types) and the code indexing GAUGE_MIN/GAUGE_MAX
- * pairs as id, id + 1 rely on. */
+ * (stock single-value types), the code indexing GAUGE_MIN/GAUGE_MAX
+ * pairs as id, id + 1, and lines.c, which sets each value from what the
+ * catalog names, rely on. */
 #include <check.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -128,6 +129,93 @@ START_TEST(test_catalog_pairs_agree_and_switches)
 }
 END_TEST
 
+/* Every metric of a target's line is set from something lines.c fills
+ * (a gauge, a counter, the CPU share or an amount), named in range; the
+ * global line's come from meminfo. */
+START_TEST(test_catalog_proc_metrics_have_a_source)
+{
+    for (int id = 0; id < PT_METRIC_COUNT; id++) {
+        const struct pt_metric_def *m = &pt_catalog[id];
+        if (m->scope == PT_SCOPE_GLOBAL) {
+            ck_assert_msg(m->from == PT_FROM_MEMINFO, "%s: not from meminfo", m->name);
+            ck_assert_msg(m->reads == 0 && m->lines == PT_LINES_ONE, "%s: a target's reads or lines", m->name);
+            continue;
+        }
+        int limit = 0;
+        switch (m->from) {
+        case PT_FROM_GAUGE:
+            limit = PT_G_COUNT;
+            break;
+        case PT_FROM_COUNTER:
+            limit = PT_CTR_COUNT;
+            break;
+        case PT_FROM_AMOUNT:
+            limit = PT_A_COUNT;
+            break;
+        case PT_FROM_CPU_PERCENT:
+            limit = 1;
+            ck_assert_msg(m->kind == PT_KIND_RATIO, "%s: a CPU share is a ratio", m->name);
+            break;
+        case PT_FROM_MEMINFO:
+            ck_abort_msg("%s: a target's metric from meminfo", m->name);
+        }
+        ck_assert_msg(m->quantity >= 0 && m->quantity < limit, "%s: quantity %d out of range", m->name, m->quantity);
+        ck_assert_msg(m->from != PT_FROM_COUNTER || m->kind == PT_KIND_DELTA, "%s: a counter gives a delta", m->name);
+        /* proc_* need every member; collector_* tell what the reads did */
+        bool collector = strncmp(m->name, "collector_", 10) == 0;
+        ck_assert_msg(collector ? m->reads == 0 : (m->reads & PT_SHORT_MEMBERS) != 0, "%s: reads %#x", m->name,
+                      m->reads);
+        ck_assert_msg(!collector || m->lines == PT_LINES_ONE, "%s: on a breakdown line", m->name);
+        /* what a --by thread line carries, a --by process line does too */
+        ck_assert_msg(!(m->lines & PT_LINES_BY_THREAD) || (m->lines & PT_LINES_BY_PROCESS), "%s: lines", m->name);
+    }
+}
+END_TEST
+
+/* Each gauge, counter and amount sets one metric (a gauge two: its min
+ * and its max twin); none is left unreported. */
+START_TEST(test_catalog_quantities_set_once)
+{
+    int gauge_min[PT_G_COUNT] = {0}, gauge_max[PT_G_COUNT] = {0}, counter[PT_CTR_COUNT] = {0}, amount[PT_A_COUNT] = {0};
+    for (int id = 0; id < PT_METRIC_COUNT; id++) {
+        const struct pt_metric_def *m = &pt_catalog[id];
+        if (m->from == PT_FROM_GAUGE) {
+            ck_assert_msg(m->kind == PT_KIND_GAUGE_MIN || m->kind == PT_KIND_GAUGE_MAX, "%s: kind", m->name);
+            (m->kind == PT_KIND_GAUGE_MIN ? gauge_min : gauge_max)[m->quantity]++;
+        } else if (m->from == PT_FROM_COUNTER) {
+            counter[m->quantity]++;
+        } else if (m->from == PT_FROM_AMOUNT) {
+            amount[m->quantity]++;
+        }
+    }
+    for (int g = 0; g < PT_G_COUNT; g++)
+        ck_assert_msg(gauge_min[g] == 1 && gauge_max[g] == 1, "gauge %d: %d min, %d max", g, gauge_min[g],
+                      gauge_max[g]);
+    for (int k = 0; k < PT_CTR_COUNT; k++)
+        ck_assert_msg(counter[k] == 1, "counter %d sets %d metrics", k, counter[k]);
+    for (int a = 0; a < PT_A_COUNT; a++)
+        ck_assert_msg(amount[a] == 1, "amount %d sets %d metrics", a, amount[a]);
+}
+END_TEST
+
+/* A min and its max twin are one gauge: set from the same, needing the
+ * same reads, on the same lines. */
+START_TEST(test_catalog_gauge_pairs_consistent)
+{
+    for (int id = 0; id < PT_METRIC_COUNT; id++) {
+        if (pt_catalog[id].kind != PT_KIND_GAUGE_MIN)
+            continue;
+        const struct pt_metric_def *min = &pt_catalog[id], *max = &pt_catalog[id + 1];
+        ck_assert_msg(min->from == max->from && min->quantity == max->quantity, "%s: from differs from its max",
+                      min->name);
+        ck_assert_msg(min->reads == max->reads, "%s: reads differ from its max", min->name);
+        ck_assert_msg(min->lines == max->lines, "%s: lines differ from its max", min->name);
+        ck_assert_msg(min->scope == PT_SCOPE_GLOBAL || min->from == PT_FROM_GAUGE, "%s: a pair not from a gauge",
+                      min->name);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("catalog");
@@ -138,5 +226,8 @@ int main(void)
     tcase_add_test(tc, test_catalog_types_db);
     tcase_add_test(tc, min_max_pairs_are_adjacent);
     tcase_add_test(tc, test_catalog_pairs_agree_and_switches);
+    tcase_add_test(tc, test_catalog_proc_metrics_have_a_source);
+    tcase_add_test(tc, test_catalog_quantities_set_once);
+    tcase_add_test(tc, test_catalog_gauge_pairs_consistent);
     return unit_run(suite);
 }
