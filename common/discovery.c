@@ -8,7 +8,7 @@
  * file, or from a scan of every process's ppid on a kernel without
  * children files. What joining and leaving mean for the numbers is
  * target.c's. */
-#include "target.h"
+#include "discovery.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "escape.h"
+#include "exits.h"
+#include "membership.h"
 
 /* ---- selector --------------------------------------------------------- */
 

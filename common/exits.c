@@ -25,12 +25,14 @@
  * The last moments are taken only from members born in the tree while
  * records flowed (their records hold their whole life), and weigh no
  * more CPU than the time since the last read allowed. */
+#include "exits.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "membership.h"
 #include "saturate.h"
-#include "target.h"
 
 #define US_PER_SECOND 1000000.0
 /* How far up a chain of processes that never joined is followed. */
@@ -102,15 +104,6 @@ static enum fold fold_target(const struct pt_target *t, pid_t parent, struct pt_
 
 /* ---- CPU shared out from the reapers' folds ------------------------------ */
 
-/* CLOCK_BOOTTIME seconds as pt_now()'s clock (CLOCK_MONOTONIC): a
- * process's starttime is in the first, which also counts suspended time. */
-static double monotonic_of_boot(double boot)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_BOOTTIME, &ts);
-    return boot - ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - pt_now());
-}
-
 void pt_target_note_exit(struct pt_target *t, pid_t pid, double when)
 {
     struct pt_member *m = pt_target_live_member(t, pid);
@@ -122,38 +115,6 @@ void pt_target_note_exit(struct pt_target *t, pid_t pid, double when)
 }
 
 /* ---- departed members --------------------------------------------------- */
-
-void pt_target_depart(struct pt_target *t, const struct pt_member *m, const struct pt_member *reaper)
-{
-    if (t->n_departures == t->cap_departures) {
-        t->cap_departures = t->cap_departures ? t->cap_departures * 2 : 16;
-        t->departures = pt_xrealloc_array(t->departures, t->cap_departures, sizeof(*t->departures));
-    }
-    struct pt_departure *d = &t->departures[t->n_departures];
-    *d = (struct pt_departure){
-        .pid = m->pid,
-        .reaper = reaper ? reaper->pid : 0,
-        .has_stat = m->acct.has_stat,
-        .has_io = m->acct.has_io,
-        .whole = m->recorded_whole,
-        .read_at = m->read_at,
-        .exited_at = m->exited_at,
-        .start = m->started_at > 0 ? m->started_at : monotonic_of_boot((double)m->starttime / t->ticks_per_second),
-        .life_us = m->life_us,
-        .ctx_counts = t->options.collect_ctx_switches && (m->has_ctx || m->born),
-    };
-    memcpy(d->comm, m->comm, sizeof(d->comm));
-    memcpy(d->own, m->acct.own, sizeof(d->own));
-    memcpy(d->recorded, m->recorded, sizeof(d->recorded));
-    /* credit_exited_threads credits the records come so far against the
-     * last status read; what of it they did not cover, later ones repeat */
-    if (m->has_ctx) {
-        d->ctx_base_voluntary = m->ctx_voluntary > m->exited_voluntary ? m->ctx_voluntary - m->exited_voluntary : 0;
-        d->ctx_base_involuntary =
-            m->ctx_involuntary > m->exited_involuntary ? m->ctx_involuntary - m->exited_involuntary : 0;
-    }
-    pt_pidmap_put(&t->left, m->pid, (uint32_t)t->n_departures++);
-}
 
 /* Switches of a departed member's thread whose record came after it left:
  * what its last status read did not count. */

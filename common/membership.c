@@ -1,0 +1,293 @@
+#include "membership.h"
+
+#include <string.h>
+#include <time.h>
+
+#include "saturate.h"
+
+/* A member whose name changed (exec) moves to its new name's group with
+ * what it did since the last interval's end: at that end, or when it
+ * leaves before it (then what it did under its new name is not left in
+ * the old name's group). */
+void pt_target_follow_name(struct pt_target *t, struct pt_member *m)
+{
+    struct pt_groups *gs = &t->ledger.groups;
+    if (m->acct.group < 0 || strcmp(gs->list[m->acct.group].name, m->comm) == 0)
+        return;
+    pt_ledger_regroup(&t->ledger, &m->acct, pt_groups_find(gs, m->comm));
+}
+
+static void settle_children(struct pt_target *t, struct pt_member *parent);
+
+/* Read m's counters, moving its io in or out of the tree's when the
+ * permissions changed their answer. */
+static enum pt_read read_member_counters(struct pt_target *t, struct pt_member *m)
+{
+    bool had_io = m->acct.has_io;
+    enum pt_read r = pt_member_read_counters(m, t->proc_root_fd, &t->buf);
+    pt_ledger_io_changed(&t->ledger, &m->acct, had_io);
+    return r;
+}
+
+/* Context switches of m since its last status read, now that its live
+ * threads sum to vol/invol: that sum, plus the final counts of the
+ * threads whose exit records came since, less the last read's sum (which
+ * counted those threads up to then). Never negative; a member born in
+ * the tree brings its whole count, one joined as a root none before its
+ * first read. */
+void pt_target_credit_ctx(struct pt_target *t, struct pt_member *m, int64_t vol, int64_t invol)
+{
+    /* to the group of the name it has now, as its counters since the
+     * interval's end go (a child that renames itself after its fork) */
+    pt_target_follow_name(t, m);
+    if (t->options.collect_ctx_switches && (m->has_ctx || m->born)) {
+        vol = pt_sat_add(vol, m->exited_voluntary);
+        invol = pt_sat_add(invol, m->exited_involuntary);
+        int64_t base_vol = m->has_ctx ? m->ctx_voluntary : 0, base_invol = m->has_ctx ? m->ctx_involuntary : 0;
+        pt_ledger_credit_switches(&t->ledger, m->acct.group, vol > base_vol ? vol - base_vol : 0,
+                                  invol > base_invol ? invol - base_invol : 0);
+    }
+    m->exited_voluntary = m->exited_involuntary = 0;
+}
+
+/* CLOCK_BOOTTIME seconds as pt_now()'s clock (CLOCK_MONOTONIC): a
+ * process's starttime is in the first, which also counts suspended time. */
+static double monotonic_of_boot(double boot)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_BOOTTIME, &ts);
+    return boot - ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - pt_now());
+}
+
+/* m has left, reaped by reaper (a live member) or outside the tree (NULL):
+ * keep what settling it from its exit records needs (exits.c). */
+static void depart(struct pt_target *t, const struct pt_member *m, const struct pt_member *reaper)
+{
+    if (t->n_departures == t->cap_departures) {
+        t->cap_departures = t->cap_departures ? t->cap_departures * 2 : 16;
+        t->departures = pt_xrealloc_array(t->departures, t->cap_departures, sizeof(*t->departures));
+    }
+    struct pt_departure *d = &t->departures[t->n_departures];
+    *d = (struct pt_departure){
+        .pid = m->pid,
+        .reaper = reaper ? reaper->pid : 0,
+        .has_stat = m->acct.has_stat,
+        .has_io = m->acct.has_io,
+        .whole = m->recorded_whole,
+        .read_at = m->read_at,
+        .exited_at = m->exited_at,
+        .start = m->started_at > 0 ? m->started_at : monotonic_of_boot((double)m->starttime / t->ticks_per_second),
+        .life_us = m->life_us,
+        .ctx_counts = t->options.collect_ctx_switches && (m->has_ctx || m->born),
+    };
+    memcpy(d->comm, m->comm, sizeof(d->comm));
+    memcpy(d->own, m->acct.own, sizeof(d->own));
+    memcpy(d->recorded, m->recorded, sizeof(d->recorded));
+    /* credit_exited_threads credits the records come so far against the
+     * last status read; what of it they did not cover, later ones repeat */
+    if (m->has_ctx) {
+        d->ctx_base_voluntary = m->ctx_voluntary > m->exited_voluntary ? m->ctx_voluntary - m->exited_voluntary : 0;
+        d->ctx_base_involuntary =
+            m->ctx_involuntary > m->exited_involuntary ? m->ctx_involuntary - m->exited_involuntary : 0;
+    }
+    pt_pidmap_put(&t->left, m->pid, (uint32_t)t->n_departures++);
+}
+
+/* The member is gone, reaped by reaper (a member: its counters carry, or
+ * will carry, m's whole usage) or by someone outside the tree (NULL: m's
+ * last values move into adjust, so what it did stays counted). Its member
+ * children are settled first, since m's own counters took the ones it
+ * reaped. */
+static void member_left(struct pt_target *t, struct pt_member *m, struct pt_member *reaper)
+{
+    if (m->gone)
+        return;
+    pt_target_follow_name(t, m);
+    pt_ledger_seen(&t->ledger, &m->acct);
+    m->gone = true;
+    pt_member_close(m);
+    t->exited += !m->exit_counted;
+    t->membership_moved = true; /* what it shared is shared by fewer */
+    if (t->follows_events)      /* its forks may still be in the socket */
+        pt_pidmap_put(&t->lately, m->pid, 1);
+    if (t->follows_exits) {
+        depart(t, m, reaper);
+        pt_target_credit_ctx(t, m, 0, 0); /* its live threads now are none */
+    }
+    t->need_compaction = true;
+    settle_children(t, m);
+    pt_ledger_leave(&t->ledger, &m->acct, reaper ? &reaper->acct : NULL);
+}
+
+void pt_target_member_changed(struct pt_target *t, pid_t pid)
+{
+    struct pt_member *m = pt_target_live_member(t, pid);
+    if (!m)
+        return;
+    pt_member_reopen(m);
+    t->membership_moved = true; /* a new program's memory */
+}
+
+/* Gone, as seen by a read in tree order (parents before children): if the
+ * parent is a member still there, it reaped this one. */
+void pt_target_member_gone(struct pt_target *t, struct pt_member *m)
+{
+    member_left(t, m, pt_target_live_member(t, m->ppid));
+}
+
+/* A member that exited took with it the usage of every child it reaped:
+ * its counters are final (a zombie) or no longer ours to read (gone). Its
+ * children still alive were re-parented when it exited. So its member
+ * children are settled before anything else reads them: the gone ones
+ * were reaped by it (it owes them: adding their last values to adjust as
+ * well would count them twice, as make -> sh -> cc would show), the
+ * others get their new parent and become exposed. A child that was
+ * re-parented and then reaped by init before this check is taken as
+ * reaped by it too; the debt check then finds that it never arrived. */
+static void settle_children(struct pt_target *t, struct pt_member *parent)
+{
+    parent->children_settled = true;
+    pid_t pid = parent->pid;
+    for (size_t i = 0; i < t->n_members; i++) {
+        struct pt_member *m = &t->members[i];
+        if (m->gone || m->ppid != pid || m == parent)
+            continue;
+        if (read_member_counters(t, m) == PT_READ_GONE)
+            member_left(t, m, parent);
+        else if (m->zombie && !m->children_settled)
+            settle_children(t, m);
+    }
+}
+
+/* Refresh a member's counters, and settle what the read tells. */
+void pt_target_read_counters(struct pt_target *t, struct pt_member *m)
+{
+    enum pt_read r = read_member_counters(t, m);
+    if (r == PT_READ_GONE) {
+        pt_target_member_gone(t, m);
+        return;
+    }
+    if (r == PT_READ_NO_FDS)
+        t->short_of_fds |= PT_SHORT_COUNTERS;
+    if (r != PT_READ_OK) {
+        t->vanished++;
+        return;
+    }
+    pt_target_warn_denied(t, m); /* io may refuse its first read, not its open */
+    m->read_at = pt_now();
+    pt_ledger_read(&t->ledger, &m->acct);
+    if (m->zombie && !m->children_settled)
+        settle_children(t, m);
+    pt_ledger_settle(&t->ledger, &m->acct, m->zombie);
+}
+
+void pt_target_leave_all(struct pt_target *t)
+{
+    for (size_t i = 0; i < t->n_members; i++) {
+        struct pt_member *m = &t->members[i];
+        if (m->gone)
+            continue;
+        pt_target_read_counters(t, m); /* its last values: may find it gone */
+        member_left(t, m, NULL);
+        if (t->follows_events)
+            pt_pidmap_put(&t->lately, m->pid, 0);
+    }
+    pt_target_compact(t);
+}
+
+void pt_target_compact(struct pt_target *t)
+{
+    if (!t->need_compaction)
+        return;
+    size_t kept = 0;
+    for (size_t i = 0; i < t->n_members; i++)
+        if (!t->members[i].gone)
+            t->members[kept++] = t->members[i];
+    t->n_members = kept;
+    pt_pidmap_clear(&t->index);
+    for (size_t i = 0; i < kept; i++)
+        pt_pidmap_put(&t->index, t->members[i].pid, (uint32_t)i);
+    t->need_compaction = false;
+}
+
+/* Open pid as a new member. baseline: it joins as part of a new root's
+ * tree (its past is not counted); otherwise it was born in the tree. */
+struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline)
+{
+    struct pt_member m;
+    enum pt_read r = pt_member_open(&m, t->proc_root_fd, t->budget, pid, expected_starttime, &t->buf);
+    if (r == PT_READ_NO_FDS) {
+        /* The process is tried again at the next discovery tick; until it
+         * has joined, every sum of the tree would be partial. */
+        t->vanished++;
+        t->short_of_fds |= PT_SHORT_MEMBERS;
+    }
+    if (r != PT_READ_OK)
+        return NULL;
+    if (m.zombie && !baseline && t->follows_exits && t->options.breakdown != PT_BY_NONE && m.ppid != t->self) {
+        /* With a breakdown its exit record settles it (exits.c), whether
+         * it came already or is to come: joined too, its group would count
+         * it twice. Launch mode joins what it reaps itself. */
+        pt_member_close(&m);
+        return NULL;
+    }
+    if (m.kernel_thread && t->has_matcher) {
+        /* Kernel threads hold no user memory and would add the kernel's
+         * own work to "root's programs": only --pid may name one. */
+        pt_member_close(&m);
+        return NULL;
+    }
+    if (t->n_members == t->cap_members) {
+        t->cap_members = t->cap_members ? t->cap_members * 2 : 16;
+        t->members = pt_xrealloc_array(t->members, t->cap_members, sizeof(*t->members));
+    }
+    pt_target_warn_denied(t, &m);
+    m.baseline_walk = baseline;
+    m.born = !baseline;
+    m.since = baseline ? pt_now() : 0;
+    m.recorded_whole = !baseline && t->follows_exits;
+    m.read_at = pt_now();
+    pt_ledger_join(&t->ledger, &m.acct,
+                   pt_target_by_process(t) ? (int32_t)pt_groups_find(&t->ledger.groups, m.comm) : -1, baseline);
+    /* A zombie joins too (but for a breakdown's, above): its counters are
+     * final, and count in the interval it ran in, not in its reaper's at
+     * the reap (which then owes them, as for any member that leaves). One
+     * the events counted already (started, and exited) is not counted
+     * again. */
+    m.exit_counted = pt_pidmap_remove(&t->unjoined_exits, pid);
+    if (!baseline && !pt_pidmap_remove(&t->forked, pid) && !m.exit_counted) /* else counted at its fork event */
+        t->started++;
+    if (t->follows_events)
+        pt_pidmap_put(&t->lately, pid, !baseline);
+    t->membership_moved = true;
+    t->members[t->n_members] = m;
+    pt_pidmap_put(&t->index, pid, (uint32_t)t->n_members);
+    return &t->members[t->n_members++];
+}
+
+/* One reading of a thread's counter against the last: what it did since,
+ * never negative; a thread first seen counts its whole past when it was
+ * born in the tree (count_past), none of it otherwise. */
+static int64_t since_last(int64_t now, int64_t *last, bool had_last, bool count_past)
+{
+    int64_t d = had_last ? pt_sat_sub(now, *last) : count_past ? now : 0;
+    *last = now;
+    return d > 0 ? d : 0;
+}
+
+/* A thread's usage since the last interval's end, to its name's group. */
+void pt_target_credit_thread(struct pt_target *t, struct pt_thread_usage *u, bool count_past)
+{
+    if (!u->cpu_now)
+        return;
+    int64_t user = since_last(u->utime, &u->last_utime, u->cpu_last, count_past);
+    int64_t system = since_last(u->stime, &u->last_stime, u->cpu_last, count_past);
+    u->cpu_last = true;
+    int64_t voluntary = 0, involuntary = 0;
+    if (u->ctx_now) {
+        voluntary = since_last(u->voluntary, &u->last_voluntary, u->ctx_last, count_past);
+        involuntary = since_last(u->involuntary, &u->last_involuntary, u->ctx_last, count_past);
+        u->ctx_last = true;
+    }
+    pt_ledger_credit_thread(&t->ledger, u->comm, user, system, u->ctx_now, voluntary, involuntary);
+}

@@ -1,0 +1,47 @@
+/* membership: a target's members, parents before their children, joining
+ * and leaving, each change told to the ledger (ledger.h), and a member
+ * that leaves kept as a departure (tree.h) for the exit records to
+ * settle. */
+#ifndef PROCTREE_MEMBERSHIP_H
+#define PROCTREE_MEMBERSHIP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "member.h"
+#include "threads.h"
+#include "tree.h"
+
+/* Open pid as a new member. baseline: it joins as part of a new root's
+ * tree (its past is not counted); otherwise it was born in the tree.
+ * NULL when it cannot join (gone, a kernel thread for a matching
+ * selector, no descriptors). The members array may move. */
+struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline);
+/* pid exec'd or changed its credentials: if it is a member, its files
+ * are opened again under the permissions it has now (pt_member_reopen). */
+void pt_target_member_changed(struct pt_target *t, pid_t pid);
+/* A member found gone, in tree order: if its parent is a member still
+ * there, it reaped this one. */
+void pt_target_member_gone(struct pt_target *t, struct pt_member *m);
+/* The selector names another root (a rewritten pid file): every member
+ * leaves, as one reaped outside the tree does (its last values stay
+ * counted, it counts as exited), and its later forks are not the tree's. */
+void pt_target_leave_all(struct pt_target *t);
+/* Drop the members that are gone, if any. */
+void pt_target_compact(struct pt_target *t);
+/* Refresh a member's counters, and settle what the read tells (it may
+ * find the member gone). */
+void pt_target_read_counters(struct pt_target *t, struct pt_member *m);
+/* A member whose name changed (exec) moves to its new name's group (by
+ * process) with what it did since the last interval's end. */
+void pt_target_follow_name(struct pt_target *t, struct pt_member *m);
+/* Context switches of m since its last status read, now that its live
+ * threads sum to voluntary and involuntary. */
+void pt_target_credit_ctx(struct pt_target *t, struct pt_member *m, int64_t voluntary, int64_t involuntary);
+/* The breakdown by thread name: a thread's usage u, read now (cpu_now,
+ * ctx_now), credited to its name's group since its last read; a thread
+ * first seen brings its whole past when count_past. */
+void pt_target_credit_thread(struct pt_target *t, struct pt_thread_usage *u, bool count_past);
+
+#endif

@@ -1,0 +1,337 @@
+#include "sampling.h"
+
+#include <string.h>
+
+#include "membership.h"
+#include "saturate.h"
+
+/* Nobody in the tree will absorb this member's usage when it dies: its
+ * parent is outside the tree (the root; an orphan re-parented to init or
+ * to us). Such members are read at every poll so their last values stay
+ * fresh. */
+static bool is_exposed(const struct pt_target *t, const struct pt_member *m)
+{
+    return pt_target_live_member(t, m->ppid) == NULL;
+}
+
+/* Pages to bytes, saturating (statm is clamped to PT_MAX_PAGES, but the
+ * page size is the machine's). */
+static int64_t page_bytes(const struct pt_target *t, uint64_t pages)
+{
+    uint64_t page = (uint64_t)t->page_size;
+    return pages > (uint64_t)INT64_MAX / page ? INT64_MAX : (int64_t)(pages * page);
+}
+
+/* A member's share of one poll's gauges [first, last], to its group. */
+static void group_gauges(struct pt_target *t, const struct pt_member *m, const int64_t *now, int first, int last)
+{
+    if (m->acct.group < 0)
+        return;
+    struct pt_group *g = &t->ledger.groups.list[m->acct.group];
+    for (int k = first; k <= last; k++)
+        g->poll[k] = pt_sat_add(g->poll[k], now[k]);
+}
+
+static void poll_members(struct pt_target *t)
+{
+    int64_t size = 0, resident = 0, anon = 0; /* bytes */
+    bool sampled = false;
+    for (size_t i = 0; i < t->n_members; i++) {
+        struct pt_member *m = &t->members[i];
+        if (m->gone)
+            continue;
+        struct pt_statm sm;
+        enum pt_read r = pt_member_read_statm(m, t->proc_root_fd, &t->buf, &sm);
+        if (r == PT_READ_OK) {
+            m->statm = sm;
+            m->has_statm = true;
+            int64_t now[PT_G_ANON + 1] = {
+                [PT_G_VM] = page_bytes(t, sm.size),
+                [PT_G_RSS] = page_bytes(t, sm.resident),
+                /* shared can exceed resident for an instant while pages move */
+                [PT_G_ANON] = page_bytes(t, sm.resident > sm.shared ? sm.resident - sm.shared : 0),
+            };
+            size = pt_sat_add(size, now[PT_G_VM]);
+            resident = pt_sat_add(resident, now[PT_G_RSS]);
+            anon = pt_sat_add(anon, now[PT_G_ANON]);
+            group_gauges(t, m, now, PT_G_VM, PT_G_ANON);
+            sampled = true;
+        } else if (r == PT_READ_GONE) {
+            pt_target_member_gone(t, m);
+            continue;
+        } else {
+            t->short_of_fds |= r == PT_READ_NO_FDS ? PT_SHORT_STATM : 0;
+            t->vanished++;
+        }
+        /* With a breakdown every member is read: what a child does after
+         * its last read counts in its reaper's group */
+        if (is_exposed(t, m) || pt_target_by_process(t))
+            pt_target_read_counters(t, m);
+    }
+    if (sampled) {
+        pt_extrema_add(&t->gauges[PT_G_VM], size);
+        pt_extrema_add(&t->gauges[PT_G_RSS], resident);
+        pt_extrema_add(&t->gauges[PT_G_ANON], anon);
+        t->samples++;
+        if (pt_target_by_process(t))
+            pt_groups_end_poll(&t->ledger.groups, PT_G_VM, PT_G_ANON);
+    }
+}
+
+void pt_target_poll(struct pt_target *t)
+{
+    double cpu0 = pt_thread_cpu_seconds();
+    poll_members(t);
+    pt_target_compact(t);
+    t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+}
+
+/* Counters of every member, parents first (see the header). */
+static void read_all_counters(struct pt_target *t, int64_t *threads)
+{
+    *threads = 0;
+    for (size_t i = 0; i < t->n_members; i++) {
+        struct pt_member *m = &t->members[i];
+        if (m->gone)
+            continue;
+        pt_target_read_counters(t, m);
+        if (!m->gone)
+            *threads = pt_sat_add(*threads, m->num_threads);
+    }
+}
+
+/* smaps_rollup is the dearest file by far (it walks the process's page
+ * tables, under its memory lock), so it is read only when it can say
+ * something new, and its last values stand in otherwise (pss_stale
+ * counts them):
+ *   - while no member's statm (size, resident, shared) has moved since
+ *     its last smaps_rollup read, and no member joined or left, no member
+ *     has mapped, touched, swapped or dropped a page, nor started or
+ *     stopped sharing one with another: the tree is idle, and each member
+ *     is read again at every PT_SMAPS_IDLE_PERIOD-th sample only, for
+ *     what processes outside the tree change in its share of the pages it
+ *     shares. Once any member moved, every member is read: a member's PSS
+ *     changes when another touches the pages it shares (a parent's shared
+ *     buffers, the workers it forked), with its own statm unchanged;
+ *   - a member whose read takes longer than the budget (a large process,
+ *     stalled while it is read) is read at every 2nd, 4th, ... sample (up
+ *     to every 64th); a fast read brings it back to every sample. */
+#define PT_SMAPS_MAX_PERIOD 64
+#define PT_SMAPS_IDLE_PERIOD 10
+
+static bool same_statm(const struct pt_statm *a, const struct pt_statm *b)
+{
+    return a->size == b->size && a->resident == b->resident && a->shared == b->shared;
+}
+
+/* Has the tree's memory moved since the last smaps_rollup sample? */
+static bool tree_memory_moved(struct pt_target *t)
+{
+    bool moved = t->membership_moved;
+    t->membership_moved = false;
+    for (size_t i = 0; i < t->n_members && !moved; i++) {
+        const struct pt_member *m = &t->members[i];
+        bool unsampled = !m->has_smaps && !(m->denied & PT_DENIED_SMAPS) && !m->zombie; /* joined, exec'd */
+        moved = !m->gone && (unsampled || (m->has_statm && !same_statm(&m->statm, &m->statm_at_smaps)));
+    }
+    return moved;
+}
+
+static bool smaps_due(struct pt_member *m, bool tree_idle)
+{
+    if (m->smaps_wait > 0) {
+        m->smaps_wait--;
+        return false;
+    }
+    if (tree_idle && m->smaps_carried + 1 < PT_SMAPS_IDLE_PERIOD) {
+        m->smaps_carried++;
+        return false;
+    }
+    return true;
+}
+
+static void smaps_timed(struct pt_target *t, struct pt_member *m)
+{
+    double start = pt_now();
+    struct pt_smaps_rollup sr;
+    m->statm_at_smaps = m->statm; /* what the tree's idleness is judged against, read or not */
+    enum pt_read r = pt_member_read_smaps(m, t->proc_root_fd, &t->buf, &sr);
+    if (r == PT_READ_NO_FDS)
+        t->short_of_fds |= PT_SHORT_SMAPS;
+    if (r == PT_READ_FAILED)
+        m->has_smaps = false; /* denied, or no memory: its last values are not its memory now */
+    if (r != PT_READ_OK)
+        return;
+    double took = pt_now() - start;
+    m->smaps = sr;
+    m->has_smaps = true;
+    m->smaps_carried = 0;
+    if (t->options.pss_budget <= 0 || took <= t->options.pss_budget) {
+        m->smaps_period = 1;
+        return;
+    }
+    uint32_t before = m->smaps_period ? m->smaps_period : 1;
+    m->smaps_period = before * 2 > PT_SMAPS_MAX_PERIOD ? PT_SMAPS_MAX_PERIOD : before * 2;
+    m->smaps_wait = m->smaps_period - 1;
+    if (before == 1)
+        pt_target_logf(t, PT_LOG_INFO, "smaps_rollup of pid %d took %.1f ms; reading it less often", (int)m->pid,
+                       took * 1e3);
+}
+
+static void sample_smaps(struct pt_target *t)
+{
+    int64_t sum[PT_G_COUNT] = {0};
+    bool sampled = false, tree_idle = !tree_memory_moved(t);
+    for (size_t i = 0; i < t->n_members; i++) {
+        struct pt_member *m = &t->members[i];
+        if (m->gone)
+            continue;
+        if (smaps_due(m, tree_idle)) {
+            smaps_timed(t, m);
+            pt_target_warn_denied(t, m);
+        } else
+            t->pss_stale += m->has_smaps;
+        if (!m->has_smaps)
+            continue;
+        const struct pt_smaps_rollup sr = m->smaps;
+        /* each value is at most PT_MAX_BYTES, so the casts are exact */
+        int64_t now[PT_G_COUNT] = {
+            [PT_G_PSS] = (int64_t)sr.pss,
+            [PT_G_SHARED] = (int64_t)(sr.shared_clean + sr.shared_dirty),
+            [PT_G_USS] = (int64_t)(sr.private_clean + sr.private_dirty),
+            [PT_G_SWAP] = (int64_t)sr.swap,
+        };
+        for (int g = PT_G_PSS; g <= PT_G_SWAP; g++)
+            sum[g] = pt_sat_add(sum[g], now[g]);
+        group_gauges(t, m, now, PT_G_PSS, PT_G_SWAP);
+        sampled = true;
+    }
+    if (!sampled)
+        return;
+    for (int g = PT_G_PSS; g <= PT_G_SWAP; g++)
+        pt_extrema_add(&t->gauges[g], sum[g]);
+    if (pt_target_by_process(t))
+        pt_groups_end_poll(&t->ledger.groups, PT_G_PSS, PT_G_SWAP);
+}
+
+void pt_target_sample_pss(struct pt_target *t)
+{
+    if (!t->options.collect_pss)
+        return;
+    double cpu0 = pt_thread_cpu_seconds();
+    sample_smaps(t);
+    pt_target_compact(t);
+    t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+}
+
+/* Context switches are not inclusive counters: a thread's vanish with it,
+ * unless its exit record keeps them (credit_exited_threads). Each member
+ * contributes what its threads did since its last read. */
+static void sample_ctx_switches(struct pt_target *t)
+{
+    for (size_t i = 0; i < t->n_members; i++) {
+        struct pt_member *m = &t->members[i];
+        int64_t vol, invol;
+        if (m->gone)
+            continue;
+        if (m->zombie && t->follows_exits) {
+            /* Its threads have exited (all but in the rare zombie leader
+             * of live threads): their records hold their counts, and its
+             * status would count the leader's a second time. */
+            pt_target_credit_ctx(t, m, 0, 0);
+            m->ctx_voluntary = m->ctx_involuntary = 0;
+            m->has_ctx = true;
+            continue;
+        }
+        enum pt_read r = pt_member_read_ctx_switches(m, t->proc_root_fd, &t->buf, &vol, &invol);
+        if (r == PT_READ_NO_FDS)
+            t->short_of_fds |= PT_SHORT_CTX;
+        if (r != PT_READ_OK)
+            continue;
+        pt_target_credit_ctx(t, m, vol, invol);
+        m->ctx_voluntary = vol;
+        m->ctx_involuntary = invol;
+        m->has_ctx = true;
+        t->ledger.ctx_seen = true;
+    }
+}
+
+/* Open descriptors of the live members; -1 when none could be counted. */
+static int64_t count_fds(struct pt_target *t)
+{
+    int64_t total = 0;
+    bool any = false;
+    for (size_t i = 0; i < t->n_members; i++) {
+        int64_t n;
+        if (t->members[i].gone)
+            continue;
+        enum pt_read r = pt_member_count_fds(&t->members[i], t->proc_root_fd, &n);
+        if (r == PT_READ_OK) {
+            total = pt_sat_add(total, n);
+            any = true;
+            if (t->members[i].acct.group >= 0) {
+                struct pt_group *g = &t->ledger.groups.list[t->members[i].acct.group];
+                g->fds = pt_sat_add(g->fds, n);
+                g->fds_seen = true;
+            }
+        } else if (r == PT_READ_NO_FDS) {
+            t->short_of_fds |= PT_SHORT_FDS;
+        }
+        pt_target_warn_denied(t, &t->members[i]);
+    }
+    return any ? total : -1;
+}
+
+/* The breakdown by thread name: every live member's threads, read now,
+ * credited by name. A thread that exits between two reads loses what it
+ * did since the first (docs/METRICS.md, "Breakdown"), unless its exit
+ * record credits it (exits.c). */
+void pt_target_read_threads(struct pt_target *t)
+{
+    for (size_t i = 0; i < t->n_members; i++) {
+        struct pt_member *m = &t->members[i];
+        if (m->gone)
+            continue;
+        enum pt_read r = pt_member_read_thread_usage(m, t->proc_root_fd, &t->buf);
+        if (r == PT_READ_NO_FDS)
+            t->short_of_fds |= PT_SHORT_COUNTERS;
+        if (r != PT_READ_OK && r != PT_READ_NO_FDS)
+            continue;
+        uint32_t n;
+        pt_member_thread_usage(m, 0, &n);
+        for (uint32_t k = 0; k < n; k++)
+            pt_target_credit_thread(t, pt_member_thread_usage(m, k, &n), m->born || m->usage_sampled);
+        m->usage_sampled = true;
+    }
+    t->threads_read_at = pt_now(); /* after: a thread born since was not read */
+}
+
+/* Denied files are tried again at this many interval ends: a process
+ * may change its credentials without the process events telling (none
+ * followed), and then the files it denied answer. */
+#define PT_DENIED_RETRY_ROUNDS 30
+
+static void retry_denied(struct pt_target *t)
+{
+    if (t->ledger.round % PT_DENIED_RETRY_ROUNDS != 0)
+        return;
+    for (size_t i = 0; i < t->n_members; i++)
+        pt_member_forget_denials(&t->members[i]);
+}
+
+void pt_target_end_reads(struct pt_target *t)
+{
+    double cpu0 = pt_thread_cpu_seconds();
+    pt_ledger_next_round(&t->ledger);
+    retry_denied(t);
+    poll_members(t); /* the last sample of the interval */
+    read_all_counters(t, &t->end_threads);
+    if (t->options.collect_pss && t->pss_at_end)
+        sample_smaps(t);
+    if (t->options.collect_ctx_switches)
+        sample_ctx_switches(t);
+    t->end_fds = t->options.collect_fds ? count_fds(t) : -1;
+    pt_target_compact(t);
+    t->end_read = true;
+    t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+}

@@ -1,0 +1,24 @@
+/* sampling: the reads of each cadence: memory, and the counters of the
+ * members nobody in the tree would absorb, at every poll; PSS on its own
+ * timer or at the interval's end; every counter, the context switches,
+ * the descriptors and the threads at the interval's end. */
+#ifndef PROCTREE_SAMPLING_H
+#define PROCTREE_SAMPLING_H
+
+#include "tree.h"
+
+/* The fast poll: memory gauges of every member, counters of the members
+ * nobody in the tree would absorb. */
+void pt_target_poll(struct pt_target *t);
+/* One smaps_rollup sample of every member (PSS on its own cadence). */
+void pt_target_sample_pss(struct pt_target *t);
+/* The interval's last reads: every member's counters, memory, switches
+ * and descriptors; the exit records that follow them are drained before
+ * pt_target_end_interval (their CPU is shared out of the folds these
+ * reads show: exits.c). */
+void pt_target_end_reads(struct pt_target *t);
+/* The breakdown by thread name: every live member's threads, read now,
+ * credited by name (membership.h). */
+void pt_target_read_threads(struct pt_target *t);
+
+#endif

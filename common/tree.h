@@ -1,0 +1,145 @@
+/* tree: the state of one target (struct pt_target: its members, its
+ * ledger, what the interval saw) and the lookups every part of it shares.
+ * The parts, bottom-up, each calling only those below it: membership.c
+ * (members join and leave), exits.c (what exit records settle),
+ * sampling.c (the reads of each cadence), discovery.c (finding members),
+ * target.c (the interval's end, the life cycle). */
+#ifndef PROCTREE_TREE_H
+#define PROCTREE_TREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base.h"
+#include "exitrecords.h"
+#include "fdbudget.h"
+#include "ledger.h"
+#include "matcher.h"
+#include "member.h"
+#include "pidfile.h"
+#include "pidmap.h"
+#include "quantities.h"
+#include "report.h"
+#include "selector.h"
+
+/* A member gone since the last drain of exit records, with what settling
+ * it from the records still to come needs (exits.c). */
+struct pt_departure {
+    pid_t pid;
+    pid_t reaper;           /* the member that reaped it; 0: reaped outside the tree */
+    char comm[PT_COMM_MAX]; /* its name at its end: its group's (a slot may be
+                               freed and taken by another name meanwhile) */
+    bool has_stat, has_io;
+    bool whole;                                       /* recorded will hold all of its own usage */
+    int64_t own[PT_CTR_COUNT];                        /* its own usage at its last read */
+    int64_t recorded[PT_CTR_COUNT];                   /* its exited threads' (CPU in microseconds) */
+    double read_at;                                   /* its last read (pt_now's clock) */
+    double exited_at;                                 /* its exit, same clock; 0: not known yet */
+    double start;                                     /* its start, same clock (its fork event's, or
+                                                         its starttime's, to a clock tick) */
+    int64_t life_us;                                  /* start to exit, once its main thread's record came */
+    bool ctx_counts;                                  /* its switches count (see credit_exited_threads) */
+    int64_t ctx_base_voluntary, ctx_base_involuntary; /* what its last status read
+                                                         counted of the threads whose
+                                                         records are still to come */
+};
+
+struct pt_target {
+    char *name;
+    struct pt_selector selector; /* path owned */
+    struct pt_target_options options;
+    int proc_root_fd;
+    struct pt_fd_budget *budget; /* the collector's, shared by all targets */
+    long page_size;
+    double ticks_per_second;
+    double cpu_percent_max; /* 100 x the host's CPUs */
+
+    struct pt_member *members; /* parents before their children */
+    size_t n_members, cap_members;
+    struct pt_pidmap index; /* pid -> position in members */
+    bool need_compaction;
+
+    struct pt_pidfile pidfile; /* PIDFILE: what its last read found */
+    pid_t root_pid;            /* identity of the selected root once seen */
+    pid_t refused_pid;         /* PIDFILE: the pid last refused (1, a kernel thread, ours) */
+    uint64_t root_starttime;
+    struct pt_matcher matcher; /* MATCH, EXE, USER, CGROUP */
+    bool has_matcher;
+
+    struct pt_ledger ledger; /* the tree's and its breakdown groups' amounts */
+
+    /* this interval */
+    struct pt_extrema gauges[PT_G_COUNT];
+    int64_t samples, vanished, started, exited, pss_stale;
+    double cpu_seconds;
+    unsigned short_of_fds;  /* enum pt_short bits of this interval */
+    double counter_seconds; /* since the counters were last reported */
+    bool end_read;          /* pt_target_end_reads() done for this interval: */
+    int64_t end_threads, end_fds;
+
+    bool pss_at_end;       /* smaps_rollup at every interval's end, or on its own timer */
+    bool membership_moved; /* a member joined or left since the last smaps_rollup sample */
+    /* Why the target has no live process, as last said (a key made of
+     * discovery.c's enum and the pid file's outcome; 0: not said), and the
+     * pid it was about. */
+    int empty_why;
+    pid_t empty_pid;
+    pid_t named_pid;        /* PID, PIDFILE: the pid the selector names now, or 0 */
+    int cgroup_error;       /* CGROUP: the last scan's -errno, or 0 */
+    unsigned warned_denied; /* enum pt_denied bits already logged */
+    bool scan_fallback;     /* no children files: build the tree from ppids */
+    struct pt_buf buf;
+    pid_t *pending; /* child pids found by one children read */
+    size_t n_pending, cap_pending;
+
+    /* With the kernel's process events (pt_target_follow_events): */
+    bool follows_events;
+    struct pt_pidmap forked;         /* forked in the tree, never joined (gone
+                                        first): counted started, exit awaited;
+                                        pid -> its parent */
+    struct pt_pidmap lately;         /* members that joined or left since the
+                                        last drain: 1 when their forks are the
+                                        tree's, 0 joined as a new root */
+    struct pt_pidmap unjoined_exits; /* forked in the tree and exited, never joined,
+                                        since the last discovery: counted started and
+                                        exited; a zombie of them may still join */
+
+    /* With the kernel's exit records (pt_target_follow_exits, exits.c): */
+    bool follows_exits;
+    bool exits_complete;             /* no record was lost this interval */
+    struct pt_departure *departures; /* members that left since the last drain */
+    size_t n_departures, cap_departures;
+    struct pt_pidmap left;        /* pid -> its departure */
+    struct pt_pidmap unseen_gone; /* forked in the tree, gone before they could join,
+                                     since the last drain: pid -> its parent */
+    pid_t self;                   /* our own pid: the subreaper in launch mode */
+    double drained_at;            /* when exit records were last drained: what
+                                     came then exited before */
+    double threads_read_at;       /* when --by thread last read the threads */
+    int64_t failed, killed, rss_peak_kb, exit_records, exit_record_losses; /* this interval */
+    /* With a breakdown (options.breakdown, its groups in the ledger):
+     * their lines of the last interval (limit + 1 slots, allocated once). */
+    struct pt_group_report *group_reports;
+    size_t n_group_reports;
+};
+
+static inline bool pt_target_by_process(const struct pt_target *t)
+{
+    return t->options.breakdown == PT_BY_PROCESS;
+}
+
+/* One log line about t: 'target "NAME": ' (escaped) and the message. */
+__attribute__((format(printf, 3, 4))) void pt_target_logf(const struct pt_target *t, enum pt_log_level level,
+                                                          const char *fmt, ...);
+/* The live member with this pid, or NULL. */
+struct pt_member *pt_target_live_member(const struct pt_target *t, pid_t pid);
+/* Is pid a live member of the target? */
+bool pt_target_has_member(const struct pt_target *t, pid_t pid);
+size_t pt_target_live_members(const struct pt_target *t);
+/* Permission denied on m's io, smaps_rollup or fd/: say so once per
+ * target and kind. */
+void pt_target_warn_denied(struct pt_target *t, const struct pt_member *m);
+
+#endif
