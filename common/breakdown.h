@@ -1,11 +1,11 @@
 /* breakdown: a target's amounts split by process name (--by process).
  *
  * A group is a name and what its members did. Its cumulative counter is
- * built as the tree's is (target.h), from the same events:
+ * built as the tree's is (ledger.h), from the same events:
  *
  *     G = adjust + sum over its live members of their counted counters
  *
- * and every change target.c makes to the tree's adjust is made to one
+ * and every change the ledger makes to the tree's adjust is made to one
  * group's adjust too, so the groups' G add up to the tree's C. The rules
  * (docs/METRICS.md, "Breakdown"):
  *   - a member reaped by a member keeps in its own group what its last
@@ -49,10 +49,10 @@ struct pt_group {
     bool stat_seen, io_seen, ctx_seen, fds_seen;
     int64_t ctx_voluntary, ctx_involuntary, processes, threads, fds;
     /* CPU given from exit records and folds, in microseconds, less the
-     * whole clock ticks the group was given for it (exits.c): kept across
+     * whole clock ticks the group was given for it (ledger.c): kept across
      * intervals, so many short processes lose nothing to rounding */
     int64_t cpu_rest_us[2];
-    /* scratch of one fold's sharing out (share_fold in exits.c) */
+    /* scratch of one fold's sharing out (share_fold in ledger.c) */
     int64_t fold_weight_us, fold_ticks;
     double fold_want;
 };

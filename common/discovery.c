@@ -1,4 +1,4 @@
-/* discovery: finding the members of a target (target.h).
+/* discovery: finding the members of a target (tree.h).
  *
  * The roots come from the selector: a pinned pid, a pid file read again
  * at every tick, the launched command and the orphans its tree hands to
@@ -7,7 +7,7 @@
  * members, new descendants are found through every thread's children
  * file, or from a scan of every process's ppid on a kernel without
  * children files. What joining and leaving mean for the numbers is
- * target.c's. */
+ * membership.c's and the ledger's. */
 #include "discovery.h"
 
 #include <errno.h>

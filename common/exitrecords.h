@@ -6,7 +6,7 @@
  * before it releases its memory: its own CPU time, context switches, I/O,
  * faults, peak RSS, exit code, pid, thread-group id and parent. /proc
  * forgets a thread's context switches when it exits and a short-lived
- * process before a poll sees it; the record keeps both (target.c uses
+ * process before a poll sees it; the record keeps both (exits.c uses
  * them). A process's last thread also brings an AGGR_TGID record, which
  * carries only delay accounting: it is not used.
  *

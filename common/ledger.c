@@ -135,7 +135,7 @@ void pt_ledger_settle(struct pt_ledger *l, struct pt_account *a, bool final)
         if (a->ctr[k] < a->due[k]) {
             credit(l, a->group, k, a->owed[k]);
             if (pt_ctr_is_cpu(k)) /* no fold is coming */
-                a->unshared_cpu[k - PT_CTR_USER_TICKS] += a->owed[k];
+                a->unshared_cpu[pt_cpu_of_ctr(k)] += a->owed[k];
         }
         a->owed[k] = 0;
     }
@@ -181,7 +181,7 @@ static void owe(struct pt_ledger *l, struct pt_account *reaper, const struct pt_
         if (a->group >= 0 && reaper->group >= 0)
             move(l, reaper->group, (uint32_t)a->group, k, v);
         if (pt_ctr_is_cpu(k)) /* given out of its folds */
-            reaper->unshared_cpu[k - PT_CTR_USER_TICKS] -= v;
+            reaper->unshared_cpu[pt_cpu_of_ctr(k)] -= v;
     }
 }
 
@@ -254,7 +254,7 @@ void pt_ledger_add_lost(struct pt_ledger *l, int32_t group, const int64_t v[PT_C
     for (int k = 0; k < PT_CTR_COUNT; k++) {
         int64_t n = v[k];
         if (pt_ctr_is_cpu(k))
-            n = carry_ticks(l, g ? &g->cpu_rest_us[k - PT_CTR_USER_TICKS] : &l->cpu_rest_us[k - PT_CTR_USER_TICKS], n);
+            n = carry_ticks(l, g ? &g->cpu_rest_us[pt_cpu_of_ctr(k)] : &l->cpu_rest_us[pt_cpu_of_ctr(k)], n);
         credit(l, group, k, n);
     }
     l->io_seen = l->stat_seen = true;

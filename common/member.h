@@ -5,7 +5,7 @@
  * allows (procfile.h, fdbudget.h), and the last cumulative counters read
  * from them. The last values matter after the process is gone: they are
  * what the tree loses if nobody in the tree absorbs the process's usage
- * when it is reaped (target.c).
+ * when it is reaped (ledger.h).
  *
  * A kept descriptor can never show another process: once its process is
  * reaped it reads ESRCH, even if the pid is reused. A file read without a
@@ -94,7 +94,7 @@ struct pt_member {
     bool zombie;           /* exited, not yet reaped: its counters are final */
     bool exit_counted;     /* its exit was counted from the process events before it joined */
     bool kernel_thread;    /* PF_KTHREAD: no user memory, no command line */
-    bool children_settled; /* see settle_children() in target.c */
+    bool children_settled; /* see settle_children() in membership.c */
     bool gone;             /* reaped; dropped at the next compaction */
     bool baseline_walk;    /* joined in this discovery pass as part of a new root's tree */
 };

@@ -40,6 +40,12 @@ static inline int pt_ctr_of_cpu(enum pt_cpu c)
     return PT_CTR_USER_TICKS + (int)c;
 }
 
+/* ... and a CPU counter (pt_ctr_is_cpu) as one of the pair. */
+static inline enum pt_cpu pt_cpu_of_ctr(int k)
+{
+    return (enum pt_cpu)(k - PT_CTR_USER_TICKS);
+}
+
 /* Memory gauges: sums over the members at each poll. */
 enum pt_gauge { PT_G_VM, PT_G_RSS, PT_G_ANON, PT_G_PSS, PT_G_SHARED, PT_G_USS, PT_G_SWAP, PT_G_COUNT };
 
