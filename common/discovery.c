@@ -360,6 +360,7 @@ void pt_target_discover(struct pt_target *t)
 
     say_why_empty(t);
     t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+    pt_target_debug_check(t, "a discovery");
 }
 
 bool pt_target_wants_scan(const struct pt_target *t)
@@ -443,4 +444,5 @@ void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *eve
     }
     pt_pidmap_clear(&t->lately);
     t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+    pt_target_debug_check(t, "process events");
 }

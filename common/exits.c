@@ -323,6 +323,7 @@ void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *rec
     settle_departures(t);
     pt_pidmap_clear(&t->unseen_gone);
     t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+    pt_target_debug_check(t, "exit records");
 }
 
 void pt_target_stop_exits(struct pt_target *t)

@@ -1,5 +1,7 @@
 #include "membership.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -290,4 +292,46 @@ void pt_target_credit_thread(struct pt_target *t, struct pt_thread_usage *u, boo
         u->ctx_last = true;
     }
     pt_ledger_credit_thread(&t->ledger, u->comm, user, system, u->ctx_now, voluntary, involuntary);
+}
+
+/* ---- invariants ------------------------------------------------------- */
+
+int pt_target_check(const struct pt_target *t, char *why, size_t whylen)
+{
+    const struct pt_account **live = pt_xrealloc_array(NULL, t->n_members + 1, sizeof(*live));
+    size_t n = 0;
+    int rc = 0;
+    for (size_t i = 0; i < t->n_members && rc == 0; i++) {
+        const struct pt_member *m = &t->members[i];
+        if (m->gone)
+            continue;
+        live[n++] = &m->acct;
+        long at = pt_pidmap_get(&t->index, m->pid);
+        const struct pt_member *parent = pt_target_live_member(t, m->ppid);
+        if (at != (long)i) {
+            snprintf(why, whylen, "member %d is at %zu, its index says %ld", (int)m->pid, i, at);
+            rc = -1;
+        } else if (parent && parent > m) {
+            snprintf(why, whylen, "member %d comes before its parent %d", (int)m->pid, (int)m->ppid);
+            rc = -1;
+        }
+    }
+    if (rc == 0)
+        rc = pt_ledger_check(&t->ledger, live, n, why, whylen);
+    free(live);
+    return rc;
+}
+
+void pt_target_debug_check(const struct pt_target *t, const char *step)
+{
+#ifdef PT_CHECK_INVARIANTS
+    char why[200];
+    if (pt_target_check(t, why, sizeof(why)) != 0) {
+        pt_target_logf(t, PT_LOG_ERROR, "invariant broken after %s: %s", step, why);
+        abort();
+    }
+#else
+    (void)t;
+    (void)step;
+#endif
 }

@@ -1,7 +1,13 @@
-/* membership: a target's members, parents before their children, joining
- * and leaving, each change told to the ledger (ledger.h), and a member
- * that leaves kept as a departure (tree.h) for the exit records to
- * settle. */
+/* membership: a target's members, joining and leaving, each change told
+ * to the ledger (ledger.h), and a member that leaves kept as a departure
+ * (tree.h) for the exit records to settle.
+ *
+ * Invariants (pt_target_check() asserts them, with the ledger's):
+ *   - members are in tree order: a live member's parent, when it is a
+ *     live member, comes before it, so a read in order meets a reaper
+ *     before what it reaped;
+ *   - the index finds every live member at its place, and a pid is live
+ *     in one member at most. */
 #ifndef PROCTREE_MEMBERSHIP_H
 #define PROCTREE_MEMBERSHIP_H
 
@@ -39,6 +45,13 @@ void pt_target_follow_name(struct pt_target *t, struct pt_member *m);
 /* Context switches of m since its last status read, now that its live
  * threads sum to voluntary and involuntary. */
 void pt_target_credit_ctx(struct pt_target *t, struct pt_member *m, int64_t voluntary, int64_t involuntary);
+/* Do the invariants hold, the ledger's over the live members too? 0, or
+ * -1 with why. */
+int pt_target_check(const struct pt_target *t, char *why, size_t whylen);
+/* Built with check_invariants (PT_CHECK_INVARIANTS): pt_target_check()
+ * after a step, aborting with its line when it fails; else nothing. */
+void pt_target_debug_check(const struct pt_target *t, const char *step);
+
 /* The breakdown by thread name: a thread's usage u, read now (cpu_now,
  * ctx_now), credited to its name's group since its last read; a thread
  * first seen brings its whole past when count_past. */

@@ -84,6 +84,7 @@ void pt_target_poll(struct pt_target *t)
     poll_members(t);
     pt_target_compact(t);
     t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+    pt_target_debug_check(t, "a poll");
 }
 
 /* Counters of every member, parents first (see the header). */
@@ -222,6 +223,7 @@ void pt_target_sample_pss(struct pt_target *t)
     sample_smaps(t);
     pt_target_compact(t);
     t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+    pt_target_debug_check(t, "a PSS sample");
 }
 
 /* Context switches are not inclusive counters: a thread's vanish with it,
@@ -334,4 +336,5 @@ void pt_target_end_reads(struct pt_target *t)
     pt_target_compact(t);
     t->end_read = true;
     t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+    pt_target_debug_check(t, "the last reads");
 }

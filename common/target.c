@@ -204,6 +204,7 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
     t->exits_complete = true;
     t->cpu_seconds = 0;
     pt_ledger_end_interval(&t->ledger);
+    pt_target_debug_check(t, "the interval's end");
 }
 
 /* ---- launch mode ------------------------------------------------------ */
