@@ -63,7 +63,7 @@ static int64_t us_to_ticks(const struct pt_target *t, int64_t us)
 
 static struct pt_departure *departure_of(const struct pt_target *t, pid_t pid)
 {
-    long i = pt_pidmap_get(&t->left, pid);
+    long i = pt_pidmap_get(&t->departure_index, pid);
     return i < 0 ? NULL : &t->departures[i];
 }
 
@@ -71,8 +71,8 @@ static struct pt_departure *departure_of(const struct pt_target *t, pid_t pid)
  * joined (forked in it, gone first), else -1. */
 static pid_t unseen_parent(const struct pt_target *t, pid_t pid)
 {
-    long p = pt_pidmap_get(&t->unseen_gone, pid);
-    return (pid_t)(p >= 0 ? p : pt_pidmap_get(&t->forked, pid));
+    long p = pt_pidmap_get(&t->parent_of_unseen_gone, pid);
+    return (pid_t)(p >= 0 ? p : pt_pidmap_get(&t->parent_of_forked, pid));
 }
 
 /* ---- where a process's usage went -------------------------------------- */
@@ -172,7 +172,7 @@ static void settle_departures(struct pt_target *t)
     for (size_t i = 0; i < t->n_departures && pt_target_by_process(t); i++)
         settle_departure(t, &t->departures[i]);
     t->n_departures = 0;
-    pt_pidmap_clear(&t->left);
+    pt_pidmap_clear(&t->departure_index);
 }
 
 /* ---- the breakdown by thread name --------------------------------------- */
@@ -321,7 +321,7 @@ void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *rec
     for (size_t i = 0; i < n; i++)
         follow_record(t, &records[i]);
     settle_departures(t);
-    pt_pidmap_clear(&t->unseen_gone);
+    pt_pidmap_clear(&t->parent_of_unseen_gone);
     t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
     pt_target_debug_check(t, "exit records");
 }
@@ -330,8 +330,8 @@ void pt_target_stop_exits(struct pt_target *t)
 {
     t->follows_exits = false;
     t->n_departures = 0;
-    pt_pidmap_clear(&t->left);
-    pt_pidmap_clear(&t->unseen_gone);
+    pt_pidmap_clear(&t->departure_index);
+    pt_pidmap_clear(&t->parent_of_unseen_gone);
     t->ledger.shares_folds = false;
     pt_ledger_drop_shares(&t->ledger);
     for (size_t i = 0; i < t->n_members; i++) /* no record is to come: none has its whole usage */

@@ -92,7 +92,7 @@ static void depart(struct pt_target *t, const struct pt_member *m, const struct 
         d->ctx_base_involuntary =
             m->ctx_involuntary > m->exited_involuntary ? m->ctx_involuntary - m->exited_involuntary : 0;
     }
-    pt_pidmap_put(&t->left, m->pid, (uint32_t)t->n_departures++);
+    pt_pidmap_put(&t->departure_index, m->pid, (uint32_t)t->n_departures++);
 }
 
 /* The member is gone, reaped by reaper (a member: its counters carry, or
@@ -111,7 +111,7 @@ static void member_left(struct pt_target *t, struct pt_member *m, struct pt_memb
     t->exited += !m->exit_counted;
     t->membership_moved = true; /* what it shared is shared by fewer */
     if (t->follows_events)      /* its forks may still be in the socket */
-        pt_pidmap_put(&t->lately, m->pid, 1);
+        pt_pidmap_put(&t->forks_ours_lately, m->pid, 1);
     if (t->follows_exits) {
         depart(t, m, reaper);
         pt_target_credit_ctx(t, m, 0, 0); /* its live threads now are none */
@@ -192,7 +192,7 @@ void pt_target_leave_all(struct pt_target *t)
         pt_target_read_counters(t, m); /* its last values: may find it gone */
         member_left(t, m, NULL);
         if (t->follows_events)
-            pt_pidmap_put(&t->lately, m->pid, 0);
+            pt_pidmap_put(&t->forks_ours_lately, m->pid, 0);
     }
     pt_target_compact(t);
 }
@@ -206,9 +206,9 @@ void pt_target_compact(struct pt_target *t)
         if (!t->members[i].gone)
             t->members[kept++] = t->members[i];
     t->n_members = kept;
-    pt_pidmap_clear(&t->index);
+    pt_pidmap_clear(&t->position_of);
     for (size_t i = 0; i < kept; i++)
-        pt_pidmap_put(&t->index, t->members[i].pid, (uint32_t)i);
+        pt_pidmap_put(&t->position_of, t->members[i].pid, (uint32_t)i);
     t->need_compaction = false;
 }
 
@@ -257,13 +257,14 @@ struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expect
      * the events counted already (started, and exited) is not counted
      * again. */
     m.exit_counted = pt_pidmap_remove(&t->unjoined_exits, pid);
-    if (!baseline && !pt_pidmap_remove(&t->forked, pid) && !m.exit_counted) /* else counted at its fork event */
+    if (!baseline && !pt_pidmap_remove(&t->parent_of_forked, pid) &&
+        !m.exit_counted) /* else counted at its fork event */
         t->started++;
     if (t->follows_events)
-        pt_pidmap_put(&t->lately, pid, !baseline);
+        pt_pidmap_put(&t->forks_ours_lately, pid, !baseline);
     t->membership_moved = true;
     t->members[t->n_members] = m;
-    pt_pidmap_put(&t->index, pid, (uint32_t)t->n_members);
+    pt_pidmap_put(&t->position_of, pid, (uint32_t)t->n_members);
     return &t->members[t->n_members++];
 }
 
@@ -306,7 +307,7 @@ int pt_target_check(const struct pt_target *t, char *why, size_t whylen)
         if (m->gone)
             continue;
         live[n++] = &m->acct;
-        long at = pt_pidmap_get(&t->index, m->pid);
+        long at = pt_pidmap_get(&t->position_of, m->pid);
         const struct pt_member *parent = pt_target_live_member(t, m->ppid);
         if (at != (long)i) {
             snprintf(why, whylen, "member %d is at %zu, its index says %ld", (int)m->pid, i, at);

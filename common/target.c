@@ -265,11 +265,11 @@ void pt_target_free(struct pt_target *t)
     for (size_t i = 0; i < t->n_members; i++)
         pt_member_close(&t->members[i]);
     free(t->members);
-    pt_pidmap_free(&t->index);
-    pt_pidmap_free(&t->forked);
-    pt_pidmap_free(&t->lately);
-    pt_pidmap_free(&t->left);
-    pt_pidmap_free(&t->unseen_gone);
+    pt_pidmap_free(&t->position_of);
+    pt_pidmap_free(&t->parent_of_forked);
+    pt_pidmap_free(&t->forks_ours_lately);
+    pt_pidmap_free(&t->departure_index);
+    pt_pidmap_free(&t->parent_of_unseen_gone);
     pt_pidmap_free(&t->unjoined_exits);
     free(t->departures);
     pt_buf_free(&t->buf);

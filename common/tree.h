@@ -58,7 +58,7 @@ struct pt_target {
 
     struct pt_member *members; /* parents before their children */
     size_t n_members, cap_members;
-    struct pt_pidmap index; /* pid -> position in members */
+    struct pt_pidmap position_of; /* pid -> position in members */
     bool need_compaction;
 
     struct pt_pidfile pidfile; /* PIDFILE: what its last read found */
@@ -96,28 +96,30 @@ struct pt_target {
 
     /* With the kernel's process events (pt_target_follow_events): */
     bool follows_events;
-    struct pt_pidmap forked;         /* forked in the tree, never joined (gone
-                                        first): counted started, exit awaited;
-                                        pid -> its parent */
-    struct pt_pidmap lately;         /* members that joined or left since the
-                                        last drain: 1 when their forks are the
-                                        tree's, 0 joined as a new root */
-    struct pt_pidmap unjoined_exits; /* forked in the tree and exited, never joined,
-                                        since the last discovery: counted started and
-                                        exited; a zombie of them may still join */
+    /* pid -> its parent: forked in the tree, never joined (gone first):
+     * counted started, its exit awaited */
+    struct pt_pidmap parent_of_forked;
+    /* pid -> 1 when its forks are the tree's, 0 when it joined as a new
+     * root: members that joined or left since the last drain */
+    struct pt_pidmap forks_ours_lately;
+    /* pid -> 1: forked in the tree and exited, never joined, since the
+     * last discovery: counted started and exited; a zombie of them may
+     * still join */
+    struct pt_pidmap unjoined_exits;
 
     /* With the kernel's exit records (pt_target_follow_exits, exits.c): */
     bool follows_exits;
     bool exits_complete;             /* no record was lost this interval */
     struct pt_departure *departures; /* members that left since the last drain */
     size_t n_departures, cap_departures;
-    struct pt_pidmap left;        /* pid -> its departure */
-    struct pt_pidmap unseen_gone; /* forked in the tree, gone before they could join,
-                                     since the last drain: pid -> its parent */
-    pid_t self;                   /* our own pid: the subreaper in launch mode */
-    double drained_at;            /* when exit records were last drained: what
-                                     came then exited before */
-    double threads_read_at;       /* when --by thread last read the threads */
+    struct pt_pidmap departure_index; /* pid -> its place in departures */
+    /* pid -> its parent: forked in the tree, gone before it could join,
+     * since the last drain */
+    struct pt_pidmap parent_of_unseen_gone;
+    pid_t self;             /* our own pid: the subreaper in launch mode */
+    double drained_at;      /* when exit records were last drained: what
+                               came then exited before */
+    double threads_read_at; /* when --by thread last read the threads */
     int64_t failed, killed, rss_peak_kb, exit_records, exit_record_losses; /* this interval */
     /* With a breakdown (options.breakdown, its groups in the ledger):
      * their lines of the last interval (limit + 1 slots, allocated once). */
