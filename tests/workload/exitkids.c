@@ -20,6 +20,10 @@
  *                  NVCSW NIVCSW", the sums of its children, the same of
  *                  itself since the line on stdin ("group exitkids ..."),
  *                  and "done 3".
+ *   exitkids apart N
+ *                  the same, but the names one after the other: N children
+ *                  of alpha, its line, then at the next line on stdin N of
+ *                  beta, its line, then gamma's and the rest.
  *   exitkids zombies N
  *                  N children one after the other, each spinning 40 ms of
  *                  CPU; each is waited for without being reaped (waitid
@@ -173,32 +177,52 @@ static _Noreturn void group_child(int name, const char *comm, double cpu, int re
     _exit(0);
 }
 
-static void groups(long rounds)
+static void run_group_child(int g, int report_fd, int from_fd, struct own_usage *sum)
 {
     static const char *const names[] = {"alpha", "beta", "gamma"};
     static const double cpu[] = {0.04, 0.08, 0.12};
+    pid_t pid = fork_or_die();
+    if (pid == 0)
+        group_child(g, names[g], cpu[g], report_fd);
+    reap(pid);
+    struct own_usage u;
+    if (read(from_fd, &u, sizeof(u)) != (ssize_t)sizeof(u) || u.name != g)
+        die("read");
+    sum[g].cpu += u.cpu;
+    sum[g].nvcsw += u.nvcsw;
+    sum[g].nivcsw += u.nivcsw;
+}
+
+static void say_group(const char *name, const struct own_usage *u)
+{
+    printf("group %s %.6f %ld %ld\n", name, u->cpu, u->nvcsw, u->nivcsw);
+    fflush(stdout);
+}
+
+/* apart: one name after the other, each after a line on stdin (the first
+ * came already), its line said at once; else the names in turn. */
+static void groups(long rounds, bool apart)
+{
+    static const char *const names[] = {"alpha", "beta", "gamma"};
     struct own_usage sum[3] = {{0, 0, 0, 0}};
     struct rusage before, self; /* its own, from "go": blocked since proctree attached */
     getrusage(RUSAGE_SELF, &before);
     int report[2];
     if (pipe(report) != 0)
         die("pipe");
-    for (long i = 0; i < rounds; i++) {
-        for (int g = 0; g < 3; g++) {
-            pid_t pid = fork_or_die();
-            if (pid == 0)
-                group_child(g, names[g], cpu[g], report[1]);
-            reap(pid);
-            struct own_usage u;
-            if (read(report[0], &u, sizeof(u)) != (ssize_t)sizeof(u) || u.name != g)
-                die("read");
-            sum[g].cpu += u.cpu;
-            sum[g].nvcsw += u.nvcsw;
-            sum[g].nivcsw += u.nivcsw;
-        }
+    char line[16];
+    for (int g = 0; g < 3 && apart; g++) {
+        if (g > 0 && !fgets(line, sizeof(line), stdin))
+            die("stdin");
+        for (long i = 0; i < rounds; i++)
+            run_group_child(g, report[1], report[0], sum);
+        say_group(names[g], &sum[g]);
     }
-    for (int g = 0; g < 3; g++)
-        printf("group %s %.6f %ld %ld\n", names[g], sum[g].cpu, sum[g].nvcsw, sum[g].nivcsw);
+    for (long i = 0; i < rounds && !apart; i++)
+        for (int g = 0; g < 3; g++)
+            run_group_child(g, report[1], report[0], sum);
+    for (int g = 0; g < 3 && !apart; g++)
+        say_group(names[g], &sum[g]);
     getrusage(RUSAGE_SELF, &self);
     printf("group exitkids %.6f %ld %ld\n",
            seconds(self.ru_utime) + seconds(self.ru_stime) - seconds(before.ru_utime) - seconds(before.ru_stime),
@@ -213,9 +237,11 @@ int main(int argc, char **argv)
     bool counted = argc == 3 && parse_number(argv[2], &n) && n > 0;
     bool is_switches = counted && strcmp(argv[1], "switches") == 0;
     bool is_groups = counted && strcmp(argv[1], "groups") == 0;
+    bool is_apart = counted && strcmp(argv[1], "apart") == 0;
     bool is_zombies = counted && strcmp(argv[1], "zombies") == 0;
-    if (!is_switches && !is_groups && !is_zombies && !(argc == 2 && strcmp(argv[1], "fates") == 0)) {
-        fprintf(stderr, "usage: exitkids switches N | exitkids groups N | exitkids zombies N | exitkids fates\n");
+    if (!is_switches && !is_groups && !is_apart && !is_zombies && !(argc == 2 && strcmp(argv[1], "fates") == 0)) {
+        fprintf(stderr, "usage: exitkids switches N | exitkids groups N | exitkids apart N | exitkids zombies N | "
+                        "exitkids fates\n");
         return 2;
     }
     char go[16];
@@ -223,8 +249,8 @@ int main(int argc, char **argv)
         die("stdin");
     if (is_switches)
         switches((long)n);
-    else if (is_groups)
-        groups((long)n);
+    else if (is_groups || is_apart)
+        groups((long)n, is_apart);
     else if (is_zombies)
         zombies((long)n);
     else
