@@ -27,9 +27,7 @@
  * more CPU than the time since the last read allowed. */
 #include "exits.h"
 
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "membership.h"
 #include "saturate.h"

@@ -1,14 +1,9 @@
 #include "target.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "escape.h"
 #include "lines.h"
 #include "membership.h"
 #include "saturate.h"
