@@ -25,28 +25,31 @@ FIELDS = {"proc_cpu_user_seconds", "proc_cpu_system_seconds", "proc_cpu_percent"
 
 def run_threads(interval, exit_when_done=False):
     """namedthreads THREADS followed with --by thread: (execd, {name: CPU
-    its threads measured})."""
+    its threads measured}, the names whose threads shared a core while
+    they spun: their spin took a quarter longer than their CPU)."""
     argv = [ah.namedthreads_path()] + (["--exit"] if exit_when_done else [])
     argv += [f"{name}:{seconds}" for name, seconds in THREADS]
     with h.Workload(argv) as work:
         with h.Execd(["--interval", interval, "--pid", str(work.pid), "--name", "nt", "--by", "thread"]) as execd:
             execd.wait_batches(1)  # attached: what the threads do from now on is counted
             work.send(b"go\n")
-            truth = {}
+            truth, contended = {}, set()
             for line in work.read_lines(len(THREADS), 60, "cpu"):
-                _, name, seconds = line.split()
+                _, name, seconds, wall = line.split()
                 truth[name] = truth.get(name, 0) + float(seconds)
+                if float(wall) > 1.25 * float(seconds):
+                    contended.add(name)
             # a batch that ends after the threads went idle (or exited) has all they did
             seen = execd.batch_count()
             execd.wait_batches(seen + 2)
             execd.stop()
-    return execd, truth
+    return execd, truth, contended
 
 
 class BreakdownByThread(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.execd, cls.truth = run_threads("0.3s")
+        cls.execd, cls.truth, _ = run_threads("0.3s")
 
     def test_cpu_per_thread_name(self):
         cpu = ah.breakdown_sums(self.execd, "nt", "thread", "proc_cpu_user_seconds", "proc_cpu_system_seconds")
@@ -75,12 +78,18 @@ class BreakdownByThread(unittest.TestCase):
 class ExitedThreads(unittest.TestCase):
     def test_exit_records_credit_threads_that_exited(self):
         # a 3 s interval: the threads start and exit between two of its ends
-        execd, truth = run_threads("3s", exit_when_done=True)
+        execd, truth, contended = run_threads("3s", exit_when_done=True)
         cpu = ah.breakdown_sums(execd, "nt", "thread", "proc_cpu_user_seconds", "proc_cpu_system_seconds")
         for name, seconds in truth.items():
             self.assertIn(name, cpu, execd.describe())
-            # the records' CPU is the scheduler tick's samples
-            self.assertLessEqual(abs(cpu[name] - seconds), 0.1 * seconds + 0.03, f"{name}: {cpu} against {truth}")
+            # The records' CPU is the scheduler tick's samples: close to
+            # the run time for a thread that had a core to itself, with no
+            # bound the kernel keeps for one that shared it (docs/METRICS.md,
+            # "Breakdown by thread name").
+            if name in contended:
+                self.assertGreater(cpu[name], 0, f"{name}: {cpu} against {truth}")
+            else:
+                self.assertLessEqual(abs(cpu[name] - seconds), 0.1 * seconds + 0.03, f"{name}: {cpu} against {truth}")
         # the main thread only waited: the process's stat, which counts its
         # exited threads too, is not taken for its own
         self.assertLess(cpu.get("namedthreads", 0), 0.1, cpu)

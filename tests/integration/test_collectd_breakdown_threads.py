@@ -31,7 +31,7 @@ class CollectdBreakdownThreads(unittest.TestCase):
             work.send(b"go\n")
             truth = {}
             for line in work.read_lines(len(THREADS), 60, "cpu"):
-                _, name, seconds = line.split()
+                _, name, seconds, _ = line.split()
                 truth[name] = truth.get(name, 0) + float(seconds)
             rows = len(collectd.csv_rows(TARGET, "proc_cpu_user_seconds"))
             collectd.wait_csv(TARGET, "proc_cpu_user_seconds", count=rows + 2)

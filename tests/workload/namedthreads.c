@@ -5,8 +5,9 @@
  * Prints "ready PID", waits for a line on stdin, then starts one thread per
  * argument, which names itself NAME (prctl PR_SET_NAME: task/TID/comm) and
  * spins until it has used SECONDS of its own CPU (CLOCK_THREAD_CPUTIME_ID).
- * Once every thread has, prints one "cpu NAME SECONDS" line per thread (its
- * CPU as the kernel counted it), and the threads stay alive, idle, until
+ * Once every thread has, prints one "cpu NAME SECONDS WALL" line per thread
+ * (its CPU as the kernel counted it, and how long the spin took: more than
+ * its CPU when other work shared the cores), and the threads stay alive, idle, until
  * stdin reaches end of file: a thread that exited before proctree read it
  * again would lose its last slice (docs/METRICS.md, "Breakdown"). With
  * --exit the threads exit as soon as they are done instead (the process
@@ -30,7 +31,7 @@
 
 struct burner {
     char name[16];
-    double seconds, used;
+    double seconds, used, wall; /* wall: how long the spin took */
     pthread_t thread;
 };
 
@@ -44,14 +45,23 @@ static double thread_cpu(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static double monotonic(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static void *burn(void *arg)
 {
     struct burner *b = arg;
     if (prctl(PR_SET_NAME, b->name) != 0)
         die("prctl");
+    double start = monotonic();
     while (thread_cpu() < b->seconds)
         ;
     b->used = thread_cpu();
+    b->wall = monotonic() - start;
     if (exit_when_done)
         return NULL;
     pthread_barrier_wait(&burnt);
@@ -98,7 +108,7 @@ int main(int argc, char **argv)
         pthread_barrier_wait(&burnt);
     for (int i = 0; i < n; i++) {
         char text[64];
-        int len = snprintf(text, sizeof(text), "cpu %s %.6f\n", burners[i].name, burners[i].used);
+        int len = snprintf(text, sizeof(text), "cpu %s %.6f %.6f\n", burners[i].name, burners[i].used, burners[i].wall);
         write_all(STDOUT_FILENO, text, (size_t)len);
     }
     wait_for_eof(STDIN_FILENO, "stdin");
