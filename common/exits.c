@@ -52,13 +52,6 @@ static void record_usage(const struct pt_exitrecord *r, int64_t v[PT_CTR_COUNT])
     v[PT_CTR_MAJFLT] = r->majflt;
 }
 
-/* Microseconds to clock ticks, to the nearest. */
-static int64_t us_to_ticks(const struct pt_target *t, int64_t us)
-{
-    double ticks = (double)us * t->ticks_per_second / US_PER_SECOND + 0.5;
-    return ticks >= (double)INT64_MAX ? INT64_MAX : (int64_t)ticks;
-}
-
 static struct pt_departure *departure_of(const struct pt_target *t, pid_t pid)
 {
     long i = pt_pidmap_get(&t->departure_index, pid);
@@ -199,8 +192,8 @@ static void thread_exited(struct pt_target *t, struct pt_member *m, bool departe
             return;
     }
     memcpy(u->comm, r->comm, sizeof(u->comm));
-    u->utime = us_to_ticks(t, r->utime_us);
-    u->stime = us_to_ticks(t, r->stime_us);
+    u->utime = pt_ledger_us_to_ticks(&t->ledger, r->utime_us);
+    u->stime = pt_ledger_us_to_ticks(&t->ledger, r->stime_us);
     u->voluntary = r->nvcsw;
     u->involuntary = r->nivcsw;
     u->cpu_now = u->ctx_now = true;
@@ -273,7 +266,7 @@ static void follow_record(struct pt_target *t, const struct pt_exitrecord *r)
         int64_t *recorded = m ? m->recorded : d->recorded;
         for (int k = 0; k < PT_CTR_COUNT; k++)
             recorded[k] = pt_sat_add(recorded[k], v[k]);
-        if (m) { /* credited at its next status read (credit_exited_threads) */
+        if (m) { /* credited at its next status read (pt_target_credit_ctx) */
             m->had_threads |= r->pid != r->tgid;
             m->exited_voluntary = pt_sat_add(m->exited_voluntary, r->nvcsw);
             m->exited_involuntary = pt_sat_add(m->exited_involuntary, r->nivcsw);

@@ -195,17 +195,20 @@ void pt_ledger_leave(struct pt_ledger *l, const struct pt_account *a, struct pt_
 
 /* ---- what exit records and threads bring ---------------------------- */
 
+static void group_switches(struct pt_group *g, int64_t voluntary, int64_t involuntary)
+{
+    g->ctx_voluntary = pt_sat_add(g->ctx_voluntary, voluntary);
+    g->ctx_involuntary = pt_sat_add(g->ctx_involuntary, involuntary);
+    g->ctx_seen = true;
+}
+
 void pt_ledger_credit_switches(struct pt_ledger *l, int32_t group, int64_t voluntary, int64_t involuntary)
 {
     l->ctx_voluntary = pt_sat_add(l->ctx_voluntary, voluntary);
     l->ctx_involuntary = pt_sat_add(l->ctx_involuntary, involuntary);
     l->ctx_seen = true;
-    if (group >= 0) {
-        struct pt_group *g = &l->groups.list[group];
-        g->ctx_voluntary = pt_sat_add(g->ctx_voluntary, voluntary);
-        g->ctx_involuntary = pt_sat_add(g->ctx_involuntary, involuntary);
-        g->ctx_seen = true;
-    }
+    if (group >= 0)
+        group_switches(&l->groups.list[group], voluntary, involuntary);
 }
 
 void pt_ledger_credit_thread(struct pt_ledger *l, const char *comm, int64_t user_ticks, int64_t system_ticks, bool ctx,
@@ -217,15 +220,11 @@ void pt_ledger_credit_thread(struct pt_ledger *l, const char *comm, int64_t user
     g->stat_seen = true;
     pt_groups_adjust(&l->groups, gi, PT_CTR_USER_TICKS, user_ticks);
     pt_groups_adjust(&l->groups, gi, PT_CTR_SYSTEM_TICKS, system_ticks);
-    if (!ctx)
-        return;
-    g->ctx_seen = true;
-    g->ctx_voluntary = pt_sat_add(g->ctx_voluntary, voluntary);
-    g->ctx_involuntary = pt_sat_add(g->ctx_involuntary, involuntary);
+    if (ctx)
+        group_switches(g, voluntary, involuntary);
 }
 
-/* Microseconds to clock ticks, to the nearest. */
-static int64_t us_to_ticks(const struct pt_ledger *l, int64_t us)
+int64_t pt_ledger_us_to_ticks(const struct pt_ledger *l, int64_t us)
 {
     double ticks = (double)us * l->ticks_per_second / US_PER_SECOND + 0.5;
     return ticks >= (double)INT64_MAX ? INT64_MAX : (int64_t)ticks;
@@ -243,7 +242,7 @@ static int64_t ticks_to_us(const struct pt_ledger *l, int64_t ticks)
 static int64_t carry_ticks(const struct pt_ledger *l, int64_t *rest, int64_t us)
 {
     int64_t total = pt_sat_add(*rest, us);
-    int64_t ticks = us_to_ticks(l, total);
+    int64_t ticks = pt_ledger_us_to_ticks(l, total);
     *rest = pt_sat_sub(total, ticks_to_us(l, ticks));
     return ticks;
 }

@@ -85,7 +85,7 @@ static void depart(struct pt_target *t, const struct pt_member *m, const struct 
     memcpy(d->comm, m->comm, sizeof(d->comm));
     memcpy(d->own, m->acct.own, sizeof(d->own));
     memcpy(d->recorded, m->recorded, sizeof(d->recorded));
-    /* credit_exited_threads credits the records come so far against the
+    /* pt_target_credit_ctx credits the records come so far against the
      * last status read; what of it they did not cover, later ones repeat */
     if (m->has_ctx) {
         d->ctx_base_voluntary = m->ctx_voluntary > m->exited_voluntary ? m->ctx_voluntary - m->exited_voluntary : 0;

@@ -227,7 +227,7 @@ void pt_target_sample_pss(struct pt_target *t)
 }
 
 /* Context switches are not inclusive counters: a thread's vanish with it,
- * unless its exit record keeps them (credit_exited_threads). Each member
+ * unless its exit record keeps them (pt_target_credit_ctx). Each member
  * contributes what its threads did since its last read. */
 static void sample_ctx_switches(struct pt_target *t)
 {

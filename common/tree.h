@@ -40,7 +40,7 @@ struct pt_departure {
     double start;                                     /* its start, same clock (its fork event's, or
                                                          its starttime's, to a clock tick) */
     int64_t life_us;                                  /* start to exit, once its main thread's record came */
-    bool ctx_counts;                                  /* its switches count (see credit_exited_threads) */
+    bool ctx_counts;                                  /* its switches count (see pt_target_credit_ctx) */
     int64_t ctx_base_voluntary, ctx_base_involuntary; /* what its last status read
                                                          counted of the threads whose
                                                          records are still to come */
