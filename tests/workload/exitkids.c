@@ -177,16 +177,19 @@ static _Noreturn void group_child(int name, const char *comm, double cpu, int re
     _exit(0);
 }
 
-static void run_group_child(int g, int report_fd, int from_fd, struct own_usage *sum)
+static const char *const group_names[] = {"alpha", "beta", "gamma"};
+static const double group_cpu[] = {0.04, 0.08, 0.12};
+
+/* One child of name g, reaped, its own measure (through the pipe report)
+ * added to sum[g]. */
+static void run_group_child(int g, const int report[2], struct own_usage *sum)
 {
-    static const char *const names[] = {"alpha", "beta", "gamma"};
-    static const double cpu[] = {0.04, 0.08, 0.12};
     pid_t pid = fork_or_die();
     if (pid == 0)
-        group_child(g, names[g], cpu[g], report_fd);
+        group_child(g, group_names[g], group_cpu[g], report[1]);
     reap(pid);
     struct own_usage u;
-    if (read(from_fd, &u, sizeof(u)) != (ssize_t)sizeof(u) || u.name != g)
+    if (read(report[0], &u, sizeof(u)) != (ssize_t)sizeof(u) || u.name != g)
         die("read");
     sum[g].cpu += u.cpu;
     sum[g].nvcsw += u.nvcsw;
@@ -203,7 +206,6 @@ static void say_group(const char *name, const struct own_usage *u)
  * came already), its line said at once; else the names in turn. */
 static void groups(long rounds, bool apart)
 {
-    static const char *const names[] = {"alpha", "beta", "gamma"};
     struct own_usage sum[3] = {{0, 0, 0, 0}};
     struct rusage before, self; /* its own, from "go": blocked since proctree attached */
     getrusage(RUSAGE_SELF, &before);
@@ -215,19 +217,22 @@ static void groups(long rounds, bool apart)
         if (g > 0 && !fgets(line, sizeof(line), stdin))
             die("stdin");
         for (long i = 0; i < rounds; i++)
-            run_group_child(g, report[1], report[0], sum);
-        say_group(names[g], &sum[g]);
+            run_group_child(g, report, sum);
+        say_group(group_names[g], &sum[g]);
     }
     for (long i = 0; i < rounds && !apart; i++)
         for (int g = 0; g < 3; g++)
-            run_group_child(g, report[1], report[0], sum);
+            run_group_child(g, report, sum);
     for (int g = 0; g < 3 && !apart; g++)
-        say_group(names[g], &sum[g]);
+        say_group(group_names[g], &sum[g]);
     getrusage(RUSAGE_SELF, &self);
-    printf("group exitkids %.6f %ld %ld\n",
-           seconds(self.ru_utime) + seconds(self.ru_stime) - seconds(before.ru_utime) - seconds(before.ru_stime),
-           self.ru_nvcsw - before.ru_nvcsw, self.ru_nivcsw - before.ru_nivcsw);
-    fflush(stdout);
+    struct own_usage own = {
+        -1,
+        seconds(self.ru_utime) + seconds(self.ru_stime) - seconds(before.ru_utime) - seconds(before.ru_stime),
+        self.ru_nvcsw - before.ru_nvcsw,
+        self.ru_nivcsw - before.ru_nivcsw,
+    };
+    say_group("exitkids", &own);
     say("done", 3);
 }
 
