@@ -10,62 +10,20 @@
 #include <unistd.h>
 
 #include "base.h"
+#include "cgroupfs.h"
 #include "escape.h"
 #include "member.h"
 #include "procparse.h"
 
-/* ---- cgroup v2 -------------------------------------------------------- */
-
-/* mountinfo escapes space, tab, newline and backslash as \ooo. */
-static void unescape_octal(char *s)
-{
-    char *out = s;
-    for (; *s; s++) {
-        if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-            *out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-            s += 3;
-        } else {
-            *out++ = *s;
-        }
-    }
-    *out = '\0';
-}
-
-int pt_cgroup2_mount(int proc_root_fd, struct pt_buf *buf, char *out, size_t outlen)
-{
-    ssize_t n = pt_read_file_at(proc_root_fd, "self/mountinfo", buf);
-    if (n <= 0)
-        return -1;
-    /* "id parent maj:min root mountpoint options [optional...] - fstype ..." */
-    for (char *line = buf->data, *next; line && *line; line = next) {
-        next = strchr(line, '\n');
-        if (next)
-            *next++ = '\0';
-        char *sep = strstr(line, " - ");
-        if (!sep || strncmp(sep + 3, "cgroup2 ", 8) != 0)
-            continue;
-        char *field = line;
-        for (int i = 0; i < 4 && field; i++) { /* skip to the mount point */
-            field = strchr(field, ' ');
-            if (field)
-                field++;
-        }
-        char *end = field ? strchr(field, ' ') : NULL;
-        if (!end)
-            continue;
-        *end = '\0';
-        unescape_octal(field);
-        snprintf(out, outlen, "%s", field);
-        return 0;
-    }
-    return -1;
-}
+/* ---- cgroups ------------------------------------------------------------ */
 
 /* A directory that holds a cgroup.procs file is taken as it is (a path in
  * the cgroup filesystem, v2 or v1); anything else is a cgroup as
  * /proc/PID/cgroup shows it ("0::/system.slice/x.service", or only its
- * path), found below wherever cgroup2 is mounted. */
-static int resolve_cgroup(struct pt_matcher *m, const char *path, int proc_root_fd, char *err, size_t errlen)
+ * path), found below the cgroup2 mount (cgroupfs.h), or systemd's v1
+ * hierarchy on a host without one. */
+static int resolve_cgroup(struct pt_matcher *m, const char *path, int proc_root_fd, const char *sys_root, char *err,
+                          size_t errlen)
 {
     if (strncmp(path, "0::", 3) == 0) /* cgroup v2's hierarchy, no controller list */
         path += 3;
@@ -74,13 +32,15 @@ static int resolve_cgroup(struct pt_matcher *m, const char *path, int proc_root_
     if (path[0] == '/' && access(probe, F_OK) == 0) {
         m->cgroup = pt_xstrdup(path);
     } else {
-        char mount[512];
+        struct pt_cgroupfs fs;
         struct pt_buf buf = {0};
-        int r = pt_cgroup2_mount(proc_root_fd, &buf, mount, sizeof(mount));
+        pt_cgroupfs_find(&fs, proc_root_fd, sys_root, &buf);
         pt_buf_free(&buf);
-        if (r != 0) {
+        const char *mount = fs.v2[0] ? fs.v2 : fs.systemd_v1;
+        if (!mount[0]) {
             char q[PT_QUOTED_MAX];
-            snprintf(err, errlen, "cgroup \"%s\": no cgroup2 filesystem is mounted", pt_escape(q, sizeof(q), path));
+            snprintf(err, errlen, "cgroup \"%s\": no cgroup2 filesystem is mounted (nor systemd's v1 hierarchy)",
+                     pt_escape(q, sizeof(q), path));
             return -1;
         }
         size_t len = strlen(mount) + 1 + strlen(path) + 1;
@@ -268,8 +228,8 @@ static int parse_user(const char *text, uid_t *out)
     return 0;
 }
 
-int pt_matcher_init(struct pt_matcher *m, const struct pt_selector *selector, int proc_root_fd, char *err,
-                    size_t errlen)
+int pt_matcher_init(struct pt_matcher *m, const struct pt_selector *selector, int proc_root_fd, const char *sys_root,
+                    char *err, size_t errlen)
 {
     memset(m, 0, sizeof(*m));
     m->kind = selector->kind;
@@ -296,7 +256,7 @@ int pt_matcher_init(struct pt_matcher *m, const struct pt_selector *selector, in
         }
         return 0;
     case PT_SELECT_CGROUP:
-        return resolve_cgroup(m, selector->path, proc_root_fd, err, errlen);
+        return resolve_cgroup(m, selector->path, proc_root_fd, sys_root, err, errlen);
     default:
         snprintf(err, errlen, "not a matching selector");
         return -1;

@@ -39,9 +39,10 @@ struct pt_matcher {
 };
 
 /* Prepare the matcher; -1 with a one-line reason in err for a bad regex,
- * an unknown user, or no cgroup2 mount. */
-int pt_matcher_init(struct pt_matcher *m, const struct pt_selector *selector, int proc_root_fd, char *err,
-                    size_t errlen);
+ * an unknown user, or no cgroup2 mount. sys_root: where the cgroup
+ * filesystem is looked for first (cgroupfs.h). */
+int pt_matcher_init(struct pt_matcher *m, const struct pt_selector *selector, int proc_root_fd, const char *sys_root,
+                    char *err, size_t errlen);
 void pt_matcher_free(struct pt_matcher *m);
 
 /* One process of the walk. Start it with pt_candidate_init; what the
@@ -73,10 +74,5 @@ bool pt_matcher_test(const struct pt_matcher *m, struct pt_candidate *c);
 int pt_matcher_scan_cgroup(const struct pt_matcher *m, struct pt_buf *buf, int (*fn)(pid_t pid, void *arg), void *arg);
 /* The cgroup's directory, for --cgroup. */
 const char *pt_matcher_cgroup(const struct pt_matcher *m);
-
-/* Where the cgroup2 filesystem is mounted, from <proc root>/self/mountinfo
- * ("/sys/fs/cgroup" on unified hosts, "/sys/fs/cgroup/unified" on hybrid
- * ones). Returns 0 or -1. */
-int pt_cgroup2_mount(int proc_root_fd, struct pt_buf *buf, char *out, size_t outlen);
 
 #endif

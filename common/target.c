@@ -223,7 +223,7 @@ void pt_target_reaped(struct pt_target *t, pid_t pid)
 /* ---- life cycle ------------------------------------------------------- */
 
 int pt_target_init(struct pt_target *t, const char *name, const struct pt_selector *selector,
-                   const struct pt_target_options *options, bool pss_at_end, int proc_root_fd,
+                   const struct pt_target_options *options, bool pss_at_end, int proc_root_fd, const char *sys_root,
                    struct pt_fd_budget *budget, char *err, size_t errlen)
 {
     memset(t, 0, sizeof(*t));
@@ -232,7 +232,7 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
     t->selector.path = selector->path ? pt_xstrdup(selector->path) : NULL;
     t->selector.value = selector->value ? pt_xstrdup(selector->value) : NULL;
     bool matching = selector->kind >= PT_SELECT_MATCH;
-    if (matching && pt_matcher_init(&t->matcher, selector, proc_root_fd, err, errlen) != 0) {
+    if (matching && pt_matcher_init(&t->matcher, selector, proc_root_fd, sys_root, err, errlen) != 0) {
         pt_target_free(t);
         return -1;
     }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "fixture.h"
+#include "cgroupfs.h"
 #include "matcher.h"
 #include "unit.h"
 
@@ -56,7 +57,7 @@ static void matcher_ok(struct pt_matcher *m, enum pt_selector_kind kind, const c
 {
     char err[256] = "";
     struct pt_selector selector = {.kind = kind, .value = value, .path = path};
-    ck_assert_msg(pt_matcher_init(m, &selector, p->fd, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_msg(pt_matcher_init(m, &selector, p->fd, "/nonexistent", err, sizeof(err)) == 0, "%s", err);
 }
 
 /* pt_matcher_init fails with a one-line reason holding want. */
@@ -66,7 +67,7 @@ static void matcher_fails(enum pt_selector_kind kind, const char *value, const c
     char err[256] = "";
     struct pt_matcher m;
     struct pt_selector selector = {.kind = kind, .value = value, .path = path};
-    ck_assert_int_eq(pt_matcher_init(&m, &selector, p->fd, err, sizeof(err)), -1);
+    ck_assert_int_eq(pt_matcher_init(&m, &selector, p->fd, "/nonexistent", err, sizeof(err)), -1);
     ck_assert_msg(strstr(err, want) != NULL, "\"%s\" lacks \"%s\"", err, want);
     ck_assert_ptr_null(strchr(err, '\n'));
 }
