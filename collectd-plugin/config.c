@@ -91,6 +91,30 @@ static int get_breakdown(const oconfig_item_t *option, const char *block, enum p
     return 0;
 }
 
+/* ProcRoot and SysRoot: a directory, checked now so that collectd -T
+ * refuses a wrong one. The value is the config tree's string, which lives
+ * until the collector has copied it. collectd has no HOST_PROC convention:
+ * a container's collectd says where the host's /proc is here. */
+static int get_root(const oconfig_item_t *option, const char **out)
+{
+    char why[256];
+
+    if (option->values_num != 1 || option->values[0].type != OCONFIG_TYPE_STRING ||
+        option->values[0].value.string[0] == '\0') {
+        option_error(option, GLOBAL_BLOCK, "expects a directory, in quotes");
+        return -1;
+    }
+    const char *dir = option->values[0].value.string;
+    int r = strcasecmp(option->key, "ProcRoot") == 0 ? pt_collector_check_proc_root(dir, why, sizeof why)
+                                                     : pt_collector_check_sys_root(dir, why, sizeof why);
+    if (r != 0) {
+        option_error(option, GLOBAL_BLOCK, "%s", why);
+        return -1;
+    }
+    *out = dir;
+    return 0;
+}
+
 static int parse_global(const oconfig_item_t *option, struct pt_collector_config *config)
 {
     if (strcasecmp(option->key, "PollInterval") == 0)
@@ -105,6 +129,10 @@ static int parse_global(const oconfig_item_t *option, struct pt_collector_config
         return get_mem_unit(option, &config->units.global_memory);
     if (strcasecmp(option->key, "CollectGlobal") == 0)
         return get_bool(option, GLOBAL_BLOCK, &config->collect_global);
+    if (strcasecmp(option->key, "ProcRoot") == 0)
+        return get_root(option, &config->proc_root);
+    if (strcasecmp(option->key, "SysRoot") == 0)
+        return get_root(option, &config->sys_root);
     if (strcasecmp(option->key, "DescriptorBudget") == 0) {
         double budget;
 

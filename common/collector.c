@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "fdbudget.h"
 #include "global.h"
 #include "lineproto.h"
+#include "pidns.h"
 #include "procscan.h"
 #include "target.h"
 
@@ -23,6 +25,10 @@ struct pt_collector {
     char *proc_root;
     char *sys_root;
     int proc_root_fd;
+    /* Our pid as the proc root names it (pidns.h), used wherever a pid is
+     * compared with or looked up in the proc root; getpid() unless the
+     * proc root is another pid namespace's (a container's view of the host) */
+    pid_t self;
     struct pt_target *targets;
     size_t n_targets;
     struct pt_target_result *results;
@@ -34,6 +40,7 @@ struct pt_collector {
     struct pt_procscan scan;     /* the host's processes, for the matching selectors */
     struct pt_procevents events; /* the kernel's process events, for scan and targets */
     bool events_tried;
+    bool events_refused_here;    /* refused outside the host's pid namespace */
     struct pt_exitrecords exits; /* the kernel's exit records, for every target */
     bool said_exit_loss;         /* this interval's loss line is written */
     bool started;
@@ -42,6 +49,7 @@ struct pt_collector {
 
     /* launch mode */
     struct pt_target *launched;
+    pid_t launched_ours; /* its pid in our namespace, as fork() gave it */
     bool launched_exited;
     int launched_status;
 };
@@ -94,6 +102,18 @@ int pt_collector_check_proc_root(const char *root, char *err, size_t errlen)
     return 0;
 }
 
+int pt_collector_check_sys_root(const char *root, char *err, size_t errlen)
+{
+    char q[PT_QUOTED_MAX];
+    int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "sys root \"%s\": %s", pt_escape(q, sizeof(q), root), strerror(errno));
+        return -1;
+    }
+    close(fd);
+    return 0;
+}
+
 struct pt_collector *pt_collector_new(const struct pt_collector_config *config, char *err, size_t errlen)
 {
     const char *root = config->proc_root ? config->proc_root : "/proc";
@@ -119,8 +139,9 @@ struct pt_collector *pt_collector_new(const struct pt_collector_config *config, 
     c->sys_root = pt_xstrdup(config->sys_root ? config->sys_root : "/sys");
     c->config.sys_root = c->sys_root;
     c->proc_root_fd = fd;
+    c->self = pt_pidns_self(fd);
     c->fd_budget.limit = config->fd_budget;
-    pt_procscan_init(&c->scan, fd);
+    pt_procscan_init(&c->scan, fd, c->self);
     c->events.fd = -1;
     c->exits.fd = -1;
     c->global.fd = -1;
@@ -233,10 +254,77 @@ static int check_unique_name(const struct pt_collector *c, const char *name, cha
     return 0;
 }
 
+/* The launched command as the proc root names it: fork() gave its pid in
+ * our namespace, which in a container's view of the host's /proc is
+ * another process's. 0, or -1 with a one-line reason in err. */
+static int launched_in_root(struct pt_collector *c, struct pt_selector *selector, char *err, size_t errlen)
+{
+    struct pt_buf buf = {0};
+    pid_t ours = selector->pid;
+    selector->pid = pt_pidns_child_in_root(c->proc_root_fd, c->self, ours, &buf);
+    pt_buf_free(&buf);
+    if (selector->pid > 0)
+        return 0;
+    char q[PT_QUOTED_MAX];
+    snprintf(err, errlen,
+             "the proc root \"%s\" does not show the launched command (pid %d here) among this process's "
+             "children: it is not this pid namespace's /proc nor an outer one's",
+             pt_escape(q, sizeof(q), c->proc_root), (int)ours);
+    return -1;
+}
+
+/* In a container reading the host's /proc, a pid means the host's, which
+ * a user may not expect: say it when the pid given is one of our
+ * namespace's and the proc root's process of that pid is another. And
+ * cgroup.procs lists pids in our namespace (0 for those we cannot see),
+ * which the proc root's pids are not: say that --cgroup cannot work. */
+static void check_namespace(struct pt_collector *c, const char *name, const struct pt_selector *selector)
+{
+    if (c->self == getpid())
+        return;
+    char qn[PT_QUOTED_MAX], qc[PT_QUOTED_MAX];
+    pt_escape(qn, sizeof(qn), name);
+    if (selector->kind == PT_SELECT_CGROUP) {
+        pt_logf(PT_LOG_WARNING,
+                "target \"%s\": the cgroup's processes cannot be found: the proc root is another pid "
+                "namespace's, and cgroup.procs lists this one's pids (0 for the others); run in the host's pid "
+                "namespace (--pid=host in Docker, hostPID: true in Kubernetes)",
+                qn);
+        return;
+    }
+    pid_t pid = selector->pid;
+    if (selector->kind != PT_SELECT_PID || !(kill(pid, 0) == 0 || errno == EPERM))
+        return; /* no such pid here: the proc root's, as meant */
+    struct pt_buf buf = {0};
+    if (!pt_pidns_same_pid(c->proc_root_fd, c->self, pid, &buf)) {
+        struct pt_stat st;
+        bool shown = pt_read_stat_by_pid(c->proc_root_fd, pid, &buf, &st) == PT_READ_OK;
+        pid_t there = pt_pidns_find_in_root(c->proc_root_fd, c->self, pid, &buf);
+        char found[64] = "";
+        if (there > 0)
+            snprintf(found, sizeof(found), " (pid %d in the proc root)", (int)there);
+        pt_logf(PT_LOG_WARNING,
+                "target \"%s\": pid %d is taken in the proc root's pid namespace, where it is %s%s%s; in this "
+                "process's namespace, another, pid %d is another process%s: give the pid the proc root shows",
+                qn, (int)pid, shown ? "\"" : "", shown ? pt_escape(qc, sizeof(qc), st.comm) : "no process",
+                shown ? "\"" : "", (int)pid, found);
+    }
+    pt_buf_free(&buf);
+}
+
 int pt_collector_add_target(struct pt_collector *c, const char *name, const struct pt_selector *selector,
                             const struct pt_target_options *options, char *err, size_t errlen)
 {
     char derived[256];
+    if (selector->kind == PT_SELECT_CHILD && c->launched) {
+        snprintf(err, errlen, "only one launched command per process");
+        return -1;
+    }
+    pid_t ours = selector->pid; /* the launched command's, before launched_in_root */
+    struct pt_selector in_root = *selector;
+    if (selector->kind == PT_SELECT_CHILD && launched_in_root(c, &in_root, err, errlen) != 0)
+        return -1;
+    selector = &in_root;
     if (!name) {
         if (default_name(c, selector, derived, sizeof(derived)) != 0) {
             snprintf(err, errlen, "cannot derive a target name; give one");
@@ -250,16 +338,16 @@ int pt_collector_add_target(struct pt_collector *c, const char *name, const stru
     }
     if (check_unique_name(c, name, err, errlen) != 0)
         return -1;
-    if (selector->kind == PT_SELECT_CHILD && c->launched) {
-        snprintf(err, errlen, "only one launched command per process");
-        return -1;
-    }
     c->targets = pt_xrealloc_array(c->targets, c->n_targets + 1, sizeof(*c->targets));
     c->results = pt_xrealloc_array(c->results, c->n_targets + 1, sizeof(*c->results));
     bool pss_at_end = c->config.pss_interval == 0; /* else on its own timer */
     if (pt_target_init(&c->targets[c->n_targets], name, selector, options, pss_at_end, c->proc_root_fd, c->sys_root,
                        &c->fd_budget, err, errlen) != 0)
         return -1;
+    pt_target_set_self(&c->targets[c->n_targets], c->self);
+    check_namespace(c, name, selector);
+    if (selector->kind == PT_SELECT_CHILD)
+        c->launched_ours = ours;
     c->n_targets++;
     /* the array may have moved: point at the launched one again */
     c->launched = NULL;
@@ -271,10 +359,32 @@ int pt_collector_add_target(struct pt_collector *c, const char *name, const stru
 
 /* One listener for the matching selectors and every target, opened once
  * there is a target; the line saying which mode is in use is written once. */
+/* The kernel sends process events and exit records only to the host's
+ * pid namespace: in a container without it they are refused, and the
+ * lines that say so say how to have them. */
+#define PT_HOST_PID_NAMESPACE                                                                                          \
+    "given only in the host's pid namespace, and this process runs in another, a container's; --pid=host in Docker "   \
+    "or hostPID: true in Kubernetes brings them back"
+
+/* Where the proc root is another pid namespace's (a container reading the
+ * host's /proc), pids given to us are its: said once, at start. */
+static void say_namespace(const struct pt_collector *c)
+{
+    if (c->self == getpid())
+        return;
+    char q[PT_QUOTED_MAX];
+    pt_logf(PT_LOG_INFO,
+            "the proc root \"%s\" is another pid namespace's (this process is pid %d there, %d here): the pids "
+            "of targets and pid files are taken as the proc root's",
+            pt_escape(q, sizeof(q), c->proc_root), (int)c->self, (int)getpid());
+}
+
 static void open_events(struct pt_collector *c)
 {
     c->events_tried = true;
+    say_namespace(c);
     int err = pt_procevents_open(&c->events, c->proc_root_fd);
+    c->events_refused_here = err == -ENOTSUP && !pt_pidns_is_hosts(c->proc_root_fd);
     if (err == 0) {
         pt_logf(PT_LOG_INFO, "following the kernel's process events: a process a member starts joins at once, and "
                              "proc_processes_started/exited count every one; a process that starts or becomes a "
@@ -283,9 +393,11 @@ static void open_events(struct pt_collector *c)
     }
     pt_logf(PT_LOG_INFO,
             "no process events (%s%s): a process a member starts is found by discovery (one that exits or is "
-            "orphaned first is missed, and proc_processes_started/exited count processes seen); matching "
-            "selectors walk /proc, a process that exec's into a match is found within %d discoveries",
-            strerror(-err), err == -EPERM ? ": this kernel wants CAP_NET_ADMIN" : "", PT_RECHECK_DISCOVERIES);
+            "orphaned first is missed, and proc_processes_started/exited count processes seen, not every "
+            "short-lived one); matching selectors walk /proc, a process that exec's into a match is found within %d "
+            "discoveries",
+            c->events_refused_here ? PT_HOST_PID_NAMESPACE : strerror(-err),
+            err == -EPERM ? ": this kernel wants CAP_NET_ADMIN" : "", PT_RECHECK_DISCOVERIES);
 }
 
 /* What proctree does without exit records, for the lines that say so. */
@@ -321,7 +433,9 @@ static void open_exit_records(struct pt_collector *c)
         return;
     }
     pt_logf(PT_LOG_INFO, "no exit records (taskstats: %s%s): " PT_WITHOUT_EXITS,
-            c->events.fd < 0 ? "used with the process events only" : strerror(-err),
+            c->events_refused_here ? PT_HOST_PID_NAMESPACE
+            : c->events.fd < 0     ? "used with the process events only"
+                                   : strerror(-err),
             err == -EPERM ? ": CAP_NET_ADMIN is needed" : "");
 }
 
@@ -484,27 +598,32 @@ const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double 
 
 void pt_collector_reap(struct pt_collector *c)
 {
+    struct pt_buf buf = {0}; /* used only when the proc root is another namespace's */
     for (;;) {
         siginfo_t si;
         memset(&si, 0, sizeof(si));
         if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid == 0)
-            return;
+            break;
         pid_t pid = si.si_pid;
+        /* the proc root's pid of it (pidns.h): a zombie is still shown */
+        pid_t in_root = c->launched ? pt_pidns_child_in_root(c->proc_root_fd, c->self, pid, &buf) : 0;
         /* Still a zombie: its stat and io hold its final usage. */
-        if (c->launched)
-            pt_target_final_read(c->launched, pid);
+        if (in_root > 0)
+            pt_target_final_read(c->launched, in_root);
         int status;
         if (waitpid(pid, &status, WNOHANG) != pid)
-            return;
+            break;
         if (c->launched) {
-            pt_target_reaped(c->launched, pid);
-            if (pid == pt_target_launched_pid(c->launched)) {
+            if (in_root > 0)
+                pt_target_reaped(c->launched, in_root);
+            if (pid == c->launched_ours) {
                 c->launched_exited = true;
                 c->launched_status = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
                 pt_logf(PT_LOG_INFO, "launched command (pid %d) exited with status %d", (int)pid, c->launched_status);
             }
         }
     }
+    pt_buf_free(&buf);
 }
 
 bool pt_collector_launch_finished(struct pt_collector *c, int *status)

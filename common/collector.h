@@ -26,7 +26,9 @@
 #include "units.h"
 
 struct pt_collector_config {
-    const char *proc_root;     /* NULL = "/proc" */
+    const char *proc_root;     /* NULL = "/proc"; may be another pid namespace's
+                                  (a container's view of the host's /proc):
+                                  pids of targets are then its pids */
     const char *sys_root;      /* NULL = "/sys": the cgroup filesystem is looked
                                   for below <sys_root>/fs/cgroup first */
     double poll_interval;      /* seconds, > 0; default 0.1 */
@@ -52,6 +54,10 @@ struct pt_collector *pt_collector_new(const struct pt_collector_config *config, 
  * with a one-line reason in err: a wrong directory would otherwise show
  * only as a missing file later, or as a tree that never appears. */
 int pt_collector_check_proc_root(const char *root, char *err, size_t errlen);
+/* Is root a directory, for the sys root? 0, or -1 with a one-line reason
+ * in err: the cgroup filesystem is looked for below it, and a typo would
+ * show only as a cgroup never found. */
+int pt_collector_check_sys_root(const char *root, char *err, size_t errlen);
 void pt_collector_free(struct pt_collector *c);
 
 /* Add a target. name NULL means the default name: the comm of the pid,

@@ -20,6 +20,7 @@
 #include "escape.h"
 #include "exits.h"
 #include "membership.h"
+#include "pidns.h"
 
 /* ---- selector --------------------------------------------------------- */
 
@@ -33,8 +34,8 @@ static bool refused_root(struct pt_target *t, pid_t pid)
 {
     struct pt_stat st;
     const char *why =
-        pid == 1          ? "init (pid 1): the whole host"
-        : pid == getpid() ? "proctree itself"
+        pid == 1         ? "init (pid 1): the whole host"
+        : pid == t->self ? "proctree itself"
         : pt_read_stat_by_pid(t->proc_root_fd, pid, &t->buf, &st) == PT_READ_OK && (st.flags & PT_PF_KTHREAD)
             ? "a kernel thread"
             : NULL;
@@ -156,6 +157,21 @@ static enum empty_why why_empty(struct pt_target *t, char *hidepid, size_t hidep
     }
 }
 
+/* pid runs in our pid namespace, the proc root is another's: pids are
+ * the proc root's. Where the proc root shows ours, the pid it gives
+ * our pid is looked for (one walk, said once). */
+static void say_other_namespace(struct pt_target *t, pid_t pid, char *what, size_t whatlen)
+{
+    pid_t there = t->self != getpid() ? pt_pidns_find_in_root(t->proc_root_fd, t->self, pid, &t->buf) : 0;
+    char found[64] = "";
+    if (there > 0)
+        snprintf(found, sizeof(found), " (pid %d there)", (int)there);
+    snprintf(what, whatlen,
+             "pid %d runs in this pid namespace but the proc root does not show it: pids are taken in the proc "
+             "root's namespace, another one; give the pid it shows%s, or a proc root of this namespace",
+             (int)pid, found);
+}
+
 /* One line when the target becomes empty, and again when the reason
  * changes; one when it is followed again. */
 static void say_why_empty(struct pt_target *t)
@@ -166,7 +182,7 @@ static void say_why_empty(struct pt_target *t)
         t->empty_why = WHY_NOT_SAID;
         return;
     }
-    char hidepid[32] = "", problem[128], what[PT_QUOTED_MAX + 160], q[PT_QUOTED_MAX];
+    char hidepid[32] = "", problem[128], what[PT_QUOTED_MAX + 320], q[PT_QUOTED_MAX];
     enum empty_why why = why_empty(t, hidepid, sizeof(hidepid));
     pid_t pid = t->named_pid;
     /* a pid file's problem is a reason of its own (missing, then a FIFO) */
@@ -186,15 +202,21 @@ static void say_why_empty(struct pt_target *t)
         snprintf(what, sizeof(what), "the pid file names pid %d, refused", (int)pid);
         break;
     case WHY_NOT_RUNNING:
-        snprintf(what, sizeof(what), pid > 0 ? "pid %d is not running" : "no pid named", (int)pid);
+        snprintf(what, sizeof(what), pid > 0 ? "pid %d is not running%s" : "no pid named", (int)pid,
+                 pid > 0 && t->self == getpid() && !pt_pidns_is_hosts(t->proc_root_fd)
+                     ? " in this pid namespace, which is not the host's (a container): a host's pid needs the "
+                       "host's /proc as the proc root (--proc-root or HOST_PROC; collectd: ProcRoot)"
+                     : "");
         break;
     case WHY_REUSED:
         snprintf(what, sizeof(what), "pid %d has exited (the pid is another process's now)", (int)pid);
         break;
     case WHY_HIDDEN:
-        snprintf(what, sizeof(what), "pid %d runs but the proc root does not show it: %s%s", (int)pid,
-                 hidepid[0] ? "it is mounted " : "it is another pid namespace's (pids are the proc root's)",
-                 hidepid[0] ? hidepid : "");
+        if (hidepid[0])
+            snprintf(what, sizeof(what), "pid %d runs but the proc root does not show it: it is mounted %s", (int)pid,
+                     hidepid);
+        else
+            say_other_namespace(t, pid, what, sizeof(what));
         break;
     case WHY_CGROUP_GONE:
         snprintf(what, sizeof(what), "cgroup \"%s\" does not exist",
@@ -292,7 +314,7 @@ static void children_from_scan(struct pt_target *t, const struct ppid_pair *pair
 static void collect_own_children(struct pt_target *t)
 {
     char path[64];
-    snprintf(path, sizeof(path), "%d/task/%d/children", (int)getpid(), (int)getpid());
+    snprintf(path, sizeof(path), "%d/task/%d/children", (int)t->self, (int)t->self);
     ssize_t n = pt_read_file_at(t->proc_root_fd, path, &t->buf);
     if (n > 0)
         pt_parse_children(t->buf.data, (size_t)n, collect_pid, t);

@@ -447,3 +447,36 @@ int pt_parse_pidfile(const char *buf, size_t len, pid_t *out)
     *out = pid;
     return 0;
 }
+
+/* ---- /proc/PID/status: NSpid ---- */
+
+int pt_parse_nspid(const char *buf, size_t len, pid_t *out, size_t max)
+{
+    static const char key[] = "NSpid:";
+    const size_t key_len = sizeof(key) - 1;
+    const char *line = NULL;
+    /* a key only at a line's start: the Name line above escapes newlines */
+    for (const char *p = buf; p && p + key_len <= buf + len;) {
+        if (memcmp(p, key, key_len) == 0) {
+            line = p;
+            break;
+        }
+        const char *nl = memchr(p, '\n', (size_t)(buf + len - p));
+        p = nl ? nl + 1 : NULL;
+    }
+    if (!line)
+        return 0;
+    struct cursor c = {line + key_len, buf + len};
+    size_t n = 0;
+    for (;;) {
+        skip_blanks(&c);
+        if (at_end(&c) || *c.p == '\n')
+            break;
+        pid_t pid;
+        if (n == max || scan_pid(&c, &pid) || pid == 0 || !number_ended(&c))
+            return -1;
+        out[n++] = pid;
+    }
+    /* a line cut by a short read may have lost a pid */
+    return !at_end(&c) && n > 0 ? (int)n : -1;
+}

@@ -120,4 +120,12 @@ int pt_parse_children(const char *buf, size_t len, int (*fn)(pid_t pid, void *ar
 #define PT_PID_MAX_LIMIT (4 * 1024 * 1024)
 int pt_parse_pidfile(const char *buf, size_t len, pid_t *out);
 
+/* The NSpid line of /proc/PID/status: the process's pid in each pid
+ * namespace from the proc mount's down to its own, outermost first (one
+ * pid where it runs in the proc mount's namespace). Fills out with at most
+ * max pids and returns how many; 0 when there is no such line (kernels
+ * before 4.1), -1 when it is malformed, cut short or longer than max. */
+#define PT_NSPID_MAX 33 /* the kernel nests at most 32 pid namespaces below the host's */
+int pt_parse_nspid(const char *buf, size_t len, pid_t *out, size_t max);
+
 #endif

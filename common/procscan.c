@@ -9,11 +9,11 @@
 #include "member.h"
 #include "target.h"
 
-void pt_procscan_init(struct pt_procscan *s, int proc_root_fd)
+void pt_procscan_init(struct pt_procscan *s, int proc_root_fd, pid_t self)
 {
     memset(s, 0, sizeof(*s));
     s->proc_root_fd = proc_root_fd;
-    s->self = getpid();
+    s->self = self;
     s->last_pid_fd = -1;
     s->last_pid = -1;
 }

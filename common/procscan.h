@@ -52,7 +52,7 @@ struct pt_scan_entry {
 
 struct pt_procscan {
     int proc_root_fd;
-    pid_t self;
+    pid_t self;                        /* our pid as the proc root names it */
     pid_t ancestors[PT_ANCESTORS_MAX]; /* self, its parent, ... below pid 1 */
     size_t n_ancestors;
     bool started;
@@ -76,7 +76,9 @@ struct pt_procscan {
     struct pt_buf buf;
 };
 
-void pt_procscan_init(struct pt_procscan *s, int proc_root_fd);
+/* self: our pid as the proc root names it (pidns.h), where the walk for
+ * our ancestors starts. */
+void pt_procscan_init(struct pt_procscan *s, int proc_root_fd, pid_t self);
 void pt_procscan_free(struct pt_procscan *s);
 
 /* Once per discovery: offer each of the targets that want it

@@ -165,6 +165,11 @@ static void share_folds(struct pt_target *t)
         pt_ledger_folds_given(&t->ledger, &t->members[i].acct);
 }
 
+void pt_target_set_self(struct pt_target *t, pid_t self)
+{
+    t->self = self;
+}
+
 void pt_target_charge(struct pt_target *t, double cpu_seconds)
 {
     t->cpu_seconds += cpu_seconds;

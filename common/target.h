@@ -26,6 +26,10 @@ const char *pt_target_name(const struct pt_target *t);
 /* The launched command's pid for a target of one (PT_SELECT_CHILD), else 0. */
 pid_t pt_target_launched_pid(const struct pt_target *t);
 
+/* Our pid as the proc root names it (pidns.h; getpid() until told): the
+ * pid a pid file may not name, whose children launch mode adopts. */
+void pt_target_set_self(struct pt_target *t, pid_t self);
+
 /* CPU the collector spent for this target outside its calls (its share of
  * a listener's drain), counted in this interval's collector_cpu_seconds. */
 void pt_target_charge(struct pt_target *t, double cpu_seconds);

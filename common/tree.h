@@ -116,7 +116,8 @@ struct pt_target {
     /* pid -> its parent: forked in the tree, gone before it could join,
      * since the last drain */
     struct pt_pidmap parent_of_unseen_gone;
-    pid_t self;             /* our own pid: the subreaper in launch mode */
+    pid_t self;             /* our own pid as the proc root names it (pidns.h):
+                               the subreaper in launch mode */
     double drained_at;      /* when exit records were last drained: what
                                came then exited before */
     double threads_read_at; /* when --by thread last read the threads */

@@ -72,7 +72,11 @@ static const char usage[] = "Usage: proctree-execd [OPTION]... TARGET... [-- COM
                             "  --descriptor-budget N     keep at most N /proc files open (default: the\n"
                             "                            open-files limit, raised to its hard limit,\n"
                             "                            less 64); others are opened at each read\n"
-                            "  --proc-root DIR           read DIR instead of /proc (tests)\n"
+                            "  --proc-root DIR           read DIR instead of /proc: the host's /proc\n"
+                            "                            in a container (default: $HOST_PROC, else\n"
+                            "                            /proc); pids are taken as DIR's\n"
+                            "  --sys-root DIR            look for the cgroup filesystem below DIR/fs/cgroup\n"
+                            "                            first (default: $HOST_SYS, else /sys)\n"
                             "\n"
                             "Launch mode (-- COMMAND):\n"
                             "  --command-output WHERE    COMMAND's stdout and stderr go to: discard (the\n"
@@ -112,6 +116,7 @@ enum {
     OPT_BY_LIMIT,
     OPT_FD_BUDGET,
     OPT_PROC_ROOT,
+    OPT_SYS_ROOT,
     OPT_COMMAND_OUTPUT,
     OPT_HELP,
     OPT_VERSION,
@@ -141,6 +146,7 @@ static const struct option long_options[] = {
     {"no-global", no_argument, NULL, OPT_NO_GLOBAL},
     {"descriptor-budget", required_argument, NULL, OPT_FD_BUDGET},
     {"proc-root", required_argument, NULL, OPT_PROC_ROOT},
+    {"sys-root", required_argument, NULL, OPT_SYS_ROOT},
     {"command-output", required_argument, NULL, OPT_COMMAND_OUTPUT},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -328,6 +334,13 @@ static enum execd_parse parse_one(struct execd_options *o, int code, const char 
         o->config.proc_root = arg;
         return EXECD_RUN;
     }
+    case OPT_SYS_ROOT: {
+        char why[256];
+        if (pt_collector_check_sys_root(arg, why, sizeof(why)) != 0)
+            return usage_error("--sys-root: %s", why);
+        o->config.sys_root = arg;
+        return EXECD_RUN;
+    }
     case OPT_COMMAND_OUTPUT:
         if (!*arg)
             return usage_error("--command-output: empty value; give discard, stderr or a file");
@@ -341,6 +354,28 @@ static enum execd_parse parse_one(struct execd_options *o, int code, const char 
         return EXECD_EXIT_OK;
     }
     return EXECD_EXIT_USAGE;
+}
+
+/* Telegraf in a container finds the host's /proc and /sys where HOST_PROC
+ * and HOST_SYS say (gopsutil's convention, which its own inputs follow)
+ * and hands its environment to us: honoured the same way, --proc-root and
+ * --sys-root winning. A bad one is refused naming the variable: measuring
+ * the container's own /proc instead would look right and be wrong. */
+static enum execd_parse roots_from_environment(struct execd_options *o)
+{
+    char why[256];
+    const char *proc = getenv("HOST_PROC"), *sys = getenv("HOST_SYS");
+    if (!o->config.proc_root && proc && *proc) {
+        if (pt_collector_check_proc_root(proc, why, sizeof(why)) != 0)
+            return usage_error("HOST_PROC (environment): %s", why);
+        o->config.proc_root = proc;
+    }
+    if (!o->config.sys_root && sys && *sys) {
+        if (pt_collector_check_sys_root(sys, why, sizeof(why)) != 0)
+            return usage_error("HOST_SYS (environment): %s", why);
+        o->config.sys_root = sys;
+    }
+    return EXECD_RUN;
 }
 
 enum execd_parse execd_parse_options(int argc, char **argv, struct execd_options *o)
@@ -383,7 +418,7 @@ enum execd_parse execd_parse_options(int argc, char **argv, struct execd_options
         return usage_error("--command-output \"%s\" needs -- COMMAND", q(o->command_output));
     if (o->n_targets == 0)
         return usage_error("no target: give --pid, --pidfile, --match, --exe, --user, --cgroup or -- COMMAND");
-    return EXECD_RUN;
+    return roots_from_environment(o);
 }
 
 void execd_options_free(struct execd_options *o)
