@@ -44,6 +44,12 @@ BAD = [
     ("negative DiscoveryInterval", "  DiscoveryInterval -1\n", ['"DiscoveryInterval"']),
     ("PssInterval 0", "  PssInterval 0\n", ['"PssInterval"', "<Plugin proctree>"]),
     ("PssBudget 0", web("web", "Pid 1", "PssBudget 0"), ['"PssBudget"', '<Process "web">']),
+    # a container's collectd given the host's /proc: a typo would measure
+    # nothing, or the container's own /proc, and look fine
+    ("ProcRoot missing", '  ProcRoot "/nonexistent/hostfs/proc"\n', ['"ProcRoot"', "<Plugin proctree>", "/nonexistent"]),
+    ("ProcRoot not a proc", '  ProcRoot "/tmp"\n', ['"ProcRoot"', "not a proc filesystem"]),
+    ("ProcRoot not a string", "  ProcRoot 1\n", ['"ProcRoot"', "directory"]),
+    ("SysRoot missing", '  SysRoot "/nonexistent/hostfs/sys"\n', ['"SysRoot"', "<Plugin proctree>", "/nonexistent"]),
     # PATH_MAX - 1 bytes fit; one more used to be cut silently
     ("selector text too long", web("web", 'Match "%s"' % ("a" * 4096)),
      ['"Match"', '<Process "web">', "longer than 4095 bytes"]),
@@ -57,6 +63,8 @@ GOOD = ("""  PollInterval 0.05
   ProcMemoryUnit "MB"
   GlobalMemoryUnit "GB"
   CollectGlobal false
+  ProcRoot "/proc"
+  SysRoot "/sys"
 """
         + web("me", f"Pid {os.getpid()}", "CollectPss false", "CollectContextSwitch false",
               "CollectFileDescriptor false")

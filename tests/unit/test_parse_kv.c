@@ -542,6 +542,48 @@ START_TEST(test_status_live_hostile_name)
 }
 END_TEST
 
+/* ---- NSpid ---- */
+
+static int parse_nspid(const char *text, size_t len, pid_t *out, size_t max)
+{
+    char *copy = exact_copy(text, len);
+    int n = pt_parse_nspid(copy, len, out, max);
+    free(copy);
+    return n;
+}
+
+/* A container's process seen in the host's /proc: outermost first. */
+START_TEST(test_nspid_nested)
+{
+    static const char text[] = "Name:\tsleep\nTgid:\t21058\nNgid:\t0\nPid:\t21058\nPPid:\t21057\nTracerPid:\t0\n"
+                               "NStgid:\t21058\t7\nNSpid:\t21058\t7\nNSpgid:\t21057\t6\nNSsid:\t1\t0\n";
+    pid_t pids[PT_NSPID_MAX];
+    ck_assert_int_eq(parse_nspid(TEXT(text), pids, PT_NSPID_MAX), 2);
+    ck_assert_int_eq(pids[0], 21058);
+    ck_assert_int_eq(pids[1], 7);
+    ck_assert_int_eq(parse_nspid(TEXT(text), pids, 1), -1); /* more than max */
+    /* a line cut short may have lost a pid or digits of one */
+    size_t end = strstr(text, "\nNSpgid") - text;
+    for (size_t n = strstr(text, "NSpid:") - text + 6; n <= end; n++)
+        ck_assert_int_eq(parse_nspid(text, n, pids, PT_NSPID_MAX), -1);
+    ck_assert_int_eq(parse_nspid(text, end + 1, pids, PT_NSPID_MAX), 2);
+}
+END_TEST
+
+START_TEST(test_nspid_absent_and_malformed)
+{
+    pid_t pids[PT_NSPID_MAX];
+    /* kernels before 4.1; a lookalike key inside another line */
+    ck_assert_int_eq(parse_nspid(TEXT("Name:\tNSpid:\t5\nPid:\t5\n"), pids, PT_NSPID_MAX), 0);
+    ck_assert_int_eq(parse_nspid(TEXT("NSpid:\t1\n"), pids, PT_NSPID_MAX), 1);
+    ck_assert_int_eq(pids[0], 1);
+    ck_assert_int_eq(parse_nspid(TEXT("NSpid:\n"), pids, PT_NSPID_MAX), -1);
+    ck_assert_int_eq(parse_nspid(TEXT("NSpid:\t0\n"), pids, PT_NSPID_MAX), -1);
+    ck_assert_int_eq(parse_nspid(TEXT("NSpid:\t12x\n"), pids, PT_NSPID_MAX), -1);
+    ck_assert_int_eq(parse_nspid(TEXT("NSpid:\t99999999999\n"), pids, PT_NSPID_MAX), -1);
+}
+END_TEST
+
 /* ==== Runner ==== */
 
 int main(void)
@@ -573,6 +615,10 @@ int main(void)
     tcase_add_loop_test(tc, test_status_missing_each_field, 0, 3);
     tcase_add_test(tc, test_status_every_prefix);
     tcase_add_test(tc, test_status_live_hostile_name);
+
+    tc = unit_tcase(suite, "nspid");
+    tcase_add_test(tc, test_nspid_nested);
+    tcase_add_test(tc, test_nspid_absent_and_malformed);
 
     return unit_run(suite);
 }
