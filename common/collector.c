@@ -40,9 +40,9 @@ struct pt_collector {
     struct pt_procscan scan;     /* the host's processes, for the matching selectors */
     struct pt_procevents events; /* the kernel's process events, for scan and targets */
     bool events_tried;
-    bool events_refused_here;    /* refused outside the host's pid namespace */
-    struct pt_exitrecords exits; /* the kernel's exit records, for every target */
-    bool said_exit_loss;         /* this interval's loss line is written */
+    const char *events_refused_here; /* why, outside the host's namespaces; else NULL */
+    struct pt_exitrecords exits;     /* the kernel's exit records, for every target */
+    bool said_exit_loss;             /* this interval's loss line is written */
     bool started;
     double next_poll, next_discovery, next_pss;
     double interval_start;
@@ -359,12 +359,18 @@ int pt_collector_add_target(struct pt_collector *c, const char *name, const stru
 
 /* One listener for the matching selectors and every target, opened once
  * there is a target; the line saying which mode is in use is written once. */
-/* The kernel sends process events and exit records only to the host's
- * pid namespace: in a container without it they are refused, and the
- * lines that say so say how to have them. */
+/* The kernel sends process events and exit records only to a process in
+ * the host's pid namespace, through a socket in the host's network
+ * namespace (elsewhere the connector refuses the connection): in a
+ * container without both they are refused, and the lines that say so say
+ * how to have them. */
 #define PT_HOST_PID_NAMESPACE                                                                                          \
-    "given only in the host's pid namespace, and this process runs in another, a container's; --pid=host in Docker "   \
-    "or hostPID: true in Kubernetes brings them back"
+    "given only in the host's pid and network namespaces, and this process runs in another pid namespace, a "          \
+    "container's; --pid=host --network=host in Docker or hostPID: true and hostNetwork: true in Kubernetes bring "     \
+    "them back"
+#define PT_HOST_NET_NAMESPACE                                                                                          \
+    "given only in the host's network namespace, and this process runs in another, a container's; --network=host "     \
+    "in Docker or hostNetwork: true in Kubernetes brings them back"
 
 /* Where the proc root is another pid namespace's (a container reading the
  * host's /proc), pids given to us are its: said once, at start. */
@@ -384,7 +390,9 @@ static void open_events(struct pt_collector *c)
     c->events_tried = true;
     say_namespace(c);
     int err = pt_procevents_open(&c->events, c->proc_root_fd);
-    c->events_refused_here = err == -ENOTSUP && !pt_pidns_is_hosts(c->proc_root_fd);
+    c->events_refused_here = err == -ENOTSUP && !pt_pidns_is_hosts(c->proc_root_fd) ? PT_HOST_PID_NAMESPACE
+                             : err == -ECONNREFUSED                                 ? PT_HOST_NET_NAMESPACE
+                                                                                    : NULL;
     if (err == 0) {
         pt_logf(PT_LOG_INFO, "following the kernel's process events: a process a member starts joins at once, and "
                              "proc_processes_started/exited count every one; a process that starts or becomes a "
@@ -396,7 +404,7 @@ static void open_events(struct pt_collector *c)
             "orphaned first is missed, and proc_processes_started/exited count processes seen, not every "
             "short-lived one); matching selectors walk /proc, a process that exec's into a match is found within %d "
             "discoveries",
-            c->events_refused_here ? PT_HOST_PID_NAMESPACE : strerror(-err),
+            c->events_refused_here ? c->events_refused_here : strerror(-err),
             err == -EPERM ? ": this kernel wants CAP_NET_ADMIN" : "", PT_RECHECK_DISCOVERIES);
 }
 
@@ -433,7 +441,7 @@ static void open_exit_records(struct pt_collector *c)
         return;
     }
     pt_logf(PT_LOG_INFO, "no exit records (taskstats: %s%s): " PT_WITHOUT_EXITS,
-            c->events_refused_here ? PT_HOST_PID_NAMESPACE
+            c->events_refused_here ? c->events_refused_here
             : c->events.fd < 0     ? "used with the process events only"
                                    : strerror(-err),
             err == -EPERM ? ": CAP_NET_ADMIN is needed" : "");

@@ -103,9 +103,9 @@ class InAContainer(unittest.TestCase):
         self.assertTrue(has_line(inner, "W! ", 'target "nspid"', "proc root's pid namespace",
                                  "give the pid the proc root shows"), msg)
         self.assertTrue(has_line(inner, "I! ", "is another pid namespace's", "taken as the proc root's"), msg)
-        self.assertTrue(has_line(inner, "I! ", "no process events", "host's pid namespace", "--pid=host",
-                                 "hostPID: true", "count processes seen"), msg)
-        self.assertTrue(has_line(inner, "I! ", "no exit records", "host's pid namespace",
+        self.assertTrue(has_line(inner, "I! ", "no process events", "host's pid and network namespaces",
+                                 "--pid=host", "hostPID: true", "count processes seen"), msg)
+        self.assertTrue(has_line(inner, "I! ", "no exit records", "host's pid and network namespaces",
                                  "proc_processes_failed/killed"), msg)
         self.assertFalse(has_line(host, "W! ", "pid namespace"), msg)
 
