@@ -194,6 +194,7 @@ static int default_name(const struct pt_collector *c, const struct pt_selector *
     case PT_SELECT_MATCH:
     case PT_SELECT_EXE:
     case PT_SELECT_USER:
+    case PT_SELECT_UNIT:
         snprintf(out, outlen, "%s", selector->value);
         return out[0] ? 0 : -1;
     }
