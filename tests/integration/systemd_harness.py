@@ -15,9 +15,10 @@ service):
   made with mknod); /sys is a fresh read-only sysfs with the cgroup2 on top;
   /proc/sys and / are bound read-only inside the namespace (a bind's
   read-only flag is the mount's, not the filesystem's);
-* SYSTEMD_UNIT_PATH holds one directory in its /run: the units the tests
-  write, and a handful of empty targets, so no installed unit can be loaded,
-  let alone started; generators are pointed at an empty directory;
+* SYSTEMD_UNIT_PATH names only directories of its /run: /run/systemd/system
+  holds the units the tests write and a handful of empty targets, so no
+  installed unit can be loaded, let alone started; generators are pointed at
+  an empty directory;
 * it boots into proctree-test.target, which pulls in nothing;
 * it is stopped by its pid: `systemctl poweroff` through nsenter, SIGKILL
   after a bounded wait (the kernel then kills everything in the pid
@@ -33,13 +34,14 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 
 import harness as h
 
 SYSTEMD = "/lib/systemd/systemd"
-UNIT_DIR = "/run/proctree-units"      # inside the namespace: the only unit path
+UNIT_DIR = "/run/systemd/system"     # inside the namespace (its tmpfs /run): the admin's runtime units
 TARGET = "proctree-test.target"
 BOOT_TIMEOUT = 60.0
 CMD_TIMEOUT = 30.0
@@ -103,6 +105,17 @@ fi
 mount -o remount,bind,ro /
 exec "$SYSTEMD" --unit="$TARGET" --show-status=no --log-target=console --log-level=info
 """
+
+
+SKIP = 77  # meson: skipped, never passed
+
+
+def systemd_or_skip():
+    """Exit 77 (skipped) with one line why, when no systemd can be booted here."""
+    reason = why_not_bootable()
+    if reason:
+        print(f"SKIP: cannot boot a systemd for the test: {reason}", flush=True)
+        sys.exit(SKIP)
 
 
 class SkipSystemd(Exception):
@@ -203,8 +216,8 @@ class Systemd:
         env = {
             "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
             "container": "proctree-test",
-            # transient units and runtime properties live in these: daemon-reload
-            # must find them
+            # only directories of its tmpfs /run: transient units and runtime
+            # properties (daemon-reload must find them again), and the test's
             "SYSTEMD_UNIT_PATH": f"/run/systemd/transient:/run/systemd/system.control:{UNIT_DIR}",
             "SYSTEMD_GENERATOR_PATH": "/run/proctree-none",
             "SYSTEMD_ENVIRONMENT_GENERATOR_PATH": "/run/proctree-none",
