@@ -38,6 +38,7 @@ import sys
 import tempfile
 import time
 
+import collectd_harness as ch
 import harness as h
 
 SYSTEMD = "/lib/systemd/systemd"
@@ -416,6 +417,39 @@ class Systemd:
         """proctree-execd started inside, driven like harness.Execd."""
         return NsExecd(self, args)
 
+    def collectd(self, plugin_body):
+        """collectd (collectd_harness.Collectd) run inside, loading the built proctree.so."""
+        return NsCollectd(self, plugin_body)
+
+
+def _inner_child(nsenter_proc, prefix, what):
+    """The process nsenter runs inside (its child), found by its
+    executable's name; fails if nsenter is gone without it."""
+    def find():
+        for kid in _children(nsenter_proc.pid):
+            try:
+                if os.path.basename(os.readlink(f"/proc/{kid}/exe")).startswith(prefix):
+                    return kid
+            except OSError:
+                pass
+        if nsenter_proc.poll() is not None:
+            raise AssertionError(f"{what} inside exited ({nsenter_proc.returncode})")
+        return None
+    return h.wait_until(find, h.START_TIMEOUT, f"{what} to start inside")
+
+
+def _stop_inner(nsenter_proc, inner_pid, timeout=10.0):
+    """SIGTERM the inner process by its pid (nsenter forwards no signal),
+    SIGKILL at the deadline; nsenter then exits with it."""
+    if nsenter_proc.poll() is None and inner_pid:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(inner_pid, signal.SIGTERM)
+        try:
+            nsenter_proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(inner_pid, signal.SIGKILL)
+
 
 class NsExecd(h.Execd):
     """harness.Execd of a proctree-execd run inside with nsenter; stopped
@@ -425,28 +459,53 @@ class NsExecd(h.Execd):
         self.sd = sd
         super().__init__(args, wrapper=["nsenter", "-t", str(sd.pid), *NS_FLAGS, "--wd=/", "--"],
                          program=sd.execd_program())
-        self.inner_pid = h.wait_until(lambda: self._inner(), h.START_TIMEOUT, "proctree-execd to start inside")
-
-    def _inner(self):
-        for kid in _children(self.proc.pid):
-            try:
-                if os.path.basename(os.readlink(f"/proc/{kid}/exe")).startswith("proctree-execd"):
-                    return kid
-            except OSError:
-                pass
-        if self.proc.poll() is not None:
-            raise AssertionError(f"proctree-execd inside exited\n{self.describe()}")
-        return None
+        self.inner_pid = None
+        try:
+            self.inner_pid = _inner_child(self.proc, "proctree-execd", "proctree-execd")
+        except AssertionError as e:
+            self.join()
+            raise AssertionError(f"{e}\n{self.describe()}") from None
 
     def stop(self):
-        if self.proc.poll() is None and self.inner_pid:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.inner_pid, signal.SIGTERM)
-            try:
-                self.proc.wait(5.0)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(self.inner_pid, signal.SIGKILL)
+        _stop_inner(self.proc, self.inner_pid, 5.0)
+        return super().stop()
+
+
+class NsCollectd(ch.Collectd):
+    """collectd_harness.Collectd run inside: its directory is in the
+    namespace's /tmp (the config names it as seen inside; the test reads
+    the csv and the log through PID 1's root)."""
+
+    INSIDE = "/tmp/proctree-collectd"
+
+    def __init__(self, sd, plugin_body):
+        self.sd = sd
+        self.inner_pid = None
+        host = sd.root_path(self.INSIDE)
+        os.makedirs(host)
+        super().__init__(host, plugin_body)
+        # the paths in the config as collectd sees them; the test's, through PID 1's root
+        seen_by_test = (self.dir, self.log_path, self.csv_dir)
+        self.dir, self.log_path, self.csv_dir = (p.replace(host, self.INSIDE, 1) for p in seen_by_test)
+        text = self._config_text(plugin_body, "")
+        self.dir, self.log_path, self.csv_dir = seen_by_test
+        with open(self.conf, "w") as f:
+            f.write(text)
+
+    def start(self):
+        with open(self.stdout_path, "wb") as out:
+            self.proc = subprocess.Popen(self.sd.nsenter([ch.COLLECTD, "-f", "-C", f"{self.INSIDE}/collectd.conf"]),
+                                         stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                         env=ch.sanitized_env())
+        try:
+            self.inner_pid = _inner_child(self.proc, "collectd", "collectd")
+        except AssertionError as e:
+            raise AssertionError(f"{e}\n{self.log()[-3000:]}") from None
+        return self
+
+    def stop(self):
+        if self.proc is not None:
+            _stop_inner(self.proc, self.inner_pid)
         return super().stop()
 
 
