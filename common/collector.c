@@ -21,6 +21,7 @@
 struct pt_collector {
     struct pt_collector_config config;
     char *proc_root;
+    char *sys_root;
     int proc_root_fd;
     struct pt_target *targets;
     size_t n_targets;
@@ -115,6 +116,8 @@ struct pt_collector *pt_collector_new(const struct pt_collector_config *config, 
     c->proc_root = pt_xstrdup(root);
     c->config = *config;
     c->config.proc_root = c->proc_root;
+    c->sys_root = pt_xstrdup(config->sys_root ? config->sys_root : "/sys");
+    c->config.sys_root = c->sys_root;
     c->proc_root_fd = fd;
     c->fd_budget.limit = config->fd_budget;
     pt_procscan_init(&c->scan, fd);
@@ -149,6 +152,7 @@ void pt_collector_free(struct pt_collector *c)
         pt_global_free(&c->global);
     close(c->proc_root_fd);
     free(c->proc_root);
+    free(c->sys_root);
     free(c);
 }
 
@@ -190,6 +194,7 @@ static int default_name(const struct pt_collector *c, const struct pt_selector *
     case PT_SELECT_MATCH:
     case PT_SELECT_EXE:
     case PT_SELECT_USER:
+    case PT_SELECT_UNIT:
         snprintf(out, outlen, "%s", selector->value);
         return out[0] ? 0 : -1;
     }
@@ -253,8 +258,8 @@ int pt_collector_add_target(struct pt_collector *c, const char *name, const stru
     c->targets = pt_xrealloc_array(c->targets, c->n_targets + 1, sizeof(*c->targets));
     c->results = pt_xrealloc_array(c->results, c->n_targets + 1, sizeof(*c->results));
     bool pss_at_end = c->config.pss_interval == 0; /* else on its own timer */
-    if (pt_target_init(&c->targets[c->n_targets], name, selector, options, pss_at_end, c->proc_root_fd, &c->fd_budget,
-                       err, errlen) != 0)
+    if (pt_target_init(&c->targets[c->n_targets], name, selector, options, pss_at_end, c->proc_root_fd, c->sys_root,
+                       &c->fd_budget, err, errlen) != 0)
         return -1;
     c->n_targets++;
     /* the array may have moved: point at the launched one again */

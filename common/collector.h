@@ -27,6 +27,8 @@
 
 struct pt_collector_config {
     const char *proc_root;     /* NULL = "/proc" */
+    const char *sys_root;      /* NULL = "/sys": the cgroup filesystem is looked
+                                  for below <sys_root>/fs/cgroup first */
     double poll_interval;      /* seconds, > 0; default 0.1 */
     double discovery_interval; /* seconds, > 0; default 1 */
     double pss_interval;       /* seconds between smaps_rollup samples; 0 (the

@@ -15,9 +15,10 @@
 #include "tree.h"
 #include "units.h"
 
-/* Returns 0, or -1 with a one-line reason in err. */
+/* sys_root: where the cgroup filesystem is looked for (cgroupfs.h).
+ * Returns 0, or -1 with a one-line reason in err. */
 int pt_target_init(struct pt_target *t, const char *name, const struct pt_selector *selector,
-                   const struct pt_target_options *options, bool pss_at_end, int proc_root_fd,
+                   const struct pt_target_options *options, bool pss_at_end, int proc_root_fd, const char *sys_root,
                    struct pt_fd_budget *budget, char *err, size_t errlen);
 
 /* The name the target reports under (its tag, its plugin instance). */

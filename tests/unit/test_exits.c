@@ -196,9 +196,9 @@ static void last_moments(bool stop, int64_t *worker, int64_t *sh)
     pt_target_options_init(&options);
     options.breakdown = PT_BY_PROCESS;
     char err[256];
-    ck_assert_msg(
-        pt_target_init(target, "app", &selector, &options, true, tree.root_fd, &tree.budget, err, sizeof(err)) == 0,
-        "%s", err);
+    ck_assert_msg(pt_target_init(target, "app", &selector, &options, true, tree.root_fd, "/sys", &tree.budget, err,
+                                 sizeof(err)) == 0,
+                  "%s", err);
     pt_target_follow_exits(target, NULL, 0, true);
     struct fx_proc parent = {.pid = 100, .ppid = 1, .comm = "sh", .starttime = 100, .resident_pages = 1};
     struct fx_proc child = {

@@ -144,8 +144,9 @@ void unit_tree_open(struct unit_tree *u)
     struct pt_target_options opt;
     pt_target_options_init(&opt);
     char err[256];
-    ck_assert_msg(pt_target_init(&u->target, "app", &sel, &opt, true, u->root_fd, &u->budget, err, sizeof(err)) == 0,
-                  "%s", err);
+    ck_assert_msg(
+        pt_target_init(&u->target, "app", &sel, &opt, true, u->root_fd, "/sys", &u->budget, err, sizeof(err)) == 0,
+        "%s", err);
 }
 
 void unit_tree_close(struct unit_tree *u)

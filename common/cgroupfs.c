@@ -1,0 +1,104 @@
+#include "cgroupfs.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "procfile.h"
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void unescape_octal(char *s)
+{
+    char *out = s;
+    for (; *s; s++) {
+        if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+            *out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+            s += 3;
+        } else {
+            *out++ = *s;
+        }
+    }
+    *out = '\0';
+}
+
+/* Does a comma-separated option list hold option, whole? */
+static bool has_option(const char *list, size_t len, const char *option)
+{
+    size_t olen = strlen(option);
+    for (size_t i = 0; i + olen <= len; i++)
+        if ((i == 0 || list[i - 1] == ',') && memcmp(list + i, option, olen) == 0 &&
+            (i + olen == len || list[i + olen] == ','))
+            return true;
+    return false;
+}
+
+/* The first mount of fstype ("cgroup2", or "cgroup" with the super
+ * option option) in mountinfo: 0 and its mount point in out, or -1. */
+static int mount_of(int proc_root_fd, struct pt_buf *buf, const char *fstype, const char *option, char *out,
+                    size_t outlen)
+{
+    ssize_t n = pt_read_file_at(proc_root_fd, "self/mountinfo", buf);
+    if (n <= 0)
+        return -1;
+    size_t tlen = strlen(fstype);
+    /* "id parent maj:min root mountpoint options [optional...] - fstype source super-options" */
+    for (char *line = buf->data, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        char *sep = strstr(line, " - ");
+        if (!sep || strncmp(sep + 3, fstype, tlen) != 0 || sep[3 + tlen] != ' ')
+            continue;
+        if (option) {
+            const char *super = strchr(sep + 4 + tlen, ' '); /* past the source */
+            if (!super || !has_option(super + 1, strlen(super + 1), option))
+                continue;
+        }
+        char *field = line;
+        for (int i = 0; i < 4 && field; i++) { /* skip to the mount point */
+            field = strchr(field, ' ');
+            if (field)
+                field++;
+        }
+        char *end = field ? strchr(field, ' ') : NULL;
+        if (!end)
+            continue;
+        *end = '\0';
+        unescape_octal(field);
+        snprintf(out, outlen, "%s", field);
+        return 0;
+    }
+    return -1;
+}
+
+int pt_cgroup2_mount(int proc_root_fd, struct pt_buf *buf, char *out, size_t outlen)
+{
+    return mount_of(proc_root_fd, buf, "cgroup2", NULL, out, outlen);
+}
+
+/* Is dir a cgroup (does it hold cgroup.procs)? Then it goes to out. */
+static bool found_at(const char *sys_root, const char *below, char *out, size_t outlen)
+{
+    char probe[PT_CGROUPFS_PATH_MAX + 32];
+    int n = snprintf(probe, sizeof(probe), "%s/fs/cgroup%s/cgroup.procs", sys_root, below);
+    if (n < 0 || (size_t)n >= sizeof(probe) || access(probe, F_OK) != 0)
+        return false;
+    snprintf(out, outlen, "%s/fs/cgroup%s", sys_root, below);
+    return true;
+}
+
+void pt_cgroupfs_find(struct pt_cgroupfs *fs, int proc_root_fd, const char *sys_root, struct pt_buf *buf)
+{
+    fs->v2[0] = fs->systemd_v1[0] = '\0';
+    /* a v1 controller's root holds cgroup.procs too: tell them apart by
+     * the v2-only cgroup.controllers */
+    char probe[PT_CGROUPFS_PATH_MAX + 48];
+    snprintf(probe, sizeof(probe), "%s/fs/cgroup/cgroup.controllers", sys_root);
+    bool unified = access(probe, F_OK) == 0;
+    if (!(unified && found_at(sys_root, "", fs->v2, sizeof(fs->v2))) &&
+        !found_at(sys_root, "/unified", fs->v2, sizeof(fs->v2)))
+        mount_of(proc_root_fd, buf, "cgroup2", NULL, fs->v2, sizeof(fs->v2));
+    if (!found_at(sys_root, "/systemd", fs->systemd_v1, sizeof(fs->systemd_v1)))
+        mount_of(proc_root_fd, buf, "cgroup", "name=systemd", fs->systemd_v1, sizeof(fs->systemd_v1));
+}

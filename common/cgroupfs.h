@@ -1,0 +1,32 @@
+/* cgroupfs: where the cgroup hierarchies are mounted.
+ *
+ * Two hierarchies hold the processes of a cgroup path as
+ * /proc/PID/cgroup and systemd name it: cgroup v2's (the whole tree on a
+ * unified host; "unified", beside the v1 controllers, on a hybrid one)
+ * and systemd's own v1 hierarchy "name=systemd" (legacy and hybrid
+ * hosts). systemd lays a unit out the same way in each it manages.
+ *
+ * They are looked for first where systemd mounts them, below
+ * <sys_root>/fs/cgroup (sys_root is "/sys", or HOST_SYS in a container
+ * that mounts the host's /sys elsewhere), then in the proc root's
+ * self/mountinfo (any other mount point). */
+#ifndef PROCTREE_CGROUPFS_H
+#define PROCTREE_CGROUPFS_H
+
+#include "buf.h"
+
+#define PT_CGROUPFS_PATH_MAX 512
+
+struct pt_cgroupfs {
+    char v2[PT_CGROUPFS_PATH_MAX];         /* the cgroup2 mount, or "" */
+    char systemd_v1[PT_CGROUPFS_PATH_MAX]; /* the name=systemd v1 mount, or "" */
+};
+
+/* Fill fs; a hierarchy that is not found stays "". */
+void pt_cgroupfs_find(struct pt_cgroupfs *fs, int proc_root_fd, const char *sys_root, struct pt_buf *buf);
+
+/* The first cgroup2 mount in <proc root>/self/mountinfo ("/sys/fs/cgroup"
+ * on unified hosts, "/sys/fs/cgroup/unified" on hybrid ones). 0 or -1. */
+int pt_cgroup2_mount(int proc_root_fd, struct pt_buf *buf, char *out, size_t outlen);
+
+#endif
