@@ -17,7 +17,7 @@
 #include "escape.h"
 
 #define GLOBAL_BLOCK "<Plugin proctree>"
-#define SELECTOR_KEYS "Pid, PidFile, Match, Exe, User or Cgroup"
+#define SELECTOR_KEYS "Pid, PidFile, Match, Exe, User, Cgroup or Unit"
 
 __attribute__((format(printf, 3, 4))) static void option_error(const oconfig_item_t *option, const char *block,
                                                                const char *format, ...)
@@ -85,7 +85,7 @@ static int get_breakdown(const oconfig_item_t *option, const char *block, enum p
     char text[16]; /* longer than any breakdown, so truncation cannot make one */
 
     if (cf_util_get_string_buffer(option, text, sizeof text) != 0 || pt_breakdown_parse(text, out) != 0) {
-        option_error(option, block, "expects \"process\" or \"thread\"");
+        option_error(option, block, "expects \"process\", \"thread\" or \"cgroup\"");
         return -1;
     }
     return 0;
@@ -158,6 +158,7 @@ static const struct {
     {"Exe", PT_SELECT_EXE, "a program name"},
     {"User", PT_SELECT_USER, "a user name or uid, in quotes"},
     {"Cgroup", PT_SELECT_CGROUP, "a cgroup path"},
+    {"Unit", PT_SELECT_UNIT, "a systemd unit name or glob"},
 };
 
 static int find_selector(const char *key)

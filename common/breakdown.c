@@ -84,7 +84,7 @@ void pt_groups_end_interval(struct pt_groups *gs)
         if (g->processes == 0) {
             for (int k = 0; k < PT_CTR_COUNT; k++)
                 gs->retired[k] = pt_sat_add(gs->retired[k], g->adjust[k]);
-            char name[PT_COMM_MAX];
+            char name[PT_GROUP_NAME_MAX];
             int64_t rest[2];
             memcpy(name, g->name, sizeof(name));
             memcpy(rest, g->cpu_rest_us, sizeof(rest));

@@ -1,4 +1,7 @@
-/* breakdown: a target's amounts split by process name (--by process).
+/* breakdown: a target's amounts split by process name (--by process), or
+ * by the cgroup below the target's that holds each member (--by cgroup:
+ * a child is born in its parent's cgroup, and a member found by its
+ * parent, not by a scan of the cgroups, is in its parent's group).
  *
  * A group is a name and what its members did. Its cumulative counter is
  * built as the tree's is (ledger.h), from the same events:
@@ -34,11 +37,15 @@
 #include "quantities.h"
 #include "report.h"
 
+/* A group's name: a comm, or a cgroup's directory name (systemd's unit
+ * names are shorter), NUL included. */
+#define PT_GROUP_NAME_MAX 256
+
 /* The name of the group past the limit. */
 #define PT_GROUP_OTHER "other"
 
 struct pt_group {
-    char name[PT_COMM_MAX]; /* raw bytes, as the kernel shows comm */
+    char name[PT_GROUP_NAME_MAX]; /* raw bytes, as the kernel shows comm or names a cgroup */
     bool in_use;
     int64_t adjust[PT_CTR_COUNT];
     int64_t high_water[PT_CTR_COUNT], interval_base[PT_CTR_COUNT];

@@ -215,6 +215,7 @@ static int default_name(const struct pt_collector *c, const struct pt_selector *
     case PT_SELECT_MATCH:
     case PT_SELECT_EXE:
     case PT_SELECT_USER:
+    case PT_SELECT_UNIT:
         snprintf(out, outlen, "%s", selector->value);
         return out[0] ? 0 : -1;
     }
@@ -277,19 +278,20 @@ static int launched_in_root(struct pt_collector *c, struct pt_selector *selector
  * a user may not expect: say it when the pid given is one of our
  * namespace's and the proc root's process of that pid is another. And
  * cgroup.procs lists pids in our namespace (0 for those we cannot see),
- * which the proc root's pids are not: say that --cgroup cannot work. */
+ * which the proc root's pids are not: say that --cgroup and --unit
+ * cannot work. */
 static void check_namespace(struct pt_collector *c, const char *name, const struct pt_selector *selector)
 {
     if (c->self == getpid())
         return;
     char qn[PT_QUOTED_MAX], qc[PT_QUOTED_MAX];
     pt_escape(qn, sizeof(qn), name);
-    if (selector->kind == PT_SELECT_CGROUP) {
+    if (selector->kind == PT_SELECT_CGROUP || selector->kind == PT_SELECT_UNIT) {
         pt_logf(PT_LOG_WARNING,
-                "target \"%s\": the cgroup's processes cannot be found: the proc root is another pid "
+                "target \"%s\": the %s's processes cannot be found: the proc root is another pid "
                 "namespace's, and cgroup.procs lists this one's pids (0 for the others); run in the host's pid "
                 "namespace (--pid=host in Docker, hostPID: true in Kubernetes)",
-                qn);
+                qn, selector->kind == PT_SELECT_UNIT ? "unit" : "cgroup");
         return;
     }
     pid_t pid = selector->pid;

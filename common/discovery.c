@@ -25,7 +25,13 @@
 /* ---- selector --------------------------------------------------------- */
 
 static int collect_pid(pid_t pid, void *arg);
+static int collect_scanned(pid_t pid, const char *group, void *arg);
 static void join_pending(struct pt_target *t, bool baseline);
+
+static bool by_cgroups(const struct pt_target *t)
+{
+    return t->selector.kind == PT_SELECT_CGROUP || t->selector.kind == PT_SELECT_UNIT;
+}
 
 /* A pid file may name anything: pid 1, a kernel thread or proctree itself
  * would make the target the host (or measure itself). Refused with one
@@ -85,8 +91,10 @@ static void resolve_root(struct pt_target *t)
     if (t->has_matcher) {
         /* cgroup members are listed by the cgroup; the others were offered
          * by the collector's walk of the proc root */
-        if (t->selector.kind == PT_SELECT_CGROUP)
-            t->cgroup_error = pt_matcher_scan_cgroup(&t->matcher, &t->buf, collect_pid, t);
+        if (by_cgroups(t)) {
+            pt_buf_reset(&t->scan_groups);
+            t->cgroup_error = pt_matcher_scan_cgroup(&t->matcher, &t->buf, collect_scanned, t);
+        }
         join_pending(t, true);
         return;
     }
@@ -114,6 +122,8 @@ enum empty_why {
     WHY_HIDDEN,      /* it is one, but the proc root does not show it */
     WHY_CGROUP_GONE, /* the cgroup does not exist */
     WHY_CGROUP_EMPTY,
+    WHY_UNIT_GONE, /* the unit (no unit of the glob) has no cgroup: not running */
+    WHY_UNIT_EMPTY,
     WHY_NO_MATCH,
     WHY_NO_MATCH_HIDDEN, /* and the proc root hides other users' processes */
 };
@@ -151,6 +161,8 @@ static enum empty_why why_empty(struct pt_target *t, char *hidepid, size_t hidep
     }
     case PT_SELECT_CGROUP:
         return t->cgroup_error == -ENOENT ? WHY_CGROUP_GONE : WHY_CGROUP_EMPTY;
+    case PT_SELECT_UNIT:
+        return t->cgroup_error == -ENOENT ? WHY_UNIT_GONE : WHY_UNIT_EMPTY;
     default:
         return pt_proc_root_hidepid(t->proc_root_fd, &t->buf, hidepid, hidepid_len) ? WHY_NO_MATCH_HIDDEN
                                                                                     : WHY_NO_MATCH;
@@ -226,6 +238,20 @@ static void say_why_empty(struct pt_target *t)
         snprintf(what, sizeof(what), "cgroup \"%s\" has no process",
                  pt_escape(q, sizeof(q), pt_matcher_cgroup(&t->matcher)));
         break;
+    case WHY_UNIT_GONE: {
+        const struct pt_sdunit *u = pt_matcher_unit(&t->matcher);
+        if (u->glob)
+            snprintf(what, sizeof(what), "no unit matching \"%s\" is running (none has a cgroup)",
+                     pt_escape(q, sizeof(q), u->name));
+        else
+            snprintf(what, sizeof(what), "unit \"%s\" is %s (it has no cgroup)", pt_escape(q, sizeof(q), u->name),
+                     pt_sdunit_state(u));
+        break;
+    }
+    case WHY_UNIT_EMPTY:
+        snprintf(what, sizeof(what), "unit \"%s\" has a cgroup but no process",
+                 pt_escape(q, sizeof(q), pt_matcher_unit(&t->matcher)->name));
+        break;
     case WHY_NO_MATCH:
         snprintf(what, sizeof(what), "no process matches");
         break;
@@ -243,14 +269,38 @@ static void say_why_empty(struct pt_target *t)
 
 /* ---- discovery -------------------------------------------------------- */
 
+#define NO_SCAN_GROUP UINT32_MAX
+
 static int collect_pid(pid_t pid, void *arg)
 {
     struct pt_target *t = arg;
     if (t->n_pending == t->cap_pending) {
         t->cap_pending = t->cap_pending ? t->cap_pending * 2 : 64;
         t->pending = pt_xrealloc_array(t->pending, t->cap_pending, sizeof(pid_t));
+        t->pending_group = pt_xrealloc_array(t->pending_group, t->cap_pending, sizeof(uint32_t));
     }
+    t->pending_group[t->n_pending] = NO_SCAN_GROUP;
     t->pending[t->n_pending++] = pid;
+    return 0;
+}
+
+/* A process of the target's cgroups, and (--by cgroup) its group: the
+ * names come in runs (a directory's pids), each kept once. */
+static int collect_scanned(pid_t pid, const char *group, void *arg)
+{
+    struct pt_target *t = arg;
+    collect_pid(pid, t);
+    if (t->options.breakdown != PT_BY_CGROUP)
+        return 0;
+    struct pt_buf *names = &t->scan_groups;
+    size_t n = t->n_pending;
+    uint32_t previous = n > 1 ? t->pending_group[n - 2] : NO_SCAN_GROUP;
+    if (previous != NO_SCAN_GROUP && strcmp(names->data + previous, group) == 0) {
+        t->pending_group[n - 1] = previous;
+        return 0;
+    }
+    t->pending_group[n - 1] = (uint32_t)names->len;
+    pt_buf_append(names, group, strlen(group) + 1);
     return 0;
 }
 
@@ -322,9 +372,14 @@ static void collect_own_children(struct pt_target *t)
 
 static void join_pending(struct pt_target *t, bool baseline)
 {
-    for (size_t j = 0; j < t->n_pending; j++)
-        if (!pt_target_live_member(t, t->pending[j]))
-            pt_target_join(t, t->pending[j], 0, baseline);
+    for (size_t j = 0; j < t->n_pending; j++) {
+        if (pt_target_live_member(t, t->pending[j]))
+            continue;
+        uint32_t group = t->pending_group[j];
+        t->join_group = group != NO_SCAN_GROUP ? t->scan_groups.data + group : NULL;
+        pt_target_join(t, t->pending[j], 0, baseline);
+        t->join_group = NULL;
+    }
     t->n_pending = 0;
 }
 
@@ -387,7 +442,7 @@ void pt_target_discover(struct pt_target *t)
 
 bool pt_target_wants_scan(const struct pt_target *t)
 {
-    return t->has_matcher && t->selector.kind != PT_SELECT_CGROUP;
+    return t->has_matcher && !by_cgroups(t);
 }
 
 const struct pt_matcher *pt_target_matcher(const struct pt_target *t)

@@ -9,11 +9,11 @@
 
 #define US_PER_SECOND 1000000.0
 
-void pt_ledger_init(struct pt_ledger *l, double ticks_per_second, uint32_t groups, bool by_process)
+void pt_ledger_init(struct pt_ledger *l, double ticks_per_second, uint32_t groups, bool partitions)
 {
     memset(l, 0, sizeof(*l));
     l->ticks_per_second = ticks_per_second;
-    l->by_process = groups > 0 && by_process;
+    l->partitions = groups > 0 && partitions;
     if (groups > 0)
         pt_groups_init(&l->groups, groups);
 }
@@ -412,7 +412,7 @@ void pt_ledger_count(struct pt_ledger *l, const struct pt_account *a)
         memcpy(l->tree, l->adjust, sizeof(l->tree));
         l->counting = true;
     }
-    struct pt_group *g = l->by_process && a->group >= 0 ? &l->groups.list[a->group] : NULL;
+    struct pt_group *g = l->partitions && a->group >= 0 ? &l->groups.list[a->group] : NULL;
     if (g)
         g->processes++;
     for (int k = 0; k < PT_CTR_COUNT; k++) {
@@ -471,13 +471,13 @@ int pt_ledger_check(const struct pt_ledger *l, const struct pt_account *const *l
             }
             if (pt_account_has(a, k)) {
                 tree[k] = pt_sat_add(tree[k], pt_ledger_counted(a, k));
-                if (l->by_process && a->group >= 0)
+                if (l->partitions && a->group >= 0)
                     groups[k] = pt_sat_add(groups[k], pt_ledger_counted(a, k));
             }
         }
     }
     for (int k = 0; k < PT_CTR_COUNT; k++) {
-        if (l->by_process)
+        if (l->partitions)
             groups[k] = pt_sat_add(groups[k], l->groups.retired[k]);
         if (l->high_water[k] < l->interval_base[k]) {
             snprintf(why, whylen, "counter %d: the tree's base %lld is above its mark %lld", k,
@@ -486,13 +486,13 @@ int pt_ledger_check(const struct pt_ledger *l, const struct pt_account *const *l
         }
         for (uint32_t g = 0; l->groups.list && g <= l->groups.limit; g++) {
             const struct pt_group *gr = &l->groups.list[g];
-            groups[k] = pt_sat_add(groups[k], l->by_process ? gr->adjust[k] : 0);
+            groups[k] = pt_sat_add(groups[k], l->partitions ? gr->adjust[k] : 0);
             if (gr->high_water[k] < gr->interval_base[k]) {
                 snprintf(why, whylen, "counter %d: group %u's base is above its mark", k, g);
                 return -1;
             }
         }
-        if (l->by_process && groups[k] != tree[k]) {
+        if (l->partitions && groups[k] != tree[k]) {
             snprintf(why, whylen, "counter %d: the groups add up to %lld, the tree to %lld", k, (long long)groups[k],
                      (long long)tree[k]);
             return -1;

@@ -33,13 +33,13 @@
  * neither dips nor stays above what was really done once the debt is
  * settled, and only the departed account's unseen last moments are lost.
  *
- * With a breakdown by process each group's G is built the same way, over
+ * With a breakdown by process or cgroup each group's G is built the same way, over
  * its accounts, and every change to the tree's adjust is made to one
  * group's by the same call (credit()); moves between groups keep the sum.
  *
  * Invariants (pt_ledger_check() asserts them; the unit tests call it
  * after every event):
- *   - by process, the groups add up to the tree, counter by counter;
+ *   - by process or cgroup, the groups add up to the tree, counter by counter;
  *   - reported deltas are never negative: they are deltas of high-water
  *     marks, never above the mark;
  *   - a debt is never negative nor more than is due (0 <= owed <= due),
@@ -67,7 +67,7 @@
  * the has_* flags; the rest is the ledger's. */
 struct pt_account {
     pid_t pid;
-    int32_t group;             /* its breakdown group's slot (by process), or -1 */
+    int32_t group;             /* its breakdown group's slot (by process or cgroup), or -1 */
     int64_t ctr[PT_CTR_COUNT]; /* last values read, inclusive of reaped children */
     /* Its own part of ctr at the last read: stat's utime, stime, minflt
      * and majflt without their c* twins; io does not tell its own from its
@@ -104,7 +104,7 @@ struct pt_share {
 
 struct pt_ledger {
     double ticks_per_second;
-    bool by_process;         /* groups.list holds process names, whose sum is the tree */
+    bool partitions;         /* each member is in one group of groups.list, whose sum is the tree */
     bool shares_folds;       /* exit records give folds out to the groups (by process) */
     struct pt_groups groups; /* the breakdown's; list NULL without one */
     uint64_t round;          /* intervals ended: debts are checked in a later round */
@@ -121,9 +121,9 @@ struct pt_ledger {
 };
 
 /* groups: the breakdown's limit of named groups, 0 without a breakdown;
- * by_process: they are process names (the groups add up to the tree),
- * else thread names. */
-void pt_ledger_init(struct pt_ledger *l, double ticks_per_second, uint32_t groups, bool by_process);
+ * partitions: each member is in one of them, by its name or its cgroup
+ * (the groups add up to the tree), else they are thread names. */
+void pt_ledger_init(struct pt_ledger *l, double ticks_per_second, uint32_t groups, bool partitions);
 void pt_ledger_free(struct pt_ledger *l);
 
 /* The counter as the tree counts it: the last value read, or what the

@@ -11,6 +11,7 @@
 
 #include "base.h"
 #include "cgroupfs.h"
+#include "sdunit.h"
 #include "escape.h"
 #include "member.h"
 #include "procparse.h"
@@ -50,14 +51,30 @@ static int resolve_cgroup(struct pt_matcher *m, const char *path, int proc_root_
     return 0;
 }
 
-/* Every pid in dir/cgroup.procs, then in every sub-cgroup: on cgroup v2 a
- * service's processes often live in leaf sub-cgroups. */
-static void scan_cgroup_dir(int dir_fd, struct pt_buf *buf, int depth, int (*fn)(pid_t, void *), void *arg)
+/* One scan of a cgroup and its sub-cgroups: each pid goes to fn with
+ * the name of its group (pt_matcher_scan_cgroup). */
+struct cgroup_scan {
+    int (*fn)(pid_t pid, const char *group, void *arg);
+    void *arg;
+    struct pt_buf *buf;
+    const char *group;
+    bool name_children; /* the directory scanned first names the groups of its children */
+};
+
+static int scanned_pid(pid_t pid, void *arg)
 {
-    ssize_t n = pt_read_file_at(dir_fd, "cgroup.procs", buf);
+    struct cgroup_scan *s = arg;
+    return s->fn(pid, s->group, s->arg);
+}
+
+/* Every pid in dir/cgroup.procs, then in every sub-cgroup: on cgroup v2 a
+ * service's processes often live in leaf sub-cgroups (".control" too). */
+static void scan_cgroup_dir(struct cgroup_scan *s, int dir_fd, int depth)
+{
+    ssize_t n = pt_read_file_at(dir_fd, "cgroup.procs", s->buf);
     /* one pid per line: the children-list parser reads any whitespace */
     if (n > 0)
-        pt_parse_children(buf->data, (size_t)n, fn, arg);
+        pt_parse_children(s->buf->data, (size_t)n, scanned_pid, s);
     if (depth >= 32)
         return;
     int dup_fd = dup(dir_fd);
@@ -67,16 +84,30 @@ static void scan_cgroup_dir(int dir_fd, struct pt_buf *buf, int depth, int (*fn)
             close(dup_fd);
         return;
     }
+    const char *group = s->group;
     for (struct dirent *e; (e = readdir(dir));) {
-        if (e->d_type != DT_DIR || e->d_name[0] == '.')
+        if (e->d_type != DT_DIR || strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
-        int sub = openat(dir_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int sub = openat(dir_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (sub >= 0) {
-            scan_cgroup_dir(sub, buf, depth + 1, fn, arg);
+            s->group = depth == 0 && s->name_children ? e->d_name : group;
+            scan_cgroup_dir(s, sub, depth + 1);
+            s->group = group;
             close(sub);
         }
     }
     closedir(dir);
+}
+
+/* Scan the cgroup at path; 0 or -errno when it cannot be opened. */
+static int scan_cgroup_at(struct cgroup_scan *s, const char *path)
+{
+    int dir_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir_fd < 0)
+        return -errno;
+    scan_cgroup_dir(s, dir_fd, 0);
+    close(dir_fd);
+    return 0;
 }
 
 /* ---- candidates ----------------------------------------------------- */
@@ -257,6 +288,16 @@ int pt_matcher_init(struct pt_matcher *m, const struct pt_selector *selector, in
         return 0;
     case PT_SELECT_CGROUP:
         return resolve_cgroup(m, selector->path, proc_root_fd, sys_root, err, errlen);
+    case PT_SELECT_UNIT: {
+        struct pt_cgroupfs fs;
+        struct pt_buf buf = {0};
+        pt_cgroupfs_find(&fs, proc_root_fd, sys_root, &buf);
+        pt_buf_free(&buf);
+        if (pt_sdunit_init(&m->unit, selector->value, &fs, err, errlen) != 0)
+            return -1;
+        m->has_unit = true;
+        return 0;
+    }
     default:
         snprintf(err, errlen, "not a matching selector");
         return -1;
@@ -269,17 +310,35 @@ void pt_matcher_free(struct pt_matcher *m)
         regfree(&m->regex);
     free(m->exe);
     free(m->cgroup);
+    if (m->has_unit)
+        pt_sdunit_free(&m->unit);
     memset(m, 0, sizeof(*m));
 }
 
-int pt_matcher_scan_cgroup(const struct pt_matcher *m, struct pt_buf *buf, int (*fn)(pid_t pid, void *arg), void *arg)
+int pt_matcher_scan_cgroup(struct pt_matcher *m, struct pt_buf *buf, int (*fn)(pid_t pid, const char *group, void *arg),
+                           void *arg)
 {
-    int dir_fd = open(m->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir_fd < 0)
-        return -errno;
-    scan_cgroup_dir(dir_fd, buf, 0, fn, arg);
-    close(dir_fd);
+    struct cgroup_scan s = {.fn = fn, .arg = arg, .buf = buf, .group = PT_CGROUP_OWN};
+    if (m->kind == PT_SELECT_CGROUP) {
+        s.name_children = true;
+        return scan_cgroup_at(&s, m->cgroup);
+    }
+    if (pt_sdunit_resolve(&m->unit) == 0)
+        return -ENOENT;
+    /* a unit's groups are its sub-cgroups; a glob's, the units it matched */
+    s.name_children = !m->unit.glob;
+    for (size_t i = 0; i < m->unit.n_dirs; i++) {
+        const char *dir = m->unit.dirs[i], *slash = strrchr(dir, '/');
+        if (m->unit.glob)
+            s.group = slash ? slash + 1 : dir;
+        scan_cgroup_at(&s, dir);
+    }
     return 0;
+}
+
+const struct pt_sdunit *pt_matcher_unit(const struct pt_matcher *m)
+{
+    return &m->unit;
 }
 
 const char *pt_matcher_cgroup(const struct pt_matcher *m)

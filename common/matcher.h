@@ -2,7 +2,8 @@
  *
  * --match (POSIX ERE on the command line, NULs read as spaces), --exe
  * (comm or the base name of /proc/PID/exe), --user (effective uid) and
- * --cgroup (every process of a cgroup directory and its sub-cgroups).
+ * --cgroup (every process of a cgroup directory and its sub-cgroups) and
+ * --unit (those of a systemd unit's cgroups, sdunit.h).
  * Every process that matches is a root; their trees form one target.
  * Processes that start later are found at the next discovery tick.
  *
@@ -25,17 +26,19 @@
 #include "selector.h"
 #include "procfile.h"
 #include "procparse.h"
+#include "sdunit.h"
 
 /* Bytes of a command line --match looks at. */
 #define PT_MATCH_TEXT_MAX 4096
 
 struct pt_matcher {
     enum pt_selector_kind kind;
-    regex_t regex; /* MATCH */
-    char *exe;     /* EXE */
-    uid_t uid;     /* USER */
-    char *cgroup;  /* CGROUP: the directory in the cgroup2 filesystem */
-    bool has_regex;
+    regex_t regex;         /* MATCH */
+    char *exe;             /* EXE */
+    uid_t uid;             /* USER */
+    char *cgroup;          /* CGROUP: the directory in the cgroup2 filesystem */
+    struct pt_sdunit unit; /* UNIT */
+    bool has_regex, has_unit;
 };
 
 /* Prepare the matcher; -1 with a one-line reason in err for a bad regex,
@@ -68,10 +71,16 @@ bool pt_candidate_is_user_process(struct pt_candidate *c);
 /* Does the process match a --match, --exe or --user matcher? */
 bool pt_matcher_test(const struct pt_matcher *m, struct pt_candidate *c);
 
-/* --cgroup: call fn(pid, arg) for every process of the cgroup now. 0, or
- * -errno when the cgroup's directory cannot be opened (-ENOENT: there is
- * no such cgroup now). */
-int pt_matcher_scan_cgroup(const struct pt_matcher *m, struct pt_buf *buf, int (*fn)(pid_t pid, void *arg), void *arg);
+/* --cgroup, --unit: call fn(pid, group, arg) for every process of the
+ * target's cgroups now (a --unit's are found again first, sdunit.h).
+ * group names the cgroup directly below the target's that holds it
+ * (PT_CGROUP_OWN when none does), or for a glob of units the unit; valid
+ * during the call. 0, or -errno when there is no such cgroup now
+ * (-ENOENT), or it cannot be opened. */
+int pt_matcher_scan_cgroup(struct pt_matcher *m, struct pt_buf *buf, int (*fn)(pid_t pid, const char *group, void *arg),
+                           void *arg);
+/* The unit, for --unit. */
+const struct pt_sdunit *pt_matcher_unit(const struct pt_matcher *m);
 /* The cgroup's directory, for --cgroup. */
 const char *pt_matcher_cgroup(const struct pt_matcher *m);
 

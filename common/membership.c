@@ -14,7 +14,7 @@
 void pt_target_follow_name(struct pt_target *t, struct pt_member *m)
 {
     struct pt_groups *gs = &t->ledger.groups;
-    if (m->acct.group < 0 || strcmp(gs->list[m->acct.group].name, m->comm) == 0)
+    if (!pt_target_by_process(t) || m->acct.group < 0 || strcmp(gs->list[m->acct.group].name, m->comm) == 0)
         return;
     pt_ledger_regroup(&t->ledger, &m->acct, pt_groups_find(gs, m->comm));
 }
@@ -214,6 +214,23 @@ void pt_target_compact(struct pt_target *t)
 
 /* Open pid as a new member. baseline: it joins as part of a new root's
  * tree (its past is not counted); otherwise it was born in the tree. */
+/* The group a member joins: its name's (by process); by cgroup, the one
+ * the scan of the cgroups found it in, else its parent's (a child is born
+ * in its parent's cgroup), else the target's own cgroup's; none without
+ * a breakdown that partitions the members. */
+static int32_t join_group(struct pt_target *t, const struct pt_member *m)
+{
+    struct pt_groups *gs = &t->ledger.groups;
+    if (pt_target_by_process(t))
+        return (int32_t)pt_groups_find(gs, m->comm);
+    if (t->options.breakdown != PT_BY_CGROUP)
+        return -1;
+    if (t->join_group)
+        return (int32_t)pt_groups_find(gs, t->join_group);
+    const struct pt_member *parent = pt_target_live_member(t, m->ppid);
+    return parent && parent->acct.group >= 0 ? parent->acct.group : (int32_t)pt_groups_find(gs, PT_CGROUP_OWN);
+}
+
 struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline)
 {
     struct pt_member m;
@@ -226,7 +243,7 @@ struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expect
     }
     if (r != PT_READ_OK)
         return NULL;
-    if (m.zombie && !baseline && t->follows_exits && t->options.breakdown != PT_BY_NONE && m.ppid != t->self) {
+    if (m.zombie && !baseline && t->follows_exits && pt_target_groups_by_name(t) && m.ppid != t->self) {
         /* With a breakdown its exit record settles it (exits.c), whether
          * it came already or is to come: joined too, its group would count
          * it twice. Launch mode joins what it reaps itself. */
@@ -249,8 +266,7 @@ struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expect
     m.since = baseline ? pt_now() : 0;
     m.recorded_whole = !baseline && t->follows_exits;
     m.read_at = pt_now();
-    pt_ledger_join(&t->ledger, &m.acct,
-                   pt_target_by_process(t) ? (int32_t)pt_groups_find(&t->ledger.groups, m.comm) : -1, baseline);
+    pt_ledger_join(&t->ledger, &m.acct, join_group(t, &m), baseline);
     /* A zombie joins too (but for a breakdown's, above): its counters are
      * final, and count in the interval it ran in, not in its reaper's at
      * the reap (which then owes them, as for any member that leaves). One

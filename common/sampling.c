@@ -65,7 +65,7 @@ static void poll_members(struct pt_target *t)
         }
         /* With a breakdown every member is read: what a child does after
          * its last read counts in its reaper's group */
-        if (is_exposed(t, m) || pt_target_by_process(t))
+        if (is_exposed(t, m) || pt_target_partitions(t))
             pt_target_read_counters(t, m);
     }
     if (sampled) {
@@ -73,7 +73,7 @@ static void poll_members(struct pt_target *t)
         pt_extrema_add(&t->gauges[PT_G_RSS], resident);
         pt_extrema_add(&t->gauges[PT_G_ANON], anon);
         t->samples++;
-        if (pt_target_by_process(t))
+        if (pt_target_partitions(t))
             pt_groups_end_poll(&t->ledger.groups, PT_G_VM, PT_G_ANON);
     }
 }
@@ -211,7 +211,7 @@ static void sample_smaps(struct pt_target *t)
         return;
     for (int g = PT_G_PSS; g <= PT_G_SWAP; g++)
         pt_extrema_add(&t->gauges[g], sum[g]);
-    if (pt_target_by_process(t))
+    if (pt_target_partitions(t))
         pt_groups_end_poll(&t->ledger.groups, PT_G_PSS, PT_G_SWAP);
 }
 

@@ -5,6 +5,7 @@
 static const char *const breakdown_names[] = {
     [PT_BY_PROCESS] = "process",
     [PT_BY_THREAD] = "thread",
+    [PT_BY_CGROUP] = "cgroup",
 };
 
 int pt_breakdown_parse(const char *text, enum pt_breakdown *out)

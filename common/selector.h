@@ -15,6 +15,7 @@ enum pt_selector_kind {
     PT_SELECT_EXE,    /* comm or executable base name */
     PT_SELECT_USER,   /* effective user, name or uid */
     PT_SELECT_CGROUP, /* a cgroup and its sub-cgroups */
+    PT_SELECT_UNIT,   /* a systemd unit's cgroup, or a glob of units' (sdunit.h) */
 };
 
 /* The kernel's PID_MAX_LIMIT (64-bit): every pid is below it. */
@@ -24,14 +25,18 @@ struct pt_selector {
     enum pt_selector_kind kind;
     pid_t pid;         /* PID, CHILD */
     const char *path;  /* PIDFILE, CGROUP (copied) */
-    const char *value; /* MATCH regex, EXE name, USER name or uid (copied) */
+    const char *value; /* MATCH regex, EXE name, USER name or uid, UNIT name or glob (copied) */
 };
 
-/* Lines besides the tree's total (breakdown.h). */
-enum pt_breakdown { PT_BY_NONE, PT_BY_PROCESS, PT_BY_THREAD };
+/* --by cgroup: the group of the processes directly in a --cgroup's or
+ * --unit's own cgroup, not in one below it. */
+#define PT_CGROUP_OWN "."
 
-/* A breakdown as both frontends spell it (--by, BreakDown): "process" or
- * "thread", exactly. Returns 0, or -1 for anything else, "none" included
+/* Lines besides the tree's total (breakdown.h). */
+enum pt_breakdown { PT_BY_NONE, PT_BY_PROCESS, PT_BY_THREAD, PT_BY_CGROUP };
+
+/* A breakdown as both frontends spell it (--by, BreakDown): "process",
+ * "thread" or "cgroup", exactly. Returns 0, or -1 for anything else, "none" included
  * (*out is then left alone). */
 int pt_breakdown_parse(const char *text, enum pt_breakdown *out);
 /* Its keyword, which is also its lines' tag key; NULL for PT_BY_NONE. */

@@ -1,5 +1,6 @@
 #include "target.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -112,7 +113,7 @@ static void count_members(struct pt_target *t)
         struct pt_member *m = &t->members[i];
         if (m->gone)
             continue;
-        if (pt_target_by_process(t)) {
+        if (pt_target_partitions(t)) {
             pt_target_follow_name(t, m);
             struct pt_group *g = &t->ledger.groups.list[m->acct.group];
             pt_ledger_seen(&t->ledger, &m->acct);
@@ -129,7 +130,8 @@ static void count_members(struct pt_target *t)
 static void fill_group_reports(struct pt_target *t, double seconds, const struct pt_units *units)
 {
     bool keep_base = t->short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS);
-    enum pt_lines of = pt_target_by_process(t) ? PT_LINES_BY_PROCESS : PT_LINES_BY_THREAD;
+    /* a cgroup's line carries what a process name's does */
+    enum pt_lines of = t->options.breakdown == PT_BY_THREAD ? PT_LINES_BY_THREAD : PT_LINES_BY_PROCESS;
     t->n_group_reports = 0;
     for (uint32_t i = 0; i <= t->ledger.groups.limit; i++) {
         struct pt_group *g = &t->ledger.groups.list[i];
@@ -183,7 +185,7 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
     double cpu0 = pt_thread_cpu_seconds();
     int64_t threads = t->end_threads, fds = t->end_fds;
     share_folds(t);
-    if (t->ledger.groups.list && !pt_target_by_process(t))
+    if (t->ledger.groups.list && !pt_target_partitions(t))
         pt_target_read_threads(t);
     count_members(t);
     int64_t processes = (int64_t)t->n_members;
@@ -236,6 +238,11 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
     t->selector = *selector;
     t->selector.path = selector->path ? pt_xstrdup(selector->path) : NULL;
     t->selector.value = selector->value ? pt_xstrdup(selector->value) : NULL;
+    if (options->breakdown == PT_BY_CGROUP && selector->kind != PT_SELECT_CGROUP && selector->kind != PT_SELECT_UNIT) {
+        snprintf(err, errlen, "a breakdown by cgroup needs a cgroup or unit target");
+        pt_target_free(t);
+        return -1;
+    }
     bool matching = selector->kind >= PT_SELECT_MATCH;
     if (matching && pt_matcher_init(&t->matcher, selector, proc_root_fd, sys_root, err, errlen) != 0) {
         pt_target_free(t);
@@ -253,7 +260,7 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
     t->exits_complete = true;
     t->self = getpid();
     pt_ledger_init(&t->ledger, t->ticks_per_second, options->breakdown != PT_BY_NONE ? options->breakdown_limit : 0,
-                   options->breakdown == PT_BY_PROCESS);
+                   options->breakdown == PT_BY_PROCESS || options->breakdown == PT_BY_CGROUP);
     if (options->breakdown != PT_BY_NONE) {
         t->group_reports = pt_xalloc((options->breakdown_limit + 1) * sizeof(*t->group_reports));
     }
@@ -274,6 +281,8 @@ void pt_target_free(struct pt_target *t)
     free(t->departures);
     pt_buf_free(&t->buf);
     free(t->pending);
+    free(t->pending_group);
+    pt_buf_free(&t->scan_groups);
     pt_ledger_free(&t->ledger);
     free(t->group_reports);
     free(t->name);

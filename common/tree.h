@@ -93,6 +93,12 @@ struct pt_target {
     struct pt_buf buf;
     pid_t *pending; /* child pids found by one children read */
     size_t n_pending, cap_pending;
+    /* --by cgroup: the group each pending pid was found in by a scan of
+     * the cgroups, an offset in scan_groups, or NO_SCAN_GROUP (found by
+     * its parent); and the one of the member joining now, or NULL */
+    uint32_t *pending_group;
+    struct pt_buf scan_groups;
+    const char *join_group;
 
     /* With the kernel's process events (pt_target_follow_events): */
     bool follows_events;
@@ -131,6 +137,21 @@ struct pt_target {
 static inline bool pt_target_by_process(const struct pt_target *t)
 {
     return t->options.breakdown == PT_BY_PROCESS;
+}
+
+/* A breakdown whose groups partition the members (by process name, by
+ * cgroup): each member is in one group, and the groups add up to the
+ * tree. */
+static inline bool pt_target_partitions(const struct pt_target *t)
+{
+    return t->options.breakdown == PT_BY_PROCESS || t->options.breakdown == PT_BY_CGROUP;
+}
+
+/* A breakdown by the names exit records carry (process, thread): a
+ * record settles the group it names, so a zombie it names is not joined. */
+static inline bool pt_target_groups_by_name(const struct pt_target *t)
+{
+    return t->options.breakdown == PT_BY_PROCESS || t->options.breakdown == PT_BY_THREAD;
 }
 
 /* One log line about t: 'target "NAME": ' (escaped) and the message. */

@@ -30,21 +30,31 @@ static const char usage[] = "Usage: proctree-execd [OPTION]... TARGET... [-- COM
                             "  --cgroup PATH             every process of the cgroup (as /proc/PID/cgroup\n"
                             "                            shows it, or a cgroupfs directory) and its\n"
                             "                            sub-cgroups, and their descendants\n"
+                            "  --unit UNIT               every process of the systemd unit's cgroup and\n"
+                            "                            its sub-cgroups, and their descendants: a\n"
+                            "                            service (the default type), scope, slice or\n"
+                            "                            template instance; a glob (php*-fpm.service)\n"
+                            "                            sums every unit that matches; followed across\n"
+                            "                            restarts; one not running reports 0 processes\n"
                             "  -- COMMAND [ARG]...       run COMMAND and follow its whole tree (see\n"
                             "                            Launch mode below)\n"
                             "  --name NAME               name the preceding target (the target tag);\n"
                             "                            default: the process name; the pid file's or\n"
                             "                            cgroup's base name (without .pid); the REGEX,\n"
-                            "                            NAME or USER as given\n"
+                            "                            NAME, USER or UNIT as given\n"
                             "  --by process              besides the target's line, one line per process\n"
                             "                            name (comm) in its tree, tagged process=NAME\n"
                             "                            (applies to the preceding target, as --name)\n"
                             "  --by thread               instead, one line per thread name in its tree,\n"
                             "                            tagged thread=NAME: CPU time and context\n"
                             "                            switches only\n"
+                            "  --by cgroup               for a --cgroup or --unit target, one line per\n"
+                            "                            cgroup directly below the target's, tagged\n"
+                            "                            cgroup=NAME (a glob's: one per unit; processes\n"
+                            "                            in the target's own cgroup: cgroup=.)\n"
                             "  --by-limit N              at most N names per target (default 20, 1 to\n"
                             "                            1000); the rest are tagged process=other\n"
-                            "                            (thread=other)\n"
+                            "                            (thread=other, cgroup=other)\n"
                             "\n"
                             "Timing:\n"
                             "  (default)                 one batch per newline on stdin (Telegraf\n"
@@ -99,6 +109,7 @@ enum {
     OPT_EXE,
     OPT_USER,
     OPT_CGROUP,
+    OPT_UNIT,
     OPT_NAME,
     OPT_INTERVAL,
     OPT_ONCE,
@@ -129,6 +140,7 @@ static const struct option long_options[] = {
     {"exe", required_argument, NULL, OPT_EXE},
     {"user", required_argument, NULL, OPT_USER},
     {"cgroup", required_argument, NULL, OPT_CGROUP},
+    {"unit", required_argument, NULL, OPT_UNIT},
     {"name", required_argument, NULL, OPT_NAME},
     {"by", required_argument, NULL, OPT_BY},
     {"by-limit", required_argument, NULL, OPT_BY_LIMIT},
@@ -178,7 +190,7 @@ __attribute__((format(printf, 1, 2))) static enum execd_parse usage_error(const 
 static const char *const selector_option[] = {
     [PT_SELECT_PID] = "--pid",       [PT_SELECT_PIDFILE] = "--pidfile", [PT_SELECT_CHILD] = "-- COMMAND",
     [PT_SELECT_MATCH] = "--match",   [PT_SELECT_EXE] = "--exe",         [PT_SELECT_USER] = "--user",
-    [PT_SELECT_CGROUP] = "--cgroup",
+    [PT_SELECT_CGROUP] = "--cgroup", [PT_SELECT_UNIT] = "--unit",
 };
 
 static struct execd_target *add_target(struct execd_options *o, enum pt_selector_kind kind)
@@ -238,12 +250,14 @@ static enum execd_parse parse_one(struct execd_options *o, int code, const char 
         return EXECD_RUN;
     case OPT_MATCH:
     case OPT_EXE:
-    case OPT_USER: {
+    case OPT_USER:
+    case OPT_UNIT: {
         if (!*arg)
             return usage_error("--%s: empty value", option_name(code));
-        enum pt_selector_kind kind = code == OPT_MATCH ? PT_SELECT_MATCH
-                                     : code == OPT_EXE ? PT_SELECT_EXE
-                                                       : PT_SELECT_USER;
+        enum pt_selector_kind kind = code == OPT_MATCH  ? PT_SELECT_MATCH
+                                     : code == OPT_EXE  ? PT_SELECT_EXE
+                                     : code == OPT_USER ? PT_SELECT_USER
+                                                        : PT_SELECT_UNIT;
         add_target(o, kind)->selector.value = arg;
         return EXECD_RUN;
     }
@@ -260,7 +274,7 @@ static enum execd_parse parse_one(struct execd_options *o, int code, const char 
     case OPT_BY: {
         enum pt_breakdown by;
         if (pt_breakdown_parse(arg, &by) != 0)
-            return usage_error("--by: \"%s\" is not a breakdown; give process or thread", q(arg));
+            return usage_error("--by: \"%s\" is not a breakdown; give process, thread or cgroup", q(arg));
         if (o->n_targets == 0)
             o->command_by = by;
         else

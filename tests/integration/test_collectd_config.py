@@ -39,6 +39,11 @@ BAD = [
     ("names filed as one instance", web("a/b", "Pid 1") + web("a_b", "Pid 1"),
      ["duplicate", '<Process "a/b"> and <Process "a_b">']),
     ("empty name", web("", "Pid 1"), ['<Process "">', "empty"]),
+    ("a unit of a type without processes", web("web", 'Unit "multi-user.target"'),
+     ['<Process "web">', '"multi-user.target"', "no processes"]),
+    ("a unit name with a slash", web("web", 'Unit "system.slice/x.service"'), ['<Process "web">', "'/'"]),
+    ("BreakDown cgroup of a pid", web("web", "Pid 1", 'BreakDown "cgroup"'),
+     ['<Process "web">', "breakdown by cgroup needs a cgroup or unit target"]),
     ("bad unit", '  ProcMemoryUnit "TB"\n', ['"ProcMemoryUnit"', "<Plugin proctree>"]),
     ("PollInterval 0", "  PollInterval 0\n" + web("web", "Pid 1"), ['"PollInterval"', "<Plugin proctree>"]),
     ("negative DiscoveryInterval", "  DiscoveryInterval -1\n", ['"DiscoveryInterval"']),
@@ -72,6 +77,7 @@ GOOD = ("""  PollInterval 0.05
         + web("by-regex", 'Match "collectd|python"')
         + web("by-exe", 'Exe "collectd"')
         + web("by-user", 'User "root"')
+        + web("by-unit", 'Unit "php*-fpm.service"', 'BreakDown "cgroup"')
         + web("by-long-regex", 'Match "%s"' % ("a" * 4095)))
 
 # Before the logfile plugin is initialised collectd logs to stdout without

@@ -1199,6 +1199,65 @@ START_TEST(breakdown_by_process_name)
 }
 END_TEST
 
+/* --by cgroup on a cgroup target: a process is in the group of the cgroup
+ * directly below the target's that the scan found it in ("." for the
+ * target's own), a descendant found through its parent in its parent's
+ * (a child is born in its parent's cgroup), and keeps its group when it
+ * execs; the groups add up to the tree, a reaped child's last moments in
+ * its reaper's group. Another target is refused. */
+START_TEST(breakdown_by_cgroup)
+{
+    struct fx_proc mgr = proc(100, 1, 10, 1000, 10, NULL);
+    struct fx_proc web = proc(200, 1, 20, 2000, 20, "201");
+    struct fx_proc worker = proc(201, 200, 21, 0, 5, NULL);
+    struct fx_proc db = proc(300, 1, 30, 3000, 30, NULL);
+    mgr.comm = "mgr", web.comm = "nginx", worker.comm = "nginx", db.comm = "postgres";
+    fx_put_proc(root, &mgr), fx_put_proc(root, &web), fx_put_proc(root, &worker), fx_put_proc(root, &db);
+    fx_write(root, "cg/cgroup.procs", "100\n", -1);
+    fx_write(root, "cg/web.service/cgroup.procs", "200\n", -1); /* 201 is not listed: found from 200 */
+    fx_write(root, "cg/db.service/cgroup.procs", "", -1);
+    fx_write(root, "cg/db.service/main/cgroup.procs", "300\n", -1);
+    c = collector_for(root);
+    struct pt_target_options opt;
+    pt_target_options_init(&opt);
+    opt.breakdown = PT_BY_CGROUP;
+    char path[512], err[256] = "";
+    snprintf(path, sizeof(path), "%s/cg", root);
+    struct pt_selector sel = {.kind = PT_SELECT_CGROUP, .path = path};
+    ck_assert_msg(pt_collector_add_target(c, "svc", &sel, &opt, err, sizeof(err)) == 0, "%s", err);
+    struct pt_selector pid_sel = {.kind = PT_SELECT_PID, .pid = 100};
+    ck_assert_int_eq(pt_collector_add_target(c, "pid", &pid_sel, &opt, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "a breakdown by cgroup needs a cgroup or unit target");
+    pt_collector_tick(c, 0.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.0);
+    ck_assert_str_eq(b->targets[0].breakdown_key, "cgroup");
+    ck_assert_uint_eq(b->targets[0].n_groups, 3);
+    ck_assert_int_eq(group_int(b, ".", PT_M_PROC_PROCESSES), 1);
+    ck_assert_int_eq(group_int(b, "web.service", PT_M_PROC_PROCESSES), 2);
+    ck_assert_int_eq(group_int(b, "db.service", PT_M_PROC_PROCESSES), 1);
+    ck_assert_int_eq(group_int(b, "web.service", PT_M_PROC_RSS_MAX), 25 * page);
+
+    /* the worker execs into another name: same cgroup, same group */
+    worker.comm = "php", worker.io.rchar = 70, web.io.rchar = 2010, db.io.rchar = 3100;
+    fx_put_proc(root, &worker), fx_put_proc(root, &web), fx_put_proc(root, &db);
+    b = pt_collector_end_interval(c, 2.0);
+    ck_assert_int_eq(group_int(b, "web.service", PT_M_PROC_IO_READ_BYTES), 80);
+    ck_assert_int_eq(group_int(b, "db.service", PT_M_PROC_IO_READ_BYTES), 100);
+    ck_assert_ptr_null(group(b, "php"));
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 180);
+
+    /* the worker reads 30 more, exits and is reaped: its reaper's group
+     * has them, and the groups still add up to the tree */
+    fx_vanish(root, 201);
+    web.io.rchar = 2010 + 100, web.children = NULL;
+    fx_put_proc(root, &web);
+    b = pt_collector_end_interval(c, 3.0);
+    ck_assert_int_eq(group_int(b, "web.service", PT_M_PROC_IO_READ_BYTES), 30);
+    ck_assert_int_eq(group_int(b, "web.service", PT_M_PROC_PROCESSES), 1);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 30);
+}
+END_TEST
+
 /* A group whose members are all gone gives its last line, then its slot
  * to a new name; a member that execs moves to its new name's group. */
 START_TEST(breakdown_groups_are_recycled)
@@ -1348,6 +1407,7 @@ int main(void)
     tcase_add_test(tc, huge_memory_and_thread_sums_saturate);
     tcase_add_test(tc, huge_counters_saturate);
     tcase_add_test(tc, breakdown_by_process_name);
+    tcase_add_test(tc, breakdown_by_cgroup);
     tcase_add_test(tc, breakdown_groups_are_recycled);
     tcase_add_test(tc, breakdown_by_thread_name);
     suite_add_tcase(s, tc);

@@ -1,6 +1,7 @@
 /* Unit tests for matcher: the --match, --exe, --user and --cgroup
  * selectors, on fake proc roots and cgroup trees (fixture.h). */
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -337,13 +338,48 @@ START_TEST(test_cgroup2_mount)
 }
 END_TEST
 
-/* The pids a scan of m's cgroup delivers, sorted. */
-static void scan(const struct pt_matcher *m, struct proc *p, struct pid_list *list)
+/* What a scan delivers: each pid with its group, as "pid:group" lines
+ * sorted, for --by cgroup. */
+struct grouped {
+    struct pid_list *list;
+    char lines[64][300];
+    int n;
+};
+
+static int collect_grouped(pid_t pid, const char *group, void *arg)
 {
+    struct grouped *g = arg;
+    if (g->n < 64)
+        snprintf(g->lines[g->n++], sizeof(g->lines[0]), "%d:%s", (int)pid, group);
+    return collect_pid(pid, g->list);
+}
+
+static int compare_lines(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+/* The pids a scan of m's cgroups delivers, sorted; their groups in
+ * groups, one "pid:group" a line, sorted. Returns the scan's result. */
+static int scan_groups(struct pt_matcher *m, struct proc *p, struct pid_list *list, char *groups, size_t len)
+{
+    struct grouped g = {.list = list};
     list->count = 0;
     list->stop_at = -1;
-    pt_matcher_scan_cgroup(m, &p->buf, collect_pid, list);
+    int r = pt_matcher_scan_cgroup(m, &p->buf, collect_grouped, &g);
     qsort(list->pids, (size_t)list->count, sizeof(pid_t), compare_pids);
+    qsort(g.lines, (size_t)g.n, sizeof(g.lines[0]), compare_lines);
+    size_t used = 0;
+    groups[0] = '\0';
+    for (int i = 0; i < g.n && used < len; i++)
+        used += (size_t)snprintf(groups + used, len - used, "%s\n", g.lines[i]);
+    return r;
+}
+
+static void scan(struct pt_matcher *m, struct proc *p, struct pid_list *list)
+{
+    char groups[4096];
+    scan_groups(m, p, list, groups, sizeof(groups));
 }
 
 static void assert_pids(const struct pid_list *list, const pid_t *want, int n)
@@ -370,8 +406,11 @@ START_TEST(test_scan_cgroup_tree)
     struct pt_matcher m;
     struct pid_list list;
     matcher_ok(&m, PT_SELECT_CGROUP, NULL, path, &p);
-    scan(&m, &p, &list);
+    char groups[4096];
+    scan_groups(&m, &p, &list, groups, sizeof(groups));
     assert_pids(&list, (const pid_t[]){10, 11, 20, 30, 31, 40}, 6);
+    /* each in the group of the cgroup directly below the target's */
+    ck_assert_str_eq(groups, "10:.\n11:.\n20:a\n30:a\n31:a\n40:c\n");
     pt_matcher_free(&m);
 
     free(path);
@@ -419,6 +458,243 @@ START_TEST(test_scan_cgroup_below_mount)
 }
 END_TEST
 
+/* ==== --unit ==== */
+
+/* A unit matcher on a fake host whose cgroup filesystem is below
+ * root/sys/fs/cgroup (the sys root's convention, no mountinfo). */
+static int unit_init(struct pt_matcher *m, const char *name, const struct proc *p, char *err, size_t errlen)
+{
+    char *sys;
+    ck_assert_int_ge(asprintf(&sys, "%s/sys", p->root), 0);
+    struct pt_selector selector = {.kind = PT_SELECT_UNIT, .value = name};
+    int r = pt_matcher_init(m, &selector, p->fd, sys, err, errlen);
+    free(sys);
+    return r;
+}
+
+static void unit_ok(struct pt_matcher *m, const char *name, const struct proc *p)
+{
+    char err[256] = "";
+    ck_assert_msg(unit_init(m, name, p, err, sizeof(err)) == 0, "%s", err);
+}
+
+static void unit_fails(const char *name, const struct proc *p, const char *want)
+{
+    char err[256] = "";
+    struct pt_matcher m;
+    ck_assert_int_eq(unit_init(&m, name, p, err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, want) != NULL, "\"%s\" lacks \"%s\"", err, want);
+    ck_assert_ptr_null(strchr(err, '\n'));
+}
+
+/* A cgroup of the fake host holding pids (one a line). */
+static void put_cgroup(const struct proc *p, const char *rel, const char *pids)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "sys/fs/cgroup/%s/cgroup.procs", rel);
+    fx_write(p->root, path, pids, -1);
+}
+
+static void remove_tree(const struct proc *p, const char *rel)
+{
+    char *cmd;
+    ck_assert_int_ge(asprintf(&cmd, "rm -rf '%s/sys/fs/cgroup/%s'", p->root, rel), 0);
+    ck_assert_int_eq(system(cmd), 0);
+    free(cmd);
+}
+
+/* A unified host (cgroup.controllers at the root). */
+static struct proc unified_host(void)
+{
+    struct proc p = proc_new();
+    fx_write(p.root, "sys/fs/cgroup/cgroup.controllers", "cpu io memory pids\n", -1);
+    put_cgroup(&p, "", "1\n");
+    put_cgroup(&p, "init.scope", "1\n");
+    return p;
+}
+
+START_TEST(test_unit_names)
+{
+    struct proc p = unified_host();
+    unit_fails("", &p, "unit \"\": an empty name");
+    unit_fails("system.slice/x.service", &p, "has no '/'");
+    unit_fails("multi-user.target", &p, "units of this type have no processes");
+    char long_name[300];
+    memset(long_name, 'a', sizeof(long_name) - 1);
+    long_name[sizeof(long_name) - 1] = '\0';
+    unit_fails(long_name, &p, "longer than a unit name can be");
+    unit_fails("bad\nname.timer", &p, "unit \"bad\\nname.timer\""); /* escaped in the line */
+    proc_free(&p);
+
+    /* no hierarchy at all (no sys, no mountinfo) */
+    struct proc bare = proc_new();
+    unit_fails("x.service", &bare, "no cgroup2 filesystem nor systemd's v1 hierarchy");
+    proc_free(&bare);
+}
+END_TEST
+
+/* A service where systemd puts it, named as systemctl takes it (no
+ * suffix: a service); its sub-cgroups are its groups. */
+START_TEST(test_unit_service)
+{
+    struct proc p = unified_host();
+    put_cgroup(&p, "system.slice", "");
+    put_cgroup(&p, "system.slice/web.service", "100\n");
+    put_cgroup(&p, "system.slice/web.service/.control", "101\n");
+    put_cgroup(&p, "system.slice/web.service/workers", "110\n");
+    put_cgroup(&p, "system.slice/web.service/workers/pool", "111\n112\n");
+    put_cgroup(&p, "system.slice/other.service", "200\n");
+    struct pt_matcher m;
+    struct pid_list list;
+    char groups[4096];
+    unit_ok(&m, "web", &p);
+    ck_assert_str_eq(pt_matcher_unit(&m)->name, "web.service");
+    ck_assert_int_eq(scan_groups(&m, &p, &list, groups, sizeof(groups)), 0);
+    assert_pids(&list, (const pid_t[]){100, 101, 110, 111, 112}, 5);
+    ck_assert_str_eq(groups, "100:.\n101:.control\n110:workers\n111:workers\n112:workers\n");
+
+    /* stopped: no cgroup, no unit file on this host */
+    remove_tree(&p, "system.slice/web.service");
+    ck_assert_int_eq(scan_groups(&m, &p, &list, groups, sizeof(groups)), -ENOENT);
+    ck_assert_int_eq(list.count, 0);
+    ck_assert_str_eq(pt_sdunit_state(pt_matcher_unit(&m)), "unknown");
+    /* started again where it was (a restart) */
+    put_cgroup(&p, "system.slice/web.service", "120\n");
+    scan(&m, &p, &list);
+    assert_pids(&list, (const pid_t[]){120}, 1);
+    pt_matcher_free(&m);
+    proc_free(&p);
+}
+END_TEST
+
+/* Instances in their template's slice ('-' escaped as systemd does),
+ * nested slices, a unit in a slice of its own, a user's unit: found where
+ * systemd puts them, or by the walk; a unit's own sub-cgroups are never
+ * walked, so a directory named like the unit inside another unit is not
+ * it. */
+START_TEST(test_unit_places)
+{
+    struct proc p = unified_host();
+    put_cgroup(&p, "system.slice/system-foo\\x2dbar.slice/foo-bar@one.service", "300\n");
+    put_cgroup(&p, "shop.slice/shop-web.slice/cart.service", "310\n");
+    put_cgroup(&p, "user.slice/user-1000.slice/user@1000.service/app.slice/editor.service", "320\n");
+    put_cgroup(&p, "system.slice/decoy.service/hidden.service", "330\n");
+    struct pt_matcher m;
+    struct pid_list list;
+    const struct {
+        const char *name;
+        pid_t pid;
+    } cases[] = {
+        {"foo-bar@one.service", 300}, {"cart.service", 310},   {"shop-web.slice", 310},
+        {"shop.slice", 310},          {"editor.service", 320}, {"user-1000.slice", 320},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        unit_ok(&m, cases[i].name, &p);
+        scan(&m, &p, &list);
+        ck_assert_msg(list.count == 1 && list.pids[0] == cases[i].pid, "%s: %d pids", cases[i].name, list.count);
+        pt_matcher_free(&m);
+    }
+    unit_ok(&m, "hidden.service", &p);
+    scan(&m, &p, &list);
+    ck_assert_int_eq(list.count, 0);
+    pt_matcher_free(&m);
+    proc_free(&p);
+}
+END_TEST
+
+/* A glob sums every unit it matches, each unit a group; a slice that
+ * matches is not entered, so nothing in it counts twice. */
+START_TEST(test_unit_glob)
+{
+    struct proc p = unified_host();
+    put_cgroup(&p, "system.slice/php7-fpm.service", "400\n");
+    put_cgroup(&p, "system.slice/php7-fpm.service/pool", "401\n");
+    put_cgroup(&p, "system.slice/php8-fpm.service", "410\n");
+    put_cgroup(&p, "system.slice/php8-cli.service", "420\n");
+    put_cgroup(&p, "app.slice", "");
+    put_cgroup(&p, "app.slice/app-a.slice/x.service", "430\n");
+    struct pt_matcher m;
+    struct pid_list list;
+    char groups[4096];
+    unit_ok(&m, "php*-fpm.service", &p);
+    scan_groups(&m, &p, &list, groups, sizeof(groups));
+    assert_pids(&list, (const pid_t[]){400, 401, 410}, 3);
+    ck_assert_str_eq(groups, "400:php7-fpm.service\n401:php7-fpm.service\n410:php8-fpm.service\n");
+    pt_matcher_free(&m);
+
+    unit_ok(&m, "app*.slice", &p);
+    scan(&m, &p, &list);
+    assert_pids(&list, (const pid_t[]){430}, 1);
+    pt_matcher_free(&m);
+
+    /* none running: -ENOENT, "unknown" */
+    unit_ok(&m, "nothing*", &p);
+    ck_assert_int_eq(scan_groups(&m, &p, &list, groups, sizeof(groups)), -ENOENT);
+    pt_matcher_free(&m);
+    proc_free(&p);
+}
+END_TEST
+
+/* A hybrid host: v2 at unified/ (no controller), systemd's v1 hierarchy
+ * beside it; a legacy host: name=systemd alone. The unit is found in
+ * whichever holds it. */
+START_TEST(test_unit_hybrid_and_legacy)
+{
+    struct proc p = proc_new();
+    fx_write(p.root, "sys/fs/cgroup/memory/cgroup.procs", "1\n", -1);
+    put_cgroup(&p, "unified", "1\n");
+    fx_write(p.root, "sys/fs/cgroup/unified/cgroup.controllers", "", -1);
+    put_cgroup(&p, "unified/system.slice/db.service", "500\n");
+    put_cgroup(&p, "systemd", "1\n");
+    put_cgroup(&p, "systemd/system.slice/db.service", "500\n");
+    struct pt_matcher m;
+    struct pid_list list;
+    unit_ok(&m, "db.service", &p);
+    ck_assert_msg(strstr(pt_matcher_unit(&m)->fs.v2, "/sys/fs/cgroup/unified") != NULL, "%s",
+                  pt_matcher_unit(&m)->fs.v2);
+    scan(&m, &p, &list);
+    assert_pids(&list, (const pid_t[]){500}, 1);
+    pt_matcher_free(&m);
+
+    remove_tree(&p, "unified");
+    unit_ok(&m, "db.service", &p);
+    ck_assert_str_eq(pt_matcher_unit(&m)->fs.v2, "");
+    scan(&m, &p, &list);
+    assert_pids(&list, (const pid_t[]){500}, 1);
+    pt_matcher_free(&m);
+    proc_free(&p);
+}
+END_TEST
+
+/* A unit that is not running is walked for again only every
+ * PT_SDUNIT_REWALK resolutions; its default place at each. */
+START_TEST(test_unit_rewalk)
+{
+    struct proc p = unified_host();
+    struct pt_matcher m;
+    struct pid_list list;
+    unit_ok(&m, "late.service", &p);
+    scan(&m, &p, &list); /* walked: nothing */
+    ck_assert_int_eq(list.count, 0);
+    put_cgroup(&p, "custom.slice/late.service", "600\n");
+    for (int i = 1; i < PT_SDUNIT_REWALK; i++) {
+        scan(&m, &p, &list);
+        ck_assert_int_eq(list.count, 0); /* not walked for */
+    }
+    scan(&m, &p, &list);
+    assert_pids(&list, (const pid_t[]){600}, 1);
+    /* where systemd puts it by default: found at once */
+    remove_tree(&p, "custom.slice");
+    scan(&m, &p, &list);
+    ck_assert_int_eq(list.count, 0);
+    put_cgroup(&p, "system.slice/late.service", "610\n");
+    scan(&m, &p, &list);
+    assert_pids(&list, (const pid_t[]){610}, 1);
+    pt_matcher_free(&m);
+    proc_free(&p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("matcher");
@@ -441,6 +717,14 @@ int main(void)
     tcase_add_test(tc, test_cgroup2_mount);
     tcase_add_test(tc, test_scan_cgroup_tree);
     tcase_add_test(tc, test_scan_cgroup_below_mount);
+
+    tc = unit_tcase(suite, "unit");
+    tcase_add_test(tc, test_unit_names);
+    tcase_add_test(tc, test_unit_service);
+    tcase_add_test(tc, test_unit_places);
+    tcase_add_test(tc, test_unit_glob);
+    tcase_add_test(tc, test_unit_hybrid_and_legacy);
+    tcase_add_test(tc, test_unit_rewalk);
 
     return unit_run(suite);
 }

@@ -1,0 +1,252 @@
+#include "sdunit.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base.h"
+#include "escape.h"
+
+/* The unit types systemd gives a cgroup, and those it never does. */
+static const char *const with_cgroup[] = {".service", ".scope", ".slice", ".socket", ".mount", ".swap"};
+static const char *const without_cgroup[] = {".target", ".timer", ".path", ".device", ".automount"};
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static const char *type_of(const char *name, const char *const *types, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ends_with(name, types[i]))
+            return types[i];
+    return NULL;
+}
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+int pt_sdunit_init(struct pt_sdunit *u, const char *name, const struct pt_cgroupfs *fs, char *err, size_t errlen)
+{
+    char q[PT_QUOTED_MAX];
+    memset(u, 0, sizeof(*u));
+    const char *no_cgroup = type_of(name, without_cgroup, COUNT(without_cgroup));
+    const char *why = !name[0]                              ? "an empty name"
+                      : strchr(name, '/')                   ? "a unit name has no '/'"
+                      : strlen(name) + 8 >= sizeof(u->name) ? "longer than a unit name can be"
+                      : no_cgroup                           ? "units of this type have no processes"
+                      : !fs->v2[0] && !fs->systemd_v1[0] ? "no cgroup2 filesystem nor systemd's v1 hierarchy is mounted"
+                                                         : NULL;
+    if (why) {
+        snprintf(err, errlen, "unit \"%s\": %s", pt_escape(q, sizeof(q), name), why);
+        return -1;
+    }
+    /* as systemctl does: a name of no unit type is a service's */
+    bool typed = type_of(name, with_cgroup, COUNT(with_cgroup)) != NULL;
+    snprintf(u->name, sizeof(u->name), "%s%s", name, typed ? "" : ".service");
+    u->glob = strpbrk(u->name, "*?[") != NULL;
+    u->fs = *fs;
+    return 0;
+}
+
+static void forget_dirs(struct pt_sdunit *u)
+{
+    for (size_t i = 0; i < u->n_dirs; i++)
+        free(u->dirs[i]);
+    u->n_dirs = 0;
+}
+
+void pt_sdunit_free(struct pt_sdunit *u)
+{
+    forget_dirs(u);
+    free(u->dirs);
+    free(u->last);
+    memset(u, 0, sizeof(*u));
+}
+
+static void add_dir(struct pt_sdunit *u, const char *path)
+{
+    if (u->n_dirs == PT_SDUNIT_MATCHES_MAX)
+        return;
+    if (!u->dirs)
+        u->dirs = pt_xalloc(PT_SDUNIT_MATCHES_MAX * sizeof(*u->dirs));
+    u->dirs[u->n_dirs++] = pt_xstrdup(path);
+}
+
+static bool is_cgroup(const char *path)
+{
+    char probe[PT_CGROUPFS_PATH_MAX + PT_UNIT_NAME_MAX * 2];
+    int n = snprintf(probe, sizeof(probe), "%s/cgroup.procs", path);
+    return n > 0 && (size_t)n < sizeof(probe) && access(probe, F_OK) == 0;
+}
+
+/* Where systemd puts a unit by default, below a hierarchy's root: a
+ * slice in its parents' ("a-b.slice" in "a.slice"), an instance of a
+ * template in its template's slice ("system-getty.slice", with '-'
+ * escaped as systemd does), anything else in system.slice. */
+static void default_place(const char *name, char *out, size_t outlen)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    if (ends_with(name, ".slice")) {
+        if (strcmp(name, "-.slice") == 0)
+            return; /* the root slice is the hierarchy's root */
+        size_t stem = strlen(name) - strlen(".slice");
+        for (size_t i = 0; i < stem; i++)
+            if (name[i] == '-' && used < outlen)
+                used += (size_t)snprintf(out + used, outlen - used, "%.*s.slice/", (int)i, name);
+        if (used < outlen)
+            snprintf(out + used, outlen - used, "%s", name);
+        return;
+    }
+    used = (size_t)snprintf(out, outlen, "system.slice/");
+    const char *at = ends_with(name, ".service") ? strchr(name, '@') : NULL;
+    if (at) {
+        used += (size_t)snprintf(out + used, outlen - used, "system-");
+        for (const char *p = name; p < at && used + 5 < outlen; p++)
+            used += (size_t)(*p == '-' ? snprintf(out + used, outlen - used, "\\x2d")
+                                       : snprintf(out + used, outlen - used, "%c", *p));
+        used += (size_t)snprintf(out + used, outlen - used, ".slice/");
+    }
+    if (used < outlen)
+        snprintf(out + used, outlen - used, "%s", name);
+}
+
+/* A walk below a hierarchy: slices and user managers are entered, every
+ * other directory is a unit (or a unit's own sub-cgroup) and is not. */
+struct walk {
+    struct pt_sdunit *u;
+    unsigned opened;
+    char path[PT_CGROUPFS_PATH_MAX + PT_UNIT_NAME_MAX * 4];
+};
+
+static bool enters(const char *name)
+{
+    return ends_with(name, ".slice") || (strncmp(name, "user@", 5) == 0 && ends_with(name, ".service"));
+}
+
+static bool matches(const struct pt_sdunit *u, const char *name)
+{
+    return u->glob ? fnmatch(u->name, name, FNM_PERIOD) == 0 : strcmp(u->name, name) == 0;
+}
+
+static void walk_dir(struct walk *w, int dir_fd, size_t len, int depth)
+{
+    int dup_fd = dup(dir_fd);
+    DIR *dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+    if (!dir) {
+        if (dup_fd >= 0)
+            close(dup_fd);
+        return;
+    }
+    for (struct dirent *e; (e = readdir(dir)) && w->u->n_dirs < PT_SDUNIT_MATCHES_MAX;) {
+        if (e->d_type != DT_DIR || strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        int n = snprintf(w->path + len, sizeof(w->path) - len, "/%s", e->d_name);
+        if (n < 0 || (size_t)n >= sizeof(w->path) - len)
+            continue;
+        if (matches(w->u, e->d_name)) {
+            add_dir(w->u, w->path);
+            if (!w->u->glob)
+                break;
+            continue; /* its processes are its own: nothing below is another match's */
+        }
+        if (!enters(e->d_name) || depth >= 16 || w->opened >= PT_SDUNIT_WALK_MAX)
+            continue;
+        int sub = openat(dir_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sub < 0)
+            continue;
+        w->opened++;
+        walk_dir(w, sub, len + (size_t)n, depth + 1);
+        close(sub);
+        if (!w->u->glob && w->u->n_dirs)
+            break;
+    }
+    w->path[len] = '\0';
+    closedir(dir);
+}
+
+/* The hierarchies systemd may manage, the cgroup2 one first. */
+static const char *hierarchy(const struct pt_sdunit *u, int i)
+{
+    return i == 0 ? u->fs.v2 : u->fs.systemd_v1;
+}
+
+static void walk(struct pt_sdunit *u)
+{
+    struct walk w = {.u = u};
+    for (int i = 0; i < 2 && !u->n_dirs; i++) {
+        const char *root = hierarchy(u, i);
+        if (!root[0])
+            continue;
+        int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        size_t len = (size_t)snprintf(w.path, sizeof(w.path), "%s", root);
+        if (len < sizeof(w.path))
+            walk_dir(&w, fd, len, 0);
+        close(fd);
+    }
+}
+
+size_t pt_sdunit_resolve(struct pt_sdunit *u)
+{
+    forget_dirs(u);
+    if (u->glob) {
+        walk(u);
+        return u->n_dirs;
+    }
+    if (u->last && is_cgroup(u->last)) {
+        add_dir(u, u->last); /* where it was: the usual case, a restart included */
+        return 1;
+    }
+    char place[PT_UNIT_NAME_MAX * 4], path[PT_CGROUPFS_PATH_MAX + sizeof(place)];
+    default_place(u->name, place, sizeof(place));
+    for (int i = 0; i < 2 && !u->n_dirs; i++) {
+        const char *root = hierarchy(u, i);
+        int n = snprintf(path, sizeof(path), "%s%s%s", root, place[0] ? "/" : "", place);
+        if (root[0] && n > 0 && (size_t)n < sizeof(path) && is_cgroup(path))
+            add_dir(u, path);
+    }
+    if (!u->n_dirs && u->since_walk % PT_SDUNIT_REWALK == 0)
+        walk(u);
+    if (!u->n_dirs) {
+        u->since_walk++;
+        return 0;
+    }
+    u->since_walk = 0;
+    free(u->last);
+    u->last = pt_xstrdup(u->dirs[0]);
+    return 1;
+}
+
+/* Where systemd keeps the unit files of the system's manager. */
+static const char *const unit_dirs[] = {
+    "/etc/systemd/system",         "/run/systemd/system",           "/run/systemd/transient",  "/run/systemd/generator",
+    "/run/systemd/generator.late", "/usr/local/lib/systemd/system", "/usr/lib/systemd/system", "/lib/systemd/system",
+};
+
+const char *pt_sdunit_state(const struct pt_sdunit *u)
+{
+    /* an instance's file may be its template's: "a@b.service" -> "a@.service" */
+    char template[PT_UNIT_NAME_MAX];
+    const char *at = strchr(u->name, '@'), *dot = strrchr(u->name, '.');
+    snprintf(template, sizeof(template), "%.*s%s", at && dot > at ? (int)(at - u->name + 1) : 0, u->name,
+             at && dot > at ? dot : "");
+    char path[PT_UNIT_NAME_MAX + 64];
+    for (size_t i = 0; i < COUNT(unit_dirs) && !u->glob; i++) {
+        snprintf(path, sizeof(path), "%s/%s", unit_dirs[i], u->name);
+        if (access(path, F_OK) == 0)
+            return "inactive";
+        snprintf(path, sizeof(path), "%s/%s", unit_dirs[i], template);
+        if (template[0] && access(path, F_OK) == 0)
+            return "inactive";
+    }
+    return "unknown";
+}
