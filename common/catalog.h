@@ -22,12 +22,16 @@
  *          PT_COUNTER(enum pt_counter) — its delta (CPU ticks in seconds);
  *          PT_CPU_PERCENT — the CPU counters' deltas over the wall time;
  *          PT_AMOUNT(enum pt_amount) — an amount the line is handed;
+ *          PT_CG(enum pt_cgq) — the kernel's accounting of the target's
+ *          cgroups (cgacct.h), on a cgroup target's line only: its growth
+ *          for a cumulative one, microseconds as seconds;
  *          PT_MEMINFO — the global line's (global.c).
  *   reads: the enum pt_short bits of the reads it needs whole: short of
  *          descriptors for one of them, it is left out (collector_* need
  *          none: they tell what happened).
  *   lines: the breakdown lines that carry it besides its scope's line:
- *          ONE (none), BY_PROCESS (--by process), BY_ANY (--by thread too).
+ *          ONE (none), BY_PROCESS (--by process and --by cgroup), BY_ANY
+ *          (--by thread too), BY_CGROUP (--by cgroup only).
  * Every GAUGE_MIN entry is immediately followed by its GAUGE_MAX twin
  * (global.c indexes the pair as id, id + 1; a unit test checks it). */
 #ifndef PROCTREE_CATALOG_H
@@ -35,6 +39,7 @@
 
 #include <stddef.h>
 
+#include "cgstat.h"
 #include "quantities.h"
 
 enum pt_scope { PT_SCOPE_PROC, PT_SCOPE_GLOBAL };
@@ -48,10 +53,18 @@ enum pt_unit {
     PT_UNIT_NUMBER,
 };
 
-enum pt_from { PT_FROM_GAUGE, PT_FROM_COUNTER, PT_FROM_CPU_PERCENT, PT_FROM_AMOUNT, PT_FROM_MEMINFO };
-/* The breakdown lines that carry a metric: bits of PT_LINES_BY_PROCESS
- * and PT_LINES_BY_THREAD. */
-enum pt_lines { PT_LINES_ONE = 0, PT_LINES_BY_PROCESS = 1, PT_LINES_BY_THREAD = 2, PT_LINES_BY_ANY = 3 };
+enum pt_from { PT_FROM_GAUGE, PT_FROM_COUNTER, PT_FROM_CPU_PERCENT, PT_FROM_AMOUNT, PT_FROM_CGROUP, PT_FROM_MEMINFO };
+/* The breakdown lines that carry a metric: bits of PT_LINES_BY_PROCESS,
+ * PT_LINES_BY_THREAD and PT_LINES_BY_CGROUP. A --by cgroup line is of
+ * BY_PROCESS | BY_CGROUP: it carries what a process name's does, and
+ * its cgroup's own accounting. */
+enum pt_lines {
+    PT_LINES_ONE = 0,
+    PT_LINES_BY_PROCESS = 1,
+    PT_LINES_BY_THREAD = 2,
+    PT_LINES_BY_ANY = 3,
+    PT_LINES_BY_CGROUP = 4
+};
 
 /* The from column: two fields of struct pt_metric_def, from and quantity. */
 #define PT_GAUGE(g) PT_FROM_GAUGE, (g)
@@ -59,6 +72,7 @@ enum pt_lines { PT_LINES_ONE = 0, PT_LINES_BY_PROCESS = 1, PT_LINES_BY_THREAD = 
 #define PT_CPU_PERCENT PT_FROM_CPU_PERCENT, 0
 #define PT_AMOUNT(a) PT_FROM_AMOUNT, (a)
 #define PT_MEMINFO PT_FROM_MEMINFO, 0
+#define PT_CG(q) PT_FROM_CGROUP, (q)
 
 /* clang-format off */
 #define PT_CATALOG(X) \
@@ -104,6 +118,27 @@ enum pt_lines { PT_LINES_ONE = 0, PT_LINES_BY_PROCESS = 1, PT_LINES_BY_THREAD = 
   X(PT_M_COLLECTOR_CPU_SECONDS, "collector_cpu_seconds", PROC, DELTA, SECONDS, "duration", PT_AMOUNT(PT_A_COLLECTOR_CPU), 0, ONE, "the sampler", "CPU time proctree spent measuring this target in the interval") \
   X(PT_M_COLLECTOR_EXIT_RECORDS, "collector_exit_records", PROC, DELTA, NUMBER, "count", PT_AMOUNT(PT_A_EXIT_RECORDS), 0, ONE, "exit records", "kernel exit records (one per exited thread) used for this target in the interval (only with exit records)") \
   X(PT_M_COLLECTOR_EXIT_RECORD_LOSSES, "collector_exit_record_losses", PROC, DELTA, NUMBER, "count", PT_AMOUNT(PT_A_EXIT_RECORD_LOSSES), 0, ONE, "exit records", "overflows of the exit-record socket in the interval, each losing one or more records: then failed, killed and peak are left out (only with exit records)") \
+  X(PT_M_CGROUP_CPU_USER_SECONDS, "cgroup_cpu_user_seconds", PROC, DELTA, SECONDS, "duration", PT_CG(PT_CGQ_CPU_USER_US), 0, BY_CGROUP, "cpu.stat user_usec (v1: cpuacct.usage_user)", "CPU time of the cgroups' tasks in user mode, exact (the scheduler's run time), exited tasks included") \
+  X(PT_M_CGROUP_CPU_SYSTEM_SECONDS, "cgroup_cpu_system_seconds", PROC, DELTA, SECONDS, "duration", PT_CG(PT_CGQ_CPU_SYSTEM_US), 0, BY_CGROUP, "cpu.stat system_usec (v1: cpuacct.usage_sys)", "CPU time of the cgroups' tasks in kernel mode, exact, exited tasks included") \
+  X(PT_M_CGROUP_CPU_THROTTLED_SECONDS, "cgroup_cpu_throttled_seconds", PROC, DELTA, SECONDS, "duration", PT_CG(PT_CGQ_THROTTLED_US), 0, BY_CGROUP, "cpu.stat throttled_usec (v1: cpu.stat throttled_time)", "time the cgroups were throttled by their CPU quota (cpu controller)") \
+  X(PT_M_CGROUP_CPU_THROTTLED_PERIODS, "cgroup_cpu_throttled_periods", PROC, DELTA, NUMBER, "count", PT_CG(PT_CGQ_THROTTLED_PERIODS), 0, BY_CGROUP, "cpu.stat nr_throttled", "enforcement periods in which the cgroups were throttled (cpu controller)") \
+  X(PT_M_CGROUP_PRESSURE_CPU_SOME_SECONDS, "cgroup_pressure_cpu_some_seconds", PROC, DELTA, SECONDS, "duration", PT_CG(PT_CGQ_CPU_SOME_US), 0, BY_CGROUP, "cpu.pressure some total", "time some of the cgroups' tasks waited for a CPU (pressure stall information)") \
+  X(PT_M_CGROUP_PRESSURE_CPU_FULL_SECONDS, "cgroup_pressure_cpu_full_seconds", PROC, DELTA, SECONDS, "duration", PT_CG(PT_CGQ_CPU_FULL_US), 0, BY_CGROUP, "cpu.pressure full total", "time all of the cgroups' non-idle tasks waited for a CPU at once (Linux >= 5.13)") \
+  X(PT_M_CGROUP_PRESSURE_MEMORY_SOME_SECONDS, "cgroup_pressure_memory_some_seconds", PROC, DELTA, SECONDS, "duration", PT_CG(PT_CGQ_MEMORY_SOME_US), 0, BY_CGROUP, "memory.pressure some total", "time some of the cgroups' tasks stalled on memory (reclaim, swap-in, refaults)") \
+  X(PT_M_CGROUP_PRESSURE_MEMORY_FULL_SECONDS, "cgroup_pressure_memory_full_seconds", PROC, DELTA, SECONDS, "duration", PT_CG(PT_CGQ_MEMORY_FULL_US), 0, BY_CGROUP, "memory.pressure full total", "time all of the cgroups' non-idle tasks stalled on memory at once") \
+  X(PT_M_CGROUP_PRESSURE_IO_SOME_SECONDS, "cgroup_pressure_io_some_seconds", PROC, DELTA, SECONDS, "duration", PT_CG(PT_CGQ_IO_SOME_US), 0, BY_CGROUP, "io.pressure some total", "time some of the cgroups' tasks waited for I/O") \
+  X(PT_M_CGROUP_PRESSURE_IO_FULL_SECONDS, "cgroup_pressure_io_full_seconds", PROC, DELTA, SECONDS, "duration", PT_CG(PT_CGQ_IO_FULL_US), 0, BY_CGROUP, "io.pressure full total", "time all of the cgroups' non-idle tasks waited for I/O at once") \
+  X(PT_M_CGROUP_MEMORY_CURRENT_MIN, "cgroup_memory_current_min", PROC, GAUGE_MIN, PROC_MEMORY, "memory", PT_CG(PT_CGQ_MEMORY_CURRENT), 0, BY_CGROUP, "memory.current (v1: memory.usage_in_bytes)", "memory charged to the cgroups (anonymous, page cache, kernel), lowest at a poll") \
+  X(PT_M_CGROUP_MEMORY_CURRENT_MAX, "cgroup_memory_current_max", PROC, GAUGE_MAX, PROC_MEMORY, "memory", PT_CG(PT_CGQ_MEMORY_CURRENT), 0, BY_CGROUP, "memory.current (v1: memory.usage_in_bytes)", "memory charged to the cgroups (anonymous, page cache, kernel), highest at a poll") \
+  X(PT_M_CGROUP_MEMORY_PEAK, "cgroup_memory_peak", PROC, GAUGE_MAX, PROC_MEMORY, "memory", PT_CG(PT_CGQ_MEMORY_PEAK), 0, BY_CGROUP, "memory.peak, reset per descriptor (Linux >= 6.12)", "the exact highest memory charged to the cgroups in the interval, however short the spike") \
+  X(PT_M_CGROUP_MEMORY_PEAK_LIFETIME, "cgroup_memory_peak_lifetime", PROC, COUNT, PROC_MEMORY, "memory", PT_CG(PT_CGQ_MEMORY_PEAK_LIFETIME), 0, BY_CGROUP, "memory.peak (v1: memory.max_usage_in_bytes)", "the highest memory charged to the cgroups since they were made, where the kernel cannot give the interval's") \
+  X(PT_M_CGROUP_MEMORY_OOMS, "cgroup_memory_ooms", PROC, DELTA, NUMBER, "count", PT_CG(PT_CGQ_OOMS), 0, BY_CGROUP, "memory.events oom", "times the cgroups reached their memory limit and the OOM killer was invoked") \
+  X(PT_M_CGROUP_MEMORY_OOM_KILLS, "cgroup_memory_oom_kills", PROC, DELTA, NUMBER, "count", PT_CG(PT_CGQ_OOM_KILLS), 0, BY_CGROUP, "memory.events oom_kill (v1: memory.oom_control oom_kill)", "processes of the cgroups killed by the OOM killer") \
+  X(PT_M_CGROUP_MEMORY_HIGH_EVENTS, "cgroup_memory_high_events", PROC, DELTA, NUMBER, "count", PT_CG(PT_CGQ_HIGH_EVENTS), 0, BY_CGROUP, "memory.events high", "times the cgroups' usage went over memory.high and was throttled") \
+  X(PT_M_CGROUP_MEMORY_MAX_EVENTS, "cgroup_memory_max_events", PROC, DELTA, NUMBER, "count", PT_CG(PT_CGQ_MAX_EVENTS), 0, BY_CGROUP, "memory.events max", "times the cgroups' usage was about to go over memory.max") \
+  X(PT_M_CGROUP_PIDS, "cgroup_pids", PROC, COUNT, NUMBER, "count", PT_CG(PT_CGQ_PIDS), 0, BY_CGROUP, "pids.current", "tasks (threads) in the cgroups (pids controller)") \
+  X(PT_M_CGROUP_IO_READ_BYTES, "cgroup_io_read_bytes", PROC, DELTA, BYTES, "bytes", PT_CG(PT_CGQ_IO_READ_BYTES), 0, BY_CGROUP, "io.stat rbytes (v1: blkio.throttle.io_service_bytes Read)", "bytes the cgroups read from block devices, summed over the devices") \
+  X(PT_M_CGROUP_IO_WRITE_BYTES, "cgroup_io_write_bytes", PROC, DELTA, BYTES, "bytes", PT_CG(PT_CGQ_IO_WRITE_BYTES), 0, BY_CGROUP, "io.stat wbytes (v1: blkio.throttle.io_service_bytes Write)", "bytes the cgroups wrote to block devices, summed over the devices") \
   X(PT_M_GLOBAL_MEM_USED_MIN, "global_mem_used_min", GLOBAL, GAUGE_MIN, GLOBAL_MEMORY, "memory", PT_MEMINFO, 0, ONE, "meminfo MemTotal-MemAvailable", "memory in use system-wide (as free(1) and Telegraf mem.used)") \
   X(PT_M_GLOBAL_MEM_USED_MAX, "global_mem_used_max", GLOBAL, GAUGE_MAX, GLOBAL_MEMORY, "memory", PT_MEMINFO, 0, ONE, "meminfo MemTotal-MemAvailable", "memory in use system-wide (as free(1) and Telegraf mem.used)") \
   X(PT_M_GLOBAL_CACHED_MIN, "global_cached_min", GLOBAL, GAUGE_MIN, GLOBAL_MEMORY, "memory", PT_MEMINFO, 0, ONE, "meminfo Cached", "page cache system-wide") \

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgstat.h"
 #include "procfile.h"
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
@@ -88,17 +89,69 @@ static bool found_at(const char *sys_root, const char *below, char *out, size_t 
     return true;
 }
 
+static const char *const v1_names[PT_V1_COUNT] = {
+    [PT_V1_CPU] = "cpu",   [PT_V1_CPUACCT] = "cpuacct", [PT_V1_MEMORY] = "memory",
+    [PT_V1_PIDS] = "pids", [PT_V1_BLKIO] = "blkio",
+};
+
 void pt_cgroupfs_find(struct pt_cgroupfs *fs, int proc_root_fd, const char *sys_root, struct pt_buf *buf)
 {
-    fs->v2[0] = fs->systemd_v1[0] = '\0';
+    memset(fs, 0, sizeof(*fs));
     /* a v1 controller's root holds cgroup.procs too: tell them apart by
-     * the v2-only cgroup.controllers */
+     * the v2-only cgroup.controllers (and on a unified host, a cgroup
+     * named "memory" is no controller's hierarchy) */
     char probe[PT_CGROUPFS_PATH_MAX + 48];
     snprintf(probe, sizeof(probe), "%s/fs/cgroup/cgroup.controllers", sys_root);
     bool unified = access(probe, F_OK) == 0;
+    for (int i = 0; i < PT_V1_COUNT; i++) {
+        char below[32];
+        snprintf(below, sizeof(below), "/%s", v1_names[i]);
+        if (unified || !found_at(sys_root, below, fs->v1[i], sizeof(fs->v1[i])))
+            mount_of(proc_root_fd, buf, "cgroup", v1_names[i], fs->v1[i], sizeof(fs->v1[i]));
+    }
     if (!(unified && found_at(sys_root, "", fs->v2, sizeof(fs->v2))) &&
         !found_at(sys_root, "/unified", fs->v2, sizeof(fs->v2)))
         mount_of(proc_root_fd, buf, "cgroup2", NULL, fs->v2, sizeof(fs->v2));
     if (!found_at(sys_root, "/systemd", fs->systemd_v1, sizeof(fs->systemd_v1)))
         mount_of(proc_root_fd, buf, "cgroup", "name=systemd", fs->systemd_v1, sizeof(fs->systemd_v1));
+}
+
+/* The path of dir below mount ("" for mount itself), or NULL when dir is
+ * not below it. */
+static const char *below(const char *mount, const char *dir)
+{
+    size_t n = strlen(mount);
+    if (!mount[0] || strncmp(dir, mount, n) != 0 || (dir[n] != '\0' && dir[n] != '/'))
+        return NULL;
+    return dir + n;
+}
+
+/* mount + rel into out when that directory is a cgroup, else "". */
+static void same_path(const char *mount, const char *rel, char *out, size_t outlen)
+{
+    out[0] = '\0';
+    if (!mount[0])
+        return;
+    char probe[PT_CGROUPFS_PATH_MAX * 2 + 32];
+    int n = snprintf(probe, sizeof(probe), "%s%s/cgroup.procs", mount, rel);
+    if (n > 0 && (size_t)n < sizeof(probe) && access(probe, F_OK) == 0)
+        snprintf(out, outlen, "%s%s", mount, rel);
+}
+
+int pt_cgroupfs_dirs_of(const struct pt_cgroupfs *fs, const char *dir, struct pt_cgroup_dirs *dirs)
+{
+    const char *rel = below(fs->v2, dir);
+    if (!rel)
+        rel = below(fs->systemd_v1, dir);
+    for (int i = 0; i < PT_V1_COUNT && !rel; i++)
+        rel = below(fs->v1[i], dir);
+    if (!rel)
+        return -1;
+    same_path(fs->v2, rel, dirs->v2, sizeof(dirs->v2));
+    same_path(fs->v1[PT_V1_CPU], rel, dirs->cpu, sizeof(dirs->cpu));
+    same_path(fs->v1[PT_V1_CPUACCT], rel, dirs->cpuacct, sizeof(dirs->cpuacct));
+    same_path(fs->v1[PT_V1_MEMORY], rel, dirs->memory, sizeof(dirs->memory));
+    same_path(fs->v1[PT_V1_PIDS], rel, dirs->pids, sizeof(dirs->pids));
+    same_path(fs->v1[PT_V1_BLKIO], rel, dirs->blkio, sizeof(dirs->blkio));
+    return 0;
 }

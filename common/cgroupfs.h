@@ -17,13 +17,25 @@
 
 #define PT_CGROUPFS_PATH_MAX 512
 
+/* The v1 controllers whose files cgstat.h reads. */
+enum pt_v1_controller { PT_V1_CPU, PT_V1_CPUACCT, PT_V1_MEMORY, PT_V1_PIDS, PT_V1_BLKIO, PT_V1_COUNT };
+
 struct pt_cgroupfs {
-    char v2[PT_CGROUPFS_PATH_MAX];         /* the cgroup2 mount, or "" */
-    char systemd_v1[PT_CGROUPFS_PATH_MAX]; /* the name=systemd v1 mount, or "" */
+    char v2[PT_CGROUPFS_PATH_MAX];              /* the cgroup2 mount, or "" */
+    char systemd_v1[PT_CGROUPFS_PATH_MAX];      /* the name=systemd v1 mount, or "" */
+    char v1[PT_V1_COUNT][PT_CGROUPFS_PATH_MAX]; /* each controller's v1 mount, or "" */
 };
 
 /* Fill fs; a hierarchy that is not found stays "". */
 void pt_cgroupfs_find(struct pt_cgroupfs *fs, int proc_root_fd, const char *sys_root, struct pt_buf *buf);
+
+/* Where a cgroup's files are, given its directory in any hierarchy: the
+ * same path below the v2 mount and below each v1 controller's, where
+ * that directory exists (systemd and container runtimes make a cgroup at
+ * the same path in every hierarchy they manage). dirs gets "" for each
+ * hierarchy without it. -1 when dir is under no hierarchy of fs. */
+struct pt_cgroup_dirs;
+int pt_cgroupfs_dirs_of(const struct pt_cgroupfs *fs, const char *dir, struct pt_cgroup_dirs *dirs);
 
 /* The first cgroup2 mount in <proc root>/self/mountinfo ("/sys/fs/cgroup"
  * on unified hosts, "/sys/fs/cgroup/unified" on hybrid ones). 0 or -1. */

@@ -20,6 +20,7 @@
 #include "escape.h"
 #include "exits.h"
 #include "membership.h"
+#include "targetcg.h"
 #include "pidns.h"
 
 /* ---- selector --------------------------------------------------------- */
@@ -94,6 +95,7 @@ static void resolve_root(struct pt_target *t)
         if (by_cgroups(t)) {
             pt_buf_reset(&t->scan_groups);
             t->cgroup_error = pt_matcher_scan_cgroup(&t->matcher, &t->buf, collect_scanned, t);
+            pt_target_cgroups_found(t);
         }
         join_pending(t, true);
         return;

@@ -52,6 +52,16 @@ static bool value_of(const struct pt_line *l, const struct pt_metric_def *m, dou
     case PT_FROM_AMOUNT:
         *raw = l->amount[m->quantity];
         return (l->has_amount >> m->quantity) & 1u;
+    case PT_FROM_CGROUP: {
+        const struct pt_cgvalues *cg = l->cgroup;
+        if (!cg || !((cg->known >> m->quantity) & 1u))
+            return false;
+        if (m->quantity == PT_CGQ_MEMORY_CURRENT) /* the polls' */
+            *raw = (double)(m->kind == PT_KIND_GAUGE_MIN ? cg->current.min : cg->current.max);
+        else /* microseconds as seconds */
+            *raw = (double)cg->value[m->quantity] / (m->unit == PT_UNIT_SECONDS ? 1e6 : 1.0);
+        return true;
+    }
     case PT_FROM_MEMINFO:
         return false; /* the global line's (global.c) */
     }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "catalog.h"
+#include "cgacct.h"
 #include "quantities.h"
 #include "report.h"
 #include "units.h"
@@ -27,7 +28,8 @@ struct pt_line {
     double ticks_per_second;
     double cpu_percent_max; /* what no tree can pass: 100 x the host's CPUs */
     double amount[PT_A_COUNT];
-    unsigned has_amount; /* bits 1u << enum pt_amount: the amounts known */
+    unsigned has_amount;              /* bits 1u << enum pt_amount: the amounts known */
+    const struct pt_cgvalues *cgroup; /* a cgroup target's, or a --by cgroup line's, or NULL */
 };
 
 /* An empty line of the given kind: no amount known, no gauge (gauges must

@@ -4,6 +4,7 @@
 
 #include "membership.h"
 #include "saturate.h"
+#include "targetcg.h"
 
 /* Nobody in the tree will absorb this member's usage when it dies: its
  * parent is outside the tree (the root; an orphan re-parented to init or
@@ -82,6 +83,7 @@ void pt_target_poll(struct pt_target *t)
 {
     double cpu0 = pt_thread_cpu_seconds();
     poll_members(t);
+    pt_target_cgroups_poll(t);
     pt_target_compact(t);
     t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
     pt_target_debug_check(t, "a poll");

@@ -8,6 +8,7 @@
 #include "lines.h"
 #include "membership.h"
 #include "saturate.h"
+#include "targetcg.h"
 
 const char *pt_target_name(const struct pt_target *t)
 {
@@ -56,10 +57,11 @@ static void put_live(struct pt_line *line, bool ctx_seen, int64_t voluntary, int
 /* The tree's line: its amounts, named as the catalog sets metrics from
  * them (catalog.h, lines.h). */
 static void fill_report(struct pt_target *t, double seconds, int64_t processes, int64_t threads, int64_t fds,
-                        const struct pt_units *units, struct pt_report *report)
+                        const struct pt_cgvalues *cgroups, const struct pt_units *units, struct pt_report *report)
 {
     struct pt_line line;
     pt_line_init(&line, PT_LINES_ONE, seconds, t->ticks_per_second, t->cpu_percent_max);
+    line.cgroup = cgroups;
     line.gauges = t->gauges;
     line.io_seen = t->ledger.io_seen;
     line.stat_seen = t->ledger.stat_seen;
@@ -130,8 +132,11 @@ static void count_members(struct pt_target *t)
 static void fill_group_reports(struct pt_target *t, double seconds, const struct pt_units *units)
 {
     bool keep_base = t->short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS);
-    /* a cgroup's line carries what a process name's does */
-    enum pt_lines of = t->options.breakdown == PT_BY_THREAD ? PT_LINES_BY_THREAD : PT_LINES_BY_PROCESS;
+    /* a cgroup's line carries what a process name's does, and its own
+     * cgroup's accounting */
+    enum pt_lines of = t->options.breakdown == PT_BY_THREAD   ? PT_LINES_BY_THREAD
+                       : t->options.breakdown == PT_BY_CGROUP ? PT_LINES_BY_PROCESS | PT_LINES_BY_CGROUP
+                                                              : PT_LINES_BY_PROCESS;
     t->n_group_reports = 0;
     for (uint32_t i = 0; i <= t->ledger.groups.limit; i++) {
         struct pt_group *g = &t->ledger.groups.list[i];
@@ -142,6 +147,7 @@ static void fill_group_reports(struct pt_target *t, double seconds, const struct
         line.gauges = g->gauges;
         line.io_seen = g->io_seen;
         line.stat_seen = g->stat_seen;
+        line.cgroup = pt_target_cgroup_values(t, g->name);
         pt_ledger_group_deltas(&t->ledger, i, keep_base, line.delta);
         put_live(&line, g->ctx_seen, g->ctx_voluntary, g->ctx_involuntary, g->fds_seen ? g->fds : -1, g->processes,
                  g->threads);
@@ -192,7 +198,8 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
     t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
 
     t->counter_seconds += seconds;
-    fill_report(t, t->counter_seconds, processes, threads, fds, units, report);
+    const struct pt_cgvalues *cgroups = pt_target_cgroups_end(t);
+    fill_report(t, t->counter_seconds, processes, threads, fds, cgroups, units, report);
     if (t->ledger.groups.list)
         fill_group_reports(t, t->counter_seconds, units);
     if (!(t->short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS)))
@@ -249,6 +256,8 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
         return -1;
     }
     t->has_matcher = matching;
+    if (selector->kind == PT_SELECT_CGROUP || selector->kind == PT_SELECT_UNIT)
+        pt_target_cgroups_init(t, proc_root_fd, sys_root);
     t->options = *options;
     t->proc_root_fd = proc_root_fd;
     t->budget = budget;
@@ -290,5 +299,6 @@ void pt_target_free(struct pt_target *t)
     free((char *)t->selector.value);
     if (t->has_matcher)
         pt_matcher_free(&t->matcher);
+    pt_target_cgroups_free(t);
     memset(t, 0, sizeof(*t));
 }

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "base.h"
+#include "cgacct.h"
 #include "exitrecords.h"
 #include "fdbudget.h"
 #include "ledger.h"
@@ -65,8 +66,14 @@ struct pt_target {
     pid_t root_pid;            /* identity of the selected root once seen */
     pid_t refused_pid;         /* PIDFILE: the pid last refused (1, a kernel thread, ours) */
     uint64_t root_starttime;
-    struct pt_matcher matcher; /* MATCH, EXE, USER, CGROUP */
+    struct pt_matcher matcher; /* MATCH, EXE, USER, CGROUP, UNIT */
     bool has_matcher;
+    /* A cgroup target's cgroups (targetcg.h): the kernel's accounting of
+     * the target's, and with --by cgroup of each line's; the last
+     * interval's values of the target's; the start line said */
+    bool has_cgroups, said_cgroups;
+    struct pt_cgacct cgroups, group_cgroups;
+    struct pt_cgvalues cgroup_sum;
 
     struct pt_ledger ledger; /* the tree's and its breakdown groups' amounts */
 

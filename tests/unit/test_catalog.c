@@ -152,6 +152,14 @@ START_TEST(test_catalog_proc_metrics_have_a_source)
         case PT_FROM_AMOUNT:
             limit = PT_A_COUNT;
             break;
+        case PT_FROM_CGROUP:
+            limit = PT_CGQ_COUNT;
+            /* the kernel's accounting of cgroups: no member read, and on
+             * a cgroup's line, not a process name's */
+            ck_assert_msg(strncmp(m->name, "cgroup_", 7) == 0, "%s: from a cgroup", m->name);
+            ck_assert_msg(m->reads == 0 && m->lines == PT_LINES_BY_CGROUP, "%s: reads or lines", m->name);
+            ck_assert_msg(m->kind != PT_KIND_RATIO, "%s: kind", m->name);
+            break;
         case PT_FROM_CPU_PERCENT:
             limit = 1;
             ck_assert_msg(m->kind == PT_KIND_RATIO, "%s: a CPU share is a ratio", m->name);
@@ -163,8 +171,9 @@ START_TEST(test_catalog_proc_metrics_have_a_source)
         ck_assert_msg(m->from != PT_FROM_COUNTER || m->kind == PT_KIND_DELTA, "%s: a counter gives a delta", m->name);
         /* proc_* need every member; collector_* tell what the reads did */
         bool collector = strncmp(m->name, "collector_", 10) == 0;
-        ck_assert_msg(collector ? m->reads == 0 : (m->reads & PT_SHORT_MEMBERS) != 0, "%s: reads %#x", m->name,
-                      m->reads);
+        bool cgroup = m->from == PT_FROM_CGROUP;
+        ck_assert_msg(collector || cgroup ? m->reads == 0 : (m->reads & PT_SHORT_MEMBERS) != 0, "%s: reads %#x",
+                      m->name, m->reads);
         ck_assert_msg(!collector || m->lines == PT_LINES_ONE, "%s: on a breakdown line", m->name);
         /* what a --by thread line carries, a --by process line does too */
         ck_assert_msg(!(m->lines & PT_LINES_BY_THREAD) || (m->lines & PT_LINES_BY_PROCESS), "%s: lines", m->name);
@@ -176,7 +185,8 @@ END_TEST
  * and its max twin); none is left unreported. */
 START_TEST(test_catalog_quantities_set_once)
 {
-    int gauge_min[PT_G_COUNT] = {0}, gauge_max[PT_G_COUNT] = {0}, counter[PT_CTR_COUNT] = {0}, amount[PT_A_COUNT] = {0};
+    int gauge_min[PT_G_COUNT] = {0}, gauge_max[PT_G_COUNT] = {0}, counter[PT_CTR_COUNT] = {0}, amount[PT_A_COUNT] = {0},
+        cgq[PT_CGQ_COUNT] = {0};
     for (int id = 0; id < PT_METRIC_COUNT; id++) {
         const struct pt_metric_def *m = &pt_catalog[id];
         if (m->from == PT_FROM_GAUGE) {
@@ -186,6 +196,8 @@ START_TEST(test_catalog_quantities_set_once)
             counter[m->quantity]++;
         } else if (m->from == PT_FROM_AMOUNT) {
             amount[m->quantity]++;
+        } else if (m->from == PT_FROM_CGROUP) {
+            cgq[m->quantity]++;
         }
     }
     for (int g = 0; g < PT_G_COUNT; g++)
@@ -195,6 +207,9 @@ START_TEST(test_catalog_quantities_set_once)
         ck_assert_msg(counter[k] == 1, "counter %d sets %d metrics", k, counter[k]);
     for (int a = 0; a < PT_A_COUNT; a++)
         ck_assert_msg(amount[a] == 1, "amount %d sets %d metrics", a, amount[a]);
+    /* memory in use: its min and its max */
+    for (int q = 0; q < PT_CGQ_COUNT; q++)
+        ck_assert_msg(cgq[q] == (q == PT_CGQ_MEMORY_CURRENT ? 2 : 1), "cgroup quantity %d sets %d metrics", q, cgq[q]);
 }
 END_TEST
 
@@ -210,8 +225,9 @@ START_TEST(test_catalog_gauge_pairs_consistent)
                       min->name);
         ck_assert_msg(min->reads == max->reads, "%s: reads differ from its max", min->name);
         ck_assert_msg(min->lines == max->lines, "%s: lines differ from its max", min->name);
-        ck_assert_msg(min->scope == PT_SCOPE_GLOBAL || min->from == PT_FROM_GAUGE, "%s: a pair not from a gauge",
-                      min->name);
+        ck_assert_msg(min->scope == PT_SCOPE_GLOBAL || min->from == PT_FROM_GAUGE ||
+                          (min->from == PT_FROM_CGROUP && min->quantity == PT_CGQ_MEMORY_CURRENT),
+                      "%s: a pair not from a gauge", min->name);
     }
 }
 END_TEST

@@ -1,0 +1,203 @@
+#include "cgacct.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base.h"
+#include "saturate.h"
+
+void pt_cgacct_init(struct pt_cgacct *a, const struct pt_cgroupfs *fs)
+{
+    memset(a, 0, sizeof(*a));
+    a->fs = *fs;
+}
+
+static void close_entry(struct pt_cgentry *e)
+{
+    if (e->open)
+        pt_cgstat_close(&e->stat);
+    e->open = false;
+}
+
+void pt_cgacct_free(struct pt_cgacct *a)
+{
+    for (size_t i = 0; i < a->n; i++) {
+        close_entry(&a->entries[i]);
+        free(a->entries[i].dir);
+    }
+    free(a->entries);
+    pt_buf_free(&a->buf);
+    memset(a, 0, sizeof(*a));
+}
+
+static uint64_t inode_of(const struct pt_cgroup_dirs *dirs)
+{
+    struct stat st;
+    const char *dir = dirs->v2[0] ? dirs->v2 : dirs->memory[0] ? dirs->memory : dirs->cpuacct;
+    return dir[0] && stat(dir, &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+/* Open e's cgroup; whole: a cgroup made since we last looked, whose
+ * counters count from 0 (else from now). */
+static void open_entry(struct pt_cgacct *a, struct pt_cgentry *e, bool whole)
+{
+    struct pt_cgroup_dirs dirs;
+    memset(&e->current, 0, sizeof(e->current));
+    if (pt_cgroupfs_dirs_of(&a->fs, e->dir, &dirs) != 0 || pt_cgstat_open(&e->stat, &dirs, &a->buf) != 0)
+        return;
+    e->open = true;
+    e->ino = inode_of(&dirs);
+    for (int q = 0; q < PT_CGQ_CUMULATIVE_END; q++)
+        e->base[q] = whole ? 0 : e->stat.value[q];
+}
+
+static struct pt_cgentry *find(const struct pt_cgacct *a, const char *dir)
+{
+    for (size_t i = 0; i < a->n; i++)
+        if (strcmp(a->entries[i].dir, dir) == 0)
+            return &a->entries[i];
+    return NULL;
+}
+
+void pt_cgacct_set(struct pt_cgacct *a, const char *const *dirs, size_t n)
+{
+    for (size_t i = 0; i < a->n; i++)
+        a->entries[i].named = false;
+    for (size_t j = 0; j < n; j++) {
+        struct pt_cgentry *e = find(a, dirs[j]);
+        if (!e) {
+            if (a->n == a->cap) {
+                a->cap = a->cap ? 2 * a->cap : 4;
+                a->entries = pt_xrealloc_array(a->entries, a->cap, sizeof(*a->entries));
+            }
+            e = &a->entries[a->n++];
+            memset(e, 0, sizeof(*e));
+            e->dir = pt_xstrdup(dirs[j]);
+        }
+        e->named = true;
+        if (!e->open)
+            open_entry(a, e, a->started);
+    }
+    /* the cgroups gone: closed and forgotten */
+    size_t kept = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        if (a->entries[i].named) {
+            a->entries[kept++] = a->entries[i];
+            continue;
+        }
+        close_entry(&a->entries[i]);
+        free(a->entries[i].dir);
+    }
+    a->n = kept;
+    a->started = true;
+}
+
+void pt_cgacct_poll(struct pt_cgacct *a)
+{
+    int64_t sum = 0;
+    bool all = a->n > 0;
+    for (size_t i = 0; i < a->n; i++) {
+        struct pt_cgentry *e = &a->entries[i];
+        uint64_t bytes;
+        if (!e->open || pt_cgstat_read_current(&e->stat, &a->buf, &bytes) != 0) {
+            all = false;
+            continue;
+        }
+        pt_extrema_add(&e->current, (int64_t)bytes);
+        sum = pt_sat_add(sum, (int64_t)bytes);
+    }
+    if (all)
+        pt_extrema_add(&a->current, sum);
+}
+
+/* Read e: its values of the interval into e->last. A cgroup made again
+ * at its path (another inode) is opened again and counts from its start;
+ * one gone reports nothing. */
+static void end_entry(struct pt_cgacct *a, struct pt_cgentry *e)
+{
+    memset(&e->last, 0, sizeof(e->last));
+    e->last.current = e->current;
+    memset(&e->current, 0, sizeof(e->current));
+    if (e->open) {
+        struct pt_cgroup_dirs dirs = e->stat.dirs;
+        if (inode_of(&dirs) != e->ino) {
+            close_entry(e);
+            open_entry(a, e, true);
+        } else if (pt_cgstat_read(&e->stat, &a->buf) != 0) {
+            close_entry(e); /* gone: opened again at the next set */
+        }
+    }
+    if (!e->open)
+        return;
+    const struct pt_cgstat *s = &e->stat;
+    for (int q = 0; q < PT_CGQ_COUNT; q++) {
+        if (!((s->read >> q) & 1u))
+            continue;
+        uint64_t v = s->value[q];
+        if (q < PT_CGQ_CUMULATIVE_END) {
+            /* never negative: a counter below its base was made again */
+            e->last.value[q] = v >= e->base[q] ? v - e->base[q] : v;
+            e->base[q] = v;
+        } else {
+            e->last.value[q] = v;
+        }
+        e->last.known |= 1u << q;
+    }
+    if (!e->last.current.any)
+        e->last.known &= ~(1u << PT_CGQ_MEMORY_CURRENT);
+}
+
+void pt_cgacct_end_interval(struct pt_cgacct *a, struct pt_cgvalues *sum)
+{
+    memset(sum, 0, sizeof(*sum));
+    sum->known = a->n ? ~0u : 0;
+    for (size_t i = 0; i < a->n; i++) {
+        struct pt_cgentry *e = &a->entries[i];
+        end_entry(a, e);
+        sum->known &= e->last.known;
+        for (int q = 0; q < PT_CGQ_COUNT; q++)
+            sum->value[q] = (uint64_t)pt_sat_add((int64_t)sum->value[q], (int64_t)e->last.value[q]);
+    }
+    sum->known &= (1u << PT_CGQ_COUNT) - 1;
+    sum->current = a->current;
+    if (!sum->current.any)
+        sum->known &= ~(1u << PT_CGQ_MEMORY_CURRENT);
+    memset(&a->current, 0, sizeof(a->current));
+}
+
+const struct pt_cgvalues *pt_cgacct_values_of(const struct pt_cgacct *a, const char *dir)
+{
+    const struct pt_cgentry *e = find(a, dir);
+    return e ? &e->last : NULL;
+}
+
+void pt_cgacct_missing(const struct pt_cgacct *a, char *out, size_t len)
+{
+    uint32_t offered = 0;
+    bool any = false;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->entries[i].open)
+            offered |= a->entries[i].stat.offered, any = true;
+    out[0] = '\0';
+    if (!any)
+        return;
+    /* one peak is enough: the interval's, or else the lifetime's */
+    if (offered & (1u << PT_CGQ_MEMORY_PEAK_LIFETIME))
+        offered |= 1u << PT_CGQ_MEMORY_PEAK;
+    if (offered & (1u << PT_CGQ_MEMORY_PEAK))
+        offered |= 1u << PT_CGQ_MEMORY_PEAK_LIFETIME;
+    size_t used = 0;
+    const char *last = "";
+    for (int q = 0; q < PT_CGQ_COUNT && used + 1 < len; q++) {
+        const char *src = pt_cgq_source((enum pt_cgq)q);
+        if ((offered >> q) & 1u || strcmp(src, last) == 0)
+            continue;
+        int n = snprintf(out + used, len - used, "%s%s", used ? ", " : "", src);
+        if (n < 0 || (size_t)n >= len - used)
+            break; /* cut: what fits */
+        used += (size_t)n;
+        last = src;
+    }
+}

@@ -1,0 +1,83 @@
+/* cgacct: the kernel's own accounting of a target's cgroups (cgstat.h),
+ * turned into what one interval reports.
+ *
+ * A target that is a cgroup (--cgroup, --unit, a launched command in a
+ * cgroup of its own) has one or more (a glob of units); a breakdown by
+ * cgroup has one more set, one per line. Each cgroup's cumulative
+ * quantities are reported as their growth in the interval, summed over
+ * the cgroups; its memory in use is read at every poll (one read per
+ * cgroup, whatever the number of members), its min and max are those of
+ * the sum. A cgroup made again at the same path (a unit's restart: its
+ * id, the directory's inode, changes) counts from its start, as one that
+ * appears after the first discovery does; those there at the first
+ * discovery count from then (their past is not the interval's).
+ *
+ * What the kernel does not offer for a cgroup is left out of the line
+ * (pt_cgacct_missing says what, for the start line), never given as 0.
+ * With several cgroups a quantity is reported only when every one of them
+ * offers it, and the peak is the sum of their peaks (at least the peak of
+ * the sum). */
+#ifndef PROCTREE_CGACCT_H
+#define PROCTREE_CGACCT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cgroupfs.h"
+#include "cgstat.h"
+#include "report.h"
+
+/* One interval's values of a cgroup, or of their sum: by enum pt_cgq
+ * (cumulative ones as their growth), those known (bits 1u << q), and the
+ * polls' min and max of memory in use. */
+struct pt_cgvalues {
+    uint64_t value[PT_CGQ_COUNT];
+    uint32_t known;
+    struct pt_extrema current;
+};
+
+struct pt_cgentry {
+    char *dir; /* as the target names it (its key), in any hierarchy */
+    struct pt_cgstat stat;
+    bool open;
+    uint64_t ino;                         /* its directory's inode when opened */
+    uint64_t base[PT_CGQ_CUMULATIVE_END]; /* the cumulative values at the last interval's end */
+    bool named;                           /* by the last pt_cgacct_set */
+    struct pt_extrema current;            /* this interval's polls */
+    struct pt_cgvalues last;              /* the last interval's */
+};
+
+struct pt_cgacct {
+    struct pt_cgroupfs fs;
+    struct pt_cgentry *entries;
+    size_t n, cap;
+    bool started;              /* a set was made: cgroups that appear later count whole */
+    struct pt_extrema current; /* this interval's polls: the sum of memory in use */
+    struct pt_buf buf;
+};
+
+void pt_cgacct_init(struct pt_cgacct *a, const struct pt_cgroupfs *fs);
+void pt_cgacct_free(struct pt_cgacct *a);
+
+/* The cgroups now (each a directory in any hierarchy of fs): new ones
+ * are opened, those no longer named are closed. */
+void pt_cgacct_set(struct pt_cgacct *a, const char *const *dirs, size_t n);
+
+/* The poll: each cgroup's memory in use, and their sum, into this
+ * interval's min and max (the sum only when each cgroup gives it). */
+void pt_cgacct_poll(struct pt_cgacct *a);
+
+/* Read every cgroup now: each one's values of the interval (in its
+ * entry's last), and their sum into sum; starts the next interval. */
+void pt_cgacct_end_interval(struct pt_cgacct *a, struct pt_cgvalues *sum);
+
+/* The last interval's values of the cgroup named dir, or NULL. */
+const struct pt_cgvalues *pt_cgacct_values_of(const struct pt_cgacct *a, const char *dir);
+
+/* What the kernel offers for none of the cgroups open, as the metrics'
+ * files ("cpu.pressure, memory.current, ...") for the start line; ""
+ * when nothing is missing or no cgroup is open. */
+void pt_cgacct_missing(const struct pt_cgacct *a, char *out, size_t len);
+
+#endif

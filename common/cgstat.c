@@ -1,0 +1,282 @@
+#include "cgstat.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgparse.h"
+#include "procfile.h"
+
+/* The files read at each interval's end, each from its hierarchy's
+ * directory (an offset in struct pt_cgroup_dirs). A v2 file comes before
+ * its v1 twins: the first that gives a quantity gives it. */
+enum file {
+    F_CPU_STAT,
+    F_CPU_PRESSURE,
+    F_MEMORY_PRESSURE,
+    F_IO_PRESSURE,
+    F_MEMORY_EVENTS,
+    F_IO_STAT,
+    F_PIDS_CURRENT,
+    F_V1_CPUACCT_USER,
+    F_V1_CPUACCT_SYS,
+    F_V1_CPU_STAT,
+    F_V1_MEMORY_MAX_USAGE,
+    F_V1_OOM_CONTROL,
+    F_V1_PIDS_CURRENT,
+    F_V1_BLKIO,
+    F_COUNT
+};
+
+#define DIR_OF(field) offsetof(struct pt_cgroup_dirs, field)
+
+static const struct {
+    const char *name;
+    size_t dir;
+} files[F_COUNT] = {
+    [F_CPU_STAT] = {"cpu.stat", DIR_OF(v2)},
+    [F_CPU_PRESSURE] = {"cpu.pressure", DIR_OF(v2)},
+    [F_MEMORY_PRESSURE] = {"memory.pressure", DIR_OF(v2)},
+    [F_IO_PRESSURE] = {"io.pressure", DIR_OF(v2)},
+    [F_MEMORY_EVENTS] = {"memory.events", DIR_OF(v2)},
+    [F_IO_STAT] = {"io.stat", DIR_OF(v2)},
+    [F_PIDS_CURRENT] = {"pids.current", DIR_OF(v2)},
+    [F_V1_CPUACCT_USER] = {"cpuacct.usage_user", DIR_OF(cpuacct)},
+    [F_V1_CPUACCT_SYS] = {"cpuacct.usage_sys", DIR_OF(cpuacct)},
+    [F_V1_CPU_STAT] = {"cpu.stat", DIR_OF(cpu)},
+    [F_V1_MEMORY_MAX_USAGE] = {"memory.max_usage_in_bytes", DIR_OF(memory)},
+    [F_V1_OOM_CONTROL] = {"memory.oom_control", DIR_OF(memory)},
+    [F_V1_PIDS_CURRENT] = {"pids.current", DIR_OF(pids)},
+    [F_V1_BLKIO] = {"blkio.throttle.io_service_bytes", DIR_OF(blkio)},
+};
+
+static const char *const sources[PT_CGQ_COUNT] = {
+    [PT_CGQ_CPU_USER_US] = "cpu.stat user_usec",
+    [PT_CGQ_CPU_SYSTEM_US] = "cpu.stat system_usec",
+    [PT_CGQ_THROTTLED_US] = "cpu.stat throttled_usec",
+    [PT_CGQ_THROTTLED_PERIODS] = "cpu.stat nr_throttled",
+    [PT_CGQ_CPU_SOME_US] = "cpu.pressure",
+    [PT_CGQ_CPU_FULL_US] = "cpu.pressure full",
+    [PT_CGQ_MEMORY_SOME_US] = "memory.pressure",
+    [PT_CGQ_MEMORY_FULL_US] = "memory.pressure",
+    [PT_CGQ_IO_SOME_US] = "io.pressure",
+    [PT_CGQ_IO_FULL_US] = "io.pressure",
+    [PT_CGQ_OOMS] = "memory.events oom",
+    [PT_CGQ_OOM_KILLS] = "memory.events oom_kill",
+    [PT_CGQ_HIGH_EVENTS] = "memory.events high",
+    [PT_CGQ_MAX_EVENTS] = "memory.events max",
+    [PT_CGQ_IO_READ_BYTES] = "io.stat",
+    [PT_CGQ_IO_WRITE_BYTES] = "io.stat",
+    [PT_CGQ_MEMORY_CURRENT] = "memory.current",
+    [PT_CGQ_MEMORY_PEAK] = "memory.peak (reset per descriptor, Linux 6.12)",
+    [PT_CGQ_MEMORY_PEAK_LIFETIME] = "memory.peak",
+    [PT_CGQ_PIDS] = "pids.current",
+};
+
+const char *pt_cgq_source(enum pt_cgq q)
+{
+    return sources[q];
+}
+
+static const char *dir_of(const struct pt_cgroup_dirs *dirs, size_t offset)
+{
+    return (const char *)dirs + offset;
+}
+
+/* dir/name opened with flags, or -1 (no such directory: ""). */
+static int open_in(const char *dir, const char *name, int flags)
+{
+    if (!dir[0])
+        return -1;
+    char path[sizeof(((struct pt_cgroup_dirs *)0)->v2) + 64];
+    int n = snprintf(path, sizeof(path), "%s/%s", dir, name);
+    if (n < 0 || (size_t)n >= sizeof(path))
+        return -1;
+    return open(path, flags | O_CLOEXEC | O_NOFOLLOW);
+}
+
+/* One read's values, as they are found. */
+struct found {
+    uint64_t value[PT_CGQ_COUNT];
+    uint32_t got;
+};
+
+static void put(struct found *f, enum pt_cgq q, uint64_t v)
+{
+    if (f->got & (1u << q))
+        return; /* a v2 file gave it first */
+    f->value[q] = v;
+    f->got |= 1u << q;
+}
+
+static void put_key(struct found *f, enum pt_cgq q, const struct pt_buf *buf, size_t len, const char *key,
+                    uint64_t divisor)
+{
+    uint64_t v;
+    if (pt_parse_keyed(buf->data, len, key, &v) == 0)
+        put(f, q, v / divisor);
+}
+
+static void put_single(struct found *f, enum pt_cgq q, const struct pt_buf *buf, size_t len, uint64_t divisor)
+{
+    uint64_t v;
+    if (pt_parse_single(buf->data, len, &v) == 0)
+        put(f, q, v / divisor);
+}
+
+static void put_pressure(struct found *f, enum pt_cgq some, const struct pt_buf *buf, size_t len)
+{
+    uint64_t some_us, full_us;
+    bool has_full;
+    if (pt_parse_pressure(buf->data, len, &some_us, &full_us, &has_full) != 0)
+        return;
+    put(f, some, some_us);
+    if (has_full)
+        put(f, some + 1, full_us);
+}
+
+/* What file i's content, len bytes in buf, gives. */
+static void parse_file(struct found *f, enum file i, const struct pt_buf *buf, size_t len)
+{
+    uint64_t r, w;
+    switch (i) {
+    case F_CPU_STAT:
+        put_key(f, PT_CGQ_CPU_USER_US, buf, len, "user_usec", 1);
+        put_key(f, PT_CGQ_CPU_SYSTEM_US, buf, len, "system_usec", 1);
+        put_key(f, PT_CGQ_THROTTLED_US, buf, len, "throttled_usec", 1);
+        put_key(f, PT_CGQ_THROTTLED_PERIODS, buf, len, "nr_throttled", 1);
+        break;
+    case F_CPU_PRESSURE:
+        put_pressure(f, PT_CGQ_CPU_SOME_US, buf, len);
+        break;
+    case F_MEMORY_PRESSURE:
+        put_pressure(f, PT_CGQ_MEMORY_SOME_US, buf, len);
+        break;
+    case F_IO_PRESSURE:
+        put_pressure(f, PT_CGQ_IO_SOME_US, buf, len);
+        break;
+    case F_MEMORY_EVENTS:
+        put_key(f, PT_CGQ_OOMS, buf, len, "oom", 1);
+        put_key(f, PT_CGQ_OOM_KILLS, buf, len, "oom_kill", 1);
+        put_key(f, PT_CGQ_HIGH_EVENTS, buf, len, "high", 1);
+        put_key(f, PT_CGQ_MAX_EVENTS, buf, len, "max", 1);
+        break;
+    case F_IO_STAT:
+        if (pt_parse_io_stat(buf->data, len, &r, &w) == 0)
+            put(f, PT_CGQ_IO_READ_BYTES, r), put(f, PT_CGQ_IO_WRITE_BYTES, w);
+        break;
+    case F_PIDS_CURRENT:
+    case F_V1_PIDS_CURRENT:
+        put_single(f, PT_CGQ_PIDS, buf, len, 1);
+        break;
+    case F_V1_CPUACCT_USER:
+        put_single(f, PT_CGQ_CPU_USER_US, buf, len, 1000); /* ns */
+        break;
+    case F_V1_CPUACCT_SYS:
+        put_single(f, PT_CGQ_CPU_SYSTEM_US, buf, len, 1000);
+        break;
+    case F_V1_CPU_STAT:
+        put_key(f, PT_CGQ_THROTTLED_US, buf, len, "throttled_time", 1000); /* ns */
+        put_key(f, PT_CGQ_THROTTLED_PERIODS, buf, len, "nr_throttled", 1);
+        break;
+    case F_V1_MEMORY_MAX_USAGE:
+        put_single(f, PT_CGQ_MEMORY_PEAK_LIFETIME, buf, len, 1);
+        break;
+    case F_V1_OOM_CONTROL: /* v1 counts kills only, no "oom" events */
+        put_key(f, PT_CGQ_OOM_KILLS, buf, len, "oom_kill", 1);
+        break;
+    case F_V1_BLKIO:
+        if (pt_parse_blkio_bytes(buf->data, len, &r, &w) == 0)
+            put(f, PT_CGQ_IO_READ_BYTES, r), put(f, PT_CGQ_IO_WRITE_BYTES, w);
+        break;
+    case F_COUNT:
+        break;
+    }
+}
+
+/* The kept files: memory in use, and the peak. */
+static int read_kept(int fd, struct pt_buf *buf, uint64_t *out)
+{
+    if (fd < 0)
+        return -1;
+    ssize_t n = pt_pread_record(fd, buf);
+    return n > 0 && pt_parse_single(buf->data, (size_t)n, out) == 0 ? 0 : -1;
+}
+
+/* A write to our own descriptor of memory.peak resets its peak to the
+ * usage now, for reads through that descriptor only (Linux >= 6.12; the
+ * string written is not parsed). Earlier kernels refuse the write. */
+static bool reset_peak(int fd)
+{
+    static const char reset[] = "reset\n";
+    return write(fd, reset, sizeof(reset) - 1) == (ssize_t)(sizeof(reset) - 1);
+}
+
+int pt_cgstat_read(struct pt_cgstat *s, struct pt_buf *buf)
+{
+    struct found f = {0};
+    bool any = false;
+    for (int i = 0; i < F_COUNT; i++) {
+        int fd = open_in(dir_of(&s->dirs, files[i].dir), files[i].name, O_RDONLY);
+        if (fd < 0)
+            continue;
+        ssize_t n = pt_pread_all(fd, buf);
+        close(fd);
+        if (n < 0)
+            continue;
+        any = true;
+        parse_file(&f, (enum file)i, buf, (size_t)n);
+    }
+    uint64_t v;
+    if (read_kept(s->current_fd, buf, &v) == 0)
+        put(&f, PT_CGQ_MEMORY_CURRENT, v), any = true;
+    if (read_kept(s->peak_fd, buf, &v) == 0) {
+        put(&f, s->peak_resets ? PT_CGQ_MEMORY_PEAK : PT_CGQ_MEMORY_PEAK_LIFETIME, v);
+        if (s->peak_resets)
+            reset_peak(s->peak_fd);
+    }
+    memcpy(s->value, f.value, sizeof(s->value));
+    s->read = f.got;
+    return any ? 0 : -1;
+}
+
+int pt_cgstat_read_current(struct pt_cgstat *s, struct pt_buf *buf, uint64_t *bytes)
+{
+    return read_kept(s->current_fd, buf, bytes);
+}
+
+int pt_cgstat_open(struct pt_cgstat *s, const struct pt_cgroup_dirs *dirs, struct pt_buf *buf)
+{
+    memset(s, 0, sizeof(*s));
+    s->dirs = *dirs;
+    s->current_fd = open_in(dirs->v2, "memory.current", O_RDONLY);
+    if (s->current_fd < 0)
+        s->current_fd = open_in(dirs->memory, "memory.usage_in_bytes", O_RDONLY);
+    /* read-write where we may: the reset is tried, not assumed */
+    s->peak_fd = open_in(dirs->v2, "memory.peak", O_RDWR);
+    s->peak_resets = s->peak_fd >= 0 && reset_peak(s->peak_fd);
+    if (s->peak_fd >= 0 && !s->peak_resets) {
+        close(s->peak_fd);
+        s->peak_fd = -1;
+    }
+    if (s->peak_fd < 0)
+        s->peak_fd = open_in(dirs->v2, "memory.peak", O_RDONLY);
+    if (pt_cgstat_read(s, buf) != 0) {
+        pt_cgstat_close(s);
+        return -1;
+    }
+    s->offered = s->read;
+    return 0;
+}
+
+void pt_cgstat_close(struct pt_cgstat *s)
+{
+    if (s->current_fd >= 0)
+        close(s->current_fd);
+    if (s->peak_fd >= 0)
+        close(s->peak_fd);
+    s->current_fd = s->peak_fd = -1;
+}

@@ -1,0 +1,88 @@
+/* cgstat: the kernel's own accounting of one cgroup, read from its files:
+ * cgroup v2's, and where a controller lives on a v1 hierarchy (hybrid and
+ * legacy hosts) that controller's, with the same meaning.
+ *
+ * What is read from where is decided by what the kernel offers for the
+ * cgroup, file by file, when it is opened: a v2 file first, its v1 twin
+ * when the v2 one is missing or lacks the key. A quantity that no file
+ * gives is not offered (pt_cgstat_offered), and is then never reported,
+ * rather than reported as 0. Nothing is ever written to a v1 file (a
+ * write to memory.max_usage_in_bytes resets it for everyone); v2's
+ * memory.peak is written, through a descriptor of our own, which since
+ * Linux 6.12 resets the peak for that descriptor only.
+ *
+ * Descriptors: memory.current (or v1's memory.usage_in_bytes) and
+ * memory.peak are kept open (the poll reads the first; the second must
+ * be the same descriptor across a reset); the others are opened at each
+ * read, once per interval. */
+#ifndef PROCTREE_CGSTAT_H
+#define PROCTREE_CGSTAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "buf.h"
+
+enum pt_cgq {
+    /* cumulative: an interval reports their growth */
+    PT_CGQ_CPU_USER_US,
+    PT_CGQ_CPU_SYSTEM_US,
+    PT_CGQ_THROTTLED_US,
+    PT_CGQ_THROTTLED_PERIODS,
+    PT_CGQ_CPU_SOME_US, /* pressure stall time; the six in this order */
+    PT_CGQ_CPU_FULL_US,
+    PT_CGQ_MEMORY_SOME_US,
+    PT_CGQ_MEMORY_FULL_US,
+    PT_CGQ_IO_SOME_US,
+    PT_CGQ_IO_FULL_US,
+    PT_CGQ_OOMS,
+    PT_CGQ_OOM_KILLS,
+    PT_CGQ_HIGH_EVENTS,
+    PT_CGQ_MAX_EVENTS,
+    PT_CGQ_IO_READ_BYTES,
+    PT_CGQ_IO_WRITE_BYTES,
+    PT_CGQ_CUMULATIVE_END,
+    /* values now */
+    PT_CGQ_MEMORY_CURRENT = PT_CGQ_CUMULATIVE_END,
+    PT_CGQ_MEMORY_PEAK,          /* since the last read: v2 memory.peak, reset per descriptor */
+    PT_CGQ_MEMORY_PEAK_LIFETIME, /* since the cgroup was made: memory.peak without the
+                                    reset, v1's memory.max_usage_in_bytes */
+    PT_CGQ_PIDS,
+    PT_CGQ_COUNT
+};
+
+/* Where a cgroup's files are: its v2 directory, and its directory in
+ * each v1 controller's hierarchy; "" where it has none. */
+struct pt_cgroup_dirs {
+    char v2[512];
+    char cpu[512], cpuacct[512], memory[512], pids[512], blkio[512];
+};
+
+struct pt_cgstat {
+    struct pt_cgroup_dirs dirs;
+    int current_fd; /* memory.current or v1 memory.usage_in_bytes, or -1 */
+    int peak_fd;    /* v2 memory.peak, or -1 */
+    bool peak_resets;
+    uint32_t offered;             /* bits 1u << enum pt_cgq */
+    uint64_t value[PT_CGQ_COUNT]; /* the last read */
+    uint32_t read;                /* bits of value set by the last read */
+};
+
+/* Open the cgroup whose files are in dirs: 0, or -1 when none of its
+ * files can be read (the cgroup is gone). */
+int pt_cgstat_open(struct pt_cgstat *s, const struct pt_cgroup_dirs *dirs, struct pt_buf *buf);
+void pt_cgstat_close(struct pt_cgstat *s);
+
+/* The poll: memory in use now, in bytes. 0, or -1 when it cannot be had. */
+int pt_cgstat_read_current(struct pt_cgstat *s, struct pt_buf *buf, uint64_t *bytes);
+
+/* Every quantity offered, into value (and read). The peak is reset for
+ * the next read where the kernel resets it per descriptor. -1 when the
+ * cgroup is gone (its files read as nothing). */
+int pt_cgstat_read(struct pt_cgstat *s, struct pt_buf *buf);
+
+/* The quantity's file, as the kernel names it ("cpu.pressure"), for
+ * the start line's account of what is missing. */
+const char *pt_cgq_source(enum pt_cgq q);
+
+#endif

@@ -1,0 +1,135 @@
+#include "targetcg.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base.h"
+#include "escape.h"
+
+void pt_target_cgroups_init(struct pt_target *t, int proc_root_fd, const char *sys_root)
+{
+    struct pt_cgroupfs fs;
+    pt_cgroupfs_find(&fs, proc_root_fd, sys_root, &t->buf);
+    pt_cgacct_init(&t->cgroups, &fs);
+    pt_cgacct_init(&t->group_cgroups, &fs);
+    t->has_cgroups = true;
+}
+
+void pt_target_cgroups_free(struct pt_target *t)
+{
+    if (!t->has_cgroups)
+        return;
+    pt_cgacct_free(&t->cgroups);
+    pt_cgacct_free(&t->group_cgroups);
+}
+
+/* The target's own cgroup directories: a --cgroup's one, a --unit's as
+ * found by the last scan (a glob's: every unit matched). */
+static size_t target_dirs(const struct pt_target *t, const char *const **dirs)
+{
+    static const char *one[1];
+    if (t->selector.kind == PT_SELECT_CGROUP) {
+        one[0] = pt_matcher_cgroup(&t->matcher);
+        *dirs = one;
+        return 1;
+    }
+    const struct pt_sdunit *u = pt_matcher_unit(&t->matcher);
+    *dirs = (const char *const *)u->dirs;
+    return u->n_dirs;
+}
+
+/* The directory of a --by cgroup group into out: a glob's unit, or the
+ * cgroup of that name below the target's. "" for "." and "other". */
+static void group_dir(const struct pt_target *t, const char *group, char *out, size_t len)
+{
+    const char *const *dirs;
+    size_t n = target_dirs(t, &dirs);
+    out[0] = '\0';
+    if (strcmp(group, PT_CGROUP_OWN) == 0 || strcmp(group, PT_GROUP_OTHER) == 0)
+        return;
+    bool glob = t->selector.kind == PT_SELECT_UNIT && pt_matcher_unit(&t->matcher)->glob;
+    for (size_t i = 0; i < n; i++) {
+        const char *slash = strrchr(dirs[i], '/');
+        if (glob && strcmp(slash ? slash + 1 : dirs[i], group) == 0) {
+            snprintf(out, len, "%s", dirs[i]);
+            return;
+        }
+    }
+    if (!glob && n == 1)
+        snprintf(out, len, "%s/%s", dirs[0], group);
+}
+
+/* The groups the last scan found, each once, as directories. */
+static void set_group_dirs(struct pt_target *t)
+{
+    const char *names = t->scan_groups.data;
+    size_t len = t->scan_groups.len, n = 0;
+    char **dirs = NULL;
+    for (size_t at = 0; at < len; at += strlen(names + at) + 1) {
+        char dir[PT_CGROUPFS_PATH_MAX + PT_GROUP_NAME_MAX];
+        group_dir(t, names + at, dir, sizeof(dir));
+        bool again = !dir[0];
+        for (size_t j = 0; j < n && !again; j++)
+            again = strcmp(dirs[j], dir) == 0;
+        if (again)
+            continue;
+        dirs = pt_xrealloc_array(dirs, n + 1, sizeof(*dirs));
+        dirs[n++] = pt_xstrdup(dir);
+    }
+    pt_cgacct_set(&t->group_cgroups, (const char *const *)dirs, n);
+    for (size_t j = 0; j < n; j++)
+        free(dirs[j]);
+    free(dirs);
+}
+
+void pt_target_cgroups_found(struct pt_target *t)
+{
+    if (!t->has_cgroups)
+        return;
+    const char *const *dirs;
+    size_t n = target_dirs(t, &dirs);
+    pt_cgacct_set(&t->cgroups, dirs, n);
+    if (t->options.breakdown == PT_BY_CGROUP)
+        set_group_dirs(t);
+    char missing[512];
+    pt_cgacct_missing(&t->cgroups, missing, sizeof(missing));
+    if (t->said_cgroups || !n)
+        return;
+    t->said_cgroups = true;
+    if (missing[0])
+        pt_target_logf(t, PT_LOG_INFO,
+                       "cgroup_* metrics: the kernel offers no %s for its cgroup (a controller not enabled there, "
+                       "or an older kernel): their metrics are left out",
+                       missing);
+}
+
+void pt_target_cgroups_poll(struct pt_target *t)
+{
+    if (!t->has_cgroups)
+        return;
+    pt_cgacct_poll(&t->cgroups);
+    if (t->options.breakdown == PT_BY_CGROUP)
+        pt_cgacct_poll(&t->group_cgroups);
+}
+
+const struct pt_cgvalues *pt_target_cgroups_end(struct pt_target *t)
+{
+    if (!t->has_cgroups)
+        return NULL;
+    pt_cgacct_end_interval(&t->cgroups, &t->cgroup_sum);
+    if (t->options.breakdown == PT_BY_CGROUP) {
+        struct pt_cgvalues ignored;
+        pt_cgacct_end_interval(&t->group_cgroups, &ignored);
+    }
+    return &t->cgroup_sum;
+}
+
+const struct pt_cgvalues *pt_target_cgroup_values(const struct pt_target *t, const char *group)
+{
+    char dir[PT_CGROUPFS_PATH_MAX + PT_GROUP_NAME_MAX];
+    if (!t->has_cgroups)
+        return NULL;
+    group_dir(t, group, dir, sizeof(dir));
+    return dir[0] ? pt_cgacct_values_of(&t->group_cgroups, dir) : NULL;
+}

@@ -1,0 +1,27 @@
+/* targetcg: a cgroup target's cgroups (--cgroup, --unit) and the
+ * kernel's own accounting of them (cgacct.h): which they are after each
+ * discovery, their polls, and their values for the target's line and,
+ * with --by cgroup, for each cgroup's line. */
+#ifndef PROCTREE_TARGETCG_H
+#define PROCTREE_TARGETCG_H
+
+#include "tree.h"
+
+/* Set up at the target's start (it is a cgroup target: t->has_cgroups). */
+void pt_target_cgroups_init(struct pt_target *t, int proc_root_fd, const char *sys_root);
+void pt_target_cgroups_free(struct pt_target *t);
+
+/* After a scan of the cgroups (discovery.c): the cgroups now, and the
+ * start line saying what the kernel does not offer for them. */
+void pt_target_cgroups_found(struct pt_target *t);
+
+/* The fast poll: memory in use, one read per cgroup. */
+void pt_target_cgroups_poll(struct pt_target *t);
+
+/* At the interval's end, before the lines are filled: the values of the
+ * target's line (NULL for a target that is no cgroup), and then of a
+ * --by cgroup group's (NULL for one that is no cgroup: "." and "other"). */
+const struct pt_cgvalues *pt_target_cgroups_end(struct pt_target *t);
+const struct pt_cgvalues *pt_target_cgroup_values(const struct pt_target *t, const char *group);
+
+#endif
