@@ -249,6 +249,9 @@ static int parse_process(const oconfig_item_t *ci, struct pt_collector *collecto
         } else if (strcasecmp(option->key, "CollectFileDescriptor") == 0) {
             if (get_bool(option, block, &options.collect_fds) != 0)
                 return -1;
+        } else if (strcasecmp(option->key, "CollectCgroupMetrics") == 0) {
+            if (get_bool(option, block, &options.collect_cgroup) != 0)
+                return -1;
         } else if (strcasecmp(option->key, "BreakDown") == 0) {
             if (get_breakdown(option, block, &options.breakdown) != 0)
                 return -1;

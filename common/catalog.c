@@ -54,6 +54,8 @@ const char *pt_metric_switch(enum pt_metric_id id)
         return "--no-ctx-switches";
     case PT_M_PROC_FDS:
         return "--no-fds";
+    case PT_M_CGROUP_CPU_USER_SECONDS ... PT_M_CGROUP_IO_WRITE_BYTES:
+        return "--no-cgroup-metrics";
     case PT_M_GLOBAL_MEM_USED_MIN ... PT_M_GLOBAL_SWAP_FREE_MAX:
         return "--no-global";
     default:

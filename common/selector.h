@@ -50,6 +50,7 @@ struct pt_target_options {
                                   member's reads rarer (default 5 ms; 0 = no guard) */
     bool collect_ctx_switches; /* every thread's status, once per interval */
     bool collect_fds;          /* fd/ of every member, once per interval */
+    bool collect_cgroup;       /* a cgroup target's cgroup_* metrics (cgacct.h) */
     enum pt_breakdown breakdown;
     unsigned breakdown_limit; /* named groups at most; the rest are "other" */
 };
@@ -61,6 +62,7 @@ static inline void pt_target_options_init(struct pt_target_options *options)
     options->pss_budget = 0.005;
     options->collect_ctx_switches = true;
     options->collect_fds = true;
+    options->collect_cgroup = true;
     options->breakdown = PT_BY_NONE;
     options->breakdown_limit = PT_BREAKDOWN_LIMIT_DEFAULT;
 }

@@ -256,7 +256,7 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
         return -1;
     }
     t->has_matcher = matching;
-    if (selector->kind == PT_SELECT_CGROUP || selector->kind == PT_SELECT_UNIT)
+    if (options->collect_cgroup && (selector->kind == PT_SELECT_CGROUP || selector->kind == PT_SELECT_UNIT))
         pt_target_cgroups_init(t, proc_root_fd, sys_root);
     t->options = *options;
     t->proc_root_fd = proc_root_fd;

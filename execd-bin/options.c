@@ -78,6 +78,8 @@ static const char usage[] = "Usage: proctree-execd [OPTION]... TARGET... [-- COM
                             "  --no-ctx-switches         do not read every thread's status (no\n"
                             "                            proc_ctx_switches_*)\n"
                             "  --no-fds                  do not count open file descriptors (no proc_fds)\n"
+                            "  --no-cgroup-metrics       do not read a cgroup or unit target's cgroup\n"
+                            "                            files (no cgroup_*)\n"
                             "  --no-global               do not report the global_* line\n"
                             "  --descriptor-budget N     keep at most N /proc files open (default: the\n"
                             "                            open-files limit, raised to its hard limit,\n"
@@ -122,6 +124,7 @@ enum {
     OPT_PSS_INTERVAL,
     OPT_NO_CTX,
     OPT_NO_FDS,
+    OPT_NO_CGROUP_METRICS,
     OPT_NO_GLOBAL,
     OPT_BY,
     OPT_BY_LIMIT,
@@ -155,6 +158,7 @@ static const struct option long_options[] = {
     {"pss-interval", required_argument, NULL, OPT_PSS_INTERVAL},
     {"no-ctx-switches", no_argument, NULL, OPT_NO_CTX},
     {"no-fds", no_argument, NULL, OPT_NO_FDS},
+    {"no-cgroup-metrics", no_argument, NULL, OPT_NO_CGROUP_METRICS},
     {"no-global", no_argument, NULL, OPT_NO_GLOBAL},
     {"descriptor-budget", required_argument, NULL, OPT_FD_BUDGET},
     {"proc-root", required_argument, NULL, OPT_PROC_ROOT},
@@ -328,6 +332,9 @@ static enum execd_parse parse_one(struct execd_options *o, int code, const char 
         return EXECD_RUN;
     case OPT_NO_FDS:
         o->target_options.collect_fds = false;
+        return EXECD_RUN;
+    case OPT_NO_CGROUP_METRICS:
+        o->target_options.collect_cgroup = false;
         return EXECD_RUN;
     case OPT_NO_GLOBAL:
         o->config.collect_global = false;
