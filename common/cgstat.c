@@ -256,19 +256,20 @@ int pt_cgstat_open(struct pt_cgstat *s, const struct pt_cgroup_dirs *dirs, struc
     if (s->current_fd < 0)
         s->current_fd = open_in(dirs->memory, "memory.usage_in_bytes", O_RDONLY);
     /* read-write where we may: the reset is tried, not assumed */
+    bool writable = true;
     s->peak_fd = open_in(dirs->v2, "memory.peak", O_RDWR);
-    s->peak_resets = s->peak_fd >= 0 && reset_peak(s->peak_fd);
-    if (s->peak_fd >= 0 && !s->peak_resets) {
-        close(s->peak_fd);
-        s->peak_fd = -1;
-    }
-    if (s->peak_fd < 0)
+    if (s->peak_fd < 0) {
+        writable = false;
         s->peak_fd = open_in(dirs->v2, "memory.peak", O_RDONLY);
-    if (pt_cgstat_read(s, buf) != 0) {
+    }
+    if (pt_cgstat_read(s, buf) != 0) { /* the lifetime peak, before any reset */
         pt_cgstat_close(s);
         return -1;
     }
     s->offered = s->read;
+    s->peak_resets = writable && s->peak_fd >= 0 && reset_peak(s->peak_fd);
+    if (s->peak_resets && (s->offered & (1u << PT_CGQ_MEMORY_PEAK_LIFETIME)))
+        s->offered ^= (1u << PT_CGQ_MEMORY_PEAK_LIFETIME) | (1u << PT_CGQ_MEMORY_PEAK);
     return 0;
 }
 

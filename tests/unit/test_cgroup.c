@@ -1,0 +1,459 @@
+/* Unit tests for the cgroup accounting: cgparse on the kernel's formats
+ * (Documentation/admin-guide/cgroup-v2.rst and the v1 docs) and hostile
+ * bytes, cgstat choosing each quantity's file by what a fixture cgroup
+ * offers (v2 first, its v1 twin else), the per-descriptor memory.peak
+ * reset, and cgacct's intervals: growth, polls, a cgroup made again. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cgacct.h"
+#include "cgparse.h"
+#include "cgstat.h"
+#include "fixture.h"
+#include "unit.h"
+
+/* ==== cgparse ==== (each on an exact copy: ASan sees an over-read) */
+
+static int keyed(const char *text, const char *key, uint64_t *out)
+{
+    char *copy = exact_copy(text, strlen(text));
+    int r = pt_parse_keyed(copy, strlen(text), key, out);
+    free(copy);
+    return r;
+}
+
+START_TEST(test_keyed)
+{
+    const char *cpu_stat = "usage_usec 1500\nuser_usec 1000\nsystem_usec 500\nnr_periods 10\n"
+                           "nr_throttled 3\nthrottled_usec 2500\nnr_bursts 0\nburst_usec 0\n";
+    uint64_t v;
+    ck_assert_int_eq(keyed(cpu_stat, "user_usec", &v), 0);
+    ck_assert_uint_eq(v, 1000);
+    ck_assert_int_eq(keyed(cpu_stat, "throttled_usec", &v), 0);
+    ck_assert_uint_eq(v, 2500);
+    /* a key is whole: "usec" is no line's key, "usage" neither */
+    ck_assert_int_eq(keyed(cpu_stat, "usec", &v), -1);
+    ck_assert_int_eq(keyed(cpu_stat, "usage", &v), -1);
+    /* memory.events: "oom" is not "oom_kill" nor "oom_group_kill" */
+    const char *events = "low 0\nhigh 7\nmax 2\noom 1\noom_kill 3\noom_group_kill 0\n";
+    ck_assert_int_eq(keyed(events, "oom", &v), 0);
+    ck_assert_uint_eq(v, 1);
+    ck_assert_int_eq(keyed(events, "oom_kill", &v), 0);
+    ck_assert_uint_eq(v, 3);
+    /* the last line without its newline; a value that is no number */
+    ck_assert_int_eq(keyed("a 1\nb 22", "b", &v), 0);
+    ck_assert_uint_eq(v, 22);
+    ck_assert_int_eq(keyed("a x1\n", "a", &v), -1);
+    ck_assert_int_eq(keyed("a 1x\n", "a", &v), -1);
+    ck_assert_int_eq(keyed("", "a", &v), -1);
+    /* clamped: what no cgroup can reach */
+    ck_assert_int_eq(keyed("a 99999999999999999999999\n", "a", &v), 0);
+    ck_assert_uint_eq(v, PT_MAX_COUNT);
+}
+END_TEST
+
+START_TEST(test_single)
+{
+    uint64_t v;
+    ck_assert_int_eq(pt_parse_single(TEXT("209715200\n"), &v), 0);
+    ck_assert_uint_eq(v, 209715200);
+    ck_assert_int_eq(pt_parse_single(TEXT("42"), &v), 0);
+    ck_assert_uint_eq(v, 42);
+    ck_assert_int_eq(pt_parse_single(TEXT("max\n"), &v), -1);
+    ck_assert_int_eq(pt_parse_single(TEXT("\n"), &v), -1);
+    ck_assert_int_eq(pt_parse_single(TEXT("1 2\n"), &v), -1);
+    ck_assert_int_eq(pt_parse_single(TEXT("12\n\n"), &v), -1);
+}
+END_TEST
+
+START_TEST(test_pressure)
+{
+    uint64_t some, full;
+    bool has_full;
+    ck_assert_int_eq(pt_parse_pressure(TEXT("some avg10=1.50 avg60=0.20 avg300=0.00 total=123456\n"
+                                            "full avg10=0.00 avg60=0.00 avg300=0.00 total=789\n"),
+                                       &some, &full, &has_full),
+                     0);
+    ck_assert_uint_eq(some, 123456);
+    ck_assert(has_full);
+    ck_assert_uint_eq(full, 789);
+    /* cpu.pressure before Linux 5.13: no full line */
+    ck_assert_int_eq(
+        pt_parse_pressure(TEXT("some avg10=0.00 avg60=0.00 avg300=0.00 total=5\n"), &some, &full, &has_full), 0);
+    ck_assert_uint_eq(some, 5);
+    ck_assert(!has_full);
+    /* no some line, a total that is no number */
+    ck_assert_int_eq(pt_parse_pressure(TEXT("full avg10=0.00 total=5\n"), &some, &full, &has_full), -1);
+    ck_assert_int_eq(pt_parse_pressure(TEXT("some avg10=0.00 total=x\n"), &some, &full, &has_full), -1);
+    ck_assert_int_eq(pt_parse_pressure(TEXT(""), &some, &full, &has_full), -1);
+}
+END_TEST
+
+START_TEST(test_io_stat)
+{
+    uint64_t r, w;
+    ck_assert_int_eq(pt_parse_io_stat(TEXT("8:16 rbytes=1459200 wbytes=314773504 rios=192 wios=353 dbytes=0 dios=0\n"
+                                           "8:0 rbytes=90430464 wbytes=299008000 rios=8950 wios=1252 dbytes=50331648 "
+                                           "dios=3021\n"),
+                                      &r, &w),
+                     0);
+    ck_assert_uint_eq(r, 1459200 + 90430464);
+    ck_assert_uint_eq(w, 314773504 + 299008000);
+    /* no I/O yet: an empty file */
+    ck_assert_int_eq(pt_parse_io_stat(TEXT(""), &r, &w), 0);
+    ck_assert_uint_eq(r + w, 0);
+    /* "xrbytes=" is not rbytes */
+    ck_assert_int_eq(pt_parse_io_stat(TEXT("8:0 xrbytes=5 wbytes=1\n"), &r, &w), -1);
+}
+END_TEST
+
+START_TEST(test_blkio_bytes)
+{
+    uint64_t r, w;
+    ck_assert_int_eq(pt_parse_blkio_bytes(TEXT("8:0 Read 4096\n8:0 Write 8192\n8:0 Sync 12288\n8:0 Async 0\n"
+                                               "8:0 Discard 0\n8:0 Total 12288\n8:16 Read 100\n8:16 Write 0\n"
+                                               "Total 12388\n"),
+                                          &r, &w),
+                     0);
+    ck_assert_uint_eq(r, 4196);
+    ck_assert_uint_eq(w, 8192);
+    ck_assert_int_eq(pt_parse_blkio_bytes(TEXT("Total 0\n"), &r, &w), 0);
+    ck_assert_uint_eq(r + w, 0);
+    ck_assert_int_eq(pt_parse_blkio_bytes(TEXT("8:0 Read 4x\n"), &r, &w), -1);
+}
+END_TEST
+
+/* ==== cgstat and cgacct on fixture cgroups ==== */
+
+static char *root;
+
+static void setup(void)
+{
+    root = fx_root_new();
+}
+
+static void teardown(void)
+{
+    fx_root_free(root);
+}
+
+static void put(const char *rel, const char *content)
+{
+    fx_write(root, rel, content, -1);
+}
+
+static struct pt_cgroup_dirs dirs_of(const char *v2, const char *memory)
+{
+    struct pt_cgroup_dirs d;
+    memset(&d, 0, sizeof(d));
+    if (v2)
+        snprintf(d.v2, sizeof(d.v2), "%s/%s", root, v2);
+    if (memory)
+        snprintf(d.memory, sizeof(d.memory), "%s/%s", root, memory);
+    return d;
+}
+
+#define BIT(q) (1u << (q))
+
+/* A v2 cgroup with every controller: each quantity from its v2 file. */
+static void put_v2(const char *dir, unsigned user_usec, unsigned current, unsigned peak)
+{
+    char path[256], text[512];
+    snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+    put(path, "");
+    snprintf(path, sizeof(path), "%s/cpu.stat", dir);
+    snprintf(text, sizeof(text),
+             "usage_usec %u\nuser_usec %u\nsystem_usec 100\nnr_periods 4\nnr_throttled 2\nthrottled_usec 300\n",
+             user_usec + 100, user_usec);
+    put(path, text);
+    snprintf(path, sizeof(path), "%s/cpu.pressure", dir);
+    put(path, "some avg10=0.00 avg60=0.00 avg300=0.00 total=1000\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=400\n");
+    snprintf(path, sizeof(path), "%s/memory.pressure", dir);
+    put(path, "some avg10=0.00 avg60=0.00 avg300=0.00 total=20\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=10\n");
+    snprintf(path, sizeof(path), "%s/io.pressure", dir);
+    put(path, "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
+    snprintf(path, sizeof(path), "%s/memory.events", dir);
+    put(path, "low 0\nhigh 5\nmax 1\noom 1\noom_kill 1\noom_group_kill 0\n");
+    snprintf(path, sizeof(path), "%s/io.stat", dir);
+    put(path, "8:0 rbytes=4096 wbytes=8192 rios=1 wios=2 dbytes=0 dios=0\n");
+    snprintf(path, sizeof(path), "%s/pids.current", dir);
+    put(path, "3\n");
+    snprintf(path, sizeof(path), "%s/memory.current", dir);
+    snprintf(text, sizeof(text), "%u\n", current);
+    put(path, text);
+    snprintf(path, sizeof(path), "%s/memory.peak", dir);
+    snprintf(text, sizeof(text), "%u\n", peak);
+    put(path, text);
+}
+
+/* Every quantity of a full v2 cgroup from its v2 file; memory.peak
+ * written through our own descriptor is taken as reset per descriptor
+ * (the kernel's since 6.12; a fixture file takes the write too), so the
+ * peak is the interval's. */
+START_TEST(test_v2_everything)
+{
+    put_v2("cg", 700, 1000, 5000);
+    struct pt_cgroup_dirs dirs = dirs_of("cg", NULL);
+    struct pt_cgstat s;
+    struct pt_buf buf = {0};
+    ck_assert_int_eq(pt_cgstat_open(&s, &dirs, &buf), 0);
+    ck_assert(s.peak_resets);
+    uint32_t all = BIT(PT_CGQ_COUNT) - 1;
+    ck_assert_uint_eq(s.offered, all & ~BIT(PT_CGQ_MEMORY_PEAK_LIFETIME));
+    /* the peak through the kept descriptor: after the open's reset, what
+     * the kernel would show since (the test writes it, as the kernel would) */
+    put("cg/memory.peak", "3000\n");
+    ck_assert_int_eq(pt_cgstat_read(&s, &buf), 0);
+    ck_assert(s.read & BIT(PT_CGQ_MEMORY_PEAK));
+    ck_assert(!(s.read & BIT(PT_CGQ_MEMORY_PEAK_LIFETIME)));
+    ck_assert_uint_eq(s.value[PT_CGQ_MEMORY_PEAK], 3000);
+    ck_assert_uint_eq(s.value[PT_CGQ_CPU_USER_US], 700);
+    ck_assert_uint_eq(s.value[PT_CGQ_THROTTLED_US], 300);
+    ck_assert_uint_eq(s.value[PT_CGQ_THROTTLED_PERIODS], 2);
+    ck_assert_uint_eq(s.value[PT_CGQ_CPU_SOME_US], 1000);
+    ck_assert_uint_eq(s.value[PT_CGQ_CPU_FULL_US], 400);
+    ck_assert_uint_eq(s.value[PT_CGQ_MEMORY_SOME_US], 20);
+    ck_assert_uint_eq(s.value[PT_CGQ_OOMS], 1);
+    ck_assert_uint_eq(s.value[PT_CGQ_OOM_KILLS], 1);
+    ck_assert_uint_eq(s.value[PT_CGQ_HIGH_EVENTS], 5);
+    ck_assert_uint_eq(s.value[PT_CGQ_MAX_EVENTS], 1);
+    ck_assert_uint_eq(s.value[PT_CGQ_IO_READ_BYTES], 4096);
+    ck_assert_uint_eq(s.value[PT_CGQ_PIDS], 3);
+    uint64_t current;
+    ck_assert_int_eq(pt_cgstat_read_current(&s, &buf, &current), 0);
+    ck_assert_uint_eq(current, 1000);
+    pt_cgstat_close(&s);
+    pt_buf_free(&buf);
+}
+END_TEST
+
+/* What test_v2_peak_without_reset checks, as one who may not write
+ * memory.peak: 0, or the number of the check that failed. */
+static int lifetime_peak_checks(void)
+{
+    struct pt_cgroup_dirs dirs = dirs_of("cg", NULL);
+    struct pt_cgstat s;
+    struct pt_buf buf = {0};
+    if (pt_cgstat_open(&s, &dirs, &buf) != 0)
+        return 1;
+    int failed = s.peak_resets                                     ? 2
+                 : !(s.offered & BIT(PT_CGQ_MEMORY_PEAK_LIFETIME)) ? 3
+                 : s.offered & BIT(PT_CGQ_MEMORY_PEAK)             ? 4
+                 : s.value[PT_CGQ_MEMORY_PEAK_LIFETIME] != 5000    ? 5
+                 : pt_cgstat_read(&s, &buf) != 0                   ? 6
+                 : s.value[PT_CGQ_MEMORY_PEAK_LIFETIME] != 5000    ? 7
+                                                                   : 0;
+    pt_cgstat_close(&s);
+    pt_buf_free(&buf);
+    return failed;
+}
+
+/* A memory.peak our descriptor cannot write (a kernel before 6.12 has
+ * it read-only; here: a file we may not write): the lifetime peak, under
+ * its own name, read again unchanged (nothing written). Root writes a
+ * 0444 file, so root runs the checks in a child as nobody. */
+START_TEST(test_v2_peak_without_reset)
+{
+    put_v2("cg", 700, 1000, 5000);
+    char path[512];
+    snprintf(path, sizeof(path), "%s/cg/memory.peak", root);
+    ck_assert_int_eq(chmod(path, 0444), 0);
+    if (geteuid() != 0) {
+        ck_assert_int_eq(lifetime_peak_checks(), 0);
+        return;
+    }
+    snprintf(path, sizeof(path), "%s/cg", root);
+    ck_assert_int_eq(chmod(root, 0755), 0);
+    ck_assert_int_eq(chmod(path, 0755), 0);
+    pid_t child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        if (setresgid(65534, 65534, 65534) != 0 || setresuid(65534, 65534, 65534) != 0)
+            _exit(100);
+        _exit(lifetime_peak_checks());
+    }
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "check %d failed as nobody",
+                  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+END_TEST
+
+/* This host's kind: v2 without controllers (cpu.stat's usage only, and
+ * PSI), the memory controller on v1. Each quantity from where the kernel
+ * has it: CPU and stalls from v2, memory from v1 (the lifetime peak, never
+ * written), and what neither has is not offered. */
+START_TEST(test_hybrid_v2_and_v1)
+{
+    put("cg/cgroup.procs", "");
+    put("cg/cpu.stat", "usage_usec 900\nuser_usec 600\nsystem_usec 300\n");
+    put("cg/cpu.pressure", "some avg10=0.00 avg60=0.00 avg300=0.00 total=77\n"
+                           "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
+    put("mem/cgroup.procs", "");
+    put("mem/memory.usage_in_bytes", "2048\n");
+    put("mem/memory.max_usage_in_bytes", "9999\n");
+    put("mem/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n");
+    struct pt_cgroup_dirs dirs = dirs_of("cg", "mem");
+    struct pt_cgstat s;
+    struct pt_buf buf = {0};
+    ck_assert_int_eq(pt_cgstat_open(&s, &dirs, &buf), 0);
+    ck_assert_uint_eq(s.offered, BIT(PT_CGQ_CPU_USER_US) | BIT(PT_CGQ_CPU_SYSTEM_US) | BIT(PT_CGQ_CPU_SOME_US) |
+                                     BIT(PT_CGQ_CPU_FULL_US) | BIT(PT_CGQ_MEMORY_CURRENT) |
+                                     BIT(PT_CGQ_MEMORY_PEAK_LIFETIME) | BIT(PT_CGQ_OOM_KILLS));
+    ck_assert_uint_eq(s.value[PT_CGQ_OOM_KILLS], 2);
+    ck_assert_uint_eq(s.value[PT_CGQ_MEMORY_PEAK_LIFETIME], 9999);
+    pt_cgstat_close(&s);
+    /* the v1 peak is read, never written: a write would reset it for everyone */
+    char text[64] = "", path[600];
+    snprintf(path, sizeof(path), "%s/memory.max_usage_in_bytes", dirs.memory);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(text, sizeof(text), f));
+    fclose(f);
+    ck_assert_str_eq(text, "9999\n");
+    pt_buf_free(&buf);
+}
+END_TEST
+
+/* A v2 file first, its v1 twin only for what the v2 one lacks: v2's
+ * cpu.stat without the cpu controller has no throttling, v1's cpu.stat
+ * has it (in ns); v2's usage is kept over v1's cpuacct. */
+START_TEST(test_v2_first_then_v1)
+{
+    put("cg/cgroup.procs", "");
+    put("cg/cpu.stat", "usage_usec 900\nuser_usec 600\nsystem_usec 300\n");
+    put("cpu/cgroup.procs", "");
+    put("cpu/cpu.stat", "nr_periods 10\nnr_throttled 4\nthrottled_time 5000000\n");
+    put("cpu/cpuacct.usage_user", "999999000\n");
+    struct pt_cgroup_dirs dirs = dirs_of("cg", NULL);
+    snprintf(dirs.cpu, sizeof(dirs.cpu), "%s/cpu", root);
+    snprintf(dirs.cpuacct, sizeof(dirs.cpuacct), "%s/cpu", root);
+    struct pt_cgstat s;
+    struct pt_buf buf = {0};
+    ck_assert_int_eq(pt_cgstat_open(&s, &dirs, &buf), 0);
+    ck_assert_uint_eq(s.value[PT_CGQ_CPU_USER_US], 600);
+    ck_assert_uint_eq(s.value[PT_CGQ_THROTTLED_US], 5000);
+    ck_assert_uint_eq(s.value[PT_CGQ_THROTTLED_PERIODS], 4);
+    pt_cgstat_close(&s);
+    pt_buf_free(&buf);
+}
+END_TEST
+
+/* cgacct: growth per interval, never negative; memory in use from the
+ * polls; a cgroup there at the first set counts from then, one made
+ * again at its path (another inode) from its start; one gone reports
+ * nothing; what is missing is named. */
+START_TEST(test_cgacct_intervals)
+{
+    put_v2("sys/fs/cgroup/svc", 1000, 100, 500);
+    put("sys/fs/cgroup/cgroup.procs", "");
+    struct pt_cgroupfs fs;
+    memset(&fs, 0, sizeof(fs));
+    snprintf(fs.v2, sizeof(fs.v2), "%s/sys/fs/cgroup", root);
+    struct pt_cgacct a;
+    pt_cgacct_init(&a, &fs);
+    char dir[600];
+    snprintf(dir, sizeof(dir), "%s/svc", fs.v2);
+    const char *dirs[] = {dir};
+    pt_cgacct_set(&a, dirs, 1);
+    char missing[256];
+    pt_cgacct_missing(&a, missing, sizeof(missing));
+    ck_assert_str_eq(missing, ""); /* the interval's peak stands for the lifetime's */
+
+    put("sys/fs/cgroup/svc/memory.current", "300\n");
+    pt_cgacct_poll(&a);
+    put("sys/fs/cgroup/svc/memory.current", "200\n");
+    pt_cgacct_poll(&a);
+    put_v2("sys/fs/cgroup/svc", 1600, 200, 700);
+    struct pt_cgvalues v;
+    pt_cgacct_end_interval(&a, &v);
+    ck_assert_uint_eq(v.value[PT_CGQ_CPU_USER_US], 600); /* not the 1000 before the first set */
+    ck_assert_uint_eq(v.value[PT_CGQ_CPU_SOME_US], 0);
+    ck_assert(v.known & BIT(PT_CGQ_MEMORY_CURRENT));
+    ck_assert_int_eq(v.current.min, 200);
+    ck_assert_int_eq(v.current.max, 300);
+    ck_assert_uint_eq(v.value[PT_CGQ_MEMORY_PEAK], 700);
+    ck_assert_uint_eq(v.value[PT_CGQ_PIDS], 3);
+
+    /* made again (a restart): new inode, counts from its start */
+    char cmd[700];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    put_v2("sys/fs/cgroup/svc", 250, 50, 60);
+    pt_cgacct_set(&a, dirs, 1);
+    pt_cgacct_end_interval(&a, &v);
+    ck_assert_uint_eq(v.value[PT_CGQ_CPU_USER_US], 250);
+    ck_assert_uint_eq(v.value[PT_CGQ_CPU_SOME_US], 1000);
+    ck_assert(!(v.known & BIT(PT_CGQ_MEMORY_CURRENT))); /* no poll since */
+
+    /* gone: nothing known, not zeros */
+    ck_assert_int_eq(system(cmd), 0);
+    pt_cgacct_end_interval(&a, &v);
+    ck_assert_uint_eq(v.known, 0);
+    pt_cgacct_free(&a);
+}
+END_TEST
+
+/* Two cgroups (a glob of units): summed, a quantity known when both give
+ * it; a cgroup that appears later counts whole; what neither gives is
+ * named for the start line. */
+START_TEST(test_cgacct_two_cgroups)
+{
+    put("sys/fs/cgroup/cgroup.procs", "");
+    put("sys/fs/cgroup/a/cgroup.procs", "");
+    put("sys/fs/cgroup/a/cpu.stat", "usage_usec 10\nuser_usec 10\nsystem_usec 0\n");
+    put("sys/fs/cgroup/a/pids.current", "2\n");
+    struct pt_cgroupfs fs;
+    memset(&fs, 0, sizeof(fs));
+    snprintf(fs.v2, sizeof(fs.v2), "%s/sys/fs/cgroup", root);
+    struct pt_cgacct a;
+    pt_cgacct_init(&a, &fs);
+    char da[600], db[600];
+    snprintf(da, sizeof(da), "%s/a", fs.v2);
+    snprintf(db, sizeof(db), "%s/b", fs.v2);
+    const char *one[] = {da}, *two[] = {da, db};
+    pt_cgacct_set(&a, one, 1);
+    char missing[512];
+    pt_cgacct_missing(&a, missing, sizeof(missing));
+    ck_assert_msg(strstr(missing, "cpu.pressure") && strstr(missing, "memory.current") &&
+                      !strstr(missing, "user_usec") && !strstr(missing, "pids.current"),
+                  "%s", missing);
+    put("sys/fs/cgroup/b/cgroup.procs", "");
+    put("sys/fs/cgroup/b/cpu.stat", "usage_usec 40\nuser_usec 40\nsystem_usec 0\n");
+    pt_cgacct_set(&a, two, 2);
+    put("sys/fs/cgroup/a/cpu.stat", "usage_usec 15\nuser_usec 15\nsystem_usec 0\n");
+    struct pt_cgvalues v;
+    pt_cgacct_end_interval(&a, &v);
+    ck_assert_uint_eq(v.value[PT_CGQ_CPU_USER_US], 5 + 40);
+    ck_assert(v.known & BIT(PT_CGQ_CPU_USER_US));
+    ck_assert(!(v.known & BIT(PT_CGQ_PIDS))); /* b has no pids controller */
+    ck_assert_ptr_nonnull(pt_cgacct_values_of(&a, db));
+    ck_assert_uint_eq(pt_cgacct_values_of(&a, da)->value[PT_CGQ_PIDS], 2);
+    pt_cgacct_free(&a);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("cgroup");
+    TCase *tc = unit_tcase(suite, "cgparse");
+    tcase_add_test(tc, test_keyed);
+    tcase_add_test(tc, test_single);
+    tcase_add_test(tc, test_pressure);
+    tcase_add_test(tc, test_io_stat);
+    tcase_add_test(tc, test_blkio_bytes);
+    tc = unit_tcase(suite, "cgstat");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_v2_everything);
+    tcase_add_test(tc, test_v2_peak_without_reset);
+    tcase_add_test(tc, test_hybrid_v2_and_v1);
+    tcase_add_test(tc, test_v2_first_then_v1);
+    tcase_add_test(tc, test_cgacct_intervals);
+    tcase_add_test(tc, test_cgacct_two_cgroups);
+    return unit_run(suite);
+}
