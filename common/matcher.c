@@ -77,13 +77,9 @@ static void scan_cgroup_dir(struct cgroup_scan *s, int dir_fd, int depth)
         pt_parse_children(s->buf->data, (size_t)n, scanned_pid, s);
     if (depth >= 32)
         return;
-    int dup_fd = dup(dir_fd);
-    DIR *dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
-    if (!dir) {
-        if (dup_fd >= 0)
-            close(dup_fd);
+    DIR *dir = pt_opendir_at(dir_fd);
+    if (!dir)
         return;
-    }
     const char *group = s->group;
     for (struct dirent *e; (e = readdir(dir));) {
         if (e->d_type != DT_DIR || strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)

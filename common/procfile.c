@@ -199,3 +199,12 @@ bool pt_proc_root_hidepid(int proc_root_fd, struct pt_buf *buf, char *out, size_
     }
     return false;
 }
+
+DIR *pt_opendir_at(int dir_fd)
+{
+    int fd = dup(dir_fd);
+    DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!dir && fd >= 0)
+        close(fd);
+    return dir;
+}

@@ -11,6 +11,7 @@
 
 #include "base.h"
 #include "escape.h"
+#include "procfile.h"
 
 /* The unit types systemd gives a cgroup, and those it never does. */
 static const char *const with_cgroup[] = {".service", ".scope", ".slice", ".socket", ".mount", ".swap"};
@@ -138,13 +139,9 @@ static bool matches(const struct pt_sdunit *u, const char *name)
 
 static void walk_dir(struct walk *w, int dir_fd, size_t len, int depth)
 {
-    int dup_fd = dup(dir_fd);
-    DIR *dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
-    if (!dir) {
-        if (dup_fd >= 0)
-            close(dup_fd);
+    DIR *dir = pt_opendir_at(dir_fd);
+    if (!dir)
         return;
-    }
     for (struct dirent *e; (e = readdir(dir)) && w->u->n_dirs < PT_SDUNIT_MATCHES_MAX;) {
         if (e->d_type != DT_DIR || strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;

@@ -116,6 +116,15 @@ def assert_no_sanitizer_report(lines, who):
         raise AssertionError(f"{who}: sanitizer report:\n" + "\n".join(lines[-40:]))
 
 
+def file_tail(path, size=4000):
+    """The last size bytes of a log file, as text; "(no log)" when there is none."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()[-size:].decode("utf-8", "replace")
+    except (OSError, TypeError):
+        return "(no log)"
+
+
 def stop_process(proc, timeout=10.0):
     """Stop a child by its own pid: SIGTERM, wait, SIGKILL as a last resort."""
     if proc.poll() is None:
@@ -220,11 +229,7 @@ bind-address = "127.0.0.1:{rpc_port}"
         self.stop()
 
     def log_tail(self, size=4000):
-        try:
-            with open(self.log_path, "rb") as f:
-                return f.read()[-size:].decode("utf-8", "replace")
-        except (OSError, TypeError):
-            return "(no log)"
+        return file_tail(self.log_path, size)
 
     # -- HTTP API
 

@@ -301,11 +301,7 @@ class Systemd:
         self.stop()
 
     def log_tail(self, size=4000):
-        try:
-            with open(self.log_path, "rb") as f:
-                return f.read()[-size:].decode("utf-8", "replace")
-        except (OSError, TypeError):
-            return "(no log)"
+        return h.file_tail(self.log_path, size)
 
     # ------------------------------------------------------------ inside
 
