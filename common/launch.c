@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base.h"
@@ -14,12 +17,304 @@
 #include "procfile.h"
 #include "procparse.h"
 
-pid_t pt_launch(char *const argv[], int stdin_fd, int stdout_fd, int stderr_fd, char *err, size_t errlen)
+/* ---- the launched command's cgroup ---------------------------------------- */
+
+/* Each hierarchy's mount in a pt_cgroupfs, in the order the launched
+ * command's cgroup is made: v2's first, as its directory is the target's. */
+static char *hierarchy(struct pt_cgroupfs *fs, size_t h)
 {
-    if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
-        snprintf(err, errlen, "cannot become a child subreaper: %s", strerror(errno));
+    return h == 0 ? fs->v2 : fs->v1[h - 1];
+}
+
+static const char *const v1_controller[PT_V1_COUNT] = {
+    [PT_V1_CPU] = "cpu",   [PT_V1_CPUACCT] = "cpuacct", [PT_V1_MEMORY] = "memory",
+    [PT_V1_PIDS] = "pids", [PT_V1_BLKIO] = "blkio",
+};
+
+/* Our own cgroup's path in hierarchy h (v2's "0::PATH", a v1 controller's
+ * "N:LIST:PATH" whose comma-separated LIST names it) from
+ * /proc/self/cgroup's text, into out: 0, or -1 when it lists none. */
+static int own_path(const char *text, size_t h, char *out, size_t outlen)
+{
+    const char *want = h == 0 ? "" : v1_controller[h - 1];
+    size_t wlen = strlen(want);
+    for (const char *line = text; *line;) {
+        size_t len = strcspn(line, "\n");
+        const char *list = memchr(line, ':', len);
+        const char *path = list ? memchr(list + 1, ':', len - (size_t)(list + 1 - line)) : NULL;
+        bool match = false;
+        if (path && h == 0)
+            match = list == line + 1 && line[0] == '0' && path == list + 1;
+        for (const char *c = list + 1; path && h > 0 && c < path && !match;) {
+            size_t clen = strcspn(c, ",:");
+            match = clen == wlen && memcmp(c, want, wlen) == 0;
+            c += clen + 1;
+        }
+        if (match) {
+            snprintf(out, outlen, "%.*s", (int)(len - (size_t)(path + 1 - line)), path + 1);
+            return 0;
+        }
+        line += len + (line[len] == '\n');
+    }
+    return -1;
+}
+
+/* dir below mount ("" for the mount itself), or NULL when it is not. */
+static const char *below_mount(const char *mount, const char *dir)
+{
+    size_t n = strlen(mount);
+    if (!mount[0] || strncmp(dir, mount, n) != 0 || (dir[n] != '\0' && dir[n] != '/'))
+        return NULL;
+    return dir + n;
+}
+
+/* A path the user gives names one cgroup to make: no ".", ".." or empty
+ * component (which would name another cgroup, or the parent's own). */
+static bool plain_path(const char *rel)
+{
+    for (const char *c = rel; *c;) {
+        while (*c == '/')
+            c++;
+        size_t len = strcspn(c, "/");
+        if (!*c)
+            break;
+        if ((len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
+            return false;
+        c += len;
+    }
+    return true;
+}
+
+/* The one line of a launched command without a cgroup of its own. */
+static void say_none(const char *why)
+{
+    pt_logf(PT_LOG_INFO,
+            "the launched command gets no cgroup of its own (%s): no cgroup_* metrics (the kernel's exact CPU time, "
+            "memory peak, OOM kills, pressure stalls); its tree is measured as before",
+            why);
+}
+
+/* mount followed by the first len bytes of rel into hierarchy h of
+ * where: false (and "") when that is too long. */
+static bool set_where(struct pt_cgroupfs *where, size_t h, const char *mount, const char *rel, size_t len)
+{
+    char *out = hierarchy(where, h);
+    size_t mlen = strlen(mount);
+    out[0] = '\0';
+    if (mlen + len >= PT_CGROUPFS_PATH_MAX)
+        return false;
+    memcpy(out, mount, mlen);
+    memcpy(out + mlen, rel, len);
+    out[mlen + len] = '\0';
+    return true;
+}
+
+/* Where the cgroup goes (cg->where) and its name (the last component):
+ * DEFAULT: in our own cgroup of each hierarchy; PATH: in PATH's parent of
+ * each. 0, or -1 with the reason in err. */
+static int place(struct pt_launch_cgroup *cg, enum pt_launch_cgroup_mode mode, const char *path, int proc_root_fd,
+                 const char *sys_root, char *name, size_t namelen, size_t *primary, char *err, size_t errlen)
+{
+    struct pt_cgroupfs fs;
+    struct pt_buf buf = {0};
+    pt_cgroupfs_find(&fs, proc_root_fd, sys_root, &buf);
+    int r = 0;
+    *primary = 0;
+    char rel[PT_CGROUPFS_PATH_MAX] = "";
+    bool pinned = false;
+    if (mode == PT_LAUNCH_CGROUP_DEFAULT) {
+        /* our own cgroup may be another path in each hierarchy (a v1
+         * controller's limits apply where it put us): the command's goes
+         * below ours in each, where it stays within those limits */
+        snprintf(name, namelen, "proctree-launch-%d", (int)getpid());
+        ssize_t n = pt_read_file_at(proc_root_fd, "self/cgroup", &buf);
+        for (size_t h = 0; h < PT_LAUNCH_HIERARCHIES; h++) {
+            char own[PT_CGROUPFS_PATH_MAX];
+            char *mount = hierarchy(&fs, h);
+            if (n > 0 && mount[0] && own_path(buf.data, h, own, sizeof(own)) == 0 && own[0] == '/')
+                set_where(&cg->where, h, mount, own, strcmp(own, "/") == 0 ? 0 : strlen(own));
+        }
+    } else {
+        /* a cgroupfs directory is below a mount; anything else is a
+         * cgroup path below the v2 mount (else below each v1 one) */
+        if (strncmp(path, "0::", 3) == 0)
+            path += 3;
+        const char *in = NULL;
+        for (size_t h = 0; h < PT_LAUNCH_HIERARCHIES && !in; h++)
+            if ((in = below_mount(hierarchy(&fs, h), path)))
+                *primary = h, pinned = true;
+        int len = snprintf(rel, sizeof(rel), "%s%s", in ? "" : "/", in ? in : path);
+        char q[PT_QUOTED_MAX];
+        const char *parent_end = strrchr(rel, '/');
+        while (parent_end && parent_end > rel && parent_end[1] == '\0') /* "a/b/": b */
+            rel[parent_end - rel] = '\0', parent_end = strrchr(rel, '/');
+        if (len < 0 || (size_t)len >= sizeof(rel) || !plain_path(rel) || !parent_end || !parent_end[1]) {
+            snprintf(err, errlen,
+                     "\"%s\" names no cgroup to make (a new cgroup's path, without . or .., shorter than %d bytes)",
+                     pt_escape(q, sizeof(q), path), PT_CGROUPFS_PATH_MAX);
+            r = -1;
+        } else {
+            snprintf(name, namelen, "%s", parent_end + 1);
+            for (size_t h = 0; h < PT_LAUNCH_HIERARCHIES; h++)
+                if (hierarchy(&fs, h)[0])
+                    set_where(&cg->where, h, hierarchy(&fs, h), rel, (size_t)(parent_end - rel));
+        }
+    }
+    /* unless PATH named one: the first hierarchy there is */
+    while (!pinned && *primary < PT_LAUNCH_HIERARCHIES - 1 && !hierarchy(&cg->where, *primary)[0])
+        ++*primary;
+    if (r == 0 && !hierarchy(&cg->where, *primary)[0]) {
+        snprintf(err, errlen, "%s",
+                 pinned || mode == PT_LAUNCH_CGROUP_PATH
+                     ? "no cgroup filesystem is mounted"
+                     : "no cgroup filesystem is mounted where self/cgroup of the proc root "
+                       "places this process");
+        r = -1;
+    }
+    pt_buf_free(&buf);
+    return r;
+}
+
+/* Make name in hierarchy h and open its cgroup.procs; one hierarchy
+ * reached by two mount points (cpu and cpuacct, mounted together) is made
+ * once. 0 (made, or another mount's), or -errno. */
+static int make_in(struct pt_launch_cgroup *cg, size_t h, const char *name, dev_t *devs, ino_t *inos)
+{
+    const char *parent = hierarchy(&cg->where, h);
+    struct stat st;
+    if (stat(parent, &st) != 0)
+        return -errno;
+    for (size_t i = 0; i < h; i++)
+        if (inos[i] && devs[i] == st.st_dev && inos[i] == st.st_ino)
+            return 0;
+    char *dir = cg->made[cg->n_made];
+    int n = snprintf(dir, PT_CGROUPFS_PATH_MAX, "%s/%s", parent, name);
+    if (n < 0 || n >= PT_CGROUPFS_PATH_MAX)
+        return -ENAMETOOLONG;
+    if (mkdir(dir, 0755) != 0)
+        return -errno;
+    char procs[PT_CGROUPFS_PATH_MAX + 16];
+    snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+    int fd = open(procs, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        rmdir(dir);
+        return -e;
+    }
+    cg->procs_fd[cg->n_made++] = fd;
+    devs[h] = st.st_dev;
+    inos[h] = st.st_ino;
+    return 0;
+}
+
+static void close_procs(struct pt_launch_cgroup *cg)
+{
+    for (size_t i = 0; i < cg->n_made; i++) {
+        if (cg->procs_fd[i] >= 0)
+            close(cg->procs_fd[i]);
+        cg->procs_fd[i] = -1;
+    }
+}
+
+/* Remove every directory made, however many are left (one busy does not
+ * keep the others); a process that is still exiting keeps its cgroup
+ * busy for a moment. */
+static void remove_made(struct pt_launch_cgroup *cg)
+{
+    close_procs(cg);
+    for (size_t i = 0; i < cg->n_made; i++) {
+        int tries = 50, r;
+        while ((r = rmdir(cg->made[i])) != 0 && errno == EBUSY && --tries > 0)
+            nanosleep(&(struct timespec){0, 10000000}, NULL);
+        if (r != 0 && errno != ENOENT) {
+            char q[PT_QUOTED_MAX];
+            pt_logf(PT_LOG_WARNING, "cannot remove the launched command's cgroup \"%s\": %s",
+                    pt_escape(q, sizeof(q), cg->made[i]), strerror(errno));
+        }
+    }
+    cg->n_made = 0;
+    cg->dir[0] = '\0';
+    memset(&cg->where, 0, sizeof(cg->where));
+}
+
+int pt_launch_cgroup_make(struct pt_launch_cgroup *cg, enum pt_launch_cgroup_mode mode, const char *path,
+                          const char *proc_root, const char *sys_root, char *err, size_t errlen)
+{
+    memset(cg, 0, sizeof(*cg));
+    for (size_t h = 0; h < PT_LAUNCH_HIERARCHIES; h++)
+        cg->procs_fd[h] = -1;
+    if (mode == PT_LAUNCH_CGROUP_NONE)
+        return 0;
+    cg->required = mode == PT_LAUNCH_CGROUP_PATH;
+    int proc_root_fd = open(proc_root ? proc_root : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    char name[PT_CGROUPFS_PATH_MAX], why[256];
+    size_t primary;
+    int r = place(cg, mode, path, proc_root_fd, sys_root ? sys_root : "/sys", name, sizeof(name), &primary, why,
+                  sizeof(why));
+    if (proc_root_fd >= 0)
+        close(proc_root_fd);
+    dev_t devs[PT_LAUNCH_HIERARCHIES] = {0};
+    ino_t inos[PT_LAUNCH_HIERARCHIES] = {0};
+    for (size_t step = 0; r == 0 && step < PT_LAUNCH_HIERARCHIES; step++) {
+        /* the primary first: its failure is the one that counts */
+        size_t h = step == 0 ? primary : step <= primary ? step - 1 : step;
+        char *at = hierarchy(&cg->where, h);
+        if (!at[0])
+            continue;
+        int e = make_in(cg, h, name, devs, inos);
+        /* another's cgroup is never joined: its usage is not the command's,
+         * and it is not ours to remove */
+        if (e == -EEXIST || (e && h == primary)) {
+            char dir[PT_CGROUPFS_PATH_MAX * 2], q[PT_QUOTED_MAX];
+            snprintf(dir, sizeof(dir), "%s/%s", at, name);
+            pt_escape(q, sizeof(q), dir);
+            if (e == -EEXIST)
+                snprintf(why, sizeof(why), "\"%s\" exists already: another's, or left by a proctree that was killed",
+                         q);
+            else
+                snprintf(why, sizeof(why), "cannot make \"%s\": %s", q,
+                         e == -ENOENT ? "its parent cgroup does not exist" : strerror(-e));
+            r = -1;
+        } else if (e) {
+            at[0] = '\0'; /* a controller we may not write: its metrics are missing, said at start */
+        }
+        if (step == 0 && r == 0 && cg->n_made)
+            snprintf(cg->dir, sizeof(cg->dir), "%s", cg->made[0]);
+    }
+    if (r == 0)
+        return 0;
+    remove_made(cg);
+    if (cg->required) {
+        snprintf(err, errlen, "%s", why);
         return -1;
     }
+    say_none(why);
+    return 0;
+}
+
+void pt_launch_cgroup_remove(struct pt_launch_cgroup *cg)
+{
+    remove_made(cg);
+}
+
+/* ---- launching ------------------------------------------------------------ */
+
+/* What the child passes back through the pipe when it does not exec. */
+struct child_error {
+    int join;  /* the index in cg->made of the cgroup it could not join, or -1 */
+    int error; /* errno */
+};
+
+static void report(int fd, int join, int error)
+{
+    struct child_error e = {join, error};
+    (void)!write(fd, &e, sizeof(e));
+    _exit(127);
+}
+
+static pid_t launch_once(char *const argv[], int stdin_fd, int stdout_fd, int stderr_fd,
+                         const struct pt_launch_cgroup *cg, struct child_error *failed, char *err, size_t errlen)
+{
     /* The child reports a failed exec through this pipe; a successful exec
      * closes it (O_CLOEXEC), so the parent reads 0 bytes. */
     int pipefd[2];
@@ -43,31 +338,60 @@ pid_t pt_launch(char *const argv[], int stdin_fd, int stdout_fd, int stderr_fd, 
         close(pipefd[0]);
         if (setpgid(0, 0) != 0 || (stdin_fd >= 0 && dup2(stdin_fd, STDIN_FILENO) < 0) ||
             (stdout_fd >= 0 && dup2(stdout_fd, STDOUT_FILENO) < 0) ||
-            (stderr_fd >= 0 && dup2(stderr_fd, STDERR_FILENO) < 0)) {
-            int e = errno;
-            (void)!write(pipefd[1], &e, sizeof(e));
-            _exit(127);
-        }
+            (stderr_fd >= 0 && dup2(stderr_fd, STDERR_FILENO) < 0))
+            report(pipefd[1], -1, errno);
+        /* Before exec, so that all of the command is in its cgroup ("0":
+         * the writer itself); never exec'd elsewhere than asked. */
+        for (size_t i = 0; cg && i < cg->n_made; i++)
+            if (write(cg->procs_fd[i], "0", 1) != 1)
+                report(pipefd[1], (int)i, errno);
         execvp(argv[0], argv);
-        int e = errno;
-        (void)!write(pipefd[1], &e, sizeof(e));
-        _exit(127);
+        report(pipefd[1], -1, errno);
     }
     /* Also here: whichever of the two runs first, the group exists before
      * anyone signals it (EACCES once the child has exec'd is harmless). */
     setpgid(pid, pid);
     close(pipefd[1]);
-    int child_errno = 0;
     ssize_t n;
     do
-        n = read(pipefd[0], &child_errno, sizeof(child_errno));
+        n = read(pipefd[0], failed, sizeof(*failed));
     while (n < 0 && errno == EINTR);
     close(pipefd[0]);
-    if (n == (ssize_t)sizeof(child_errno)) {
-        char q[PT_QUOTED_MAX];
-        snprintf(err, errlen, "cannot run \"%s\": %s", pt_escape(q, sizeof(q), argv[0]), strerror(child_errno));
-        return -1; /* the child exits 127; it is reaped by the caller's reaping */
+    if (n != (ssize_t)sizeof(*failed))
+        return pid;
+    /* It exits at once: reaped here, so that its cgroup can be removed and
+     * no one takes it for a process of the tree. */
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    char q[PT_QUOTED_MAX], qc[PT_QUOTED_MAX];
+    if (failed->join >= 0)
+        snprintf(err, errlen, "cannot put \"%s\" in the cgroup \"%s\": %s", pt_escape(q, sizeof(q), argv[0]),
+                 pt_escape(qc, sizeof(qc), cg->made[failed->join]), strerror(failed->error));
+    else
+        snprintf(err, errlen, "cannot run \"%s\": %s", pt_escape(q, sizeof(q), argv[0]), strerror(failed->error));
+    return -1;
+}
+
+pid_t pt_launch(char *const argv[], int stdin_fd, int stdout_fd, int stderr_fd, struct pt_launch_cgroup *cg, char *err,
+                size_t errlen)
+{
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
+        snprintf(err, errlen, "cannot become a child subreaper: %s", strerror(errno));
+        return -1;
     }
+    struct child_error failed = {-1, 0};
+    pid_t pid = launch_once(argv, stdin_fd, stdout_fd, stderr_fd, cg, &failed, err, errlen);
+    if (pid < 0 && cg && failed.join >= 0 && !cg->required) {
+        /* the cgroup filesystem let us make it but not join it (cgroup v2
+         * refuses a process in a cgroup whose controllers its parent
+         * delegates only to children, a threaded subtree, a security
+         * module): as when it cannot be made, the command runs without */
+        say_none(err);
+        remove_made(cg);
+        pid = launch_once(argv, stdin_fd, stdout_fd, stderr_fd, NULL, &failed, err, errlen);
+    }
+    if (cg)
+        close_procs(cg);
     return pid;
 }
 

@@ -7,17 +7,67 @@
 #ifndef PROCTREE_LAUNCH_H
 #define PROCTREE_LAUNCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "cgroupfs.h"
+
+/* A cgroup of the launched command's own, so that the kernel's accounting
+ * of it (cgacct.h: exact CPU time, memory peak, OOM kills, pressure stalls)
+ * is the command's alone. It is made in cgroup v2's hierarchy and in each
+ * v1 controller's whose files cgstat.h reads (a hybrid host's memory
+ * controller is v1 only), the command joins every one between fork and
+ * exec, and they are removed once its tree is gone. */
+enum pt_launch_cgroup_mode {
+    PT_LAUNCH_CGROUP_DEFAULT, /* proctree-launch-<our pid> in our own cgroup of each hierarchy,
+                                 when the cgroup filesystem lets us; else none, said in one line */
+    PT_LAUNCH_CGROUP_PATH,    /* at a path given: made, or refused */
+    PT_LAUNCH_CGROUP_NONE,
+};
+
+#define PT_LAUNCH_HIERARCHIES (1 + PT_V1_COUNT)
+
+struct pt_launch_cgroup {
+    bool required; /* PATH: a failure to make or join it is an error */
+    /* its directory, the target's (selector.path): v2's, else a v1
+     * controller's; "" when there is none */
+    char dir[PT_CGROUPFS_PATH_MAX];
+    /* the directory it was made in, in each hierarchy ("" where it was
+     * not): dir's path below where.v2 (or the v1 one dir is in) names it
+     * in every hierarchy, as pt_cgroupfs_dirs_of reads it */
+    struct pt_cgroupfs where;
+    char made[PT_LAUNCH_HIERARCHIES][PT_CGROUPFS_PATH_MAX]; /* removed at the end */
+    int procs_fd[PT_LAUNCH_HIERARCHIES];                    /* their cgroup.procs, open until the launch */
+    size_t n_made;
+};
+
+/* Make the cgroup as mode says; path: PATH's, a cgroup as /proc/PID/cgroup
+ * shows it (below the cgroup2 mount) or a cgroupfs directory, whose parent
+ * exists and which does not. proc_root, sys_root: as the collector's (NULL:
+ * /proc, /sys). Returns 0 (cg->dir "" when none was made: NONE, or DEFAULT
+ * where the cgroup filesystem refuses, said in one line), or -1 with a
+ * one-line reason in err (PATH: refused, nothing made). */
+int pt_launch_cgroup_make(struct pt_launch_cgroup *cg, enum pt_launch_cgroup_mode mode, const char *path,
+                          const char *proc_root, const char *sys_root, char *err, size_t errlen);
+
+/* Remove what pt_launch_cgroup_make made, once no process is left in it
+ * (the tree is gone: reaped). One line for a cgroup that cannot be. */
+void pt_launch_cgroup_remove(struct pt_launch_cgroup *cg);
+
 /* Fork and exec argv[0] (PATH search). The child gets default signal
  * dispositions, an empty signal mask, a process group of its own (whose id
- * is its pid: pt_launch_signal_tree reaches the whole job through it), and
+ * is its pid: pt_launch_signal_tree reaches the whole job through it),
  * stdin_fd / stdout_fd / stderr_fd as its standard streams (-1 = inherit
- * ours). Returns the pid, or -1 with a one-line reason in err when the
- * command cannot be executed (the child's exec error is passed back through
- * a close-on-exec pipe). */
-pid_t pt_launch(char *const argv[], int stdin_fd, int stdout_fd, int stderr_fd, char *err, size_t errlen);
+ * ours), and with cg (NULL or none made: no cgroup of its own) joins each of
+ * cg's cgroups before exec. Returns the pid, or -1 with a one-line reason
+ * in err when the command cannot be executed or, cg->required, cannot join
+ * its cgroup (the child's error is passed back through a close-on-exec
+ * pipe, and the child reaped). When it cannot join a DEFAULT cgroup it is
+ * launched again without one (one line says so; cg is then removed and
+ * left with none). */
+pid_t pt_launch(char *const argv[], int stdin_fd, int stdout_fd, int stderr_fd, struct pt_launch_cgroup *cg, char *err,
+                size_t errlen);
 
 /* Send sig to the process group `group` and to every descendant of this
  * process, wherever it is (a job may move a child to another group or

@@ -21,10 +21,15 @@ enum pt_selector_kind {
 /* The kernel's PID_MAX_LIMIT (64-bit): every pid is below it. */
 #define PT_PID_LIMIT 4194304
 
+struct pt_cgroupfs;
+
 struct pt_selector {
     enum pt_selector_kind kind;
-    pid_t pid;         /* PID, CHILD */
-    const char *path;  /* PIDFILE, CGROUP (copied) */
+    pid_t pid;        /* PID, CHILD */
+    const char *path; /* PIDFILE, CGROUP; CHILD: its cgroup of its own (launch.h), or NULL (copied) */
+    /* CHILD with a cgroup: the hierarchies path's name is looked for in
+     * (pt_launch_cgroup's where), read at the target's start */
+    const struct pt_cgroupfs *cgroupfs;
     const char *value; /* MATCH regex, EXE name, USER name or uid, UNIT name or glob (copied) */
 };
 

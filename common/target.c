@@ -256,9 +256,12 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
         return -1;
     }
     t->has_matcher = matching;
-    if (options->collect_cgroup && (selector->kind == PT_SELECT_CGROUP || selector->kind == PT_SELECT_UNIT))
-        pt_target_cgroups_init(t, proc_root_fd, sys_root);
     t->options = *options;
+    bool own_cgroup = selector->kind == PT_SELECT_CHILD && selector->path && selector->cgroupfs;
+    if (options->collect_cgroup &&
+        (selector->kind == PT_SELECT_CGROUP || selector->kind == PT_SELECT_UNIT || own_cgroup))
+        pt_target_cgroups_init(t, proc_root_fd, sys_root);
+    t->selector.cgroupfs = NULL; /* the launcher's: read above, not kept */
     t->proc_root_fd = proc_root_fd;
     t->budget = budget;
     t->page_size = sysconf(_SC_PAGESIZE);

@@ -10,10 +10,21 @@
 void pt_target_cgroups_init(struct pt_target *t, int proc_root_fd, const char *sys_root)
 {
     struct pt_cgroupfs fs;
-    pt_cgroupfs_find(&fs, proc_root_fd, sys_root, &t->buf);
+    bool launched = t->selector.kind == PT_SELECT_CHILD;
+    if (launched)
+        fs = *t->selector.cgroupfs; /* its cgroup's path may differ by hierarchy (launch.h) */
+    else
+        pt_cgroupfs_find(&fs, proc_root_fd, sys_root, &t->buf);
     pt_cgacct_init(&t->cgroups, &fs);
     pt_cgacct_init(&t->group_cgroups, &fs);
     t->has_cgroups = true;
+    if (!launched)
+        return;
+    /* Made for the command, which is all there is in it: it counts whole,
+     * as a cgroup that appears after the first set does. No scan finds
+     * its cgroups: they are set once, here. */
+    pt_cgacct_set(&t->cgroups, NULL, 0);
+    pt_target_cgroups_found(t);
 }
 
 void pt_target_cgroups_free(struct pt_target *t)
@@ -24,13 +35,14 @@ void pt_target_cgroups_free(struct pt_target *t)
     pt_cgacct_free(&t->group_cgroups);
 }
 
-/* The target's own cgroup directories: a --cgroup's one, a --unit's as
- * found by the last scan (a glob's: every unit matched). */
+/* The target's own cgroup directories: a --cgroup's one, a launched
+ * command's of its own, a --unit's as found by the last scan (a glob's:
+ * every unit matched). */
 static size_t target_dirs(const struct pt_target *t, const char *const **dirs)
 {
     static const char *one[1];
-    if (t->selector.kind == PT_SELECT_CGROUP) {
-        one[0] = pt_matcher_cgroup(&t->matcher);
+    if (t->selector.kind == PT_SELECT_CGROUP || t->selector.kind == PT_SELECT_CHILD) {
+        one[0] = t->selector.kind == PT_SELECT_CHILD ? t->selector.path : pt_matcher_cgroup(&t->matcher);
         *dirs = one;
         return 1;
     }

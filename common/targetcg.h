@@ -1,4 +1,5 @@
-/* targetcg: a cgroup target's cgroups (--cgroup, --unit) and the
+/* targetcg: a cgroup target's cgroups (--cgroup, --unit, a launched
+ * command's of its own, launch.h) and the
  * kernel's own accounting of them (cgacct.h): which they are after each
  * discovery, their polls, and their values for the target's line and,
  * with --by cgroup, for each cgroup's line. */
@@ -7,7 +8,8 @@
 
 #include "tree.h"
 
-/* Set up at the target's start (it is a cgroup target: t->has_cgroups). */
+/* Set up at the target's start (it is a cgroup target: t->has_cgroups);
+ * a launched command's cgroup, which no scan finds, is set here. */
 void pt_target_cgroups_init(struct pt_target *t, int proc_root_fd, const char *sys_root);
 void pt_target_cgroups_free(struct pt_target *t);
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "collector.h"
@@ -67,15 +68,21 @@ static int command_output_fd(const char *where)
 
 /* The launched command must not read Telegraf's newlines nor write into
  * our line protocol: its stdin is /dev/null, its output goes where
- * --command-output says. Returns its pid, or minus the status to exit with. */
-static pid_t launch_command(char **command, const char *output)
+ * --command-output says; it runs in the cgroup --launch-cgroup says (cg).
+ * Returns its pid, or minus the status to exit with. */
+static pid_t launch_command(const struct execd_options *o, struct pt_launch_cgroup *cg)
 {
-    int out = command_output_fd(output);
+    char err[256];
+    if (pt_launch_cgroup_make(cg, o->launch_cgroup_mode, o->launch_cgroup, o->config.proc_root, o->config.sys_root, err,
+                              sizeof(err)) != 0) {
+        pt_logf(PT_LOG_ERROR, "--launch-cgroup: %s", err);
+        return -2;
+    }
+    int out = command_output_fd(o->command_output);
     if (out < 0)
         return -2;
-    char err[256];
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    pid_t pid = pt_launch(command, devnull, out, out, err, sizeof(err));
+    pid_t pid = pt_launch(o->command, devnull, out, out, cg, err, sizeof(err));
     if (devnull >= 0)
         close(devnull);
     close(out);
@@ -119,7 +126,8 @@ int main(int argc, char **argv)
         return 2;
     }
     int status = 0;
-    char command_name[16]; /* like comm: at most 15 bytes */
+    char command_name[16];            /* like comm: at most 15 bytes */
+    struct pt_launch_cgroup cg = {0}; /* none made until launch_command */
     for (size_t i = 0; i < o.n_targets && status == 0; i++) {
         struct execd_target *t = &o.targets[i];
         if (t->selector.kind == PT_SELECT_CHILD) {
@@ -127,24 +135,31 @@ int main(int argc, char **argv)
                 snprintf(command_name, sizeof(command_name), "%s", base_name(o.command[0]));
                 t->name = command_name;
             }
-            t->selector.pid = launch_command(o.command, o.command_output);
+            t->selector.pid = launch_command(&o, &cg);
             if (t->selector.pid < 0) {
                 status = -t->selector.pid;
                 break;
             }
+            t->selector.path = cg.dir[0] ? cg.dir : NULL;
+            t->selector.cgroupfs = &cg.where;
         }
         struct pt_target_options options = o.target_options;
         options.breakdown = t->by;
         if (pt_collector_add_target(c, t->name, &t->selector, &options, err, sizeof(err)) != 0) {
             pt_logf(PT_LOG_ERROR, "%s: %s", t->option, err);
-            if (t->selector.kind == PT_SELECT_CHILD) /* launched last, so nothing else runs */
+            if (t->selector.kind == PT_SELECT_CHILD) { /* launched last, so nothing else runs */
                 kill(-t->selector.pid, SIGKILL);
+                waitpid(t->selector.pid, NULL, 0); /* out of its cgroup */
+            }
             status = 2;
         }
     }
     if (status == 0)
         status = execd_loop(c, &o);
     pt_collector_free(c);
+    /* The loop returns once the tree is gone (or stopped): its cgroups
+     * are empty, and were read for the last time. */
+    pt_launch_cgroup_remove(&cg);
     execd_options_free(&o);
     return status;
 }

@@ -94,6 +94,14 @@ static const char usage[] = "Usage: proctree-execd [OPTION]... TARGET... [-- COM
                             "  --command-output WHERE    COMMAND's stdout and stderr go to: discard (the\n"
                             "                            default), stderr (this program's), or FILE\n"
                             "                            (appended; created with mode 0600)\n"
+                            "  --launch-cgroup PATH      run COMMAND in a new cgroup made at PATH (as\n"
+                            "                            /proc/PID/cgroup shows it, or a cgroupfs\n"
+                            "                            directory; one that exists is refused), in\n"
+                            "                            cgroup v2 and the v1 controllers; removed at\n"
+                            "                            the end (default: proctree-launch-PID in this\n"
+                            "                            program's own cgroup, when it may make one)\n"
+                            "  --no-launch-cgroup        run COMMAND in this program's cgroup (no\n"
+                            "                            cgroup_* metrics)\n"
                             "  With --interval or --once, proctree-execd exits with COMMAND's status\n"
                             "  once its tree is gone, after the last, partial interval. Per request\n"
                             "  (stdin, signals) it reports that interval at the next request, then\n"
@@ -132,6 +140,8 @@ enum {
     OPT_PROC_ROOT,
     OPT_SYS_ROOT,
     OPT_COMMAND_OUTPUT,
+    OPT_LAUNCH_CGROUP,
+    OPT_NO_LAUNCH_CGROUP,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -164,6 +174,8 @@ static const struct option long_options[] = {
     {"proc-root", required_argument, NULL, OPT_PROC_ROOT},
     {"sys-root", required_argument, NULL, OPT_SYS_ROOT},
     {"command-output", required_argument, NULL, OPT_COMMAND_OUTPUT},
+    {"launch-cgroup", required_argument, NULL, OPT_LAUNCH_CGROUP},
+    {"no-launch-cgroup", no_argument, NULL, OPT_NO_LAUNCH_CGROUP},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -367,6 +379,16 @@ static enum execd_parse parse_one(struct execd_options *o, int code, const char 
             return usage_error("--command-output: empty value; give discard, stderr or a file");
         o->command_output = arg;
         return EXECD_RUN;
+    case OPT_LAUNCH_CGROUP:
+    case OPT_NO_LAUNCH_CGROUP:
+        if (code == OPT_LAUNCH_CGROUP && !*arg)
+            return usage_error("--launch-cgroup: empty path");
+        if (o->launch_cgroup_mode != PT_LAUNCH_CGROUP_DEFAULT)
+            return usage_error("--%s: --launch-cgroup and --no-launch-cgroup are given together, or twice",
+                               option_name(code));
+        o->launch_cgroup_mode = code == OPT_LAUNCH_CGROUP ? PT_LAUNCH_CGROUP_PATH : PT_LAUNCH_CGROUP_NONE;
+        o->launch_cgroup = code == OPT_LAUNCH_CGROUP ? arg : NULL;
+        return EXECD_RUN;
     case OPT_HELP:
         fputs(usage, stdout);
         return EXECD_EXIT_OK;
@@ -437,6 +459,13 @@ enum execd_parse execd_parse_options(int argc, char **argv, struct execd_options
         return usage_error("--by must follow a target or precede -- COMMAND");
     if (o->command_output && !o->command)
         return usage_error("--command-output \"%s\" needs -- COMMAND", q(o->command_output));
+    if (o->launch_cgroup_mode != PT_LAUNCH_CGROUP_DEFAULT && !o->command)
+        return usage_error("--%s needs -- COMMAND",
+                           o->launch_cgroup_mode == PT_LAUNCH_CGROUP_PATH ? "launch-cgroup" : "no-launch-cgroup");
+    /* a cgroup made only to be read is not made when it is not read; one
+     * asked for by its path is (its limits, say, are wanted) */
+    if (o->launch_cgroup_mode == PT_LAUNCH_CGROUP_DEFAULT && !o->target_options.collect_cgroup)
+        o->launch_cgroup_mode = PT_LAUNCH_CGROUP_NONE;
     if (o->n_targets == 0)
         return usage_error("no target: give --pid, --pidfile, --match, --exe, --user, --cgroup or -- COMMAND");
     return roots_from_environment(o);

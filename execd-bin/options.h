@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "collector.h"
+#include "launch.h"
 
 struct execd_target {
     const char *option;   /* "--pid", ...: for error messages */
@@ -26,6 +27,8 @@ struct execd_options {
     const char *command_name;     /* --name given before any target */
     enum pt_breakdown command_by; /* --by given before any target */
     const char *command_output;   /* --command-output; NULL: discard */
+    enum pt_launch_cgroup_mode launch_cgroup_mode;
+    const char *launch_cgroup; /* --launch-cgroup PATH */
 };
 
 enum execd_parse { EXECD_RUN, EXECD_EXIT_OK, EXECD_EXIT_USAGE };
