@@ -23,8 +23,8 @@ static const char *scan_number(const char *s, size_t len, uint64_t *out)
 {
     uint64_t v = 0;
     size_t i = 0;
-    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
-        v = v > PT_MAX_COUNT ? v : v * 10 + (uint64_t)(s[i] - '0');
+    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) /* past the clamp, no digit can wrap it */
+        v = v > PT_MAX_COUNT / 10 ? PT_MAX_COUNT + 1 : v * 10 + (uint64_t)(s[i] - '0');
     if (i == 0)
         return NULL;
     *out = v > PT_MAX_COUNT ? PT_MAX_COUNT : v;
@@ -109,7 +109,7 @@ int pt_parse_blkio_bytes(const char *buf, size_t len, uint64_t *read_bytes, uint
     *read_bytes = *write_bytes = 0;
     while (next_line(buf, len, &pos, &line, &n)) {
         const char *sp = memchr(line, ' ', n);
-        if (!sp || memcmp(line, "Total ", 6) == 0)
+        if (!sp || (n >= 6 && memcmp(line, "Total ", 6) == 0))
             continue;
         size_t rest = n - (size_t)(sp + 1 - line);
         uint64_t *sum = rest > 5 && memcmp(sp + 1, "Read ", 5) == 0    ? read_bytes

@@ -54,6 +54,11 @@ START_TEST(test_keyed)
     /* clamped: what no cgroup can reach */
     ck_assert_int_eq(keyed("a 99999999999999999999999\n", "a", &v), 0);
     ck_assert_uint_eq(v, PT_MAX_COUNT);
+    /* 20 digits that would wrap 2^64 if multiplied on (found by fuzz_cgparse) */
+    ck_assert_int_eq(keyed("a 36893488147419103232\n", "a", &v), 0);
+    ck_assert_uint_eq(v, PT_MAX_COUNT);
+    ck_assert_int_eq(keyed("a 4611686018427387903\n", "a", &v), 0); /* 2^62 - 1: kept */
+    ck_assert_uint_eq(v, PT_MAX_COUNT - 1);
 }
 END_TEST
 
@@ -125,6 +130,10 @@ START_TEST(test_blkio_bytes)
     ck_assert_int_eq(pt_parse_blkio_bytes(TEXT("Total 0\n"), &r, &w), 0);
     ck_assert_uint_eq(r + w, 0);
     ck_assert_int_eq(pt_parse_blkio_bytes(TEXT("8:0 Read 4x\n"), &r, &w), -1);
+    /* a line shorter than "Total " (found by fuzz_cgparse: an over-read) */
+    char *short_line = exact_copy("a b", 3);
+    ck_assert_int_eq(pt_parse_blkio_bytes(short_line, 3, &r, &w), 0);
+    free(short_line);
 }
 END_TEST
 
