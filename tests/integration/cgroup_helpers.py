@@ -106,17 +106,17 @@ class TestCgroup:
         m = mounts()
         return [c for c in ("v2",) + tuple(controllers) if c not in m]
 
-    def dir(self, hierarchy="v2"):
-        return self.mounts[hierarchy] + self.rel
+    def dir(self, hierarchy="v2", sub=None):
+        return self.mounts[hierarchy] + self.rel + (f"/{sub}" if sub else "")
 
     def hierarchies(self):
         return ("v2",) + self.controllers
 
-    def path(self, name, hierarchy="v2"):
-        return os.path.join(self.dir(hierarchy), name)
+    def path(self, name, hierarchy="v2", sub=None):
+        return os.path.join(self.dir(hierarchy, sub), name)
 
-    def read(self, name, hierarchy="v2"):
-        with open(self.path(name, hierarchy)) as f:
+    def read(self, name, hierarchy="v2", sub=None):
+        with open(self.path(name, hierarchy, sub)) as f:
             return f.read()
 
     def write(self, name, text, hierarchy="v2"):
@@ -142,6 +142,12 @@ class TestCgroup:
 
     def __exit__(self, *exc):
         self.close()
+
+    def make_sub(self, name):
+        """A cgroup below this one, in every hierarchy (removed by close(), first)."""
+        for hier in self.hierarchies():
+            os.mkdir(self.dir(hier, name))
+            self.made.append(self.dir(hier, name))
 
     def pids(self):
         """Every process in the cgroup, in any of its hierarchies."""
@@ -177,7 +183,7 @@ class TestCgroup:
                 os.rmdir(d)
             except (OSError, AssertionError) as e:
                 # An intermediate directory someone else uses now stays.
-                if d.endswith(self.rel) or not isinstance(e, OSError):
+                if self.rel in d or not isinstance(e, OSError):
                     errors.append(e)
         self.made = []
         if errors:
@@ -193,11 +199,11 @@ class TestCgroup:
 
     # -- its processes
 
-    def spawn(self, argv, ready_count=1):
-        """argv started inside the cgroup in every hierarchy (a shell moves
-        itself, then execs argv), as a harness.Workload; killed and reaped
-        by close()."""
-        moves = "; ".join(f"echo $$ > '{self.path('cgroup.procs', hier)}' || exit 99"
+    def spawn(self, argv, ready_count=1, sub=None):
+        """argv started inside the cgroup (or its sub-cgroup sub) in every
+        hierarchy (a shell moves itself, then execs argv), as a
+        harness.Workload; killed and reaped by close()."""
+        moves = "; ".join(f"echo $$ > '{self.path('cgroup.procs', hier, sub)}' || exit 99"
                           for hier in self.hierarchies())
         w = h.Workload(["sh", "-c", moves + '; exec "$@"', "sh", *argv], ready_count=ready_count)
         self.workloads.append(w)
@@ -213,8 +219,8 @@ class TestCgroup:
 
     # -- the kernel's counters, as the test reads them
 
-    def cpu_usage_usec(self):
-        return read_keyed(self.path("cpu.stat"))["usage_usec"]
+    def cpu_usage_usec(self, sub=None):
+        return read_keyed(self.path("cpu.stat", sub=sub))["usage_usec"]
 
     def pressure(self, resource="cpu", kind="some"):
         return pressure_total(self.path(f"{resource}.pressure"), kind)
@@ -234,15 +240,24 @@ def cgroup_fields(point):
     return {k: v for k, v in point.fields.items() if k.startswith("cgroup_")}
 
 
+def total_points(execd, target):
+    """TARGET's total line of every batch that has one (not its --by
+    lines, tagged process=, thread= or cgroup=), in order."""
+    found = []
+    for _, points in execd.batches():
+        mine = [p for p in points if p.tags.get("target") == target
+                and not {"process", "thread", "cgroup"} & set(p.tags)]
+        if len(mine) > 1:
+            raise AssertionError(f"{len(mine)} total lines of {target} in a batch: {[p.raw for p in mine]}")
+        found += mine
+    return found
+
+
 def wait_cgroup_batch(execd, target, field="cgroup_cpu_user_seconds", timeout=h.START_TIMEOUT):
     """Wait for a batch whose TARGET line has field (the target's cgroup
     was read: proctree's baseline is taken); returns the number of batches."""
     def has():
-        for _, points in execd.batches():
-            p = h.target_line(points, target)
-            if p is not None and field in p.fields:
-                return True
-        return False
+        return any(field in p.fields for p in total_points(execd, target))
     execd.wait_for(lambda e: has(), timeout, f"a line of {target} with {field}")
     return execd.batch_count()
 

@@ -37,7 +37,7 @@ def memspike_path():
 def points_with(execd, field):
     """TARGET's lines that carry field; every line after the first that
     does must carry it too (the cgroup was read at every interval)."""
-    points = ah.target_points(execd, TARGET)
+    points = cgh.total_points(execd, TARGET)
     first = next((i for i, p in enumerate(points) if field in p.fields), None)
     if first is None:
         raise AssertionError(f"no line of {TARGET} has {field}\n{execd.describe()}")
@@ -151,6 +151,41 @@ class CgroupMetrics(unittest.TestCase):
         self.assertLessEqual(abs(tree - cgroup), 0.01 * cgroup, msg)
         # Frozen at the end: the last interval has no CPU on either side.
         self.assertEqual(points[-1].fields["cgroup_cpu_user_seconds"], 0, msg)
+
+    # ------------------------------------------------------------ --by cgroup
+
+    def test_by_cgroup_lines_carry_their_own_cgroups(self):
+        """--by cgroup: cgroup=a and cgroup=b carry their own cgroup's
+        cgroup_* (cpu.stat growth of a, of b, exact through the freezer),
+        the target's line its whole cgroup's, and cgroup=. (the processes
+        in the target's own directory) none: no file holds them alone."""
+        cg = self.cgroup(("cpu", "cpuacct", "memory"))
+        cg.make_sub("a")
+        cg.make_sub("b")
+        cg.spawn(cgh.busy_argv(), sub="a")
+        cg.spawn(cgh.sleeper_argv(), sub="b")
+        cg.spawn(cgh.busy_argv())
+        cg.set_frozen(True)
+        before = {g: cg.cpu_usage_usec(sub) for g, sub in (("a", "a"), ("b", "b"), (TARGET, None))}
+        execd = self.execd(cg, "--by", "cgroup", "--interval", "1s")
+        self.run_frozen_around(cg, execd, "cgroup_cpu_user_seconds", lambda: cgh.wait_more_batches(execd, 3))
+        grew = {g: (cg.cpu_usage_usec(None if g == TARGET else g) - u) / 1e6 for g, u in before.items()}
+        lines = ah.breakdown_lines(execd, TARGET, "cgroup")
+        self.assertEqual({p.tags["cgroup"] for p in lines}, {"a", "b", "."}, execd.describe())
+        got = {TARGET: fsum(points_with(execd, "cgroup_cpu_user_seconds"),
+                            "cgroup_cpu_user_seconds", "cgroup_cpu_system_seconds")}
+        for group in ("a", "b"):
+            mine = [p for p in lines if p.tags["cgroup"] == group]
+            got[group] = fsum(mine, "cgroup_cpu_user_seconds", "cgroup_cpu_system_seconds")
+            self.assertNotIn("cgroup_pids", mine[-1].fields)
+        msg = f"proctree {got}, cpu.stat {grew}\n{execd.describe()}"
+        for group, value in got.items():
+            self.assertLessEqual(abs(value - grew[group]), 2e-6 * execd.batch_count() + 1e-9, msg)
+        self.assertGreater(grew["a"], 0.5, msg)
+        self.assertGreater(grew[TARGET], grew["a"] + 0.5, msg)  # a's and its own busy loop
+        for p in lines:
+            if p.tags["cgroup"] == ".":
+                self.assertEqual(cgh.cgroup_fields(p), {}, p.raw)
 
     # ------------------------------------------------------------ 3. OOM
 
