@@ -152,6 +152,31 @@ class CgroupMetrics(unittest.TestCase):
         # Frozen at the end: the last interval has no CPU on either side.
         self.assertEqual(points[-1].fields["cgroup_cpu_user_seconds"], 0, msg)
 
+    def test_cpu_throttling_is_the_files_growth(self):
+        """A CFS quota of 20% (v1 cpu controller) on a busy loop:
+        cgroup_cpu_throttled_periods and _seconds summed over the run are
+        the growth of v1 cpu.stat nr_throttled and throttled_time (ns)."""
+        cg = self.cgroup(("cpu", "cpuacct"))
+        cg.write("cpu.cfs_period_us", "100000", "cpu")
+        cg.write("cpu.cfs_quota_us", "20000", "cpu")
+        cg.spawn(cgh.busy_argv())
+        cg.set_frozen(True)
+        before = cgh.read_keyed(cg.path("cpu.stat", "cpu"))
+        execd = self.execd(cg, "--interval", "1s")
+        self.run_frozen_around(cg, execd, "cgroup_cpu_throttled_periods", lambda: cgh.wait_more_batches(execd, 3))
+        after = cgh.read_keyed(cg.path("cpu.stat", "cpu"))
+        points = points_with(execd, "cgroup_cpu_throttled_periods")
+        periods = fsum(points, "cgroup_cpu_throttled_periods")
+        seconds = fsum(points, "cgroup_cpu_throttled_seconds")
+        want_periods = after["nr_throttled"] - before["nr_throttled"]
+        want_seconds = (after["throttled_time"] - before["throttled_time"]) / 1e9
+        msg = f"proctree {periods} periods {seconds:.6f} s; cpu.stat {want_periods}, {want_seconds:.9f} s\n" + \
+            execd.describe()
+        self.assertEqual(periods, want_periods, msg)
+        self.assertGreater(want_periods, 5, msg)  # 80% of >= 3 s held back, in 100 ms periods
+        # ns cut to microseconds at each read: < 1 us, and printed to 1 us a line
+        self.assertLessEqual(abs(seconds - want_seconds), 1e-6 * (len(points) + 1), msg)
+
     # ------------------------------------------------------------ --by cgroup
 
     def test_by_cgroup_lines_carry_their_own_cgroups(self):
