@@ -1,0 +1,274 @@
+"""A cgroup of a test's own, for the cgroup_* metrics tests
+(test_cgroup_metrics.py, test_collectd_cgroup_metrics.py), on top of
+harness.py.
+
+proctree pairs a cgroup v2 directory with the v1 controllers' directories
+at the same relative path (a hybrid host: v2 at /sys/fs/cgroup/unified
+with no controller, memory, cpu, cpuacct, pids and blkio on v1), so a
+TestCgroup makes the same relative path in the v2 hierarchy and in each
+v1 controller it is given, and starts its processes in all of them (a
+shell that moves itself, then execs the workload: memory is charged to
+the v1 memory cgroup a page was touched in, never moved later).
+
+The path is made below the test's own v1 memory cgroup (the machine's
+runner may keep the test's memory there), the same path in every
+hierarchy; the directories it had to make are removed at the end, children
+first, after its processes were killed by pid and reaped, even when the
+test failed.
+
+The v2 freezer (cgroup.freeze) holds the cgroup's tasks still: while they
+are frozen no CPU time and no pressure stall accrue, so a test that
+freezes the cgroup around proctree's first and last reads knows exactly
+what proctree saw.
+"""
+
+import os
+import signal
+import time
+
+import harness as h
+
+V1_CONTROLLERS = ("memory", "cpu", "cpuacct", "pids", "blkio")
+
+
+def mounts():
+    """{"v2": mount, CONTROLLER: its v1 mount} from mountinfo."""
+    found = {}
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            left, right = line.split(" - ", 1)
+            fstype, _, options = right.split()[:3]
+            point = left.split()[4]
+            if fstype == "cgroup2":
+                found.setdefault("v2", point)
+            elif fstype == "cgroup":
+                for opt in options.split(","):
+                    if opt in V1_CONTROLLERS:
+                        found.setdefault(opt, point)
+    return found
+
+
+def own_cgroup(controller):
+    """This process's cgroup in a v1 controller's hierarchy ("/" if none)."""
+    with open("/proc/self/cgroup") as f:
+        for line in f:
+            _, names, path = line.rstrip("\n").split(":", 2)
+            if controller in names.split(","):
+                return path
+    return "/"
+
+
+def v2_controllers():
+    m = mounts().get("v2")
+    if not m:
+        return set()
+    with open(os.path.join(m, "cgroup.controllers")) as f:
+        return set(f.read().split())
+
+
+def read_keyed(path):
+    """A flat keyed file ("key value" lines) as {key: int}."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 2:
+                out[parts[0]] = int(parts[1])
+    return out
+
+
+def pressure_total(path, kind="some"):
+    """total= (microseconds) of a *.pressure file's some or full line."""
+    with open(path) as f:
+        for line in f:
+            if line.startswith(kind + " "):
+                return int(line.rsplit("total=", 1)[1])
+    raise AssertionError(f"{path} has no {kind} line")
+
+
+class TestCgroup:
+    """The same relative path in v2 and the given v1 controllers.
+
+    Use as a context manager; skip_unless() first tells a test whether
+    the host has what it needs."""
+
+    def __init__(self, name, controllers=("memory", "cpu", "cpuacct")):
+        self.mounts = mounts()
+        parent = own_cgroup("memory")
+        self.rel = (parent.rstrip("/") + "/" + name) if parent != "/" else "/" + name
+        self.controllers = tuple(controllers)
+        self.made = []        # directories made, parents first
+        self.workloads = []
+
+    @staticmethod
+    def missing(controllers):
+        """What the host lacks of v2 and these v1 controllers ([] if nothing)."""
+        m = mounts()
+        return [c for c in ("v2",) + tuple(controllers) if c not in m]
+
+    def dir(self, hierarchy="v2", sub=None):
+        return self.mounts[hierarchy] + self.rel + (f"/{sub}" if sub else "")
+
+    def hierarchies(self):
+        return ("v2",) + self.controllers
+
+    def path(self, name, hierarchy="v2", sub=None):
+        return os.path.join(self.dir(hierarchy, sub), name)
+
+    def read(self, name, hierarchy="v2", sub=None):
+        with open(self.path(name, hierarchy, sub)) as f:
+            return f.read()
+
+    def write(self, name, text, hierarchy="v2"):
+        with open(self.path(name, hierarchy), "w") as f:
+            f.write(text)
+
+    # -- life cycle
+
+    def __enter__(self):
+        try:
+            for hier in self.hierarchies():
+                mount = self.mounts[hier]
+                parts = self.rel.strip("/").split("/")
+                for i in range(1, len(parts) + 1):
+                    d = os.path.join(mount, *parts[:i])
+                    if not os.path.isdir(d):
+                        os.mkdir(d)
+                        self.made.append(d)
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def make_sub(self, name):
+        """A cgroup below this one, in every hierarchy (removed by close(), first)."""
+        for hier in self.hierarchies():
+            os.mkdir(self.dir(hier, name))
+            self.made.append(self.dir(hier, name))
+
+    def pids(self):
+        """Every process in the cgroup, in any of its hierarchies."""
+        pids = set()
+        for d in self.made:
+            try:
+                with open(os.path.join(d, "cgroup.procs")) as f:
+                    pids.update(int(p) for p in f.read().split())
+            except FileNotFoundError:
+                pass
+        return pids
+
+    def close(self):
+        """Thaw, kill what is left by pid, reap the workloads, remove the
+        directories made (children first, each once empty)."""
+        errors = []
+        if os.path.exists(self.path("cgroup.freeze")):
+            try:
+                self.write("cgroup.freeze", "0")
+            except OSError as e:
+                errors.append(e)
+        for pid in self.pids():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for w in reversed(self.workloads):
+            w.stop()
+        self.workloads = []
+        for d in reversed(self.made):
+            try:
+                h.wait_until(lambda: not self._procs_of(d), h.START_TIMEOUT, f"{d} to empty")
+                os.rmdir(d)
+            except (OSError, AssertionError) as e:
+                # An intermediate directory someone else uses now stays.
+                if self.rel in d or not isinstance(e, OSError):
+                    errors.append(e)
+        self.made = []
+        if errors:
+            raise AssertionError(f"cleaning up {self.rel}: {errors}")
+
+    @staticmethod
+    def _procs_of(d):
+        try:
+            with open(os.path.join(d, "cgroup.procs")) as f:
+                return f.read().strip()
+        except FileNotFoundError:
+            return ""
+
+    # -- its processes
+
+    def spawn(self, argv, ready_count=1, sub=None):
+        """argv started inside the cgroup (or its sub-cgroup sub) in every
+        hierarchy (a shell moves itself, then execs argv), as a
+        harness.Workload; killed and reaped by close()."""
+        moves = "; ".join(f"echo $$ > '{self.path('cgroup.procs', hier, sub)}' || exit 99"
+                          for hier in self.hierarchies())
+        w = h.Workload(["sh", "-c", moves + '; exec "$@"', "sh", *argv], ready_count=ready_count)
+        self.workloads.append(w)
+        return w
+
+    # -- the v2 freezer
+
+    def set_frozen(self, frozen):
+        self.write("cgroup.freeze", "1" if frozen else "0")
+        want = f"frozen {int(frozen)}"
+        h.wait_until(lambda: want in self.read("cgroup.events").splitlines(), h.START_TIMEOUT,
+                     f"{self.rel}: {want}")
+
+    # -- the kernel's counters, as the test reads them
+
+    def cpu_usage_usec(self, sub=None):
+        return read_keyed(self.path("cpu.stat", sub=sub))["usage_usec"]
+
+    def pressure(self, resource="cpu", kind="some"):
+        return pressure_total(self.path(f"{resource}.pressure"), kind)
+
+
+def sleeper_argv(seconds="1000000"):
+    """A process that waits, printing "ready PID" (sleep does not)."""
+    return ["sh", "-c", f'echo "ready $$"; exec sleep {seconds}']
+
+
+def busy_argv():
+    """A busy loop printing "ready PID" first."""
+    return ["sh", "-c", 'echo "ready $$"; while :; do :; done']
+
+
+def cgroup_fields(point):
+    return {k: v for k, v in point.fields.items() if k.startswith("cgroup_")}
+
+
+def total_points(execd, target):
+    """TARGET's total line of every batch that has one (not its --by
+    lines, tagged process=, thread= or cgroup=), in order."""
+    found = []
+    for _, points in execd.batches():
+        mine = [p for p in points if p.tags.get("target") == target
+                and not {"process", "thread", "cgroup"} & set(p.tags)]
+        if len(mine) > 1:
+            raise AssertionError(f"{len(mine)} total lines of {target} in a batch: {[p.raw for p in mine]}")
+        found += mine
+    return found
+
+
+def wait_cgroup_batch(execd, target, field="cgroup_cpu_user_seconds", timeout=h.START_TIMEOUT):
+    """Wait for a batch whose TARGET line has field (the target's cgroup
+    was read: proctree's baseline is taken); returns the number of batches."""
+    def has():
+        return any(field in p.fields for p in total_points(execd, target))
+    execd.wait_for(lambda e: has(), timeout, f"a line of {target} with {field}")
+    return execd.batch_count()
+
+
+def wait_more_batches(execd, count):
+    """Wait until count batches more than now were printed."""
+    return execd.wait_batches(execd.batch_count() + count, timeout=h.BATCH_TIMEOUT + 5 * count)
+
+
+def monotonic_wait(seconds):
+    """Let the workload run: a wait whose length does not decide a result."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        time.sleep(min(0.1, end - time.monotonic()) if end > time.monotonic() else 0)
