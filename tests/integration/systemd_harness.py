@@ -398,16 +398,21 @@ class Systemd:
 
     # ------------------------------------------------------------ proctree-execd inside
 
-    def execd_program(self):
-        """proctree-execd as the namespace sees it: the built one, or a copy
-        in its /run when the build dir is under a directory it replaces."""
-        path = os.path.realpath(h.execd_path())
+    def visible(self, path):
+        """A built file as the namespace sees it: itself, or a copy in its
+        /run when the build dir is under a directory the namespace replaces
+        (a checkout in /tmp)."""
+        path = os.path.realpath(path)
         if not any(path == d or path.startswith(d + "/") for d in ("/tmp", "/var/tmp", "/run", "/dev")):
             return path
-        inside = "/run/proctree-bin/proctree-execd"
+        inside = "/run/proctree-bin/" + os.path.basename(path)
         os.makedirs(self.root_path("/run/proctree-bin"), exist_ok=True)
         shutil.copy(path, self.root_path(inside))
         return inside
+
+    def execd_program(self):
+        """proctree-execd as the namespace sees it."""
+        return self.visible(h.execd_path())
 
     def execd(self, args):
         """proctree-execd started inside, driven like harness.Execd."""
@@ -484,6 +489,10 @@ class NsCollectd(ch.Collectd):
         seen_by_test = (self.dir, self.log_path, self.csv_dir)
         self.dir, self.log_path, self.csv_dir = (p.replace(host, self.INSIDE, 1) for p in seen_by_test)
         text = self._config_text(plugin_body, "")
+        # the plugin as the namespace sees it (a copy when the build is in /tmp)
+        plugin_dir = os.path.dirname(ch.plugin_path())
+        inside_dir = os.path.dirname(sd.visible(ch.plugin_path()))
+        text = text.replace(f'PluginDir "{plugin_dir}"', f'PluginDir "{inside_dir}"')
         self.dir, self.log_path, self.csv_dir = seen_by_test
         with open(self.conf, "w") as f:
             f.write(text)
