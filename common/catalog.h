@@ -39,7 +39,6 @@
 
 #include <stddef.h>
 
-#include "cgstat.h"
 #include "quantities.h"
 
 enum pt_scope { PT_SCOPE_PROC, PT_SCOPE_GLOBAL };

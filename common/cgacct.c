@@ -35,7 +35,9 @@ void pt_cgacct_free(struct pt_cgacct *a)
 static uint64_t inode_of(const struct pt_cgroup_dirs *dirs)
 {
     struct stat st;
-    const char *dir = dirs->v2[0] ? dirs->v2 : dirs->memory[0] ? dirs->memory : dirs->cpuacct;
+    const char *dir = dirs->v2[0]                 ? dirs->v2
+                      : dirs->v1[PT_V1_MEMORY][0] ? dirs->v1[PT_V1_MEMORY]
+                                                  : dirs->v1[PT_V1_CPUACCT];
     return dir[0] && stat(dir, &st) == 0 ? (uint64_t)st.st_ino : 0;
 }
 

@@ -1,11 +1,11 @@
 #include "cgroupfs.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cgstat.h"
 #include "procfile.h"
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
@@ -78,14 +78,21 @@ int pt_cgroup2_mount(int proc_root_fd, struct pt_buf *buf, char *out, size_t out
     return mount_of(proc_root_fd, buf, "cgroup2", NULL, out, outlen);
 }
 
-/* Is dir a cgroup (does it hold cgroup.procs)? Then it goes to out. */
+bool pt_cgroupfs_is_cgroup(const char *dir)
+{
+    char probe[PATH_MAX + 16]; /* a path a user gives (--cgroup) */
+    int n = snprintf(probe, sizeof(probe), "%s/cgroup.procs", dir);
+    return n > 0 && (size_t)n < sizeof(probe) && access(probe, F_OK) == 0;
+}
+
+/* <sys_root>/fs/cgroup<below> into out when it is a cgroup. */
 static bool found_at(const char *sys_root, const char *below, char *out, size_t outlen)
 {
-    char probe[PT_CGROUPFS_PATH_MAX + 32];
-    int n = snprintf(probe, sizeof(probe), "%s/fs/cgroup%s/cgroup.procs", sys_root, below);
-    if (n < 0 || (size_t)n >= sizeof(probe) || access(probe, F_OK) != 0)
+    char dir[PT_CGROUPFS_PATH_MAX + 32];
+    int n = snprintf(dir, sizeof(dir), "%s/fs/cgroup%s", sys_root, below);
+    if (n < 0 || (size_t)n >= sizeof(dir) || (size_t)n >= outlen || !pt_cgroupfs_is_cgroup(dir))
         return false;
-    snprintf(out, outlen, "%s/fs/cgroup%s", sys_root, below);
+    memcpy(out, dir, (size_t)n + 1);
     return true;
 }
 
@@ -93,6 +100,11 @@ static const char *const v1_names[PT_V1_COUNT] = {
     [PT_V1_CPU] = "cpu",   [PT_V1_CPUACCT] = "cpuacct", [PT_V1_MEMORY] = "memory",
     [PT_V1_PIDS] = "pids", [PT_V1_BLKIO] = "blkio",
 };
+
+const char *pt_v1_controller_name(enum pt_v1_controller c)
+{
+    return v1_names[c];
+}
 
 void pt_cgroupfs_find(struct pt_cgroupfs *fs, int proc_root_fd, const char *sys_root, struct pt_buf *buf)
 {
@@ -116,9 +128,7 @@ void pt_cgroupfs_find(struct pt_cgroupfs *fs, int proc_root_fd, const char *sys_
         mount_of(proc_root_fd, buf, "cgroup", "name=systemd", fs->systemd_v1, sizeof(fs->systemd_v1));
 }
 
-/* The path of dir below mount ("" for mount itself), or NULL when dir is
- * not below it. */
-static const char *below(const char *mount, const char *dir)
+const char *pt_cgroupfs_below(const char *mount, const char *dir)
 {
     size_t n = strlen(mount);
     if (!mount[0] || strncmp(dir, mount, n) != 0 || (dir[n] != '\0' && dir[n] != '/'))
@@ -130,28 +140,23 @@ static const char *below(const char *mount, const char *dir)
 static void same_path(const char *mount, const char *rel, char *out, size_t outlen)
 {
     out[0] = '\0';
-    if (!mount[0])
-        return;
-    char probe[PT_CGROUPFS_PATH_MAX * 2 + 32];
-    int n = snprintf(probe, sizeof(probe), "%s%s/cgroup.procs", mount, rel);
-    if (n > 0 && (size_t)n < sizeof(probe) && access(probe, F_OK) == 0)
-        snprintf(out, outlen, "%s%s", mount, rel);
+    char dir[PT_CGROUPFS_PATH_MAX * 2];
+    int n = snprintf(dir, sizeof(dir), "%s%s", mount, rel);
+    if (mount[0] && n > 0 && (size_t)n < outlen && pt_cgroupfs_is_cgroup(dir))
+        memcpy(out, dir, (size_t)n + 1);
 }
 
 int pt_cgroupfs_dirs_of(const struct pt_cgroupfs *fs, const char *dir, struct pt_cgroup_dirs *dirs)
 {
-    const char *rel = below(fs->v2, dir);
+    const char *rel = pt_cgroupfs_below(fs->v2, dir);
     if (!rel)
-        rel = below(fs->systemd_v1, dir);
+        rel = pt_cgroupfs_below(fs->systemd_v1, dir);
     for (int i = 0; i < PT_V1_COUNT && !rel; i++)
-        rel = below(fs->v1[i], dir);
+        rel = pt_cgroupfs_below(fs->v1[i], dir);
     if (!rel)
         return -1;
     same_path(fs->v2, rel, dirs->v2, sizeof(dirs->v2));
-    same_path(fs->v1[PT_V1_CPU], rel, dirs->cpu, sizeof(dirs->cpu));
-    same_path(fs->v1[PT_V1_CPUACCT], rel, dirs->cpuacct, sizeof(dirs->cpuacct));
-    same_path(fs->v1[PT_V1_MEMORY], rel, dirs->memory, sizeof(dirs->memory));
-    same_path(fs->v1[PT_V1_PIDS], rel, dirs->pids, sizeof(dirs->pids));
-    same_path(fs->v1[PT_V1_BLKIO], rel, dirs->blkio, sizeof(dirs->blkio));
+    for (int i = 0; i < PT_V1_COUNT; i++)
+        same_path(fs->v1[i], rel, dirs->v1[i], sizeof(dirs->v1[i]));
     return 0;
 }

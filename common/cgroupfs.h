@@ -13,6 +13,8 @@
 #ifndef PROCTREE_CGROUPFS_H
 #define PROCTREE_CGROUPFS_H
 
+#include <stdbool.h>
+
 #include "buf.h"
 
 #define PT_CGROUPFS_PATH_MAX 512
@@ -29,13 +31,29 @@ struct pt_cgroupfs {
 /* Fill fs; a hierarchy that is not found stays "". */
 void pt_cgroupfs_find(struct pt_cgroupfs *fs, int proc_root_fd, const char *sys_root, struct pt_buf *buf);
 
+/* The controller's name, as mountinfo and /proc/PID/cgroup spell it. */
+const char *pt_v1_controller_name(enum pt_v1_controller c);
+
+/* Where one cgroup's files are: its directory in the v2 hierarchy and in
+ * each v1 controller's; "" where it has none. */
+struct pt_cgroup_dirs {
+    char v2[PT_CGROUPFS_PATH_MAX];
+    char v1[PT_V1_COUNT][PT_CGROUPFS_PATH_MAX];
+};
+
 /* Where a cgroup's files are, given its directory in any hierarchy: the
  * same path below the v2 mount and below each v1 controller's, where
  * that directory exists (systemd and container runtimes make a cgroup at
  * the same path in every hierarchy they manage). dirs gets "" for each
  * hierarchy without it. -1 when dir is under no hierarchy of fs. */
-struct pt_cgroup_dirs;
 int pt_cgroupfs_dirs_of(const struct pt_cgroupfs *fs, const char *dir, struct pt_cgroup_dirs *dirs);
+
+/* Is dir a cgroup (does it hold cgroup.procs)? */
+bool pt_cgroupfs_is_cgroup(const char *dir);
+
+/* The path of dir below mount ("" for mount itself), or NULL when dir is
+ * not below it (or mount is ""). */
+const char *pt_cgroupfs_below(const char *mount, const char *dir);
 
 /* The first cgroup2 mount in <proc root>/self/mountinfo ("/sys/fs/cgroup"
  * on unified hosts, "/sys/fs/cgroup/unified" on hybrid ones). 0 or -1. */

@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,7 +10,7 @@
 #include "procfile.h"
 
 /* The files read at each interval's end, each from its hierarchy's
- * directory (an offset in struct pt_cgroup_dirs). A v2 file comes before
+ * directory (PT_V2, or a v1 controller). A v2 file comes before
  * its v1 twins: the first that gives a quantity gives it. */
 enum file {
     F_CPU_STAT,
@@ -31,26 +30,27 @@ enum file {
     F_COUNT
 };
 
-#define DIR_OF(field) offsetof(struct pt_cgroup_dirs, field)
+/* The hierarchy of a file: a v1 controller's, or v2's. */
+#define PT_V2 (-1)
 
 static const struct {
     const char *name;
-    size_t dir;
+    int hierarchy;
 } files[F_COUNT] = {
-    [F_CPU_STAT] = {"cpu.stat", DIR_OF(v2)},
-    [F_CPU_PRESSURE] = {"cpu.pressure", DIR_OF(v2)},
-    [F_MEMORY_PRESSURE] = {"memory.pressure", DIR_OF(v2)},
-    [F_IO_PRESSURE] = {"io.pressure", DIR_OF(v2)},
-    [F_MEMORY_EVENTS] = {"memory.events", DIR_OF(v2)},
-    [F_IO_STAT] = {"io.stat", DIR_OF(v2)},
-    [F_PIDS_CURRENT] = {"pids.current", DIR_OF(v2)},
-    [F_V1_CPUACCT_USER] = {"cpuacct.usage_user", DIR_OF(cpuacct)},
-    [F_V1_CPUACCT_SYS] = {"cpuacct.usage_sys", DIR_OF(cpuacct)},
-    [F_V1_CPU_STAT] = {"cpu.stat", DIR_OF(cpu)},
-    [F_V1_MEMORY_MAX_USAGE] = {"memory.max_usage_in_bytes", DIR_OF(memory)},
-    [F_V1_OOM_CONTROL] = {"memory.oom_control", DIR_OF(memory)},
-    [F_V1_PIDS_CURRENT] = {"pids.current", DIR_OF(pids)},
-    [F_V1_BLKIO] = {"blkio.throttle.io_service_bytes", DIR_OF(blkio)},
+    [F_CPU_STAT] = {"cpu.stat", PT_V2},
+    [F_CPU_PRESSURE] = {"cpu.pressure", PT_V2},
+    [F_MEMORY_PRESSURE] = {"memory.pressure", PT_V2},
+    [F_IO_PRESSURE] = {"io.pressure", PT_V2},
+    [F_MEMORY_EVENTS] = {"memory.events", PT_V2},
+    [F_IO_STAT] = {"io.stat", PT_V2},
+    [F_PIDS_CURRENT] = {"pids.current", PT_V2},
+    [F_V1_CPUACCT_USER] = {"cpuacct.usage_user", PT_V1_CPUACCT},
+    [F_V1_CPUACCT_SYS] = {"cpuacct.usage_sys", PT_V1_CPUACCT},
+    [F_V1_CPU_STAT] = {"cpu.stat", PT_V1_CPU},
+    [F_V1_MEMORY_MAX_USAGE] = {"memory.max_usage_in_bytes", PT_V1_MEMORY},
+    [F_V1_OOM_CONTROL] = {"memory.oom_control", PT_V1_MEMORY},
+    [F_V1_PIDS_CURRENT] = {"pids.current", PT_V1_PIDS},
+    [F_V1_BLKIO] = {"blkio.throttle.io_service_bytes", PT_V1_BLKIO},
 };
 
 static const char *const sources[PT_CGQ_COUNT] = {
@@ -81,9 +81,9 @@ const char *pt_cgq_source(enum pt_cgq q)
     return sources[q];
 }
 
-static const char *dir_of(const struct pt_cgroup_dirs *dirs, size_t offset)
+static const char *dir_of(const struct pt_cgroup_dirs *dirs, int hierarchy)
 {
-    return (const char *)dirs + offset;
+    return hierarchy == PT_V2 ? dirs->v2 : dirs->v1[hierarchy];
 }
 
 /* dir/name opened with flags, or -1 (no such directory: ""). */
@@ -91,7 +91,7 @@ static int open_in(const char *dir, const char *name, int flags)
 {
     if (!dir[0])
         return -1;
-    char path[sizeof(((struct pt_cgroup_dirs *)0)->v2) + 64];
+    char path[PT_CGROUPFS_PATH_MAX + 64];
     int n = snprintf(path, sizeof(path), "%s/%s", dir, name);
     if (n < 0 || (size_t)n >= sizeof(path))
         return -1;
@@ -220,7 +220,7 @@ int pt_cgstat_read(struct pt_cgstat *s, struct pt_buf *buf)
     struct found f = {0};
     bool any = false;
     for (int i = 0; i < F_COUNT; i++) {
-        int fd = open_in(dir_of(&s->dirs, files[i].dir), files[i].name, O_RDONLY);
+        int fd = open_in(dir_of(&s->dirs, files[i].hierarchy), files[i].name, O_RDONLY);
         if (fd < 0)
             continue;
         ssize_t n = pt_pread_all(fd, buf);
@@ -254,7 +254,7 @@ int pt_cgstat_open(struct pt_cgstat *s, const struct pt_cgroup_dirs *dirs, struc
     s->dirs = *dirs;
     s->current_fd = open_in(dirs->v2, "memory.current", O_RDONLY);
     if (s->current_fd < 0)
-        s->current_fd = open_in(dirs->memory, "memory.usage_in_bytes", O_RDONLY);
+        s->current_fd = open_in(dirs->v1[PT_V1_MEMORY], "memory.usage_in_bytes", O_RDONLY);
     /* read-write where we may: the reset is tried, not assumed */
     bool writable = true;
     s->peak_fd = open_in(dirs->v2, "memory.peak", O_RDWR);

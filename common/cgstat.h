@@ -22,41 +22,8 @@
 #include <stdint.h>
 
 #include "buf.h"
-
-enum pt_cgq {
-    /* cumulative: an interval reports their growth */
-    PT_CGQ_CPU_USER_US,
-    PT_CGQ_CPU_SYSTEM_US,
-    PT_CGQ_THROTTLED_US,
-    PT_CGQ_THROTTLED_PERIODS,
-    PT_CGQ_CPU_SOME_US, /* pressure stall time; the six in this order */
-    PT_CGQ_CPU_FULL_US,
-    PT_CGQ_MEMORY_SOME_US,
-    PT_CGQ_MEMORY_FULL_US,
-    PT_CGQ_IO_SOME_US,
-    PT_CGQ_IO_FULL_US,
-    PT_CGQ_OOMS,
-    PT_CGQ_OOM_KILLS,
-    PT_CGQ_HIGH_EVENTS,
-    PT_CGQ_MAX_EVENTS,
-    PT_CGQ_IO_READ_BYTES,
-    PT_CGQ_IO_WRITE_BYTES,
-    PT_CGQ_CUMULATIVE_END,
-    /* values now */
-    PT_CGQ_MEMORY_CURRENT = PT_CGQ_CUMULATIVE_END,
-    PT_CGQ_MEMORY_PEAK,          /* since the last read: v2 memory.peak, reset per descriptor */
-    PT_CGQ_MEMORY_PEAK_LIFETIME, /* since the cgroup was made: memory.peak without the
-                                    reset, v1's memory.max_usage_in_bytes */
-    PT_CGQ_PIDS,
-    PT_CGQ_COUNT
-};
-
-/* Where a cgroup's files are: its v2 directory, and its directory in
- * each v1 controller's hierarchy; "" where it has none. */
-struct pt_cgroup_dirs {
-    char v2[512];
-    char cpu[512], cpuacct[512], memory[512], pids[512], blkio[512];
-};
+#include "cgroupfs.h"
+#include "quantities.h"
 
 struct pt_cgstat {
     struct pt_cgroup_dirs dirs;

@@ -26,17 +26,12 @@ static char *hierarchy(struct pt_cgroupfs *fs, size_t h)
     return h == 0 ? fs->v2 : fs->v1[h - 1];
 }
 
-static const char *const v1_controller[PT_V1_COUNT] = {
-    [PT_V1_CPU] = "cpu",   [PT_V1_CPUACCT] = "cpuacct", [PT_V1_MEMORY] = "memory",
-    [PT_V1_PIDS] = "pids", [PT_V1_BLKIO] = "blkio",
-};
-
 /* Our own cgroup's path in hierarchy h (v2's "0::PATH", a v1 controller's
  * "N:LIST:PATH" whose comma-separated LIST names it) from
  * /proc/self/cgroup's text, into out: 0, or -1 when it lists none. */
 static int own_path(const char *text, size_t h, char *out, size_t outlen)
 {
-    const char *want = h == 0 ? "" : v1_controller[h - 1];
+    const char *want = h == 0 ? "" : pt_v1_controller_name((enum pt_v1_controller)(h - 1));
     size_t wlen = strlen(want);
     for (const char *line = text; *line;) {
         size_t len = strcspn(line, "\n");
@@ -57,15 +52,6 @@ static int own_path(const char *text, size_t h, char *out, size_t outlen)
         line += len + (line[len] == '\n');
     }
     return -1;
-}
-
-/* dir below mount ("" for the mount itself), or NULL when it is not. */
-static const char *below_mount(const char *mount, const char *dir)
-{
-    size_t n = strlen(mount);
-    if (!mount[0] || strncmp(dir, mount, n) != 0 || (dir[n] != '\0' && dir[n] != '/'))
-        return NULL;
-    return dir + n;
 }
 
 /* A path the user gives names one cgroup to make: no ".", ".." or empty
@@ -141,7 +127,7 @@ static int place(struct pt_launch_cgroup *cg, enum pt_launch_cgroup_mode mode, c
             path += 3;
         const char *in = NULL;
         for (size_t h = 0; h < PT_LAUNCH_HIERARCHIES && !in; h++)
-            if ((in = below_mount(hierarchy(&fs, h), path)))
+            if ((in = pt_cgroupfs_below(hierarchy(&fs, h), path)))
                 *primary = h, pinned = true;
         int len = snprintf(rel, sizeof(rel), "%s%s", in ? "" : "/", in ? in : path);
         char q[PT_QUOTED_MAX];

@@ -28,9 +28,7 @@ static int resolve_cgroup(struct pt_matcher *m, const char *path, int proc_root_
 {
     if (strncmp(path, "0::", 3) == 0) /* cgroup v2's hierarchy, no controller list */
         path += 3;
-    char probe[4096];
-    snprintf(probe, sizeof(probe), "%s/cgroup.procs", path);
-    if (path[0] == '/' && access(probe, F_OK) == 0) {
+    if (path[0] == '/' && pt_cgroupfs_is_cgroup(path)) {
         m->cgroup = pt_xstrdup(path);
     } else {
         struct pt_cgroupfs fs;

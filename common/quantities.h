@@ -1,7 +1,8 @@
 /* quantities: the names of what proctree measures of a tree, shared by
  * the code that reads them and the catalog that reports them: the
  * cumulative counters, the memory gauges, the other amounts a line
- * reports, and the reads a lack of descriptors can leave unknown. */
+ * reports, what the kernel accounts for a cgroup, and the reads a lack of
+ * descriptors can leave unknown. */
 #ifndef PROCTREE_QUANTITIES_H
 #define PROCTREE_QUANTITIES_H
 
@@ -69,6 +70,36 @@ enum pt_amount {
     PT_A_EXIT_RECORDS,
     PT_A_EXIT_RECORD_LOSSES,
     PT_A_COUNT
+};
+
+/* What the kernel accounts for a cgroup (cgstat.h reads them), in the
+ * files' units: microseconds (_US), bytes, counts. */
+enum pt_cgq {
+    /* cumulative: an interval reports their growth */
+    PT_CGQ_CPU_USER_US,
+    PT_CGQ_CPU_SYSTEM_US,
+    PT_CGQ_THROTTLED_US,
+    PT_CGQ_THROTTLED_PERIODS,
+    PT_CGQ_CPU_SOME_US, /* pressure stall time; the six in this order */
+    PT_CGQ_CPU_FULL_US,
+    PT_CGQ_MEMORY_SOME_US,
+    PT_CGQ_MEMORY_FULL_US,
+    PT_CGQ_IO_SOME_US,
+    PT_CGQ_IO_FULL_US,
+    PT_CGQ_OOMS,
+    PT_CGQ_OOM_KILLS,
+    PT_CGQ_HIGH_EVENTS,
+    PT_CGQ_MAX_EVENTS,
+    PT_CGQ_IO_READ_BYTES,
+    PT_CGQ_IO_WRITE_BYTES,
+    PT_CGQ_CUMULATIVE_END,
+    /* values now */
+    PT_CGQ_MEMORY_CURRENT = PT_CGQ_CUMULATIVE_END,
+    PT_CGQ_MEMORY_PEAK,          /* since the last read: v2 memory.peak, reset per descriptor */
+    PT_CGQ_MEMORY_PEAK_LIFETIME, /* since the cgroup was made: memory.peak without the
+                                    reset, v1's memory.max_usage_in_bytes */
+    PT_CGQ_PIDS,
+    PT_CGQ_COUNT
 };
 
 /* What a lack of descriptors (EMFILE, ENFILE) left unknown in an interval:

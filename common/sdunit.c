@@ -80,13 +80,6 @@ static void add_dir(struct pt_sdunit *u, const char *path)
     u->dirs[u->n_dirs++] = pt_xstrdup(path);
 }
 
-static bool is_cgroup(const char *path)
-{
-    char probe[PT_CGROUPFS_PATH_MAX + PT_UNIT_NAME_MAX * 2];
-    int n = snprintf(probe, sizeof(probe), "%s/cgroup.procs", path);
-    return n > 0 && (size_t)n < sizeof(probe) && access(probe, F_OK) == 0;
-}
-
 /* Where systemd puts a unit by default, below a hierarchy's root: a
  * slice in its parents' ("a-b.slice" in "a.slice"), an instance of a
  * template in its template's slice ("system-getty.slice", with '-'
@@ -199,7 +192,7 @@ size_t pt_sdunit_resolve(struct pt_sdunit *u)
         walk(u);
         return u->n_dirs;
     }
-    if (u->last && is_cgroup(u->last)) {
+    if (u->last && pt_cgroupfs_is_cgroup(u->last)) {
         add_dir(u, u->last); /* where it was: the usual case, a restart included */
         return 1;
     }
@@ -208,7 +201,7 @@ size_t pt_sdunit_resolve(struct pt_sdunit *u)
     for (int i = 0; i < 2 && !u->n_dirs; i++) {
         const char *root = hierarchy(u, i);
         int n = snprintf(path, sizeof(path), "%s%s%s", root, place[0] ? "/" : "", place);
-        if (root[0] && n > 0 && (size_t)n < sizeof(path) && is_cgroup(path))
+        if (root[0] && n > 0 && (size_t)n < sizeof(path) && pt_cgroupfs_is_cgroup(path))
             add_dir(u, path);
     }
     if (!u->n_dirs && u->since_walk % PT_SDUNIT_REWALK == 0)

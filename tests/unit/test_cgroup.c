@@ -163,7 +163,7 @@ static struct pt_cgroup_dirs dirs_of(const char *v2, const char *memory)
     if (v2)
         snprintf(d.v2, sizeof(d.v2), "%s/%s", root, v2);
     if (memory)
-        snprintf(d.memory, sizeof(d.memory), "%s/%s", root, memory);
+        snprintf(d.v1[PT_V1_MEMORY], sizeof(d.v1[PT_V1_MEMORY]), "%s/%s", root, memory);
     return d;
 }
 
@@ -319,7 +319,7 @@ START_TEST(test_hybrid_v2_and_v1)
     pt_cgstat_close(&s);
     /* the v1 peak is read, never written: a write would reset it for everyone */
     char text[64] = "", path[600];
-    snprintf(path, sizeof(path), "%s/memory.max_usage_in_bytes", dirs.memory);
+    snprintf(path, sizeof(path), "%s/memory.max_usage_in_bytes", dirs.v1[PT_V1_MEMORY]);
     FILE *f = fopen(path, "r");
     ck_assert_ptr_nonnull(f);
     ck_assert_ptr_nonnull(fgets(text, sizeof(text), f));
@@ -340,8 +340,8 @@ START_TEST(test_v2_first_then_v1)
     put("cpu/cpu.stat", "nr_periods 10\nnr_throttled 4\nthrottled_time 5000000\n");
     put("cpu/cpuacct.usage_user", "999999000\n");
     struct pt_cgroup_dirs dirs = dirs_of("cg", NULL);
-    snprintf(dirs.cpu, sizeof(dirs.cpu), "%s/cpu", root);
-    snprintf(dirs.cpuacct, sizeof(dirs.cpuacct), "%s/cpu", root);
+    snprintf(dirs.v1[PT_V1_CPU], sizeof(dirs.v1[PT_V1_CPU]), "%s/cpu", root);
+    snprintf(dirs.v1[PT_V1_CPUACCT], sizeof(dirs.v1[PT_V1_CPUACCT]), "%s/cpu", root);
     struct pt_cgstat s;
     struct pt_buf buf = {0};
     ck_assert_int_eq(pt_cgstat_open(&s, &dirs, &buf), 0);
