@@ -175,7 +175,7 @@ const struct pt_cgvalues *pt_cgacct_values_of(const struct pt_cgacct *a, const c
     return e ? &e->last : NULL;
 }
 
-void pt_cgacct_missing(const struct pt_cgacct *a, char *out, size_t len)
+bool pt_cgacct_missing(const struct pt_cgacct *a, char *out, size_t len)
 {
     uint32_t offered = 0;
     bool any = false;
@@ -184,7 +184,7 @@ void pt_cgacct_missing(const struct pt_cgacct *a, char *out, size_t len)
             offered |= a->entries[i].stat.offered, any = true;
     out[0] = '\0';
     if (!any)
-        return;
+        return false;
     /* one peak is enough: the interval's, or else the lifetime's */
     if (offered & (1u << PT_CGQ_MEMORY_PEAK_LIFETIME))
         offered |= 1u << PT_CGQ_MEMORY_PEAK;
@@ -202,4 +202,5 @@ void pt_cgacct_missing(const struct pt_cgacct *a, char *out, size_t len)
         used += (size_t)n;
         last = src;
     }
+    return true;
 }

@@ -76,8 +76,9 @@ void pt_cgacct_end_interval(struct pt_cgacct *a, struct pt_cgvalues *sum);
 const struct pt_cgvalues *pt_cgacct_values_of(const struct pt_cgacct *a, const char *dir);
 
 /* What the kernel offers for none of the cgroups open, as the metrics'
- * files ("cpu.pressure, memory.current, ...") for the start line; ""
- * when nothing is missing or no cgroup is open. */
-void pt_cgacct_missing(const struct pt_cgacct *a, char *out, size_t len);
+ * files ("cpu.pressure, memory.current, ...") for the start line, ""
+ * when nothing is missing. False (and nothing said) when no cgroup is
+ * open. */
+bool pt_cgacct_missing(const struct pt_cgacct *a, char *out, size_t len);
 
 #endif

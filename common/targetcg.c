@@ -105,9 +105,8 @@ void pt_target_cgroups_found(struct pt_target *t)
     if (t->options.breakdown == PT_BY_CGROUP)
         set_group_dirs(t);
     char missing[512];
-    pt_cgacct_missing(&t->cgroups, missing, sizeof(missing));
-    if (t->said_cgroups || !n)
-        return;
+    if (t->said_cgroups || !pt_cgacct_missing(&t->cgroups, missing, sizeof(missing)))
+        return; /* said once, when a cgroup is first open (it may appear later) */
     t->said_cgroups = true;
     if (missing[0])
         pt_target_logf(t, PT_LOG_INFO,
