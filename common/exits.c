@@ -107,20 +107,6 @@ void pt_target_note_exit(struct pt_target *t, pid_t pid, double when)
 
 /* ---- departed members --------------------------------------------------- */
 
-/* The group a record's process goes to: its name's (by process); by
- * cgroup its parent's, where it was born (else the target's own
- * cgroup's, so that the groups still add up); none otherwise. */
-static int32_t record_group(struct pt_target *t, const char *comm, pid_t parent)
-{
-    struct pt_groups *gs = &t->ledger.groups;
-    if (pt_target_by_process(t))
-        return (int32_t)pt_groups_find(gs, comm);
-    if (t->options.breakdown != PT_BY_CGROUP)
-        return -1;
-    const struct pt_member *m = pt_target_live_member(t, parent);
-    return m && m->acct.group >= 0 ? m->acct.group : (int32_t)pt_groups_find(gs, PT_CGROUP_OWN);
-}
-
 /* Switches of a departed member's thread whose record came after it left:
  * what its last status read did not count. */
 static void credit_late_switches(struct pt_target *t, struct pt_departure *d, const struct pt_exitrecord *r)
@@ -131,7 +117,7 @@ static void credit_late_switches(struct pt_target *t, struct pt_departure *d, co
     int64_t invol = r->nivcsw > d->ctx_base_involuntary ? r->nivcsw - d->ctx_base_involuntary : 0;
     d->ctx_base_voluntary -= r->nvcsw - vol;
     d->ctx_base_involuntary -= r->nivcsw - invol;
-    pt_ledger_credit_switches(&t->ledger, record_group(t, d->comm, d->reaper), vol, invol);
+    pt_ledger_credit_switches(&t->ledger, pt_target_group_of(t, d->comm, d->reaper), vol, invol);
 }
 
 /* The CPU a departed member used after its last read, as its records'
@@ -234,7 +220,7 @@ static void note_process_exit(struct pt_target *t, const struct pt_exitrecord *r
  * record). */
 static void unseen_thread_exit(struct pt_target *t, const struct pt_exitrecord *r, bool outside_known)
 {
-    int32_t group = record_group(t, r->comm, r->ppid);
+    int32_t group = pt_target_group_of(t, r->comm, r->ppid);
     if (t->options.collect_ctx_switches)
         pt_ledger_credit_switches(&t->ledger, group, r->nvcsw, r->nivcsw);
     thread_exited(t, NULL, false, r);

@@ -214,21 +214,24 @@ void pt_target_compact(struct pt_target *t)
 
 /* Open pid as a new member. baseline: it joins as part of a new root's
  * tree (its past is not counted); otherwise it was born in the tree. */
-/* The group a member joins: its name's (by process); by cgroup, the one
- * the scan of the cgroups found it in, else its parent's (a child is born
- * in its parent's cgroup), else the target's own cgroup's; none without
- * a breakdown that partitions the members. */
-static int32_t join_group(struct pt_target *t, const struct pt_member *m)
+int32_t pt_target_group_of(struct pt_target *t, const char *comm, pid_t parent)
 {
     struct pt_groups *gs = &t->ledger.groups;
     if (pt_target_by_process(t))
-        return (int32_t)pt_groups_find(gs, m->comm);
+        return (int32_t)pt_groups_find(gs, comm);
     if (t->options.breakdown != PT_BY_CGROUP)
         return -1;
-    if (t->join_group)
-        return (int32_t)pt_groups_find(gs, t->join_group);
-    const struct pt_member *parent = pt_target_live_member(t, m->ppid);
-    return parent && parent->acct.group >= 0 ? parent->acct.group : (int32_t)pt_groups_find(gs, PT_CGROUP_OWN);
+    const struct pt_member *p = pt_target_live_member(t, parent);
+    return p && p->acct.group >= 0 ? p->acct.group : (int32_t)pt_groups_find(gs, PT_CGROUP_OWN);
+}
+
+/* The group a member joins: by cgroup the one the scan of the cgroups
+ * found it in, else as any process's (pt_target_group_of). */
+static int32_t join_group(struct pt_target *t, const struct pt_member *m)
+{
+    if (t->options.breakdown == PT_BY_CGROUP && t->join_group)
+        return (int32_t)pt_groups_find(&t->ledger.groups, t->join_group);
+    return pt_target_group_of(t, m->comm, m->ppid);
 }
 
 struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline)

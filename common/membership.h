@@ -42,6 +42,12 @@ void pt_target_read_counters(struct pt_target *t, struct pt_member *m);
 /* A member whose name changed (exec) moves to its new name's group (by
  * process) with what it did since the last interval's end. */
 void pt_target_follow_name(struct pt_target *t, struct pt_member *m);
+
+/* The group of a process named comm whose parent is parent, for a
+ * breakdown that partitions the members: its name's (by process); by
+ * cgroup its parent's, where it was born, else the target's own cgroup's
+ * (so that the groups still add up); -1 for the other breakdowns. */
+int32_t pt_target_group_of(struct pt_target *t, const char *comm, pid_t parent);
 /* Context switches of m since its last status read, now that its live
  * threads sum to voluntary and involuntary. */
 void pt_target_credit_ctx(struct pt_target *t, struct pt_member *m, int64_t voluntary, int64_t involuntary);
