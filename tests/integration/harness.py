@@ -694,7 +694,7 @@ def children(pid):
         for tid in os.listdir(f"/proc/{pid}/task"):
             with open(f"/proc/{pid}/task/{tid}/children") as f:
                 kids += [int(k) for k in f.read().split()]
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):  # gone meanwhile (ESRCH on a reaped thread)
         pass
     return kids
 

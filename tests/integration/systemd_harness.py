@@ -147,17 +147,6 @@ def host_cgroup2():
     return None
 
 
-def _children(pid):
-    kids = []
-    try:
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{tid}/children") as f:
-                kids += [int(k) for k in f.read().split()]
-    except (FileNotFoundError, ProcessLookupError):
-        pass
-    return kids
-
-
 def _rmdir_tree(path, timeout):
     """Remove a cgroup and its sub-cgroups, children first, once each is
     empty (a killed process leaves its cgroup when it is reaped)."""
@@ -243,7 +232,7 @@ class Systemd:
     def _systemd_pid(self):
         if self.proc.poll() is not None:
             raise AssertionError(f"unshare exited ({self.proc.returncode}):\n{self.log_tail()}")
-        for kid in _children(self.proc.pid):
+        for kid in h.children(self.proc.pid):
             try:
                 if os.readlink(f"/proc/{kid}/exe") == os.path.realpath(SYSTEMD):
                     return kid
@@ -427,7 +416,7 @@ def _inner_child(nsenter_proc, prefix, what):
     """The process nsenter runs inside (its child), found by its
     executable's name; fails if nsenter is gone without it."""
     def find():
-        for kid in _children(nsenter_proc.pid):
+        for kid in h.children(nsenter_proc.pid):
             try:
                 if os.path.basename(os.readlink(f"/proc/{kid}/exe")).startswith(prefix):
                     return kid
