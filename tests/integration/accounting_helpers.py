@@ -106,12 +106,10 @@ def as_user(pw, argv):
 
 
 def cgroup2_mount():
-    with open("/proc/self/mountinfo") as f:
-        for line in f:
-            left, right = line.split(" - ", 1)
-            if right.split()[0] == "cgroup2":
-                return left.split()[4]
-    raise AssertionError("no cgroup2 filesystem is mounted")
+    mount = h.cgroup_mounts().get("v2")
+    if mount is None:
+        raise AssertionError("no cgroup2 filesystem is mounted")
+    return mount
 
 
 def cgroup_v2_path(pid):

@@ -28,24 +28,9 @@ import time
 
 import harness as h
 
-V1_CONTROLLERS = ("memory", "cpu", "cpuacct", "pids", "blkio")
-
-
 def mounts():
-    """{"v2": mount, CONTROLLER: its v1 mount} from mountinfo."""
-    found = {}
-    with open("/proc/self/mountinfo") as f:
-        for line in f:
-            left, right = line.split(" - ", 1)
-            fstype, _, options = right.split()[:3]
-            point = left.split()[4]
-            if fstype == "cgroup2":
-                found.setdefault("v2", point)
-            elif fstype == "cgroup":
-                for opt in options.split(","):
-                    if opt in V1_CONTROLLERS:
-                        found.setdefault(opt, point)
-    return found
+    """{"v2": mount, CONTROLLER: its v1 mount} (harness.cgroup_mounts)."""
+    return h.cgroup_mounts()
 
 
 def own_cgroup(controller):

@@ -116,6 +116,27 @@ def assert_no_sanitizer_report(lines, who):
         raise AssertionError(f"{who}: sanitizer report:\n" + "\n".join(lines[-40:]))
 
 
+CGROUP_V1_CONTROLLERS = ("memory", "cpu", "cpuacct", "pids", "blkio")
+
+
+def cgroup_mounts():
+    """{"v2": the cgroup2 mount, CONTROLLER: its v1 mount} from our mountinfo,
+    the first of each, for the v1 controllers proctree reads."""
+    found = {}
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            left, right = line.split(" - ", 1)
+            fstype, _source, options = right.split()[:3]
+            point = left.split()[4]
+            if fstype == "cgroup2":
+                found.setdefault("v2", point)
+            elif fstype == "cgroup":
+                for opt in options.split(","):
+                    if opt in CGROUP_V1_CONTROLLERS:
+                        found.setdefault(opt, point)
+    return found
+
+
 def file_tail(path, size=4000):
     """The last size bytes of a log file, as text; "(no log)" when there is none."""
     try:

@@ -139,12 +139,7 @@ def why_not_bootable():
 
 def host_cgroup2():
     """Where the host mounts cgroup2 (/sys/fs/cgroup/unified here), or None."""
-    with open("/proc/self/mountinfo") as f:
-        for line in f:
-            left, right = line.split(" - ", 1)
-            if right.split()[0] == "cgroup2":
-                return left.split()[4]
-    return None
+    return h.cgroup_mounts().get("v2")
 
 
 def _rmdir_tree(path, timeout):

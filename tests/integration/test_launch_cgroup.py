@@ -44,17 +44,8 @@ while time.process_time() - t < 2.0:
 
 def mounts():
     """The cgroup2 mount and the v1 memory controller's mount ("" if none)."""
-    v2 = memory = ""
-    with open("/proc/self/mountinfo") as f:
-        for line in f:
-            left, right = line.split(" - ", 1)
-            fstype, _source, options = right.split()[:3]
-            point = left.split()[4]
-            if fstype == "cgroup2" and not v2:
-                v2 = point
-            elif fstype == "cgroup" and "memory" in options.split(",") and not memory:
-                memory = point
-    return v2, memory
+    m = h.cgroup_mounts()
+    return m.get("v2", ""), m.get("memory", "")
 
 
 def cgroups_of(pid):
