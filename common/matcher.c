@@ -23,19 +23,14 @@
  * /proc/PID/cgroup shows it ("0::/system.slice/x.service", or only its
  * path), found below the cgroup2 mount (cgroupfs.h), or systemd's v1
  * hierarchy on a host without one. */
-static int resolve_cgroup(struct pt_matcher *m, const char *path, int proc_root_fd, const char *sys_root, char *err,
-                          size_t errlen)
+static int resolve_cgroup(struct pt_matcher *m, const char *path, char *err, size_t errlen)
 {
     if (strncmp(path, "0::", 3) == 0) /* cgroup v2's hierarchy, no controller list */
         path += 3;
     if (path[0] == '/' && pt_cgroupfs_is_cgroup(path)) {
         m->cgroup = pt_xstrdup(path);
     } else {
-        struct pt_cgroupfs fs;
-        struct pt_buf buf = {0};
-        pt_cgroupfs_find(&fs, proc_root_fd, sys_root, &buf);
-        pt_buf_free(&buf);
-        const char *mount = fs.v2[0] ? fs.v2 : fs.systemd_v1;
+        const char *mount = m->fs.v2[0] ? m->fs.v2 : m->fs.systemd_v1;
         if (!mount[0]) {
             char q[PT_QUOTED_MAX];
             snprintf(err, errlen, "cgroup \"%s\": no cgroup2 filesystem is mounted (nor systemd's v1 hierarchy)",
@@ -281,13 +276,13 @@ int pt_matcher_init(struct pt_matcher *m, const struct pt_selector *selector, in
         }
         return 0;
     case PT_SELECT_CGROUP:
-        return resolve_cgroup(m, selector->path, proc_root_fd, sys_root, err, errlen);
     case PT_SELECT_UNIT: {
-        struct pt_cgroupfs fs;
         struct pt_buf buf = {0};
-        pt_cgroupfs_find(&fs, proc_root_fd, sys_root, &buf);
+        pt_cgroupfs_find(&m->fs, proc_root_fd, sys_root, &buf);
         pt_buf_free(&buf);
-        if (pt_sdunit_init(&m->unit, selector->value, &fs, err, errlen) != 0)
+        if (selector->kind == PT_SELECT_CGROUP)
+            return resolve_cgroup(m, selector->path, err, errlen);
+        if (pt_sdunit_init(&m->unit, selector->value, &m->fs, err, errlen) != 0)
             return -1;
         m->has_unit = true;
         return 0;
@@ -328,6 +323,11 @@ int pt_matcher_scan_cgroup(struct pt_matcher *m, struct pt_buf *buf, int (*fn)(p
         scan_cgroup_at(&s, dir);
     }
     return 0;
+}
+
+const struct pt_cgroupfs *pt_matcher_cgroupfs(const struct pt_matcher *m)
+{
+    return &m->fs;
 }
 
 const struct pt_sdunit *pt_matcher_unit(const struct pt_matcher *m)

@@ -38,6 +38,7 @@ struct pt_matcher {
     uid_t uid;             /* USER */
     char *cgroup;          /* CGROUP: the directory in the cgroup2 filesystem */
     struct pt_sdunit unit; /* UNIT */
+    struct pt_cgroupfs fs; /* CGROUP, UNIT: the hierarchies, found once */
     bool has_regex, has_unit;
 };
 
@@ -79,6 +80,8 @@ bool pt_matcher_test(const struct pt_matcher *m, struct pt_candidate *c);
  * (-ENOENT), or it cannot be opened. */
 int pt_matcher_scan_cgroup(struct pt_matcher *m, struct pt_buf *buf, int (*fn)(pid_t pid, const char *group, void *arg),
                            void *arg);
+/* The cgroup hierarchies, for --cgroup and --unit. */
+const struct pt_cgroupfs *pt_matcher_cgroupfs(const struct pt_matcher *m);
 /* The unit, for --unit. */
 const struct pt_sdunit *pt_matcher_unit(const struct pt_matcher *m);
 /* The cgroup's directory, for --cgroup. */

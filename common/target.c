@@ -260,7 +260,7 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
     bool own_cgroup = selector->kind == PT_SELECT_CHILD && selector->path && selector->cgroupfs;
     if (options->collect_cgroup &&
         (selector->kind == PT_SELECT_CGROUP || selector->kind == PT_SELECT_UNIT || own_cgroup))
-        pt_target_cgroups_init(t, proc_root_fd, sys_root);
+        pt_target_cgroups_init(t);
     t->selector.cgroupfs = NULL; /* the launcher's: read above, not kept */
     t->proc_root_fd = proc_root_fd;
     t->budget = budget;

@@ -7,16 +7,14 @@
 #include "base.h"
 #include "escape.h"
 
-void pt_target_cgroups_init(struct pt_target *t, int proc_root_fd, const char *sys_root)
+void pt_target_cgroups_init(struct pt_target *t)
 {
-    struct pt_cgroupfs fs;
     bool launched = t->selector.kind == PT_SELECT_CHILD;
-    if (launched)
-        fs = *t->selector.cgroupfs; /* its cgroup's path may differ by hierarchy (launch.h) */
-    else
-        pt_cgroupfs_find(&fs, proc_root_fd, sys_root, &t->buf);
-    pt_cgacct_init(&t->cgroups, &fs);
-    pt_cgacct_init(&t->group_cgroups, &fs);
+    /* the matcher found the hierarchies; a launched command's cgroup may
+     * be at another path in each (launch.h) */
+    const struct pt_cgroupfs *fs = launched ? t->selector.cgroupfs : pt_matcher_cgroupfs(&t->matcher);
+    pt_cgacct_init(&t->cgroups, fs);
+    pt_cgacct_init(&t->group_cgroups, fs);
     t->has_cgroups = true;
     if (!launched)
         return;

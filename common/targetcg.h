@@ -8,9 +8,10 @@
 
 #include "tree.h"
 
-/* Set up at the target's start (it is a cgroup target: t->has_cgroups);
- * a launched command's cgroup, which no scan finds, is set here. */
-void pt_target_cgroups_init(struct pt_target *t, int proc_root_fd, const char *sys_root);
+/* Set up at the target's start, after its matcher (it is a cgroup
+ * target: t->has_cgroups); a launched command's cgroup, which no scan
+ * finds, is set here. */
+void pt_target_cgroups_init(struct pt_target *t);
 void pt_target_cgroups_free(struct pt_target *t);
 
 /* After a scan of the cgroups (discovery.c): the cgroups now, and the
