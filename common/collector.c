@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "escape.h"
 #include "exitrecords.h"
 #include "fdbudget.h"
@@ -360,12 +361,12 @@ int pt_collector_add_target(struct pt_collector *c, const char *name, const stru
 }
 
 /* One listener for the matching selectors and every target, opened once
- * there is a target; the line saying which mode is in use is written once. */
-/* The kernel sends process events and exit records only to a process in
- * the host's pid namespace, through a socket in the host's network
- * namespace (elsewhere the connector refuses the connection): in a
- * container without both they are refused, and the lines that say so say
- * how to have them. */
+ * there is a target; the line saying which mode is in use is written once.
+ * The kernel sends process events and exit records only to a process in
+ * the host's pid and user namespaces, through a socket in the host's
+ * network namespace (elsewhere the connector refuses the connection), and
+ * they name the host's pids: where they cannot apply they are not asked
+ * for, and the lines that say so say how to have them. */
 #define PT_HOST_PID_NAMESPACE                                                                                          \
     "given only in the host's pid and network namespaces, and this process runs in another pid namespace, a "          \
     "container's; --pid=host --network=host in Docker or hostPID: true and hostNetwork: true in Kubernetes bring "     \
@@ -373,28 +374,49 @@ int pt_collector_add_target(struct pt_collector *c, const char *name, const stru
 #define PT_HOST_NET_NAMESPACE                                                                                          \
     "given only in the host's network namespace, and this process runs in another, a container's; --network=host "     \
     "in Docker or hostNetwork: true in Kubernetes brings them back"
+#define PT_HOST_USER_NAMESPACE                                                                                         \
+    "given only in the host's user namespace, and this process runs in another, a rootless or user-namespaced "        \
+    "container's; a rootful container in the host's user namespace brings them back"
+#define PT_HOST_PROC_ROOT                                                                                              \
+    "they name the host's pids, and the proc root is the /proc of another pid namespace, which names its processes "   \
+    "otherwise"
 
 /* Where the proc root is another pid namespace's (a container reading the
- * host's /proc), pids given to us are its: said once, at start. */
+ * host's /proc, or the host reading a container's), pids given to us are
+ * its: said once, at start. */
 static void say_namespace(const struct pt_collector *c)
 {
     if (c->self == getpid())
         return;
     char q[PT_QUOTED_MAX];
-    pt_logf(PT_LOG_INFO,
-            "the proc root \"%s\" is another pid namespace's (this process is pid %d there, %d here): the pids "
-            "of targets and pid files are taken as the proc root's",
-            pt_escape(q, sizeof(q), c->proc_root), (int)c->self, (int)getpid());
+    if (c->self == 0)
+        pt_logf(PT_LOG_INFO,
+                "the proc root \"%s\" is the /proc of a pid namespace that does not hold this process (a "
+                "container's, seen from outside): the pids of targets and pid files are taken as that namespace's, "
+                "and --cgroup and --unit cannot name their processes there",
+                pt_escape(q, sizeof(q), c->proc_root));
+    else
+        pt_logf(PT_LOG_INFO,
+                "the proc root \"%s\" is another pid namespace's (this process is pid %d there, %d here): the pids "
+                "of targets and pid files are taken as the proc root's",
+                pt_escape(q, sizeof(q), c->proc_root), (int)c->self, (int)getpid());
 }
 
 static void open_events(struct pt_collector *c)
 {
     c->events_tried = true;
     say_namespace(c);
-    int err = pt_procevents_open(&c->events, c->proc_root_fd);
-    c->events_refused_here = err == -ENOTSUP && !pt_pidns_is_hosts(c->proc_root_fd) ? PT_HOST_PID_NAMESPACE
-                             : err == -ECONNREFUSED                                 ? PT_HOST_NET_NAMESPACE
-                                                                                    : NULL;
+    pt_caps_say_missing();
+    static const char *const why_not[] = {
+        [PT_EVENTS_APPLY] = NULL,
+        [PT_EVENTS_NOT_PROCFS] = "the proc root is no proc filesystem",
+        [PT_EVENTS_OTHER_PID_NS] = PT_HOST_PID_NAMESPACE,
+        [PT_EVENTS_OTHER_PROC_ROOT] = PT_HOST_PROC_ROOT,
+        [PT_EVENTS_OTHER_USER_NS] = PT_HOST_USER_NAMESPACE,
+    };
+    enum pt_pidns_events fit = pt_pidns_events_fit(c->proc_root_fd);
+    int err = fit == PT_EVENTS_APPLY ? pt_procevents_open(&c->events) : -ENOTSUP;
+    c->events_refused_here = err == -ECONNREFUSED ? PT_HOST_NET_NAMESPACE : why_not[fit];
     if (err == 0) {
         pt_logf(PT_LOG_INFO, "following the kernel's process events: a process a member starts joins at once, and "
                              "proc_processes_started/exited count every one; a process that starts or becomes a "
@@ -442,11 +464,17 @@ static void open_exit_records(struct pt_collector *c)
                              "are reported");
         return;
     }
+    char why[320] = "", text[256];
+    if (err == -EPERM) {
+        const char *missing = pt_caps_why_missing(pt_caps_current(), PT_CAP_NET_ADMIN, text, sizeof(text));
+        snprintf(why, sizeof(why), ": CAP_NET_ADMIN is needed%s%s", missing ? " and missing: " : "",
+                 missing ? missing : "");
+    }
     pt_logf(PT_LOG_INFO, "no exit records (taskstats: %s%s): " PT_WITHOUT_EXITS,
             c->events_refused_here ? c->events_refused_here
             : c->events.fd < 0     ? "used with the process events only"
                                    : strerror(-err),
-            err == -EPERM ? ": CAP_NET_ADMIN is needed" : "");
+            why);
 }
 
 /* A listener's drain serves every target: its CPU, measured from cpu0

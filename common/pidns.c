@@ -4,35 +4,82 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "procfile.h"
 #include "procparse.h"
 
-/* include/linux/proc_ns.h: the initial pid namespace's inode number, the
+/* include/linux/proc_ns.h: the initial namespaces' inode numbers, the
  * same on every kernel since namespaces became files (3.8). */
+#define PT_PROC_USER_INIT_INO 0xEFFFFFFDU
+#define PT_PROC_CGROUP_INIT_INO 0xEFFFFFFBU
 #define PT_PROC_PID_INIT_INO 0xEFFFFFFCU
+
+bool pt_pidns_is_procfs(int proc_root_fd)
+{
+    struct statfs fs;
+    return fstatfs(proc_root_fd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
+}
 
 pid_t pt_pidns_self(int proc_root_fd)
 {
     char link[32];
     ssize_t n = readlinkat(proc_root_fd, "self", link, sizeof(link) - 1);
-    if (n <= 0)
-        return getpid();
+    if (n <= 0) /* a procfs resolves "self" in its namespace: ENOENT where we are not in it */
+        return pt_pidns_is_procfs(proc_root_fd) ? 0 : getpid();
     link[n] = '\0';
     char *end;
     long pid = strtol(link, &end, 10);
     return *end == '\0' && pid > 0 && pid <= PT_PID_MAX_LIMIT ? (pid_t)pid : getpid();
 }
 
+/* The identity (inode) of our namespace of kind ns ("pid", "user"):
+ * through the proc root where it shows us (-1: none), else our own /proc;
+ * 0 when neither can be read. */
+static ino_t own_namespace(int proc_root_fd, const char *ns)
+{
+    char path[32];
+    struct stat st;
+    snprintf(path, sizeof(path), "self/ns/%s", ns);
+    if (proc_root_fd >= 0 && fstatat(proc_root_fd, path, &st, 0) == 0)
+        return st.st_ino;
+    snprintf(path, sizeof(path), "/proc/self/ns/%s", ns);
+    return stat(path, &st) == 0 ? st.st_ino : 0;
+}
+
 bool pt_pidns_is_hosts(int proc_root_fd)
 {
-    struct stat st;
-    /* our own namespace's file, whichever proc shows us */
-    if (fstatat(proc_root_fd, "self/ns/pid", &st, 0) != 0 && stat("/proc/self/ns/pid", &st) != 0)
-        return true;
-    return st.st_ino == PT_PROC_PID_INIT_INO;
+    ino_t ns = own_namespace(proc_root_fd, "pid");
+    return ns == 0 || ns == PT_PROC_PID_INIT_INO;
+}
+
+bool pt_pidns_user_is_hosts(int proc_root_fd)
+{
+    ino_t ns = own_namespace(proc_root_fd, "user");
+    return ns == 0 || ns == PT_PROC_USER_INIT_INO;
+}
+
+bool pt_pidns_in_container(int proc_root_fd)
+{
+    ino_t cgroup = own_namespace(proc_root_fd, "cgroup");
+    return !pt_pidns_is_hosts(proc_root_fd) || (cgroup != 0 && cgroup != PT_PROC_CGROUP_INIT_INO);
+}
+
+enum pt_pidns_events pt_pidns_events_fit(int proc_root_fd)
+{
+    if (!pt_pidns_is_procfs(proc_root_fd))
+        return PT_EVENTS_NOT_PROCFS;
+    if (!pt_pidns_is_hosts(proc_root_fd))
+        return PT_EVENTS_OTHER_PID_NS;
+    /* in the initial pid namespace, only its own procfs shows us */
+    if (pt_pidns_self(proc_root_fd) != getpid())
+        return PT_EVENTS_OTHER_PROC_ROOT;
+    if (!pt_pidns_user_is_hosts(proc_root_fd))
+        return PT_EVENTS_OTHER_USER_NS;
+    return PT_EVENTS_APPLY;
 }
 
 int pt_pidns_nspid(int proc_root_fd, pid_t pid, struct pt_buf *buf, pid_t *out)

@@ -15,14 +15,45 @@
 #include "buf.h"
 
 /* Our pid as the proc root sees it: its "self" link, which a procfs
- * resolves in the namespace it was mounted for. getpid() where the proc
- * root does not show us (a fixture tree, a namespace below ours). */
+ * resolves in the namespace it was mounted for. 0 where the proc root is
+ * a procfs that does not show us (the /proc of a pid namespace below or
+ * beside ours: a container's, seen from outside); getpid() where it is no
+ * procfs (a fixture tree). */
 pid_t pt_pidns_self(int proc_root_fd);
 
-/* Is this process in the host's (the initial) pid namespace? Only there
- * does the kernel send process events and exit records. True when it
- * cannot be told. */
+/* Is the proc root a proc filesystem (not a fixture tree)? */
+bool pt_pidns_is_procfs(int proc_root_fd);
+
+/* Is this process in the host's (the initial) pid namespace? Told by the
+ * namespace's identity (its ns/pid inode, which the kernel fixes for the
+ * initial one), never by what one procfs shows. True when it cannot be
+ * told. */
 bool pt_pidns_is_hosts(int proc_root_fd);
+
+/* Is this process in the host's user namespace? The same, for the
+ * namespace that decides whom its capabilities reach (proc_root_fd -1:
+ * our own /proc alone). */
+bool pt_pidns_user_is_hosts(int proc_root_fd);
+
+/* Does this process run in a pid or cgroup namespace of its own (a
+ * container's)? Then its /proc and /sys show its own processes and
+ * cgroups, not the host's. */
+bool pt_pidns_in_container(int proc_root_fd);
+
+/* Can the kernel's process events and exit records be used with this
+ * proc root? They carry the initial pid namespace's pids, and the kernel
+ * answers a listener only in the initial pid and user namespaces (it
+ * ignores the others' requests, though another listener's events still
+ * reach their sockets): they apply only to a process in both, reading the
+ * procfs that shows it under its own pid (the initial namespace's). */
+enum pt_pidns_events {
+    PT_EVENTS_APPLY,
+    PT_EVENTS_NOT_PROCFS,      /* a fixture tree: its pids are nobody's */
+    PT_EVENTS_OTHER_PID_NS,    /* this process runs in another pid namespace (a container's) */
+    PT_EVENTS_OTHER_PROC_ROOT, /* the proc root is another pid namespace's /proc */
+    PT_EVENTS_OTHER_USER_NS,   /* this process runs in another user namespace */
+};
+enum pt_pidns_events pt_pidns_events_fit(int proc_root_fd);
 
 /* pid's NSpid in the proc root (pt_parse_nspid): its pid in each
  * namespace from the proc root's down to its own, outermost first. Fills

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
-#include <linux/magic.h>
 #include <linux/netlink.h>
 #include <poll.h>
 #include <stdint.h>
@@ -11,14 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "base.h"
-#include "procfile.h"
 
-/* How long the kernel's answer to the listen request is awaited, once,
- * at start: it comes at once, or the connector is not there. */
+/* How long the kernel's answer to the listen request is awaited in all,
+ * once, at start, whatever else arrives meanwhile: it comes at once, or
+ * the connector is not there (collectd's init waits on this). */
 #define PT_PROCEVENTS_ACK_MS 500
 /* Room for a burst: an event is about 100 bytes on the socket. */
 #define PT_PROCEVENTS_RCVBUF (4 << 20)
@@ -40,30 +38,6 @@ static int send_op(int fd, enum proc_cn_mcast_op op)
     msg.cn.len = sizeof(op);
     msg.op = op;
     return send(fd, &msg, sizeof(msg), 0) == (ssize_t)sizeof(msg) ? 0 : -errno;
-}
-
-/* The events carry the host's pids: only a proctree in the host's pid
- * namespace (one pid in NSpid) reading the real /proc can use them. */
-static bool in_host_pid_namespace(int proc_root_fd)
-{
-    struct statfs fs;
-    if (fstatfs(proc_root_fd, &fs) != 0 || fs.f_type != PROC_SUPER_MAGIC)
-        return false;
-    int fd = pt_open_at(proc_root_fd, "self/status");
-    if (fd < 0)
-        return false;
-    char text[4096];
-    ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
-    close(fd);
-    if (n <= 0)
-        return false;
-    text[n] = '\0';
-    const char *line = strstr(text, "\nNSpid:");
-    if (!line)
-        return true; /* kernels before 4.1 have no pid namespaces to show */
-    const char *end = strchr(line + 1, '\n');
-    size_t len = end ? (size_t)(end - line) : strlen(line);
-    return memchr(line + 7, '\t', len - 7) == memrchr(line + 7, '\t', len - 7); /* one tab: one pid */
 }
 
 /* The event one netlink message carries, copied out: the connector's
@@ -88,9 +62,13 @@ static bool event_of(const struct nlmsghdr *nl, struct proc_event *ev)
  * read meanwhile are dropped: the first discovery walks /proc anyway. */
 static int await_ack(int fd)
 {
+    double give_up = pt_now() + PT_PROCEVENTS_ACK_MS / 1000.0;
     for (;;) {
+        double left = give_up - pt_now();
+        if (left <= 0)
+            return -ETIMEDOUT;
         struct pollfd p = {.fd = fd, .events = POLLIN};
-        int r = poll(&p, 1, PT_PROCEVENTS_ACK_MS);
+        int r = poll(&p, 1, (int)(left * 1000) + 1);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
@@ -108,11 +86,9 @@ static int await_ack(int fd)
     }
 }
 
-int pt_procevents_open(struct pt_procevents *ev, int proc_root_fd)
+int pt_procevents_open(struct pt_procevents *ev)
 {
     *ev = (struct pt_procevents){.fd = -1};
-    if (!in_host_pid_namespace(proc_root_fd))
-        return -ENOTSUP;
     int fd = socket(PF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_CONNECTOR);
     if (fd < 0)
         return -errno;

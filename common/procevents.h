@@ -5,11 +5,16 @@
  * takes in every process its members fork, however soon it is orphaned
  * (discovery.c), and the matching selectors learn of a process that
  * starts or becomes a match without walking /proc (procscan.c). The
- * collector owns the one listener and hands each drain to both. Listening needs the host's network and pid
- * namespaces (the events carry the host's pids), and older kernels want
- * CAP_NET_ADMIN too (they refuse the request, and say so in their answer;
- * Linux 6.18 lets any user listen, measured): where any is missing,
- * pt_procevents_open fails and the walk serves alone.
+ * collector owns the one listener and hands each drain to both. The events
+ * carry the host's pids: the collector opens the listener only in the
+ * host's pid and user namespaces (pidns.h), where the kernel answers the
+ * request; elsewhere another listener's events would still reach the
+ * socket, with pids that are not the proc root's. Listening also needs the
+ * host's network namespace (elsewhere the connector refuses the
+ * connection), and older kernels want CAP_NET_ADMIN (they refuse the
+ * request, and say so in their answer; Linux 6.18 lets any user listen,
+ * measured): where any is missing, pt_procevents_open fails and the walk
+ * serves alone.
  *
  * The socket is non-blocking and drained from the thread that polls, so a
  * burst of events costs reads, never a wait. When the kernel had to drop
@@ -48,10 +53,11 @@ struct pt_procevents {
     struct pt_pidmap starts; /* pid -> its START in this drain */
 };
 
-/* Listen. Returns 0, or -errno: -EPERM where CAP_NET_ADMIN is wanted,
- * -ETIMEDOUT when the kernel does not answer, -ENOTSUP outside the host's
- * pid namespace or when proc_root_fd is not a procfs. */
-int pt_procevents_open(struct pt_procevents *ev, int proc_root_fd);
+/* Listen: only where pt_pidns_events_fit says the events apply. Returns
+ * 0, or -errno: -EPERM where CAP_NET_ADMIN is wanted, -ECONNREFUSED
+ * outside the host's network namespace, -ETIMEDOUT when no answer came
+ * within half a second, whatever else arrived. */
+int pt_procevents_open(struct pt_procevents *ev);
 /* Stop listening and free the drain's arrays. */
 void pt_procevents_close(struct pt_procevents *ev);
 

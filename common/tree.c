@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "caps.h"
 #include "escape.h"
 
 /* One log line about t: 'target "NAME": ' and the message. The name is
@@ -27,27 +28,36 @@ struct pt_member *pt_target_live_member(const struct pt_target *t, pid_t pid)
 
 /* Permission denied on io, smaps_rollup or fd/ (another user's process):
  * the metrics they feed are left out for that process. Say so once per
- * target and kind. Each file needs its own capability: smaps_rollup
- * ptrace access (CAP_SYS_PTRACE), fd/ (mode 0500) the file permission
- * check (CAP_DAC_READ_SEARCH), io (0400) both; so the advice names both. */
+ * target and kind, with the capabilities missing and why (caps.h): a
+ * warning, or information where the start line named them already. Each
+ * file needs its own: smaps_rollup ptrace access (CAP_SYS_PTRACE), fd/
+ * (mode 0500) the file permission check (CAP_DAC_READ_SEARCH), io (0400)
+ * both. */
 void pt_target_warn_denied(struct pt_target *t, const struct pt_member *m)
 {
     static const struct {
         enum pt_denied bit;
         const char *file, *metrics;
+        unsigned needs;
     } kinds[] = {
-        {PT_DENIED_IO, "io", "I/O"},
-        {PT_DENIED_SMAPS, "smaps_rollup", "PSS, USS, shared and swap"},
-        {PT_DENIED_FDS, "fd/", "fd"},
+        {PT_DENIED_IO, "io", "I/O", PT_CAP_BIT(PT_CAP_SYS_PTRACE) | PT_CAP_BIT(PT_CAP_DAC_READ_SEARCH)},
+        {PT_DENIED_SMAPS, "smaps_rollup", "PSS, USS, shared and swap", PT_CAP_BIT(PT_CAP_SYS_PTRACE)},
+        {PT_DENIED_FDS, "fd/", "fd", PT_CAP_BIT(PT_CAP_DAC_READ_SEARCH)},
     };
     for (size_t k = 0; k < PT_ARRAY_LEN(kinds); k++) {
         if (!(m->denied & kinds[k].bit) || (t->warned_denied & kinds[k].bit))
             continue;
         t->warned_denied |= kinds[k].bit;
-        pt_target_logf(t, PT_LOG_WARNING,
-                       "permission denied on /proc/%d/%s; %s metrics leave out such processes "
-                       "(run as their user, as root, or with CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH)",
-                       (int)m->pid, kinds[k].file, kinds[k].metrics);
+        struct pt_buf why = {0};
+        unsigned missing = pt_caps_describe_missing(pt_caps_current(), kinds[k].needs, &why);
+        bool said = missing && !(missing & ~pt_caps_said());
+        pt_target_logf(t, said ? PT_LOG_INFO : PT_LOG_WARNING,
+                       "permission denied on /proc/%d/%s; %s metrics leave out such processes (%s%s)", (int)m->pid,
+                       kinds[k].file, kinds[k].metrics, missing ? "missing " : "",
+                       missing ? why.data
+                               : "the capabilities it needs are held: a security module (AppArmor, SELinux, Yama's "
+                                 "ptrace_scope) refuses it");
+        pt_buf_free(&why);
     }
 }
 

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "collector.h"
 #include "escape.h"
 #include "fdbudget.h"
@@ -115,6 +116,8 @@ int main(int argc, char **argv)
     case EXECD_RUN:
         break;
     }
+    /* file capabilities are given permitted only (caps.h): made effective here */
+    pt_caps_raise();
     size_t fd_budget = raise_fd_limit();
     if (!o.fd_budget_given)
         o.config.fd_budget = fd_budget;
