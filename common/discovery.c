@@ -94,6 +94,7 @@ static void resolve_root(struct pt_target *t)
          * by the collector's walk of the proc root */
         if (by_cgroups(t)) {
             pt_buf_reset(&t->scan_groups);
+            t->cgroup_unnamed = 0;
             t->cgroup_error = pt_matcher_scan_cgroup(&t->matcher, &t->buf, collect_scanned, t);
             pt_target_cgroups_found(t);
         }
@@ -126,6 +127,7 @@ enum empty_why {
     WHY_CGROUP_EMPTY,
     WHY_UNIT_GONE, /* the unit (no unit of the glob) has no cgroup: not running */
     WHY_UNIT_EMPTY,
+    WHY_UNNAMED, /* the cgroup's (or unit's) processes cannot be named in this pid namespace */
     WHY_NO_MATCH,
     WHY_NO_MATCH_HIDDEN, /* and the proc root hides other users' processes */
 };
@@ -162,9 +164,12 @@ static enum empty_why why_empty(struct pt_target *t, char *hidepid, size_t hidep
         return WHY_HIDDEN;
     }
     case PT_SELECT_CGROUP:
-        return t->cgroup_error == -ENOENT ? WHY_CGROUP_GONE : WHY_CGROUP_EMPTY;
     case PT_SELECT_UNIT:
-        return t->cgroup_error == -ENOENT ? WHY_UNIT_GONE : WHY_UNIT_EMPTY;
+        if (t->cgroup_error == -ENOENT)
+            return t->selector.kind == PT_SELECT_UNIT ? WHY_UNIT_GONE : WHY_CGROUP_GONE;
+        if (t->cgroup_unnamed > 0 || !pt_pidns_is_hosts(t->proc_root_fd))
+            return WHY_UNNAMED;
+        return t->selector.kind == PT_SELECT_UNIT ? WHY_UNIT_EMPTY : WHY_CGROUP_EMPTY;
     default:
         return pt_proc_root_hidepid(t->proc_root_fd, &t->buf, hidepid, hidepid_len) ? WHY_NO_MATCH_HIDDEN
                                                                                     : WHY_NO_MATCH;
@@ -184,6 +189,31 @@ static void say_other_namespace(struct pt_target *t, pid_t pid, char *what, size
              "pid %d runs in this pid namespace but the proc root does not show it: pids are taken in the proc "
              "root's namespace, another one; give the pid it shows%s, or a proc root of this namespace",
              (int)pid, found);
+}
+
+/* The cgroup's processes are not this pid namespace's to name: said with
+ * what the scan saw and how to have them. */
+static void say_unnamed(const struct pt_target *t, char *what, size_t whatlen)
+{
+    char q[PT_QUOTED_MAX], subject[PT_QUOTED_MAX + 16], count[64];
+    if (t->selector.kind == PT_SELECT_UNIT)
+        snprintf(subject, sizeof(subject), "unit \"%s\"", pt_escape(q, sizeof(q), pt_matcher_unit(&t->matcher)->name));
+    else
+        snprintf(subject, sizeof(subject), "cgroup \"%s\"", pt_escape(q, sizeof(q), pt_matcher_cgroup(&t->matcher)));
+    if (t->cgroup_unnamed > 0)
+        snprintf(count, sizeof(count), "%zu processes, none of which", t->cgroup_unnamed);
+    else
+        snprintf(count, sizeof(count), "no process that");
+    const char *why = !t->proc_root_ours      ? "cgroup.procs lists this pid namespace's pids, and the proc root is "
+                                                "another pid namespace's"
+                      : t->cgroup_unnamed > 0 ? "they run outside this pid namespace, which is not the host's "
+                                                "(cgroup.procs lists them as 0)"
+                                              : "this pid namespace is not the host's, and cgroup.procs lists only "
+                                                "the processes in it";
+    snprintf(what, whatlen,
+             "%s has %s this process can name: %s; run in the host's pid namespace (--pid=host in Docker, "
+             "hostPID: true in Kubernetes)",
+             subject, count, why);
 }
 
 /* One line when the target becomes empty, and again when the reason
@@ -233,8 +263,15 @@ static void say_why_empty(struct pt_target *t)
             say_other_namespace(t, pid, what, sizeof(what));
         break;
     case WHY_CGROUP_GONE:
-        snprintf(what, sizeof(what), "cgroup \"%s\" does not exist",
-                 pt_escape(q, sizeof(q), pt_matcher_cgroup(&t->matcher)));
+        snprintf(what, sizeof(what), "cgroup \"%s\" does not exist%s",
+                 pt_escape(q, sizeof(q), pt_matcher_cgroup(&t->matcher)),
+                 t->sys_root_default && pt_pidns_in_container(t->proc_root_fd)
+                     ? " here: this process runs in a container, whose /sys shows its own cgroups; a host's cgroup "
+                       "needs the host's /sys, mounted and named by HOST_SYS or --sys-root (collectd: SysRoot)"
+                     : "");
+        break;
+    case WHY_UNNAMED:
+        say_unnamed(t, what, sizeof(what));
         break;
     case WHY_CGROUP_EMPTY:
         snprintf(what, sizeof(what), "cgroup \"%s\" has no process",
@@ -291,6 +328,10 @@ static int collect_pid(pid_t pid, void *arg)
 static int collect_scanned(pid_t pid, const char *group, void *arg)
 {
     struct pt_target *t = arg;
+    if (pid <= 0 || !t->proc_root_ours) {
+        t->cgroup_unnamed++;
+        return 0;
+    }
     collect_pid(pid, t);
     if (t->options.breakdown != PT_BY_CGROUP)
         return 0;

@@ -40,12 +40,35 @@ static enum pt_pidfile_outcome read_checked(int where, pid_t *pid, int *detail)
     return outcome;
 }
 
+/* Is the file behind where (O_PATH) the root of a mount, a file mounted
+ * on its own? statx says so since Linux 5.8; before, it is not told. */
+static bool mount_root(int where)
+{
+    struct statx stx;
+    return statx(where, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE, &stx) == 0 &&
+           (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) && (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+}
+
+static void say_mounted(struct pt_pidfile *pf, const char *path, const char *target_name)
+{
+    pf->said_mounted = true;
+    char name[PT_QUOTED_MAX], file[PT_QUOTED_MAX];
+    pt_logf(PT_LOG_WARNING,
+            "target \"%s\": pid file \"%s\" is a mount of its own (a single file mounted into this container): the "
+            "mount keeps the file it was made with, so a pid file the service writes anew at a restart is not seen "
+            "here and the restart is missed; mount the directory that holds it instead",
+            pt_escape(name, sizeof(name), target_name), pt_escape(file, sizeof(file), path));
+}
+
 /* One attempt: the outcome, with pid or detail filled in. */
-static enum pt_pidfile_outcome attempt(const char *path, pid_t *pid, int *detail)
+static enum pt_pidfile_outcome attempt(struct pt_pidfile *pf, const char *path, const char *target_name, pid_t *pid,
+                                       int *detail)
 {
     int where = open(path, O_PATH | O_CLOEXEC);
     if (where < 0)
         return errno == ENOENT || errno == ENOTDIR ? PT_PIDFILE_MISSING : unreadable(detail);
+    if (!pf->said_mounted && mount_root(where))
+        say_mounted(pf, path, target_name);
     struct stat st;
     enum pt_pidfile_outcome outcome;
     if (fstat(where, &st) != 0) {
@@ -113,7 +136,7 @@ pid_t pt_pidfile_read(struct pt_pidfile *pf, const char *path, const char *targe
 {
     pid_t pid = 0;
     int detail = 0;
-    enum pt_pidfile_outcome outcome = attempt(path, &pid, &detail);
+    enum pt_pidfile_outcome outcome = attempt(pf, path, target_name, &pid, &detail);
     bool changed = outcome != pf->outcome || detail != pf->detail;
     pf->outcome = outcome;
     pf->detail = detail;

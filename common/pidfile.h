@@ -22,6 +22,7 @@
 #ifndef PROCTREE_PIDFILE_H
 #define PROCTREE_PIDFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -38,11 +39,16 @@ enum pt_pidfile_outcome {
 /* The outcome of the last read, so that a problem is logged once. */
 struct pt_pidfile {
     enum pt_pidfile_outcome outcome;
-    int detail; /* errno for UNREADABLE, S_IFMT bits for NOT_REGULAR */
+    int detail;        /* errno for UNREADABLE, S_IFMT bits for NOT_REGULAR */
+    bool said_mounted; /* the file is a mount of its own: said once */
 };
 
 /* The pid the file at path names now, or 0. A problem that differs from
- * the last call's is logged as a warning about target_name. */
+ * the last call's is logged as a warning about target_name; so is, once,
+ * a pid file that is a mount point of its own (a single file mounted into
+ * a container: the mount pins the inode it was made with, so a new pid
+ * file the service writes, a new inode as most services write it, is
+ * never seen through it). */
 pid_t pt_pidfile_read(struct pt_pidfile *pf, const char *path, const char *target_name);
 /* What is wrong with the file at the last read, in words ("does not
  * exist", "is a FIFO, not a regular file", ...), into out; NULL when it

@@ -176,6 +176,7 @@ static void share_folds(struct pt_target *t)
 void pt_target_set_self(struct pt_target *t, pid_t self)
 {
     t->self = self;
+    t->proc_root_ours = self == getpid();
 }
 
 void pt_target_charge(struct pt_target *t, double cpu_seconds)
@@ -271,6 +272,8 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
     t->pss_at_end = pss_at_end;
     t->exits_complete = true;
     t->self = getpid();
+    t->proc_root_ours = true;
+    t->sys_root_default = strcmp(sys_root, "/sys") == 0;
     pt_ledger_init(&t->ledger, t->ticks_per_second, options->breakdown != PT_BY_NONE ? options->breakdown_limit : 0,
                    options->breakdown == PT_BY_PROCESS || options->breakdown == PT_BY_CGROUP);
     if (options->breakdown != PT_BY_NONE) {

@@ -93,8 +93,13 @@ struct pt_target {
      * pid it was about. */
     int empty_why;
     pid_t empty_pid;
-    pid_t named_pid;        /* PID, PIDFILE: the pid the selector names now, or 0 */
-    int cgroup_error;       /* CGROUP: the last scan's -errno, or 0 */
+    pid_t named_pid;  /* PID, PIDFILE: the pid the selector names now, or 0 */
+    int cgroup_error; /* CGROUP: the last scan's -errno, or 0 */
+    /* CGROUP, UNIT: processes the last scan listed but could not name: a 0
+     * in cgroup.procs (one outside our pid namespace), or every one where
+     * the proc root is another pid namespace's (its pids are not ours) */
+    size_t cgroup_unnamed;
+    bool sys_root_default;  /* the cgroup filesystem is looked for in our own /sys */
     unsigned warned_denied; /* enum pt_denied bits already logged */
     bool scan_fallback;     /* no children files: build the tree from ppids */
     struct pt_buf buf;
@@ -131,6 +136,7 @@ struct pt_target {
     struct pt_pidmap parent_of_unseen_gone;
     pid_t self;             /* our own pid as the proc root names it (pidns.h):
                                the subreaper in launch mode */
+    bool proc_root_ours;    /* self is getpid(): the proc root is our pid namespace's */
     double drained_at;      /* when exit records were last drained: what
                                came then exited before */
     double threads_read_at; /* when --by thread last read the threads */
