@@ -34,6 +34,55 @@ static bool has_option(const char *list, size_t len, const char *option)
     return false;
 }
 
+/* One line of mountinfo, split in place: "id parent maj:min root
+ * mountpoint options [optional...] - fstype source super-options". */
+struct mount_line {
+    char *root, *point, *fstype, *super;
+};
+
+/* Split line (NUL-terminated, no newline) into m, root and mount point
+ * unescaped: 0, or -1 when it is not of that form. */
+static int split_mount_line(char *line, struct mount_line *m)
+{
+    char *sep = strstr(line, " - ");
+    if (!sep)
+        return -1;
+    *sep = '\0';
+    m->fstype = sep + 3;
+    char *source = strchr(m->fstype, ' ');
+    m->super = source ? strchr(source + 1, ' ') : NULL;
+    if (!m->super)
+        return -1;
+    *source = '\0';
+    m->super++;
+    char *field = line;
+    for (int i = 0; i < 3 && field; i++) { /* skip to the root */
+        field = strchr(field, ' ');
+        if (field)
+            field++;
+    }
+    char *end = field ? strchr(field, ' ') : NULL;
+    if (!end)
+        return -1;
+    *end = '\0';
+    m->root = field;
+    m->point = end + 1;
+    end = strchr(m->point, ' ');
+    if (!end)
+        return -1;
+    *end = '\0';
+    unescape_octal(m->root);
+    unescape_octal(m->point);
+    return 0;
+}
+
+/* Is m a mount of the hierarchy fstype ("cgroup2", or "cgroup" with the
+ * super option option)? */
+static bool mount_is(const struct mount_line *m, const char *fstype, const char *option)
+{
+    return strcmp(m->fstype, fstype) == 0 && (!option || has_option(m->super, strlen(m->super), option));
+}
+
 /* The first mount of fstype ("cgroup2", or "cgroup" with the super
  * option option) in mountinfo: 0 and its mount point in out, or -1. */
 static int mount_of(int proc_root_fd, struct pt_buf *buf, const char *fstype, const char *option, char *out,
@@ -42,35 +91,49 @@ static int mount_of(int proc_root_fd, struct pt_buf *buf, const char *fstype, co
     ssize_t n = pt_read_file_at(proc_root_fd, "self/mountinfo", buf);
     if (n <= 0)
         return -1;
-    size_t tlen = strlen(fstype);
-    /* "id parent maj:min root mountpoint options [optional...] - fstype source super-options" */
     for (char *line = buf->data, *next; line && *line; line = next) {
         next = strchr(line, '\n');
         if (next)
             *next++ = '\0';
-        char *sep = strstr(line, " - ");
-        if (!sep || strncmp(sep + 3, fstype, tlen) != 0 || sep[3 + tlen] != ' ')
+        struct mount_line m;
+        if (split_mount_line(line, &m) != 0 || !mount_is(&m, fstype, option))
             continue;
-        if (option) {
-            const char *super = strchr(sep + 4 + tlen, ' '); /* past the source */
-            if (!super || !has_option(super + 1, strlen(super + 1), option))
-                continue;
-        }
-        char *field = line;
-        for (int i = 0; i < 4 && field; i++) { /* skip to the mount point */
-            field = strchr(field, ' ');
-            if (field)
-                field++;
-        }
-        char *end = field ? strchr(field, ' ') : NULL;
-        if (!end)
-            continue;
-        *end = '\0';
-        unescape_octal(field);
-        snprintf(out, outlen, "%s", field);
+        snprintf(out, outlen, "%s", m.point);
         return 0;
     }
     return -1;
+}
+
+int pt_cgroupfs_own_dir(const char *mountinfo, const char *controller, const char *path, const char *not_below,
+                        char *out, size_t outlen)
+{
+    struct pt_buf copy = {0};
+    pt_buf_puts(&copy, mountinfo);
+    size_t best = 0;
+    int found = -1;
+    for (char *line = copy.data, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        struct mount_line m;
+        if (split_mount_line(line, &m) != 0 || !mount_is(&m, controller ? "cgroup" : "cgroup2", controller) ||
+            (not_below && pt_cgroupfs_below(not_below, m.point)))
+            continue;
+        /* the mount shows the cgroups below its root; one above our
+         * namespace's root is shown as "/.." */
+        size_t rlen = strcmp(m.root, "/") == 0 ? 0 : strlen(m.root);
+        bool shows = strncmp(path, m.root, rlen) == 0 && (path[rlen] == '/' || path[rlen] == '\0');
+        bool above = strncmp(m.root, "/..", 3) == 0 && (m.root[3] == '/' || m.root[3] == '\0');
+        if (!shows || above || (found == 0 && rlen <= best))
+            continue;
+        int n = snprintf(out, outlen, "%s%s", m.point, strcmp(path + rlen, "/") == 0 ? "" : path + rlen);
+        if (n > 0 && (size_t)n < outlen) {
+            found = 0;
+            best = rlen;
+        }
+    }
+    pt_buf_free(&copy);
+    return found;
 }
 
 int pt_cgroup2_mount(int proc_root_fd, struct pt_buf *buf, char *out, size_t outlen)

@@ -55,6 +55,17 @@ bool pt_cgroupfs_is_cgroup(const char *dir);
  * not below it (or mount is ""). */
 const char *pt_cgroupfs_below(const char *mount, const char *dir);
 
+/* The directory of the cgroup path (as /proc/self/cgroup shows it: below
+ * our cgroup namespace's root) in one hierarchy (controller: a v1
+ * controller's name, or NULL for cgroup v2), as the mounts of mountinfo
+ * (our own /proc/self/mountinfo's text) show it: the mount whose root is
+ * the longest that holds path, none whose root lies above our namespace's
+ * ("/.."), none below not_below (a directory of another's mounts, such as
+ * the host's /sys mounted in a container; NULL: any). 0 and the directory
+ * in out, or -1 when no mount shows path. */
+int pt_cgroupfs_own_dir(const char *mountinfo, const char *controller, const char *path, const char *not_below,
+                        char *out, size_t outlen);
+
 /* The first cgroup2 mount in <proc root>/self/mountinfo ("/sys/fs/cgroup"
  * on unified hosts, "/sys/fs/cgroup/unified" on hybrid ones). 0 or -1. */
 int pt_cgroup2_mount(int proc_root_fd, struct pt_buf *buf, char *out, size_t outlen);

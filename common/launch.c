@@ -26,12 +26,18 @@ static char *hierarchy(struct pt_cgroupfs *fs, size_t h)
     return h == 0 ? fs->v2 : fs->v1[h - 1];
 }
 
+/* Hierarchy h's v1 controller, or NULL for v2's. */
+static const char *controller_of(size_t h)
+{
+    return h == 0 ? NULL : pt_v1_controller_name((enum pt_v1_controller)(h - 1));
+}
+
 /* Our own cgroup's path in hierarchy h (v2's "0::PATH", a v1 controller's
  * "N:LIST:PATH" whose comma-separated LIST names it) from
  * /proc/self/cgroup's text, into out: 0, or -1 when it lists none. */
 static int own_path(const char *text, size_t h, char *out, size_t outlen)
 {
-    const char *want = h == 0 ? "" : pt_v1_controller_name((enum pt_v1_controller)(h - 1));
+    const char *want = h == 0 ? "" : controller_of(h);
     size_t wlen = strlen(want);
     for (const char *line = text; *line;) {
         size_t len = strcspn(line, "\n");
@@ -95,34 +101,47 @@ static bool set_where(struct pt_cgroupfs *where, size_t h, const char *mount, co
     return true;
 }
 
+/* The proc root, the host's in a container (HOST_PROC), names our pid
+ * but shows our cgroups as our own cgroup namespace does, and the sys
+ * root's cgroup mounts there show the host's hierarchies from their roots:
+ * joined, the command would escape the container's limits. So the
+ * command's cgroup is placed by this process's own /proc and mounts alone,
+ * and never through a mount below a sys root other than /sys. */
+#define OWN_PROC "/proc"
+
 /* Where the cgroup goes (cg->where) and its name (the last component):
  * DEFAULT: in our own cgroup of each hierarchy; PATH: in PATH's parent of
  * each. 0, or -1 with the reason in err. */
-static int place(struct pt_launch_cgroup *cg, enum pt_launch_cgroup_mode mode, const char *path, int proc_root_fd,
-                 const char *sys_root, char *name, size_t namelen, size_t *primary, char *err, size_t errlen)
+static int place(struct pt_launch_cgroup *cg, enum pt_launch_cgroup_mode mode, const char *path, const char *sys_root,
+                 char *name, size_t namelen, size_t *primary, char *err, size_t errlen)
 {
-    struct pt_cgroupfs fs;
-    struct pt_buf buf = {0};
-    pt_cgroupfs_find(&fs, proc_root_fd, sys_root, &buf);
+    struct pt_buf buf = {0}, mountinfo = {0};
+    const char *not_below = strcmp(sys_root, "/sys") == 0 ? NULL : sys_root;
     int r = 0;
     *primary = 0;
     char rel[PT_CGROUPFS_PATH_MAX] = "";
     bool pinned = false;
+    bool mounts = pt_read_file_at(AT_FDCWD, OWN_PROC "/self/mountinfo", &mountinfo) > 0;
     if (mode == PT_LAUNCH_CGROUP_DEFAULT) {
         /* our own cgroup may be another path in each hierarchy (a v1
          * controller's limits apply where it put us): the command's goes
          * below ours in each, where it stays within those limits */
         snprintf(name, namelen, "proctree-launch-%d", (int)getpid());
-        ssize_t n = pt_read_file_at(proc_root_fd, "self/cgroup", &buf);
-        for (size_t h = 0; h < PT_LAUNCH_HIERARCHIES; h++) {
+        ssize_t n = pt_read_file_at(AT_FDCWD, OWN_PROC "/self/cgroup", &buf);
+        for (size_t h = 0; h < PT_LAUNCH_HIERARCHIES && n > 0 && mounts; h++) {
             char own[PT_CGROUPFS_PATH_MAX];
-            char *mount = hierarchy(&fs, h);
-            if (n > 0 && mount[0] && own_path(buf.data, h, own, sizeof(own)) == 0 && own[0] == '/')
-                set_where(&cg->where, h, mount, own, strcmp(own, "/") == 0 ? 0 : strlen(own));
+            if (own_path(buf.data, h, own, sizeof(own)) == 0 && own[0] == '/')
+                pt_cgroupfs_own_dir(mountinfo.data, controller_of(h), own, not_below, hierarchy(&cg->where, h),
+                                    PT_CGROUPFS_PATH_MAX);
         }
     } else {
         /* a cgroupfs directory is below a mount; anything else is a
          * cgroup path below the v2 mount (else below each v1 one) */
+        struct pt_cgroupfs fs;
+        int own_proc = open(OWN_PROC, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        pt_cgroupfs_find(&fs, own_proc, "/sys", &buf);
+        if (own_proc >= 0)
+            close(own_proc);
         if (strncmp(path, "0::", 3) == 0)
             path += 3;
         const char *in = NULL;
@@ -141,9 +160,16 @@ static int place(struct pt_launch_cgroup *cg, enum pt_launch_cgroup_mode mode, c
             r = -1;
         } else {
             snprintf(name, namelen, "%s", parent_end + 1);
+            /* a directory's parent, and the same path below the other
+             * hierarchies' mounts; a cgroup path's parent as each mount
+             * shows it */
+            rel[parent_end - rel] = '\0';
             for (size_t h = 0; h < PT_LAUNCH_HIERARCHIES; h++)
-                if (hierarchy(&fs, h)[0])
-                    set_where(&cg->where, h, hierarchy(&fs, h), rel, (size_t)(parent_end - rel));
+                if (in && hierarchy(&fs, h)[0])
+                    set_where(&cg->where, h, hierarchy(&fs, h), rel, strlen(rel));
+                else if (!in && mounts)
+                    pt_cgroupfs_own_dir(mountinfo.data, controller_of(h), rel[0] ? rel : "/", not_below,
+                                        hierarchy(&cg->where, h), PT_CGROUPFS_PATH_MAX);
         }
     }
     /* unless PATH named one: the first hierarchy there is */
@@ -153,11 +179,11 @@ static int place(struct pt_launch_cgroup *cg, enum pt_launch_cgroup_mode mode, c
         snprintf(err, errlen, "%s",
                  pinned || mode == PT_LAUNCH_CGROUP_PATH
                      ? "no cgroup filesystem is mounted"
-                     : "no cgroup filesystem is mounted where self/cgroup of the proc root "
-                       "places this process");
+                     : "no cgroup filesystem mounted here shows this process's own cgroup");
         r = -1;
     }
     pt_buf_free(&buf);
+    pt_buf_free(&mountinfo);
     return r;
 }
 
@@ -224,7 +250,7 @@ static void remove_made(struct pt_launch_cgroup *cg)
 }
 
 int pt_launch_cgroup_make(struct pt_launch_cgroup *cg, enum pt_launch_cgroup_mode mode, const char *path,
-                          const char *proc_root, const char *sys_root, char *err, size_t errlen)
+                          const char *sys_root, char *err, size_t errlen)
 {
     memset(cg, 0, sizeof(*cg));
     for (size_t h = 0; h < PT_LAUNCH_HIERARCHIES; h++)
@@ -232,13 +258,9 @@ int pt_launch_cgroup_make(struct pt_launch_cgroup *cg, enum pt_launch_cgroup_mod
     if (mode == PT_LAUNCH_CGROUP_NONE)
         return 0;
     cg->required = mode == PT_LAUNCH_CGROUP_PATH;
-    int proc_root_fd = open(proc_root ? proc_root : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     char name[PT_CGROUPFS_PATH_MAX], why[256];
     size_t primary;
-    int r = place(cg, mode, path, proc_root_fd, sys_root ? sys_root : "/sys", name, sizeof(name), &primary, why,
-                  sizeof(why));
-    if (proc_root_fd >= 0)
-        close(proc_root_fd);
+    int r = place(cg, mode, path, sys_root ? sys_root : "/sys", name, sizeof(name), &primary, why, sizeof(why));
     dev_t devs[PT_LAUNCH_HIERARCHIES] = {0};
     ino_t inos[PT_LAUNCH_HIERARCHIES] = {0};
     for (size_t step = 0; r == 0 && step < PT_LAUNCH_HIERARCHIES; step++) {

@@ -44,12 +44,16 @@ struct pt_launch_cgroup {
 
 /* Make the cgroup as mode says; path: PATH's, a cgroup as /proc/PID/cgroup
  * shows it (below the cgroup2 mount) or a cgroupfs directory, whose parent
- * exists and which does not. proc_root, sys_root: as the collector's (NULL:
- * /proc, /sys). Returns 0 (cg->dir "" when none was made: NONE, or DEFAULT
- * where the cgroup filesystem refuses, said in one line), or -1 with a
- * one-line reason in err (PATH: refused, nothing made). */
+ * exists and which does not. Either is placed by this process's own /proc
+ * and mounts (its cgroup and mount namespaces, a container's), never by
+ * the proc root nor through a mount below sys_root (the collector's: the
+ * host's /sys in a container; NULL or "/sys": our own), so that the command
+ * stays within the limits this process runs under. Returns 0 (cg->dir ""
+ * when none was made: NONE, or DEFAULT where the cgroup filesystem refuses,
+ * said in one line), or -1 with a one-line reason in err (PATH: refused,
+ * nothing made). */
 int pt_launch_cgroup_make(struct pt_launch_cgroup *cg, enum pt_launch_cgroup_mode mode, const char *path,
-                          const char *proc_root, const char *sys_root, char *err, size_t errlen);
+                          const char *sys_root, char *err, size_t errlen);
 
 /* Remove what pt_launch_cgroup_make made, once no process is left in it
  * (the tree is gone: reaped). One line for a cgroup that cannot be. */
