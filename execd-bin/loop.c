@@ -12,10 +12,12 @@
 #include "launch.h"
 #include "lineproto.h"
 #include "output.h"
+#include "supervise.h"
 
 /* What woke the loop; a batch and a stop may come together (a last
- * newline read with EOF): the batch is emitted first. */
-enum wake { WAKE_NONE = 0, WAKE_BATCH = 1, WAKE_STOP = 2 };
+ * newline read with EOF): the batch is emitted first. ORPHANED: the
+ * supervisor is gone (supervise.h), the launched tree is killed at once. */
+enum wake { WAKE_NONE = 0, WAKE_BATCH = 1, WAKE_STOP = 2, WAKE_ORPHANED = 4 };
 
 struct loop {
     struct pt_collector *c;
@@ -33,7 +35,7 @@ struct loop {
 static void stop_signals(sigset_t *set)
 {
     sigemptyset(set);
-    int signals[] = {SIGHUP, SIGUSR1, SIGUSR2, SIGTERM, SIGINT, SIGCHLD};
+    int signals[] = {SIGHUP, SIGUSR1, SIGUSR2, SIGTERM, SIGINT, SIGCHLD, EXECD_ORPHANED_SIGNAL};
     for (size_t i = 0; i < PT_ARRAY_LEN(signals); i++)
         sigaddset(set, signals[i]);
 }
@@ -119,6 +121,8 @@ static int read_signals(struct loop *l)
     int wake = WAKE_NONE;
     struct signalfd_siginfo si;
     while (read(l->signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+        if ((int)si.ssi_signo == EXECD_ORPHANED_SIGNAL)
+            return WAKE_ORPHANED | WAKE_STOP;
         switch (si.ssi_signo) {
         case SIGTERM:
         case SIGINT:
@@ -181,18 +185,26 @@ static void wait_signal(struct loop *l, double deadline)
 
 /* No launched process may outlive us: SIGTERM to the command's process
  * group and every descendant (orphans come to us, the subreaper), then
- * SIGKILL to whatever is left. */
-static void stop_command(struct loop *l)
+ * SIGKILL to whatever is left; SIGKILL at once when orphaned (the
+ * supervisor that Telegraf knows is gone: nobody waits for a stop). */
+static void stop_command(struct loop *l, bool orphaned)
 {
-    pt_logf(PT_LOG_INFO, "stopping: SIGTERM to the launched command (pid %d) and its tree", (int)l->command);
-    pt_launch_signal_tree(l->command, SIGTERM);
-    double give_up = pt_now() + STOP_GRACE;
-    while (!command_finished(l) && pt_now() < give_up)
-        wait_signal(l, give_up);
-    if (!l->command)
-        return;
-    pt_logf(PT_LOG_WARNING, "the launched tree is still running %.0fs after SIGTERM; SIGKILL", STOP_GRACE);
-    give_up = pt_now() + KILL_WAIT;
+    if (orphaned) {
+        pt_logf(PT_LOG_WARNING,
+                "the process Telegraf started (proctree-execd's supervisor) is gone: SIGKILL to the launched command "
+                "(pid %d) and its tree",
+                (int)l->command);
+    } else {
+        pt_logf(PT_LOG_INFO, "stopping: SIGTERM to the launched command (pid %d) and its tree", (int)l->command);
+        pt_launch_signal_tree(l->command, SIGTERM);
+        double give_up = pt_now() + STOP_GRACE;
+        while (!command_finished(l) && pt_now() < give_up)
+            wait_signal(l, give_up);
+        if (!l->command)
+            return;
+        pt_logf(PT_LOG_WARNING, "the launched tree is still running %.0fs after SIGTERM; SIGKILL", STOP_GRACE);
+    }
+    double give_up = pt_now() + KILL_WAIT;
     while (!command_finished(l)) {
         size_t left = pt_launch_signal_tree(l->command, SIGKILL);
         double now = pt_now();
@@ -230,6 +242,7 @@ int execd_loop(struct pt_collector *c, const struct execd_options *o)
     double next_emit = pt_now() + period;
 
     int status = 0;
+    bool orphaned = false;
     for (;;) {
         double now = pt_now();
         double deadline = pt_collector_tick(c, now);
@@ -285,12 +298,13 @@ int execd_loop(struct pt_collector *c, const struct execd_options *o)
             break;
         }
         if (wake & WAKE_STOP) {
-            status = l.command_status; /* 0 unless the command ended by itself */
+            status = wake & WAKE_ORPHANED ? 1 : l.command_status; /* 0 unless the command ended by itself */
+            orphaned = wake & WAKE_ORPHANED;
             break;
         }
     }
     if (l.command)
-        stop_command(&l);
+        stop_command(&l, orphaned);
     execd_output_end(&l.stdout_queue, FINAL_FLUSH);
     close(l.signal_fd);
     pt_buf_free(&l.out);

@@ -18,6 +18,7 @@
 #include "launch.h"
 #include "loop.h"
 #include "options.h"
+#include "supervise.h"
 
 /* The sink of pt_logf: Telegraf maps these prefixes to its log levels. */
 static void log_to_stderr(enum pt_log_level level, const char *line, void *arg)
@@ -69,16 +70,11 @@ static int command_output_fd(const char *where)
 
 /* The launched command must not read Telegraf's newlines nor write into
  * our line protocol: its stdin is /dev/null, its output goes where
- * --command-output says; it runs in the cgroup --launch-cgroup says (cg).
+ * --command-output says; it runs in cg, made as --launch-cgroup says.
  * Returns its pid, or minus the status to exit with. */
 static pid_t launch_command(const struct execd_options *o, struct pt_launch_cgroup *cg)
 {
     char err[256];
-    if (pt_launch_cgroup_make(cg, o->launch_cgroup_mode, o->launch_cgroup, o->config.proc_root, o->config.sys_root, err,
-                              sizeof(err)) != 0) {
-        pt_logf(PT_LOG_ERROR, "--launch-cgroup: %s", err);
-        return -2;
-    }
     int out = command_output_fd(o->command_output);
     if (out < 0)
         return -2;
@@ -123,14 +119,27 @@ int main(int argc, char **argv)
         o.config.fd_budget = fd_budget;
 
     char err[256];
+    struct pt_launch_cgroup cg = {0}; /* none made until launch mode makes it */
+    if (o.command) {
+        /* made first: the supervisor removes it should the worker die */
+        if (pt_launch_cgroup_make(&cg, o.launch_cgroup_mode, o.launch_cgroup, o.config.sys_root, err, sizeof(err)) !=
+            0) {
+            pt_logf(PT_LOG_ERROR, "--launch-cgroup: %s", err);
+            return 2;
+        }
+        if (execd_supervise(&cg) != 0) {
+            pt_launch_cgroup_remove(&cg);
+            return 2;
+        }
+    }
     struct pt_collector *c = pt_collector_new(&o.config, err, sizeof(err));
     if (!c) {
         pt_logf(PT_LOG_ERROR, "%s", err);
+        pt_launch_cgroup_remove(&cg);
         return 2;
     }
     int status = 0;
-    char command_name[16];            /* like comm: at most 15 bytes */
-    struct pt_launch_cgroup cg = {0}; /* none made until launch_command */
+    char command_name[16]; /* like comm: at most 15 bytes */
     for (size_t i = 0; i < o.n_targets && status == 0; i++) {
         struct execd_target *t = &o.targets[i];
         if (t->selector.kind == PT_SELECT_CHILD) {

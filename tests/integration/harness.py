@@ -559,6 +559,15 @@ class Execd:
     def running(self):
         return self.proc.poll() is None
 
+    def worker_pid(self):
+        """Launch mode: the process started is a supervisor whose one child,
+        the worker, follows the command and is its parent
+        (execd-bin/supervise.h)."""
+        kids = wait_until(lambda: children(self.pid), START_TIMEOUT, "proctree-execd's worker")
+        if len(kids) != 1:
+            raise AssertionError(f"proctree-execd {self.pid} has {len(kids)} children, not one worker")
+        return kids[0]
+
     def wait_exit(self, timeout=BATCH_TIMEOUT):
         """Exit status once it exits by itself; fail (and kill it) at the deadline."""
         try:

@@ -45,7 +45,7 @@ class GrandchildReapedByReapedChild(unittest.TestCase):
             execd.wait_for(
                 lambda e: ah.field_sum(ah.target_points(e, "sh"), "proc_io_write_bytes") >= BYTES,
                 h.START_TIMEOUT, "the grandchild's bytes in a batch")
-            self.assertEqual(len(h.descendants_and_self(execd.pid)), 4, "proctree, sh, sh, iochild")
+            self.assertEqual(len(h.descendants_and_self(execd.worker_pid())), 4, "proctree's worker, sh, sh, iochild")
             ah.write_fifo(self.release)
             if root_waits:
                 # Two more closes with only the root left, then let it go.

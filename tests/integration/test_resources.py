@@ -45,7 +45,7 @@ class DescriptorBudgetTest(unittest.TestCase):
         with h.Execd(["--interval", "0.3s", "--discovery-interval", "0.1s", "--", *command],
                      preexec_fn=fd_limit(24)) as execd:
             execd.wait_batches(3)
-            pids = h.descendants_and_self(execd.proc.pid)[1:]
+            pids = h.descendants_and_self(execd.worker_pid())[1:]
             truth = open_fds(pids)
             execd.wait_batches(5)
             lines = target_lines(execd)[2:]

@@ -1,0 +1,39 @@
+/* supervise: launch mode's two processes, so that the launched command
+ * never outlives proctree-execd.
+ *
+ * Telegraf knows one pid, and sends it SIGKILL when it does not stop in
+ * time; the OOM killer or a crash ends a process as abruptly. The launched
+ * tree must end with it, or Telegraf's next run starts a second copy of
+ * the job beside the first. So in launch mode proctree-execd splits at
+ * start: the process Telegraf started, the supervisor, forks the one that
+ * works, the worker (the collector, the command's parent and subreaper),
+ * and then only
+ *   - forwards to it every signal Telegraf may send (batch requests and
+ *     stops: the worker reads stdin and writes stdout itself);
+ *   - is a subreaper too: should the worker die, the launched tree comes
+ *     to it, and it kills and reaps all of it and removes the command's
+ *     cgroup;
+ *   - exits with the worker's status.
+ * The worker asks the kernel for EXECD_ORPHANED_SIGNAL when the supervisor
+ * dies (PR_SET_PDEATHSIG), and then kills the tree at once and exits
+ * (loop.c). Only both dying together (a SIGKILL to the whole process
+ * group or cgroup) leaves the tree running; a signal to the group is
+ * taken by each once, as without the split. */
+#ifndef PROCTREE_EXECD_SUPERVISE_H
+#define PROCTREE_EXECD_SUPERVISE_H
+
+#include <signal.h>
+
+#include "launch.h"
+
+/* Sent to the worker when the supervisor dies: a real-time signal, which
+ * nothing else sends us. */
+#define EXECD_ORPHANED_SIGNAL (SIGRTMIN + 2)
+
+/* Split, after cg is made (the supervisor removes it should the worker
+ * die; nothing else of it is used there) and with execd_block_signals in
+ * force. Returns in the worker: 0, or -1 (with a line logged) where the
+ * fork failed and nothing was split. The supervisor never returns. */
+int execd_supervise(struct pt_launch_cgroup *cg);
+
+#endif
