@@ -143,15 +143,13 @@ const char *pt_caps_why_missing(const struct pt_caps *caps, enum pt_cap cap, cha
         break;
     case PT_CAP_NOT_BOUNDED:
         snprintf(out, outlen,
-                 "not in this process's capability bounding set, which its container or service gave it (add it: "
-                 "--cap-add in Docker, securityContext.capabilities.add in Kubernetes, CapabilityBoundingSet= in "
-                 "systemd)");
+                 "not in the bounding set its container or service gave it (--cap-add in Docker, "
+                 "securityContext.capabilities.add in Kubernetes, CapabilityBoundingSet= in systemd)");
         break;
     case PT_CAP_NO_NEW_PRIVS:
         snprintf(out, outlen,
-                 "no-new-privileges is set (NoNewPrivs: 1; --security-opt no-new-privileges in Docker, "
-                 "allowPrivilegeEscalation: false in Kubernetes), which makes the kernel ignore the binary's file "
-                 "capabilities");
+                 "no-new-privileges is set (NoNewPrivs: 1; Docker's --security-opt no-new-privileges, Kubernetes' "
+                 "allowPrivilegeEscalation: false): the kernel ignores the binary's file capabilities");
         break;
     case PT_CAP_NOSUID:
         snprintf(out, outlen, "the binary lies on a nosuid mount, where the kernel ignores its file capabilities");
@@ -164,9 +162,8 @@ const char *pt_caps_why_missing(const struct pt_caps *caps, enum pt_cap cap, cha
             snprintf(out, outlen, "this process runs as root without it: whoever started it left it out");
         else
             snprintf(out, outlen,
-                     "this process runs as uid %u, which holds none (a change of user, as an image's entrypoint "
-                     "dropping root, clears them): give them to the binary (" PT_SETCAP ") or to the service "
-                     "(AmbientCapabilities=)",
+                     "uid %u holds none (a change of user clears them, as an entrypoint dropping root does): give "
+                     "them to the binary, " PT_SETCAP,
                      caps->uid);
         break;
     }

@@ -228,6 +228,11 @@ static void say_why_empty(struct pt_target *t)
     }
     char hidepid[32] = "", problem[128], what[PT_QUOTED_MAX + 320], q[PT_QUOTED_MAX];
     enum empty_why why = why_empty(t, hidepid, sizeof(hidepid));
+    /* The launched command ends, and its tree with it: the collector says
+     * so ("exited with status"), and a discovery between the last reap
+     * and the end of the run finds nothing, as it should. */
+    if (t->selector.kind == PT_SELECT_CHILD && (why == WHY_NOT_RUNNING || why == WHY_REUSED))
+        return;
     pid_t pid = t->named_pid;
     /* a pid file's problem is a reason of its own (missing, then a FIFO) */
     int key = why == WHY_PIDFILE ? (int)why + 16 * ((int)t->pidfile.outcome + 16 * t->pidfile.detail) : (int)why;

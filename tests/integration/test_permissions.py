@@ -27,6 +27,8 @@ NPROCS, MIB_EACH = 3, 8
 DENIED = {"io": ["proc_io_read_bytes", "proc_io_write_bytes", "proc_io_read_syscalls"],
           "smaps_rollup": ["proc_pss_max", "proc_uss_max", "proc_swap_max"],
           "fd/": ["proc_fds"]}
+NEEDS = {"io": ("sys_ptrace", "dac_read_search"), "smaps_rollup": ("sys_ptrace",), "fd/": ("dac_read_search",)}
+SETCAP = "cap_sys_ptrace,cap_dac_read_search,cap_net_admin"
 
 
 class PermissionsTest(unittest.TestCase):
@@ -75,8 +77,16 @@ class PermissionsTest(unittest.TestCase):
             about = [l for l in warnings if f"/{kind}" in l and "permission denied" in l]
             self.assertEqual(len(about), 0 if kind in readable else 1,
                              f"warnings about {kind} with {caps}:\n{describe}")
-        for warning in warnings:
-            self.assertIn("CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH", warning)
+            # the line names what is missing, and why: with a bounding set
+            # that lacks it, that; without, the uid's having none, and the fix
+            for cap in NEEDS[kind] if about else ():
+                if cap in caps:
+                    continue
+                self.assertIn("CAP_" + cap.upper(), about[0], describe)
+                why = "not in the bounding set" if caps else f"uid {NOBODY} holds none"
+                self.assertIn(why, about[0], describe)
+                if not caps:
+                    self.assertIn(f"setcap {SETCAP}=p", about[0], describe)
 
     def test_other_users_tree_reports_what_it_can(self):
         self.check_readable((), set())
@@ -93,9 +103,38 @@ class PermissionsTest(unittest.TestCase):
 
     def test_file_capabilities_open_everything(self):
         """The documented alternative that leaves Telegraf itself unprivileged:
-        the two capabilities set on the binary (setcap)."""
-        subprocess.run(["setcap", "cap_sys_ptrace,cap_dac_read_search=ep", self.program], check=True)
+        the capabilities set on the binary, permitted only (setcap ...=p),
+        which proctree-execd raises itself."""
+        subprocess.run(["setcap", f"{SETCAP}=p", self.program], check=True)
         self.check_readable((), set(DENIED))
+
+    def exec_with_bounding_set(self, setcap, bounding):
+        """Run the binary with file capabilities setcap as nobody whose
+        bounding set is the full one less bounding: CompletedProcess."""
+        subprocess.run(["setcap", setcap, self.program], check=True)
+        return subprocess.run(
+            ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", f"--bounding-set=-{bounding}",
+             self.program, "--once", "--interval", "0.2s", "--pid", str(os.getpid())],
+            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=h.BATCH_TIMEOUT)
+
+    def test_a_capability_short_of_the_file_is_named_not_fatal(self):
+        """Where the bounding set lacks one of the file's capabilities (a
+        container given one fewer), the kernel refuses to exec a binary
+        whose capabilities carry the effective bit, the failure that stops
+        Telegraf; permitted only, the binary runs with the others and one
+        warning names the one missing and why."""
+        refused = self.exec_with_bounding_set(f"{SETCAP}=ep", "net_admin")
+        self.assertNotEqual(refused.returncode, 0, refused.stderr)
+        self.assertIn("Operation not permitted", refused.stderr)
+        ran = self.exec_with_bounding_set(f"{SETCAP}=p", "net_admin")
+        self.assertEqual(ran.returncode, 0, ran.stderr)
+        self.assertEqual(len([p for p in ran.stdout.splitlines() if p.startswith("proctree,target=")]), 1, ran.stdout)
+        warned = [l for l in ran.stderr.splitlines() if l.startswith("W! ")]
+        self.assertEqual(len(warned), 1, ran.stderr)
+        self.assertIn("CAP_NET_ADMIN", warned[0])
+        self.assertNotIn("CAP_SYS_PTRACE", warned[0])
+        self.assertIn("not in the bounding set", warned[0])
+        self.assertIn("exit records", warned[0])
 
 
 if __name__ == "__main__":
