@@ -137,6 +137,12 @@ def cgroup_mounts():
     return found
 
 
+def read_text(path):
+    """A whole (small) file's text."""
+    with open(path) as f:
+        return f.read()
+
+
 def file_tail(path, size=4000):
     """The last size bytes of a log file, as text; "(no log)" when there is none."""
     try:

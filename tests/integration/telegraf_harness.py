@@ -69,20 +69,12 @@ def pids_with_cmdline(marker):
     return found
 
 
-class Telegraf:
-    """Telegraf with one [[inputs.execd]] running proctree-execd ARGS.
-
-    Config, metrics file and log live in a temp dir; outputs.file always,
+def config_text(execd_command, metrics_file, signal_name="STDIN", influx=None, database="telegraf"):
+    """A telegraf.conf with one [[inputs.execd]] running execd_command (a
+    list), outputs.file to metrics_file (as Telegraf sees it), and
     outputs.influxdb when an InfluxDB is given. Intervals are 1 s, so a
-    gather (a newline or signal to proctree-execd) happens every second.
-    Stopped by its own pid.
-    """
-
-    def __init__(self, telegraf, execd_args, signal_name="STDIN", influx=None, database="telegraf"):
-        self.tmp = tempfile.TemporaryDirectory(prefix="proctree-telegraf-")
-        self.metrics_path = os.path.join(self.tmp.name, "metrics.out")
-        self.log_path = os.path.join(self.tmp.name, "telegraf.log")
-        config = f"""
+    gather (a newline or signal to proctree-execd) happens every second."""
+    config = f"""
 [agent]
   interval = "1s"
   round_interval = true  # the first tick waits for a whole second: see docs/TELEGRAF.md on signal modes
@@ -93,30 +85,42 @@ class Telegraf:
   omit_hostname = false
 
 [[inputs.execd]]
-  command = {toml_list([h.execd_path()] + [str(a) for a in execd_args])}
+  command = {toml_list([str(a) for a in execd_command])}
   signal = "{signal_name}"
   restart_delay = "10s"
   data_format = "influx"
 
 [[outputs.file]]
-  files = [{toml_string(self.metrics_path)}]
+  files = [{toml_string(metrics_file)}]
   data_format = "influx"
 """
-        if influx:
-            config += f"""
+    if influx:
+        config += f"""
 [[outputs.influxdb]]
   urls = ["http://127.0.0.1:{influx.http_port}"]
   database = "{database}"
 """
+    return config
+
+
+class TelegrafRun:
+    """What a running Telegraf leaves in a temp dir: its config, its
+    outputs.file and its log. How it is started and stopped is the
+    subclass's (its __init__ and stop_running())."""
+
+    def __init__(self, prefix):
+        self.tmp = tempfile.TemporaryDirectory(prefix=prefix)
+        self.metrics_path = os.path.join(self.tmp.name, "metrics.out")
+        self.log_path = os.path.join(self.tmp.name, "telegraf.log")
         self.config_path = os.path.join(self.tmp.name, "telegraf.conf")
-        with open(self.config_path, "w") as f:
-            f.write(config)
         self.log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen([telegraf, "--config", self.config_path], stdin=subprocess.DEVNULL,
-                                     stdout=self.log, stderr=subprocess.STDOUT)
+
+    def write_config(self, text):
+        with open(self.config_path, "w") as f:
+            f.write(text)
 
     def stop(self):
-        h.stop_process(self.proc, timeout=15.0)
+        self.stop_running()
         self.log.close()
         self.tmp.cleanup()
 
@@ -129,14 +133,6 @@ class Telegraf:
     def log_text(self):
         with open(self.log_path, encoding="utf-8", errors="replace") as f:
             return f.read()
-
-    def execd_pids(self):
-        """proctree-execd processes Telegraf runs now."""
-        return [p for p in h.children(self.proc.pid) if process_alive(p) and _comm(p) == "proctree-execd"]
-
-    def wait_execd(self):
-        return h.wait_until(lambda: self.execd_pids(), h.START_TIMEOUT,
-                            "Telegraf to start proctree-execd\n" + self.log_text())[0]
 
     def points(self):
         """What outputs.file holds, parsed strictly (complete lines only)."""
@@ -161,6 +157,29 @@ class Telegraf:
     def describe(self):
         with open(self.config_path) as f:
             return f"config:\n{f.read()}\nlog:\n{self.log_text()[-4000:]}"
+
+
+class Telegraf(TelegrafRun):
+    """Telegraf on the host with one [[inputs.execd]] running
+    proctree-execd ARGS (config_text). Stopped by its own pid."""
+
+    def __init__(self, telegraf, execd_args, signal_name="STDIN", influx=None, database="telegraf"):
+        super().__init__("proctree-telegraf-")
+        self.write_config(config_text([h.execd_path()] + list(execd_args), self.metrics_path, signal_name, influx,
+                                      database))
+        self.proc = subprocess.Popen([telegraf, "--config", self.config_path], stdin=subprocess.DEVNULL,
+                                     stdout=self.log, stderr=subprocess.STDOUT)
+
+    def stop_running(self):
+        h.stop_process(self.proc, timeout=15.0)
+
+    def execd_pids(self):
+        """proctree-execd processes Telegraf runs now."""
+        return [p for p in h.children(self.proc.pid) if process_alive(p) and _comm(p) == "proctree-execd"]
+
+    def wait_execd(self):
+        return h.wait_until(lambda: self.execd_pids(), h.START_TIMEOUT,
+                            "Telegraf to start proctree-execd\n" + self.log_text())[0]
 
     def signal(self, sig):
         self.proc.send_signal(sig)
