@@ -104,6 +104,23 @@ static int mount_of(int proc_root_fd, struct pt_buf *buf, const char *fstype, co
     return -1;
 }
 
+bool pt_cgroupfs_shows_part(const char *mountinfo)
+{
+    struct pt_buf copy = {0};
+    pt_buf_puts(&copy, mountinfo);
+    bool part = false;
+    for (char *line = copy.data, *next; line && *line && !part; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        struct mount_line m;
+        part = split_mount_line(line, &m) == 0 && (strcmp(m.fstype, "cgroup") == 0 || strcmp(m.fstype, "cgroup2") == 0) &&
+               strcmp(m.root, "/") != 0;
+    }
+    pt_buf_free(&copy);
+    return part;
+}
+
 int pt_cgroupfs_own_dir(const char *mountinfo, const char *controller, const char *path, const char *not_below,
                         char *out, size_t outlen)
 {

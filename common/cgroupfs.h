@@ -55,6 +55,11 @@ bool pt_cgroupfs_is_cgroup(const char *dir);
  * not below it (or mount is ""). */
 const char *pt_cgroupfs_below(const char *mount, const char *dir);
 
+/* Do the cgroup mounts of mountinfo (a process's own) show any
+ * hierarchy from below its root: a container's own cgroup, mounted where
+ * the whole tree would be? Then a cgroup of the host is not found there. */
+bool pt_cgroupfs_shows_part(const char *mountinfo);
+
 /* The directory of the cgroup path (as /proc/self/cgroup shows it: below
  * our cgroup namespace's root) in one hierarchy (controller: a v1
  * controller's name, or NULL for cgroup v2), as the mounts of mountinfo

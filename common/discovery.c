@@ -11,12 +11,14 @@
 #include "discovery.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cgroupfs.h"
 #include "escape.h"
 #include "exits.h"
 #include "membership.h"
@@ -191,6 +193,16 @@ static void say_other_namespace(struct pt_target *t, pid_t pid, char *what, size
              (int)pid, found);
 }
 
+/* Does this process see the cgroups as a container does: in a pid or
+ * cgroup namespace of its own, or with its cgroup mounts showing only a
+ * part of the hierarchies (read when a line needs it, not per poll)? */
+static bool in_container(struct pt_target *t)
+{
+    if (pt_pidns_in_container(t->proc_root_fd))
+        return true;
+    return pt_read_file_at(AT_FDCWD, "/proc/self/mountinfo", &t->buf) > 0 && pt_cgroupfs_shows_part(t->buf.data);
+}
+
 /* The cgroup's processes are not this pid namespace's to name: said with
  * what the scan saw and how to have them. */
 static void say_unnamed(const struct pt_target *t, char *what, size_t whatlen)
@@ -201,7 +213,8 @@ static void say_unnamed(const struct pt_target *t, char *what, size_t whatlen)
     else
         snprintf(subject, sizeof(subject), "cgroup \"%s\"", pt_escape(q, sizeof(q), pt_matcher_cgroup(&t->matcher)));
     if (t->cgroup_unnamed > 0)
-        snprintf(count, sizeof(count), "%zu processes, none of which", t->cgroup_unnamed);
+        snprintf(count, sizeof(count), "%zu process%s, none of which", t->cgroup_unnamed,
+                 t->cgroup_unnamed == 1 ? "" : "es");
     else
         snprintf(count, sizeof(count), "no process that");
     const char *why = !t->proc_root_ours      ? "cgroup.procs lists this pid namespace's pids, and the proc root is "
@@ -270,7 +283,7 @@ static void say_why_empty(struct pt_target *t)
     case WHY_CGROUP_GONE:
         snprintf(what, sizeof(what), "cgroup \"%s\" does not exist%s",
                  pt_escape(q, sizeof(q), pt_matcher_cgroup(&t->matcher)),
-                 t->sys_root_default && pt_pidns_in_container(t->proc_root_fd)
+                 t->sys_root_default && in_container(t)
                      ? " here: this process runs in a container, whose /sys shows its own cgroups; a host's cgroup "
                        "needs the host's /sys, mounted and named by HOST_SYS or --sys-root (collectd: SysRoot)"
                      : "");
