@@ -78,9 +78,10 @@ class Collectd:
     is switched to the build dir.
     """
 
-    def __init__(self, tmpdir, plugin_body, outputs="", preexec_fn=None):
+    def __init__(self, tmpdir, plugin_body, outputs="", preexec_fn=None, wrapper=()):
         self.dir = tmpdir
         self.preexec_fn = preexec_fn  # run in the daemon before exec (limits)
+        self.wrapper = list(wrapper)  # a command line that runs collectd (unshare ...)
         self.conf = os.path.join(tmpdir, "collectd.conf")
         self.log_path = os.path.join(tmpdir, "collectd.log")
         self.stdout_path = os.path.join(tmpdir, "collectd.stdout")
@@ -122,7 +123,7 @@ LoadPlugin proctree
 
     def start(self):
         with open(self.stdout_path, "wb") as out:
-            self.proc = subprocess.Popen([COLLECTD, "-f", "-C", self.conf], stdin=subprocess.DEVNULL,
+            self.proc = subprocess.Popen(self.wrapper + [COLLECTD, "-f", "-C", self.conf], stdin=subprocess.DEVNULL,
                                          stdout=out, stderr=subprocess.STDOUT, preexec_fn=self.preexec_fn,
                                          env=sanitized_env())
         return self

@@ -21,6 +21,7 @@ import time
 import unittest
 
 import harness as h
+import telegraf_harness as th
 
 MIB = 1 << 20
 ALLOC = 100 * MIB
@@ -135,6 +136,36 @@ class LaunchCgroupTest(unittest.TestCase):
         for d in made:
             self.assertFalse(os.path.exists(d), f"{d} is removed after the stop\n{execd.describe()}")
 
+    def test_killed_proctree_ends_the_command_and_its_cgroup(self):
+        """kill -KILL of proctree-execd (what Telegraf does to one that does
+        not stop in time) or of its worker (an OOM kill): the launched tree
+        is gone within a second and its cgroups with it, so that a restart
+        never runs a second copy of the job."""
+        for victim in ("supervisor", "worker"):
+            with self.subTest(victim=victim):
+                pidfile = os.path.join(self.tmp, f"pid-{victim}")
+                command = f"echo $$ > {pidfile}; sleep 300 & sleep 300"
+                with h.Execd(["--interval", "0.3s", "--", "sh", "-c", command]) as execd:
+                    h.wait_until(lambda: os.path.exists(pidfile) and os.path.getsize(pidfile) > 0, 10,
+                                 "the command's pid")
+                    with open(pidfile) as f:
+                        root = int(f.read())
+                    made = self.dirs(cgroups_of(root))
+                    tree = h.wait_until(lambda: len(h.descendants_and_self(root)) == 3 and h.descendants_and_self(root),
+                                        10, "sh and its two sleeps")
+                    pid = execd.pid if victim == "supervisor" else execd.worker_pid()
+                    killed = time.monotonic()
+                    os.kill(pid, signal.SIGKILL)
+                    h.wait_until(lambda: not any(th.process_alive(p) for p in tree), 10, "the tree to end")
+                    took = time.monotonic() - killed
+                    h.wait_until(lambda: not any(os.path.exists(d) for d in made), 10,
+                                 "the cgroups to be removed\n" + execd.describe())
+                self.assertLess(took, 1.0, execd.describe())
+                lines = [l for l in execd.stderr_lines() if "SIGKILL" in l]
+                self.assertEqual(len(lines), 1, execd.describe())
+                self.assertIn("the process Telegraf started" if victim == "supervisor" else "was killed by signal 9",
+                              lines[0])
+
     def test_no_launch_cgroup_gives_no_cgroup_fields(self):
         out = os.path.join(self.tmp, "cgroup")
         with h.Execd(["--interval", "0.3s", "--no-launch-cgroup", "--", "sh", "-c",
@@ -198,10 +229,9 @@ class LaunchCgroupTest(unittest.TestCase):
         self.assertTrue(said[0].startswith("I! "), said[0])
         for why in ("Permission denied", "memory peak", "OOM kills", "stalls"):
             self.assertIn(why, said[0])
-        # (a "no live process" W! line at the very end is an older race of
-        # launch mode without exit records, seen at a1f0221 too: not this test's)
-        self.assertFalse([l for l in execd.stderr_lines() if l.startswith("E! ") or
-                          (l.startswith("W! ") and "cgroup" in l)], execd.describe())
+        # not even "no live process" once the command has exited (said at the
+        # end of some runs without exit records, before 4cd1de9)
+        self.assertFalse([l for l in execd.stderr_lines() if l.startswith(("E! ", "W! "))], execd.describe())
         lines = [p for _, points in execd.batches() for p in points if p.tags]
         self.assertGreaterEqual(len(lines), 2, execd.describe())
         self.assertTrue(any(l.fields["proc_processes"] >= 1 for l in lines), execd.describe())

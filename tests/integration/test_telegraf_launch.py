@@ -38,6 +38,23 @@ class TelegrafLaunchTest(unittest.TestCase):
             self.assertLess(took, 1.0, telegraf.describe())
             h.wait_until(lambda: not th.pids_with_cmdline(m), 1, f"the job to end\n{telegraf.describe()}")
 
+    def test_a_killed_proctree_leaves_no_job_for_the_restart_to_double(self):
+        """kill -KILL of the proctree-execd Telegraf runs: the job ends with
+        it (within a second), and Telegraf's restart runs one job again,
+        never a second beside the first."""
+        m = marker()
+        with th.Telegraf(TELEGRAF, ["--", "sh", "-c", f"sleep {m} & sleep {m}; wait"]) as telegraf:
+            execd = telegraf.wait_execd()
+            h.wait_until(lambda: len(th.pids_with_cmdline(m)) == 3, 10, "the job")  # sh and two sleeps
+            os.kill(execd, signal.SIGKILL)
+            killed = time.monotonic()
+            h.wait_until(lambda: not th.pids_with_cmdline(m), 1, f"the job to end\n{telegraf.describe()}")
+            h.wait_until(lambda: [p for p in telegraf.execd_pids() if p != execd], 20, "the restart")
+            h.wait_until(lambda: len(th.pids_with_cmdline(m)) == 3, 10, "the job again")
+            while time.monotonic() < killed + 14:
+                self.assertEqual(len(th.pids_with_cmdline(m)), 3, telegraf.describe())
+                time.sleep(0.1)
+
     def test_reload_leaves_one_proctree_and_one_job(self):
         m = marker()
         with th.Telegraf(TELEGRAF, ["--", "sleep", m]) as telegraf:

@@ -1,0 +1,117 @@
+"""Launch mode in a real container stays within the container's limits.
+
+Why: as root in a container with a private cgroup namespace (the default of
+Docker and containerd on cgroup v2) and a memory limit, the launched
+command's cgroups were made at the host's hierarchy roots: proctree read its
+own cgroup through the host's /proc (HOST_PROC), which shows it as its cgroup
+namespace does ("/"), and made the cgroup through the host's /sys (HOST_SYS),
+whose cgroup mounts show the host's hierarchies from their roots and stay
+writable when /sys is mounted :ro. The command escaped the container's limit.
+
+The container here is the document's image run as root (no entrypoint),
+with the document's mounts and variables, its own pid, network and cgroup
+namespaces and a memory limit, and proctree-execd launching a command that
+allocates without end: it is OOM-killed inside the container (the
+container's own cgroup on the host counts the kill), in the container's
+cgroup where its cgroup filesystem is read-only (said at start), in a
+cgroup below the container's, in the host's hierarchy, where it is writable
+(privileged), and no proctree-launch-* cgroup is made anywhere else.
+"""
+
+import glob
+import os
+import unittest
+
+import container_harness as ch
+import harness as h
+
+LIMIT_MIB = 192
+EXECD = "/usr/bin/proctree-execd"
+GROW = "tail /dev/zero"  # keeps what it reads: grows until killed
+
+
+def memory_mount():
+    return h.cgroup_mounts().get("memory")
+
+
+def launch_cgroups_at_roots():
+    """proctree-launch-* cgroups at the top of any hierarchy of the host."""
+    found = []
+    for mount in set(h.cgroup_mounts().values()):
+        found += glob.glob(os.path.join(mount, "proctree-launch-*"))
+    return found
+
+
+def v1_value(path, key):
+    with open(path) as f:
+        return next(int(line.split()[1]) for line in f if line.split()[0] == key)
+
+
+class ContainerLaunch(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        ch.runtime_or_skip()
+        cls.image = ch.recipe_image()
+        flags, _ = ch.docker_run()
+        cls.flags = ch.without(flags, "--pid=host", "--network=host", ("-v", "$PWD/telegraf.conf")) + [
+            "--network=none", "--cgroupns=private", "--memory", f"{LIMIT_MIB}m", "--memory-swap", f"{LIMIT_MIB}m",
+            "--user", "0", "--entrypoint", ""]
+
+    def setUp(self):
+        if not memory_mount():
+            self.skipTest("no v1 memory controller on this host")  # the pure v2 VM has its own suite
+        self.assertEqual(launch_cgroups_at_roots(), [], "left by something else before the test")
+
+    def launch(self, extra, script):
+        """proctree-execd in the container, per request (it stays after the
+        command has ended, until stdin closes), launching sh -c script."""
+        name = ch.unique("proctree-launch")
+        wrapper = ["podman", "run", "--rm", "-i", "--name", name, *self.flags, *extra, self.image]
+        execd = h.Execd(["--no-global", "--name", "job", "--", "sh", "-c", script], wrapper=wrapper, program=EXECD,
+                        env=ch.env())
+        self.addCleanup(execd.stop)
+        supervisor = h.wait_until(lambda: int(ch.podman("inspect", "--format", "{{.State.Pid}}", name,
+                                                        check=False).stdout.strip() or 0), h.START_TIMEOUT,
+                                  "the container's first process")
+        return execd, supervisor
+
+    def oom_killed(self, execd):
+        execd.wait_for(lambda e: [l for l in e.stderr_lines() if "exited with status 137" in l], h.START_TIMEOUT,
+                       "the command's OOM kill")
+        execd.send()
+        execd.wait_batches(1)
+        return [p for _, points in execd.batches() for p in points if p.tags.get("target") == "job"]
+
+    def test_read_only_cgroups_keep_the_command_in_the_containers(self):
+        execd, supervisor = self.launch([], GROW)
+        lines = self.oom_killed(execd)
+        msg = execd.describe()
+        container = ch.cgroup_of(supervisor)
+        memory = os.path.join(memory_mount(), container.lstrip("/"))
+        # the container's limit did it, and counted it
+        self.assertGreaterEqual(v1_value(os.path.join(memory, "memory.oom_control"), "oom_kill"), 1, msg)
+        self.assertLessEqual(max(p.fields["proc_rss_max"] for p in lines), LIMIT_MIB * h.MIB, msg)
+        said = [l for l in execd.stderr_lines() if "no cgroup of its own" in l]
+        self.assertEqual(len(said), 1, msg)
+        self.assertIn("Read-only file system", said[0], msg)
+        self.assertEqual(launch_cgroups_at_roots(), [], msg)
+        self.assertEqual(glob.glob(os.path.join(memory, "proctree-launch-*")), [], msg)
+
+    def test_writable_cgroups_put_the_command_below_the_containers(self):
+        execd, supervisor = self.launch(["--privileged"], f"sleep 2; exec {GROW}")
+        worker = h.wait_until(lambda: h.children(supervisor), h.START_TIMEOUT, "the worker")[0]
+        command = h.wait_until(lambda: h.children(worker), h.START_TIMEOUT, "the command")[0]
+        container = ch.cgroup_of(supervisor)
+        made = ch.cgroup_of(command)
+        lines = self.oom_killed(execd)
+        msg = execd.describe()
+        self.assertEqual(made, f"{container.rstrip('/')}/proctree-launch-1", msg)  # pid 1 in the container
+        self.assertGreaterEqual(sum(p.fields["cgroup_memory_oom_kills"] for p in lines), 1, msg)
+        self.assertFalse([l for l in execd.stderr_lines() if "no cgroup of its own" in l], msg)
+        self.assertEqual(launch_cgroups_at_roots(), [], msg)
+        # (it is removed when proctree-execd ends, after the interval that
+        # reads it last: execd-launch-cgroup checks that on the host)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
