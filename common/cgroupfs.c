@@ -114,8 +114,8 @@ bool pt_cgroupfs_shows_part(const char *mountinfo)
         if (next)
             *next++ = '\0';
         struct mount_line m;
-        part = split_mount_line(line, &m) == 0 && (strcmp(m.fstype, "cgroup") == 0 || strcmp(m.fstype, "cgroup2") == 0) &&
-               strcmp(m.root, "/") != 0;
+        part = split_mount_line(line, &m) == 0 &&
+               (strcmp(m.fstype, "cgroup") == 0 || strcmp(m.fstype, "cgroup2") == 0) && strcmp(m.root, "/") != 0;
     }
     pt_buf_free(&copy);
     return part;

@@ -36,6 +36,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import unittest
 import uuid
 
 import harness as h
@@ -384,11 +385,12 @@ class TelegrafContainer(th.TelegrafRun):
         return f"podman: {shlex.join(self.args)}\n" + super().describe()
 
 
-def in_container(flags, image):
+def in_container(flags, image, name=None):
     """A wrapper for harness.Execd: proctree-execd run in a container of
-    image with flags, through the image's entrypoint (as the telegraf user
-    there), its stdin and stdout the test's pipes (podman run -i)."""
-    return ["podman", "run", "--rm", "-i", "--name", unique("proctree-execd"), *flags, image]
+    image with flags (name: a unique one), through the image's entrypoint
+    (as the telegraf user there) unless flags say otherwise, its stdin and
+    stdout the test's pipes (podman run -i)."""
+    return ["podman", "run", "--rm", "-i", "--name", name or unique("proctree-execd"), *flags, image]
 
 
 def wait_removed(name_prefix, timeout=30.0):
@@ -408,6 +410,31 @@ def cgroup_of(pid, controller="memory"):
                 return path
     return None
 
+
+
+EXECD = "/usr/bin/proctree-execd"
+
+
+class ContainerTestCase(unittest.TestCase):
+    """Tests that run proctree-execd alone in a container of the document's
+    image: cls.flags are the document's docker run flags without Telegraf's
+    configuration (execd() adds none)."""
+
+    @classmethod
+    def setUpClass(cls):
+        runtime_or_skip()
+        cls.image = recipe_image()
+        flags, _ = docker_run()
+        cls.flags = without(flags, ("-v", "$PWD/telegraf.conf"))
+
+    def execd(self, flags, *args, interval="0.5s"):
+        """proctree-execd ARGS in a container run with flags (in_container),
+        --no-global, at interval (None: per request); stopped at cleanup."""
+        timed = ["--interval", interval] if interval else []
+        execd = h.Execd([*timed, "--no-global", *args], wrapper=in_container(flags, self.image), program=EXECD,
+                        env=env())
+        self.addCleanup(execd.stop)
+        return execd
 
 
 # ---------------------------------------------------------- the host's side

@@ -26,7 +26,6 @@ import container_harness as ch
 import harness as h
 
 LIMIT_MIB = 192
-EXECD = "/usr/bin/proctree-execd"
 GROW = "tail /dev/zero"  # keeps what it reads: grows until killed
 
 
@@ -47,15 +46,10 @@ def v1_value(path, key):
         return next(int(line.split()[1]) for line in f if line.split()[0] == key)
 
 
-class ContainerLaunch(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        ch.runtime_or_skip()
-        cls.image = ch.recipe_image()
-        flags, _ = ch.docker_run()
-        cls.flags = ch.without(flags, "--pid=host", "--network=host", ("-v", "$PWD/telegraf.conf")) + [
-            "--network=none", "--cgroupns=private", "--memory", f"{LIMIT_MIB}m", "--memory-swap", f"{LIMIT_MIB}m",
-            "--user", "0", "--entrypoint", ""]
+class ContainerLaunch(ch.ContainerTestCase):
+    # root in the container (no entrypoint), in its own namespaces, limited
+    RUN_AS = ["--network=none", "--cgroupns=private", "--memory", f"{LIMIT_MIB}m", "--memory-swap", f"{LIMIT_MIB}m",
+              "--user", "0", "--entrypoint", ""]
 
     def setUp(self):
         if not memory_mount():
@@ -66,9 +60,9 @@ class ContainerLaunch(unittest.TestCase):
         """proctree-execd in the container, per request (it stays after the
         command has ended, until stdin closes), launching sh -c script."""
         name = ch.unique("proctree-launch")
-        wrapper = ["podman", "run", "--rm", "-i", "--name", name, *self.flags, *extra, self.image]
-        execd = h.Execd(["--no-global", "--name", "job", "--", "sh", "-c", script], wrapper=wrapper, program=EXECD,
-                        env=ch.env())
+        flags = ch.without(self.flags, "--pid=host", "--network=host") + self.RUN_AS + extra
+        execd = h.Execd(["--no-global", "--name", "job", "--", "sh", "-c", script],
+                        wrapper=ch.in_container(flags, self.image, name), program=ch.EXECD, env=ch.env())
         self.addCleanup(execd.stop)
         supervisor = h.wait_until(lambda: int(ch.podman("inspect", "--format", "{{.State.Pid}}", name,
                                                         check=False).stdout.strip() or 0), h.START_TIMEOUT,
@@ -102,7 +96,9 @@ class ContainerLaunch(unittest.TestCase):
         worker = h.wait_until(lambda: h.children(supervisor), h.START_TIMEOUT, "the worker")[0]
         command = h.wait_until(lambda: h.children(worker), h.START_TIMEOUT, "the command")[0]
         container = ch.cgroup_of(supervisor)
-        made = ch.cgroup_of(command)
+        # it joins its cgroup between fork and exec
+        made = h.wait_until(lambda: (ch.cgroup_of(command) or "").rsplit("/", 1)[-1].startswith("proctree-launch-")
+                            and ch.cgroup_of(command), h.START_TIMEOUT, "the command in a cgroup of its own")
         lines = self.oom_killed(execd)
         msg = execd.describe()
         self.assertEqual(made, f"{container.rstrip('/')}/proctree-launch-1", msg)  # pid 1 in the container

@@ -24,7 +24,6 @@ import container_harness as ch
 import harness as h
 
 RSS_TOLERANCE = 0.02
-EXECD = "/usr/bin/proctree-execd"
 
 
 def lines_of(execd, target):
@@ -45,23 +44,10 @@ def said(execd, level, *words):
     return [line for line in execd.stderr_lines() if line.startswith(level) and all(w in line for w in words)]
 
 
-class Namespaces(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        ch.runtime_or_skip()
-        cls.image = ch.recipe_image()
-        flags, _ = ch.docker_run()
-        cls.flags = ch.without(flags, ("-v", "$PWD/telegraf.conf"))  # Telegraf's: proctree-execd runs alone here
-
+class Namespaces(ch.ContainerTestCase):
     def setUp(self):
         self.service = ch.Service()
         self.addCleanup(self.service.stop)
-
-    def execd(self, flags, *args):
-        execd = h.Execd(["--interval", "0.5s", "--no-global", *args], wrapper=ch.in_container(flags, self.image),
-                        program=EXECD, env=ch.env())
-        self.addCleanup(execd.stop)
-        return execd
 
     def restart(self):
         self.service = self.service.restarted()
@@ -157,15 +143,8 @@ class Namespaces(unittest.TestCase):
         self.assertFalse(said(execd, "I! ", f"following pid {self.service.root}"), execd.describe())
 
 
-class CgroupsElsewhere(unittest.TestCase):
+class CgroupsElsewhere(ch.ContainerTestCase):
     """--cgroup where the pid namespace cannot name the cgroup's processes."""
-
-    @classmethod
-    def setUpClass(cls):
-        ch.runtime_or_skip()
-        cls.image = ch.recipe_image()
-        flags, _ = ch.docker_run()
-        cls.flags = ch.without(flags, ("-v", "$PWD/telegraf.conf"))  # Telegraf's: proctree-execd runs alone here
 
     def setUp(self):
         mounts = h.cgroup_mounts()
@@ -179,12 +158,6 @@ class CgroupsElsewhere(unittest.TestCase):
         self.addCleanup(self.sleeper.kill)
         h.wait_until(lambda: h.read_text(f"{self.cgroup}/cgroup.procs").split() == [str(self.sleeper.pid)],
                      h.START_TIMEOUT, "the sleeper in its cgroup")
-
-    def execd(self, flags, *args):
-        execd = h.Execd(["--interval", "0.5s", "--no-global", *args], wrapper=ch.in_container(flags, self.image),
-                        program=EXECD, env=ch.env())
-        self.addCleanup(execd.stop)
-        return execd
 
     def test_own_pid_namespace_names_none_and_says_why(self):
         flags = ch.without(self.flags, "--pid=host", "--network=host") + ["--network=none"]

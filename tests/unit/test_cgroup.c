@@ -13,6 +13,7 @@
 
 #include "cgacct.h"
 #include "cgparse.h"
+#include "cgroupfs.h"
 #include "cgstat.h"
 #include "fixture.h"
 #include "unit.h"
@@ -448,6 +449,68 @@ START_TEST(test_cgacct_two_cgroups)
 }
 END_TEST
 
+/* ==== cgroupfs: our own cgroup as our own mounts show it ==== */
+
+/* The mountinfo of a container with a private cgroup namespace and the
+ * host's /sys mounted at /hostfs/sys (its cgroup mounts first, shown from
+ * above our namespace's root, writable), then its own read-only ones. */
+static const char container_mounts[] =
+    "82 78 0:32 /../.. /hostfs/sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+    "88 78 0:38 /../.. /hostfs/sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n"
+    "99 95 0:32 / /sys/fs/cgroup/memory ro,nosuid - cgroup cgroup rw,memory\n"
+    "100 95 0:30 / /sys/fs/cgroup/cpu,cpuacct ro,nosuid - cgroup cgroup rw,cpu,cpuacct\n";
+
+START_TEST(test_own_dir_in_a_container)
+{
+    char dir[PT_CGROUPFS_PATH_MAX];
+    /* never the host's mount, whose root lies above ours */
+    ck_assert_int_eq(pt_cgroupfs_own_dir(container_mounts, "memory", "/", NULL, dir, sizeof(dir)), 0);
+    ck_assert_str_eq(dir, "/sys/fs/cgroup/memory");
+    ck_assert_int_eq(pt_cgroupfs_own_dir(container_mounts, "memory", "/job/a", NULL, dir, sizeof(dir)), 0);
+    ck_assert_str_eq(dir, "/sys/fs/cgroup/memory/job/a");
+    /* a controller named whole in the super options */
+    ck_assert_int_eq(pt_cgroupfs_own_dir(container_mounts, "cpuacct", "/", NULL, dir, sizeof(dir)), 0);
+    ck_assert_str_eq(dir, "/sys/fs/cgroup/cpu,cpuacct");
+    ck_assert_int_eq(pt_cgroupfs_own_dir(container_mounts, "cpuac", "/", NULL, dir, sizeof(dir)), -1);
+    /* v2 is only the host's here: none */
+    ck_assert_int_eq(pt_cgroupfs_own_dir(container_mounts, NULL, "/", NULL, dir, sizeof(dir)), -1);
+    ck_assert(pt_cgroupfs_shows_part(container_mounts));
+}
+END_TEST
+
+START_TEST(test_own_dir_roots_and_exclusions)
+{
+    /* a host cgroup namespace: the container's own cgroup bind-mounted
+     * (its root is our path), and the host's whole tree below HOST_SYS */
+    const char *mounts = "30 22 0:26 / /hostfs/sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n"
+                         "31 22 0:26 /machine/ctr /sys/fs/cgroup ro - cgroup2 cgroup2 rw\n"
+                         "32 22 0:26 / /mnt/with\\040space rw - cgroup2 cgroup2 rw\n";
+    char dir[PT_CGROUPFS_PATH_MAX];
+    /* the longest root that holds the path */
+    ck_assert_int_eq(pt_cgroupfs_own_dir(mounts, NULL, "/machine/ctr", NULL, dir, sizeof(dir)), 0);
+    ck_assert_str_eq(dir, "/sys/fs/cgroup");
+    ck_assert_int_eq(pt_cgroupfs_own_dir(mounts, NULL, "/machine/ctr/sub", NULL, dir, sizeof(dir)), 0);
+    ck_assert_str_eq(dir, "/sys/fs/cgroup/sub");
+    /* "/machine/ctrl" is not below "/machine/ctr" */
+    ck_assert_int_eq(pt_cgroupfs_own_dir(mounts, NULL, "/machine/ctrl", NULL, dir, sizeof(dir)), 0);
+    ck_assert_str_eq(dir, "/hostfs/sys/fs/cgroup/unified/machine/ctrl");
+    /* nothing below the host's /sys, when told */
+    ck_assert_int_eq(pt_cgroupfs_own_dir(mounts, NULL, "/machine/ctrl", "/hostfs/sys", dir, sizeof(dir)), 0);
+    ck_assert_str_eq(dir, "/mnt/with space/machine/ctrl");
+    /* too long for out: that mount does not count */
+    char small[20];
+    ck_assert_int_eq(pt_cgroupfs_own_dir(mounts, NULL, "/machine/ctr/sub", NULL, small, sizeof(small)), 0);
+    ck_assert_str_eq(small, "/sys/fs/cgroup/sub");
+    ck_assert_int_eq(pt_cgroupfs_own_dir(mounts, NULL, "/a/very/long/path", "/hostfs", small, sizeof(small)), -1);
+    ck_assert(pt_cgroupfs_shows_part(mounts));
+    ck_assert(!pt_cgroupfs_shows_part("30 22 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"
+                                      "40 22 0:5 /x /y rw - tmpfs tmpfs rw\n"));
+    /* malformed lines are skipped, never read past */
+    ck_assert_int_eq(
+        pt_cgroupfs_own_dir("garbage\n1 2 3 - cgroup2\n- cgroup2 x y\n", NULL, "/", NULL, dir, sizeof(dir)), -1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("cgroup");
@@ -465,5 +528,8 @@ int main(void)
     tcase_add_test(tc, test_v2_first_then_v1);
     tcase_add_test(tc, test_cgacct_intervals);
     tcase_add_test(tc, test_cgacct_two_cgroups);
+    tc = unit_tcase(suite, "cgroupfs");
+    tcase_add_test(tc, test_own_dir_in_a_container);
+    tcase_add_test(tc, test_own_dir_roots_and_exclusions);
     return unit_run(suite);
 }
