@@ -93,6 +93,21 @@ class LaunchTest(h.InfluxTestCase):
                 self.assertEqual(sorted(f.read().split()), ["to-err", "to-out"])
             self.assertEqual(os.stat(path).st_mode & 0o777, 0o600)
 
+    def test_parallel_launches_end_without_a_warning(self):
+        """50 at once, on 2 cores: the launched commands end and their
+        trees with them; a discovery between the last reap and the end of a
+        run used to warn "no live process: pid N is not running"."""
+        runs = [h.Execd(["--interval", "0.2s", "--discovery-interval", "0.05s", "--", "sh", "-c", "sleep 0.3"])
+                for _ in range(50)]
+        try:
+            statuses = [e.wait_exit(h.START_TIMEOUT) for e in runs]
+        finally:
+            for e in runs:
+                e.stop()
+        for e, status in zip(runs, statuses):
+            self.assertEqual(status, 0, e.describe())
+            self.assertFalse([l for l in e.stderr_lines() if l.startswith(("W! ", "E! "))], e.describe())
+
     def sh_lines(self, execd):
         """The target lines of every batch; the only target is named after sh."""
         lines = []
