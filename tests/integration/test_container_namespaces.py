@@ -22,6 +22,7 @@ import unittest
 
 import container_harness as ch
 import harness as h
+import telegraf_harness as th
 
 RSS_TOLERANCE = 0.02
 
@@ -105,14 +106,18 @@ class Namespaces(ch.ContainerTestCase):
         the container's own command is measured."""
         flags = ch.without(self.flags, "--pid=host", "--network=host", ("-e", "HOST_PROC"),
                            ("-v", "/proc")) + ["--network=none"]
-        execd = self.execd(flags, "--name", "job", "--pid", self.service.root, "--name", "host", "--", "sleep", "300")
+        seconds = f"300.{os.getpid()}"  # finds the launched sleep among the host's processes
+        execd = self.execd(flags, "--name", "job", "--pid", self.service.root, "--name", "host", "--", "sleep",
+                           seconds)
         execd.wait_for(lambda e: said(e, "W! ", 'target "host"', "no live process", "not the host's", "HOST_PROC"),
                        h.START_TIMEOUT, "the hint about host pids")
         execd.wait_for(lambda e: field(e, "job", "proc_processes") == 1, h.START_TIMEOUT, "the launched sleep")
-        line = last(execd, "job")
-        self.assertTrue(said(execd, "I! ", "no process events", "host's pid and network namespaces"),
-                        execd.describe())
-        self.assertGreater(line.fields["proc_rss_max"], 0, execd.describe())
+        sleep, = [p for p in th.pids_with_cmdline(seconds) if h.read_text(f"/proc/{p}/comm").strip() == "sleep"]
+        execd.wait_batches(execd.batch_count() + 2)
+        line, resident = last(execd, "job"), h.tree_resident_bytes([sleep])
+        msg = execd.describe()
+        self.assertTrue(said(execd, "I! ", "no process events", "host's pid and network namespaces"), msg)
+        self.assertLessEqual(abs(line.fields["proc_rss_max"] - resident), RSS_TOLERANCE * resident, msg)
 
     def test_pidfile_by_its_directory_follows_a_restart(self):
         execd = self.execd(self.flags, "--pidfile", self.service.in_container(), "--name", "svc")
