@@ -65,9 +65,8 @@ static int scanned_pid(pid_t pid, void *arg)
 static void scan_cgroup_dir(struct cgroup_scan *s, int dir_fd, int depth)
 {
     ssize_t n = pt_read_file_at(dir_fd, "cgroup.procs", s->buf);
-    /* one pid per line: the children-list parser reads any whitespace */
     if (n > 0)
-        pt_parse_children(s->buf->data, (size_t)n, scanned_pid, s);
+        pt_parse_cgroup_procs(s->buf->data, (size_t)n, scanned_pid, s);
     if (depth >= 32)
         return;
     DIR *dir = pt_opendir_at(dir_fd);

@@ -404,7 +404,8 @@ int pt_parse_status(const char *buf, size_t len, struct pt_status *out)
 
 /* ---- Lists of pids ---- */
 
-int pt_parse_children(const char *buf, size_t len, int (*fn)(pid_t pid, void *arg), void *arg)
+/* pids separated by whitespace; 0 among them only where zero_ok. */
+static int parse_pids(const char *buf, size_t len, bool zero_ok, int (*fn)(pid_t pid, void *arg), void *arg)
 {
     struct cursor c = {buf, buf + len};
     int count = 0;
@@ -415,7 +416,7 @@ int pt_parse_children(const char *buf, size_t len, int (*fn)(pid_t pid, void *ar
         /* The kernel writes whole records only, so a pid at the very end
          * is complete: unlike stat, no separator is needed after it. */
         pid_t pid;
-        if (scan_pid(&c, &pid) || pid == 0)
+        if (scan_pid(&c, &pid) || (pid == 0 && !zero_ok))
             return -1;
         if (!at_end(&c) && !is_space(*c.p))
             return -1;
@@ -423,6 +424,16 @@ int pt_parse_children(const char *buf, size_t len, int (*fn)(pid_t pid, void *ar
             return -1;
         count++;
     }
+}
+
+int pt_parse_children(const char *buf, size_t len, int (*fn)(pid_t pid, void *arg), void *arg)
+{
+    return parse_pids(buf, len, false, fn, arg);
+}
+
+int pt_parse_cgroup_procs(const char *buf, size_t len, int (*fn)(pid_t pid, void *arg), void *arg)
+{
+    return parse_pids(buf, len, true, fn, arg);
 }
 
 /* Whitespace that does not end a line. */

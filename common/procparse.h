@@ -108,6 +108,11 @@ int pt_parse_schedstat(const char *buf, size_t len, uint64_t *timeslices);
  * non-zero; returns the number of pids otherwise. An empty file is 0. */
 int pt_parse_children(const char *buf, size_t len, int (*fn)(pid_t pid, void *arg), void *arg);
 
+/* A cgroup's cgroup.procs: one pid per line, as the reader's pid namespace
+ * names them; cgroup v2 writes 0 for a process outside it (v1 leaves it
+ * out), which is passed on as 0. Otherwise as pt_parse_children. */
+int pt_parse_cgroup_procs(const char *buf, size_t len, int (*fn)(pid_t pid, void *arg), void *arg);
+
 /* A pid file, read as systemd's PIDFile= reads one: the first line holds
  * a decimal pid (1 .. PT_PID_MAX_LIMIT), with spaces or tabs around it;
  * whatever follows the first newline is ignored (PostgreSQL's

@@ -167,7 +167,7 @@ class CgroupsElsewhere(ch.ContainerTestCase):
     def test_own_pid_namespace_names_none_and_says_why(self):
         flags = ch.without(self.flags, "--pid=host", "--network=host") + ["--network=none"]
         execd = self.execd(flags, "--cgroup", "/" + self.name, "--name", "cg")
-        execd.wait_for(lambda e: said(e, "W! ", f'/{self.name}" has ', "this process can name",
+        execd.wait_for(lambda e: said(e, "W! ", f'/{self.name}" has 1 process, none of which this process can name',
                                       "the proc root is another pid namespace's", "--pid=host"),
                        h.START_TIMEOUT, "the line about the cgroup's processes")
         execd.wait_batches(execd.batch_count() + 2)

@@ -397,7 +397,9 @@ START_TEST(test_scan_cgroup_tree)
     fx_write(p.root, "cg/cgroup.procs", "10\n11\n", -1);
     fx_write(p.root, "cg/cgroup.controllers", "cpu memory\n", -1);
     fx_write(p.root, "cg/a/cgroup.procs", "20\n", -1);
-    fx_write(p.root, "cg/a/b/cgroup.procs", "30\n31\n", -1);
+    /* v2 lists a process outside the reader's pid namespace as 0: passed
+     * on (discovery counts it as one it cannot name), never the end */
+    fx_write(p.root, "cg/a/b/cgroup.procs", "30\n0\n31\n", -1);
     fx_write(p.root, "cg/c/cgroup.procs", "", -1);
     fx_write(p.root, "cg/c/d/cgroup.procs", "40\n", -1);
     fx_write(p.root, "other/cgroup.procs", "99\n", -1);
@@ -408,16 +410,16 @@ START_TEST(test_scan_cgroup_tree)
     matcher_ok(&m, PT_SELECT_CGROUP, NULL, path, &p);
     char groups[4096];
     scan_groups(&m, &p, &list, groups, sizeof(groups));
-    assert_pids(&list, (const pid_t[]){10, 11, 20, 30, 31, 40}, 6);
+    assert_pids(&list, (const pid_t[]){0, 10, 11, 20, 30, 31, 40}, 7);
     /* each in the group of the cgroup directly below the target's */
-    ck_assert_str_eq(groups, "10:.\n11:.\n20:a\n30:a\n31:a\n40:c\n");
+    ck_assert_str_eq(groups, "0:a\n10:.\n11:.\n20:a\n30:a\n31:a\n40:c\n");
     pt_matcher_free(&m);
 
     free(path);
     ck_assert_int_ge(asprintf(&path, "%s/cg/a", p.root), 0);
     matcher_ok(&m, PT_SELECT_CGROUP, NULL, path, &p);
     scan(&m, &p, &list);
-    assert_pids(&list, (const pid_t[]){20, 30, 31}, 3);
+    assert_pids(&list, (const pid_t[]){0, 20, 30, 31}, 4);
     pt_matcher_free(&m);
     free(path);
     proc_free(&p);

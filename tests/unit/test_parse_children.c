@@ -80,6 +80,24 @@ START_TEST(test_children_malformed)
 }
 END_TEST
 
+/* cgroup.procs: a 0 (a process outside the reader's pid namespace, as
+ * cgroup v2 writes it) is passed on; anything else as in children files. */
+START_TEST(test_cgroup_procs_zeros)
+{
+    struct pid_list list = {.stop_at = -1};
+    ck_assert_int_eq(pt_parse_cgroup_procs("5\n0\n7\n0\n", 8, collect_pid, &list), 4);
+    ck_assert_int_eq(list.count, 4);
+    ck_assert_int_eq(list.pids[0], 5);
+    ck_assert_int_eq(list.pids[1], 0);
+    ck_assert_int_eq(list.pids[2], 7);
+    ck_assert_int_eq(list.pids[3], 0);
+    list.count = 0;
+    ck_assert_int_eq(pt_parse_cgroup_procs("-1\n", 3, collect_pid, &list), -1);
+    ck_assert_int_eq(pt_parse_cgroup_procs("00x\n", 4, collect_pid, &list), -1);
+    ck_assert_int_eq(list.count, 0);
+}
+END_TEST
+
 START_TEST(test_children_callback_stops)
 {
     struct pid_list list = {.stop_at = 2};
@@ -100,6 +118,7 @@ int main(void)
     tcase_add_test(tc, test_children_many);
     tcase_add_test(tc, test_children_malformed);
     tcase_add_test(tc, test_children_callback_stops);
+    tcase_add_test(tc, test_cgroup_procs_zeros);
 
     return unit_run(suite);
 }
