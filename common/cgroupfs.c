@@ -76,6 +76,21 @@ static int split_mount_line(char *line, struct mount_line *m)
     return 0;
 }
 
+/* The next well-formed line of the mountinfo text at *cursor (a buffer
+ * of ours, split in place), into m; false at the end. */
+static bool next_mount(char **cursor, struct mount_line *m)
+{
+    while (*cursor && **cursor) {
+        char *line = *cursor, *next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        *cursor = next;
+        if (split_mount_line(line, m) == 0)
+            return true;
+    }
+    return false;
+}
+
 /* Is m a mount of the hierarchy fstype ("cgroup2", or "cgroup" with the
  * super option option)? */
 static bool mount_is(const struct mount_line *m, const char *fstype, const char *option)
@@ -88,18 +103,14 @@ static bool mount_is(const struct mount_line *m, const char *fstype, const char 
 static int mount_of(int proc_root_fd, struct pt_buf *buf, const char *fstype, const char *option, char *out,
                     size_t outlen)
 {
-    ssize_t n = pt_read_file_at(proc_root_fd, "self/mountinfo", buf);
-    if (n <= 0)
+    if (pt_read_file_at(proc_root_fd, "self/mountinfo", buf) <= 0)
         return -1;
-    for (char *line = buf->data, *next; line && *line; line = next) {
-        next = strchr(line, '\n');
-        if (next)
-            *next++ = '\0';
-        struct mount_line m;
-        if (split_mount_line(line, &m) != 0 || !mount_is(&m, fstype, option))
-            continue;
-        snprintf(out, outlen, "%s", m.point);
-        return 0;
+    struct mount_line m;
+    for (char *cursor = buf->data; next_mount(&cursor, &m);) {
+        if (mount_is(&m, fstype, option)) {
+            snprintf(out, outlen, "%s", m.point);
+            return 0;
+        }
     }
     return -1;
 }
@@ -109,14 +120,9 @@ bool pt_cgroupfs_shows_part(const char *mountinfo)
     struct pt_buf copy = {0};
     pt_buf_puts(&copy, mountinfo);
     bool part = false;
-    for (char *line = copy.data, *next; line && *line && !part; line = next) {
-        next = strchr(line, '\n');
-        if (next)
-            *next++ = '\0';
-        struct mount_line m;
-        part = split_mount_line(line, &m) == 0 &&
-               (strcmp(m.fstype, "cgroup") == 0 || strcmp(m.fstype, "cgroup2") == 0) && strcmp(m.root, "/") != 0;
-    }
+    struct mount_line m;
+    for (char *cursor = copy.data; !part && next_mount(&cursor, &m);)
+        part = (mount_is(&m, "cgroup", NULL) || mount_is(&m, "cgroup2", NULL)) && strcmp(m.root, "/") != 0;
     pt_buf_free(&copy);
     return part;
 }
@@ -128,12 +134,9 @@ int pt_cgroupfs_own_dir(const char *mountinfo, const char *controller, const cha
     pt_buf_puts(&copy, mountinfo);
     size_t best = 0;
     int found = -1;
-    for (char *line = copy.data, *next; line && *line; line = next) {
-        next = strchr(line, '\n');
-        if (next)
-            *next++ = '\0';
-        struct mount_line m;
-        if (split_mount_line(line, &m) != 0 || !mount_is(&m, controller ? "cgroup" : "cgroup2", controller) ||
+    struct mount_line m;
+    for (char *cursor = copy.data; next_mount(&cursor, &m);) {
+        if (!mount_is(&m, controller ? "cgroup" : "cgroup2", controller) ||
             (not_below && pt_cgroupfs_below(not_below, m.point)))
             continue;
         /* the mount shows the cgroups below its root; one above our
