@@ -86,7 +86,8 @@ static const char *dir_of(const struct pt_cgroup_dirs *dirs, int hierarchy)
     return hierarchy == PT_V2 ? dirs->v2 : dirs->v1[hierarchy];
 }
 
-/* dir/name opened with flags, or -1 (no such directory: ""). */
+/* dir/name opened with flags, or -1 (no such directory: ""; no regular
+ * file: a FIFO bound over a cgroup file never blocks a read). */
 static int open_in(const char *dir, const char *name, int flags)
 {
     if (!dir[0])
@@ -95,7 +96,8 @@ static int open_in(const char *dir, const char *name, int flags)
     int n = snprintf(path, sizeof(path), "%s/%s", dir, name);
     if (n < 0 || (size_t)n >= sizeof(path))
         return -1;
-    return open(path, flags | O_CLOEXEC | O_NOFOLLOW);
+    int fd = pt_open_regular_at(AT_FDCWD, path, flags);
+    return fd >= 0 ? fd : -1;
 }
 
 /* One read's values, as they are found. */

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 
 #include "base.h"
 #include "cgroupfs.h"
@@ -17,6 +19,53 @@
 #include "procparse.h"
 
 /* ---- cgroups ------------------------------------------------------------ */
+
+/* Is the directory behind fd on a cgroup filesystem (v2, or a v1
+ * hierarchy)? A directory elsewhere may hold a "cgroup.procs" anyone
+ * wrote, naming pid 1: the whole host. */
+static bool on_cgroupfs(int fd, long *type)
+{
+    struct statfs sf;
+    if (fstatfs(fd, &sf) != 0)
+        return true; /* not known: the reads tell */
+    *type = (long)sf.f_type;
+    return sf.f_type == CGROUP2_SUPER_MAGIC || sf.f_type == CGROUP_SUPER_MAGIC;
+}
+
+/* m->cgroup as it is, a symbolic link resolved (once: cgroup_* reads
+ * its files by their path below the cgroup mounts), refused when it
+ * exists on no cgroup filesystem. One that does not exist yet is looked
+ * at by each scan. */
+static int check_cgroup_dir(struct pt_matcher *m, char *err, size_t errlen)
+{
+    int fd = open(m->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    long type = 0;
+    bool ok = on_cgroupfs(fd, &type);
+    close(fd);
+    char *real = realpath(m->cgroup, NULL);
+    if (real && strcmp(real, m->cgroup) == 0) {
+        free(real);
+        real = NULL; /* no link: nothing to say or change */
+    }
+    if (!ok) {
+        char q[PT_QUOTED_MAX], r[PT_QUOTED_MAX];
+        snprintf(err, errlen,
+                 "cgroup \"%s\"%s%s%s is on no cgroup filesystem (statfs type 0x%lx, not cgroup2 or cgroup): "
+                 "refused, its cgroup.procs could name any process",
+                 pt_escape(q, sizeof(q), m->cgroup), real ? " (\"" : "", real ? pt_escape(r, sizeof(r), real) : "",
+                 real ? "\")" : "", type);
+        free(real);
+        return -1;
+    }
+    if (real) {
+        free(m->cgroup);
+        m->cgroup = pt_xstrdup(real);
+        free(real);
+    }
+    return 0;
+}
 
 /* A directory that holds a cgroup.procs file is taken as it is (a path in
  * the cgroup filesystem, v2 or v1); anything else is a cgroup as
@@ -41,7 +90,7 @@ static int resolve_cgroup(struct pt_matcher *m, const char *path, char *err, siz
         m->cgroup = pt_xalloc(len);
         snprintf(m->cgroup, len, "%s%s%s", mount, path[0] == '/' ? "" : "/", path);
     }
-    return 0;
+    return check_cgroup_dir(m, err, errlen);
 }
 
 /* One scan of a cgroup and its sub-cgroups: each pid goes to fn with
@@ -52,6 +101,8 @@ struct cgroup_scan {
     struct pt_buf *buf;
     const char *group;
     bool name_children; /* the directory scanned first names the groups of its children */
+    struct pt_cgscan_notes *notes;
+    char path[PT_CGROUPFS_PATH_MAX]; /* the directory under scan, for the notes (cut to fit) */
 };
 
 static int scanned_pid(pid_t pid, void *arg)
@@ -60,26 +111,46 @@ static int scanned_pid(pid_t pid, void *arg)
     return s->fn(pid, s->group, s->arg);
 }
 
+/* The first path met with what, for the target to say. */
+static void note(struct cgroup_scan *s, unsigned what, const char *name)
+{
+    if (s->notes->met & what)
+        return;
+    s->notes->met |= what;
+    char *out = s->notes->path[__builtin_ctz(what)];
+    size_t size = sizeof(s->notes->path[0]);
+    if ((size_t)snprintf(out, size, "%s%s%s", s->path, name[0] ? "/" : "", name) >= size)
+        strcpy(out + size - 4, "..."); /* a path that does not fit, shown cut */
+}
+
 /* Every pid in dir/cgroup.procs, then in every sub-cgroup: on cgroup v2 a
  * service's processes often live in leaf sub-cgroups (".control" too). */
 static void scan_cgroup_dir(struct cgroup_scan *s, int dir_fd, int depth)
 {
-    ssize_t n = pt_read_file_at(dir_fd, "cgroup.procs", s->buf);
+    ssize_t n = pt_read_regular_at(dir_fd, "cgroup.procs", s->buf);
     if (n > 0)
         pt_parse_cgroup_procs(s->buf->data, (size_t)n, scanned_pid, s);
-    if (depth >= 32)
-        return;
+    else if (n == -EINVAL)
+        note(s, PT_CGSCAN_NOT_REGULAR, "cgroup.procs");
     DIR *dir = pt_opendir_at(dir_fd);
     if (!dir)
         return;
     const char *group = s->group;
+    size_t len = strlen(s->path);
     for (struct dirent *e; (e = readdir(dir));) {
         if (e->d_type != DT_DIR || strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
+        if (depth >= PT_CGROUP_SCAN_DEPTH) {
+            note(s, PT_CGSCAN_TOO_DEEP, "");
+            break;
+        }
         int sub = openat(dir_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (sub >= 0) {
             s->group = depth == 0 && s->name_children ? e->d_name : group;
+            if ((size_t)snprintf(s->path + len, sizeof(s->path) - len, "/%s", e->d_name) >= sizeof(s->path) - len)
+                strcpy(s->path + sizeof(s->path) - 4, "...");
             scan_cgroup_dir(s, sub, depth + 1);
+            s->path[len] = '\0';
             s->group = group;
             close(sub);
         }
@@ -93,6 +164,13 @@ static int scan_cgroup_at(struct cgroup_scan *s, const char *path)
     int dir_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir_fd < 0)
         return -errno;
+    snprintf(s->path, sizeof(s->path), "%s", path);
+    long type;
+    if (!on_cgroupfs(dir_fd, &type)) {
+        note(s, PT_CGSCAN_NOT_CGROUPFS, "");
+        close(dir_fd);
+        return -EXDEV;
+    }
     scan_cgroup_dir(s, dir_fd, 0);
     close(dir_fd);
     return 0;
@@ -306,7 +384,7 @@ void pt_matcher_free(struct pt_matcher *m)
 int pt_matcher_scan_cgroup(struct pt_matcher *m, struct pt_buf *buf, int (*fn)(pid_t pid, const char *group, void *arg),
                            void *arg)
 {
-    struct cgroup_scan s = {.fn = fn, .arg = arg, .buf = buf, .group = PT_CGROUP_OWN};
+    struct cgroup_scan s = {.fn = fn, .arg = arg, .buf = buf, .group = PT_CGROUP_OWN, .notes = &m->notes};
     if (m->kind == PT_SELECT_CGROUP) {
         s.name_children = true;
         return scan_cgroup_at(&s, m->cgroup);
@@ -337,4 +415,9 @@ const struct pt_sdunit *pt_matcher_unit(const struct pt_matcher *m)
 const char *pt_matcher_cgroup(const struct pt_matcher *m)
 {
     return m->cgroup;
+}
+
+struct pt_cgscan_notes *pt_matcher_notes(struct pt_matcher *m)
+{
+    return &m->notes;
 }

@@ -28,6 +28,24 @@
 #include "procparse.h"
 #include "sdunit.h"
 
+/* Levels of sub-cgroups a scan of --cgroup / --unit goes down: the
+ * kernel sets no depth of its own (cgroup.max.depth is "max" by default),
+ * and each level holds two descriptors while the walk is under it. A
+ * deeper cgroup's processes are missed, said once (pt_cgscan_notes). */
+#define PT_CGROUP_SCAN_DEPTH 32
+
+/* What scans of the cgroups met and could not use, each said once by the
+ * target (targetcg.c), naming the first path met. */
+enum {
+    PT_CGSCAN_NOT_CGROUPFS = 1, /* a directory on no cgroup filesystem: refused */
+    PT_CGSCAN_NOT_REGULAR = 2,  /* a cgroup.procs that is no regular file (a FIFO): not read */
+    PT_CGSCAN_TOO_DEEP = 4,     /* sub-cgroups below PT_CGROUP_SCAN_DEPTH levels: not scanned */
+};
+struct pt_cgscan_notes {
+    unsigned met, said; /* bits of the above */
+    char path[3][PT_CGROUPFS_PATH_MAX]; /* by bit: the first path met (cut to fit) */
+};
+
 /* Bytes of a command line --match looks at. */
 #define PT_MATCH_TEXT_MAX 4096
 
@@ -39,11 +57,14 @@ struct pt_matcher {
     char *cgroup;          /* CGROUP: the directory in the cgroup2 filesystem */
     struct pt_sdunit unit; /* UNIT */
     struct pt_cgroupfs fs; /* CGROUP, UNIT: the hierarchies, found once */
+    struct pt_cgscan_notes notes; /* CGROUP, UNIT */
     bool has_regex, has_unit;
 };
 
 /* Prepare the matcher; -1 with a one-line reason in err for a bad regex,
- * an unknown user, or no cgroup2 mount. sys_root: where the cgroup
+ * an unknown user, no cgroup2 mount, or a --cgroup directory that is on
+ * no cgroup filesystem (a symbolic link is resolved once, here, and must
+ * lead into one). sys_root: where the cgroup
  * filesystem is looked for first (cgroupfs.h). */
 int pt_matcher_init(struct pt_matcher *m, const struct pt_selector *selector, int proc_root_fd, const char *sys_root,
                     char *err, size_t errlen);
@@ -77,7 +98,8 @@ bool pt_matcher_test(const struct pt_matcher *m, struct pt_candidate *c);
  * group names the cgroup directly below the target's that holds it
  * (PT_CGROUP_OWN when none does), or for a glob of units the unit; valid
  * during the call. 0, or -errno when there is no such cgroup now
- * (-ENOENT), or it cannot be opened. */
+ * (-ENOENT), or it cannot be opened (-EXDEV: it is on no cgroup
+ * filesystem). What it could not use is added to the matcher's notes. */
 int pt_matcher_scan_cgroup(struct pt_matcher *m, struct pt_buf *buf, int (*fn)(pid_t pid, const char *group, void *arg),
                            void *arg);
 /* The cgroup hierarchies, for --cgroup and --unit. */
@@ -86,5 +108,7 @@ const struct pt_cgroupfs *pt_matcher_cgroupfs(const struct pt_matcher *m);
 const struct pt_sdunit *pt_matcher_unit(const struct pt_matcher *m);
 /* The cgroup's directory, for --cgroup. */
 const char *pt_matcher_cgroup(const struct pt_matcher *m);
+/* What the scans met and could not use, for the target to say once. */
+struct pt_cgscan_notes *pt_matcher_notes(struct pt_matcher *m);
 
 #endif

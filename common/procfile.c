@@ -119,6 +119,31 @@ ssize_t pt_read_file_at(int dirfd, const char *path, struct pt_buf *buf)
     return n;
 }
 
+int pt_open_regular_at(int dirfd, const char *name, int flags)
+{
+    int fd = openat(dirfd, name, flags | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return -EINVAL;
+    }
+    return fd;
+}
+
+ssize_t pt_read_regular_at(int dirfd, const char *name, struct pt_buf *buf)
+{
+    int fd = pt_open_regular_at(dirfd, name, O_RDONLY);
+    if (fd < 0) {
+        pt_buf_reset(buf);
+        return fd;
+    }
+    ssize_t n = pt_pread_all(fd, buf);
+    close(fd);
+    return n;
+}
+
 int pt_open_at(int dirfd, const char *name)
 {
     int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);

@@ -31,6 +31,16 @@ ssize_t pt_pread_record(int fd, struct pt_buf *buf);
  * length or -errno (buf then empty). */
 ssize_t pt_read_file_at(int dirfd, const char *path, struct pt_buf *buf);
 
+/* A file someone else may have made (a cgroup's): name under dirfd
+ * opened without ever blocking (O_NONBLOCK: a FIFO or a device put where
+ * a cgroup file should be opens at once) and without following a last
+ * symbolic link, refused when it is no regular file. Returns fd, or
+ * -errno: -EINVAL for a file that is not regular. */
+int pt_open_regular_at(int dirfd, const char *name, int flags);
+
+/* The same, read whole into buf and closed: length or -errno. */
+ssize_t pt_read_regular_at(int dirfd, const char *name, struct pt_buf *buf);
+
 /* openat(dirfd, name, O_RDONLY|O_CLOEXEC). Returns fd or -errno. */
 int pt_open_at(int dirfd, const char *name);
 

@@ -93,8 +93,32 @@ static void set_group_dirs(struct pt_target *t)
     free(dirs);
 }
 
+/* What the scans of the cgroups could not use, each said once. */
+static void say_scan_notes(struct pt_target *t)
+{
+    static const char *const why[] = {
+        "is on no cgroup filesystem (statfs type not cgroup2 or cgroup): refused, its cgroup.procs could "
+        "name any process",
+        "is no regular file (a FIFO, a device, a link): not read, its processes are not followed",
+        "has sub-cgroups below the depth scanned: they are not scanned, their processes are missed unless a "
+        "member forks them",
+    };
+    struct pt_cgscan_notes *n = pt_matcher_notes(&t->matcher);
+    for (unsigned i = 0; i < 3; i++) {
+        if (!(n->met & ~n->said & (1u << i)))
+            continue;
+        n->said |= 1u << i;
+        char q[PT_QUOTED_MAX], depth[64] = "";
+        if (i == 2)
+            snprintf(depth, sizeof(depth), " (%d levels below the target's cgroup are scanned)", PT_CGROUP_SCAN_DEPTH);
+        pt_target_logf(t, PT_LOG_WARNING, "\"%s\" %s%s", pt_escape(q, sizeof(q), n->path[i]), why[i], depth);
+    }
+}
+
 void pt_target_cgroups_found(struct pt_target *t)
 {
+    if (t->has_matcher)
+        say_scan_notes(t);
     if (!t->has_cgroups)
         return;
     const char *const *dirs;
