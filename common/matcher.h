@@ -42,7 +42,7 @@ enum {
     PT_CGSCAN_TOO_DEEP = 4,     /* sub-cgroups below PT_CGROUP_SCAN_DEPTH levels: not scanned */
 };
 struct pt_cgscan_notes {
-    unsigned met, said; /* bits of the above */
+    unsigned met, said;                 /* bits of the above */
     char path[3][PT_CGROUPFS_PATH_MAX]; /* by bit: the first path met (cut to fit) */
 };
 
@@ -51,12 +51,12 @@ struct pt_cgscan_notes {
 
 struct pt_matcher {
     enum pt_selector_kind kind;
-    regex_t regex;         /* MATCH */
-    char *exe;             /* EXE */
-    uid_t uid;             /* USER */
-    char *cgroup;          /* CGROUP: the directory in the cgroup2 filesystem */
-    struct pt_sdunit unit; /* UNIT */
-    struct pt_cgroupfs fs; /* CGROUP, UNIT: the hierarchies, found once */
+    regex_t regex;                /* MATCH */
+    char *exe;                    /* EXE */
+    uid_t uid;                    /* USER */
+    char *cgroup;                 /* CGROUP: the directory in the cgroup2 filesystem */
+    struct pt_sdunit unit;        /* UNIT */
+    struct pt_cgroupfs fs;        /* CGROUP, UNIT: the hierarchies, found once */
     struct pt_cgscan_notes notes; /* CGROUP, UNIT */
     bool has_regex, has_unit;
 };
