@@ -8,10 +8,11 @@
 #include "base.h"
 #include "saturate.h"
 
-void pt_cgacct_init(struct pt_cgacct *a, const struct pt_cgroupfs *fs)
+void pt_cgacct_init(struct pt_cgacct *a, const struct pt_cgroupfs *fs, struct pt_fd_budget *budget)
 {
     memset(a, 0, sizeof(*a));
     a->fs = *fs;
+    a->budget = budget;
 }
 
 static void close_entry(struct pt_cgentry *e)
@@ -47,7 +48,8 @@ static void open_entry(struct pt_cgacct *a, struct pt_cgentry *e, bool whole)
 {
     struct pt_cgroup_dirs dirs;
     memset(&e->current, 0, sizeof(e->current));
-    if (pt_cgroupfs_dirs_of(&a->fs, e->dir, &dirs) != 0 || pt_cgstat_open(&e->stat, &dirs, &a->buf) != 0)
+    e->error = pt_cgroupfs_dirs_of(&a->fs, e->dir, &dirs);
+    if (e->error != 0 || pt_cgstat_open(&e->stat, &dirs, a->budget, &a->buf) != 0)
         return;
     e->open = true;
     e->ino = inode_of(&dirs);
@@ -173,6 +175,16 @@ const struct pt_cgvalues *pt_cgacct_values_of(const struct pt_cgacct *a, const c
 {
     const struct pt_cgentry *e = find(a, dir);
     return e ? &e->last : NULL;
+}
+
+const char *pt_cgacct_unreadable(const struct pt_cgacct *a, int *error)
+{
+    for (size_t i = 0; i < a->n; i++)
+        if (a->entries[i].error) {
+            *error = a->entries[i].error;
+            return a->entries[i].dir;
+        }
+    return NULL;
 }
 
 bool pt_cgacct_missing(const struct pt_cgacct *a, char *out, size_t len)

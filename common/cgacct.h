@@ -41,6 +41,7 @@ struct pt_cgentry {
     char *dir; /* as the target names it (its key), in any hierarchy */
     struct pt_cgstat stat;
     bool open;
+    int error;                            /* why its files cannot be had (pt_cgroupfs_dirs_of), or 0 */
     uint64_t ino;                         /* its directory's inode when opened */
     uint64_t base[PT_CGQ_CUMULATIVE_END]; /* the cumulative values at the last interval's end */
     bool named;                           /* by the last pt_cgacct_set */
@@ -50,6 +51,7 @@ struct pt_cgentry {
 
 struct pt_cgacct {
     struct pt_cgroupfs fs;
+    struct pt_fd_budget *budget; /* the kept descriptors' (cgstat.h), or NULL */
     struct pt_cgentry *entries;
     size_t n, cap;
     bool started;              /* a set was made: cgroups that appear later count whole */
@@ -57,7 +59,8 @@ struct pt_cgacct {
     struct pt_buf buf;
 };
 
-void pt_cgacct_init(struct pt_cgacct *a, const struct pt_cgroupfs *fs);
+/* budget: where the cgroups' kept descriptors come from (NULL: none). */
+void pt_cgacct_init(struct pt_cgacct *a, const struct pt_cgroupfs *fs, struct pt_fd_budget *budget);
 void pt_cgacct_free(struct pt_cgacct *a);
 
 /* The cgroups now (each a directory in any hierarchy of fs): new ones
@@ -74,6 +77,11 @@ void pt_cgacct_end_interval(struct pt_cgacct *a, struct pt_cgvalues *sum);
 
 /* The last interval's values of the cgroup named dir, or NULL. */
 const struct pt_cgvalues *pt_cgacct_values_of(const struct pt_cgacct *a, const char *dir);
+
+/* A cgroup whose files cannot be had by their path (pt_cgroupfs_dirs_of:
+ * below no cgroup mount, or a path too long), its error in *error; NULL
+ * when there is none. */
+const char *pt_cgacct_unreadable(const struct pt_cgacct *a, int *error);
 
 /* What the kernel offers for none of the cgroups open, as the metrics'
  * files ("cpu.pressure, memory.current, ...") for the start line, ""

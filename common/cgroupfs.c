@@ -1,5 +1,7 @@
 #include "cgroupfs.h"
 
+#include <errno.h>
+
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -237,7 +239,9 @@ int pt_cgroupfs_dirs_of(const struct pt_cgroupfs *fs, const char *dir, struct pt
     for (int i = 0; i < PT_V1_COUNT && !rel; i++)
         rel = pt_cgroupfs_below(fs->v1[i], dir);
     if (!rel)
-        return -1;
+        return -EXDEV;
+    if (strlen(dir) >= PT_CGROUPFS_PATH_MAX)
+        return -ENAMETOOLONG;
     same_path(fs->v2, rel, dirs->v2, sizeof(dirs->v2));
     for (int i = 0; i < PT_V1_COUNT; i++)
         same_path(fs->v1[i], rel, dirs->v1[i], sizeof(dirs->v1[i]));

@@ -45,7 +45,9 @@ struct pt_cgroup_dirs {
  * same path below the v2 mount and below each v1 controller's, where
  * that directory exists (systemd and container runtimes make a cgroup at
  * the same path in every hierarchy they manage). dirs gets "" for each
- * hierarchy without it. -1 when dir is under no hierarchy of fs. */
+ * hierarchy without it. 0, or -EXDEV when dir is under no hierarchy of
+ * fs (a symbolic link made elsewhere), -ENAMETOOLONG when it is
+ * PT_CGROUPFS_PATH_MAX bytes or longer: its files are then not read. */
 int pt_cgroupfs_dirs_of(const struct pt_cgroupfs *fs, const char *dir, struct pt_cgroup_dirs *dirs);
 
 /* Is dir a cgroup (does it hold cgroup.procs)? */

@@ -208,6 +208,42 @@ static int read_kept(int fd, struct pt_buf *buf, uint64_t *out)
     return n > 0 && pt_parse_single(buf->data, (size_t)n, out) == 0 ? 0 : -1;
 }
 
+/* The same, opened and closed around the read: a file past the budget. */
+static int read_unkept(const char *dir, const char *name, struct pt_buf *buf, uint64_t *out)
+{
+    int fd = open_in(dir, name, O_RDONLY);
+    int r = read_kept(fd, buf, out);
+    if (fd >= 0)
+        close(fd);
+    return r;
+}
+
+/* The files of memory in use, the first there giving it. */
+static const struct {
+    const char *name;
+    int hierarchy;
+} current_files[] = {{"memory.current", PT_V2}, {"memory.usage_in_bytes", PT_V1_MEMORY}};
+
+/* fd kept when the budget allows (hot: read at every poll), else closed:
+ * fd or -1. */
+static int keep(struct pt_cgstat *s, int fd, bool hot)
+{
+    if (fd < 0 || !s->budget || pt_fd_budget_take(s->budget, hot))
+        return fd;
+    close(fd);
+    return -1;
+}
+
+static void give_back(struct pt_cgstat *s, int *fd, bool hot)
+{
+    if (*fd < 0)
+        return;
+    close(*fd);
+    *fd = -1;
+    if (s->budget)
+        pt_fd_budget_give(s->budget, hot);
+}
+
 /* A write to our own descriptor of memory.peak resets its peak to the
  * usage now, for reads through that descriptor only (Linux >= 6.12; the
  * string written is not parsed). Earlier kernels refuse the write. */
@@ -233,8 +269,10 @@ int pt_cgstat_read(struct pt_cgstat *s, struct pt_buf *buf)
         parse_file(&f, (enum file)i, buf, (size_t)n);
     }
     uint64_t v;
-    if (read_kept(s->current_fd, buf, &v) == 0)
+    if (pt_cgstat_read_current(s, buf, &v) == 0)
         put(&f, PT_CGQ_MEMORY_CURRENT, v), any = true;
+    if (s->peak_unkept && read_unkept(s->dirs.v2, "memory.peak", buf, &v) == 0)
+        put(&f, PT_CGQ_MEMORY_PEAK_LIFETIME, v);
     if (read_kept(s->peak_fd, buf, &v) == 0) {
         put(&f, s->peak_resets ? PT_CGQ_MEMORY_PEAK : PT_CGQ_MEMORY_PEAK_LIFETIME, v);
         if (s->peak_resets)
@@ -247,16 +285,26 @@ int pt_cgstat_read(struct pt_cgstat *s, struct pt_buf *buf)
 
 int pt_cgstat_read_current(struct pt_cgstat *s, struct pt_buf *buf, uint64_t *bytes)
 {
-    return read_kept(s->current_fd, buf, bytes);
+    if (s->current_fd >= 0 || s->current_file < 0)
+        return read_kept(s->current_fd, buf, bytes);
+    int i = s->current_file;
+    return read_unkept(dir_of(&s->dirs, current_files[i].hierarchy), current_files[i].name, buf, bytes);
 }
 
-int pt_cgstat_open(struct pt_cgstat *s, const struct pt_cgroup_dirs *dirs, struct pt_buf *buf)
+int pt_cgstat_open(struct pt_cgstat *s, const struct pt_cgroup_dirs *dirs, struct pt_fd_budget *budget,
+                   struct pt_buf *buf)
 {
     memset(s, 0, sizeof(*s));
     s->dirs = *dirs;
-    s->current_fd = open_in(dirs->v2, "memory.current", O_RDONLY);
-    if (s->current_fd < 0)
-        s->current_fd = open_in(dirs->v1[PT_V1_MEMORY], "memory.usage_in_bytes", O_RDONLY);
+    s->budget = budget;
+    s->current_file = -1;
+    s->current_fd = -1;
+    for (int i = 0; i < (int)(sizeof(current_files) / sizeof(current_files[0])) && s->current_file < 0; i++) {
+        s->current_fd = open_in(dir_of(dirs, current_files[i].hierarchy), current_files[i].name, O_RDONLY);
+        if (s->current_fd >= 0)
+            s->current_file = i;
+    }
+    s->current_fd = keep(s, s->current_fd, true);
     /* read-write where we may: the reset is tried, not assumed */
     bool writable = true;
     s->peak_fd = open_in(dirs->v2, "memory.peak", O_RDWR);
@@ -264,6 +312,9 @@ int pt_cgstat_open(struct pt_cgstat *s, const struct pt_cgroup_dirs *dirs, struc
         writable = false;
         s->peak_fd = open_in(dirs->v2, "memory.peak", O_RDONLY);
     }
+    bool peak = s->peak_fd >= 0;
+    s->peak_fd = keep(s, s->peak_fd, false);
+    s->peak_unkept = peak && s->peak_fd < 0;
     if (pt_cgstat_read(s, buf) != 0) { /* the lifetime peak, before any reset */
         pt_cgstat_close(s);
         return -1;
@@ -277,9 +328,6 @@ int pt_cgstat_open(struct pt_cgstat *s, const struct pt_cgroup_dirs *dirs, struc
 
 void pt_cgstat_close(struct pt_cgstat *s)
 {
-    if (s->current_fd >= 0)
-        close(s->current_fd);
-    if (s->peak_fd >= 0)
-        close(s->peak_fd);
-    s->current_fd = s->peak_fd = -1;
+    give_back(s, &s->current_fd, true);
+    give_back(s, &s->peak_fd, false);
 }

@@ -13,8 +13,11 @@
  *
  * Descriptors: memory.current (or v1's memory.usage_in_bytes) and
  * memory.peak are kept open (the poll reads the first; the second must
- * be the same descriptor across a reset); the others are opened at each
- * read, once per interval. */
+ * be the same descriptor across a reset) as the descriptor budget allows
+ * (fdbudget.h: the first counts as a hot file, read at every poll, the
+ * second as a cold one); the others are opened at each read, once per
+ * interval. Past the budget memory in use is opened, read and closed at
+ * each poll, and memory.peak at each read, unreset: the lifetime peak. */
 #ifndef PROCTREE_CGSTAT_H
 #define PROCTREE_CGSTAT_H
 
@@ -23,21 +26,27 @@
 
 #include "buf.h"
 #include "cgroupfs.h"
+#include "fdbudget.h"
 #include "quantities.h"
 
 struct pt_cgstat {
     struct pt_cgroup_dirs dirs;
-    int current_fd; /* memory.current or v1 memory.usage_in_bytes, or -1 */
-    int peak_fd;    /* v2 memory.peak, or -1 */
+    struct pt_fd_budget *budget; /* or NULL: keep every descriptor */
+    int current_file;            /* which file gives memory in use (cgstat.c), or -1 */
+    int current_fd;              /* it, kept open, or -1 */
+    int peak_fd;                 /* v2 memory.peak kept open, or -1 */
+    bool peak_unkept;            /* memory.peak is there, past the budget: read at each read */
     bool peak_resets;
     uint32_t offered;             /* bits 1u << enum pt_cgq */
     uint64_t value[PT_CGQ_COUNT]; /* the last read */
     uint32_t read;                /* bits of value set by the last read */
 };
 
-/* Open the cgroup whose files are in dirs: 0, or -1 when none of its
- * files can be read (the cgroup is gone). */
-int pt_cgstat_open(struct pt_cgstat *s, const struct pt_cgroup_dirs *dirs, struct pt_buf *buf);
+/* Open the cgroup whose files are in dirs, its kept descriptors taken
+ * from budget (NULL: no budget): 0, or -1 when none of its files can be
+ * read (the cgroup is gone). */
+int pt_cgstat_open(struct pt_cgstat *s, const struct pt_cgroup_dirs *dirs, struct pt_fd_budget *budget,
+                   struct pt_buf *buf);
 void pt_cgstat_close(struct pt_cgstat *s);
 
 /* The poll: memory in use now, in bytes. 0, or -1 when it cannot be had. */

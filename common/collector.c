@@ -559,8 +559,9 @@ static void note_budget(struct pt_collector *c)
         return;
     c->said_budget = true;
     pt_logf(PT_LOG_WARNING,
-            "descriptor budget reached: %zu /proc files kept open; the others are opened and closed at each "
-            "read (slower, same numbers)",
+            "descriptor budget reached: %zu /proc and cgroup files kept open; the others are opened and closed "
+            "at each read (slower, same numbers; a cgroup whose memory.peak is not kept reports its lifetime "
+            "peak, cgroup_memory_peak_lifetime, not the interval's)",
             c->fd_budget.limit);
 }
 

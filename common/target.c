@@ -258,13 +258,13 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
     }
     t->has_matcher = matching;
     t->options = *options;
+    t->budget = budget; /* before the cgroups, whose kept descriptors it counts */
     bool own_cgroup = selector->kind == PT_SELECT_CHILD && selector->path && selector->cgroupfs;
     if (options->collect_cgroup &&
         (selector->kind == PT_SELECT_CGROUP || selector->kind == PT_SELECT_UNIT || own_cgroup))
         pt_target_cgroups_init(t);
     t->selector.cgroupfs = NULL; /* the launcher's: read above, not kept */
     t->proc_root_fd = proc_root_fd;
-    t->budget = budget;
     t->page_size = sysconf(_SC_PAGESIZE);
     t->ticks_per_second = (double)sysconf(_SC_CLK_TCK);
     long cpus = sysconf(_SC_NPROCESSORS_CONF);

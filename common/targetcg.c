@@ -1,5 +1,6 @@
 #include "targetcg.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +14,8 @@ void pt_target_cgroups_init(struct pt_target *t)
     /* the matcher found the hierarchies; a launched command's cgroup may
      * be at another path in each (launch.h) */
     const struct pt_cgroupfs *fs = launched ? t->selector.cgroupfs : pt_matcher_cgroupfs(&t->matcher);
-    pt_cgacct_init(&t->cgroups, fs);
-    pt_cgacct_init(&t->group_cgroups, fs);
+    pt_cgacct_init(&t->cgroups, fs, t->budget);
+    pt_cgacct_init(&t->group_cgroups, fs, t->budget);
     t->has_cgroups = true;
     if (!launched)
         return;
@@ -70,23 +71,35 @@ static void group_dir(const struct pt_target *t, const char *group, char *out, s
         snprintf(out, len, "%s/%s", dirs[0], group);
 }
 
-/* The groups the last scan found, each once, as directories. */
+/* name's directory added to dirs (n of them) unless it is there. */
+static void add_group_dir(const struct pt_target *t, const char *name, char ***dirs, size_t *n)
+{
+    char dir[PT_CGROUPFS_PATH_MAX + PT_GROUP_NAME_MAX];
+    group_dir(t, name, dir, sizeof(dir));
+    bool again = !dir[0];
+    for (size_t j = 0; j < *n && !again; j++)
+        again = strcmp((*dirs)[j], dir) == 0;
+    if (again)
+        return;
+    *dirs = pt_xrealloc_array(*dirs, *n + 1, sizeof(**dirs));
+    (*dirs)[(*n)++] = pt_xstrdup(dir);
+}
+
+/* The cgroups of the groups that have a line: those in use, then those
+ * the last scan found, as many as there are lines (--by-limit). A
+ * cgroup past them would go to "other", whose line carries no cgroup's
+ * values: it is never opened, its descriptors never taken. */
 static void set_group_dirs(struct pt_target *t)
 {
+    const struct pt_groups *gs = &t->ledger.groups;
     const char *names = t->scan_groups.data;
     size_t len = t->scan_groups.len, n = 0;
     char **dirs = NULL;
-    for (size_t at = 0; at < len; at += strlen(names + at) + 1) {
-        char dir[PT_CGROUPFS_PATH_MAX + PT_GROUP_NAME_MAX];
-        group_dir(t, names + at, dir, sizeof(dir));
-        bool again = !dir[0];
-        for (size_t j = 0; j < n && !again; j++)
-            again = strcmp(dirs[j], dir) == 0;
-        if (again)
-            continue;
-        dirs = pt_xrealloc_array(dirs, n + 1, sizeof(*dirs));
-        dirs[n++] = pt_xstrdup(dir);
-    }
+    for (uint32_t i = 0; i < gs->limit; i++)
+        if (gs->list[i].in_use)
+            add_group_dir(t, gs->list[i].name, &dirs, &n);
+    for (size_t at = 0; at < len && n < gs->limit; at += strlen(names + at) + 1)
+        add_group_dir(t, names + at, &dirs, &n);
     pt_cgacct_set(&t->group_cgroups, (const char *const *)dirs, n);
     for (size_t j = 0; j < n; j++)
         free(dirs[j]);
@@ -115,6 +128,24 @@ static void say_scan_notes(struct pt_target *t)
     }
 }
 
+/* A cgroup whose files cannot be had by their path, said once for the
+ * target's cgroups and once for its groups'. */
+static void say_unreadable(struct pt_target *t, const struct pt_cgacct *a, bool *said, const char *whose)
+{
+    int error;
+    const char *dir = *said ? NULL : pt_cgacct_unreadable(a, &error);
+    if (!dir)
+        return;
+    *said = true;
+    char q[PT_QUOTED_MAX], over[64];
+    snprintf(over, sizeof(over), "over %d bytes", PT_CGROUPFS_PATH_MAX - 1);
+    pt_target_logf(t, PT_LOG_WARNING,
+                   "cgroup_* metrics of %s: the path \"%s\" is %s: its cgroup files are not read, "
+                   "cgroup_* left out (its processes are followed)",
+                   whose, pt_escape(q, sizeof(q), dir),
+                   error == -ENAMETOOLONG ? over : "below no cgroup mount (a symbolic link made after the start?)");
+}
+
 void pt_target_cgroups_found(struct pt_target *t)
 {
     if (t->has_matcher)
@@ -124,8 +155,11 @@ void pt_target_cgroups_found(struct pt_target *t)
     const char *const *dirs;
     size_t n = target_dirs(t, &dirs);
     pt_cgacct_set(&t->cgroups, dirs, n);
-    if (t->options.breakdown == PT_BY_CGROUP)
+    say_unreadable(t, &t->cgroups, &t->said_unreadable, "the target");
+    if (t->options.breakdown == PT_BY_CGROUP) {
         set_group_dirs(t);
+        say_unreadable(t, &t->group_cgroups, &t->said_group_unreadable, "a --by cgroup line");
+    }
     char missing[512];
     if (t->said_cgroups || !pt_cgacct_missing(&t->cgroups, missing, sizeof(missing)))
         return; /* said once, when a cgroup is first open (it may appear later) */

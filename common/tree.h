@@ -71,7 +71,7 @@ struct pt_target {
     /* A cgroup target's cgroups (targetcg.h): the kernel's accounting of
      * the target's, and with --by cgroup of each line's; the last
      * interval's values of the target's; the start line said */
-    bool has_cgroups, said_cgroups;
+    bool has_cgroups, said_cgroups, said_unreadable, said_group_unreadable;
     struct pt_cgacct cgroups, group_cgroups;
     struct pt_cgvalues cgroup_sum;
 

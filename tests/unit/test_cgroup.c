@@ -211,7 +211,7 @@ START_TEST(test_v2_everything)
     struct pt_cgroup_dirs dirs = dirs_of("cg", NULL);
     struct pt_cgstat s;
     struct pt_buf buf = {0};
-    ck_assert_int_eq(pt_cgstat_open(&s, &dirs, &buf), 0);
+    ck_assert_int_eq(pt_cgstat_open(&s, &dirs, NULL, &buf), 0);
     ck_assert(s.peak_resets);
     uint32_t all = BIT(PT_CGQ_COUNT) - 1;
     ck_assert_uint_eq(s.offered, all & ~BIT(PT_CGQ_MEMORY_PEAK_LIFETIME));
@@ -249,7 +249,7 @@ static int lifetime_peak_checks(void)
     struct pt_cgroup_dirs dirs = dirs_of("cg", NULL);
     struct pt_cgstat s;
     struct pt_buf buf = {0};
-    if (pt_cgstat_open(&s, &dirs, &buf) != 0)
+    if (pt_cgstat_open(&s, &dirs, NULL, &buf) != 0)
         return 1;
     int failed = s.peak_resets                                     ? 2
                  : !(s.offered & BIT(PT_CGQ_MEMORY_PEAK_LIFETIME)) ? 3
@@ -311,7 +311,7 @@ START_TEST(test_hybrid_v2_and_v1)
     struct pt_cgroup_dirs dirs = dirs_of("cg", "mem");
     struct pt_cgstat s;
     struct pt_buf buf = {0};
-    ck_assert_int_eq(pt_cgstat_open(&s, &dirs, &buf), 0);
+    ck_assert_int_eq(pt_cgstat_open(&s, &dirs, NULL, &buf), 0);
     ck_assert_uint_eq(s.offered, BIT(PT_CGQ_CPU_USER_US) | BIT(PT_CGQ_CPU_SYSTEM_US) | BIT(PT_CGQ_CPU_SOME_US) |
                                      BIT(PT_CGQ_CPU_FULL_US) | BIT(PT_CGQ_MEMORY_CURRENT) |
                                      BIT(PT_CGQ_MEMORY_PEAK_LIFETIME) | BIT(PT_CGQ_OOM_KILLS));
@@ -345,7 +345,7 @@ START_TEST(test_v2_first_then_v1)
     snprintf(dirs.v1[PT_V1_CPUACCT], sizeof(dirs.v1[PT_V1_CPUACCT]), "%s/cpu", root);
     struct pt_cgstat s;
     struct pt_buf buf = {0};
-    ck_assert_int_eq(pt_cgstat_open(&s, &dirs, &buf), 0);
+    ck_assert_int_eq(pt_cgstat_open(&s, &dirs, NULL, &buf), 0);
     ck_assert_uint_eq(s.value[PT_CGQ_CPU_USER_US], 600);
     ck_assert_uint_eq(s.value[PT_CGQ_THROTTLED_US], 5000);
     ck_assert_uint_eq(s.value[PT_CGQ_THROTTLED_PERIODS], 4);
@@ -366,7 +366,7 @@ START_TEST(test_cgacct_intervals)
     memset(&fs, 0, sizeof(fs));
     snprintf(fs.v2, sizeof(fs.v2), "%s/sys/fs/cgroup", root);
     struct pt_cgacct a;
-    pt_cgacct_init(&a, &fs);
+    pt_cgacct_init(&a, &fs, NULL);
     char dir[600];
     snprintf(dir, sizeof(dir), "%s/svc", fs.v2);
     const char *dirs[] = {dir};
@@ -423,7 +423,7 @@ START_TEST(test_cgacct_two_cgroups)
     memset(&fs, 0, sizeof(fs));
     snprintf(fs.v2, sizeof(fs.v2), "%s/sys/fs/cgroup", root);
     struct pt_cgacct a;
-    pt_cgacct_init(&a, &fs);
+    pt_cgacct_init(&a, &fs, NULL);
     char da[600], db[600];
     snprintf(da, sizeof(da), "%s/a", fs.v2);
     snprintf(db, sizeof(db), "%s/b", fs.v2);
