@@ -65,8 +65,38 @@ static struct pt_cgentry *find(const struct pt_cgacct *a, const char *dir)
     return NULL;
 }
 
+/* An open cgroup looked at again, its files found anew (a v1 directory
+ * made at its path since, a controller enabled for it since: systemd's
+ * MemoryAccounting=yes on a running unit). Taken only when it offers
+ * more; what it gains counts from now. */
+static void reprobe(struct pt_cgacct *a, struct pt_cgentry *e)
+{
+    struct pt_cgroup_dirs dirs;
+    struct pt_cgstat fresh;
+    if (pt_cgroupfs_dirs_of(&a->fs, e->dir, &dirs) != 0 || pt_cgstat_open(&fresh, &dirs, a->budget, &a->buf) != 0)
+        return;
+    uint32_t more = fresh.offered & ~e->stat.offered;
+    /* the interval's peak for the lifetime's, or back: no gain */
+    more &= ~((1u << PT_CGQ_MEMORY_PEAK) | (1u << PT_CGQ_MEMORY_PEAK_LIFETIME));
+    if (!more) {
+        pt_cgstat_close(&fresh);
+        return;
+    }
+    for (int q = 0; q < PT_CGQ_CUMULATIVE_END; q++)
+        if ((more >> q) & 1u)
+            e->base[q] = fresh.value[q];
+    pt_cgstat_close(&e->stat);
+    e->stat = fresh;
+    a->gained |= more;
+}
+
 void pt_cgacct_set(struct pt_cgacct *a, const char *const *dirs, size_t n)
 {
+    /* what is missing is looked for again now and then, never per poll */
+    bool probe = a->started && ++a->sets % PT_CGACCT_REPROBE_SETS == 0;
+    for (size_t i = 0; i < a->n && probe; i++)
+        if (a->entries[i].open)
+            reprobe(a, &a->entries[i]);
     for (size_t i = 0; i < a->n; i++)
         a->entries[i].named = false;
     for (size_t j = 0; j < n; j++) {
@@ -187,6 +217,28 @@ const char *pt_cgacct_unreadable(const struct pt_cgacct *a, int *error)
     return NULL;
 }
 
+/* The files of the quantities in mask, into out ("" for none). */
+static void describe(uint32_t mask, char *out, size_t len)
+{
+    /* one peak is enough: the interval's, or else the lifetime's */
+    const uint32_t peaks = (1u << PT_CGQ_MEMORY_PEAK_LIFETIME) | (1u << PT_CGQ_MEMORY_PEAK);
+    if ((mask & peaks) != peaks)
+        mask &= ~peaks;
+    size_t used = 0;
+    const char *last = "";
+    out[0] = '\0';
+    for (int q = 0; q < PT_CGQ_COUNT && used + 1 < len; q++) {
+        const char *src = pt_cgq_source((enum pt_cgq)q);
+        if (!((mask >> q) & 1u) || strcmp(src, last) == 0)
+            continue;
+        int n = snprintf(out + used, len - used, "%s%s", used ? ", " : "", src);
+        if (n < 0 || (size_t)n >= len - used)
+            break; /* cut: what fits */
+        used += (size_t)n;
+        last = src;
+    }
+}
+
 bool pt_cgacct_missing(const struct pt_cgacct *a, char *out, size_t len)
 {
     uint32_t offered = 0;
@@ -197,22 +249,14 @@ bool pt_cgacct_missing(const struct pt_cgacct *a, char *out, size_t len)
     out[0] = '\0';
     if (!any)
         return false;
-    /* one peak is enough: the interval's, or else the lifetime's */
-    if (offered & (1u << PT_CGQ_MEMORY_PEAK_LIFETIME))
-        offered |= 1u << PT_CGQ_MEMORY_PEAK;
-    if (offered & (1u << PT_CGQ_MEMORY_PEAK))
-        offered |= 1u << PT_CGQ_MEMORY_PEAK_LIFETIME;
-    size_t used = 0;
-    const char *last = "";
-    for (int q = 0; q < PT_CGQ_COUNT && used + 1 < len; q++) {
-        const char *src = pt_cgq_source((enum pt_cgq)q);
-        if ((offered >> q) & 1u || strcmp(src, last) == 0)
-            continue;
-        int n = snprintf(out + used, len - used, "%s%s", used ? ", " : "", src);
-        if (n < 0 || (size_t)n >= len - used)
-            break; /* cut: what fits */
-        used += (size_t)n;
-        last = src;
-    }
+    describe(~offered & ((1u << PT_CGQ_COUNT) - 1), out, len);
     return true;
+}
+
+bool pt_cgacct_gained(struct pt_cgacct *a, char *out, size_t len)
+{
+    uint32_t gained = a->gained;
+    a->gained = 0;
+    describe(gained, out, len);
+    return gained != 0;
 }

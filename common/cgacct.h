@@ -55,6 +55,8 @@ struct pt_cgacct {
     struct pt_cgentry *entries;
     size_t n, cap;
     bool started;              /* a set was made: cgroups that appear later count whole */
+    unsigned sets;             /* sets made, for the looks again at what is missing */
+    uint32_t gained;           /* quantities offered since last told (pt_cgacct_gained) */
     struct pt_extrema current; /* this interval's polls: the sum of memory in use */
     struct pt_buf buf;
 };
@@ -63,8 +65,14 @@ struct pt_cgacct {
 void pt_cgacct_init(struct pt_cgacct *a, const struct pt_cgroupfs *fs, struct pt_fd_budget *budget);
 void pt_cgacct_free(struct pt_cgacct *a);
 
+/* Every PT_CGACCT_REPROBE_SETS sets (a minute at the default discovery
+ * interval), the open cgroups' files are looked for again: a v1
+ * directory or a controller's files that appear later are then read. */
+#define PT_CGACCT_REPROBE_SETS 60
+
 /* The cgroups now (each a directory in any hierarchy of fs): new ones
- * are opened, those no longer named are closed. */
+ * are opened, those no longer named are closed; now and then, what the
+ * open ones lack is looked for again (PT_CGACCT_REPROBE_SETS). */
 void pt_cgacct_set(struct pt_cgacct *a, const char *const *dirs, size_t n);
 
 /* The poll: each cgroup's memory in use, and their sum, into this
@@ -88,5 +96,9 @@ const char *pt_cgacct_unreadable(const struct pt_cgacct *a, int *error);
  * when nothing is missing. False (and nothing said) when no cgroup is
  * open. */
 bool pt_cgacct_missing(const struct pt_cgacct *a, char *out, size_t len);
+
+/* What the looks again found since the last call, as the metrics'
+ * files into out; false when nothing was. */
+bool pt_cgacct_gained(struct pt_cgacct *a, char *out, size_t len);
 
 #endif

@@ -161,14 +161,18 @@ void pt_target_cgroups_found(struct pt_target *t)
         say_unreadable(t, &t->group_cgroups, &t->said_group_unreadable, "a --by cgroup line");
     }
     char missing[512];
+    if (pt_cgacct_gained(&t->cgroups, missing, sizeof(missing)))
+        pt_target_logf(t, PT_LOG_INFO, "cgroup_* metrics: the kernel offers %s for its cgroup now: reported from now",
+                       missing);
     if (t->said_cgroups || !pt_cgacct_missing(&t->cgroups, missing, sizeof(missing)))
         return; /* said once, when a cgroup is first open (it may appear later) */
     t->said_cgroups = true;
     if (missing[0])
         pt_target_logf(t, PT_LOG_INFO,
-                       "cgroup_* metrics: the kernel offers no %s for its cgroup (a controller not enabled there, "
-                       "or an older kernel): their metrics are left out",
-                       missing);
+                       "cgroup_* metrics: the kernel offers no %s for its cgroup yet (a controller not enabled there, "
+                       "or an older kernel): their metrics are left out until it does (looked for again every %d "
+                       "discoveries)",
+                       missing, PT_CGACCT_REPROBE_SETS);
 }
 
 void pt_target_cgroups_poll(struct pt_target *t)

@@ -152,6 +152,35 @@ class CgroupHostile(unittest.TestCase):
         self.assertIn("32 levels", said[0])
         self.assertEqual(cgh.total_points(execd, TARGET)[-1].fields["proc_processes"], 0)
 
+    # ------------------------------------------------ files that appear later
+
+    def test_v1_directory_made_later_is_picked_up(self):
+        """The v1 memory directory of the cgroup made after proctree opened
+        it (on this hybrid host, where v2 has no memory controller): the
+        start line says memory.current is not offered *yet*, a look again
+        (every 60 discoveries, 6 s here) finds it, one line says so, and
+        cgroup_memory_current_* is reported from then on (it never was)."""
+        if "memory" in cgh.v2_controllers():
+            self.skipTest("v2 has the memory controller: not the hybrid case")
+        cg = self.cgroup(("cpu", "cpuacct"))
+        w = cg.spawn(cgh.sleeper_argv())
+        memory = cg.dir("memory")
+        execd = self.execd(["--cgroup", cg.dir(), "--discovery-interval", "0.1s"])
+        cgh.wait_cgroup_batch(execd, TARGET)
+        start = warnings(execd, "offers no")
+        self.assertEqual(len(start), 1, execd.describe())
+        self.assertIn("memory.current", start[0])
+        self.assertIn(" yet ", start[0])
+        os.mkdir(memory)
+        cg.made.append(memory)
+        with open(os.path.join(memory, "cgroup.procs"), "w") as f:
+            f.write(str(w.pid))
+        execd.wait_for(lambda e: any("cgroup_memory_current_max" in p.fields for p in cgh.total_points(e, TARGET)),
+                       h.START_TIMEOUT, "cgroup_memory_current_max")
+        now = warnings(execd, "for its cgroup now")
+        self.assertEqual(len(now), 1, execd.describe())
+        self.assertIn("memory.current", now[0])
+
     # ------------------------------------------------ descriptors
 
     def test_by_cgroup_within_the_descriptor_budget(self):
