@@ -212,6 +212,7 @@ static int parse_process(const oconfig_item_t *ci, struct pt_collector *collecto
     const char *selector_key = NULL;
 
     pt_target_options_init(&options);
+    options.line_name_max = DATA_MAX_NAME_LEN - 1; /* a group's plugin instance, "TARGET-GROUP" */
 
     if (cf_util_get_string_buffer(ci, name, sizeof name) != 0) {
         option_error(ci, GLOBAL_BLOCK, "expects a name: <Process \"NAME\">");

@@ -53,7 +53,7 @@ void ptcd_dispatch(const struct pt_batch *batch)
         dispatch_report(&target->report, PT_SCOPE_PROC, target->name, time);
         for (size_t g = 0; g < target->n_groups; g++) {
             char instance[DATA_MAX_NAME_LEN];
-            group_instance(instance, sizeof instance, target->name, target->groups[g].name);
+            group_instance(instance, sizeof instance, target->name, target->groups[g].key);
             dispatch_report(&target->groups[g].report, PT_SCOPE_PROC, instance, time);
         }
     }

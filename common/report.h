@@ -24,9 +24,11 @@ struct pt_report {
     struct pt_value v[PT_METRIC_COUNT];
 };
 
-/* One group's line of a breakdown (its name is the group's). */
+/* One group's line of a breakdown: its group's name, and the name the
+ * frontends write, unique among the target's lines (groupkey.h). */
 struct pt_group_report {
     const char *name;
+    const char *key;
     struct pt_report report;
 };
 

@@ -58,6 +58,8 @@ struct pt_target_options {
     bool collect_cgroup;       /* a cgroup target's cgroup_* metrics (cgacct.h) */
     enum pt_breakdown breakdown;
     unsigned breakdown_limit; /* named groups at most; the rest are "other" */
+    size_t line_name_max;     /* bytes of "TARGET-GROUP" the frontend writes (collectd's
+                                 plugin instance: 127); 0: no limit (groupkey.h) */
 };
 
 /* All on; a 5 ms PSS budget; no breakdown. */
@@ -70,6 +72,7 @@ static inline void pt_target_options_init(struct pt_target_options *options)
     options->collect_cgroup = true;
     options->breakdown = PT_BY_NONE;
     options->breakdown_limit = PT_BREAKDOWN_LIMIT_DEFAULT;
+    options->line_name_max = 0;
 }
 
 #endif

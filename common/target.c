@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "groupkey.h"
 #include "lines.h"
 #include "membership.h"
 #include "saturate.h"
@@ -155,6 +156,12 @@ static void fill_group_reports(struct pt_target *t, double seconds, const struct
         r->name = g->name;
         pt_line_report(&line, units, &r->report);
     }
+    /* each line's name unique as the frontends write it, within their cut */
+    bool other_last = t->ledger.groups.list[t->ledger.groups.limit].in_use;
+    size_t cut = 0, max = t->options.line_name_max, own = strlen(t->name) + 1;
+    if (max)
+        cut = max > own + 2 * PT_GROUP_KEY_SUFFIX ? max - own : 2 * PT_GROUP_KEY_SUFFIX;
+    pt_group_keys(t->group_reports, t->n_group_reports, other_last, cut, t->group_keys, t->group_folds, t->group_order);
 }
 
 static struct pt_account *live_account(void *target, pid_t pid)
@@ -277,7 +284,11 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
     pt_ledger_init(&t->ledger, t->ticks_per_second, options->breakdown != PT_BY_NONE ? options->breakdown_limit : 0,
                    options->breakdown == PT_BY_PROCESS || options->breakdown == PT_BY_CGROUP);
     if (options->breakdown != PT_BY_NONE) {
-        t->group_reports = pt_xalloc((options->breakdown_limit + 1) * sizeof(*t->group_reports));
+        size_t lines = options->breakdown_limit + 1;
+        t->group_reports = pt_xalloc(lines * sizeof(*t->group_reports));
+        t->group_keys = pt_xalloc(lines * sizeof(*t->group_keys));
+        t->group_folds = pt_xalloc(lines * sizeof(*t->group_folds));
+        t->group_order = pt_xalloc(lines * sizeof(*t->group_order));
     }
     return 0;
 }
@@ -300,6 +311,9 @@ void pt_target_free(struct pt_target *t)
     pt_buf_free(&t->scan_groups);
     pt_ledger_free(&t->ledger);
     free(t->group_reports);
+    free(t->group_keys);
+    free(t->group_folds);
+    free(t->group_order);
     free(t->name);
     free((char *)t->selector.path);
     free((char *)t->selector.value);

@@ -16,6 +16,7 @@
 #include "cgacct.h"
 #include "exitrecords.h"
 #include "fdbudget.h"
+#include "groupkey.h"
 #include "ledger.h"
 #include "matcher.h"
 #include "member.h"
@@ -144,6 +145,9 @@ struct pt_target {
     /* With a breakdown (options.breakdown, its groups in the ledger):
      * their lines of the last interval (limit + 1 slots, allocated once). */
     struct pt_group_report *group_reports;
+    char (*group_keys)[PT_GROUP_KEY_MAX]; /* their keys (groupkey.h), and its scratch */
+    char (*group_folds)[PT_GROUP_KEY_MAX];
+    size_t *group_order;
     size_t n_group_reports;
 };
 

@@ -58,7 +58,7 @@ static int emit(struct loop *l)
         const struct pt_target_result *t = &b->targets[i];
         pt_lp_append_report(&l->out, t->name, PT_SCOPE_PROC, &t->report, b->timestamp_ns);
         for (size_t g = 0; g < t->n_groups; g++)
-            pt_lp_append_group_report(&l->out, t->name, t->breakdown_key, t->groups[g].name, &t->groups[g].report,
+            pt_lp_append_group_report(&l->out, t->name, t->breakdown_key, t->groups[g].key, &t->groups[g].report,
                                       b->timestamp_ns);
     }
     if (b->has_global)

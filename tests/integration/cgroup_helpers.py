@@ -194,6 +194,23 @@ class TestCgroup:
         self.workloads.append(w)
         return w
 
+    def spawn_in_subs(self, names):
+        """A sleeper in each sub-cgroup of names (made here), all forked by
+        one shell in this cgroup; returns once each is in its sub-cgroup in
+        every hierarchy (a scan finds it there, never on its way)."""
+        for name in names:
+            self.make_sub(name)
+        dirs = " ".join(f'"{self.dir(hier)}"' for hier in self.hierarchies())
+        names_text = "".join(n + "\n" for n in names)
+        script = ('while IFS= read -r sub; do sh -c \'for d in ' + dirs + '; do echo $$ > "$d/$1/cgroup.procs"; '
+                  'done; exec sleep 1000000\' sh "$sub" & done <<\'PT_EOF\'\n' + names_text + 'PT_EOF\n'
+                  'echo "ready $$"; wait')
+        self.spawn(["sh", "-c", script])
+
+        def settled():
+            return all(self.read("cgroup.procs", hier, n).strip() for n in names for hier in self.hierarchies())
+        h.wait_until(settled, h.START_TIMEOUT, "a sleeper in every sub-cgroup")
+
     # -- the v2 freezer
 
     def set_frozen(self, frozen):

@@ -181,6 +181,30 @@ class CgroupHostile(unittest.TestCase):
         self.assertEqual(len(now), 1, execd.describe())
         self.assertIn("memory.current", now[0])
 
+    # ------------------------------------------------ names written alike
+
+    def test_by_cgroup_names_written_alike_stay_apart(self):
+        """Sub-cgroups "tab<TAB>x" and "tab_x" are both written cgroup=tab_x:
+        one line overwrote the other. Now "tab_x" keeps its name, the other
+        gets a suffix, the same at every interval, and each line is its own
+        process's."""
+        cg = self.cgroup(("memory",))
+        cg.spawn_in_subs(["tab\tx", "tab_x"])
+        execd = self.execd(["--cgroup", cg.dir(), "--by", "cgroup"])
+        execd.wait_batches(4)
+        batches = [[p for p in points if p.tags.get("target") == TARGET and "cgroup" in p.tags]
+                   for _, points in execd.batches()][2:]
+        for lines in batches:
+            tags = sorted(p.tags["cgroup"] for p in lines if p.tags["cgroup"].startswith("tab"))
+            self.assertEqual(len(tags), 2, execd.describe())
+            self.assertEqual(tags[0], "tab_x")
+            self.assertRegex(tags[1], r"^tab_x~[0-9a-f]{8}$")
+            self.assertEqual(tags, sorted(p.tags["cgroup"] for p in batches[0]
+                                          if p.tags["cgroup"].startswith("tab")))
+            for p in lines:
+                if p.tags["cgroup"].startswith("tab"):
+                    self.assertEqual(p.fields["proc_processes"], 1, p.raw)
+
     # ------------------------------------------------ descriptors
 
     def test_by_cgroup_within_the_descriptor_budget(self):
@@ -194,16 +218,7 @@ class CgroupHostile(unittest.TestCase):
             self.skipTest("no prlimit")
         cg = self.cgroup(("memory",))
         count = 300
-        for i in range(count):
-            cg.make_sub(f"s{i}")
-        moves = "; ".join(f"echo $$ > {d}/s$i/cgroup.procs" for d in (cg.dir(), cg.dir("memory")))
-        script = (f'for i in $(seq 0 {count - 1}); do sh -c \'{moves}; exec sleep 1000000\' & done; '
-                  'echo "ready $$"; wait')
-        cg.spawn(["sh", "-c", script.replace("$i", "'$i'")])
-        def settled():
-            return all(cg.read("cgroup.procs", hier, f"s{i}").strip()
-                       for i in range(count) for hier in cg.hierarchies())
-        h.wait_until(settled, h.START_TIMEOUT, "a sleeper in every sub-cgroup")
+        cg.spawn_in_subs([f"s{i}" for i in range(count)])
         execd = self.execd(["--cgroup", cg.dir(), "--by", "cgroup", "--by-limit", "1000"],
                            wrapper=["prlimit", "--nofile=200:200", "--"])
         execd.wait_for(lambda e: any(p.fields.get("proc_processes", 0) >= count
