@@ -58,16 +58,38 @@ static uint32_t hash_of(const char *name)
     return h;
 }
 
-struct sort {
-    char (*folds)[PT_GROUP_KEY_MAX];
-};
-
-static int by_fold(const void *a, const void *b, void *arg)
+/* Does line i's fold come after line j's (ties by index)? */
+static bool after(char (*folds)[PT_GROUP_KEY_MAX], size_t i, size_t j)
 {
-    const struct sort *s = arg;
-    size_t i = *(const size_t *)a, j = *(const size_t *)b;
-    int c = strcmp(s->folds[i], s->folds[j]);
-    return c ? c : (i > j) - (i < j);
+    int c = strcmp(folds[i], folds[j]);
+    return c ? c > 0 : i > j;
+}
+
+static void sift_down(size_t *order, size_t at, size_t n, char (*folds)[PT_GROUP_KEY_MAX])
+{
+    for (size_t child; (child = 2 * at + 1) < n; at = child) {
+        if (child + 1 < n && after(folds, order[child + 1], order[child]))
+            child++;
+        if (!after(folds, order[child], order[at]))
+            return;
+        size_t swap = order[at];
+        order[at] = order[child];
+        order[child] = swap;
+    }
+}
+
+/* order[] by fold: a heap sort, in place (qsort may allocate, and an
+ * interval's end allocates nothing). */
+static void sort_by_fold(size_t *order, size_t n, char (*folds)[PT_GROUP_KEY_MAX])
+{
+    for (size_t i = n / 2; i-- > 0;)
+        sift_down(order, i, n, folds);
+    for (size_t end = n; end-- > 1;) {
+        size_t swap = order[0];
+        order[0] = order[end];
+        order[end] = swap;
+        sift_down(order, 0, end, folds);
+    }
 }
 
 void pt_group_keys(struct pt_group_report *r, size_t n, bool other_last, size_t cut, char (*keys)[PT_GROUP_KEY_MAX],
@@ -82,8 +104,7 @@ void pt_group_keys(struct pt_group_report *r, size_t n, bool other_last, size_t 
         r[i].key = keys[i];
         order[i] = i;
     }
-    struct sort s = {folds};
-    qsort_r(order, n, sizeof(*order), by_fold, &s);
+    sort_by_fold(order, n, folds);
     for (size_t run = 0; run < n;) {
         size_t end = run + 1;
         while (end < n && strcmp(folds[order[run]], folds[order[end]]) == 0)

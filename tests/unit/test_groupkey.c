@@ -8,7 +8,7 @@
 #include "groupkey.h"
 #include "unit.h"
 
-#define N 8
+#define N 64
 
 static struct pt_group_report r[N];
 static char keys[N][PT_GROUP_KEY_MAX], folds[N][PT_GROUP_KEY_MAX];
@@ -103,6 +103,27 @@ START_TEST(test_a_group_named_other)
 }
 END_TEST
 
+START_TEST(test_many_pairs)
+{
+    /* 30 pairs written alike, given in an order the sort must undo */
+    static char names[60][16];
+    const char *p[60];
+    for (int i = 0; i < 30; i++) {
+        snprintf(names[59 - 2 * i], sizeof(names[0]), "n%02d_", i);
+        snprintf(names[2 * i % 59], sizeof(names[0]), "n%02d\t", i);
+    }
+    for (int i = 0; i < 60; i++)
+        p[i] = names[i];
+    keys_of(p, 60, false, 0);
+    for (int i = 0; i < 60; i++)
+        for (int j = i + 1; j < 60; j++)
+            ck_assert_str_ne(r[i].key, r[j].key);
+    for (int i = 0; i < 60; i++)
+        if (strchr(names[i], '_'))
+            ck_assert_str_eq(r[i].key, names[i]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("groupkey");
@@ -113,6 +134,7 @@ int main(void)
     tcase_add_test(tc, test_cut_names_stay_apart);
     tcase_add_test(tc, test_cut_keeps_utf8_whole);
     tcase_add_test(tc, test_a_group_named_other);
+    tcase_add_test(tc, test_many_pairs);
     suite_add_tcase(s, tc);
     return unit_run(s);
 }
