@@ -3,6 +3,8 @@
 - Two sub-cgroups whose names agree in their first 130 bytes are cut alike
   at collectd's 127-byte plugin instance ("cg-" and the group): one value
   list overwrote the other. Each gets its own instance now (groupkey.h).
+- A FIFO bound over the cgroup's cgroup.procs made `collectd -T` (and the
+  daemon) wait for ever: it is refused, one line names it, -T ends.
 - 600 sub-cgroups, a process in each, BreakDownLimit 1000, under
   systemd's usual 1,024 open-files limit (collectd's csv writer then takes
   seconds a read for the 600 groups' values: a slow run, not a fault): each cgroup kept a descriptor
@@ -12,7 +14,9 @@
 
 import os
 import resource
+import shutil
 import signal
+import subprocess
 import tempfile
 import unittest
 
@@ -67,6 +71,27 @@ class CollectdCgroupHostile(unittest.TestCase):
             self.assertRegex(instance, r"~[0-9a-f]{8}$")
             rows = collectd.wait_csv(instance, "proc_processes", count=2)
             self.assertTrue(all(v == 1 for _, v in rows), (instance, rows))
+
+    def test_fifo_cgroup_procs_in_test_mode(self):
+        if not shutil.which("unshare"):
+            self.skipTest("no unshare")
+        cg = self.cgroup()
+        tmp = tempfile.TemporaryDirectory(prefix="proctree-collectd-cgh-")
+        self.addCleanup(tmp.cleanup)
+        fifo = os.path.join(tmp.name, "fifo")
+        os.mkfifo(fifo)
+        procs = cg.path("cgroup.procs")
+        collectd = ch.Collectd(tmp.name, ch.process_block("cg", f'Cgroup "{cg.rel}"'))
+        run = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c",
+                              f'mount --bind "{fifo}" "{procs}" && exec "$@"', "sh",
+                              ch.COLLECTD, "-T", "-C", collectd.conf],
+                             stdin=subprocess.DEVNULL, capture_output=True, timeout=h.START_TIMEOUT,
+                             env=ch.sanitized_env())
+        log = collectd.log() + run.stdout.decode(errors="replace") + run.stderr.decode(errors="replace")
+        self.assertEqual(run.returncode, 0, log[-3000:])
+        said = [l for l in log.splitlines() if "is no regular file" in l]
+        self.assertEqual(len(said), 1, log[-3000:])
+        self.assertIn(procs, said[0])
 
     def test_many_sub_cgroups_under_the_usual_limit(self):
         cg = self.cgroup()
