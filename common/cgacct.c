@@ -71,13 +71,15 @@ static struct pt_cgentry *find(const struct pt_cgacct *a, const char *dir)
  * more; what it gains counts from now. */
 static void reprobe(struct pt_cgacct *a, struct pt_cgentry *e)
 {
+    const uint32_t peaks = (1u << PT_CGQ_MEMORY_PEAK) | (1u << PT_CGQ_MEMORY_PEAK_LIFETIME);
+    if ((e->stat.offered | peaks) == (1u << PT_CGQ_COUNT) - 1)
+        return; /* nothing to look for */
     struct pt_cgroup_dirs dirs;
     struct pt_cgstat fresh;
     if (pt_cgroupfs_dirs_of(&a->fs, e->dir, &dirs) != 0 || pt_cgstat_open(&fresh, &dirs, a->budget, &a->buf) != 0)
         return;
-    uint32_t more = fresh.offered & ~e->stat.offered;
     /* the interval's peak for the lifetime's, or back: no gain */
-    more &= ~((1u << PT_CGQ_MEMORY_PEAK) | (1u << PT_CGQ_MEMORY_PEAK_LIFETIME));
+    uint32_t more = fresh.offered & ~e->stat.offered & ~peaks;
     if (!more) {
         pt_cgstat_close(&fresh);
         return;

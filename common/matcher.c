@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/magic.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 
 #include "base.h"
@@ -20,16 +21,35 @@
 
 /* ---- cgroups ------------------------------------------------------------ */
 
+/* The devices of the hierarchies found (cgroupfs.h), once. */
+static void find_fs_devs(struct pt_matcher *m)
+{
+    const char *dirs[2 + PT_V1_COUNT] = {m->fs.v2, m->fs.systemd_v1};
+    for (int i = 0; i < PT_V1_COUNT; i++)
+        dirs[2 + i] = m->fs.v1[i];
+    struct stat st;
+    for (size_t i = 0; i < 2 + PT_V1_COUNT; i++)
+        if (dirs[i][0] && stat(dirs[i], &st) == 0)
+            m->fs_dev[m->n_fs_devs++] = st.st_dev;
+}
+
 /* Is the directory behind fd on a cgroup filesystem (v2, or a v1
- * hierarchy)? A directory elsewhere may hold a "cgroup.procs" anyone
- * wrote, naming pid 1: the whole host. */
-static bool on_cgroupfs(int fd, long *type)
+ * hierarchy), or on the filesystem of a hierarchy found (a tree of
+ * HOST_SYS, the unit tests' fixtures)? A directory elsewhere may hold a
+ * "cgroup.procs" anyone wrote, naming pid 1: the whole host. */
+static bool on_cgroupfs(const struct pt_matcher *m, int fd, long *type)
 {
     struct statfs sf;
-    if (fstatfs(fd, &sf) != 0)
+    struct stat st;
+    if (fstatfs(fd, &sf) != 0 || fstat(fd, &st) != 0)
         return true; /* not known: the reads tell */
     *type = (long)sf.f_type;
-    return sf.f_type == CGROUP2_SUPER_MAGIC || sf.f_type == CGROUP_SUPER_MAGIC;
+    if (sf.f_type == CGROUP2_SUPER_MAGIC || sf.f_type == CGROUP_SUPER_MAGIC)
+        return true;
+    for (size_t i = 0; i < m->n_fs_devs; i++)
+        if (m->fs_dev[i] == st.st_dev)
+            return true;
+    return false;
 }
 
 /* m->cgroup as it is, a symbolic link resolved (once: cgroup_* reads
@@ -42,7 +62,7 @@ static int check_cgroup_dir(struct pt_matcher *m, char *err, size_t errlen)
     if (fd < 0)
         return 0;
     long type = 0;
-    bool ok = on_cgroupfs(fd, &type);
+    bool ok = on_cgroupfs(m, fd, &type);
     close(fd);
     char *real = realpath(m->cgroup, NULL);
     if (real && strcmp(real, m->cgroup) == 0) {
@@ -101,6 +121,7 @@ struct cgroup_scan {
     struct pt_buf *buf;
     const char *group;
     bool name_children; /* the directory scanned first names the groups of its children */
+    const struct pt_matcher *matcher;
     struct pt_cgscan_notes *notes;
     char path[PT_CGROUPFS_PATH_MAX]; /* the directory under scan, for the notes (cut to fit) */
 };
@@ -166,7 +187,7 @@ static int scan_cgroup_at(struct cgroup_scan *s, const char *path)
         return -errno;
     snprintf(s->path, sizeof(s->path), "%s", path);
     long type;
-    if (!on_cgroupfs(dir_fd, &type)) {
+    if (!on_cgroupfs(s->matcher, dir_fd, &type)) {
         note(s, PT_CGSCAN_NOT_CGROUPFS, "");
         close(dir_fd);
         return -EXDEV;
@@ -357,6 +378,7 @@ int pt_matcher_init(struct pt_matcher *m, const struct pt_selector *selector, in
         struct pt_buf buf = {0};
         pt_cgroupfs_find(&m->fs, proc_root_fd, sys_root, &buf);
         pt_buf_free(&buf);
+        find_fs_devs(m);
         if (selector->kind == PT_SELECT_CGROUP)
             return resolve_cgroup(m, selector->path, err, errlen);
         if (pt_sdunit_init(&m->unit, selector->value, &m->fs, err, errlen) != 0)
@@ -384,7 +406,7 @@ void pt_matcher_free(struct pt_matcher *m)
 int pt_matcher_scan_cgroup(struct pt_matcher *m, struct pt_buf *buf, int (*fn)(pid_t pid, const char *group, void *arg),
                            void *arg)
 {
-    struct cgroup_scan s = {.fn = fn, .arg = arg, .buf = buf, .group = PT_CGROUP_OWN, .notes = &m->notes};
+    struct cgroup_scan s = {.fn = fn, .arg = arg, .buf = buf, .group = PT_CGROUP_OWN, .matcher = m, .notes = &m->notes};
     if (m->kind == PT_SELECT_CGROUP) {
         s.name_children = true;
         return scan_cgroup_at(&s, m->cgroup);

@@ -40,10 +40,11 @@ enum {
     PT_CGSCAN_NOT_CGROUPFS = 1, /* a directory on no cgroup filesystem: refused */
     PT_CGSCAN_NOT_REGULAR = 2,  /* a cgroup.procs that is no regular file (a FIFO): not read */
     PT_CGSCAN_TOO_DEEP = 4,     /* sub-cgroups below PT_CGROUP_SCAN_DEPTH levels: not scanned */
+    PT_CGSCAN_KINDS = 3
 };
 struct pt_cgscan_notes {
-    unsigned met, said;                 /* bits of the above */
-    char path[3][PT_CGROUPFS_PATH_MAX]; /* by bit: the first path met (cut to fit) */
+    unsigned met, said;                               /* bits of the above */
+    char path[PT_CGSCAN_KINDS][PT_CGROUPFS_PATH_MAX]; /* by bit: the first path met (cut to fit) */
 };
 
 /* Bytes of a command line --match looks at. */
@@ -51,20 +52,23 @@ struct pt_cgscan_notes {
 
 struct pt_matcher {
     enum pt_selector_kind kind;
-    regex_t regex;                /* MATCH */
-    char *exe;                    /* EXE */
-    uid_t uid;                    /* USER */
-    char *cgroup;                 /* CGROUP: the directory in the cgroup2 filesystem */
-    struct pt_sdunit unit;        /* UNIT */
-    struct pt_cgroupfs fs;        /* CGROUP, UNIT: the hierarchies, found once */
-    struct pt_cgscan_notes notes; /* CGROUP, UNIT */
+    regex_t regex;                 /* MATCH */
+    char *exe;                     /* EXE */
+    uid_t uid;                     /* USER */
+    char *cgroup;                  /* CGROUP: the directory in the cgroup2 filesystem */
+    struct pt_sdunit unit;         /* UNIT */
+    struct pt_cgroupfs fs;         /* CGROUP, UNIT: the hierarchies, found once */
+    struct pt_cgscan_notes notes;  /* CGROUP, UNIT */
+    dev_t fs_dev[2 + PT_V1_COUNT]; /* CGROUP, UNIT: the devices of the hierarchies found */
+    size_t n_fs_devs;
     bool has_regex, has_unit;
 };
 
 /* Prepare the matcher; -1 with a one-line reason in err for a bad regex,
  * an unknown user, no cgroup2 mount, or a --cgroup directory that is on
- * no cgroup filesystem (a symbolic link is resolved once, here, and must
- * lead into one). sys_root: where the cgroup
+ * no cgroup filesystem (statfs type cgroup2 or cgroup, or the filesystem
+ * of a hierarchy found in fs; a symbolic link is resolved once, here,
+ * and must lead into one). sys_root: where the cgroup
  * filesystem is looked for first (cgroupfs.h). */
 int pt_matcher_init(struct pt_matcher *m, const struct pt_selector *selector, int proc_root_fd, const char *sys_root,
                     char *err, size_t errlen);

@@ -109,7 +109,7 @@ static void set_group_dirs(struct pt_target *t)
 /* What the scans of the cgroups could not use, each said once. */
 static void say_scan_notes(struct pt_target *t)
 {
-    static const char *const why[] = {
+    static const char *const why[PT_CGSCAN_KINDS] = {
         "is on no cgroup filesystem (statfs type not cgroup2 or cgroup): refused, its cgroup.procs could "
         "name any process",
         "is no regular file (a FIFO, a device, a link): not read, its processes are not followed",
@@ -117,12 +117,12 @@ static void say_scan_notes(struct pt_target *t)
         "member forks them",
     };
     struct pt_cgscan_notes *n = pt_matcher_notes(&t->matcher);
-    for (unsigned i = 0; i < 3; i++) {
+    for (unsigned i = 0; i < PT_CGSCAN_KINDS; i++) {
         if (!(n->met & ~n->said & (1u << i)))
             continue;
         n->said |= 1u << i;
         char q[PT_QUOTED_MAX], depth[64] = "";
-        if (i == 2)
+        if (1u << i == PT_CGSCAN_TOO_DEEP)
             snprintf(depth, sizeof(depth), " (%d levels below the target's cgroup are scanned)", PT_CGROUP_SCAN_DEPTH);
         pt_target_logf(t, PT_LOG_WARNING, "\"%s\" %s%s", pt_escape(q, sizeof(q), n->path[i]), why[i], depth);
     }
@@ -158,7 +158,7 @@ void pt_target_cgroups_found(struct pt_target *t)
     say_unreadable(t, &t->cgroups, &t->said_unreadable, "the target");
     if (t->options.breakdown == PT_BY_CGROUP) {
         set_group_dirs(t);
-        say_unreadable(t, &t->group_cgroups, &t->said_group_unreadable, "a --by cgroup line");
+        say_unreadable(t, &t->group_cgroups, &t->said_group_unreadable, "a line of the breakdown by cgroup");
     }
     char missing[512];
     if (pt_cgacct_gained(&t->cgroups, missing, sizeof(missing)))

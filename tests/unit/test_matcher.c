@@ -394,6 +394,12 @@ static void assert_pids(const struct pid_list *list, const pid_t *want, int n)
 START_TEST(test_scan_cgroup_tree)
 {
     struct proc p = proc_new();
+    /* a tree below the cgroup2 mount the proc root's mountinfo shows: on
+     * the filesystem of a hierarchy found */
+    char *mountinfo;
+    ck_assert_int_ge(asprintf(&mountinfo, "26 22 0:23 / %s/cg rw - cgroup2 cgroup2 rw\n", p.root), 0);
+    fx_write(p.root, "self/mountinfo", mountinfo, -1);
+    free(mountinfo);
     fx_write(p.root, "cg/cgroup.procs", "10\n11\n", -1);
     fx_write(p.root, "cg/cgroup.controllers", "cpu memory\n", -1);
     fx_write(p.root, "cg/a/cgroup.procs", "20\n", -1);
@@ -421,6 +427,21 @@ START_TEST(test_scan_cgroup_tree)
     scan(&m, &p, &list);
     assert_pids(&list, (const pid_t[]){0, 20, 30, 31}, 4);
     pt_matcher_free(&m);
+    free(path);
+    proc_free(&p);
+}
+END_TEST
+
+/* A directory holding a cgroup.procs that names pid 1, on no cgroup
+ * filesystem and on none of a hierarchy found: refused, it would be the
+ * whole host (issue 24). */
+START_TEST(test_cgroup_off_the_cgroup_fs_refused)
+{
+    struct proc p = proc_new();
+    fx_write(p.root, "fake/cgroup.procs", "1\n", -1);
+    char *path;
+    ck_assert_int_ge(asprintf(&path, "%s/fake", p.root), 0);
+    matcher_fails(PT_SELECT_CGROUP, NULL, path, &p, "is on no cgroup filesystem");
     free(path);
     proc_free(&p);
 }
@@ -719,6 +740,7 @@ int main(void)
     tcase_add_test(tc, test_cgroup2_mount);
     tcase_add_test(tc, test_scan_cgroup_tree);
     tcase_add_test(tc, test_scan_cgroup_below_mount);
+    tcase_add_test(tc, test_cgroup_off_the_cgroup_fs_refused);
 
     tc = unit_tcase(suite, "unit");
     tcase_add_test(tc, test_unit_names);
