@@ -208,8 +208,10 @@ class CgroupMetrics(unittest.TestCase):
         msg = f"proctree {got}, cpu.stat {grew}\n{execd.describe()}"
         for group, value in got.items():
             self.assertLessEqual(abs(value - grew[group]), 2e-6 * execd.batch_count() + 1e-9, msg)
-        self.assertGreater(grew["a"], 0.5, msg)
-        self.assertGreater(grew[TARGET], grew["a"] + 0.5, msg)  # a's and its own busy loop
+        # Both busy loops ran (how much CPU each got over the window is the
+        # scheduler's: on a loaded host a loop may get well under a core)
+        self.assertGreater(grew["a"], 0.05, msg)
+        self.assertGreater(grew[TARGET], grew["a"] + 0.05, msg)  # a's and its own busy loop
         for p in lines:
             if p.tags["cgroup"] == ".":
                 self.assertEqual(cgh.cgroup_fields(p), {}, p.raw)
