@@ -17,11 +17,18 @@ an inactive or unknown unit keeps its line with proc_processes=0 and is
 said once on stderr (W!, its name quoted, "inactive" or "unknown");
 `--by cgroup` adds one line per cgroup directly under the target's
 (cgroup=CHILD), per matched unit for a glob, and cgroup=. for the processes
-in the target's own cgroup.
+in the target's own cgroup. A glob takes every unit it matches (300 here;
+4,096 at most: test_units_tree.py). A name is the system manager's unit
+before a user manager's (a user's is faked: a cgroup where user@1000.service
+puts its units, a process moved there), which it replaces when it starts;
+a glob over both has two lines, the user's keyed user@1000.service:NAME,
+each with its own cgroup's CPU. Descendants that moved to another cgroup
+stay in proc_* and are said once (I!, how many, where).
 """
 
 import os
 import shutil
+import subprocess
 import tempfile
 import time
 import unittest
@@ -302,10 +309,16 @@ wait
 
     def test_by_cgroup_under_a_slice(self):
         # test.slice: a.service (its shell and a sleep), b.service (a shell,
-        # a sleep and python3 that burns 0.3 s of CPU then sleeps), and one
-        # process in the slice's own cgroup: a shell's orphan (systemd's
-        # child, no member's descendant) that moved itself there.
-        burn = ("import os, time\nwhile time.process_time() < 0.3: pass\n"
+        # a sleep and python3 that burns 0.3 s of CPU when told, then
+        # sleeps), and one process in the slice's own cgroup: a shell's
+        # orphan (systemd's child, no member's descendant) that moved itself
+        # there. The burn is told to start once proctree has counted all 6
+        # (read them): all of its 0.3 s is then after proctree's first read
+        # of it, however slow the machine (the run time a process's
+        # utime + stime grows by, to a clock tick per field).
+        burn = ("import os, time\n"
+                f"while not os.path.exists('{READY}/go'): time.sleep(0.02)\n"
+                "t0 = time.process_time()\nwhile time.process_time() - t0 < 0.3: pass\n"
                 f"open('{READY}/burned', 'w').close()\ntime.sleep(3600)\n")
         self.sd.write_file(f"{SCRIPTS}/burn.py", burn)
         a = self.script("a.sh", "( sh -c 'echo $$ > /sys/fs/cgroup/test.slice/cgroup.procs && exec sleep 3600' & )\n"
@@ -320,6 +333,7 @@ wait
 
         execd = self.execd("--unit", "test.slice", "--by", "cgroup")
         self.wait_count(execd, "test.slice", 6)
+        self.sd.write_file(f"{READY}/go", "")
         h.wait_until(lambda: os.path.exists(self.sd.root_path(f"{READY}/burned")), 60, "python3 to burn 0.3 s")
         self.assert_counts_hold(execd, "test.slice", 6, batches=3)
         lines = cgroup_lines(execd.batches()[-1][1], "test.slice")
@@ -329,7 +343,127 @@ wait
         cpu = sum(p.fields.get("proc_cpu_user_seconds", 0) + p.fields.get("proc_cpu_system_seconds", 0)
                   for _, points in execd.batches() for p in points
                   if p.tags.get("target") == "test.slice" and p.tags.get("cgroup") == "b.service")
-        self.assertGreaterEqual(cpu, 0.1, "b.service's line has python3's CPU\n" + execd.describe())
+        self.assertGreaterEqual(cpu, 0.3 - 0.02, "b.service's line has python3's CPU\n" + execd.describe())
+
+    def test_glob_over_300_units(self):
+        # 300 instances of a template, one sleep each: all counted (the
+        # limit was 256 units, silently), and nothing said of a limit.
+        self.sd.write_unit("pt-many@.service", "[Service]\nExecStart=/bin/sleep 3600\n")
+        self.sd.systemctl("start", *[f"pt-many@{i}.service" for i in range(300)])
+        h.wait_until(lambda: len(self.sd.cgroup_pids("/system.slice/system-pt\\x2dmany.slice")) == 300,
+                     h.START_TIMEOUT, "300 sleeps")
+        glob = "pt-many@*.service"
+        execd = self.execd("--unit", glob)
+        self.wait_count(execd, glob, 300)
+        self.assert_counts_hold(execd, glob, 300)
+        self.assertEqual(warnings_about(execd, glob), [], execd.describe())
+
+    def user_unit(self, name, argv):
+        """A user manager's unit faked: a cgroup made where user@1000.service
+        puts its units, and argv started inside and moved there."""
+        rel = f"/user.slice/user-1000.slice/user@1000.service/app.slice/{name}"
+        self.sd.run(["mkdir", "-p", f"/sys/fs/cgroup{rel}"])
+        proc = self.sd.popen(["sh", "-c", f'echo $$ > "/sys/fs/cgroup{rel}/cgroup.procs" && exec "$@"', "sh", *argv],
+                             stdin=subprocess.DEVNULL)
+        self.addCleanup(lambda: proc.poll() is None and (proc.kill(), proc.wait()))
+        h.wait_until(lambda: len(self.sd.cgroup_pids(rel)) == 1, h.START_TIMEOUT, f"a process in {rel}")
+        return rel
+
+    def test_system_unit_replaces_a_users_of_its_name(self):
+        # Only user@1000's pt-same.service runs (one sleep): it is followed,
+        # and said. Then the system manager's starts (a shell and two
+        # sleeps): it is followed from then on, the user's process leaves,
+        # and that is said.
+        user = self.user_unit("pt-same.service", ["sleep", "3600"])
+        execd = self.execd("--unit", "pt-same.service")
+        self.wait_count(execd, "pt-same.service", 1)
+        first = [l for l in execd.stderr_lines() if l.startswith("I! ") and "is followed" in l]
+
+        self.sd.start_service("pt-same", ["sh", "-c", "sleep 3600 & sleep 3600 & wait"])
+        system = self.sd.wait_pids("pt-same.service", 3)
+        seen = len(counts(execd, "pt-same.service"))
+        self.wait_count(execd, "pt-same.service", 3, after=seen)
+        self.assert_counts_hold(execd, "pt-same.service", 3)
+        self.assertEqual(len(self.sd.cgroup_pids(user)), 1, "the user's unit still runs")
+        self.assertEqual(len(system), 3)
+        self.assertEqual(len(first), 1, execd.describe())
+        self.assertIn('the user manager "user@1000.service"\'s is followed', first[0])
+        self.assertIn(user, first[0])
+        moved = [l for l in execd.stderr_lines() if "is followed now" in l]
+        self.assertEqual(len(moved), 1, execd.describe())
+        self.assertEqual(len([l for l in execd.stderr_lines() if "is followed" in l]), 2, execd.describe())
+        for text in ("the system manager's is followed now", "/system.slice/pt-same.service", user,
+                     "leave the target"):
+            self.assertIn(text, moved[0])
+
+    def test_glob_over_two_units_of_one_name(self):
+        # The system manager's pt-twin.service (a shell and a sleep) and
+        # user@1000's (python3 burning CPU until told): two lines, each of
+        # its own processes and its own cgroup's CPU. The system one's
+        # cgroup CPU is its sleepers' (next to none), the user's is its
+        # burner's: a line given the other's cgroup would show it.
+        self.sd.start_service("pt-twin", ["sh", "-c", "sleep 3600 & wait"])
+        self.sd.wait_pids("pt-twin.service", 2)
+        stop = f"{READY}/stop-burning"
+        user = self.user_unit("pt-twin.service", ["python3", "-c",
+                              f"import os\nwhile not os.path.exists('{stop}'): pass\n"
+                              "import time\ntime.sleep(3600)\n"])
+        glob = "pt-twin*"
+        execd = self.execd("--unit", glob, "--by", "cgroup")
+        self.wait_count(execd, glob, 3)
+        self.assert_counts_hold(execd, glob, 3, batches=4)
+        self.sd.write_file(stop, "")
+        self.assert_counts_hold(execd, glob, 3, batches=2)
+        keys = ("pt-twin.service", "user@1000.service:pt-twin.service")
+        lines = cgroup_lines(execd.batches()[-1][1], glob)
+        self.assertEqual({k: p.fields["proc_processes"] for k, p in lines.items()}, {keys[0]: 2, keys[1]: 1},
+                         execd.describe())
+        self.assert_breakdown_adds_up(execd, glob)
+
+        def cpu(key, prefix):
+            return sum(p.fields.get(f"{prefix}_cpu_{m}_seconds", 0) for _, points in execd.batches() for p in points
+                       if p.tags.get("target") == glob and p.tags.get("cgroup") == key for m in ("user", "system"))
+        burned = cpu(keys[1], "proc")
+        self.assertGreater(burned, 0.5, execd.describe())
+        # the kernel's run time of the burner's cgroup is its process's,
+        # to a clock tick per field and interval; the sleepers' is next to none
+        self.assertGreater(cpu(keys[1], "cgroup"), 0.9 * burned, execd.describe())
+        self.assertLess(cpu(keys[0], "cgroup"), 0.1 * burned, execd.describe())
+
+    def test_members_outside_the_units_cgroups_are_said(self):
+        # pt-moves.service: its shell, a sleep, and a child that moves
+        # itself to another cgroup (as an sshd's session children move to
+        # session-N.scope) and stays its descendant: 3 processes in
+        # proc_*, 2 in the unit's cgroups; said once. pt-stays.service,
+        # whose processes stay in its cgroups (one in a sub-cgroup), is
+        # not said.
+        script = self.script("moves.sh", """
+mkdir -p /sys/fs/cgroup/pt-elsewhere
+sh -c 'echo $$ > /sys/fs/cgroup/pt-elsewhere/cgroup.procs && exec sleep 3600' &
+sleep 3600 & wait
+""")
+        self.sd.start_service("pt-moves", [script])
+        stays = self.script("stays.sh", """
+cg=/sys/fs/cgroup$(sed -n 's/^0:://p' /proc/self/cgroup)
+mkdir "$cg/main" "$cg/sub"
+echo $$ > "$cg/main/cgroup.procs"
+sh -c 'echo $$ > "$1/cgroup.procs" && exec sleep 3600' sh "$cg/sub" &
+wait
+""")
+        self.sd.start_service("pt-stays", [stays], properties=["Delegate=yes"])
+        self.sd.wait_pids("pt-moves.service", 2)
+        h.wait_until(lambda: len(self.sd.cgroup_pids("/pt-elsewhere")) == 1, h.START_TIMEOUT, "the moved child")
+        self.sd.wait_pids("pt-stays.service", 2)
+        execd = self.execd("--unit", "pt-moves.service", "--unit", "pt-stays.service")
+        self.wait_count(execd, "pt-moves.service", 3)
+        self.assert_counts_hold(execd, "pt-moves.service", 3, batches=3)
+        self.assert_counts_hold(execd, "pt-stays.service", 2)
+        said = [l for l in execd.stderr_lines() if "outside unit" in l]
+        self.assertEqual(len(said), 1, execd.describe())
+        self.assertTrue(said[0].startswith('I! proctree-execd: target "pt-moves.service": 1 of its 3 processes run '
+                                           'outside unit "pt-moves.service"\'s cgroups (in "/pt-elsewhere")'),
+                        said[0])
+        self.assertIn("proc_* and not in cgroup_*", said[0])
 
     def assert_breakdown_adds_up(self, execd, target):
         """In every batch the cgroup lines' processes add up to the target's;
