@@ -391,16 +391,19 @@ class Systemd:
             return path
         inside = "/run/proctree-bin/" + os.path.basename(path)
         os.makedirs(self.root_path("/run/proctree-bin"), exist_ok=True)
-        shutil.copy(path, self.root_path(inside))
+        # renamed over: a copy running already is not written (ETXTBSY)
+        shutil.copy(path, self.root_path(inside + ".new"))
+        os.replace(self.root_path(inside + ".new"), self.root_path(inside))
         return inside
 
     def execd_program(self):
         """proctree-execd as the namespace sees it."""
         return self.visible(h.execd_path())
 
-    def execd(self, args):
-        """proctree-execd started inside, driven like harness.Execd."""
-        return NsExecd(self, args)
+    def execd(self, args, through=()):
+        """proctree-execd started inside, driven like harness.Execd; through:
+        a command line inside that execs it (its program and args appended)."""
+        return NsExecd(self, args, through)
 
     def collectd(self, plugin_body):
         """collectd (collectd_harness.Collectd) run inside, loading the built proctree.so."""
@@ -440,9 +443,9 @@ class NsExecd(h.Execd):
     """harness.Execd of a proctree-execd run inside with nsenter; stopped
     by its own pid (nsenter forwards no signal)."""
 
-    def __init__(self, sd, args):
+    def __init__(self, sd, args, through=()):
         self.sd = sd
-        super().__init__(args, wrapper=["nsenter", "-t", str(sd.pid), *NS_FLAGS, "--wd=/", "--"],
+        super().__init__(args, wrapper=["nsenter", "-t", str(sd.pid), *NS_FLAGS, "--wd=/", "--", *through],
                          program=sd.execd_program())
         self.inner_pid = None
         try:

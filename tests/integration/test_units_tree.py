@@ -68,9 +68,12 @@ class FakeTree(unittest.TestCase):
         pids = self.sleeps(3)
         for i in range(LIMIT + 4):
             self.put(f"system.slice/many-{i}.service", pids)
-        execd = self.execd("--unit", "many-*.service")
-        execd.wait_for(lambda e: 3 in target_counts(e, "many-*.service"), h.START_TIMEOUT, "3 processes counted")
-        execd.wait_batches(len(execd.batches()) + 2)
+        # each discovery reads 4,100 cgroup.procs: once a second, no
+        # cgroup_* (what is shown is the walk's limit, not the cgroups' files)
+        execd = self.execd("--interval", "1s", "--discovery-interval", "1s", "--no-cgroup-metrics",
+                           "--unit", "many-*.service")
+        execd.wait_for(lambda e: 3 in target_counts(e, "many-*.service"), 4 * h.START_TIMEOUT, "3 processes counted")
+        execd.wait_batches(len(execd.batches()) + 2, timeout=4 * h.START_TIMEOUT)
         said = warnings(execd, '"many-*.service"')
         limit = [l for l in said if "matches" in l]
         self.assertEqual(len(limit), 1, execd.describe())
