@@ -347,9 +347,12 @@ wait
     def test_glob_over_300_units(self):
         # 300 instances of a template, one sleep each: all counted (the
         # limit was 256 units, silently), and nothing said of a limit.
-        self.sd.write_unit("pt-many@.service", "[Service]\nExecStart=/bin/sleep 3600\n")
-        # queued at once (a slow machine takes longer than a command's timeout to start them)
-        self.sd.systemctl("start", "--no-block", *[f"pt-many@{i}.service" for i in range(300)])
+        # all pulled in by one target, queued by one call (300 calls take a
+        # slow machine longer than a command's timeout)
+        self.sd.write_unit("pt-many@.service", "[Service]\nExecStart=/bin/sleep 3600\n", reload=False)
+        wants = " ".join(f"pt-many@{i}.service" for i in range(300))
+        self.sd.write_unit("pt-many.target", f"[Unit]\nDefaultDependencies=no\nWants={wants}\n")
+        self.sd.run(["systemctl", "start", "--no-block", "pt-many.target"], timeout=4 * sh.CMD_TIMEOUT)
         h.wait_until(lambda: len(self.sd.cgroup_pids("/system.slice/system-pt\\x2dmany.slice")) == 300,
                      4 * h.START_TIMEOUT, "300 sleeps")
         glob = "pt-many@*.service"
