@@ -400,10 +400,9 @@ class Systemd:
         """proctree-execd as the namespace sees it."""
         return self.visible(h.execd_path())
 
-    def execd(self, args, through=()):
-        """proctree-execd started inside, driven like harness.Execd; through:
-        a command line inside that execs it (its program and args appended)."""
-        return NsExecd(self, args, through)
+    def execd(self, args):
+        """proctree-execd started inside, driven like harness.Execd."""
+        return NsExecd(self, args)
 
     def collectd(self, plugin_body):
         """collectd (collectd_harness.Collectd) run inside, loading the built proctree.so."""
@@ -443,9 +442,9 @@ class NsExecd(h.Execd):
     """harness.Execd of a proctree-execd run inside with nsenter; stopped
     by its own pid (nsenter forwards no signal)."""
 
-    def __init__(self, sd, args, through=()):
+    def __init__(self, sd, args):
         self.sd = sd
-        super().__init__(args, wrapper=["nsenter", "-t", str(sd.pid), *NS_FLAGS, "--wd=/", "--", *through],
+        super().__init__(args, wrapper=["nsenter", "-t", str(sd.pid), *NS_FLAGS, "--wd=/", "--"],
                          program=sd.execd_program())
         self.inner_pid = None
         try:

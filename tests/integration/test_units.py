@@ -83,6 +83,19 @@ def warnings_about(execd, name):
     return [l for l in execd.stderr_lines() if l.startswith("W! ") and f'"{name}"' in l]
 
 
+class ExecdThrough(h.Execd):
+    """proctree-execd run inside through a command line of the test's,
+    which execs it (its program and args appended); stopped by its pid."""
+
+    def __init__(self, sd, through, args):
+        super().__init__(args, wrapper=sd.nsenter(through), program=sd.execd_program())
+        self.inner_pid = sh._inner_child(self.proc, "proctree-execd", "proctree-execd")
+
+    def stop(self):
+        sh._stop_inner(self.proc, self.inner_pid, 5.0)
+        return super().stop()
+
+
 class UnitTestCase(unittest.TestCase):
     """One systemd per test, stopped (by its pid) whatever happens."""
 
@@ -491,9 +504,9 @@ wait
 exec unshare --cgroup --mount sh -c 'mkdir -p /run/hs && mount --rbind /sys /run/hs &&
 umount /sys/fs/cgroup && mount -t cgroup2 cgroup2 /sys/fs/cgroup && exec "$@"' sh "$@"
 """)
-        own = self.sd.execd([*INTERVAL, "--unit", "pt-x.service"], through=[container])
+        own = ExecdThrough(self.sd, [container], [*INTERVAL, "--unit", "pt-x.service"])
         self.addCleanup(own.stop)
-        host = self.sd.execd([*INTERVAL, "--sys-root", "/run/hs", "--unit", "pt-x.service"], through=[container])
+        host = ExecdThrough(self.sd, [container], [*INTERVAL, "--sys-root", "/run/hs", "--unit", "pt-x.service"])
         self.addCleanup(host.stop)
         self.wait_count(host, "pt-x.service", 1)
         own.wait_batches(2)
