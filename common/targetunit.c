@@ -164,8 +164,8 @@ void pt_target_unit_discovered(struct pt_target *t)
     pt_pidmap_clear(&t->unit_scanned);
     char q[PT_QUOTED_MAX], w0[PT_QUOTED_MAX], w1[PT_QUOTED_MAX];
     pt_target_logf(t, PT_LOG_INFO,
-                   "%zu of its %zu processes run outside unit \"%s\"'s cgroups (in \"%s\"%s%s%s%s): descendants of "
-                   "its processes moved to other cgroups, they count in proc_* and not in cgroup_* (said once)",
+                   "%zu of its %zu processes run outside unit \"%s\"'s cgroups (in \"%s\"%s%s%s%s): processes of "
+                   "its tree moved to other cgroups stay in it, in proc_* and not in cgroup_* (said once)",
                    outside, members, pt_escape(q, sizeof(q), u->name), pt_escape(w0, sizeof(w0), where[0]),
                    where[1][0] ? ", \"" : "", where[1][0] ? pt_escape(w1, sizeof(w1), where[1]) : "",
                    where[1][0] ? "\"" : "", more ? ", ..." : "");
