@@ -23,6 +23,7 @@
 #include "exits.h"
 #include "membership.h"
 #include "targetcg.h"
+#include "targetunit.h"
 #include "pidns.h"
 
 /* ---- selector --------------------------------------------------------- */
@@ -98,6 +99,7 @@ static void resolve_root(struct pt_target *t)
             pt_buf_reset(&t->scan_groups);
             t->cgroup_unnamed = 0;
             t->cgroup_error = pt_matcher_scan_cgroup(&t->matcher, &t->buf, collect_scanned, t);
+            pt_target_unit_scanned(t);
             pt_target_cgroups_found(t);
         }
         join_pending(t, true);
@@ -297,7 +299,10 @@ static void say_why_empty(struct pt_target *t)
         break;
     case WHY_UNIT_GONE: {
         const struct pt_sdunit *u = pt_matcher_unit(&t->matcher);
-        if (u->glob)
+        if (!pt_sdunit_systemd_manages(u)) /* not inactive: no systemd to know (targetunit.c said it) */
+            snprintf(what, sizeof(what), "%s \"%s\" has no cgroup: no systemd manages the cgroups read here",
+                     u->glob ? "no unit matching" : "unit", pt_escape(q, sizeof(q), u->name));
+        else if (u->glob)
             snprintf(what, sizeof(what), "no unit matching \"%s\" is running (none has a cgroup)",
                      pt_escape(q, sizeof(q), u->name));
         else
@@ -495,6 +500,7 @@ void pt_target_discover(struct pt_target *t)
      * the others are reaped */
     pt_pidmap_clear(&t->unjoined_exits);
     pt_target_compact(t);
+    pt_target_unit_discovered(t);
 
     say_why_empty(t);
     t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;

@@ -416,10 +416,9 @@ int pt_matcher_scan_cgroup(struct pt_matcher *m, struct pt_buf *buf, int (*fn)(p
     /* a unit's groups are its sub-cgroups; a glob's, the units it matched */
     s.name_children = !m->unit.glob;
     for (size_t i = 0; i < m->unit.n_dirs; i++) {
-        const char *dir = m->unit.dirs[i], *slash = strrchr(dir, '/');
         if (m->unit.glob)
-            s.group = slash ? slash + 1 : dir;
-        scan_cgroup_at(&s, dir);
+            s.group = m->unit.keys[i];
+        scan_cgroup_at(&s, m->unit.dirs[i]);
     }
     return 0;
 }

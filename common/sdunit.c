@@ -56,28 +56,51 @@ int pt_sdunit_init(struct pt_sdunit *u, const char *name, const struct pt_cgroup
     return 0;
 }
 
-static void forget_dirs(struct pt_sdunit *u)
-{
-    for (size_t i = 0; i < u->n_dirs; i++)
-        free(u->dirs[i]);
-    u->n_dirs = 0;
-}
-
 void pt_sdunit_free(struct pt_sdunit *u)
 {
-    forget_dirs(u);
     free(u->dirs);
-    free(u->last);
+    free(u->keys);
+    free(u->at);
+    pt_buf_free(&u->paths);
     memset(u, 0, sizeof(*u));
 }
 
-static void add_dir(struct pt_sdunit *u, const char *path)
+static void forget_dirs(struct pt_sdunit *u)
 {
+    u->n_dirs = 0;
+    u->n_matched = 0;
+    pt_buf_reset(&u->paths);
+}
+
+/* A directory found, and its line key: kept in paths (the pointers are
+ * set once the resolution is done: paths may move as it grows). */
+static void add_dir(struct pt_sdunit *u, const char *path, const char *manager)
+{
+    u->n_matched++;
     if (u->n_dirs == PT_SDUNIT_MATCHES_MAX)
         return;
-    if (!u->dirs)
-        u->dirs = pt_xalloc(PT_SDUNIT_MATCHES_MAX * sizeof(*u->dirs));
-    u->dirs[u->n_dirs++] = pt_xstrdup(path);
+    if (u->n_dirs == u->cap_dirs) {
+        u->cap_dirs = u->cap_dirs ? u->cap_dirs * 2 : 8;
+        u->at = pt_xrealloc_array(u->at, u->cap_dirs, sizeof(*u->at));
+        u->dirs = pt_xrealloc_array(u->dirs, u->cap_dirs, sizeof(*u->dirs));
+        u->keys = pt_xrealloc_array(u->keys, u->cap_dirs, sizeof(*u->keys));
+    }
+    u->at[u->n_dirs++] = u->paths.len;
+    pt_buf_append(&u->paths, path, strlen(path) + 1);
+    const char *slash = strrchr(path, '/');
+    if (manager && manager[0]) {
+        pt_buf_puts(&u->paths, manager);
+        pt_buf_putc(&u->paths, ':');
+    }
+    pt_buf_append(&u->paths, slash ? slash + 1 : path, strlen(slash ? slash + 1 : path) + 1);
+}
+
+static void point_dirs(struct pt_sdunit *u)
+{
+    for (size_t i = 0; i < u->n_dirs; i++) {
+        u->dirs[i] = u->paths.data + u->at[i];
+        u->keys[i] = u->dirs[i] + strlen(u->dirs[i]) + 1;
+    }
 }
 
 /* Where systemd puts a unit by default, below a hierarchy's root: a
@@ -113,16 +136,25 @@ static void default_place(const char *name, char *out, size_t outlen)
 }
 
 /* A walk below a hierarchy: slices and user managers are entered, every
- * other directory is a unit (or a unit's own sub-cgroup) and is not. */
+ * other directory is a unit (or a unit's own sub-cgroup) and is not. A
+ * single name's walk goes on past a user manager's unit of that name,
+ * for the system manager's; the first user's is kept meanwhile. */
 struct walk {
     struct pt_sdunit *u;
     unsigned opened;
-    char path[PT_CGROUPFS_PATH_MAX + PT_UNIT_NAME_MAX * 4];
+    char manager[PT_UNIT_NAME_MAX]; /* the user manager walked in, or "" */
+    char path[PT_SDUNIT_PATH_MAX];
+    char user_match[PT_SDUNIT_PATH_MAX]; /* a single name: a user's unit found, or "" */
 };
+
+static bool is_user_manager(const char *name)
+{
+    return strncmp(name, "user@", 5) == 0 && ends_with(name, ".service");
+}
 
 static bool enters(const char *name)
 {
-    return ends_with(name, ".slice") || (strncmp(name, "user@", 5) == 0 && ends_with(name, ".service"));
+    return ends_with(name, ".slice") || is_user_manager(name);
 }
 
 static bool matches(const struct pt_sdunit *u, const char *name)
@@ -130,21 +162,28 @@ static bool matches(const struct pt_sdunit *u, const char *name)
     return u->glob ? fnmatch(u->name, name, FNM_PERIOD) == 0 : strcmp(u->name, name) == 0;
 }
 
+/* The walk is done: a single name's system unit is found. */
+static bool found_system(const struct walk *w)
+{
+    return !w->u->glob && w->u->n_dirs;
+}
+
 static void walk_dir(struct walk *w, int dir_fd, size_t len, int depth)
 {
     DIR *dir = pt_opendir_at(dir_fd);
     if (!dir)
         return;
-    for (struct dirent *e; (e = readdir(dir)) && w->u->n_dirs < PT_SDUNIT_MATCHES_MAX;) {
+    for (struct dirent *e; !found_system(w) && (e = readdir(dir));) {
         if (e->d_type != DT_DIR || strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
         int n = snprintf(w->path + len, sizeof(w->path) - len, "/%s", e->d_name);
         if (n < 0 || (size_t)n >= sizeof(w->path) - len)
             continue;
         if (matches(w->u, e->d_name)) {
-            add_dir(w->u, w->path);
-            if (!w->u->glob)
-                break;
+            if (w->u->glob || !w->manager[0])
+                add_dir(w->u, w->path, w->manager);
+            else if (!w->user_match[0])
+                snprintf(w->user_match, sizeof(w->user_match), "%s", w->path);
             continue; /* its processes are its own: nothing below is another match's */
         }
         if (!enters(e->d_name) || depth >= 16 || w->opened >= PT_SDUNIT_WALK_MAX)
@@ -153,10 +192,13 @@ static void walk_dir(struct walk *w, int dir_fd, size_t len, int depth)
         if (sub < 0)
             continue;
         w->opened++;
+        char outer[sizeof(w->manager)];
+        memcpy(outer, w->manager, sizeof(outer));
+        if (is_user_manager(e->d_name))
+            snprintf(w->manager, sizeof(w->manager), "%s", e->d_name);
         walk_dir(w, sub, len + (size_t)n, depth + 1);
+        memcpy(w->manager, outer, sizeof(outer));
         close(sub);
-        if (!w->u->glob && w->u->n_dirs)
-            break;
     }
     w->path[len] = '\0';
     closedir(dir);
@@ -168,9 +210,12 @@ static const char *hierarchy(const struct pt_sdunit *u, int i)
     return i == 0 ? u->fs.v2 : u->fs.systemd_v1;
 }
 
-static void walk(struct pt_sdunit *u)
+/* prefer: a user's unit taken before, kept when the walk finds no
+ * system manager's unit (not another user's of the same name) */
+static void walk(struct pt_sdunit *u, const char *prefer)
 {
     struct walk w = {.u = u};
+    snprintf(w.user_match, sizeof(w.user_match), "%s", prefer ? prefer : "");
     for (int i = 0; i < 2 && !u->n_dirs; i++) {
         const char *root = hierarchy(u, i);
         if (!root[0])
@@ -183,37 +228,91 @@ static void walk(struct pt_sdunit *u)
             walk_dir(&w, fd, len, 0);
         close(fd);
     }
+    if (!u->n_dirs && w.user_match[0])
+        add_dir(u, w.user_match, NULL);
+}
+
+bool pt_sdunit_users(const struct pt_sdunit *u, const char *dir, char *manager, size_t len)
+{
+    const char *below = NULL;
+    for (int i = 0; i < 2 && !below; i++)
+        below = pt_cgroupfs_below(hierarchy(u, i), dir);
+    /* the innermost user manager among its parents: ".../user@UID.service/..." */
+    const char *found = NULL, *found_end = NULL;
+    for (const char *p = below ? strstr(below, "/user@") : NULL; p; p = strstr(p + 1, "/user@")) {
+        const char *end = strchr(p + 1, '/');
+        if (end && end - p > 1 + 5 + 8 && strncmp(end - 8, ".service", 8) == 0)
+            found = p + 1, found_end = end;
+    }
+    if (manager && len)
+        snprintf(manager, len, "%.*s", found ? (int)(found_end - found) : 0, found ? found : "");
+    return found != NULL;
+}
+
+/* A single name where the system manager puts it by default. */
+static void add_default_place(struct pt_sdunit *u)
+{
+    char place[PT_UNIT_NAME_MAX * 4], path[PT_SDUNIT_PATH_MAX];
+    default_place(u->name, place, sizeof(place));
+    for (int i = 0; i < 2 && !u->n_dirs; i++) {
+        const char *root = hierarchy(u, i);
+        int n = snprintf(path, sizeof(path), "%s%s%s", root, place[0] ? "/" : "", place);
+        if (root[0] && n > 0 && (size_t)n < sizeof(path) && pt_cgroupfs_is_cgroup(path))
+            add_dir(u, path, NULL);
+    }
+}
+
+/* A single name: the system manager's unit where it was or where it goes
+ * by default; else, at a walk, any system manager's unit of that name,
+ * or a user's; between walks, the user's unit taken last. */
+static void resolve_one(struct pt_sdunit *u)
+{
+    bool last_there = u->last[0] && pt_cgroupfs_is_cgroup(u->last);
+    if (last_there && !u->last_user)
+        add_dir(u, u->last, NULL); /* where it was: the usual case, a restart included */
+    if (!u->n_dirs)
+        add_default_place(u);
+    if (!u->n_dirs && u->since_walk % PT_SDUNIT_REWALK == 0)
+        walk(u, last_there ? u->last : NULL);
+    else if (!u->n_dirs && last_there)
+        add_dir(u, u->last, NULL); /* the user's unit, until the next walk */
+    point_dirs(u);
+    bool users = u->n_dirs && pt_sdunit_users(u, u->dirs[0], NULL, 0);
+    u->since_walk = u->n_dirs && !users ? 0 : u->since_walk + 1;
+    u->changed = u->moved = false;
+    if (!u->n_dirs || strcmp(u->last, u->dirs[0]) == 0)
+        return;
+    u->changed = true;
+    u->moved = u->last[0] != '\0';
+    memcpy(u->previous, u->last, sizeof(u->previous));
+    snprintf(u->last, sizeof(u->last), "%s", u->dirs[0]);
+    u->last_user = users;
 }
 
 size_t pt_sdunit_resolve(struct pt_sdunit *u)
 {
     forget_dirs(u);
     if (u->glob) {
-        walk(u);
-        return u->n_dirs;
+        walk(u, NULL);
+        point_dirs(u);
+    } else {
+        resolve_one(u);
     }
-    if (u->last && pt_cgroupfs_is_cgroup(u->last)) {
-        add_dir(u, u->last); /* where it was: the usual case, a restart included */
-        return 1;
-    }
-    char place[PT_UNIT_NAME_MAX * 4], path[PT_CGROUPFS_PATH_MAX + sizeof(place)];
-    default_place(u->name, place, sizeof(place));
-    for (int i = 0; i < 2 && !u->n_dirs; i++) {
+    return u->n_dirs;
+}
+
+bool pt_sdunit_systemd_manages(const struct pt_sdunit *u)
+{
+    char path[PT_CGROUPFS_PATH_MAX + 32];
+    for (int i = 0; i < 2; i++) {
         const char *root = hierarchy(u, i);
-        int n = snprintf(path, sizeof(path), "%s%s%s", root, place[0] ? "/" : "", place);
-        if (root[0] && n > 0 && (size_t)n < sizeof(path) && pt_cgroupfs_is_cgroup(path))
-            add_dir(u, path);
+        for (int j = 0; j < 2 && root[0]; j++) {
+            snprintf(path, sizeof(path), "%s/%s", root, j == 0 ? "init.scope" : "system.slice");
+            if (pt_cgroupfs_is_cgroup(path))
+                return true;
+        }
     }
-    if (!u->n_dirs && u->since_walk % PT_SDUNIT_REWALK == 0)
-        walk(u);
-    if (!u->n_dirs) {
-        u->since_walk++;
-        return 0;
-    }
-    u->since_walk = 0;
-    free(u->last);
-    u->last = pt_xstrdup(u->dirs[0]);
-    return 1;
+    return false;
 }
 
 /* Where systemd keeps the unit files of the system's manager. */

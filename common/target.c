@@ -10,6 +10,7 @@
 #include "membership.h"
 #include "saturate.h"
 #include "targetcg.h"
+#include "targetunit.h"
 
 const char *pt_target_name(const struct pt_target *t)
 {
@@ -320,5 +321,6 @@ void pt_target_free(struct pt_target *t)
     if (t->has_matcher)
         pt_matcher_free(&t->matcher);
     pt_target_cgroups_free(t);
+    pt_target_unit_free(t);
     memset(t, 0, sizeof(*t));
 }

@@ -37,32 +37,34 @@ void pt_target_cgroups_free(struct pt_target *t)
 /* The target's own cgroup directories: a --cgroup's one, a launched
  * command's of its own, a --unit's as found by the last scan (a glob's:
  * every unit matched). */
-static size_t target_dirs(const struct pt_target *t, const char *const **dirs)
+static size_t target_dirs(const struct pt_target *t, const char *const **dirs, const char *const **keys)
 {
     static const char *one[1];
     if (t->selector.kind == PT_SELECT_CGROUP || t->selector.kind == PT_SELECT_CHILD) {
         one[0] = t->selector.kind == PT_SELECT_CHILD ? t->selector.path : pt_matcher_cgroup(&t->matcher);
         *dirs = one;
+        *keys = NULL;
         return 1;
     }
     const struct pt_sdunit *u = pt_matcher_unit(&t->matcher);
     *dirs = (const char *const *)u->dirs;
+    *keys = u->keys;
     return u->n_dirs;
 }
 
-/* The directory of a --by cgroup group into out: a glob's unit, or the
- * cgroup of that name below the target's. "" for "." and "other". */
+/* The directory of a --by cgroup group into out: a glob's unit (by its
+ * line key, sdunit.h), or the cgroup of that name below the target's.
+ * "" for "." and "other". */
 static void group_dir(const struct pt_target *t, const char *group, char *out, size_t len)
 {
-    const char *const *dirs;
-    size_t n = target_dirs(t, &dirs);
+    const char *const *dirs, *const *keys;
+    size_t n = target_dirs(t, &dirs, &keys);
     out[0] = '\0';
     if (strcmp(group, PT_CGROUP_OWN) == 0 || strcmp(group, PT_GROUP_OTHER) == 0)
         return;
     bool glob = t->selector.kind == PT_SELECT_UNIT && pt_matcher_unit(&t->matcher)->glob;
     for (size_t i = 0; i < n; i++) {
-        const char *slash = strrchr(dirs[i], '/');
-        if (glob && strcmp(slash ? slash + 1 : dirs[i], group) == 0) {
+        if (glob && strcmp(keys[i], group) == 0) {
             snprintf(out, len, "%s", dirs[i]);
             return;
         }
@@ -152,8 +154,8 @@ void pt_target_cgroups_found(struct pt_target *t)
         say_scan_notes(t);
     if (!t->has_cgroups)
         return;
-    const char *const *dirs;
-    size_t n = target_dirs(t, &dirs);
+    const char *const *dirs, *const *keys;
+    size_t n = target_dirs(t, &dirs, &keys);
     pt_cgacct_set(&t->cgroups, dirs, n);
     say_unreadable(t, &t->cgroups, &t->said_unreadable, "the target");
     if (t->options.breakdown == PT_BY_CGROUP) {

@@ -48,6 +48,9 @@ struct pt_departure {
                                                          records are still to come */
 };
 
+/* A --unit target's lines said once (targetunit.h). */
+enum pt_said_unit { PT_SAID_UNIT_SYSTEMD = 1, PT_SAID_UNIT_LIMIT = 2, PT_SAID_UNIT_OUTSIDE = 4 };
+
 struct pt_target {
     char *name;
     struct pt_selector selector; /* path owned */
@@ -75,6 +78,10 @@ struct pt_target {
     bool has_cgroups, said_cgroups, said_unreadable, said_group_unreadable;
     struct pt_cgacct cgroups, group_cgroups;
     struct pt_cgvalues cgroup_sum;
+    /* UNIT (targetunit.h): the lines said once (enum pt_said_unit bits),
+     * and the pids the last scan of its cgroups listed */
+    unsigned said_unit;
+    struct pt_pidmap unit_scanned;
 
     struct pt_ledger ledger; /* the tree's and its breakdown groups' amounts */
 

@@ -391,7 +391,9 @@ class Systemd:
             return path
         inside = "/run/proctree-bin/" + os.path.basename(path)
         os.makedirs(self.root_path("/run/proctree-bin"), exist_ok=True)
-        shutil.copy(path, self.root_path(inside))
+        # renamed over: a copy running already is not written (ETXTBSY)
+        shutil.copy(path, self.root_path(inside + ".new"))
+        os.replace(self.root_path(inside + ".new"), self.root_path(inside))
         return inside
 
     def execd_program(self):

@@ -17,7 +17,13 @@ an inactive or unknown unit keeps its line with proc_processes=0 and is
 said once on stderr (W!, its name quoted, "inactive" or "unknown");
 `--by cgroup` adds one line per cgroup directly under the target's
 (cgroup=CHILD), per matched unit for a glob, and cgroup=. for the processes
-in the target's own cgroup.
+in the target's own cgroup. A glob takes every unit it matches (300 here;
+4,096 at most: test_units_tree.py). A name is the system manager's unit
+before a user manager's (a user's is faked: a cgroup where user@1000.service
+puts its units, a process moved there), which it replaces when it starts;
+a glob over both has two lines, the user's keyed user@1000.service:NAME,
+each with its own cgroup's CPU. Descendants that moved to another cgroup
+stay in proc_* and are said once (I!, how many, where).
 """
 
 import os
@@ -77,6 +83,19 @@ def warnings_about(execd, name):
     return [l for l in execd.stderr_lines() if l.startswith("W! ") and f'"{name}"' in l]
 
 
+class ExecdThrough(h.Execd):
+    """proctree-execd run inside through a command line of the test's,
+    which execs it (its program and args appended); stopped by its pid."""
+
+    def __init__(self, sd, through, args):
+        super().__init__(args, wrapper=sd.nsenter(through), program=sd.execd_program())
+        self.inner_pid = sh._inner_child(self.proc, "proctree-execd", "proctree-execd")
+
+    def stop(self):
+        sh._stop_inner(self.proc, self.inner_pid, 5.0)
+        return super().stop()
+
+
 class UnitTestCase(unittest.TestCase):
     """One systemd per test, stopped (by its pid) whatever happens."""
 
@@ -118,8 +137,9 @@ class UnitTestCase(unittest.TestCase):
         start = len(counts(execd, target))
         execd.wait_for(lambda e: len(counts(e, target)) >= start + batches, h.BATCH_TIMEOUT,
                        f"{batches} more batches")
-        self.assertEqual(counts(execd, target)[start - 1:], [count] * (len(counts(execd, target)) - start + 1),
-                         execd.describe())
+        # One reading: a batch may arrive between two.
+        seen = counts(execd, target)[start - 1:]
+        self.assertEqual(seen, [count] * len(seen), execd.describe())
 
 
 class HostUntouched(unittest.TestCase):
@@ -304,8 +324,12 @@ wait
         # test.slice: a.service (its shell and a sleep), b.service (a shell,
         # a sleep and python3 that burns 0.3 s of CPU then sleeps), and one
         # process in the slice's own cgroup: a shell's orphan (systemd's
-        # child, no member's descendant) that moved itself there.
-        burn = ("import os, time\nwhile time.process_time() < 0.3: pass\n"
+        # child, no member's descendant) that moved itself there. python3
+        # burns once told to (a file "go"), after proctree's first read:
+        # CPU used before that is no interval's (on a slow CPU its start
+        # alone may outlast proctree's).
+        burn = (f"import os, time\nwhile not os.path.exists('{READY}/go'): time.sleep(0.02)\n"
+                "start = time.process_time()\nwhile time.process_time() < start + 0.3: pass\n"
                 f"open('{READY}/burned', 'w').close()\ntime.sleep(3600)\n")
         self.sd.write_file(f"{SCRIPTS}/burn.py", burn)
         a = self.script("a.sh", "( sh -c 'echo $$ > /sys/fs/cgroup/test.slice/cgroup.procs && exec sleep 3600' & )\n"
@@ -320,6 +344,7 @@ wait
 
         execd = self.execd("--unit", "test.slice", "--by", "cgroup")
         self.wait_count(execd, "test.slice", 6)
+        self.sd.write_file(f"{READY}/go", "")
         h.wait_until(lambda: os.path.exists(self.sd.root_path(f"{READY}/burned")), 60, "python3 to burn 0.3 s")
         self.assert_counts_hold(execd, "test.slice", 6, batches=3)
         lines = cgroup_lines(execd.batches()[-1][1], "test.slice")
@@ -329,7 +354,169 @@ wait
         cpu = sum(p.fields.get("proc_cpu_user_seconds", 0) + p.fields.get("proc_cpu_system_seconds", 0)
                   for _, points in execd.batches() for p in points
                   if p.tags.get("target") == "test.slice" and p.tags.get("cgroup") == "b.service")
-        self.assertGreaterEqual(cpu, 0.1, "b.service's line has python3's CPU\n" + execd.describe())
+        # all of the 0.3 s is after proctree's first read of python3: its
+        # utime + stime grow by it, to a clock tick per field
+        self.assertGreaterEqual(cpu, 0.3 - 0.02, "b.service's line has python3's CPU\n" + execd.describe())
+
+    def test_glob_over_300_units(self):
+        # 300 instances of a template, one sleep each: all counted (the
+        # limit was 256 units, silently), and nothing said of a limit.
+        # all pulled in by one target, queued by one call (300 calls take a
+        # slow machine longer than a command's timeout)
+        self.sd.write_unit("pt-many@.service", "[Service]\nExecStart=/bin/sleep 3600\n", reload=False)
+        wants = " ".join(f"pt-many@{i}.service" for i in range(300))
+        self.sd.write_unit("pt-many.target", f"[Unit]\nDefaultDependencies=no\nWants={wants}\n")
+        self.sd.run(["systemctl", "start", "--no-block", "pt-many.target"], timeout=4 * sh.CMD_TIMEOUT)
+        h.wait_until(lambda: len(self.sd.cgroup_pids("/system.slice/system-pt\\x2dmany.slice")) == 300,
+                     4 * h.START_TIMEOUT, "300 sleeps")
+        glob = "pt-many@*.service"
+        execd = self.execd("--unit", glob)
+        self.wait_count(execd, glob, 300)
+        self.assert_counts_hold(execd, glob, 300)
+        self.assertEqual(warnings_about(execd, glob), [], execd.describe())
+
+    def user_unit(self, name, argv):
+        """A user manager's unit faked: a cgroup made where user@1000.service
+        puts its units, and argv started inside and moved there."""
+        rel = f"/user.slice/user-1000.slice/user@1000.service/app.slice/{name}"
+        self.sd.run(["mkdir", "-p", f"/sys/fs/cgroup{rel}"])
+        # started by a service of another name (its shell's child), so that
+        # the move is within the namespace's cgroups (nsenter's process is
+        # outside them, and with nsdelegate, as on a systemd host, could not
+        # move in)
+        # (a script: systemd would take $$ in a command line for its own)
+        move = self.script("into.sh", 'cg="$1"; shift\n'
+                           'sh -c \'echo $$ > "$1/cgroup.procs" && shift && exec "$@"\' sh "$cg" "$@" &\nwait\n')
+        self.sd.start_service(f"pt-launch-{name.split('.')[0]}", [move, f"/sys/fs/cgroup{rel}", *argv])
+        h.wait_until(lambda: len(self.sd.cgroup_pids(rel)) == 1, h.START_TIMEOUT, f"a process in {rel}")
+        return rel
+
+    def test_system_unit_replaces_a_users_of_its_name(self):
+        # Only user@1000's pt-same.service runs (one sleep): it is followed,
+        # and said. Then the system manager's starts (a shell and two
+        # sleeps): it is followed from then on, the user's process leaves,
+        # and that is said.
+        user = self.user_unit("pt-same.service", ["sleep", "3600"])
+        execd = self.execd("--unit", "pt-same.service")
+        self.wait_count(execd, "pt-same.service", 1)
+        first = [l for l in execd.stderr_lines() if l.startswith("I! ") and "is followed" in l]
+
+        self.sd.start_service("pt-same", ["sh", "-c", "sleep 3600 & sleep 3600 & wait"])
+        system = self.sd.wait_pids("pt-same.service", 3)
+        seen = len(counts(execd, "pt-same.service"))
+        self.wait_count(execd, "pt-same.service", 3, after=seen)
+        self.assert_counts_hold(execd, "pt-same.service", 3)
+        self.assertEqual(len(self.sd.cgroup_pids(user)), 1, "the user's unit still runs")
+        self.assertEqual(len(system), 3)
+        self.assertEqual(len(first), 1, execd.describe())
+        self.assertIn('the user manager "user@1000.service"\'s is followed', first[0])
+        self.assertIn(user, first[0])
+        moved = [l for l in execd.stderr_lines() if "is followed now" in l]
+        self.assertEqual(len(moved), 1, execd.describe())
+        self.assertEqual(len([l for l in execd.stderr_lines() if "is followed" in l]), 2, execd.describe())
+        for text in ("the system manager's is followed now", "/system.slice/pt-same.service", user,
+                     "leave the target"):
+            self.assertIn(text, moved[0])
+
+    def test_glob_over_two_units_of_one_name(self):
+        # The system manager's pt-twin.service (a shell and a sleep) and
+        # user@1000's (python3 that burns 1 s of CPU when told, once
+        # proctree has counted all 3): two lines, each of its own processes
+        # and its own cgroup's CPU. The system one's cgroup CPU is its
+        # sleepers' (next to none), the user's is its burner's second: a
+        # line given the other's cgroup would show it.
+        self.sd.start_service("pt-twin", ["sh", "-c", "sleep 3600 & wait"])
+        self.sd.wait_pids("pt-twin.service", 2)
+        burn = (f"import os, time\nwhile not os.path.exists('{READY}/go'): time.sleep(0.02)\n"
+                "t0 = time.process_time()\nwhile time.process_time() - t0 < 1: pass\n"
+                f"open('{READY}/burned', 'w').close()\ntime.sleep(3600)\n")
+        self.user_unit("pt-twin.service", ["python3", "-c", burn])
+        glob = "pt-twin*"
+        execd = self.execd("--unit", glob, "--by", "cgroup")
+        self.wait_count(execd, glob, 3)
+        self.sd.write_file(f"{READY}/go", "")
+        h.wait_until(lambda: os.path.exists(self.sd.root_path(f"{READY}/burned")), 60, "python3 to burn 1 s")
+        self.assert_counts_hold(execd, glob, 3, batches=3)
+        keys = ("pt-twin.service", "user@1000.service:pt-twin.service")
+        lines = cgroup_lines(execd.batches()[-1][1], glob)
+        self.assertEqual({k: p.fields["proc_processes"] for k, p in lines.items()}, {keys[0]: 2, keys[1]: 1},
+                         execd.describe())
+        self.assert_breakdown_adds_up(execd, glob)
+
+        def cpu(key, prefix):
+            return sum(p.fields.get(f"{prefix}_cpu_{m}_seconds", 0) for _, points in execd.batches() for p in points
+                       if p.tags.get("target") == glob and p.tags.get("cgroup") == key for m in ("user", "system"))
+        # all of the burn is after proctree's first read of the burner and
+        # of its cgroup: at least 1 s in each, to a clock tick per field in
+        # /proc; the sleepers' cgroup has next to none of it
+        self.assertGreaterEqual(cpu(keys[1], "proc"), 1 - 0.02, execd.describe())
+        self.assertGreaterEqual(cpu(keys[1], "cgroup"), 1, execd.describe())
+        self.assertLess(cpu(keys[0], "cgroup"), 0.1, execd.describe())
+
+    def test_members_outside_the_units_cgroups_are_said(self):
+        # pt-moves.service: its shell, a sleep, and a child that moves
+        # itself to another cgroup (as an sshd's session children move to
+        # session-N.scope) and stays its descendant: 3 processes in
+        # proc_*, 2 in the unit's cgroups; said once. pt-stays.service,
+        # whose processes stay in its cgroups (one in a sub-cgroup), is
+        # not said.
+        script = self.script("moves.sh", """
+mkdir -p /sys/fs/cgroup/pt-elsewhere
+sh -c 'echo $$ > /sys/fs/cgroup/pt-elsewhere/cgroup.procs && exec sleep 3600' &
+sleep 3600 & wait
+""")
+        self.sd.start_service("pt-moves", [script])
+        stays = self.script("stays.sh", """
+cg=/sys/fs/cgroup$(sed -n 's/^0:://p' /proc/self/cgroup)
+mkdir "$cg/main" "$cg/sub"
+echo $$ > "$cg/main/cgroup.procs"
+sh -c 'echo $$ > "$1/cgroup.procs" && exec sleep 3600' sh "$cg/sub" &
+wait
+""")
+        self.sd.start_service("pt-stays", [stays], properties=["Delegate=yes"])
+        self.sd.wait_pids("pt-moves.service", 2)
+        h.wait_until(lambda: len(self.sd.cgroup_pids("/pt-elsewhere")) == 1, h.START_TIMEOUT, "the moved child")
+        self.sd.wait_pids("pt-stays.service", 2)
+        execd = self.execd("--unit", "pt-moves.service", "--unit", "pt-stays.service")
+        self.wait_count(execd, "pt-moves.service", 3)
+        self.assert_counts_hold(execd, "pt-moves.service", 3, batches=3)
+        self.assert_counts_hold(execd, "pt-stays.service", 2)
+        said = [l for l in execd.stderr_lines() if "outside unit" in l]
+        self.assertEqual(len(said), 1, execd.describe())
+        self.assertTrue(said[0].startswith('I! proctree-execd: target "pt-moves.service": 1 of its 3 processes run '
+                                           'outside unit "pt-moves.service"\'s cgroups (in "/pt-elsewhere")'),
+                        said[0])
+        self.assertIn("proc_* and not in cgroup_*", said[0])
+
+    def test_no_systemd_in_a_containers_own_cgroups(self):
+        # As in a container: a cgroup namespace of its own, rooted at the
+        # cgroup of the process that runs proctree (outside this systemd's
+        # tree), and cgroup2 mounted again on /sys/fs/cgroup, which then
+        # shows only that: one warning says no systemd manages it, and the
+        # unit is not called inactive or unknown. The same container with
+        # this systemd's /sys mounted at /run/hs (--sys-root, as HOST_SYS
+        # does): the unit is found, nothing is said. (Its own /run would
+        # not tell: /run/systemd/system is absent from a container's /run
+        # where systemd runs, and present in this systemd's.)
+        self.sd.start_service("pt-x", ["sleep", "3600"])
+        self.sd.wait_pids("pt-x.service", 1)
+        container = self.script("container.sh", """
+exec unshare --cgroup --mount sh -c 'mkdir -p /run/hs && mount --rbind /sys /run/hs &&
+umount /sys/fs/cgroup && mount -t cgroup2 cgroup2 /sys/fs/cgroup && exec "$@"' sh "$@"
+""")
+        own = ExecdThrough(self.sd, [container], [*INTERVAL, "--unit", "pt-x.service"])
+        self.addCleanup(own.stop)
+        host = ExecdThrough(self.sd, [container], [*INTERVAL, "--sys-root", "/run/hs", "--unit", "pt-x.service"])
+        self.addCleanup(host.stop)
+        self.wait_count(host, "pt-x.service", 1)
+        own.wait_batches(2)
+        said = [l for l in own.stderr_lines() if "no systemd manages the cgroups read here" in l]
+        self.assertEqual(len(said), 2, own.describe())  # at start, and why the line is empty
+        self.assertIn('("/sys/fs/cgroup" has neither init.scope nor system.slice)', said[0])
+        self.assertNotIn("inactive", said[1])
+        self.assertNotIn("unknown", said[1])
+        self.assertEqual(set(counts(own, "pt-x.service")), {0})
+        self.assertEqual([l for l in host.stderr_lines() if l.startswith("W! ")], [], host.describe())
 
     def assert_breakdown_adds_up(self, execd, target):
         """In every batch the cgroup lines' processes add up to the target's;
