@@ -84,6 +84,7 @@ int execd_supervise(struct pt_launch_cgroup *cg)
         pt_logf(PT_LOG_ERROR, "cannot become a child subreaper: %s", strerror(errno));
         return -1;
     }
+    pt_launch_cgroup_keeper(cg); /* ours, not the worker's: ended after its last read */
     pid_t worker = fork();
     if (worker < 0) {
         pt_logf(PT_LOG_ERROR, "fork: %s", strerror(errno));

@@ -398,9 +398,13 @@ class Systemd:
         """proctree-execd as the namespace sees it."""
         return self.visible(h.execd_path())
 
-    def execd(self, args):
-        """proctree-execd started inside, driven like harness.Execd."""
-        return NsExecd(self, args)
+    def execd(self, args, inside=(), cgroup=None, program=None):
+        """proctree-execd started inside, driven like harness.Execd. inside:
+        a command line that runs it there (systemd-run --scope ...); cgroup:
+        one of its cgroups (rel, as inside) nsenter is put in first, so that
+        its systemd may move the process (the kernel lets a process move only
+        within the mover's cgroup namespace)."""
+        return NsExecd(self, args, inside, cgroup, program)
 
     def collectd(self, plugin_body):
         """collectd (collectd_harness.Collectd) run inside, loading the built proctree.so."""
@@ -440,10 +444,13 @@ class NsExecd(h.Execd):
     """harness.Execd of a proctree-execd run inside with nsenter; stopped
     by its own pid (nsenter forwards no signal)."""
 
-    def __init__(self, sd, args):
+    def __init__(self, sd, args, inside=(), cgroup=None, program=None):
         self.sd = sd
-        super().__init__(args, wrapper=["nsenter", "-t", str(sd.pid), *NS_FLAGS, "--wd=/", "--"],
-                         program=sd.execd_program())
+        enter = []
+        if cgroup:
+            enter = ["sh", "-c", 'echo $$ > "$0" && exec "$@"', sd.cgroup_dir(cgroup) + "/cgroup.procs"]
+        super().__init__(args, wrapper=[*enter, "nsenter", "-t", str(sd.pid), *NS_FLAGS, "--wd=/", "--", *inside],
+                         program=program or sd.execd_program())
         self.inner_pid = None
         try:
             self.inner_pid = _inner_child(self.proc, "proctree-execd", "proctree-execd")
