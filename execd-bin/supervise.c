@@ -71,7 +71,10 @@ static _Noreturn void supervise(pid_t worker, struct pt_launch_cgroup *cg)
                         "what is left of its tree",
                         (int)worker, WTERMSIG(wstatus));
             end_orphans();
-            pt_launch_cgroup_remove(cg);
+            /* a worker that exits removes it itself, once its tree is
+             * gone: said once, by the one that could not */
+            if (WIFSIGNALED(wstatus))
+                pt_launch_cgroup_remove(cg);
             exit(exit_status(wstatus));
         }
     }

@@ -13,9 +13,11 @@ what is lost; --no-launch-cgroup must give no cgroup_* at all; a
 --launch-cgroup PATH that exists is someone else's cgroup and is refused.
 """
 
+import contextlib
 import os
 import shutil
 import signal
+import subprocess
 import tempfile
 import time
 import unittest
@@ -165,6 +167,68 @@ class LaunchCgroupTest(unittest.TestCase):
                 self.assertEqual(len(lines), 1, execd.describe())
                 self.assertIn("the process Telegraf started" if victim == "supervisor" else "was killed by signal 9",
                               lines[0])
+
+    def test_sub_cgroups_of_the_command_are_removed_with_it(self):
+        """A job that makes cgroups of its own in its cgroup (a/b/c, and a
+        sibling, in v2 and in v1 memory) and moves into the deepest: all of
+        them go at the end, depth first, without a warning (before, the made
+        cgroup stayed with 'Device or resource busy', which said nothing of
+        the sub-cgroups)."""
+        pidfile = os.path.join(self.tmp, "pid")
+        made_by_job = []
+        with h.Execd(["--interval", "0.3s", "--", "sh", "-c",
+                      f"echo $$ > {pidfile}; while [ ! -e {pidfile}.go ]; do sleep 0.02; done; sleep 0.3"]) as execd:
+            h.wait_until(lambda: os.path.exists(pidfile) and os.path.getsize(pidfile) > 0, 10, "the command's pid")
+            with open(pidfile) as f:
+                child = int(f.read())
+            made = self.dirs(cgroups_of(child))
+            for d in made:  # as the job would: it runs as root in them
+                os.makedirs(os.path.join(d, "a", "b", "c"))
+                os.mkdir(os.path.join(d, "sibling"))
+                made_by_job.append(os.path.join(d, "a", "b", "c"))
+                with open(os.path.join(d, "a", "b", "c", "cgroup.procs"), "w") as f:
+                    f.write(str(child))
+            open(pidfile + ".go", "w").close()
+            status = execd.wait_exit(15)
+        self.assertEqual(status, 0, execd.describe())
+        for d in made:
+            self.assertFalse(os.path.exists(d), f"{d} and what the job made in it are removed\n{execd.describe()}")
+        self.assertFalse([l for l in execd.stderr_lines() if l.startswith(("E! ", "W! "))], execd.describe())
+
+    def test_a_sub_cgroup_that_cannot_be_removed_is_named_with_why(self):
+        """A process that left the launched tree (here: the test's own) in a
+        sub-cgroup the job made, under a name with a tab: that sub-cgroup
+        stays, and so does the made one; the warning names the sub-cgroup,
+        escaped, and why."""
+        pidfile = os.path.join(self.tmp, "pid")
+        stray = None
+        try:
+            with h.Execd(["--interval", "0.3s", "--", "sh", "-c",
+                          f"echo $$ > {pidfile}; while [ ! -e {pidfile}.go ]; do sleep 0.02; done"]) as execd:
+                h.wait_until(lambda: os.path.exists(pidfile) and os.path.getsize(pidfile) > 0, 10, "the command's pid")
+                with open(pidfile) as f:
+                    made = self.v2 + cgroups_of(int(f.read()))[""]
+                busy = os.path.join(made, "job", "tab\tname")
+                os.makedirs(busy)
+                stray = subprocess.Popen(["sleep", "300"])
+                with open(os.path.join(busy, "cgroup.procs"), "w") as f:
+                    f.write(str(stray.pid))
+                open(pidfile + ".go", "w").close()
+                status = execd.wait_exit(15)
+            self.assertEqual(status, 0, execd.describe())
+            warned = [l for l in execd.stderr_lines() if l.startswith("W! ") and made in l]
+            self.assertEqual(len(warned), 1, execd.describe())
+            self.assertIn(f'its sub-cgroup "{made}/job/tab\\tname" (made by the command) stays', warned[0])
+            self.assertIn("a process that left the launched tree is still in it", warned[0])
+            self.assertTrue(os.path.isdir(busy), "not removed while a process is in it")
+        finally:
+            if stray:
+                stray.kill()
+                stray.wait()
+            for d in ("job/tab\tname", "job", ""):
+                path = os.path.join(made, d) if d else made
+                with contextlib.suppress(FileNotFoundError):
+                    h.wait_until(lambda: (os.rmdir(path), True)[1], 5, f"rmdir {path}")
 
     def test_no_launch_cgroup_gives_no_cgroup_fields(self):
         out = os.path.join(self.tmp, "cgroup")
