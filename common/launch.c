@@ -577,6 +577,26 @@ static int wait_in_scope(const struct pt_launch_cgroup *cg, pid_t pid, double de
     return r;
 }
 
+/* A user's manager can move only processes of its own subtree
+ * (user.slice/user-UID.slice/user@UID.service/...): cgroup v2 lets a
+ * process move only with write access to the common ancestor's
+ * cgroup.procs. Asked from elsewhere (a system service run as a user),
+ * its scope's job fails, so it is not asked: true, with why. */
+static bool user_manager_cannot(char *why, size_t whylen)
+{
+    char own[PT_CGROUPFS_PATH_MAX] = "", want[64], q[PT_QUOTED_MAX];
+    if (geteuid() == 0)
+        return false;
+    snprintf(want, sizeof(want), "/user@%u.service/", (unsigned)geteuid());
+    if (own_v2_path(own, sizeof(own)) == 0 && strstr(own, want))
+        return false;
+    snprintf(why, whylen,
+             "not root, and proctree's cgroup \"%s\" is outside the user's manager (user@%u.service), which can move "
+             "no process from there",
+             pt_escape(q, sizeof(q), own), (unsigned)geteuid());
+    return true;
+}
+
 /* Ask systemd for the scope of the held child pid; once it is there, the
  * scope is the command's cgroup, and the fallback made is removed unused.
  * 0, or -1 with why. */
@@ -589,7 +609,7 @@ static int get_scope(struct pt_launch_cgroup *cg, pid_t pid, char *why, size_t w
                                       "a command launched by proctree-execd",
                                       {pid, cg->keeper},
                                       cg->keeper > 0 ? 2 : 1};
-    if (pt_sd_manager_socket(sock, sizeof(sock), why, whylen) != 0 ||
+    if (user_manager_cannot(why, whylen) || pt_sd_manager_socket(sock, sizeof(sock), why, whylen) != 0 ||
         pt_sd_start_scope(sock, &scope, PT_SDSCOPE_TIMEOUT, why, whylen) != 0 ||
         wait_in_scope(cg, pid, deadline, path, sizeof(path), why, whylen) != 0)
         return -1;

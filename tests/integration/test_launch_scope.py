@@ -173,9 +173,10 @@ class LaunchScopeTest(unittest.TestCase):
         self.assertNotIn("sleep", props["Description"])
 
     def test_not_delegated_without_systemd_runs_without_and_says_why(self):
-        """As nobody no manager will move the command (no user manager here),
-        and proctree's own scope is not delegated: no cgroup of its own,
-        none made in systemd's, and one line saying both."""
+        """As nobody no manager will move the command (its cgroup is outside
+        any user manager's, and the system manager's socket is root's), and
+        proctree's own scope is not delegated: no cgroup of its own, none
+        made in systemd's, and one line saying both."""
         program = self.sd.root_path("/run/proctree-execd-nobody")
         shutil.copy(h.execd_path(), program)
         os.chmod(program, 0o755)
@@ -188,7 +189,8 @@ class LaunchScopeTest(unittest.TestCase):
         self.assertEqual(self.command_cgroup("cg"), "/system.slice/proctree-test-nobody.scope")
         said = [l for l in execd.stderr_lines() if "scope" in l or "cgroup of its own" in l]
         self.assertEqual(len(said), 1, execd.describe())
-        for part in ("I! ", "no scope of its own", "no systemd user manager", "no cgroup of its own",
+        for part in ("I! ", "no scope of its own", "outside the user's manager (user@65534.service)",
+                     "no cgroup of its own",
                      '"/system.slice/proctree-test-nobody.scope"', "not delegated", "--launch-cgroup"):
             self.assertIn(part, said[0])
         for line in tagged(execd):
