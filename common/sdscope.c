@@ -408,8 +408,12 @@ static int read_reply(int fd, uint8_t *buf, struct reply *rep, double deadline, 
             snprintf(err, errlen, "systemd's reply is not a D-Bus message of at most %d bytes", REPLY_MAX);
             return -1;
         }
-        if (recv_all(fd, buf + 16, total - 16, deadline) != 0 || parse(buf, total, fields_end, rep) != 0) {
-            snprintf(err, errlen, "systemd's reply cannot be read: %s", errno ? strerror(errno) : "malformed");
+        if (recv_all(fd, buf + 16, total - 16, deadline) != 0) {
+            snprintf(err, errlen, "systemd's reply cannot be read: %s", strerror(errno));
+            return -1;
+        }
+        if (parse(buf, total, fields_end, rep) != 0) {
+            snprintf(err, errlen, "systemd's reply is malformed");
             return -1;
         }
         if ((rep->type == 2 || rep->type == 3) && rep->reply_serial == SERIAL)
@@ -444,7 +448,9 @@ static int call(int fd, const struct pt_sd_scope *s, double deadline, char *err,
         return -1;
     }
     if (send_all(fd, "BEGIN\r\n", 7, deadline) != 0 || send_all(fd, msg.b, msg.n, deadline) != 0) {
-        snprintf(err, errlen, "sending the call: %s", strerror(errno));
+        snprintf(err, errlen, "sending the call: %s",
+                 errno == EPIPE || errno == ECONNRESET ? "systemd closed the connection (it refused us)"
+                                                       : strerror(errno));
         return -1;
     }
     uint8_t *buf = pt_xrealloc(NULL, REPLY_MAX);
@@ -484,7 +490,6 @@ int pt_sd_start_scope(const char *socket_path, const struct pt_sd_scope *scope, 
         close(fd);
         return -1;
     }
-    errno = 0;
     r = call(fd, scope, deadline, err, errlen);
     close(fd);
     return r;

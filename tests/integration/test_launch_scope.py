@@ -84,9 +84,14 @@ class LaunchScopeTest(unittest.TestCase):
             os.kill(pid, signal.SIGCONT)
 
     def command_cgroup(self, name):
-        """The v2 line the command wrote of its own /proc/self/cgroup."""
-        with open(self.sd.root_path(f"{SPACE}/{name}")) as f:
-            return [l[3:] for l in f.read().splitlines() if l.startswith("0::")][0]
+        """The v2 line the command wrote of its own /proc/self/cgroup (once written)."""
+        def read():
+            try:
+                with open(self.sd.root_path(f"{SPACE}/{name}")) as f:
+                    return [l[3:] for l in f.read().splitlines() if l.startswith("0::")]
+            except FileNotFoundError:
+                return None
+        return h.wait_until(read, 20, f"the command to write {name}")[0]
 
     def test_root_gets_a_transient_scope_in_its_slice(self):
         script = f"cat /proc/self/cgroup > {SPACE}/cg; exec python3 -c '{WORKLOAD}'"
