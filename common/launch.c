@@ -269,7 +269,7 @@ static int remove_below(int fd, const char *path, int depth, char *failed, size_
             r = -ENAMETOOLONG;
             break;
         }
-        if (depth >= PT_LAUNCH_SUBCGROUP_DEPTH) {
+        if (depth > PT_LAUNCH_SUBCGROUP_DEPTH) { /* its entries are depth levels down */
             snprintf(failed, failedlen, "%s", sub);
             r = -ELOOP; /* said as too deep */
             break;

@@ -267,6 +267,38 @@ class LaunchCgroupTest(unittest.TestCase):
                 with contextlib.suppress(FileNotFoundError):
                     h.wait_until(lambda: (os.rmdir(path), True)[1], 5, f"rmdir {path}")
 
+    def test_sub_cgroups_past_the_depth_bound_are_said(self):
+        """33 levels of sub-cgroups below the made one: the walk stops at 32
+        (a bound, as anyone may nest cgroups), leaves them, and says which
+        one is too deep."""
+        if self.scope:
+            self.skipTest("the command's cgroup is systemd's scope: systemd removes it, and what is below it")
+        pidfile = os.path.join(self.tmp, "pid")
+        with h.Execd(["--interval", "0.3s", "--", "sh", "-c",
+                      f"echo $$ > {pidfile}; while [ ! -e {pidfile}.go ]; do sleep 0.02; done"]) as execd:
+            h.wait_until(lambda: os.path.exists(pidfile) and os.path.getsize(pidfile) > 0, 10, "the command's pid")
+            with open(pidfile) as f:
+                made = self.v2 + cgroups_of(int(f.read()))[""]
+            deep = os.path.join(made, *["d"] * 33)
+            self.addCleanup(self.rmdirs, made, deep)
+            os.makedirs(deep)
+            open(pidfile + ".go", "w").close()
+            status = execd.wait_exit(15)
+        self.assertEqual(status, 0, execd.describe())
+        warned = [l for l in execd.stderr_lines() if l.startswith("W! ") and made in l]
+        self.assertEqual(len(warned), 1, execd.describe())
+        self.assertIn(f'its sub-cgroup "{made}{"/d" * 33}" (made by the command) is more than 32 levels down',
+                      warned[0])
+
+    @staticmethod
+    def rmdirs(top, deepest):
+        """Remove deepest and each parent up to top, children first."""
+        path = deepest
+        while len(path) >= len(top):
+            with contextlib.suppress(FileNotFoundError):
+                os.rmdir(path)
+            path = os.path.dirname(path)
+
     def test_no_launch_cgroup_gives_no_cgroup_fields(self):
         out = os.path.join(self.tmp, "cgroup")
         with h.Execd(["--interval", "0.3s", "--no-launch-cgroup", "--", "sh", "-c",
