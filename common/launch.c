@@ -529,6 +529,16 @@ void pt_launch_cgroup_keeper(struct pt_launch_cgroup *cg)
         pause();
 }
 
+void pt_launch_cgroup_keeper_end(struct pt_launch_cgroup *cg)
+{
+    if (cg->keeper <= 0)
+        return;
+    kill(cg->keeper, SIGKILL);
+    while (waitpid(cg->keeper, NULL, 0) < 0 && errno == EINTR)
+        ;
+    cg->keeper = 0;
+}
+
 void pt_launch_cgroup_remove(struct pt_launch_cgroup *cg)
 {
     remove_made(cg);

@@ -75,6 +75,10 @@ int pt_launch_cgroup_make(struct pt_launch_cgroup *cg, enum pt_launch_cgroup_mod
  * Its memory was charged where it was forked, and it runs nothing in the
  * scope: it adds no CPU time, no memory and no I/O there. */
 void pt_launch_cgroup_keeper(struct pt_launch_cgroup *cg);
+/* SIGKILL to the keeper, reaped here (it only waits: it dies at once, but
+ * on a loaded host not always within the time given to what is left of
+ * the tree, which it is not part of). */
+void pt_launch_cgroup_keeper_end(struct pt_launch_cgroup *cg);
 #define PT_LAUNCH_KEEPER_NAME "proctree-keeper" /* its comm */
 
 /* Remove what pt_launch_cgroup_make made, once no process is left in it

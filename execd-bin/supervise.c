@@ -63,6 +63,8 @@ static _Noreturn void supervise(pid_t worker, struct pt_launch_cgroup *cg)
         int wstatus;
         pid_t pid;
         while ((pid = waitpid(-1, &wstatus, WNOHANG)) > 0) {
+            if (pid == cg->keeper)
+                cg->keeper = 0; /* reaped: its pid is no longer ours to signal */
             if (pid != worker)
                 continue; /* an orphan of the tree, while it was being ended */
             if (WIFSIGNALED(wstatus))
@@ -70,6 +72,7 @@ static _Noreturn void supervise(pid_t worker, struct pt_launch_cgroup *cg)
                         "the process that follows the launched command (pid %d) was killed by signal %d: SIGKILL to "
                         "what is left of its tree",
                         (int)worker, WTERMSIG(wstatus));
+            pt_launch_cgroup_keeper_end(cg); /* after the worker's last read; not of the tree */
             end_orphans();
             /* a worker that exits removes it itself, once its tree is
              * gone: said once, by the one that could not */
