@@ -1,5 +1,6 @@
 #include "launch.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -9,6 +10,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,6 +18,7 @@
 #include "escape.h"
 #include "procfile.h"
 #include "procparse.h"
+#include "sdscope.h"
 
 /* ---- the launched command's cgroup ---------------------------------------- */
 
@@ -77,13 +80,15 @@ static bool plain_path(const char *rel)
     return true;
 }
 
+/* What a launched command without a cgroup of its own loses, after why. */
+#define NONE_FMT                                                                                                       \
+    "the launched command gets no cgroup of its own (%s): no cgroup_* metrics (the kernel's exact CPU time, memory "   \
+    "peak, OOM kills, pressure stalls); its tree is measured as before"
+
 /* The one line of a launched command without a cgroup of its own. */
 static void say_none(const char *why)
 {
-    pt_logf(PT_LOG_INFO,
-            "the launched command gets no cgroup of its own (%s): no cgroup_* metrics (the kernel's exact CPU time, "
-            "memory peak, OOM kills, pressure stalls); its tree is measured as before",
-            why);
+    pt_logf(PT_LOG_INFO, NONE_FMT, why);
 }
 
 /* mount followed by the first len bytes of rel into hierarchy h of
@@ -228,25 +233,211 @@ static void close_procs(struct pt_launch_cgroup *cg)
     }
 }
 
+/* rmdir, again while a process that is still exiting keeps it busy for a
+ * moment: 0 or -errno. */
+static int remove_dir_at(int dirfd, const char *name)
+{
+    for (int tries = 50;; tries--) {
+        if (unlinkat(dirfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
+            return 0;
+        if (errno != EBUSY || tries <= 1)
+            return -errno;
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+}
+
+/* Remove the sub-cgroups of the directory open at fd (path: its name, for
+ * the message), depth first: 0, or -errno with the one that stays in
+ * failed. A symlink is never followed (O_NOFOLLOW), so the walk stays in
+ * the made cgroup. */
+static int remove_below(int fd, const char *path, int depth, char *failed, size_t failedlen)
+{
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        snprintf(failed, failedlen, "%s", path);
+        return -errno;
+    }
+    int r = 0;
+    for (struct dirent *e; r == 0 && (e = readdir(d));) {
+        if (e->d_type != DT_DIR || strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char sub[PT_CGROUPFS_PATH_MAX];
+        int n = snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
+        if (n < 0 || (size_t)n >= sizeof(sub)) {
+            snprintf(failed, failedlen, "%s", path);
+            r = -ENAMETOOLONG;
+            break;
+        }
+        if (depth > PT_LAUNCH_SUBCGROUP_DEPTH) { /* its entries are depth levels down */
+            snprintf(failed, failedlen, "%s", sub);
+            r = -ELOOP; /* said as too deep */
+            break;
+        }
+        int sfd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sfd < 0 && errno != ENOENT) {
+            snprintf(failed, failedlen, "%s", sub);
+            r = -errno;
+        } else if (sfd >= 0 && (r = remove_below(sfd, sub, depth + 1, failed, failedlen)) == 0 &&
+                   (r = remove_dir_at(dirfd(d), e->d_name)) != 0) {
+            snprintf(failed, failedlen, "%s", sub);
+        }
+    }
+    closedir(d);
+    return r;
+}
+
 /* Remove every directory made, however many are left (one busy does not
- * keep the others); a process that is still exiting keeps its cgroup
- * busy for a moment. */
+ * keep the others), each with what the command made in it. */
 static void remove_made(struct pt_launch_cgroup *cg)
 {
     close_procs(cg);
     for (size_t i = 0; i < cg->n_made; i++) {
-        int tries = 50, r;
-        while ((r = rmdir(cg->made[i])) != 0 && errno == EBUSY && --tries > 0)
-            nanosleep(&(struct timespec){0, 10000000}, NULL);
-        if (r != 0 && errno != ENOENT) {
-            char q[PT_QUOTED_MAX];
-            pt_logf(PT_LOG_WARNING, "cannot remove the launched command's cgroup \"%s\": %s",
-                    pt_escape(q, sizeof(q), cg->made[i]), strerror(errno));
-        }
+        char failed[PT_CGROUPFS_PATH_MAX] = "";
+        int fd = open(cg->made[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int r = fd < 0 ? (errno == ENOENT ? 0 : -errno) : remove_below(fd, cg->made[i], 1, failed, sizeof(failed));
+        if (fd >= 0 && r == 0)
+            r = remove_dir_at(AT_FDCWD, cg->made[i]);
+        if (r == 0)
+            continue;
+        char q[PT_QUOTED_MAX], qs[PT_QUOTED_MAX];
+        pt_escape(q, sizeof(q), cg->made[i]);
+        if (!failed[0] || strcmp(failed, cg->made[i]) == 0)
+            pt_logf(PT_LOG_WARNING, "cannot remove the launched command's cgroup \"%s\": %s%s", q, strerror(-r),
+                    r == -EBUSY ? " (a process is still in it: one that left the launched tree)" : "");
+        else if (r == -ELOOP)
+            pt_logf(PT_LOG_WARNING,
+                    "cannot remove the launched command's cgroup \"%s\": its sub-cgroup \"%s\" (made by the command) "
+                    "is more than %d levels down",
+                    q, pt_escape(qs, sizeof(qs), failed), PT_LAUNCH_SUBCGROUP_DEPTH);
+        else
+            pt_logf(PT_LOG_WARNING,
+                    "cannot remove the launched command's cgroup \"%s\": its sub-cgroup \"%s\" (made by the command) "
+                    "stays: %s",
+                    q, pt_escape(qs, sizeof(qs), failed),
+                    r == -EBUSY ? "a process that left the launched tree is still in it" : strerror(-r));
     }
     cg->n_made = 0;
     cg->dir[0] = '\0';
     memset(&cg->where, 0, sizeof(cg->where));
+}
+
+/* ---- on a systemd host ---------------------------------------------------- */
+
+/* Our own cgroup v2 path, from /proc/self/cgroup, into out: 0 or -1. */
+static int own_v2_path(char *out, size_t outlen)
+{
+    struct pt_buf buf = {0};
+    int r = pt_read_file_at(AT_FDCWD, OWN_PROC "/self/cgroup", &buf) > 0 ? own_path(buf.data, 0, out, outlen) : -1;
+    pt_buf_free(&buf);
+    return r == 0 && out[0] == '/' ? 0 : -1;
+}
+
+/* The slice our own cgroup is in, as the system manager names it: the
+ * last of the *.slice components its path starts with
+ * ("/user.slice/user-0.slice/session-1.scope": user-0.slice), "" when it
+ * starts with none (the scope then goes where systemd puts it). A slice
+ * holds none of our unit's limits but keeps the command within the
+ * slice's. */
+static void own_slice(const char *own, char *out, size_t outlen)
+{
+    out[0] = '\0';
+    for (const char *c = own; *c == '/';) {
+        size_t len = strcspn(c + 1, "/");
+        if (len <= 6 || memcmp(c + 1 + len - 6, ".slice", 6) != 0)
+            break;
+        snprintf(out, outlen, "%.*s", (int)len, c + 1);
+        c += 1 + len;
+    }
+}
+
+/* Has systemd delegated dir to its unit (Delegate=yes)? It marks the
+ * unit's cgroup with the xattr trusted.delegate=1 (and, where the kernel
+ * has user.* xattrs on cgroups, user.delegate=1, which any user can read);
+ * a cgroup below that one is in the delegated subtree too. mount is where
+ * the walk up stops. */
+static bool delegated(const char *dir, size_t mount_len)
+{
+    char at[PT_CGROUPFS_PATH_MAX];
+    snprintf(at, sizeof(at), "%s", dir);
+    for (size_t len = strlen(at); len > mount_len;) {
+        static const char *const names[] = {"trusted.delegate", "user.delegate"};
+        for (size_t i = 0; i < PT_ARRAY_LEN(names); i++) {
+            char v[8];
+            ssize_t n = getxattr(at, names[i], v, sizeof(v));
+            if (n == 1 && v[0] == '1')
+                return true;
+        }
+        char *slash = strrchr(at, '/');
+        if (!slash)
+            break;
+        *slash = '\0';
+        len = (size_t)(slash - at);
+    }
+    return false;
+}
+
+/* The kernel's controllers a cgroup lacks, of those cgstat reads ("" when
+ * none), from its cgroup.controllers. */
+static void missing_controllers(const char *dir, char *out, size_t outlen)
+{
+    static const char *const wanted[] = {"cpu", "io", "memory", "pids"};
+    char file[PT_CGROUPFS_PATH_MAX + 32];
+    snprintf(file, sizeof(file), "%s/cgroup.controllers", dir);
+    struct pt_buf buf = {0};
+    ssize_t n = pt_read_file_at(AT_FDCWD, file, &buf);
+    out[0] = '\0';
+    for (size_t i = 0, at = 0; i < PT_ARRAY_LEN(wanted); i++) {
+        bool have = false;
+        for (const char *c = n > 0 ? buf.data : ""; *c && !have;) {
+            size_t len = strcspn(c, " \n");
+            have = len == strlen(wanted[i]) && memcmp(c, wanted[i], len) == 0;
+            c += len + (c[len] != '\0');
+        }
+        if (!have && at < outlen)
+            at += (size_t)snprintf(out + at, outlen - at, "%s%s", at ? ", " : "", wanted[i]);
+    }
+    pt_buf_free(&buf);
+}
+
+/* DEFAULT on a systemd host: plan the scope, and say what the fallback
+ * is. Returns true when the fallback is to make the cgroup below our own
+ * as on other hosts (ours is delegated), false when it is none. */
+static bool plan_scope(struct pt_launch_cgroup *cg, const char *not_below)
+{
+    char own[PT_CGROUPFS_PATH_MAX], q[PT_QUOTED_MAX];
+    cg->scope = true;
+    snprintf(cg->scope_name, sizeof(cg->scope_name), "proctree-launch-%d.scope", (int)getpid());
+    snprintf(cg->not_below, sizeof(cg->not_below), "%s", not_below ? not_below : "");
+    bool have_own = own_v2_path(own, sizeof(own)) == 0;
+    if (have_own && geteuid() == 0)
+        own_slice(own, cg->scope_slice, sizeof(cg->scope_slice));
+    size_t dlen = strlen(cg->where.v2), olen = have_own ? strlen(own) : 0;
+    size_t mount_len = olen > 1 && dlen >= olen ? dlen - olen : dlen;
+    if (delegated(cg->where.v2, mount_len))
+        return true;
+    snprintf(cg->fallback, sizeof(cg->fallback),
+             "it gets no cgroup of its own: \"%s\", proctree's, is not delegated to it (Delegate=yes) and systemd's "
+             "rules let no one else make cgroups there; no cgroup_* metrics (exact CPU time, memory peak, OOM kills, "
+             "stalls); run it as root, or give --launch-cgroup a delegated cgroup",
+             pt_escape(q, sizeof(q), have_own ? own : cg->where.v2));
+    return false;
+}
+
+/* The fallback made below our own delegated cgroup: what it lacks. */
+static void describe_fallback(struct pt_launch_cgroup *cg)
+{
+    char missing[64], q[PT_QUOTED_MAX];
+    missing_controllers(cg->dir, missing, sizeof(missing));
+    pt_escape(q, sizeof(q), cg->dir);
+    if (!missing[0])
+        snprintf(cg->fallback, sizeof(cg->fallback), "it runs in \"%s\", below proctree's own delegated cgroup", q);
+    else
+        snprintf(cg->fallback, sizeof(cg->fallback),
+                 "it runs in \"%s\", below proctree's own delegated cgroup, without the %s controllers (no such "
+                 "cgroup_* metrics): the kernel enables none below a cgroup that holds processes, as proctree's does; "
+                 "give --launch-cgroup a cgroup whose parent holds none and enables them",
+                 q, missing);
 }
 
 int pt_launch_cgroup_make(struct pt_launch_cgroup *cg, enum pt_launch_cgroup_mode mode, const char *path,
@@ -260,7 +451,16 @@ int pt_launch_cgroup_make(struct pt_launch_cgroup *cg, enum pt_launch_cgroup_mod
     cg->required = mode == PT_LAUNCH_CGROUP_PATH;
     char name[PT_CGROUPFS_PATH_MAX], why[256];
     size_t primary;
-    int r = place(cg, mode, path, sys_root ? sys_root : "/sys", name, sizeof(name), &primary, why, sizeof(why));
+    sys_root = sys_root ? sys_root : "/sys";
+    int r = place(cg, mode, path, sys_root, name, sizeof(name), &primary, why, sizeof(why));
+    bool unified = r == 0 && primary == 0 && cg->where.v2[0];
+    for (size_t h = 1; h < PT_LAUNCH_HIERARCHIES && unified; h++)
+        unified = !hierarchy(&cg->where, h)[0];
+    if (unified && mode == PT_LAUNCH_CGROUP_DEFAULT && pt_sd_booted() &&
+        !plan_scope(cg, strcmp(sys_root, "/sys") == 0 ? NULL : sys_root)) {
+        memset(&cg->where, 0, sizeof(cg->where));
+        return 0; /* nothing of ours to make: the scope, or none */
+    }
     dev_t devs[PT_LAUNCH_HIERARCHIES] = {0};
     ino_t inos[PT_LAUNCH_HIERARCHIES] = {0};
     for (size_t step = 0; r == 0 && step < PT_LAUNCH_HIERARCHIES; step++) {
@@ -289,15 +489,54 @@ int pt_launch_cgroup_make(struct pt_launch_cgroup *cg, enum pt_launch_cgroup_mod
         if (step == 0 && r == 0 && cg->n_made)
             snprintf(cg->dir, sizeof(cg->dir), "%s", cg->made[0]);
     }
-    if (r == 0)
+    if (r == 0) {
+        if (cg->scope)
+            describe_fallback(cg);
         return 0;
+    }
     remove_made(cg);
     if (cg->required) {
         snprintf(err, errlen, "%s", why);
         return -1;
     }
-    say_none(why);
+    if (cg->scope)
+        snprintf(cg->fallback, sizeof(cg->fallback), NONE_FMT, why); /* said if the scope fails */
+    else
+        say_none(why);
     return 0;
+}
+
+void pt_launch_cgroup_keeper(struct pt_launch_cgroup *cg)
+{
+    if (!cg->scope)
+        return;
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid != 0) {
+        cg->keeper = pid > 0 ? pid : 0; /* without one, the scope is asked for the command alone */
+        return;
+    }
+    /* nothing of ours kept open (Telegraf's pipes among them): ended by
+     * SIGKILL, or with the caller */
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    for (int fd = 0; fd <= 2 && null >= 0; fd++)
+        dup2(null, fd);
+    close_range(3, ~0U, 0);
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != parent)
+        _exit(0);
+    prctl(PR_SET_NAME, PT_LAUNCH_KEEPER_NAME, 0, 0, 0); /* what ps shows in the scope */
+    for (;;)
+        pause();
+}
+
+void pt_launch_cgroup_keeper_end(struct pt_launch_cgroup *cg)
+{
+    if (cg->keeper <= 0)
+        return;
+    kill(cg->keeper, SIGKILL);
+    while (waitpid(cg->keeper, NULL, 0) < 0 && errno == EINTR)
+        ;
+    cg->keeper = 0;
 }
 
 void pt_launch_cgroup_remove(struct pt_launch_cgroup *cg)
@@ -320,13 +559,111 @@ static void report(int fd, int join, int error)
     _exit(127);
 }
 
-static pid_t launch_once(char *const argv[], int stdin_fd, int stdout_fd, int stderr_fd,
-                         const struct pt_launch_cgroup *cg, struct child_error *failed, char *err, size_t errlen)
+/* The child is in systemd's scope when /proc/PID/cgroup says so: its
+ * path there, into out. 0, or -1 (with why) at the deadline. */
+static int wait_in_scope(const struct pt_launch_cgroup *cg, pid_t pid, double deadline, char *out, size_t outlen,
+                         char *why, size_t whylen)
+{
+    char file[64];
+    snprintf(file, sizeof(file), OWN_PROC "/%d/cgroup", (int)pid);
+    struct pt_buf buf = {0};
+    size_t nlen = strlen(cg->scope_name);
+    int r = -1;
+    for (;;) {
+        size_t len;
+        if (pt_read_file_at(AT_FDCWD, file, &buf) > 0 && own_path(buf.data, 0, out, outlen) == 0 &&
+            (len = strlen(out)) > nlen && out[len - nlen - 1] == '/' && strcmp(out + len - nlen, cg->scope_name) == 0) {
+            r = 0;
+            break;
+        }
+        if (pt_now() >= deadline) {
+            snprintf(why, whylen, "systemd took the request, but the command was not in the scope within %.0f s",
+                     PT_SDSCOPE_TIMEOUT);
+            break;
+        }
+        nanosleep(&(struct timespec){0, 5000000}, NULL);
+    }
+    pt_buf_free(&buf);
+    return r;
+}
+
+/* A user's manager can move only processes of its own subtree
+ * (user.slice/user-UID.slice/user@UID.service/...): cgroup v2 lets a
+ * process move only with write access to the common ancestor's
+ * cgroup.procs. Asked from elsewhere (a system service run as a user),
+ * its scope's job fails, so it is not asked: true, with why. */
+static bool user_manager_cannot(char *why, size_t whylen)
+{
+    char own[PT_CGROUPFS_PATH_MAX] = "", want[64], q[PT_QUOTED_MAX];
+    if (geteuid() == 0)
+        return false;
+    snprintf(want, sizeof(want), "/user@%u.service/", (unsigned)geteuid());
+    if (own_v2_path(own, sizeof(own)) == 0 && strstr(own, want))
+        return false;
+    snprintf(why, whylen,
+             "not root, and proctree's cgroup \"%s\" is outside the user's manager (user@%u.service), which can move "
+             "no process from there",
+             pt_escape(q, sizeof(q), own), (unsigned)geteuid());
+    return true;
+}
+
+/* Ask systemd for the scope of the held child pid; once it is there, the
+ * scope is the command's cgroup, and the fallback made is removed unused.
+ * 0, or -1 with why. */
+static int get_scope(struct pt_launch_cgroup *cg, pid_t pid, char *why, size_t whylen)
+{
+    char sock[PT_CGROUPFS_PATH_MAX], path[PT_CGROUPFS_PATH_MAX], dir[PT_CGROUPFS_PATH_MAX];
+    double deadline = pt_now() + PT_SDSCOPE_TIMEOUT;
+    const struct pt_sd_scope scope = {cg->scope_name,
+                                      cg->scope_slice[0] ? cg->scope_slice : NULL,
+                                      "a command launched by proctree-execd",
+                                      {pid, cg->keeper},
+                                      cg->keeper > 0 ? 2 : 1};
+    if (user_manager_cannot(why, whylen) || pt_sd_manager_socket(sock, sizeof(sock), why, whylen) != 0 ||
+        pt_sd_start_scope(sock, &scope, PT_SDSCOPE_TIMEOUT, why, whylen) != 0 ||
+        wait_in_scope(cg, pid, deadline, path, sizeof(path), why, whylen) != 0)
+        return -1;
+    struct pt_buf mountinfo = {0};
+    int r =
+        pt_read_file_at(AT_FDCWD, OWN_PROC "/self/mountinfo", &mountinfo) > 0
+            ? pt_cgroupfs_own_dir(mountinfo.data, NULL, path, cg->not_below[0] ? cg->not_below : NULL, dir, sizeof(dir))
+            : -1;
+    pt_buf_free(&mountinfo);
+    char q[PT_QUOTED_MAX];
+    if (r != 0) {
+        snprintf(why, whylen, "no cgroup2 mount here shows its scope \"%s\"", pt_escape(q, sizeof(q), path));
+        return -1;
+    }
+    remove_made(cg);
+    snprintf(cg->dir, sizeof(cg->dir), "%s", dir);
+    snprintf(cg->where.v2, sizeof(cg->where.v2), "%s", dir);
+    *strrchr(cg->where.v2, '/') = '\0'; /* dir ends in "/NAME.scope" */
+    pt_logf(PT_LOG_INFO,
+            "the launched command runs in systemd's transient scope \"%s\", its cgroup (systemd removes it once it is "
+            "empty)",
+            pt_escape(q, sizeof(q), path));
+    return 0;
+}
+
+/* The held child: 's' once it is in systemd's scope (it joins nothing
+ * more), 'f' to join cg's fallback, if any. */
+static void hold(int fd, struct pt_launch_cgroup *cg, pid_t pid)
+{
+    char why[512];
+    char go = get_scope(cg, pid, why, sizeof(why)) == 0 ? 's' : 'f';
+    if (go == 'f')
+        pt_logf(PT_LOG_INFO, "systemd gave the launched command no scope of its own (%s): %s", why, cg->fallback);
+    (void)!write(fd, &go, 1);
+    close(fd);
+}
+
+static pid_t launch_once(char *const argv[], int stdin_fd, int stdout_fd, int stderr_fd, struct pt_launch_cgroup *cg,
+                         struct child_error *failed, char *err, size_t errlen)
 {
     /* The child reports a failed exec through this pipe; a successful exec
      * closes it (O_CLOEXEC), so the parent reads 0 bytes. */
-    int pipefd[2];
-    if (pipe2(pipefd, O_CLOEXEC) != 0) {
+    int pipefd[2], holdfd[2] = {-1, -1};
+    if (pipe2(pipefd, O_CLOEXEC) != 0 || (cg && cg->scope && pipe2(holdfd, O_CLOEXEC) != 0)) {
         snprintf(err, errlen, "pipe: %s", strerror(errno));
         return -1;
     }
@@ -335,6 +672,8 @@ static pid_t launch_once(char *const argv[], int stdin_fd, int stdout_fd, int st
         snprintf(err, errlen, "fork: %s", strerror(errno));
         close(pipefd[0]);
         close(pipefd[1]);
+        if (holdfd[0] >= 0)
+            close(holdfd[0]), close(holdfd[1]);
         return -1;
     }
     if (pid == 0) {
@@ -348,9 +687,16 @@ static pid_t launch_once(char *const argv[], int stdin_fd, int stdout_fd, int st
             (stdout_fd >= 0 && dup2(stdout_fd, STDOUT_FILENO) < 0) ||
             (stderr_fd >= 0 && dup2(stderr_fd, STDERR_FILENO) < 0))
             report(pipefd[1], -1, errno);
+        /* held while systemd is asked for its scope */
+        char go = 'f';
+        if (holdfd[0] >= 0) {
+            close(holdfd[1]);
+            while (read(holdfd[0], &go, 1) < 0 && errno == EINTR)
+                ;
+        }
         /* Before exec, so that all of the command is in its cgroup ("0":
          * the writer itself); never exec'd elsewhere than asked. */
-        for (size_t i = 0; cg && i < cg->n_made; i++)
+        for (size_t i = 0; cg && go != 's' && i < cg->n_made; i++)
             if (write(cg->procs_fd[i], "0", 1) != 1)
                 report(pipefd[1], (int)i, errno);
         execvp(argv[0], argv);
@@ -360,6 +706,10 @@ static pid_t launch_once(char *const argv[], int stdin_fd, int stdout_fd, int st
      * anyone signals it (EACCES once the child has exec'd is harmless). */
     setpgid(pid, pid);
     close(pipefd[1]);
+    if (holdfd[0] >= 0) {
+        close(holdfd[0]);
+        hold(holdfd[1], cg, pid);
+    }
     ssize_t n;
     do
         n = read(pipefd[0], failed, sizeof(*failed));

@@ -40,6 +40,16 @@ struct pt_launch_cgroup {
     char made[PT_LAUNCH_HIERARCHIES][PT_CGROUPFS_PATH_MAX]; /* removed at the end */
     int procs_fd[PT_LAUNCH_HIERARCHIES];                    /* their cgroup.procs, open until the launch */
     size_t n_made;
+    /* DEFAULT on a systemd host with cgroup v2 alone (sdscope.h): a
+     * transient scope of systemd's is asked for at launch, and what was
+     * made above is only the fallback, removed unused when the scope is
+     * had. systemd removes the scope once it empties. */
+    bool scope;
+    char scope_name[64];
+    char scope_slice[PT_CGROUPFS_PATH_MAX]; /* "" : the manager's default */
+    char not_below[PT_CGROUPFS_PATH_MAX];   /* place()'s: the scope's directory is found as ours are */
+    char fallback[640];                     /* what the command gets without the scope, said if it must */
+    pid_t keeper;                           /* pt_launch_cgroup_keeper's, 0 when none */
 };
 
 /* Make the cgroup as mode says; path: PATH's, a cgroup as /proc/PID/cgroup
@@ -55,8 +65,28 @@ struct pt_launch_cgroup {
 int pt_launch_cgroup_make(struct pt_launch_cgroup *cg, enum pt_launch_cgroup_mode mode, const char *path,
                           const char *sys_root, char *err, size_t errlen);
 
+/* systemd removes a scope as soon as it holds no process, which the
+ * kernel says as the last one exits, before we reap it: the last reads of
+ * the command's cgroup would find it gone, and the last interval's CPU
+ * time be lost. So with cg->scope a keeper goes into the scope with the
+ * command: a process that only waits for SIGKILL, forked by the caller
+ * (the supervisor: not of the worker's tree, and it kills every process
+ * of its own once the worker has exited, that is after the last read).
+ * Its memory was charged where it was forked, and it runs nothing in the
+ * scope: it adds no CPU time, no memory and no I/O there. */
+void pt_launch_cgroup_keeper(struct pt_launch_cgroup *cg);
+/* SIGKILL to the keeper, reaped here (it only waits: it dies at once, but
+ * on a loaded host not always within the time given to what is left of
+ * the tree, which it is not part of). */
+void pt_launch_cgroup_keeper_end(struct pt_launch_cgroup *cg);
+#define PT_LAUNCH_KEEPER_NAME "proctree-keeper" /* its comm */
+
 /* Remove what pt_launch_cgroup_make made, once no process is left in it
- * (the tree is gone: reaped). One line for a cgroup that cannot be. */
+ * (the tree is gone: reaped): first the sub-cgroups the command made in
+ * it, depth first (at most PT_LAUNCH_SUBCGROUP_DEPTH levels, never through
+ * a symlink, never out of the made one). One line, naming the cgroup that
+ * cannot be removed and why, for each made cgroup left. */
+#define PT_LAUNCH_SUBCGROUP_DEPTH 32
 void pt_launch_cgroup_remove(struct pt_launch_cgroup *cg);
 
 /* Fork and exec argv[0] (PATH search). The child gets default signal
@@ -69,7 +99,10 @@ void pt_launch_cgroup_remove(struct pt_launch_cgroup *cg);
  * its cgroup (the child's error is passed back through a close-on-exec
  * pipe, and the child reaped). When it cannot join a DEFAULT cgroup it is
  * launched again without one (one line says so; cg is then removed and
- * left with none). */
+ * left with none). With cg->scope, the child waits before exec while
+ * systemd is asked for its scope, and the scope it is then in is cg->dir
+ * (as /proc/PID/cgroup shows it, the kernel's word); when systemd gives
+ * none, one line says why and what the command gets instead. */
 pid_t pt_launch(char *const argv[], int stdin_fd, int stdout_fd, int stderr_fd, struct pt_launch_cgroup *cg, char *err,
                 size_t errlen);
 

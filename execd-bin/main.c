@@ -125,10 +125,12 @@ int main(int argc, char **argv)
         if (pt_launch_cgroup_make(&cg, o.launch_cgroup_mode, o.launch_cgroup, o.config.sys_root, err, sizeof(err)) !=
             0) {
             pt_logf(PT_LOG_ERROR, "--launch-cgroup: %s", err);
+            execd_options_free(&o);
             return 2;
         }
         if (execd_supervise(&cg) != 0) {
             pt_launch_cgroup_remove(&cg);
+            execd_options_free(&o);
             return 2;
         }
     }
@@ -136,6 +138,7 @@ int main(int argc, char **argv)
     if (!c) {
         pt_logf(PT_LOG_ERROR, "%s", err);
         pt_launch_cgroup_remove(&cg);
+        execd_options_free(&o);
         return 2;
     }
     int status = 0;

@@ -63,6 +63,8 @@ static _Noreturn void supervise(pid_t worker, struct pt_launch_cgroup *cg)
         int wstatus;
         pid_t pid;
         while ((pid = waitpid(-1, &wstatus, WNOHANG)) > 0) {
+            if (pid == cg->keeper)
+                cg->keeper = 0; /* reaped: its pid is no longer ours to signal */
             if (pid != worker)
                 continue; /* an orphan of the tree, while it was being ended */
             if (WIFSIGNALED(wstatus))
@@ -70,8 +72,12 @@ static _Noreturn void supervise(pid_t worker, struct pt_launch_cgroup *cg)
                         "the process that follows the launched command (pid %d) was killed by signal %d: SIGKILL to "
                         "what is left of its tree",
                         (int)worker, WTERMSIG(wstatus));
+            pt_launch_cgroup_keeper_end(cg); /* after the worker's last read; not of the tree */
             end_orphans();
-            pt_launch_cgroup_remove(cg);
+            /* a worker that exits removes it itself, once its tree is
+             * gone: said once, by the one that could not */
+            if (WIFSIGNALED(wstatus))
+                pt_launch_cgroup_remove(cg);
             exit(exit_status(wstatus));
         }
     }
@@ -84,6 +90,7 @@ int execd_supervise(struct pt_launch_cgroup *cg)
         pt_logf(PT_LOG_ERROR, "cannot become a child subreaper: %s", strerror(errno));
         return -1;
     }
+    pt_launch_cgroup_keeper(cg); /* ours, not the worker's: ended after its last read */
     pid_t worker = fork();
     if (worker < 0) {
         pt_logf(PT_LOG_ERROR, "fork: %s", strerror(errno));

@@ -13,6 +13,9 @@
  *   - is a subreaper too: should the worker die, the launched tree comes
  *     to it, and it kills and reaps all of it and removes the command's
  *     cgroup;
+ *   - on a systemd host, forks the keeper of the command's scope
+ *     (launch.h: pt_launch_cgroup_keeper), which is not of the worker's
+ *     tree, and kills it with what is left once the worker has exited;
  *   - exits with the worker's status.
  * The worker asks the kernel for EXECD_ORPHANED_SIGNAL when the supervisor
  * dies (PR_SET_PDEATHSIG), and then kills the tree at once and exits

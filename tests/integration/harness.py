@@ -568,8 +568,11 @@ class Execd:
     def worker_pid(self):
         """Launch mode: the process started is a supervisor whose one child,
         the worker, follows the command and is its parent
-        (execd-bin/supervise.h)."""
-        kids = wait_until(lambda: children(self.pid), START_TIMEOUT, "proctree-execd's worker")
+        (execd-bin/supervise.h); on a systemd host it also has a keeper of the
+        command's scope (common/launch.h), which is not it."""
+        def workers():
+            return [k for k in children(self.pid) if comm(k) not in ("proctree-keeper", None)]
+        kids = wait_until(workers, START_TIMEOUT, "proctree-execd's worker")
         if len(kids) != 1:
             raise AssertionError(f"proctree-execd {self.pid} has {len(kids)} children, not one worker")
         return kids[0]
@@ -722,6 +725,15 @@ def store_and_read_back(influx, db, body, points):
 
 
 # ---------------------------------------------------------------- /proc truth
+
+def comm(pid):
+    """/proc/PID/comm without its newline, or None once pid is gone."""
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().rstrip("\n")
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+
 
 def children(pid):
     """Direct children of pid, from every thread's children file."""

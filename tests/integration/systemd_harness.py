@@ -104,7 +104,8 @@ if [ -e /proc/sysrq-trigger ]; then
     mount -o remount,bind,ro /proc/sysrq-trigger
 fi
 mount -o remount,bind,ro /
-exec "$SYSTEMD" --unit="$TARGET" --show-status=no --log-target=console --log-level=info
+read -r _ || true    # until unshare, still in our cgroup root, has been moved out (Systemd._boot)
+exec "$SYSTEMD" --unit="$TARGET" --show-status=no --log-target=console --log-level=info </dev/null
 """
 
 
@@ -219,8 +220,21 @@ class Systemd:
             self.proc = subprocess.Popen(
                 ["unshare", "--pid", "--fork", "--mount-proc", "--mount", "--cgroup", "--uts", "--ipc", "--net",
                  "--", "sh", "-c", _SETUP],
-                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
+                stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, env=env,
                 preexec_fn=into_cgroup, start_new_session=True)
+        # unshare stays in the cgroup its namespace's root is: a process there
+        # keeps systemd from enabling any controller below (cgroup v2's
+        # no-internal-process rule; on a pure-v2 host its scopes would have no
+        # memory files). Once it has forked PID 1 it goes back to our cgroup,
+        # and only then does PID 1 exec systemd.
+        h.wait_until(lambda: h.children(self.proc.pid) or self.proc.poll() is not None, BOOT_TIMEOUT,
+                     "unshare to fork PID 1")
+        with open(f"/proc/{os.getpid()}/cgroup") as f:
+            ours = [l.rstrip("\n")[3:] for l in f if l.startswith("0::")][0]
+        with open(os.path.join(host_cgroup2() + ours, "cgroup.procs"), "w") as f:
+            f.write(str(self.proc.pid))
+        self.proc.stdin.write(b"go\n")
+        self.proc.stdin.close()
         self.pid = h.wait_until(self._systemd_pid, BOOT_TIMEOUT, "systemd to start as PID 1 of the namespace")
         h.wait_until(self._booted, BOOT_TIMEOUT, f"systemd to finish booting {TARGET}", interval=0.1)
 
@@ -400,9 +414,13 @@ class Systemd:
         """proctree-execd as the namespace sees it."""
         return self.visible(h.execd_path())
 
-    def execd(self, args):
-        """proctree-execd started inside, driven like harness.Execd."""
-        return NsExecd(self, args)
+    def execd(self, args, inside=(), cgroup=None, program=None):
+        """proctree-execd started inside, driven like harness.Execd. inside:
+        a command line that runs it there (systemd-run --scope ...); cgroup:
+        one of its cgroups (rel, as inside) nsenter is put in first, so that
+        its systemd may move the process (the kernel lets a process move only
+        within the mover's cgroup namespace)."""
+        return NsExecd(self, args, inside, cgroup, program)
 
     def collectd(self, plugin_body):
         """collectd (collectd_harness.Collectd) run inside, loading the built proctree.so."""
@@ -442,10 +460,13 @@ class NsExecd(h.Execd):
     """harness.Execd of a proctree-execd run inside with nsenter; stopped
     by its own pid (nsenter forwards no signal)."""
 
-    def __init__(self, sd, args):
+    def __init__(self, sd, args, inside=(), cgroup=None, program=None):
         self.sd = sd
-        super().__init__(args, wrapper=["nsenter", "-t", str(sd.pid), *NS_FLAGS, "--wd=/", "--"],
-                         program=sd.execd_program())
+        enter = []
+        if cgroup:
+            enter = ["sh", "-c", 'echo $$ > "$0" && exec "$@"', sd.cgroup_dir(cgroup) + "/cgroup.procs"]
+        super().__init__(args, wrapper=[*enter, "nsenter", "-t", str(sd.pid), *NS_FLAGS, "--wd=/", "--", *inside],
+                         program=program or sd.execd_program())
         self.inner_pid = None
         try:
             self.inner_pid = _inner_child(self.proc, "proctree-execd", "proctree-execd")

@@ -11,11 +11,19 @@ before exec, and they are gone once the tree is. Without the right to make
 one (user nobody) the run must work as before, with one line saying why and
 what is lost; --no-launch-cgroup must give no cgroup_* at all; a
 --launch-cgroup PATH that exists is someone else's cgroup and is refused.
+
+On a host whose PID 1 is systemd, with cgroup v2 alone (Debian 12 and the
+like), the default cgroup is instead a transient scope systemd makes,
+proctree-launch-<its pid>.scope in proctree's slice, which systemd removes
+(test_launch_scope.py has the details): there the memory fields must be
+present and exact, as the kernel enables the controllers the scope asks for.
 """
 
+import contextlib
 import os
 import shutil
 import signal
+import subprocess
 import tempfile
 import time
 import unittest
@@ -49,6 +57,17 @@ def mounts():
     return m.get("v2", ""), m.get("memory", "")
 
 
+def systemd_unified(memory_mount):
+    """PID 1 is systemd (sd_booted's test, and its comm) and no v1 memory
+    controller is mounted: launch mode asks systemd for a scope."""
+    try:
+        with open("/proc/1/comm") as f:
+            pid1 = f.read().strip()
+    except OSError:
+        pid1 = ""
+    return os.path.isdir("/run/systemd/system") and pid1 == "systemd" and not memory_mount
+
+
 def cgroups_of(pid):
     """{"": v2 path, "memory": v1 memory path, ...} from /proc/PID/cgroup."""
     paths = {}
@@ -67,9 +86,18 @@ class LaunchCgroupTest(unittest.TestCase):
         self.v2, self.memory = mounts()
         if not self.v2 or not os.access(self.v2, os.W_OK):
             self.skipTest("no writable cgroup2 mount")
+        self.scope = systemd_unified(self.memory)
         self.tmp = tempfile.mkdtemp(prefix="proctree-launchcg-")
         self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
         os.chmod(self.tmp, 0o755)
+
+    def assert_removed(self, made, execd, when):
+        """Each directory is gone: at once when proctree made it; systemd
+        removes its scope once it is empty, soon after proctree exits."""
+        for d in made:
+            if self.scope:
+                h.wait_until(lambda: not os.path.exists(d), 10, f"systemd to remove {d}\n{execd.describe()}")
+            self.assertFalse(os.path.exists(d), f"{d} is removed {when}\n{execd.describe()}")
 
     def dirs(self, paths):
         """The command's cgroup directories in v2 and v1 memory."""
@@ -94,7 +122,13 @@ class LaunchCgroupTest(unittest.TestCase):
             paths = cgroups_of(child)
             name = f"proctree-launch-{execd.pid}"
             own = cgroups_of(execd.pid)
-            self.assertEqual(paths[""], own[""].rstrip("/") + "/" + name, "v2: below proctree's own cgroup")
+            if self.scope:
+                slices = own[""].split("/")[1:]
+                slices = slices[:next((i for i, c in enumerate(slices) if not c.endswith(".slice")), len(slices))]
+                self.assertEqual(paths[""], "/" + "/".join(slices or ["system.slice"]) + f"/{name}.scope",
+                                 "v2: systemd's transient scope, in proctree's slice")
+            else:
+                self.assertEqual(paths[""], own[""].rstrip("/") + "/" + name, "v2: below proctree's own cgroup")
             if self.memory:
                 self.assertEqual(paths["memory"], own["memory"].rstrip("/") + "/" + name,
                                  "v1 memory: below proctree's own memory cgroup, whose limits still apply")
@@ -104,8 +138,7 @@ class LaunchCgroupTest(unittest.TestCase):
             open(go, "w").close()
             status = execd.wait_exit(30)
         self.assertEqual(status, 0, execd.describe())
-        for d in made:
-            self.assertFalse(os.path.exists(d), f"{d} is removed once the tree is gone\n{execd.describe()}")
+        self.assert_removed(made, execd, "once the tree is gone")
         lines = [p for _, points in execd.batches() for p in points if p.tags]
         self.assertGreaterEqual(len(lines), 2, execd.describe())
         for line in lines:
@@ -117,7 +150,13 @@ class LaunchCgroupTest(unittest.TestCase):
             self.assertGreater(tree, 1.8, execd.describe())
             self.assertLess(abs(cgroup - tree), max(0.04 * tree, 0.05),
                             f"{kinds}: cgroup {cgroup:.3f}s, tree {tree:.3f}s\n{execd.describe()}")
-        if self.memory or os.path.exists(os.path.join(self.v2, "cgroup.controllers")):
+        with open(os.path.join(self.v2, "cgroup.controllers")) as f:
+            v2_memory = "memory" in f.read().split()
+        if self.scope and v2_memory:  # the scope's MemoryAccounting=yes: systemd enables memory above it
+            for line in lines:
+                self.assertIn("cgroup_memory_current_max", line.fields, line.raw)
+                self.assertIn("cgroup_memory_oom_kills", line.fields, line.raw)
+        if self.memory or v2_memory:  # a memory controller there is
             peak = max(line.fields.get("cgroup_memory_peak_lifetime", 0) for line in lines)
             self.assertGreaterEqual(peak, ALLOC, f"the freed {ALLOC // MIB} MiB are in the peak\n{execd.describe()}")
         said = [l for l in execd.stderr_lines() if "no cgroup of its own" in l]
@@ -133,8 +172,7 @@ class LaunchCgroupTest(unittest.TestCase):
             execd.signal(signal.SIGTERM)
             status = execd.wait_exit(10)
         self.assertEqual(status, 0, execd.describe())
-        for d in made:
-            self.assertFalse(os.path.exists(d), f"{d} is removed after the stop\n{execd.describe()}")
+        self.assert_removed(made, execd, "after the stop")
 
     def test_killed_proctree_ends_the_command_and_its_cgroup(self):
         """kill -KILL of proctree-execd (what Telegraf does to one that does
@@ -165,6 +203,101 @@ class LaunchCgroupTest(unittest.TestCase):
                 self.assertEqual(len(lines), 1, execd.describe())
                 self.assertIn("the process Telegraf started" if victim == "supervisor" else "was killed by signal 9",
                               lines[0])
+
+    def test_sub_cgroups_of_the_command_are_removed_with_it(self):
+        """A job that makes cgroups of its own in its cgroup (a/b/c, and a
+        sibling, in v2 and in v1 memory) and moves into the deepest: all of
+        them go at the end, depth first, without a warning (before, the made
+        cgroup stayed with 'Device or resource busy', which said nothing of
+        the sub-cgroups)."""
+        pidfile = os.path.join(self.tmp, "pid")
+        made_by_job = []
+        with h.Execd(["--interval", "0.3s", "--", "sh", "-c",
+                      f"echo $$ > {pidfile}; while [ ! -e {pidfile}.go ]; do sleep 0.02; done; sleep 0.3"]) as execd:
+            h.wait_until(lambda: os.path.exists(pidfile) and os.path.getsize(pidfile) > 0, 10, "the command's pid")
+            with open(pidfile) as f:
+                child = int(f.read())
+            made = self.dirs(cgroups_of(child))
+            for d in made:  # as the job would: it runs as root in them
+                os.makedirs(os.path.join(d, "a", "b", "c"))
+                os.mkdir(os.path.join(d, "sibling"))
+                made_by_job.append(os.path.join(d, "a", "b", "c"))
+                with open(os.path.join(d, "a", "b", "c", "cgroup.procs"), "w") as f:
+                    f.write(str(child))
+            open(pidfile + ".go", "w").close()
+            status = execd.wait_exit(15)
+        self.assertEqual(status, 0, execd.describe())
+        self.assert_removed(made, execd, "with what the job made in it")
+        self.assertFalse([l for l in execd.stderr_lines() if l.startswith(("E! ", "W! "))], execd.describe())
+
+    def test_a_sub_cgroup_that_cannot_be_removed_is_named_with_why(self):
+        """A process that left the launched tree (here: the test's own) in a
+        sub-cgroup the job made, under a name with a tab: that sub-cgroup
+        stays, and so does the made one; the warning names the sub-cgroup,
+        escaped, and why."""
+        if self.scope:
+            self.skipTest("the command's cgroup is systemd's scope: systemd removes it, and what is below it")
+        pidfile = os.path.join(self.tmp, "pid")
+        stray = None
+        try:
+            with h.Execd(["--interval", "0.3s", "--", "sh", "-c",
+                          f"echo $$ > {pidfile}; while [ ! -e {pidfile}.go ]; do sleep 0.02; done"]) as execd:
+                h.wait_until(lambda: os.path.exists(pidfile) and os.path.getsize(pidfile) > 0, 10, "the command's pid")
+                with open(pidfile) as f:
+                    made = self.v2 + cgroups_of(int(f.read()))[""]
+                busy = os.path.join(made, "job", "tab\tname")
+                os.makedirs(busy)
+                stray = subprocess.Popen(["sleep", "300"])
+                with open(os.path.join(busy, "cgroup.procs"), "w") as f:
+                    f.write(str(stray.pid))
+                open(pidfile + ".go", "w").close()
+                status = execd.wait_exit(15)
+            self.assertEqual(status, 0, execd.describe())
+            warned = [l for l in execd.stderr_lines() if l.startswith("W! ") and made in l]
+            self.assertEqual(len(warned), 1, execd.describe())
+            self.assertIn(f'its sub-cgroup "{made}/job/tab\\tname" (made by the command) stays', warned[0])
+            self.assertIn("a process that left the launched tree is still in it", warned[0])
+            self.assertTrue(os.path.isdir(busy), "not removed while a process is in it")
+        finally:
+            if stray:
+                stray.kill()
+                stray.wait()
+            for d in ("job/tab\tname", "job", ""):
+                path = os.path.join(made, d) if d else made
+                with contextlib.suppress(FileNotFoundError):
+                    h.wait_until(lambda: (os.rmdir(path), True)[1], 5, f"rmdir {path}")
+
+    def test_sub_cgroups_past_the_depth_bound_are_said(self):
+        """33 levels of sub-cgroups below the made one: the walk stops at 32
+        (a bound, as anyone may nest cgroups), leaves them, and says which
+        one is too deep."""
+        if self.scope:
+            self.skipTest("the command's cgroup is systemd's scope: systemd removes it, and what is below it")
+        pidfile = os.path.join(self.tmp, "pid")
+        with h.Execd(["--interval", "0.3s", "--", "sh", "-c",
+                      f"echo $$ > {pidfile}; while [ ! -e {pidfile}.go ]; do sleep 0.02; done"]) as execd:
+            h.wait_until(lambda: os.path.exists(pidfile) and os.path.getsize(pidfile) > 0, 10, "the command's pid")
+            with open(pidfile) as f:
+                made = self.v2 + cgroups_of(int(f.read()))[""]
+            deep = os.path.join(made, *["d"] * 33)
+            self.addCleanup(self.rmdirs, made, deep)
+            os.makedirs(deep)
+            open(pidfile + ".go", "w").close()
+            status = execd.wait_exit(15)
+        self.assertEqual(status, 0, execd.describe())
+        warned = [l for l in execd.stderr_lines() if l.startswith("W! ") and made in l]
+        self.assertEqual(len(warned), 1, execd.describe())
+        self.assertIn(f'its sub-cgroup "{made}{"/d" * 33}" (made by the command) is more than 32 levels down',
+                      warned[0])
+
+    @staticmethod
+    def rmdirs(top, deepest):
+        """Remove deepest and each parent up to top, children first."""
+        path = deepest
+        while len(path) >= len(top):
+            with contextlib.suppress(FileNotFoundError):
+                os.rmdir(path)
+            path = os.path.dirname(path)
 
     def test_no_launch_cgroup_gives_no_cgroup_fields(self):
         out = os.path.join(self.tmp, "cgroup")
@@ -227,7 +360,10 @@ class LaunchCgroupTest(unittest.TestCase):
         said = [l for l in execd.stderr_lines() if "no cgroup of its own" in l]
         self.assertEqual(len(said), 1, execd.describe())
         self.assertTrue(said[0].startswith("I! "), said[0])
-        for why in ("Permission denied", "memory peak", "OOM kills", "stalls"):
+        # on a systemd host: no manager moves it for nobody, and proctree's
+        # cgroup is not delegated; elsewhere the cgroup cannot be made
+        whys = ("no scope of its own", "not delegated") if self.scope else ("Permission denied", "memory peak")
+        for why in (*whys, "OOM kills", "stalls"):
             self.assertIn(why, said[0])
         # not even "no live process" once the command has exited (said at the
         # end of some runs without exit records, before 4cd1de9)
