@@ -173,6 +173,12 @@ class ExitRecords(unittest.TestCase):
         kids = [m for name, m in measured.items() if name != "exitkids"]
         self.assert_between(sum(cpu.get(n, 0) for n in measured if n != "exitkids"), sum(m[0] for m in kids),
                             sum(m[2] for m in kids), f"the names together\n{execd.describe()}")
+        # A child read before its prctl (still named exitkids) leaves the
+        # switches read then in exitkids's group (docs/METRICS.md: a renamed
+        # process's switches move once its new name is seen; a slow CPU
+        # makes that likely): a name may lack what that group holds beyond
+        # the parent's own.
+        lent = max(0, switches.get("exitkids", 0) - measured["exitkids"][1])
         for name, (seconds, own_switches, reaped) in measured.items():
             self.assertIn(name, cpu, execd.describe())
             # the parent only forks and waits: a clock tick or two. What it
@@ -185,7 +191,8 @@ class ExitRecords(unittest.TestCase):
                 self.assert_between(cpu[name], seconds, reaped, f"{name}: line {cpu[name]}\n{execd.describe()}")
             else:
                 self.assertGreater(cpu[name], 0, f"{name}\n{execd.describe()}")
-            self.assertGreaterEqual(switches[name], own_switches, f"{name}\n{execd.describe()}")
+            self.assertGreaterEqual(switches[name] + (0 if name == "exitkids" else lent), own_switches,
+                                    f"{name} (exitkids's group holds {lent} more than its own)\n{execd.describe()}")
         for field in ("proc_cpu_user_seconds", "proc_cpu_system_seconds", "proc_io_read_bytes",
                       "proc_minor_faults"):
             groups = sum(ah.breakdown_sums(execd, "kids", "process", field).values())
