@@ -181,12 +181,17 @@ class ExitRecords(unittest.TestCase):
         lent = max(0, switches.get("exitkids", 0) - measured["exitkids"][1])
         for name, (seconds, own_switches, reaped) in measured.items():
             self.assertIn(name, cpu, execd.describe())
-            # the parent only forks and waits: a clock tick or two. What it
-            # measured is since "go", and it was blocked from before
-            # proctree attached until then; each child measured itself
-            # before its exit, which its record follows.
+            # the parent only forks and waits. What it measured is since
+            # "go", and it was blocked from before proctree attached until
+            # then: its line is that, within the clock ticks of the split,
+            # plus what it ran after its last measure (its lines, its exit:
+            # a few ms, more on an emulated CPU, where its forks took 0.63 s).
+            # Each child measured itself before its exit, which its record
+            # follows.
             if name == "exitkids":
-                self.assertLessEqual(abs(cpu[name] - seconds), 0.03, f"{name}: measured {seconds}, line {cpu[name]}\n{execd.describe()}")
+                msg = f"{name}: measured {seconds}, line {cpu[name]}\n{execd.describe()}"
+                self.assertGreaterEqual(cpu[name], seconds - 0.03, msg)
+                self.assertLessEqual(cpu[name], seconds * (1 + CPU_SLACK) + 0.03, msg)
             elif exact_names:
                 self.assert_between(cpu[name], seconds, reaped, f"{name}: line {cpu[name]}\n{execd.describe()}")
             else:
