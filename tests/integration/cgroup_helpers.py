@@ -16,6 +16,9 @@ hierarchy; the directories it had to make are removed at the end, children
 first, after its processes were killed by pid and reaped, even when the
 test failed.
 
+On a pure cgroup v2 host (systemd's layout: the vm suite, tests/vm/) the
+one v2 directory stands for the v1 controllers asked for.
+
 The v2 freezer (cgroup.freeze) holds the cgroup's tasks still: while they
 are frozen no CPU time and no pressure stall accrue, so a test that
 freezes the cgroup around proctree's first and last reads knows exactly
@@ -31,6 +34,11 @@ import harness as h
 def mounts():
     """{"v2": mount, CONTROLLER: its v1 mount} (harness.cgroup_mounts)."""
     return h.cgroup_mounts()
+
+
+def pure_v2():
+    """cgroup2 alone (a systemd host of today): every controller is in it."""
+    return set(mounts()) == {"v2"}
 
 
 def own_cgroup(controller):
@@ -81,15 +89,17 @@ class TestCgroup:
         self.mounts = mounts()
         parent = own_cgroup("memory")
         self.rel = (parent.rstrip("/") + "/" + name) if parent != "/" else "/" + name
-        self.controllers = tuple(controllers)
+        # On pure v2 the one hierarchy holds what v1 controllers would.
+        self.controllers = () if pure_v2() else tuple(controllers)
         self.made = []        # directories made, parents first
         self.workloads = []
 
     @staticmethod
     def missing(controllers):
-        """What the host lacks of v2 and these v1 controllers ([] if nothing)."""
+        """What the host lacks of v2 and these v1 controllers ([] if nothing;
+        none on pure v2, whose hierarchy stands for them)."""
         m = mounts()
-        return [c for c in ("v2",) + tuple(controllers) if c not in m]
+        return [c for c in ("v2",) + (() if pure_v2() else tuple(controllers)) if c not in m]
 
     def dir(self, hierarchy="v2", sub=None):
         return self.mounts[hierarchy] + self.rel + (f"/{sub}" if sub else "")

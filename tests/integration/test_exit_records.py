@@ -61,21 +61,31 @@ class ExitRecords(unittest.TestCase):
         return [line for line in execd.stderr_lines() if line.startswith("I! ") and "exit records" in line]
 
     def rusage(self, result):
-        """The children's CPU and switches, and the parent's own switches."""
-        word, cpu, nvcsw, nivcsw, own = result.split()
+        """The children's CPU and switches, the parent's own switches and CPU."""
+        word, cpu, nvcsw, nivcsw, own, own_cpu = result.split()
         self.assertEqual(word, "rusage")
-        return float(cpu), int(nvcsw), int(nivcsw), int(own)
+        return float(cpu), int(nvcsw), int(nivcsw), int(own), float(own_cpu)
+
+    def assert_tree_cpu(self, points, children, parent, execd):
+        """The tree's CPU is its children's (each within its record or its
+        last /proc read) and the parent's since proctree attached, which is
+        no more than all of the parent's: between the children's and both
+        (5% of the children's for the clock ticks of the split)."""
+        got = self.cpu(points)
+        msg = f"tree {got}, children {children}, parent {parent}\n{execd.describe()}"
+        self.assertGreaterEqual(got, children * (1 - CPU_SLACK), msg)
+        self.assertLessEqual(got, children * (1 + CPU_SLACK) + parent, msg)
 
     def cpu(self, points):
         return ah.field_sum(points, "proc_cpu_user_seconds") + ah.field_sum(points, "proc_cpu_system_seconds")
 
     def test_switches_of_short_children_are_counted(self):
         result, execd, points = self.run_tree(["switches", str(CHILDREN)])
-        cpu, nvcsw, nivcsw, own = self.rusage(result)
+        cpu, nvcsw, nivcsw, own, own_cpu = self.rusage(result)
         self.assertEqual(len(self.mode_lines(execd)), 1, execd.describe())
         self.assertIn("using the kernel's exit records", self.mode_lines(execd)[0])
         self.assertEqual(ah.negative_deltas(points), [], execd.describe())
-        self.assertLessEqual(abs(self.cpu(points) - cpu), cpu * CPU_SLACK, f"children {cpu}\n{execd.describe()}")
+        self.assert_tree_cpu(points, cpu, own_cpu, execd)
         # The kernel writes a record before the task's last switches (its
         # final switch out, a preemption while it exits), which getrusage
         # counts: a child's record may be up to two short. The tree holds
@@ -94,12 +104,19 @@ class ExitRecords(unittest.TestCase):
     def test_without_the_privilege_as_before(self):
         wrapper, program = self.as_nobody()
         result, execd, points = self.run_tree(["switches", str(CHILDREN)], wrapper, program)
-        cpu, nvcsw, _, _ = self.rusage(result)
+        cpu, nvcsw, _, _, own_cpu = self.rusage(result)
         lines = self.mode_lines(execd)
         self.assertEqual(len(lines), 1, execd.describe())
         self.assertIn("no exit records", lines[0])
-        self.assertIn("CAP_NET_ADMIN", lines[0])
-        self.assertLessEqual(abs(self.cpu(points) - cpu), cpu * CPU_SLACK, f"children {cpu}\n{execd.describe()}")
+        refused = [line for line in execd.stderr_lines() if line.startswith("I! ") and "no process events" in line]
+        if refused:
+            # A kernel that refuses the process events to this user (6.1 does,
+            # 6.18 does not) says so there; the records come with the events.
+            self.assertIn("this kernel wants CAP_NET_ADMIN", refused[0], execd.describe())
+            self.assertIn("used with the process events only", lines[0], execd.describe())
+        else:
+            self.assertIn("CAP_NET_ADMIN", lines[0])
+        self.assert_tree_cpu(points, cpu, own_cpu, execd)
         # today's accounting: the children's switches are lost
         self.assertLess(ah.field_sum(points, "proc_ctx_switches_voluntary"), nvcsw, execd.describe())
         for p in points:
@@ -118,7 +135,7 @@ class ExitRecords(unittest.TestCase):
     def run_groups(self, mode="groups", wrapper=(), program=None):
         """exitkids MODE (groups: the names in turn; apart: one name after
         the other, each in intervals of its own) under --by process:
-        ({name: (CPU, switches)} the children and the parent measured,
+        ({name: (CPU, switches, CPU by the reaps)} the children and the parent measured,
         execd, the total's points)."""
         steps = [(b"go\n", 5)] if mode == "groups" else [(b"go\n", 1), (b"go\n", 1), (b"go\n", 3)]
         results, _, execd = ah.drive(self, [exitkids_path(), mode, str(ROUNDS)],
@@ -128,40 +145,59 @@ class ExitRecords(unittest.TestCase):
         self.assertEqual(lines[-1], "done 3")
         measured = {}
         for line in lines[:-1]:
-            word, name, cpu, nvcsw, nivcsw = line.split()
+            word, name, cpu, nvcsw, nivcsw, reaped = line.split()
             self.assertEqual(word, "group")
-            measured[name] = (float(cpu), int(nvcsw) + int(nivcsw))
+            measured[name] = (float(cpu), int(nvcsw) + int(nivcsw), float(reaped))
         return measured, execd, ah.target_points(execd, "kids")
 
+    def assert_between(self, got, measured, reaped, what):
+        """A child's CPU as proctree has it (its exit record) is at least
+        what it measured of itself last and at most what its reap added to
+        the parent's RUSAGE_CHILDREN (its exit too, long on a slow CPU):
+        within 5% (clock ticks) of that range."""
+        self.assertGreaterEqual(got, measured * (1 - CPU_SLACK), f"{what}: measured {measured}, reaped {reaped}")
+        self.assertLessEqual(got, reaped * (1 + CPU_SLACK), f"{what}: measured {measured}, reaped {reaped}")
+
     def check_groups(self, measured, execd, points, exact_names):
-        """Each name's line against what its children measured: within 5%
-        when exact_names (each name's children reaped in intervals of their
-        own: the reaper's exact fold is theirs alone), else only more than
-        nothing (names that share an interval share its fold by their
-        records' tick samples, which a busy host skews). Always: the parent
-        keeps no more than its own clock ticks, the names together have the
-        children's CPU, each name at least its children's switches, and the
-        groups add up to the tree."""
+        """Each name's line against what its children measured and their
+        reaps (assert_between) when exact_names (each name's children reaped
+        in intervals of their own: the reaper's exact fold is theirs alone),
+        else only more than nothing (names that share an interval share its
+        fold by their records' tick samples, which a busy host skews).
+        Always: the parent keeps no more than its own clock ticks, the names
+        together have the children's CPU, each name at least its children's
+        switches, and the groups add up to the tree."""
         cpu = ah.breakdown_sums(execd, "kids", "process", "proc_cpu_user_seconds", "proc_cpu_system_seconds")
         switches = ah.breakdown_sums(execd, "kids", "process", "proc_ctx_switches_voluntary",
                                      "proc_ctx_switches_involuntary")
-        children = sum(c for name, (c, _) in measured.items() if name != "exitkids")
-        self.assertLessEqual(abs(sum(cpu.get(n, 0) for n in measured if n != "exitkids") - children),
-                             children * CPU_SLACK, execd.describe())
-        for name, (seconds, own_switches) in measured.items():
+        kids = [m for name, m in measured.items() if name != "exitkids"]
+        self.assert_between(sum(cpu.get(n, 0) for n in measured if n != "exitkids"), sum(m[0] for m in kids),
+                            sum(m[2] for m in kids), f"the names together\n{execd.describe()}")
+        # A child read before its prctl (still named exitkids) leaves the
+        # switches read then in exitkids's group (docs/METRICS.md: a renamed
+        # process's switches move once its new name is seen; a slow CPU
+        # makes that likely): a name may lack what that group holds beyond
+        # the parent's own.
+        lent = max(0, switches.get("exitkids", 0) - measured["exitkids"][1])
+        for name, (seconds, own_switches, reaped) in measured.items():
             self.assertIn(name, cpu, execd.describe())
-            # the parent only forks and waits: a clock tick or two. What it
-            # measured is since "go", and it was blocked from before
-            # proctree attached until then; each child measured itself
-            # before its exit, which its record follows.
+            # the parent only forks and waits. What it measured is since
+            # "go", and it was blocked from before proctree attached until
+            # then: its line is that, within the clock ticks of the split,
+            # plus what it ran after its last measure (its lines, its exit:
+            # a few ms, more on an emulated CPU, where its forks took 0.63 s).
+            # Each child measured itself before its exit, which its record
+            # follows.
             if name == "exitkids":
-                self.assertLessEqual(abs(cpu[name] - seconds), 0.03, f"{name}: measured {seconds}, line {cpu[name]}\n{execd.describe()}")
+                msg = f"{name}: measured {seconds}, line {cpu[name]}\n{execd.describe()}"
+                self.assertGreaterEqual(cpu[name], seconds - 0.03, msg)
+                self.assertLessEqual(cpu[name], seconds * (1 + CPU_SLACK) + 0.03, msg)
             elif exact_names:
-                self.assertLessEqual(abs(cpu[name] - seconds), seconds * CPU_SLACK,
-                                     f"{name}: measured {seconds}, line {cpu[name]}\n{execd.describe()}")
+                self.assert_between(cpu[name], seconds, reaped, f"{name}: line {cpu[name]}\n{execd.describe()}")
             else:
                 self.assertGreater(cpu[name], 0, f"{name}\n{execd.describe()}")
-            self.assertGreaterEqual(switches[name], own_switches, f"{name}\n{execd.describe()}")
+            self.assertGreaterEqual(switches[name] + (0 if name == "exitkids" else lent), own_switches,
+                                    f"{name} (exitkids's group holds {lent} more than its own)\n{execd.describe()}")
         for field in ("proc_cpu_user_seconds", "proc_cpu_system_seconds", "proc_io_read_bytes",
                       "proc_minor_faults"):
             groups = sum(ah.breakdown_sums(execd, "kids", "process", field).values())
@@ -177,11 +213,11 @@ class ExitRecords(unittest.TestCase):
     def test_without_the_privilege_groups_as_before(self):
         wrapper, program = self.as_nobody()
         measured, execd, points = self.run_groups("groups", wrapper, program)
-        cpu = sum(c for c, _ in measured.values())
         lines = self.mode_lines(execd)
         self.assertEqual(len(lines), 1, execd.describe())
         self.assertIn("last moments in its reaper's group", lines[0])
-        self.assertLessEqual(abs(self.cpu(points) - cpu), cpu * CPU_SLACK, f"children {cpu}\n{execd.describe()}")
+        self.assert_between(self.cpu(points), sum(m[0] for m in measured.values()),
+                            sum(m[2] for m in measured.values()), f"the tree\n{execd.describe()}")
 
 
 if __name__ == "__main__":

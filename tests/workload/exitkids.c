@@ -6,9 +6,10 @@
  *   exitkids switches N
  *                  N children one after the other, each sleeping 1 ms 20
  *                  times (voluntary switches) and spinning 20 ms of CPU;
- *                  then print "rusage CPU NVCSW NIVCSW SELF": the children's
- *                  CPU seconds and switches as getrusage(RUSAGE_CHILDREN)
- *                  sums them, and the parent's own switches so far.
+ *                  then print "rusage CPU NVCSW NIVCSW SELF SELFCPU": the
+ *                  children's CPU seconds and switches as
+ *                  getrusage(RUSAGE_CHILDREN) sums them, and the parent's
+ *                  own switches and CPU seconds so far.
  *   exitkids fates one child exits 1, one is killed by SIGKILL, one touches
  *                  512 MiB, holds it 30 ms and exits 0; then print "done 3".
  *   exitkids groups N
@@ -17,7 +18,9 @@
  *                  120 ms of CPU after sleeping 2 ms 4 times; each measures
  *                  itself (getrusage) last and tells the parent through a
  *                  pipe; then print one line per name, "group NAME CPU
- *                  NVCSW NIVCSW", the sums of its children, the same of
+ *                  NVCSW NIVCSW REAPED", the sums of its children (REAPED:
+ *                  their CPU as the parent's RUSAGE_CHILDREN grew at each
+ *                  reap, their exits included), the same of
  *                  itself since the line on stdin ("group exitkids ..."),
  *                  and "done 3".
  *   exitkids apart N
@@ -76,17 +79,26 @@ static void reap(pid_t pid)
         die("waitpid");
 }
 
+static double seconds(struct timeval tv)
+{
+    return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+static double cpu_seconds(const struct rusage *u)
+{
+    return seconds(u->ru_utime) + seconds(u->ru_stime);
+}
+
 /* Print the children's CPU and switches as getrusage(RUSAGE_CHILDREN)
- * sums them (the reaped ones), and the parent's own switches. */
+ * sums them (the reaped ones), and the parent's own switches and CPU (its
+ * forks: a few ms here, a large part of the tree's CPU on an emulated CPU). */
 static void say_rusage(void)
 {
     struct rusage kids, self;
     getrusage(RUSAGE_CHILDREN, &kids);
     getrusage(RUSAGE_SELF, &self);
-    printf("rusage %.6f %ld %ld %ld\n",
-           (double)kids.ru_utime.tv_sec + (double)kids.ru_utime.tv_usec / 1e6 + (double)kids.ru_stime.tv_sec +
-               (double)kids.ru_stime.tv_usec / 1e6,
-           kids.ru_nvcsw, kids.ru_nivcsw, self.ru_nvcsw + self.ru_nivcsw);
+    printf("rusage %.6f %ld %ld %ld %.6f\n", cpu_seconds(&kids), kids.ru_nvcsw, kids.ru_nivcsw,
+           self.ru_nvcsw + self.ru_nivcsw, cpu_seconds(&self));
     fflush(stdout);
 }
 
@@ -150,17 +162,15 @@ static void fates(void)
     say("done", 3);
 }
 
-/* What a child of the groups mode measured of itself. */
+/* What a child of the groups mode measured of itself; reaped: its CPU as
+ * the parent's RUSAGE_CHILDREN grew by it, with what it ran after its own
+ * measure (its exit: long on an emulated CPU). Its exit record lies between. */
 struct own_usage {
     int name;
     double cpu;
     long nvcsw, nivcsw;
+    double reaped;
 };
-
-static double seconds(struct timeval tv)
-{
-    return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
-}
 
 static _Noreturn void group_child(int name, const char *comm, double cpu, int report_fd)
 {
@@ -171,7 +181,7 @@ static _Noreturn void group_child(int name, const char *comm, double cpu, int re
     spin_cpu(cpu);
     struct rusage self;
     getrusage(RUSAGE_SELF, &self);
-    struct own_usage u = {name, seconds(self.ru_utime) + seconds(self.ru_stime), self.ru_nvcsw, self.ru_nivcsw};
+    struct own_usage u = {name, cpu_seconds(&self), self.ru_nvcsw, self.ru_nivcsw, 0};
     if (write(report_fd, &u, sizeof(u)) != (ssize_t)sizeof(u)) /* atomic: less than PIPE_BUF */
         die("write");
     _exit(0);
@@ -184,10 +194,14 @@ static const double group_cpu[] = {0.04, 0.08, 0.12};
  * added to sum[g]. */
 static void run_group_child(int g, const int report[2], struct own_usage *sum)
 {
+    struct rusage before, after;
+    getrusage(RUSAGE_CHILDREN, &before);
     pid_t pid = fork_or_die();
     if (pid == 0)
         group_child(g, group_names[g], group_cpu[g], report[1]);
     reap(pid);
+    getrusage(RUSAGE_CHILDREN, &after);
+    sum[g].reaped += cpu_seconds(&after) - cpu_seconds(&before);
     struct own_usage u;
     if (read(report[0], &u, sizeof(u)) != (ssize_t)sizeof(u) || u.name != g)
         die("read");
@@ -198,7 +212,7 @@ static void run_group_child(int g, const int report[2], struct own_usage *sum)
 
 static void say_group(const char *name, const struct own_usage *u)
 {
-    printf("group %s %.6f %ld %ld\n", name, u->cpu, u->nvcsw, u->nivcsw);
+    printf("group %s %.6f %ld %ld %.6f\n", name, u->cpu, u->nvcsw, u->nivcsw, u->reaped);
     fflush(stdout);
 }
 
@@ -206,7 +220,7 @@ static void say_group(const char *name, const struct own_usage *u)
  * came already), its line said at once; else the names in turn. */
 static void groups(long rounds, bool apart)
 {
-    struct own_usage sum[3] = {{0, 0, 0, 0}};
+    struct own_usage sum[3] = {{0, 0, 0, 0, 0}};
     struct rusage before, self; /* its own, from "go": blocked since proctree attached */
     getrusage(RUSAGE_SELF, &before);
     int report[2];
@@ -228,9 +242,10 @@ static void groups(long rounds, bool apart)
     getrusage(RUSAGE_SELF, &self);
     struct own_usage own = {
         -1,
-        seconds(self.ru_utime) + seconds(self.ru_stime) - seconds(before.ru_utime) - seconds(before.ru_stime),
+        cpu_seconds(&self) - cpu_seconds(&before),
         self.ru_nvcsw - before.ru_nvcsw,
         self.ru_nivcsw - before.ru_nivcsw,
+        cpu_seconds(&self) - cpu_seconds(&before),
     };
     say_group("exitkids", &own);
     say("done", 3);
