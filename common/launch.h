@@ -3,7 +3,12 @@
  * PR_SET_CHILD_SUBREAPER makes orphans of the launched tree (daemonised
  * grandchildren whose parent exited) come back to us instead of init, so
  * we can read their final usage from the zombie before reaping them, and
- * know when the whole tree is gone (waitid reports ECHILD). */
+ * know when the whole tree is gone (waitid reports ECHILD).
+ *
+ * The command's cgroup of its own is launchcg.h's (on a systemd host,
+ * launchscope.h's scope, asked for by launch.c), the signalling of its
+ * tree launchtree.h's; this header includes those two, so that a frontend
+ * includes only it. */
 #ifndef PROCTREE_LAUNCH_H
 #define PROCTREE_LAUNCH_H
 
@@ -11,46 +16,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "cgroupfs.h"
-
-/* A cgroup of the launched command's own, so that the kernel's accounting
- * of it (cgacct.h: exact CPU time, memory peak, OOM kills, pressure stalls)
- * is the command's alone. It is made in cgroup v2's hierarchy and in each
- * v1 controller's whose files cgstat.h reads (a hybrid host's memory
- * controller is v1 only), the command joins every one between fork and
- * exec, and they are removed once its tree is gone. */
-enum pt_launch_cgroup_mode {
-    PT_LAUNCH_CGROUP_DEFAULT, /* proctree-launch-<our pid> in our own cgroup of each hierarchy,
-                                 when the cgroup filesystem lets us; else none, said in one line */
-    PT_LAUNCH_CGROUP_PATH,    /* at a path given: made, or refused */
-    PT_LAUNCH_CGROUP_NONE,
-};
-
-#define PT_LAUNCH_HIERARCHIES (1 + PT_V1_COUNT)
-
-struct pt_launch_cgroup {
-    bool required; /* PATH: a failure to make or join it is an error */
-    /* its directory, the target's (selector.path): v2's, else a v1
-     * controller's; "" when there is none */
-    char dir[PT_CGROUPFS_PATH_MAX];
-    /* the directory it was made in, in each hierarchy ("" where it was
-     * not): dir's path below where.v2 (or the v1 one dir is in) names it
-     * in every hierarchy, as pt_cgroupfs_dirs_of reads it */
-    struct pt_cgroupfs where;
-    char made[PT_LAUNCH_HIERARCHIES][PT_CGROUPFS_PATH_MAX]; /* removed at the end */
-    int procs_fd[PT_LAUNCH_HIERARCHIES];                    /* their cgroup.procs, open until the launch */
-    size_t n_made;
-    /* DEFAULT on a systemd host with cgroup v2 alone (sdscope.h): a
-     * transient scope of systemd's is asked for at launch, and what was
-     * made above is only the fallback, removed unused when the scope is
-     * had. systemd removes the scope once it empties. */
-    bool scope;
-    char scope_name[64];
-    char scope_slice[PT_CGROUPFS_PATH_MAX]; /* "" : the manager's default */
-    char not_below[PT_CGROUPFS_PATH_MAX];   /* place()'s: the scope's directory is found as ours are */
-    char fallback[640];                     /* what the command gets without the scope, said if it must */
-    pid_t keeper;                           /* pt_launch_cgroup_keeper's, 0 when none */
-};
+#include "launchcg.h"
+#include "launchtree.h"
 
 /* Make the cgroup as mode says; path: PATH's, a cgroup as /proc/PID/cgroup
  * shows it (below the cgroup2 mount) or a cgroupfs directory, whose parent
@@ -81,14 +48,6 @@ void pt_launch_cgroup_keeper(struct pt_launch_cgroup *cg);
 void pt_launch_cgroup_keeper_end(struct pt_launch_cgroup *cg);
 #define PT_LAUNCH_KEEPER_NAME "proctree-keeper" /* its comm */
 
-/* Remove what pt_launch_cgroup_make made, once no process is left in it
- * (the tree is gone: reaped): first the sub-cgroups the command made in
- * it, depth first (at most PT_LAUNCH_SUBCGROUP_DEPTH levels, never through
- * a symlink, never out of the made one). One line, naming the cgroup that
- * cannot be removed and why, for each made cgroup left. */
-#define PT_LAUNCH_SUBCGROUP_DEPTH 32
-void pt_launch_cgroup_remove(struct pt_launch_cgroup *cg);
-
 /* Fork and exec argv[0] (PATH search). The child gets default signal
  * dispositions, an empty signal mask, a process group of its own (whose id
  * is its pid: pt_launch_signal_tree reaches the whole job through it),
@@ -105,11 +64,5 @@ void pt_launch_cgroup_remove(struct pt_launch_cgroup *cg);
  * none, one line says why and what the command gets instead. */
 pid_t pt_launch(char *const argv[], int stdin_fd, int stdout_fd, int stderr_fd, struct pt_launch_cgroup *cg, char *err,
                 size_t errlen);
-
-/* Send sig to the process group `group` and to every descendant of this
- * process, wherever it is (a job may move a child to another group or
- * session; as the subreaper we still find it below us). Returns how many
- * descendants were found, zombies included; 0 means the tree is gone. */
-size_t pt_launch_signal_tree(pid_t group, int sig);
 
 #endif
