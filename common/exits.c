@@ -239,17 +239,19 @@ static void unseen_thread_exit(struct pt_target *t, const struct pt_exitrecord *
  * poll): if the process is still there, a zombie its parent has not
  * reaped yet (or alive, for a thread's record), it joins now, so its CPU
  * counts in this interval from its own final counters, not in the
- * parent's at the reap, however late that comes. NULL when it is gone
- * (reaped: its parent's counters hold its usage) or another's. */
+ * parent's at the reap, however late that comes (by process too: its
+ * group is its name's, and the record settles it as a departed member's).
+ * NULL when it is gone (reaped: its parent's counters hold its usage) or
+ * another's. */
 static struct pt_member *join_recorded(struct pt_target *t, const struct pt_exitrecord *r)
 {
-    if (pt_target_groups_by_name(t) || !pt_target_live_member(t, r->ppid) || departure_of(t, r->tgid))
-        return NULL; /* a breakdown's groups take it from the record alone */
+    if (t->options.breakdown == PT_BY_THREAD || !pt_target_live_member(t, r->ppid) || departure_of(t, r->tgid))
+        return NULL; /* its threads' groups take it from the records alone */
     struct pt_stat st;
     if (pt_read_stat_by_pid(t->proc_root_fd, r->tgid, &t->buf, &st) != PT_READ_OK || st.ppid != r->ppid ||
         (r->pid == r->tgid && st.state != 'Z'))
         return NULL; /* reaped, or a new process has the pid */
-    return pt_target_join(t, r->tgid, st.starttime, false);
+    return pt_target_join_recorded(t, r->tgid, st.starttime);
 }
 
 /* One record: is it the tree's, and what does it settle? */

@@ -234,7 +234,10 @@ static int32_t join_group(struct pt_target *t, const struct pt_member *m)
     return pt_target_group_of(t, m->comm, m->ppid);
 }
 
-struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline)
+/* recorded: pid's exit record is being followed (exits.c), which settles
+ * it as a member's, so a zombie joins even with a breakdown. */
+static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline,
+                              bool recorded)
 {
     struct pt_member m;
     enum pt_read r = pt_member_open(&m, t->proc_root_fd, t->budget, pid, expected_starttime, &t->buf);
@@ -246,10 +249,11 @@ struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expect
     }
     if (r != PT_READ_OK)
         return NULL;
-    if (m.zombie && !baseline && t->follows_exits && pt_target_groups_by_name(t) && m.ppid != t->self) {
-        /* With a breakdown its exit record settles it (exits.c), whether
-         * it came already or is to come: joined too, its group would count
-         * it twice. Launch mode joins what it reaps itself. */
+    if (m.zombie && !baseline && !recorded && t->follows_exits && pt_target_groups_by_name(t) && m.ppid != t->self) {
+        /* With a breakdown its exit record, once followed while it could
+         * not join, gave its group its usage (exits.c): joined too, its
+         * group would count it twice. Launch mode joins what it reaps
+         * itself. */
         pt_member_close(&m);
         return NULL;
     }
@@ -285,6 +289,16 @@ struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expect
     t->members[t->n_members] = m;
     pt_pidmap_put(&t->position_of, pid, (uint32_t)t->n_members);
     return &t->members[t->n_members++];
+}
+
+struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline)
+{
+    return join(t, pid, expected_starttime, baseline, false);
+}
+
+struct pt_member *pt_target_join_recorded(struct pt_target *t, pid_t pid, uint64_t starttime)
+{
+    return join(t, pid, starttime, false, true);
 }
 
 /* One reading of a thread's counter against the last: what it did since,
