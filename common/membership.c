@@ -73,6 +73,7 @@ static void depart(struct pt_target *t, const struct pt_member *m, const struct 
     *d = (struct pt_departure){
         .pid = m->pid,
         .reaper = reaper ? reaper->pid : 0,
+        .group = m->acct.group,
         .has_stat = m->acct.has_stat,
         .has_io = m->acct.has_io,
         .whole = m->recorded_whole,
@@ -190,6 +191,7 @@ void pt_target_leave_all(struct pt_target *t)
         if (m->gone)
             continue;
         pt_target_read_counters(t, m); /* its last values: may find it gone */
+        m->recorded_whole = false;     /* what it does from now on is not the tree's */
         member_left(t, m, NULL);
         if (t->follows_events)
             pt_pidmap_put(&t->forks_ours_lately, m->pid, 0);
@@ -236,8 +238,7 @@ static int32_t join_group(struct pt_target *t, const struct pt_member *m)
 
 /* recorded: pid's exit record is being followed (exits.c), which settles
  * it as a member's, so a zombie joins even with a breakdown. */
-static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline,
-                              bool recorded)
+static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline, bool recorded)
 {
     struct pt_member m;
     enum pt_read r = pt_member_open(&m, t->proc_root_fd, t->budget, pid, expected_starttime, &t->buf);
