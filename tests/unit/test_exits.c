@@ -167,9 +167,9 @@ END_TEST
  * re-parented to init) that init reaps at once: its last read showed 100
  * ticks of user CPU and 10 faults; its record 1.5 s of samples and 30
  * faults, over a life of 2 s of which the last 0.4 came after that read.
- * Its 20 last faults count; its CPU after the read is its samples' excess
- * over the read (0.5 s) but no more than their share of its life after it
- * (1.5 s x 0.2 = 0.3 s): it used to be lost. */
+ * Its 20 last faults count; its CPU after the read is what it ran at the
+ * rate it had until then (1 s in 1.6 s: 0.25 s in 0.4 s), not its
+ * samples' excess over the read (0.5 s): it used to be lost. */
 START_TEST(last_moments_of_a_member_reaped_outside)
 {
     pt_target_follow_exits(target, NULL, 0, true);
@@ -190,7 +190,7 @@ START_TEST(last_moments_of_a_member_reaped_outside)
     record.elapsed_us = 2000000;
     pt_target_follow_exits(target, &record, 1, true);
     end_interval();
-    ck_assert_double_eq_tol(report.v[PT_M_PROC_CPU_USER_SECONDS].f, 0.3, 1e-9);
+    ck_assert_double_eq_tol(report.v[PT_M_PROC_CPU_USER_SECONDS].f, 0.25, 1e-9);
     ck_assert_int_eq(value(PT_M_PROC_MINOR_FAULTS), 20);
 }
 END_TEST
