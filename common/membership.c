@@ -73,6 +73,7 @@ static void depart(struct pt_target *t, const struct pt_member *m, const struct 
     *d = (struct pt_departure){
         .pid = m->pid,
         .reaper = reaper ? reaper->pid : 0,
+        .group = m->acct.group,
         .has_stat = m->acct.has_stat,
         .has_io = m->acct.has_io,
         .whole = m->recorded_whole,
@@ -190,6 +191,7 @@ void pt_target_leave_all(struct pt_target *t)
         if (m->gone)
             continue;
         pt_target_read_counters(t, m); /* its last values: may find it gone */
+        m->recorded_whole = false;     /* what it does from now on is not the tree's */
         member_left(t, m, NULL);
         if (t->follows_events)
             pt_pidmap_put(&t->forks_ours_lately, m->pid, 0);
@@ -234,7 +236,9 @@ static int32_t join_group(struct pt_target *t, const struct pt_member *m)
     return pt_target_group_of(t, m->comm, m->ppid);
 }
 
-struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline)
+/* recorded: pid's exit record is being followed (exits.c), which settles
+ * it as a member's, so a zombie joins even with a breakdown. */
+static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline, bool recorded)
 {
     struct pt_member m;
     enum pt_read r = pt_member_open(&m, t->proc_root_fd, t->budget, pid, expected_starttime, &t->buf);
@@ -246,10 +250,11 @@ struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expect
     }
     if (r != PT_READ_OK)
         return NULL;
-    if (m.zombie && !baseline && t->follows_exits && pt_target_groups_by_name(t) && m.ppid != t->self) {
-        /* With a breakdown its exit record settles it (exits.c), whether
-         * it came already or is to come: joined too, its group would count
-         * it twice. Launch mode joins what it reaps itself. */
+    if (m.zombie && !baseline && !recorded && t->follows_exits && pt_target_groups_by_name(t) && m.ppid != t->self) {
+        /* With a breakdown its exit record, once followed while it could
+         * not join, gave its group its usage (exits.c): joined too, its
+         * group would count it twice. Launch mode joins what it reaps
+         * itself. */
         pt_member_close(&m);
         return NULL;
     }
@@ -285,6 +290,16 @@ struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expect
     t->members[t->n_members] = m;
     pt_pidmap_put(&t->position_of, pid, (uint32_t)t->n_members);
     return &t->members[t->n_members++];
+}
+
+struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline)
+{
+    return join(t, pid, expected_starttime, baseline, false);
+}
+
+struct pt_member *pt_target_join_recorded(struct pt_target *t, pid_t pid, uint64_t starttime)
+{
+    return join(t, pid, starttime, false, true);
 }
 
 /* One reading of a thread's counter against the last: what it did since,

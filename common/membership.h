@@ -24,6 +24,10 @@
  * NULL when it cannot join (gone, a kernel thread for a matching
  * selector, no descriptors). The members array may move. */
 struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline);
+/* pid, a process of the tree that never joined, whose exit record is
+ * being followed, joins (born in the tree) while it is a zombie: its
+ * record then settles it as a member's, with a breakdown too. */
+struct pt_member *pt_target_join_recorded(struct pt_target *t, pid_t pid, uint64_t starttime);
 /* pid exec'd or changed its credentials: if it is a member, its files
  * are opened again under the permissions it has now (pt_member_reopen). */
 void pt_target_member_changed(struct pt_target *t, pid_t pid);

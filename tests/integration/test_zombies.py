@@ -15,7 +15,15 @@ the reap is the children's (getrusage once they are reaped) within 5%, the
 total does not grow by their CPU again at the reap, every process is counted
 started and exited once, and proc_cpu_percent never passes what the host's
 CPUs can do. A zombie's stat gives its CPU in whole clock ticks (truncated),
-so before the reap up to a tick per child is still to come.
+so before the reap up to a tick per child is still to come. With a breakdown
+by process (and exit records) too: there a zombie's record used to leave it
+out of the tree, and all of its CPU came at the reap.
+
+No interval reports more CPU than the host's CPUs can do in it (its length
+from the lines' timestamps), but for clock ticks: each child's user and
+system times are each truncated to a tick in its zombie's stat, and the
+parent's fold at the reap is exact, so the reap's interval may bring up to
+two ticks per child beyond what ran in it (/proc tells no finer split).
 """
 
 import os
@@ -36,13 +44,20 @@ class Zombies(unittest.TestCase):
     def cpu(self, points):
         return ah.field_sum(points, "proc_cpu_user_seconds") + ah.field_sum(points, "proc_cpu_system_seconds")
 
-    def run_zombies(self, wrapper=(), program=None):
+    def within_the_hosts_cpus(self, points, what):
+        tick = 1 / os.sysconf("SC_CLK_TCK")
+        for last, p in zip(points, points[1:]):
+            seconds = (p.timestamp - last.timestamp) / 1e9
+            self.assertLessEqual(self.cpu([p]), seconds * os.cpu_count() + 2 * tick * CHILDREN,
+                                 f"{p.raw}\n{what}")
+
+    def run_zombies(self, wrapper=(), program=None, args=()):
         results, batches, execd = ah.drive(self, [exitkids_path(), "zombies", str(CHILDREN)],
-                                           ["--interval", "0.5s", "--name", "kids"],
+                                           ["--interval", "0.5s", "--name", "kids", *args],
                                            [(b"go\n", 1), (b"reap\n", 1)], wrapper, program)
         self.assertEqual(results[0], [f"zombies {CHILDREN}"])
         children_cpu = float(results[1][0].split()[1])
-        before = [p for _, points in batches[0] for p in points if p.tags.get("target") == "kids"]
+        before = [p for _, points in batches[0] if (p := h.target_line(points, "kids"))]
         points = ah.target_points(execd, "kids")
         what = f"children's CPU {children_cpu}\n{execd.describe()}"
         # each zombie's stat truncates its CPU to a clock tick; the reap's
@@ -54,6 +69,7 @@ class Zombies(unittest.TestCase):
         self.assertEqual(ah.negative_deltas(points), [], execd.describe())
         for p in points:
             self.assertLessEqual(p.fields["proc_cpu_percent"], 100 * os.cpu_count(), p.raw)
+        self.within_the_hosts_cpus(points, what)
         if any("following the kernel's process events" in line for line in execd.stderr_lines()):
             self.assertEqual(ah.field_sum(points, "proc_processes_started"), CHILDREN, execd.describe())
             self.assertEqual(ah.field_sum(points, "proc_processes_exited"), CHILDREN, execd.describe())
@@ -61,6 +77,11 @@ class Zombies(unittest.TestCase):
 
     def test_with_exit_records(self):
         execd = self.run_zombies()
+        self.assertTrue(any("using the kernel's exit records" in line for line in execd.stderr_lines()),
+                        execd.describe())
+
+    def test_by_process_with_exit_records(self):
+        execd = self.run_zombies(args=("--by", "process"))
         self.assertTrue(any("using the kernel's exit records" in line for line in execd.stderr_lines()),
                         execd.describe())
 

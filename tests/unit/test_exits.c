@@ -104,6 +104,97 @@ START_TEST(zombie_child_counts_when_its_record_comes)
 }
 END_TEST
 
+/* The target again, with a breakdown by process. */
+static void by_process(void)
+{
+    pt_target_free(target);
+    struct pt_selector selector = {.kind = PT_SELECT_PID, .pid = 100};
+    struct pt_target_options options;
+    pt_target_options_init(&options);
+    options.breakdown = PT_BY_PROCESS;
+    char err[256];
+    ck_assert_msg(pt_target_init(target, "app", &selector, &options, true, tree.root_fd, "/sys", &tree.budget, err,
+                                 sizeof(err)) == 0,
+                  "%s", err);
+    pt_target_discover(target);
+}
+
+static double group_cpu(const char *name)
+{
+    size_t n;
+    const struct pt_group_report *groups = pt_target_group_reports(target, &n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(groups[i].name, name) == 0 && groups[i].report.v[PT_M_PROC_CPU_USER_SECONDS].present)
+            return groups[i].report.v[PT_M_PROC_CPU_USER_SECONDS].f;
+    return 0;
+}
+
+/* The same by process: the zombie joins from its record too, so its CPU
+ * is its group's in the interval it ran in, not the reaper's at the reap
+ * (it used to stay out, and all of it came at the reap). */
+START_TEST(zombie_child_counts_when_its_record_comes_by_process)
+{
+    by_process();
+    pt_target_follow_exits(target, NULL, 0, true);
+    end_interval();
+    struct fx_proc zombie = {
+        .pid = 205, .ppid = 100, .comm = "kid", .state = 'Z', .starttime = 205, .utime = 40, .stime = 10};
+    fx_put_proc(tree.root, &zombie);
+    struct pt_exitrecord record = exited(205, 100, 0, 2, 100);
+    memcpy(record.comm, "kid", 4);
+    record.utime_us = 400000;
+    record.stime_us = 100000;
+    pt_target_follow_exits(target, &record, 1, true);
+    ck_assert(pt_target_has_member(target, 205));
+    end_interval();
+    double tick = 1.0 / (double)sysconf(_SC_CLK_TCK);
+    ck_assert_double_eq_tol(report.v[PT_M_PROC_CPU_USER_SECONDS].f, 40 * tick, 1e-9);
+    ck_assert_double_eq_tol(group_cpu("kid"), 40 * tick, 1e-9);
+    /* reaped: the parent's fold is exact, a tick more than the zombie's
+     * stat showed; only that tick is new, and it is kid's */
+    fx_vanish(tree.root, 205);
+    struct fx_proc parent = {.pid = 100, .ppid = 1, .starttime = 100, .cutime = 41, .cstime = 10, .resident_pages = 1};
+    fx_put_proc(tree.root, &parent);
+    pt_target_poll(target);
+    pt_target_follow_exits(target, NULL, 0, true);
+    end_interval();
+    ck_assert_double_eq_tol(report.v[PT_M_PROC_CPU_USER_SECONDS].f, tick, 1e-9);
+    ck_assert_double_eq_tol(group_cpu("kid"), tick, 1e-9);
+}
+END_TEST
+
+/* A member born in the tree (101, a daemon: its parent exited, it was
+ * re-parented to init) that init reaps at once: its last read showed 100
+ * ticks of user CPU and 10 faults; its record 1.5 s of samples and 30
+ * faults, over a life of 2 s of which the last 0.4 came after that read.
+ * Its 20 last faults count; its CPU after the read is what it ran at the
+ * rate it had until then (1 s in 1.6 s: 0.25 s in 0.4 s), not its
+ * samples' excess over the read (0.5 s): it used to be lost. */
+START_TEST(last_moments_of_a_member_reaped_outside)
+{
+    pt_target_follow_exits(target, NULL, 0, true);
+    unit_tree_put(&tree, 100, 1, "101");
+    unit_tree_put(&tree, 101, 100, "");
+    pt_target_discover(target); /* born in the tree */
+    struct fx_proc daemon = {.pid = 101, .ppid = 1, .starttime = 101, .utime = 100, .minflt = 10, .resident_pages = 1};
+    fx_put_proc(tree.root, &daemon);
+    unit_tree_put(&tree, 100, 1, "");
+    pt_target_poll(target); /* read at every poll now: nobody in the tree reaps it */
+    end_interval();
+    pt_target_note_exit(target, 101, pt_now() + 0.4);
+    fx_vanish(tree.root, 101);
+    pt_target_poll(target);
+    struct pt_exitrecord record = exited(101, 1, 0, 1, 10);
+    record.utime_us = 1500000;
+    record.minflt = 30;
+    record.elapsed_us = 2000000;
+    pt_target_follow_exits(target, &record, 1, true);
+    end_interval();
+    ck_assert_double_eq_tol(report.v[PT_M_PROC_CPU_USER_SECONDS].f, 0.25, 1e-9);
+    ck_assert_int_eq(value(PT_M_PROC_MINOR_FAULTS), 20);
+}
+END_TEST
+
 /* Without exit records the metrics they feed are absent, never 0. */
 START_TEST(no_records_no_metrics)
 {
@@ -261,6 +352,8 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, exits_of_the_tree_count);
     tcase_add_test(tc, zombie_child_counts_when_its_record_comes);
+    tcase_add_test(tc, zombie_child_counts_when_its_record_comes_by_process);
+    tcase_add_test(tc, last_moments_of_a_member_reaped_outside);
     tcase_add_test(tc, no_records_no_metrics);
     tcase_add_test(tc, lost_records_leave_the_interval_out);
     tcase_add_test(tc, departed_member_waits_for_its_records);
