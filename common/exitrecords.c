@@ -264,6 +264,7 @@ static void add_thread(struct pt_exitrecords *x, const char *nested, size_t len)
         .elapsed_us = clamp_u64(ts.ac_etime, INT64_MAX),
         .utime_us = clamp_u64(ts.ac_utime, INT64_MAX),
         .stime_us = clamp_u64(ts.ac_stime, INT64_MAX),
+        .run_us = clamp_u64(ts.cpu_run_virtual_total / 1000, INT64_MAX),
         .minflt = clamp_u64(ts.ac_minflt, INT64_MAX),
         .majflt = clamp_u64(ts.ac_majflt, INT64_MAX),
         .rchar = clamp_u64(ts.read_char, INT64_MAX),
@@ -274,6 +275,8 @@ static void add_thread(struct pt_exitrecords *x, const char *nested, size_t len)
         .write_bytes = clamp_u64(ts.write_bytes, INT64_MAX),
         .cancelled_write_bytes = clamp_u64(ts.cancelled_write_bytes, INT64_MAX),
     };
+    if (r->run_us == 0 && (r->utime_us > 0 || r->stime_us > 0))
+        r->run_us = -1;
     /* ac_comm is the kernel's NUL-terminated name in a wider field; a
      * forged or future one may fill it */
     size_t n = strnlen(ts.ac_comm, sizeof(ts.ac_comm));

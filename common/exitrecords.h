@@ -7,8 +7,10 @@
  * faults, peak RSS, exit code, pid, thread-group id and parent. /proc
  * forgets a thread's context switches when it exits and a short-lived
  * process before a poll sees it; the record keeps both (exits.c uses
- * them). A process's last thread also brings an AGGR_TGID record, which
- * carries only delay accounting: it is not used.
+ * them). A multithreaded process's last thread also brings an AGGR_TGID
+ * record, which carries only delay accounting and the run time
+ * (cpu_run_virtual_total) of its threads summed as they exited, which is
+ * the sum of their own records' run_us: it is not used.
  *
  * Registering needs CAP_NET_ADMIN (the kernel checks it on the request
  * and answers EPERM): without it pt_exitrecords_open fails and proctree
@@ -45,6 +47,12 @@ struct pt_exitrecord {
      * the same samples to the exact run time, so the two differ by up to a
      * tick per stretch the thread ran */
     int64_t utime_us, stime_us;
+    /* Its exact run time in microseconds (the scheduler's sum_exec_runtime,
+     * taskstats' cpu_run_virtual_total, filled whether or not delay
+     * accounting is on), which /proc splits by the samples' ratio; -1 when
+     * the record lacks it (0 with samples: a kernel built without
+     * CONFIG_TASK_DELAY_ACCT, or the kernel's wrap to 0) */
+    int64_t run_us;
     int64_t minflt, majflt;
     int64_t rchar, wchar, syscr, syscw; /* bytes and calls, as /proc/PID/io names them */
     int64_t read_bytes, write_bytes, cancelled_write_bytes;

@@ -146,25 +146,47 @@ static int64_t last_moments_weight(const struct pt_departure *d)
     return weight > 0 ? weight : 1;
 }
 
+/* What /proc shows of a run time: the kernel's split of it in the ratio
+ * of its samples, never below what it showed before (cputime_adjust() in
+ * kernel/sched/cputime.c, with prev_cputime's clamps). shown holds, in
+ * microseconds, what it showed before (user, system) and takes what it
+ * shows now. */
+static void split_run_time(double run, double user_samples, double system_samples, double shown[PT_CPU_COUNT])
+{
+    if (shown[PT_CPU_USER] + shown[PT_CPU_SYSTEM] >= run)
+        return;
+    double system = system_samples <= 0 ? 0
+                    : user_samples <= 0 ? run
+                                        : run * system_samples / (user_samples + system_samples);
+    if (system < shown[PT_CPU_SYSTEM])
+        system = shown[PT_CPU_SYSTEM];
+    double user = run - system;
+    if (user < shown[PT_CPU_USER]) {
+        user = shown[PT_CPU_USER];
+        system = run - user;
+    }
+    shown[PT_CPU_USER] = user;
+    shown[PT_CPU_SYSTEM] = system;
+}
+
 /* The last moments of a member reaped outside the tree (a daemon that
  * init reaps at once), which no reaper's counters bring: what its records
  * show past its last read. Faults and I/O are exact. CPU, in
- * microseconds, is not: the run time its last read showed, at the rate
- * it ran until then, over the time from that read to its exit (one that
- * slept at its end adds up to that much too many, one that burned only
- * at its end is short as before). Its samples would not do, even as a
- * bound: on a busy host they part from the run time by several percent
- * of its whole life either way (6.45 s for 6.0 s here), more than the
- * last moments are. */
+ * microseconds, is what /proc would have shown at its exit less what its
+ * last read showed: its records' exact run time split as the kernel
+ * splits it (its samples alone part from the run time by several percent
+ * of its whole life on a busy host, 6.45 s for 6.0 s here). Without the
+ * run time in a record, nothing past the last read. */
 static void settle_outside(struct pt_target *t, const struct pt_departure *d, int64_t last[PT_CTR_COUNT])
 {
-    double after = share_after_read(d);
-    for (int k = 0; k < PT_CTR_COUNT; k++) {
-        if (!pt_ctr_is_cpu(k) || !d->has_stat || after <= 0)
-            continue;
-        double read_us = (double)d->own[k] * US_PER_SECOND / t->ticks_per_second;
-        /* never read after its start: its samples are all there is */
-        last[k] = after < 1 ? (int64_t)(read_us * after / (1 - after)) : d->recorded[k];
+    if (d->has_stat && d->recorded_run_us > 0) {
+        double shown[PT_CPU_COUNT], before[PT_CPU_COUNT];
+        for (int c = 0; c < PT_CPU_COUNT; c++)
+            shown[c] = before[c] = (double)d->own[pt_ctr_of_cpu(c)] * US_PER_SECOND / t->ticks_per_second;
+        split_run_time((double)d->recorded_run_us, (double)d->recorded[PT_CTR_USER_TICKS],
+                       (double)d->recorded[PT_CTR_SYSTEM_TICKS], shown);
+        for (int c = 0; c < PT_CPU_COUNT; c++)
+            last[pt_ctr_of_cpu(c)] = (int64_t)(shown[c] - before[c]);
     }
     /* by cgroup the group it was in; by process its name's at its end */
     int32_t group = t->options.breakdown == PT_BY_CGROUP ? d->group : pt_target_group_of(t, d->comm, 0);
@@ -307,6 +329,8 @@ static void follow_record(struct pt_target *t, const struct pt_exitrecord *r)
         int64_t *recorded = m ? m->recorded : d->recorded;
         for (int k = 0; k < PT_CTR_COUNT; k++)
             recorded[k] = pt_sat_add(recorded[k], v[k]);
+        int64_t *run = m ? &m->recorded_run_us : &d->recorded_run_us;
+        *run = *run < 0 || r->run_us < 0 ? -1 : pt_sat_add(*run, r->run_us);
         if (m) { /* credited at its next status read (pt_target_credit_ctx) */
             m->had_threads |= r->pid != r->tgid;
             m->exited_voluntary = pt_sat_add(m->exited_voluntary, r->nvcsw);

@@ -68,6 +68,7 @@ struct pt_member {
      * all of its own usage once it has exited when recorded_whole (born
      * in the tree while records flowed, none lost since). */
     int64_t recorded[PT_CTR_COUNT];
+    int64_t recorded_run_us; /* their exact run time; -1 when a record lacked it */
     bool recorded_whole;
     int64_t life_us;                   /* from its main thread's record: start to exit; 0 before */
     double started_at;                 /* its fork event's time (pt_now's clock); 0: not known */

@@ -81,6 +81,7 @@ static void depart(struct pt_target *t, const struct pt_member *m, const struct 
         .exited_at = m->exited_at,
         .start = m->started_at > 0 ? m->started_at : monotonic_of_boot((double)m->starttime / t->ticks_per_second),
         .life_us = m->life_us,
+        .recorded_run_us = m->recorded_run_us,
         .ctx_counts = t->options.collect_ctx_switches && (m->has_ctx || m->born),
     };
     memcpy(d->comm, m->comm, sizeof(d->comm));

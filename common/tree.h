@@ -38,6 +38,7 @@ struct pt_departure {
     bool whole;                                       /* recorded will hold all of its own usage */
     int64_t own[PT_CTR_COUNT];                        /* its own usage at its last read */
     int64_t recorded[PT_CTR_COUNT];                   /* its exited threads' (CPU in microseconds) */
+    int64_t recorded_run_us;                          /* their exact run time; -1: a record lacked it */
     double read_at;                                   /* its last read (pt_now's clock) */
     double exited_at;                                 /* its exit, same clock; 0: not known yet */
     double start;                                     /* its start, same clock (its fork event's, or

@@ -100,6 +100,30 @@ START_TEST(test_records_of_threads_and_processes)
 }
 END_TEST
 
+/* The exact run time comes in microseconds; a record whose run time is 0
+ * though it has samples (a kernel without delay accounting built in)
+ * lacks it (-1), one that never ran a tick has none to lack. */
+START_TEST(test_run_time)
+{
+    struct pt_exitrecords x = {.fd = -1, .family = FAMILY};
+    struct msg m = {0};
+    struct taskstats ran = stats(7, 7, 1, 0), unknown = stats(8, 8, 1, 0), idle = stats(9, 9, 1, 0);
+    ran.cpu_run_virtual_total = 1234567890;
+    ran.ac_utime = 1000000;
+    unknown.ac_stime = 10000;
+    record(&m, &ran, sizeof(ran), false);
+    record(&m, &unknown, sizeof(unknown), false);
+    record(&m, &idle, sizeof(idle), false);
+    parse(&x, &m, m.len);
+    ck_assert_uint_eq(x.n_records, 3);
+    ck_assert_int_eq(x.records[0].run_us, 1234567);
+    ck_assert_int_eq(x.records[0].utime_us, 1000000);
+    ck_assert_int_eq(x.records[1].run_us, -1);
+    ck_assert_int_eq(x.records[2].run_us, 0);
+    pt_exitrecords_close(&x);
+}
+END_TEST
+
 /* Another family's message, or a netlink control message, is not ours. */
 START_TEST(test_other_family_ignored)
 {
@@ -232,6 +256,7 @@ int main(void)
     Suite *suite = suite_create("exitrecords");
     TCase *tc = tcase_create("parse");
     tcase_add_test(tc, test_records_of_threads_and_processes);
+    tcase_add_test(tc, test_run_time);
     tcase_add_test(tc, test_other_family_ignored);
     tcase_add_test(tc, test_stats_sizes);
     tcase_add_test(tc, test_version_12_detected);

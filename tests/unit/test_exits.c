@@ -165,18 +165,16 @@ END_TEST
 
 /* A member born in the tree (101, a daemon: its parent exited, it was
  * re-parented to init) that init reaps at once: its last read showed 100
- * ticks of user CPU and 10 faults; its record 1.5 s of samples and 30
- * faults, over a life of 2 s of which the last 0.4 came after that read.
- * Its 20 last faults count; its CPU after the read is what it ran at the
- * rate it had until then (1 s in 1.6 s: 0.25 s in 0.4 s), not its
- * samples' excess over the read (0.5 s): it used to be lost. */
-START_TEST(last_moments_of_a_member_reaped_outside)
+ * ticks of user CPU, 20 of system and 10 faults; its record 1.2 s and
+ * 0.3 s of samples, run_us of exact run time and 30 faults. */
+static void reaped_outside(int64_t run_us)
 {
     pt_target_follow_exits(target, NULL, 0, true);
     unit_tree_put(&tree, 100, 1, "101");
     unit_tree_put(&tree, 101, 100, "");
     pt_target_discover(target); /* born in the tree */
-    struct fx_proc daemon = {.pid = 101, .ppid = 1, .starttime = 101, .utime = 100, .minflt = 10, .resident_pages = 1};
+    struct fx_proc daemon = {
+        .pid = 101, .ppid = 1, .starttime = 101, .utime = 100, .stime = 20, .minflt = 10, .resident_pages = 1};
     fx_put_proc(tree.root, &daemon);
     unit_tree_put(&tree, 100, 1, "");
     pt_target_poll(target); /* read at every poll now: nobody in the tree reaps it */
@@ -185,12 +183,47 @@ START_TEST(last_moments_of_a_member_reaped_outside)
     fx_vanish(tree.root, 101);
     pt_target_poll(target);
     struct pt_exitrecord record = exited(101, 1, 0, 1, 10);
-    record.utime_us = 1500000;
+    record.utime_us = 1200000;
+    record.stime_us = 300000;
+    record.run_us = run_us;
     record.minflt = 30;
     record.elapsed_us = 2000000;
     pt_target_follow_exits(target, &record, 1, true);
     end_interval();
-    ck_assert_double_eq_tol(report.v[PT_M_PROC_CPU_USER_SECONDS].f, 0.25, 1e-9);
+}
+
+/* Its 20 last faults count, and its CPU after the read is what /proc
+ * would have shown at its exit less what the read showed: 1.4 s of run
+ * time split 4:1 as its samples are, 1.12 s user and 0.28 s system, less
+ * 1.0 s and 0.2 s. It used to be lost, then estimated from the rate it ran
+ * at until its last read. */
+START_TEST(last_moments_of_a_member_reaped_outside)
+{
+    reaped_outside(1400000);
+    ck_assert_double_eq_tol(report.v[PT_M_PROC_CPU_USER_SECONDS].f, 0.12, 1e-9);
+    ck_assert_double_eq_tol(report.v[PT_M_PROC_CPU_SYSTEM_SECONDS].f, 0.08, 1e-9);
+    ck_assert_int_eq(value(PT_M_PROC_MINOR_FAULTS), 20);
+}
+END_TEST
+
+/* As in the kernel's split, neither part goes below what the read
+ * showed: 1.21 s split 4:1 would show 0.968 s of user, below its 1.0 s,
+ * so user stays and system takes the rest (0.21 s, 0.01 s past the read). */
+START_TEST(last_moments_never_below_the_last_read)
+{
+    reaped_outside(1210000);
+    ck_assert_double_eq_tol(report.v[PT_M_PROC_CPU_USER_SECONDS].f, 0.0, 1e-9);
+    ck_assert_double_eq_tol(report.v[PT_M_PROC_CPU_SYSTEM_SECONDS].f, 0.01, 1e-9);
+}
+END_TEST
+
+/* A record without the run time (a kernel built without delay
+ * accounting): nothing past the last read, its faults still. */
+START_TEST(last_moments_without_the_run_time)
+{
+    reaped_outside(-1);
+    ck_assert_double_eq_tol(report.v[PT_M_PROC_CPU_USER_SECONDS].f, 0.0, 1e-9);
+    ck_assert_double_eq_tol(report.v[PT_M_PROC_CPU_SYSTEM_SECONDS].f, 0.0, 1e-9);
     ck_assert_int_eq(value(PT_M_PROC_MINOR_FAULTS), 20);
 }
 END_TEST
@@ -354,6 +387,8 @@ int main(void)
     tcase_add_test(tc, zombie_child_counts_when_its_record_comes);
     tcase_add_test(tc, zombie_child_counts_when_its_record_comes_by_process);
     tcase_add_test(tc, last_moments_of_a_member_reaped_outside);
+    tcase_add_test(tc, last_moments_never_below_the_last_read);
+    tcase_add_test(tc, last_moments_without_the_run_time);
     tcase_add_test(tc, no_records_no_metrics);
     tcase_add_test(tc, lost_records_leave_the_interval_out);
     tcase_add_test(tc, departed_member_waits_for_its_records);
