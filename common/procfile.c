@@ -107,9 +107,9 @@ ssize_t pt_pread_record(int fd, struct pt_buf *buf)
     }
 }
 
-ssize_t pt_read_file_at(int dirfd, const char *path, struct pt_buf *buf)
+/* The whole of fd (an open's result: -errno passed on, buf emptied), closed. */
+static ssize_t read_and_close(int fd, struct pt_buf *buf)
 {
-    int fd = pt_open_at(dirfd, path);
     if (fd < 0) {
         pt_buf_reset(buf);
         return fd;
@@ -117,6 +117,11 @@ ssize_t pt_read_file_at(int dirfd, const char *path, struct pt_buf *buf)
     ssize_t n = pt_pread_all(fd, buf);
     close(fd);
     return n;
+}
+
+ssize_t pt_read_file_at(int dirfd, const char *path, struct pt_buf *buf)
+{
+    return read_and_close(pt_open_at(dirfd, path), buf);
 }
 
 int pt_open_regular_at(int dirfd, const char *name, int flags)
@@ -134,14 +139,7 @@ int pt_open_regular_at(int dirfd, const char *name, int flags)
 
 ssize_t pt_read_regular_at(int dirfd, const char *name, struct pt_buf *buf)
 {
-    int fd = pt_open_regular_at(dirfd, name, O_RDONLY);
-    if (fd < 0) {
-        pt_buf_reset(buf);
-        return fd;
-    }
-    ssize_t n = pt_pread_all(fd, buf);
-    close(fd);
-    return n;
+    return read_and_close(pt_open_regular_at(dirfd, name, O_RDONLY), buf);
 }
 
 int pt_open_at(int dirfd, const char *name)

@@ -79,6 +79,23 @@ def pressure_total(path, kind="some"):
     raise AssertionError(f"{path} has no {kind} line")
 
 
+_made_for_tests = 0
+
+
+def cgroup_for(test, prefix, controllers):
+    """A TestCgroup of its own for one unittest test ("PREFIX-N"), skipped
+    where the host lacks a hierarchy it needs, removed at the test's cleanup."""
+    global _made_for_tests
+    missing = TestCgroup.missing(controllers)
+    if missing:
+        test.skipTest(f"no cgroup hierarchy for {missing}")
+    _made_for_tests += 1
+    cg = TestCgroup(f"{prefix}-{_made_for_tests}", controllers)
+    cg.__enter__()
+    test.addCleanup(cg.close)
+    return cg
+
+
 class TestCgroup:
     """The same relative path in v2 and the given v1 controllers.
 

@@ -83,6 +83,24 @@ def wait_until(predicate, timeout, what, interval=0.02):
         time.sleep(interval)
 
 
+def peak_then_burn(alloc_bytes, burn_seconds):
+    """A python3 -c program that allocates alloc_bytes, touches every page,
+    frees them, then burns burn_seconds of its own CPU time in user mode
+    (however busy the host; read rarely, as each read is a system call):
+    the peak is long gone when the busy part is measured."""
+    return f"""
+import time
+b = bytearray({alloc_bytes})
+for i in range(0, len(b), 4096):
+    b[i] = 1
+del b
+t = time.process_time()
+while time.process_time() - t < {burn_seconds}:
+    for _ in range(100000):
+        pass
+"""
+
+
 def free_ports(count):
     """count distinct free TCP ports on 127.0.0.1.
 

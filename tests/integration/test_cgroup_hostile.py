@@ -28,17 +28,8 @@ def warnings(execd, needle):
 
 
 class CgroupHostile(unittest.TestCase):
-    counter = 0
-
     def cgroup(self, controllers=("memory",)):
-        missing = cgh.TestCgroup.missing(controllers)
-        if missing:
-            self.skipTest(f"no cgroup hierarchy for {missing}")
-        CgroupHostile.counter += 1
-        cg = cgh.TestCgroup(f"{UNIQ}-{CgroupHostile.counter}", controllers)
-        cg.__enter__()
-        self.addCleanup(cg.close)
-        return cg
+        return cgh.cgroup_for(self, UNIQ, controllers)
 
     def execd(self, args, **kw):
         execd = h.Execd(["--interval", "0.5s", *args, "--name", TARGET], **kw)

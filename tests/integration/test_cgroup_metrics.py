@@ -53,21 +53,12 @@ def fsum(points, *fields):
 
 
 class CgroupMetrics(unittest.TestCase):
-    counter = 0
-
     def cgroup(self, controllers, v1_files=False):
         """A TestCgroup; v1_files: the test writes or reads files only v1
         controllers have (the hybrid case), skipped on pure v2."""
         if v1_files and cgh.pure_v2():
             self.skipTest("reads v1 controllers' files: the hybrid case (pure v2 has none)")
-        missing = cgh.TestCgroup.missing(controllers)
-        if missing:
-            self.skipTest(f"no cgroup hierarchy for {missing}")
-        CgroupMetrics.counter += 1
-        cg = cgh.TestCgroup(f"{UNIQ}-{CgroupMetrics.counter}", controllers)
-        cg.__enter__()
-        self.addCleanup(cg.close)
-        return cg
+        return cgh.cgroup_for(self, UNIQ, controllers)
 
     def execd(self, cg, *extra):
         execd = h.Execd(["--cgroup", cg.rel, "--name", TARGET, *extra])

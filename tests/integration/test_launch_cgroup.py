@@ -35,20 +35,7 @@ MIB = 1 << 20
 ALLOC = 100 * MIB
 NOBODY = 65534  # Debian's nobody/nogroup
 
-# Allocates ALLOC, touches every page, frees it, then burns ~2 s of CPU in
-# user mode (its own CPU time, however busy the host; read rarely, as each
-# read is a system call): the peak is long gone when the busy part is measured.
-WORKLOAD = f"""
-import time
-b = bytearray({ALLOC})
-for i in range(0, len(b), 4096):
-    b[i] = 1
-del b
-t = time.process_time()
-while time.process_time() - t < 2.0:
-    for _ in range(100000):
-        pass
-"""
+WORKLOAD = h.peak_then_burn(ALLOC, 2.0)
 
 
 def mounts():

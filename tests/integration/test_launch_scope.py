@@ -32,19 +32,7 @@ NOBODY = 65534
 MIB = 1 << 20
 ALLOC = 100 * MIB
 
-# Allocates ALLOC, touches every page, frees it, then burns ~1 s of its own
-# CPU time in user mode.
-WORKLOAD = f"""
-import time
-b = bytearray({ALLOC})
-for i in range(0, len(b), 4096):
-    b[i] = 1
-del b
-t = time.process_time()
-while time.process_time() - t < 1.0:
-    for _ in range(100000):
-        pass
-"""
+WORKLOAD = h.peak_then_burn(ALLOC, 1.0)
 
 
 def nspid(host_pid):
