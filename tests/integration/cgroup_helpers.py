@@ -251,6 +251,14 @@ class TestCgroup:
     def cpu_usage_usec(self, sub=None):
         return read_keyed(self.path("cpu.stat", sub=sub))["usage_usec"]
 
+    def cpu_user_system_usec(self, sub=None):
+        """user_usec + system_usec: the kernel's split of usage_usec, each
+        kept from going back (cputime_adjust), so their sum may part from
+        usage_usec's growth by more than rounding: what cgroup_cpu_user and
+        _system_seconds are read from."""
+        stat = read_keyed(self.path("cpu.stat", sub=sub))
+        return stat["user_usec"] + stat["system_usec"]
+
     def pressure(self, resource="cpu", kind="some"):
         return pressure_total(self.path(f"{resource}.pressure"), kind)
 

@@ -188,10 +188,10 @@ class CgroupMetrics(unittest.TestCase):
         cg.spawn(cgh.sleeper_argv(), sub="b")
         cg.spawn(cgh.busy_argv())
         cg.set_frozen(True)
-        before = {g: cg.cpu_usage_usec(sub) for g, sub in (("a", "a"), ("b", "b"), (TARGET, None))}
+        before = {g: cg.cpu_user_system_usec(sub) for g, sub in (("a", "a"), ("b", "b"), (TARGET, None))}
         execd = self.execd(cg, "--by", "cgroup", "--interval", "1s")
         self.run_frozen_around(cg, execd, "cgroup_cpu_user_seconds", lambda: cgh.wait_more_batches(execd, 3))
-        grew = {g: (cg.cpu_usage_usec(None if g == TARGET else g) - u) / 1e6 for g, u in before.items()}
+        grew = {g: (cg.cpu_user_system_usec(None if g == TARGET else g) - u) / 1e6 for g, u in before.items()}
         lines = ah.breakdown_lines(execd, TARGET, "cgroup")
         self.assertEqual({p.tags["cgroup"] for p in lines}, {"a", "b", "."}, execd.describe())
         got = {TARGET: fsum(points_with(execd, "cgroup_cpu_user_seconds"),
