@@ -379,8 +379,12 @@ int pt_matcher_init(struct pt_matcher *m, const struct pt_selector *selector, in
         pt_cgroupfs_find(&m->fs, proc_root_fd, sys_root, &buf);
         pt_buf_free(&buf);
         find_fs_devs(m);
-        if (selector->kind == PT_SELECT_CGROUP)
-            return resolve_cgroup(m, selector->path, err, errlen);
+        if (selector->kind == PT_SELECT_CGROUP) {
+            if (resolve_cgroup(m, selector->path, err, errlen) == 0)
+                return 0;
+            pt_matcher_free(m); /* a path made, then refused */
+            return -1;
+        }
         if (pt_sdunit_init(&m->unit, selector->value, &m->fs, err, errlen) != 0)
             return -1;
         m->has_unit = true;
