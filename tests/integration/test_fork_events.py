@@ -130,6 +130,26 @@ class DoubleForkedDaemon(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
+    @staticmethod
+    def moved_and_waiting(shell, cgroup):
+        """The shell moved into cgroup and waiting for "go": from here the
+        cgroup holds the tree, and what it used so far is its past, not
+        ours. The cgroup's usage_usec then, the test's base."""
+        with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
+            f.write(f"{shell.pid}\n")
+        h.wait_until(lambda: sleeping(shell.pid), h.START_TIMEOUT, "the shell to wait for go")
+        return usage_usec(cgroup)
+
+    def assert_tree_cpu_is_the_cgroups(self, execd, used, burned_seconds, tolerance):
+        """The tree's CPU over its lines within tolerance of the cgroup's
+        growth, which holds at least the burn; no delta negative."""
+        points = ah.target_points(execd, "tree")
+        self.assertEqual(ah.negative_deltas(points), [], "negative delta")
+        cpu = ah.field_sum(points, "proc_cpu_user_seconds") + ah.field_sum(points, "proc_cpu_system_seconds")
+        self.assertGreaterEqual(used, burned_seconds * 1e6)
+        self.assertLess(abs(cpu * 1e6 - used), tolerance * used,
+                        f"tree {cpu:.3f}s, cgroup {used / 1e6:.3f}s\n{execd.describe()}")
+
     def test_daemon_cpu_matches_the_cgroup(self):
         d = self.tmp
         os.mkfifo(f"{d}/bye")
@@ -141,12 +161,7 @@ class DoubleForkedDaemon(unittest.TestCase):
         with ah.cgroup_dirs(cgroup):
             shell = subprocess.Popen(["sh", "-c", script], stdin=subprocess.PIPE)
             try:
-                with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
-                    f.write(f"{shell.pid}\n")
-                # From here the cgroup holds the tree; the shell waits for
-                # "go", so what it used so far is its past, not ours.
-                h.wait_until(lambda: sleeping(shell.pid), h.START_TIMEOUT, "the shell to wait for go")
-                base = usage_usec(cgroup)
+                base = self.moved_and_waiting(shell, cgroup)
                 with h.Execd(["--interval", "0.5s", "--pid", shell.pid, "--name", "tree"]) as execd:
                     execd.wait_batches(1)
                     shell.stdin.write(b"go\n")
@@ -161,12 +176,7 @@ class DoubleForkedDaemon(unittest.TestCase):
                 ah.write_fifo(f"{d}/bye", b"bye\n")
                 shell.stdin.close()
                 shell.wait(h.BATCH_TIMEOUT)
-        points = ah.target_points(execd, "tree")
-        self.assertEqual(ah.negative_deltas(points), [], "negative delta")
-        cpu = ah.field_sum(points, "proc_cpu_user_seconds") + ah.field_sum(points, "proc_cpu_system_seconds")
-        self.assertGreaterEqual(used, BURN_SECONDS * 1e6)
-        self.assertLess(abs(cpu * 1e6 - used), TOLERANCE * used,
-                        f"tree {cpu:.3f}s, cgroup {used / 1e6:.3f}s\n{execd.describe()}")
+        self.assert_tree_cpu_is_the_cgroups(execd, used, BURN_SECONDS, TOLERANCE)
 
     def test_daemon_reaped_at_once_matches_the_cgroup_under_load(self):
         d = self.tmp
@@ -183,10 +193,7 @@ class DoubleForkedDaemon(unittest.TestCase):
         with ah.cgroup_dirs(cgroup):
             shell = subprocess.Popen(["sh", "-c", script], stdin=subprocess.PIPE)
             try:
-                with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
-                    f.write(f"{shell.pid}\n")
-                h.wait_until(lambda: sleeping(shell.pid), h.START_TIMEOUT, "the shell to wait for go")
-                base = usage_usec(cgroup)
+                base = self.moved_and_waiting(shell, cgroup)
                 with h.Execd(["--interval", "1s", "--poll-interval", "1s", "--pid", shell.pid,
                               "--name", "tree"]) as execd:
                     execd.wait_batches(1)
@@ -205,12 +212,7 @@ class DoubleForkedDaemon(unittest.TestCase):
                 set_frozen(cgroup, False)
                 shell.stdin.close()
                 shell.wait(h.BATCH_TIMEOUT)
-        points = ah.target_points(execd, "tree")
-        self.assertEqual(ah.negative_deltas(points), [], "negative delta")
-        cpu = ah.field_sum(points, "proc_cpu_user_seconds") + ah.field_sum(points, "proc_cpu_system_seconds")
-        self.assertGreaterEqual(used, REAPED_BURN_SECONDS * 1e6)
-        self.assertLess(abs(cpu * 1e6 - used), REAPED_TOLERANCE * used,
-                        f"tree {cpu:.3f}s, cgroup {used / 1e6:.3f}s\n{execd.describe()}")
+        self.assert_tree_cpu_is_the_cgroups(execd, used, REAPED_BURN_SECONDS, REAPED_TOLERANCE)
 
 
 def set_frozen(cgroup, frozen):
