@@ -104,8 +104,8 @@ START_TEST(zombie_child_counts_when_its_record_comes)
 }
 END_TEST
 
-/* The target again, with a breakdown by process. */
-static void by_process(void)
+/* The target again, with a breakdown by process, not yet discovered. */
+static void init_by_process(void)
 {
     pt_target_free(target);
     struct pt_selector selector = {.kind = PT_SELECT_PID, .pid = 100};
@@ -116,6 +116,12 @@ static void by_process(void)
     ck_assert_msg(pt_target_init(target, "app", &selector, &options, true, tree.root_fd, "/sys", &tree.budget, err,
                                  sizeof(err)) == 0,
                   "%s", err);
+}
+
+/* The target again, with a breakdown by process. */
+static void by_process(void)
+{
+    init_by_process();
     pt_target_discover(target);
 }
 
@@ -314,15 +320,7 @@ END_TEST
  * gone with the stop, so its last moments stay in its reaper's line. */
 static void last_moments(bool stop, int64_t *worker, int64_t *sh)
 {
-    pt_target_free(target);
-    struct pt_selector selector = {.kind = PT_SELECT_PID, .pid = 100};
-    struct pt_target_options options;
-    pt_target_options_init(&options);
-    options.breakdown = PT_BY_PROCESS;
-    char err[256];
-    ck_assert_msg(pt_target_init(target, "app", &selector, &options, true, tree.root_fd, "/sys", &tree.budget, err,
-                                 sizeof(err)) == 0,
-                  "%s", err);
+    init_by_process();
     pt_target_follow_exits(target, NULL, 0, true);
     struct fx_proc parent = {.pid = 100, .ppid = 1, .comm = "sh", .starttime = 100, .resident_pages = 1};
     struct fx_proc child = {
