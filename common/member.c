@@ -182,6 +182,7 @@ static enum pt_read settle_failure(const struct pt_member *m, int proc_root_fd)
 static void take_stat(struct pt_member *m, const struct pt_stat *st)
 {
     m->ppid = st->ppid;
+    m->state = st->state;
     memcpy(m->comm, st->comm, sizeof(m->comm));
     m->zombie = st->state == 'Z' || st->state == 'X';
     m->kernel_thread = st->flags & PT_PF_KTHREAD;

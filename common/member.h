@@ -49,6 +49,7 @@ enum pt_fd_dir_count { PT_FD_DIR_UNKNOWN, PT_FD_DIR_SIZED, PT_FD_DIR_LISTED };
 struct pt_member {
     pid_t pid;
     pid_t ppid; /* as of the last stat read */
+    char state; /* stat's state letter, as of the last stat read */
     uint64_t starttime;
     char comm[PT_COMM_MAX];      /* as of the last stat read */
     char path[24];               /* "<pid>/" under the proc root, built once */

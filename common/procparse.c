@@ -221,6 +221,26 @@ static int spaced_u64(struct cursor *c, uint64_t *out)
     return !scan_u64(c, out) && number_ended(c) ? 0 : -1;
 }
 
+enum pt_task_state pt_task_state_of(char letter)
+{
+    switch (letter) {
+    case 'R':
+        return PT_TS_RUNNING;
+    case 'S':
+    case 'I':
+        return PT_TS_SLEEPING;
+    case 'D':
+        return PT_TS_BLOCKED;
+    case 'T':
+    case 't':
+        return PT_TS_STOPPED;
+    case 'Z':
+        return PT_TS_ZOMBIE;
+    default:
+        return PT_TS_OTHER;
+    }
+}
+
 int pt_parse_statm(const char *buf, size_t len, struct pt_statm *out)
 {
     struct cursor c = {buf, buf + len};

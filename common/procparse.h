@@ -56,6 +56,15 @@ struct pt_stat {
 };
 int pt_parse_stat(const char *buf, size_t len, struct pt_stat *out);
 
+/* What stat's state letter says of a task, as the tree's process states
+ * count it. The letters are fs/proc/array.c's task_state_array: R
+ * running or runnable; S sleeping and I idle (a kernel thread's sleep);
+ * D uninterruptible sleep, blocked in the kernel; T stopped by a signal,
+ * t by a tracer; Z zombie; X dead and P parked (a kernel thread), and
+ * the x, K and W of kernels before 4.14, are none of the counted ones. */
+enum pt_task_state { PT_TS_RUNNING, PT_TS_SLEEPING, PT_TS_BLOCKED, PT_TS_STOPPED, PT_TS_ZOMBIE, PT_TS_OTHER };
+enum pt_task_state pt_task_state_of(char letter);
+
 /* A kernel thread (PF_KTHREAD in stat's flags, include/linux/sched.h): it
  * has no user memory and no command line. */
 #define PT_PF_KTHREAD 0x00200000u

@@ -73,12 +73,7 @@ enum pt_amount {
     PT_A_BLOCKED,
     PT_A_STOPPED,
     PT_A_ZOMBIE,
-    PT_A_FDS_LIMIT_PERCENT, /* the highest fds / soft RLIMIT_NOFILE of a member, in percent */
-    PT_A_FDS_HEADROOM,      /* the smallest soft RLIMIT_NOFILE - fds of a member */
-    PT_A_RESTARTS,          /* times the target's root was replaced */
-    PT_A_OLDEST_AGE,        /* seconds since the oldest live member started */
-    PT_A_CPU_DELAY,         /* seconds runnable, waiting for a CPU (schedstat run_delay) */
-    PT_A_BLKIO_DELAY,       /* seconds waiting for block I/O (delay accounting) */
+    PT_A_OLDEST_AGE, /* seconds since the oldest live member started */
     PT_A_COUNT
 };
 /* lines.h keeps the amounts known as bits of an unsigned */

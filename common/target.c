@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "groupkey.h"
@@ -56,6 +57,40 @@ static void put_live(struct pt_line *line, bool ctx_seen, int64_t voluntary, int
         pt_line_put(line, PT_A_THREADS, (double)threads);
 }
 
+/* The live members by the state their last stat read showed (zombies are
+ * members until reaped, so proc_processes counts them too), and the age of
+ * the oldest: its starttime (clock ticks since boot) against CLOCK_BOOTTIME,
+ * the clock the kernel gives starttime in (a time namespace's, in one). */
+static void put_states_and_age(const struct pt_target *t, struct pt_line *line)
+{
+    static const enum pt_amount of_state[] = {
+        [PT_TS_RUNNING] = PT_A_RUNNING,
+        [PT_TS_BLOCKED] = PT_A_BLOCKED,
+        [PT_TS_STOPPED] = PT_A_STOPPED,
+        [PT_TS_ZOMBIE] = PT_A_ZOMBIE,
+    };
+    int64_t in_state[PT_TS_OTHER + 1] = {0};
+    uint64_t oldest = UINT64_MAX;
+    for (size_t i = 0; i < t->n_members; i++) {
+        const struct pt_member *m = &t->members[i];
+        if (m->gone || !m->acct.has_stat)
+            continue;
+        in_state[pt_task_state_of(m->state)]++;
+        if (m->starttime < oldest)
+            oldest = m->starttime;
+    }
+    if (t->ledger.stat_seen)
+        for (enum pt_task_state s = PT_TS_RUNNING; s <= PT_TS_ZOMBIE; s++)
+            if (s != PT_TS_SLEEPING)
+                pt_line_put(line, of_state[s], (double)in_state[s]);
+    struct timespec now;
+    if (oldest == UINT64_MAX || clock_gettime(CLOCK_BOOTTIME, &now) != 0)
+        return;
+    double age = (double)now.tv_sec + (double)now.tv_nsec / 1e9 - (double)oldest / t->ticks_per_second;
+    /* starttime is truncated to a tick: never a negative age */
+    pt_line_put(line, PT_A_OLDEST_AGE, age > 0 ? (double)(int64_t)(age * 100 + 0.5) / 100 : 0);
+}
+
 /* The tree's line: its amounts, named as the catalog sets metrics from
  * them (catalog.h, lines.h). */
 static void fill_report(struct pt_target *t, double seconds, int64_t processes, int64_t threads, int64_t fds,
@@ -69,6 +104,7 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
     line.stat_seen = t->ledger.stat_seen;
     counter_deltas(t, line.delta);
     put_live(&line, t->ledger.ctx_seen, t->ledger.ctx_voluntary, t->ledger.ctx_involuntary, fds, processes, threads);
+    put_states_and_age(t, &line);
     pt_line_put(&line, PT_A_STARTED, (double)t->started);
     pt_line_put(&line, PT_A_EXITED, (double)t->exited);
     /* what the exit records tell, only where they are in use; failed,

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -355,6 +356,39 @@ START_TEST(new_child_counts_from_birth)
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 700);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES_STARTED), 1);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 2);
+}
+END_TEST
+
+/* Every state letter the kernel prints (fs/proc/array.c, and the x, K and
+ * W of kernels before 4.14), one child in each: R, D, T and t, and Z are
+ * counted; the others are not in any of the four. The oldest member's
+ * age is its starttime against CLOCK_BOOTTIME. */
+START_TEST(states_of_every_letter_and_the_oldest_age)
+{
+    static const char letters[] = "RSDTtXZPIxKW";
+    enum { N = sizeof(letters) - 1 };
+    struct fx_proc kids[N];
+    char children[N * 8] = "";
+    for (int i = 0; i < N; i++) {
+        kids[i] = proc(200 + i, 100, 500 + i, 10, 5, NULL);
+        kids[i].state = letters[i];
+        fx_put_proc(root, &kids[i]);
+        snprintf(children + strlen(children), sizeof(children) - strlen(children), "%s%d", i ? " " : "", 200 + i);
+    }
+    struct fx_proc r = proc(100, 1, 300, 1000, 10, children);
+    watch_app(&r, NULL);
+    const struct pt_batch *b = pt_collector_end_interval(c, 0.5);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), N + 1);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES_RUNNING), 1);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES_BLOCKED), 1);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES_STOPPED), 2);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES_ZOMBIE), 1);
+    struct timespec now;
+    clock_gettime(CLOCK_BOOTTIME, &now);
+    const struct pt_value *age = value(b, 0, PT_M_PROC_OLDEST_AGE_SECONDS);
+    ck_assert(age->present && !age->is_int);
+    double want = (double)now.tv_sec + (double)now.tv_nsec / 1e9 - 300.0 / (double)sysconf(_SC_CLK_TCK);
+    ck_assert_msg(age->f <= want + 0.01 && age->f > want - 1.0, "age %f, want %f", age->f, want);
 }
 END_TEST
 
@@ -848,7 +882,9 @@ START_TEST(no_budget_reads_the_same_numbers)
     three_with_everything();
     b = two_intervals(0);
     for (int id = 0; id < PT_METRIC_COUNT; id++) {
-        if (pt_catalog[id].scope != PT_SCOPE_PROC || id == PT_M_COLLECTOR_CPU_SECONDS)
+        /* the two clocks read: our CPU, the time now */
+        if (pt_catalog[id].scope != PT_SCOPE_PROC || id == PT_M_COLLECTOR_CPU_SECONDS ||
+            id == PT_M_PROC_OLDEST_AGE_SECONDS)
             continue;
         const struct pt_value *v = value(b, 0, id);
         ck_assert_msg(v->present == kept.v[id].present, "%s", pt_catalog[id].name);
@@ -1457,6 +1493,7 @@ int main(void)
     tcase_add_test(tc, churn_of_departures_never_hides_work);
     tcase_add_test(tc, nested_reaping_counted_once);
     tcase_add_test(tc, new_child_counts_from_birth);
+    tcase_add_test(tc, states_of_every_letter_and_the_oldest_age);
     tcase_add_test(tc, orphans_and_departed_root);
     tcase_add_test(tc, pid_reuse_is_a_new_member);
     tcase_add_test(tc, deltas_never_negative);

@@ -499,6 +499,25 @@ END_TEST
 
 /* ==== statm ==== */
 
+/* Every letter of fs/proc/array.c's task_state_array, the older kernels'
+ * x, K and W, and what no kernel prints. */
+START_TEST(test_state_letters)
+{
+    static const struct {
+        char letter;
+        enum pt_task_state state;
+    } cases[] = {
+        {'R', PT_TS_RUNNING}, {'S', PT_TS_SLEEPING}, {'I', PT_TS_SLEEPING}, {'D', PT_TS_BLOCKED},
+        {'T', PT_TS_STOPPED}, {'t', PT_TS_STOPPED},  {'Z', PT_TS_ZOMBIE},   {'X', PT_TS_OTHER},
+        {'x', PT_TS_OTHER},   {'P', PT_TS_OTHER},    {'K', PT_TS_OTHER},    {'W', PT_TS_OTHER},
+        {'r', PT_TS_OTHER},   {'\0', PT_TS_OTHER},   {')', PT_TS_OTHER},    {(char)0xff, PT_TS_OTHER},
+    };
+    for (size_t i = 0; i < COUNT(cases); i++)
+        ck_assert_msg(pt_task_state_of(cases[i].letter) == cases[i].state, "letter %#x",
+                      (unsigned char)cases[i].letter);
+}
+END_TEST
+
 START_TEST(test_statm_real)
 {
     struct pt_statm m;
@@ -585,6 +604,9 @@ int main(void)
     tcase_add_test(tc, test_stat_field_extremes_land_in_the_right_place);
     tcase_add_test(tc, test_stat_separators);
     tcase_add_test(tc, test_stat_fuzz);
+
+    tc = unit_tcase(suite, "state");
+    tcase_add_test(tc, test_state_letters);
 
     tc = unit_tcase(suite, "statm");
     tcase_add_test(tc, test_statm_real);
