@@ -63,11 +63,14 @@ static void put_live(struct pt_line *line, bool ctx_seen, int64_t voluntary, int
  * the clock the kernel gives starttime in (a time namespace's, in one). */
 static void put_states_and_age(const struct pt_target *t, struct pt_line *line)
 {
-    static const enum pt_amount of_state[] = {
-        [PT_TS_RUNNING] = PT_A_RUNNING,
-        [PT_TS_BLOCKED] = PT_A_BLOCKED,
-        [PT_TS_STOPPED] = PT_A_STOPPED,
-        [PT_TS_ZOMBIE] = PT_A_ZOMBIE,
+    static const struct {
+        enum pt_task_state state;
+        enum pt_amount amount;
+    } counted[] = {
+        {PT_TS_RUNNING, PT_A_RUNNING},
+        {PT_TS_BLOCKED, PT_A_BLOCKED},
+        {PT_TS_STOPPED, PT_A_STOPPED},
+        {PT_TS_ZOMBIE, PT_A_ZOMBIE},
     };
     int64_t in_state[PT_TS_OTHER + 1] = {0};
     uint64_t oldest = UINT64_MAX;
@@ -80,9 +83,8 @@ static void put_states_and_age(const struct pt_target *t, struct pt_line *line)
             oldest = m->starttime;
     }
     if (t->ledger.stat_seen)
-        for (enum pt_task_state s = PT_TS_RUNNING; s <= PT_TS_ZOMBIE; s++)
-            if (s != PT_TS_SLEEPING)
-                pt_line_put(line, of_state[s], (double)in_state[s]);
+        for (size_t k = 0; k < PT_ARRAY_LEN(counted); k++)
+            pt_line_put(line, counted[k].amount, (double)in_state[counted[k].state]);
     struct timespec now;
     if (oldest == UINT64_MAX || clock_gettime(CLOCK_BOOTTIME, &now) != 0)
         return;

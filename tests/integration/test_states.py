@@ -33,24 +33,9 @@ def states_path():
     return h.program("PROCTREE_STATES", "tests/workload/states")
 
 
-def tree_of(root):
-    """The pids of root and its descendants, through the children files."""
-    pids, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        pids.append(pid)
-        try:
-            for task in os.listdir(f"/proc/{pid}/task"):
-                with open(f"/proc/{pid}/task/{task}/children") as f:
-                    todo += [int(p) for p in f.read().split()]
-        except OSError:
-            pass
-    return pids
-
-
 def state_letters(root):
     letters = {}
-    for pid in tree_of(root):
+    for pid in h.descendants_and_self(root):
         with open(f"/proc/{pid}/stat") as f:
             letters[pid] = f.read().rsplit(")", 1)[1].split()[0]
     return letters

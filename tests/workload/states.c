@@ -5,8 +5,8 @@
  * reaped (Z), and a child blocked in vfork() (D: the kernel waits, killable
  * but uninterruptible, until its vfork child execs or exits; that child
  * waits for the end of stdin). It says "ready PID" for itself and each
- * child, the blocked one last once it is blocked, then waits for the end
- * of stdin, kills and reaps them all, and exits. The parent itself sleeps
+ * child as it forks them (the test waits for the states itself), then
+ * waits for the end of stdin, kills and reaps them all, and exits. The parent itself sleeps
  * in read (S). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
