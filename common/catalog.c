@@ -53,6 +53,8 @@ const char *pt_metric_switch(enum pt_metric_id id)
     case PT_M_PROC_CTX_SWITCHES_INVOLUNTARY:
         return "--no-ctx-switches";
     case PT_M_PROC_FDS:
+    case PT_M_PROC_FDS_LIMIT_PERCENT:
+    case PT_M_PROC_FDS_HEADROOM:
         return "--no-fds";
     case PT_M_CGROUP_CPU_USER_SECONDS ... PT_M_CGROUP_IO_WRITE_BYTES:
         return "--no-cgroup-metrics";

@@ -619,7 +619,7 @@ const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double 
     c->interval_start = now;
     follow_events(c); /* a process forked since the last tick is a member of this interval */
     for (size_t i = 0; i < c->n_targets; i++)
-        pt_target_end_reads(&c->targets[i]);
+        pt_target_end_reads(&c->targets[i], now);
     follow_exits(c); /* the records of the interval's last moments */
     c->said_exit_loss = false;
     for (size_t i = 0; i < c->n_targets; i++) {

@@ -23,6 +23,7 @@ static const struct {
     [PT_MF_IO] = {"io", false, false},         [PT_MF_CHILDREN] = {"children", false, false},
     [PT_MF_STATUS] = {"status", false, false}, [PT_MF_SMAPS] = {"smaps_rollup", false, false},
     [PT_MF_FD_DIR] = {"fd", false, true},      [PT_MF_SCHEDSTAT] = {"schedstat", false, false},
+    [PT_MF_LIMITS] = {"limits", false, false},
 };
 
 static bool out_of_fds(int err)
@@ -285,6 +286,7 @@ void pt_member_reopen(struct pt_member *m)
     drop_file(m, PT_MF_IO);
     drop_file(m, PT_MF_FD_DIR);
     m->denied = 0;
+    m->fd_limit_due = true;
     /* the old program's memory is not the new one's */
     m->has_smaps = false;
     m->smaps_period = 1;
@@ -304,6 +306,7 @@ enum pt_read pt_member_open(struct pt_member *m, int proc_root_fd, struct pt_fd_
     for (int f = 0; f < PT_MF_COUNT; f++)
         m->fd[f] = -1;
     m->budget = budget;
+    m->fd_limit_due = true;
     snprintf(m->path, sizeof(m->path), "%d/", (int)pid);
 
     struct pt_stat st;
@@ -599,4 +602,30 @@ enum pt_read pt_member_read_children(struct pt_member *m, int proc_root_fd, stru
             pt_parse_children(buf->data, (size_t)n, fn, arg);
     }
     return end_thread_reads(m, proc_root_fd, no_fds);
+}
+
+enum pt_read pt_member_read_fd_limit(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, double now)
+{
+    if (!m->fd_limit_due && now - m->fd_limit_read_at < PT_FD_LIMIT_PERIOD)
+        return PT_READ_OK;
+    m->has_fd_limit = false;
+    /* by path and closed at once: a kept descriptor would wait a minute */
+    int fd = open_by_path(m, proc_root_fd, PT_MF_LIMITS);
+    if (fd < 0)
+        return read_error(fd);
+    ssize_t n = pt_pread_record(fd, buf);
+    enum pt_read r = end_transient(m, proc_root_fd, fd, n < 0 ? read_error((int)n) : PT_READ_OK);
+    if (r == PT_READ_NO_FDS)
+        return r; /* still due */
+    m->fd_limit_due = false;
+    m->fd_limit_read_at = now;
+    if (r != PT_READ_OK)
+        return r;
+    uint64_t soft;
+    int rc = pt_parse_nofile_limit(buf->data, (size_t)n, &soft);
+    if (rc < 0)
+        return PT_READ_FAILED; /* left out, never taken as 0 */
+    m->fd_limit = soft;
+    m->has_fd_limit = rc == 0; /* not "unlimited" */
+    return PT_READ_OK;
 }

@@ -40,6 +40,7 @@ enum pt_member_file {
     PT_MF_SMAPS,
     PT_MF_FD_DIR,
     PT_MF_SCHEDSTAT, /* whether status can have changed (see read_ctx_switches) */
+    PT_MF_LIMITS,    /* read by path once a minute, never kept */
     PT_MF_COUNT
 };
 
@@ -90,15 +91,21 @@ struct pt_member {
     bool has_statm;
     uint32_t smaps_carried; /* samples in a row whose smaps was carried, memory unchanged */
     bool has_ctx;
-    bool born;             /* joined as a descendant born in the tree, not as a new root */
-    double since;          /* pt_now() at a baseline join, 0 when born: its forks
-                              from then on are the tree's (fork events) */
-    bool zombie;           /* exited, not yet reaped: its counters are final */
-    bool exit_counted;     /* its exit was counted from the process events before it joined */
-    bool kernel_thread;    /* PF_KTHREAD: no user memory, no command line */
-    bool children_settled; /* see settle_children() in membership.c */
-    bool gone;             /* reaped; dropped at the next compaction */
-    bool baseline_walk;    /* joined in this discovery pass as part of a new root's tree */
+    /* Its soft limit of open files (RLIMIT_NOFILE), a number when
+     * has_fd_limit (not "unlimited", not unreadable); read when due. */
+    uint64_t fd_limit;
+    bool has_fd_limit;
+    bool fd_limit_due;       /* joined, exec'd or new credentials since the last read */
+    double fd_limit_read_at; /* the collector's clock */
+    bool born;               /* joined as a descendant born in the tree, not as a new root */
+    double since;            /* pt_now() at a baseline join, 0 when born: its forks
+                                from then on are the tree's (fork events) */
+    bool zombie;             /* exited, not yet reaped: its counters are final */
+    bool exit_counted;       /* its exit was counted from the process events before it joined */
+    bool kernel_thread;      /* PF_KTHREAD: no user memory, no command line */
+    bool children_settled;   /* see settle_children() in membership.c */
+    bool gone;               /* reaped; dropped at the next compaction */
+    bool baseline_walk;      /* joined in this discovery pass as part of a new root's tree */
 };
 
 /* Result of a read: the data, the process is gone, this read failed
@@ -153,6 +160,14 @@ struct pt_thread_usage *pt_member_thread_usage(struct pt_member *m, uint32_t i, 
 
 /* Thread tid's usage record, or NULL when the kept list does not hold it. */
 struct pt_thread_usage *pt_member_thread_usage_of(struct pt_member *m, pid_t tid);
+
+/* Its soft limit of open files (fd_limit, has_fd_limit), from limits when
+ * due: never read, or not since an exec or a change of credentials
+ * (pt_member_reopen), or PT_FD_LIMIT_PERIOD seconds before now (a
+ * prlimit(1) from outside tells nobody). FAILED (unreadable, garbage)
+ * leaves has_fd_limit false until the next read. */
+#define PT_FD_LIMIT_PERIOD 60.0
+enum pt_read pt_member_read_fd_limit(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, double now);
 
 /* Number of open file descriptors. */
 enum pt_read pt_member_count_fds(struct pt_member *m, int proc_root_fd, int64_t *count);

@@ -266,6 +266,65 @@ int pt_parse_schedstat(const char *buf, size_t len, uint64_t *timeslices)
     return 0;
 }
 
+/* The first line of buf[0..len) that starts with key, or NULL. */
+static const char *find_line(const char *buf, size_t len, const char *key, size_t key_len)
+{
+    for (const char *p = buf; p && p + key_len <= buf + len;) {
+        if (memcmp(p, key, key_len) == 0)
+            return p;
+        const char *nl = memchr(p, '\n', (size_t)(buf + len - p));
+        p = nl ? nl + 1 : NULL;
+    }
+    return NULL;
+}
+
+/* Consume word when it comes next, followed by a blank or a newline. */
+static bool take_word(struct cursor *c, const char *word)
+{
+    size_t n = strlen(word);
+    if ((size_t)(c->end - c->p) <= n || memcmp(c->p, word, n) != 0 || !is_space(c->p[n]))
+        return false;
+    c->p += n;
+    return true;
+}
+
+/* ---- /proc/PID/limits: "Max open files" ---- */
+
+/* One column of a limits line: blanks, then a number or "unlimited"
+ * (*value untouched), then a blank. */
+static int scan_limit(struct cursor *c, uint64_t *value, bool *unlimited)
+{
+    skip_blanks(c);
+    *unlimited = take_word(c, "unlimited");
+    if (!*unlimited && (scan_u64(c, value) || !number_ended(c)))
+        return -1;
+    return 0;
+}
+
+int pt_parse_nofile_limit(const char *buf, size_t len, uint64_t *soft)
+{
+    static const char key[] = "Max open files ";
+    const char *line = find_line(buf, len, key, sizeof(key) - 1);
+    if (!line)
+        return -1;
+    struct cursor c = {line + sizeof(key) - 1, buf + len};
+    uint64_t soft_value = 0, hard_value;
+    bool soft_unlimited, hard_unlimited;
+    if (scan_limit(&c, &soft_value, &soft_unlimited) || scan_limit(&c, &hard_value, &hard_unlimited))
+        return -1;
+    /* the units end the line: a line cut short lost them, and maybe digits */
+    skip_blanks(&c);
+    if (!take_word(&c, "files"))
+        return -1;
+    skip_blanks(&c);
+    if (!take_char(&c, '\n'))
+        return -1;
+    if (soft_unlimited)
+        return 1;
+    *soft = at_most(soft_value, PT_MAX_COUNT);
+    return 0;
+}
+
 /* ---- "Key: value [kB]" files: io, smaps_rollup, meminfo, status ---- */
 
 /* A line wanted from a key-value file, holding count numbers (status's
@@ -484,20 +543,11 @@ int pt_parse_pidfile(const char *buf, size_t len, pid_t *out)
 int pt_parse_nspid(const char *buf, size_t len, pid_t *out, size_t max)
 {
     static const char key[] = "NSpid:";
-    const size_t key_len = sizeof(key) - 1;
-    const char *line = NULL;
     /* a key only at a line's start: the Name line above escapes newlines */
-    for (const char *p = buf; p && p + key_len <= buf + len;) {
-        if (memcmp(p, key, key_len) == 0) {
-            line = p;
-            break;
-        }
-        const char *nl = memchr(p, '\n', (size_t)(buf + len - p));
-        p = nl ? nl + 1 : NULL;
-    }
+    const char *line = find_line(buf, len, key, sizeof(key) - 1);
     if (!line)
         return 0;
-    struct cursor c = {line + key_len, buf + len};
+    struct cursor c = {line + sizeof(key) - 1, buf + len};
     size_t n = 0;
     for (;;) {
         skip_blanks(&c);

@@ -112,6 +112,12 @@ int pt_parse_meminfo(const char *buf, size_t len, struct pt_meminfo *out);
  * times the task was switched in) is kept. */
 int pt_parse_schedstat(const char *buf, size_t len, uint64_t *timeslices);
 
+/* /proc/PID/limits: the soft limit of "Max open files" (RLIMIT_NOFILE, the
+ * one open(2) fails at with EMFILE). 0 with *soft set; 1, *soft untouched,
+ * when it is "unlimited"; -1 when the line is missing, malformed or cut
+ * before its units. */
+int pt_parse_nofile_limit(const char *buf, size_t len, uint64_t *soft);
+
 /* /proc/PID/task/TID/children: space-separated pids. Calls fn(pid, arg) for
  * each; stops and returns -1 on a malformed token or when fn returns
  * non-zero; returns the number of pids otherwise. An empty file is 0. */

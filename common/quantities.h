@@ -73,7 +73,9 @@ enum pt_amount {
     PT_A_BLOCKED,
     PT_A_STOPPED,
     PT_A_ZOMBIE,
-    PT_A_OLDEST_AGE, /* seconds since the oldest live member started */
+    PT_A_OLDEST_AGE,        /* seconds since the oldest live member started */
+    PT_A_FDS_LIMIT_PERCENT, /* the highest share of its open-files limit a member has open */
+    PT_A_FDS_HEADROOM,      /* the fewest more descriptors a member can open */
     PT_A_COUNT
 };
 /* lines.h keeps the amounts known as bits of an unsigned */

@@ -260,8 +260,25 @@ static void sample_ctx_switches(struct pt_target *t)
     }
 }
 
+/* A member's open descriptors against its soft limit of them, read when
+ * due (pt_member_read_fd_limit): the tree's worst ratio and least
+ * headroom. A member whose limit is unlimited or unreadable is left out. */
+static void count_fd_limit(struct pt_target *t, struct pt_member *m, int64_t open, double now)
+{
+    if (pt_member_read_fd_limit(m, t->proc_root_fd, &t->buf, now) != PT_READ_OK || !m->has_fd_limit)
+        return;
+    int64_t limit = (int64_t)m->fd_limit; /* at most PT_MAX_COUNT */
+    double percent = limit > 0 ? 100.0 * (double)open / (double)limit : 100.0;
+    int64_t headroom = limit > open ? limit - open : 0;
+    if (!t->fd_limit_known || percent > t->fd_limit_worst_percent)
+        t->fd_limit_worst_percent = percent;
+    if (!t->fd_limit_known || headroom < t->fd_headroom_least)
+        t->fd_headroom_least = headroom;
+    t->fd_limit_known = true;
+}
+
 /* Open descriptors of the live members; -1 when none could be counted. */
-static int64_t count_fds(struct pt_target *t)
+static int64_t count_fds(struct pt_target *t, double now)
 {
     int64_t total = 0;
     bool any = false;
@@ -273,6 +290,7 @@ static int64_t count_fds(struct pt_target *t)
         if (r == PT_READ_OK) {
             total = pt_sat_add(total, n);
             any = true;
+            count_fd_limit(t, &t->members[i], n, now);
             if (t->members[i].acct.group >= 0) {
                 struct pt_group *g = &t->ledger.groups.list[t->members[i].acct.group];
                 g->fds = pt_sat_add(g->fds, n);
@@ -323,7 +341,7 @@ static void retry_denied(struct pt_target *t)
         pt_member_forget_denials(&t->members[i]);
 }
 
-void pt_target_end_reads(struct pt_target *t)
+void pt_target_end_reads(struct pt_target *t, double now)
 {
     double cpu0 = pt_thread_cpu_seconds();
     pt_ledger_next_round(&t->ledger);
@@ -334,7 +352,8 @@ void pt_target_end_reads(struct pt_target *t)
         sample_smaps(t);
     if (t->options.collect_ctx_switches)
         sample_ctx_switches(t);
-    t->end_fds = t->options.collect_fds ? count_fds(t) : -1;
+    t->fd_limit_known = false;
+    t->end_fds = t->options.collect_fds ? count_fds(t, now) : -1;
     pt_target_compact(t);
     t->end_read = true;
     t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;

@@ -15,8 +15,9 @@ void pt_target_sample_pss(struct pt_target *t);
 /* The interval's last reads: every member's counters, memory, switches
  * and descriptors; the exit records that follow them are drained before
  * pt_target_end_interval (their CPU is shared out of the folds these
- * reads show: exits.c). */
-void pt_target_end_reads(struct pt_target *t);
+ * reads show: exits.c). now is the collector's clock (pt_collector_tick's),
+ * for what is read only once in a while: the descriptor limits. */
+void pt_target_end_reads(struct pt_target *t, double now);
 /* The breakdown by thread name: every live member's threads, read now,
  * credited by name (membership.h). */
 void pt_target_read_threads(struct pt_target *t);

@@ -107,6 +107,10 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
     counter_deltas(t, line.delta);
     put_live(&line, t->ledger.ctx_seen, t->ledger.ctx_voluntary, t->ledger.ctx_involuntary, fds, processes, threads);
     put_states_and_age(t, &line);
+    if (t->fd_limit_known) {
+        pt_line_put(&line, PT_A_FDS_LIMIT_PERCENT, t->fd_limit_worst_percent);
+        pt_line_put(&line, PT_A_FDS_HEADROOM, (double)t->fd_headroom_least);
+    }
     pt_line_put(&line, PT_A_STARTED, (double)t->started);
     pt_line_put(&line, PT_A_EXITED, (double)t->exited);
     /* what the exit records tell, only where they are in use; failed,
@@ -233,7 +237,7 @@ void pt_target_charge(struct pt_target *t, double cpu_seconds)
 void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report)
 {
     if (!t->end_read)
-        pt_target_end_reads(t);
+        pt_target_end_reads(t, pt_now()); /* a caller without a collector: no clock of its own */
     t->end_read = false;
     double cpu0 = pt_thread_cpu_seconds();
     int64_t threads = t->end_threads, fds = t->end_fds;

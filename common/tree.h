@@ -95,6 +95,13 @@ struct pt_target {
     double counter_seconds; /* since the counters were last reported */
     bool end_read;          /* pt_target_end_reads() done for this interval: */
     int64_t end_threads, end_fds;
+    /* Of the live members whose open descriptors and soft limit of them
+     * were both read at the interval's end (fd_limit_known): the highest
+     * share of its limit one has open, in percent, and the fewest more one
+     * can open (0 at or past its limit). */
+    bool fd_limit_known;
+    double fd_limit_worst_percent;
+    int64_t fd_headroom_least;
 
     bool pss_at_end;       /* smaps_rollup at every interval's end, or on its own timer */
     bool membership_moved; /* a member joined or left since the last smaps_rollup sample */

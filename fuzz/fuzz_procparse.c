@@ -11,7 +11,8 @@
  *   and, on success, the same fields, even when the output struct and the
  *   stack are pre-filled with different garbage (a field the parser forgets
  *   to set shows up as a difference);
- * - the return value is 0 or -1 (children: -1 or a count >= 0);
+ * - the return value is 0 or -1 (children: -1 or a count >= 0; the limit
+ *   of open files: 1 too, "unlimited", with the value untouched);
  * - stat on success: pid > 0, ppid >= 0, comm is NUL-terminated, shorter
  *   than PT_COMM_MAX, and holds exactly the raw bytes between the first '('
  *   and the last ')' of the buffer, truncated to PT_COMM_MAX - 1;
@@ -42,6 +43,7 @@ enum parser {
     P_CHILDREN,
     P_PIDFILE,
     P_SCHEDSTAT,
+    P_NOFILE_LIMIT,
     PARSER_COUNT
 };
 
@@ -367,6 +369,29 @@ static void fuzz_schedstat(const char *buf, size_t len)
         CHECK(slices[0] == slices[1]);
 }
 
+/* ---- limits ---- */
+
+static void fuzz_nofile_limit(const char *buf, size_t len)
+{
+    uint64_t soft[2];
+    int rc[2];
+    for (int k = 0; k < 2; k++) {
+        memset(&soft[k], patterns[k], sizeof(soft[k]));
+        scribble_stack(patterns[k]);
+        rc[k] = pt_parse_nofile_limit(buf, len, &soft[k]);
+        CHECK(rc[k] >= -1 && rc[k] <= 1);
+    }
+    CHECK(rc[0] == rc[1]);
+    if (rc[0] == 0)
+        CHECK(soft[0] == soft[1] && soft[0] <= PT_MAX_COUNT);
+    else /* untouched */
+        for (int k = 0; k < 2; k++) {
+            uint64_t pattern;
+            memset(&pattern, patterns[k], sizeof(pattern));
+            CHECK(soft[k] == pattern);
+        }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size == 0)
@@ -410,6 +435,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         break;
     case P_SCHEDSTAT:
         fuzz_schedstat(buf, len);
+        break;
+    case P_NOFILE_LIMIT:
+        fuzz_nofile_limit(buf, len);
         break;
     case PARSER_COUNT:
         break;

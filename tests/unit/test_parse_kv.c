@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "procfile.h"
@@ -584,6 +585,110 @@ START_TEST(test_nspid_absent_and_malformed)
 }
 END_TEST
 
+/* ---- limits: Max open files ---- */
+
+/* As Linux 6.1 writes it (fs/proc/base.c, proc_pid_limits). */
+#define LIMITS_HEAD                                                                                                    \
+    "Limit                     Soft Limit           Hard Limit           Units     \n"                                 \
+    "Max cpu time              unlimited            unlimited            seconds   \n"                                 \
+    "Max processes             96362                96362                processes \n"
+#define LIMITS_TAIL                                                                                                    \
+    "Max locked memory         8388608              8388608              bytes     \n"                                 \
+    "Max realtime timeout      unlimited            unlimited            us        \n"
+
+static const char REAL_LIMITS[] =
+    LIMITS_HEAD "Max open files            1024                 524288               files     \n" LIMITS_TAIL;
+
+START_TEST(test_limits_real_and_unlimited)
+{
+    uint64_t soft = 7;
+    ck_assert_int_eq(parse_nofile_limit(TEXT(REAL_LIMITS), &soft), 0);
+    ck_assert_uint_eq(soft, 1024);
+    /* a soft limit above the hard one cannot be set, but is read as written */
+    static const char odd[] = "Max open files            64                   unlimited            files     \n";
+    ck_assert_int_eq(parse_nofile_limit(TEXT(odd), &soft), 0);
+    ck_assert_uint_eq(soft, 64);
+    /* unlimited: 1, the value untouched (it is not 0, nor a number) */
+    static const char unlimited[] =
+        LIMITS_HEAD "Max open files            unlimited            unlimited            files     \n" LIMITS_TAIL;
+    soft = 7;
+    ck_assert_int_eq(parse_nofile_limit(TEXT(unlimited), &soft), 1);
+    ck_assert_uint_eq(soft, 7);
+    /* a value no process can have is clamped, like every count */
+    static const char huge[] = "Max open files            99999999999999999999 1 files\n";
+    ck_assert_int_eq(parse_nofile_limit(TEXT(huge), &soft), -1); /* beyond uint64 */
+    static const char big[] = "Max open files            9999999999999999999 1 files\n";
+    ck_assert_int_eq(parse_nofile_limit(TEXT(big), &soft), 0);
+    ck_assert_uint_eq(soft, PT_MAX_COUNT);
+}
+END_TEST
+
+/* Missing, garbage, lookalikes: -1, never a number. */
+START_TEST(test_limits_missing_and_garbage)
+{
+    static const char *bad[] = {
+        "",
+        LIMITS_HEAD LIMITS_TAIL,                                                            /* no such line */
+        "Max open filesystems      10                   10                   files     \n", /* a lookalike key */
+        "  Max open files          10                   10                   files     \n", /* not at a line's start */
+        "Max open files            -1                   10                   files     \n",
+        "Max open files            10x                  10                   files     \n",
+        "Max open files            unlimitedx           10                   files     \n",
+        "Max open files            10                   ten                  files     \n",
+        "Max open files            10                   10                   bytes     \n",
+        "Max open files            10                                                  \n",
+        "Max open files\n",
+        "Max open files            10                   10                   files     x\n",
+        "Max open files            10\n                   10                   files\n",
+        "\0\0\0",
+    };
+    uint64_t soft = 7;
+    for (size_t i = 0; i < COUNT(bad); i++) {
+        ck_assert_msg(parse_nofile_limit(bad[i], strlen(bad[i]) + (i == COUNT(bad) - 1 ? 3 : 0), &soft) == -1,
+                      "accepted \"%s\"", bad[i]);
+        ck_assert_uint_eq(soft, 7);
+    }
+}
+END_TEST
+
+/* Every cut before the line's newline loses its units, maybe digits. */
+START_TEST(test_limits_every_prefix)
+{
+    const char *line = strstr(REAL_LIMITS, "Max open files");
+    size_t end = (size_t)(strchr(line, '\n') - REAL_LIMITS);
+    uint64_t soft;
+    for (size_t n = 0; n <= end; n++)
+        ck_assert_msg(parse_nofile_limit(REAL_LIMITS, n, &soft) == -1, "accepted a cut at %zu", n);
+    for (size_t n = end + 1; n <= strlen(REAL_LIMITS); n++) {
+        ck_assert_int_eq(parse_nofile_limit(REAL_LIMITS, n, &soft), 0);
+        ck_assert_uint_eq(soft, 1024);
+    }
+}
+END_TEST
+
+/* This process's own file, against getrlimit(2). */
+START_TEST(test_limits_live)
+{
+    struct rlimit rl;
+    ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+    int fd = pt_open_at(AT_FDCWD, "/proc/self/limits");
+    ck_assert_int_ge(fd, 0);
+    struct pt_buf buf = {0};
+    ssize_t n = pt_pread_all(fd, &buf);
+    close(fd);
+    ck_assert_int_gt(n, 0);
+    uint64_t soft;
+    int rc = parse_nofile_limit(buf.data, buf.len, &soft);
+    if (rl.rlim_cur == RLIM_INFINITY)
+        ck_assert_int_eq(rc, 1);
+    else {
+        ck_assert_int_eq(rc, 0);
+        ck_assert_uint_eq(soft, rl.rlim_cur);
+    }
+    pt_buf_free(&buf);
+}
+END_TEST
+
 /* ==== Runner ==== */
 
 int main(void)
@@ -619,6 +724,12 @@ int main(void)
     tc = unit_tcase(suite, "nspid");
     tcase_add_test(tc, test_nspid_nested);
     tcase_add_test(tc, test_nspid_absent_and_malformed);
+
+    tc = unit_tcase(suite, "limits");
+    tcase_add_test(tc, test_limits_real_and_unlimited);
+    tcase_add_test(tc, test_limits_missing_and_garbage);
+    tcase_add_test(tc, test_limits_every_prefix);
+    tcase_add_test(tc, test_limits_live);
 
     return unit_run(suite);
 }

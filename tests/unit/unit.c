@@ -34,6 +34,7 @@ EXACT_COPY_PARSER(parse_rollup, struct pt_smaps_rollup, pt_parse_smaps_rollup)
 EXACT_COPY_PARSER(parse_meminfo, struct pt_meminfo, pt_parse_meminfo)
 EXACT_COPY_PARSER(parse_status, struct pt_status, pt_parse_status)
 EXACT_COPY_PARSER(parse_pidfile, pid_t, pt_parse_pidfile)
+EXACT_COPY_PARSER(parse_nofile_limit, uint64_t, pt_parse_nofile_limit)
 
 int collect_pid(pid_t pid, void *arg)
 {

@@ -25,6 +25,7 @@ char *exact_copy(const char *data, size_t len);
 int parse_stat(const char *text, size_t len, struct pt_stat *out);
 int parse_statm(const char *text, size_t len, struct pt_statm *out);
 int parse_schedstat(const char *text, size_t len, uint64_t *out);
+int parse_nofile_limit(const char *text, size_t len, uint64_t *out);
 int parse_io(const char *text, size_t len, struct pt_io *out);
 int parse_rollup(const char *text, size_t len, struct pt_smaps_rollup *out);
 int parse_meminfo(const char *text, size_t len, struct pt_meminfo *out);
