@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base.h"
 #include "saturate.h"
@@ -33,15 +32,6 @@ void pt_cgacct_free(struct pt_cgacct *a)
     memset(a, 0, sizeof(*a));
 }
 
-static uint64_t inode_of(const struct pt_cgroup_dirs *dirs)
-{
-    struct stat st;
-    const char *dir = dirs->v2[0]                 ? dirs->v2
-                      : dirs->v1[PT_V1_MEMORY][0] ? dirs->v1[PT_V1_MEMORY]
-                                                  : dirs->v1[PT_V1_CPUACCT];
-    return dir[0] && stat(dir, &st) == 0 ? (uint64_t)st.st_ino : 0;
-}
-
 /* Open e's cgroup; whole: a cgroup made since we last looked, whose
  * counters count from 0 (else from now). */
 static void open_entry(struct pt_cgacct *a, struct pt_cgentry *e, bool whole)
@@ -52,7 +42,7 @@ static void open_entry(struct pt_cgacct *a, struct pt_cgentry *e, bool whole)
     if (e->error != 0 || pt_cgstat_open(&e->stat, &dirs, a->budget, &a->buf) != 0)
         return;
     e->open = true;
-    e->ino = inode_of(&dirs);
+    e->ino = pt_cgroupfs_inode(&dirs);
     for (int q = 0; q < PT_CGQ_CUMULATIVE_END; q++)
         e->base[q] = whole ? 0 : e->stat.value[q];
 }
@@ -158,7 +148,7 @@ static void end_entry(struct pt_cgacct *a, struct pt_cgentry *e)
     memset(&e->current, 0, sizeof(e->current));
     if (e->open) {
         struct pt_cgroup_dirs dirs = e->stat.dirs;
-        if (inode_of(&dirs) != e->ino) {
+        if (pt_cgroupfs_inode(&dirs) != e->ino) {
             close_entry(e);
             open_entry(a, e, true);
         } else if (pt_cgstat_read(&e->stat, &a->buf) != 0) {

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "procfile.h"
@@ -161,6 +162,15 @@ int pt_cgroupfs_own_dir(const char *mountinfo, const char *controller, const cha
 int pt_cgroup2_mount(int proc_root_fd, struct pt_buf *buf, char *out, size_t outlen)
 {
     return mount_of(proc_root_fd, buf, "cgroup2", NULL, out, outlen);
+}
+
+uint64_t pt_cgroupfs_inode(const struct pt_cgroup_dirs *dirs)
+{
+    struct stat st;
+    const char *dir = dirs->v2[0]                 ? dirs->v2
+                      : dirs->v1[PT_V1_MEMORY][0] ? dirs->v1[PT_V1_MEMORY]
+                                                  : dirs->v1[PT_V1_CPUACCT];
+    return dir[0] && stat(dir, &st) == 0 ? (uint64_t)st.st_ino : 0;
 }
 
 bool pt_cgroupfs_is_cgroup(const char *dir)

@@ -14,6 +14,7 @@
 #define PROCTREE_CGROUPFS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "buf.h"
 
@@ -49,6 +50,11 @@ struct pt_cgroup_dirs {
  * fs (a symbolic link made elsewhere), -ENAMETOOLONG when it is
  * PT_CGROUPFS_PATH_MAX bytes or longer: its files are then not read. */
 int pt_cgroupfs_dirs_of(const struct pt_cgroupfs *fs, const char *dir, struct pt_cgroup_dirs *dirs);
+
+/* The cgroup's id: the inode of its directory (v2's, else v1 memory's or
+ * cpuacct's). A cgroup made again at its path (a unit's restart) has
+ * another. 0 when it has none. */
+uint64_t pt_cgroupfs_inode(const struct pt_cgroup_dirs *dirs);
 
 /* Is dir a cgroup (does it hold cgroup.procs)? */
 bool pt_cgroupfs_is_cgroup(const char *dir);

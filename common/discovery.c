@@ -55,6 +55,15 @@ static bool refused_root(struct pt_target *t, pid_t pid)
     return why != NULL;
 }
 
+/* Is the process at pid now another than the root that had that pid
+ * (reaped, and the pid given to a new process: a service restarted in a
+ * pid namespace of its own gets its old pid again)? */
+static bool pid_reused(struct pt_target *t, pid_t pid)
+{
+    struct pt_stat st;
+    return pt_read_stat_by_pid(t->proc_root_fd, pid, &t->buf, &st) == PT_READ_OK && st.starttime != t->root_starttime;
+}
+
 /* The pid file names another process than the root: the old tree leaves,
  * the new root joins (below) as a baseline member. */
 static bool pidfile_root(struct pt_target *t, pid_t pid)
@@ -63,9 +72,15 @@ static bool pidfile_root(struct pt_target *t, pid_t pid)
         return true; /* the same root: checked when it was named first */
     if (pid <= 0 || refused_root(t, pid))
         return false;
-    if (t->root_pid && pid != t->root_pid && pt_target_live_members(t) > 0) {
+    if (!t->root_pid || pt_target_live_members(t) == 0)
+        return true;
+    if (pid != t->root_pid) {
         pt_target_logf(t, PT_LOG_INFO, "pid file names pid %d now, was %d: the tree of %d leaves the target", (int)pid,
                        (int)t->root_pid, (int)t->root_pid);
+        pt_target_leave_all(t);
+    } else if (pid_reused(t, pid)) {
+        pt_target_logf(t, PT_LOG_INFO, "pid file names pid %d, now another process: the old tree leaves the target",
+                       (int)pid);
         pt_target_leave_all(t);
     }
     return true;
@@ -101,6 +116,7 @@ static void resolve_root(struct pt_target *t)
             t->cgroup_error = pt_matcher_scan_cgroup(&t->matcher, &t->buf, collect_scanned, t);
             pt_target_unit_scanned(t);
             pt_target_cgroups_found(t);
+            pt_target_cgroup_restarts(t);
         }
         join_pending(t, true);
         return;
@@ -112,6 +128,9 @@ static void resolve_root(struct pt_target *t)
     /* The launched command was born under our watch: count all of it. */
     struct pt_member *m = pt_target_join(t, pid, expected, t->selector.kind != PT_SELECT_CHILD);
     if (m) {
+        /* another root where one was: the service restarted */
+        if (t->root_pid && (t->root_pid != pid || t->root_starttime != m->starttime))
+            t->restarts++;
         t->root_pid = pid;
         t->root_starttime = m->starttime;
     }

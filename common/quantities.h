@@ -76,6 +76,7 @@ enum pt_amount {
     PT_A_OLDEST_AGE,        /* seconds since the oldest live member started */
     PT_A_FDS_LIMIT_PERCENT, /* the highest share of its open-files limit a member has open */
     PT_A_FDS_HEADROOM,      /* the fewest more descriptors a member can open */
+    PT_A_RESTARTS,          /* times the target's root was replaced */
     PT_A_COUNT
 };
 /* lines.h keeps the amounts known as bits of an unsigned */

@@ -93,6 +93,23 @@ static void put_states_and_age(const struct pt_target *t, struct pt_line *line)
     pt_line_put(line, PT_A_OLDEST_AGE, age > 0 ? (double)(int64_t)(age * 100 + 0.5) / 100 : 0);
 }
 
+/* Which targets have one root that can be replaced (a pinned one never
+ * is: 0); those that gather many (a pattern, a glob of units) have none. */
+static bool has_restarts(const struct pt_target *t)
+{
+    switch (t->selector.kind) {
+    case PT_SELECT_PID:
+    case PT_SELECT_CHILD:
+    case PT_SELECT_PIDFILE:
+    case PT_SELECT_CGROUP:
+        return true;
+    case PT_SELECT_UNIT:
+        return !pt_matcher_unit(&t->matcher)->glob;
+    default:
+        return false;
+    }
+}
+
 /* The tree's line: its amounts, named as the catalog sets metrics from
  * them (catalog.h, lines.h). */
 static void fill_report(struct pt_target *t, double seconds, int64_t processes, int64_t threads, int64_t fds,
@@ -111,6 +128,8 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
         pt_line_put(&line, PT_A_FDS_LIMIT_PERCENT, t->fd_limit_worst_percent);
         pt_line_put(&line, PT_A_FDS_HEADROOM, (double)t->fd_headroom_least);
     }
+    if (has_restarts(t))
+        pt_line_put(&line, PT_A_RESTARTS, (double)t->restarts);
     pt_line_put(&line, PT_A_STARTED, (double)t->started);
     pt_line_put(&line, PT_A_EXITED, (double)t->exited);
     /* what the exit records tell, only where they are in use; failed,
@@ -259,7 +278,7 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
     t->short_of_fds = 0;
 
     memset(t->gauges, 0, sizeof(t->gauges));
-    t->samples = t->vanished = t->started = t->exited = t->pss_stale = 0;
+    t->samples = t->vanished = t->started = t->exited = t->pss_stale = t->restarts = 0;
     t->failed = t->killed = t->rss_peak_kb = t->exit_records = t->exit_record_losses = 0;
     t->exits_complete = true;
     t->cpu_seconds = 0;

@@ -177,6 +177,26 @@ void pt_target_cgroups_found(struct pt_target *t)
                        missing, PT_CGACCT_REPROBE_SETS);
 }
 
+void pt_target_cgroup_restarts(struct pt_target *t)
+{
+    const char *dir = NULL;
+    if (t->selector.kind == PT_SELECT_CGROUP) {
+        dir = pt_matcher_cgroup(&t->matcher);
+    } else if (t->selector.kind == PT_SELECT_UNIT) {
+        const struct pt_sdunit *u = pt_matcher_unit(&t->matcher);
+        dir = !u->glob && u->n_dirs == 1 ? u->dirs[0] : NULL;
+    }
+    struct pt_cgroup_dirs dirs;
+    if (!dir || pt_cgroupfs_dirs_of(pt_matcher_cgroupfs(&t->matcher), dir, &dirs) != 0)
+        return;
+    uint64_t id = pt_cgroupfs_inode(&dirs);
+    if (id == 0)
+        return; /* not there now: what comes next is compared with the id last seen */
+    if (t->root_cgroup_id && id != t->root_cgroup_id)
+        t->restarts++;
+    t->root_cgroup_id = id;
+}
+
 void pt_target_cgroups_poll(struct pt_target *t)
 {
     if (!t->has_cgroups)

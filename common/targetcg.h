@@ -21,6 +21,11 @@ void pt_target_cgroups_found(struct pt_target *t);
 /* The fast poll: memory in use, one read per cgroup. */
 void pt_target_cgroups_poll(struct pt_target *t);
 
+/* After a scan of the cgroups: a --cgroup's or a single --unit's cgroup
+ * with another id than when last seen (made again: the unit restarted)
+ * counts a restart. Two restarts between two discoveries count as one. */
+void pt_target_cgroup_restarts(struct pt_target *t);
+
 /* At the interval's end, before the lines are filled: the values of the
  * target's line (NULL for a target that is no cgroup), and then of a
  * --by cgroup group's (NULL for one that is no cgroup: "." and "other"). */

@@ -72,6 +72,9 @@ struct pt_target {
     pid_t root_pid;            /* identity of the selected root once seen */
     pid_t refused_pid;         /* PIDFILE: the pid last refused (1, a kernel thread, ours) */
     uint64_t root_starttime;
+    /* CGROUP, a single UNIT: the cgroup's id (pt_cgroupfs_inode) when last
+     * seen, 0 never; another one is the cgroup made again, a restart */
+    uint64_t root_cgroup_id;
     struct pt_matcher matcher; /* MATCH, EXE, USER, CGROUP, UNIT */
     bool has_matcher;
     /* A cgroup target's cgroups (targetcg.h): the kernel's accounting of
@@ -90,6 +93,7 @@ struct pt_target {
     /* this interval */
     struct pt_extrema gauges[PT_G_COUNT];
     int64_t samples, vanished, started, exited, pss_stale;
+    int64_t restarts; /* the root replaced (pt_target_has_restarts) */
     double cpu_seconds;
     unsigned short_of_fds;  /* enum pt_short bits of this interval */
     double counter_seconds; /* since the counters were last reported */

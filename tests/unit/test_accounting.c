@@ -537,6 +537,48 @@ START_TEST(pidfile_follows_new_pid)
     b = pt_collector_end_interval(c, 1.5);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 100 + 50);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 1);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_RESTARTS), 1);
+    b = pt_collector_end_interval(c, 2.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_RESTARTS), 0);
+}
+END_TEST
+
+/* A service restarted in a pid namespace of its own gets its old pid
+ * again: the pid file is unchanged, its process is another (starttime),
+ * and the old root's orphan is no part of the new tree. */
+START_TEST(pidfile_restart_with_the_same_pid)
+{
+    struct fx_proc a = proc(300, 1, 10, 1000, 10, "301");
+    struct fx_proc a1 = proc(301, 300, 11, 500, 10, NULL);
+    fx_put_proc(root, &a);
+    fx_put_proc(root, &a1);
+    fx_write(root, "svc.pid", "300\n", -1);
+    char pidfile[512];
+    snprintf(pidfile, sizeof(pidfile), "%s/svc.pid", root);
+    c = collector_for(root);
+    struct pt_selector sel = {.kind = PT_SELECT_PIDFILE, .path = pidfile};
+    struct pt_target_options opt = {.collect_pss = false};
+    char err[256];
+    ck_assert_int_eq(pt_collector_add_target(c, NULL, &sel, &opt, err, sizeof(err)), 0);
+    add_pid_target("pinned", 300);
+    pt_collector_tick(c, 0.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 0.5);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 2);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_RESTARTS), 0);
+    ck_assert_int_eq(ivalue(b, 1, PT_M_PROC_RESTARTS), 0);
+    fx_vanish(root, 300);
+    a1.ppid = 1;
+    fx_put_proc(root, &a1);
+    pt_collector_tick(c, 0.6); /* a poll: the old root is gone */
+    struct fx_proc again = proc(300, 1, 50, 20, 10, NULL);
+    fx_put_proc(root, &again);
+    pt_collector_tick(c, 1.0); /* a discovery */
+    b = pt_collector_end_interval(c, 1.5);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 1);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_RESTARTS), 1);
+    /* --pid stays with the identity it pinned: the orphan, never a restart */
+    ck_assert_int_eq(ivalue(b, 1, PT_M_PROC_PROCESSES), 1);
+    ck_assert_int_eq(ivalue(b, 1, PT_M_PROC_RESTARTS), 0);
 }
 END_TEST
 
@@ -567,6 +609,7 @@ START_TEST(pidfile_switch_leaves_old_tree)
     fx_write(root, "svc.pid", "400\n", -1);
     pt_collector_tick(c, 1.0);
     const struct pt_batch *b1 = pt_collector_end_interval(c, 1.5);
+    ck_assert_int_eq(ivalue(b1, 0, PT_M_PROC_RESTARTS), 1);
     ck_assert_int_eq(ivalue(b1, 0, PT_M_PROC_PROCESSES), 1);
     ck_assert_int_eq(ivalue(b1, 0, PT_M_PROC_PROCESSES_EXITED), 2);
     ck_assert_int_eq(ivalue(b1, 0, PT_M_PROC_IO_READ_BYTES), 0);
@@ -575,10 +618,12 @@ START_TEST(pidfile_switch_leaves_old_tree)
     const struct pt_batch *b2 = pt_collector_end_interval(c, 2.5);
     ck_assert_int_eq(ivalue(b2, 0, PT_M_PROC_PROCESSES), 2);
     ck_assert_int_eq(ivalue(b2, 0, PT_M_PROC_IO_READ_BYTES), 0);
+    ck_assert_int_eq(ivalue(b2, 0, PT_M_PROC_RESTARTS), 1);
     fx_write(root, "svc.pid", "1\n", -1);
     pt_collector_tick(c, 3.0);
     const struct pt_batch *b3 = pt_collector_end_interval(c, 3.5);
     ck_assert_int_eq(ivalue(b3, 0, PT_M_PROC_PROCESSES), 2);
+    ck_assert_int_eq(ivalue(b3, 0, PT_M_PROC_RESTARTS), 0); /* refused: no new root */
 }
 END_TEST
 
@@ -1406,6 +1451,62 @@ START_TEST(breakdown_by_cgroup)
 }
 END_TEST
 
+/* A cgroup made again at its path (another inode: a unit's restart)
+ * counts a restart, with cgroup_* metrics or without; one that is gone
+ * for a while and comes back counts one too. A --match target has none. */
+START_TEST(cgroup_made_again_is_a_restart)
+{
+    struct fx_proc a = proc(200, 1, 20, 2000, 20, NULL);
+    fx_put_proc(root, &a);
+    fx_write(root, "sys/fs/cgroup/cgroup.controllers", "cpu memory\n", -1);
+    fx_write(root, "sys/fs/cgroup/cgroup.procs", "", -1);
+    fx_write(root, "sys/fs/cgroup/svc/cgroup.procs", "200\n", -1);
+    struct pt_collector_config config;
+    pt_collector_config_init(&config);
+    char sys[512], err[256] = "";
+    snprintf(sys, sizeof(sys), "%s/sys", root);
+    config.proc_root = root;
+    config.sys_root = sys;
+    c = pt_collector_new(&config, err, sizeof(err));
+    ck_assert_msg(c != NULL, "%s", err);
+    struct pt_target_options opt;
+    pt_target_options_init(&opt);
+    struct pt_selector sel = {.kind = PT_SELECT_CGROUP, .path = "/svc"};
+    ck_assert_msg(pt_collector_add_target(c, "svc", &sel, &opt, err, sizeof(err)) == 0, "%s", err);
+    opt.collect_cgroup = false;
+    ck_assert_msg(pt_collector_add_target(c, "off", &sel, &opt, err, sizeof(err)) == 0, "%s", err);
+    struct pt_selector match = {.kind = PT_SELECT_EXE, .value = "proc"};
+    ck_assert_msg(pt_collector_add_target(c, "exe", &match, &opt, err, sizeof(err)) == 0, "%s", err);
+    pt_collector_tick(c, 0.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 0.5);
+    for (size_t k = 0; k < 2; k++)
+        ck_assert_int_eq(ivalue(b, k, PT_M_PROC_RESTARTS), 0);
+    ck_assert(!value(b, 2, PT_M_PROC_RESTARTS)->present);
+    /* made again: the old directory kept aside, so its inode cannot be reused */
+    char from[600], to[600];
+    snprintf(from, sizeof(from), "%s/sys/fs/cgroup/svc", root);
+    snprintf(to, sizeof(to), "%s/sys/fs/cgroup/svc.old", root);
+    ck_assert_int_eq(rename(from, to), 0);
+    fx_write(root, "sys/fs/cgroup/svc/cgroup.procs", "200\n", -1);
+    pt_collector_tick(c, 1.0); /* a discovery */
+    b = pt_collector_end_interval(c, 1.5);
+    for (size_t k = 0; k < 2; k++)
+        ck_assert_int_eq(ivalue(b, k, PT_M_PROC_RESTARTS), 1);
+    /* gone for a discovery, then back */
+    snprintf(to, sizeof(to), "%s/sys/fs/cgroup/svc.older", root);
+    ck_assert_int_eq(rename(from, to), 0);
+    pt_collector_tick(c, 2.0);
+    b = pt_collector_end_interval(c, 2.5);
+    for (size_t k = 0; k < 2; k++)
+        ck_assert_int_eq(ivalue(b, k, PT_M_PROC_RESTARTS), 0);
+    fx_write(root, "sys/fs/cgroup/svc/cgroup.procs", "200\n", -1);
+    pt_collector_tick(c, 3.0);
+    b = pt_collector_end_interval(c, 3.5);
+    for (size_t k = 0; k < 2; k++)
+        ck_assert_int_eq(ivalue(b, k, PT_M_PROC_RESTARTS), 1);
+}
+END_TEST
+
 /* A cgroup's cpu.stat and memory.current in the fixture. */
 static void put_cgroup_stats(const char *rel, unsigned user_usec, unsigned current)
 {
@@ -1602,6 +1703,7 @@ int main(void)
     tcase_add_test(tc, scan_fallback_without_children_files);
     tcase_add_test(tc, pidfile_follows_new_pid);
     tcase_add_test(tc, pidfile_switch_leaves_old_tree);
+    tcase_add_test(tc, pidfile_restart_with_the_same_pid);
     tcase_add_test(tc, unreadable_member_is_skipped_not_dropped);
     tcase_add_test(tc, slow_smaps_read_less_often);
     tcase_add_test(tc, idle_smaps_read_less_often);
@@ -1628,6 +1730,7 @@ int main(void)
     tcase_add_test(tc, breakdown_by_process_name);
     tcase_add_test(tc, breakdown_by_cgroup);
     tcase_add_test(tc, cgroup_metrics_on_lines);
+    tcase_add_test(tc, cgroup_made_again_is_a_restart);
     tcase_add_test(tc, breakdown_groups_are_recycled);
     tcase_add_test(tc, breakdown_by_thread_name);
     suite_add_tcase(s, tc);
