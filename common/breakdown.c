@@ -94,8 +94,10 @@ void pt_groups_end_interval(struct pt_groups *gs)
             continue;
         }
         memset(g->gauges, 0, sizeof(g->gauges));
-        g->stat_seen = g->io_seen = g->ctx_seen = g->fds_seen = false;
-        g->ctx_voluntary = g->ctx_involuntary = g->processes = g->threads = g->fds = 0;
+        g->stat_seen = g->io_seen = g->fds_seen = false;
+        g->tc_seen = 0;
+        memset(g->tc, 0, sizeof(g->tc));
+        g->processes = g->threads = g->fds = 0;
         memset(g->live, 0, sizeof(g->live));
     }
 }

@@ -53,8 +53,10 @@ struct pt_group {
     struct pt_extrema gauges[PT_G_COUNT];
     int64_t poll[PT_G_COUNT];   /* the sums of the poll under way */
     int64_t live[PT_CTR_COUNT]; /* its live members' counted counters, at the end */
-    bool stat_seen, io_seen, ctx_seen, fds_seen;
-    int64_t ctx_voluntary, ctx_involuntary, processes, threads, fds;
+    bool stat_seen, io_seen, fds_seen;
+    unsigned tc_seen;        /* per-thread counts (enum pt_tcount bits) credited */
+    int64_t tc[PT_TC_COUNT]; /* and done */
+    int64_t processes, threads, fds;
     /* CPU given from exit records and folds, in microseconds, less the
      * whole clock ticks the group was given for it (ledger.c): kept across
      * intervals, so many short processes lose nothing to rounding */

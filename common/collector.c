@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "delayacct.h"
 #include "escape.h"
 #include "exitrecords.h"
 #include "fdbudget.h"
@@ -37,7 +38,8 @@ struct pt_collector {
     bool have_global;
     struct pt_batch batch;
     struct pt_fd_budget fd_budget;
-    bool said_budget;            /* the budget-reached line is written once */
+    bool said_budget; /* the budget-reached line is written once */
+    struct pt_delayacct delayacct;
     struct pt_procscan scan;     /* the host's processes, for the matching selectors */
     struct pt_procevents events; /* the kernel's process events, for scan and targets */
     bool events_tried;
@@ -141,6 +143,8 @@ struct pt_collector *pt_collector_new(const struct pt_collector_config *config, 
     c->config.sys_root = c->sys_root;
     c->proc_root_fd = fd;
     c->self = pt_pidns_self(fd);
+    pt_delayacct_init(&c->delayacct);
+    pt_delayacct_on(&c->delayacct, fd); /* the start line, when it is off */
     c->fd_budget.limit = config->fd_budget;
     pt_procscan_init(&c->scan, fd, c->self);
     c->events.fd = -1;
@@ -459,9 +463,10 @@ static void open_exit_records(struct pt_collector *c)
         return;
     }
     if (err == 0) {
-        pt_logf(PT_LOG_INFO, "using the kernel's exit records (taskstats): proc_ctx_switches_* include exited "
-                             "threads and processes; proc_processes_failed/killed and proc_exited_rss_peak_max "
-                             "are reported");
+        pt_logf(PT_LOG_INFO,
+                "using the kernel's exit records (taskstats): proc_ctx_switches_* and the delays include exited "
+                "threads and processes; proc_processes_failed/killed and proc_exited_rss_peak_max "
+                "are reported");
         return;
     }
     char why[320] = "", text[256];
@@ -618,8 +623,9 @@ const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double 
     double seconds = now - c->interval_start;
     c->interval_start = now;
     follow_events(c); /* a process forked since the last tick is a member of this interval */
+    bool delayacct = pt_delayacct_on(&c->delayacct, c->proc_root_fd);
     for (size_t i = 0; i < c->n_targets; i++)
-        pt_target_end_reads(&c->targets[i], now);
+        pt_target_end_reads(&c->targets[i], now, delayacct);
     follow_exits(c); /* the records of the interval's last moments */
     c->said_exit_loss = false;
     for (size_t i = 0; i < c->n_targets; i++) {

@@ -260,6 +260,8 @@ static void add_thread(struct pt_exitrecords *x, const char *nested, size_t len)
         .exitcode = ts.ac_exitcode,
         .nvcsw = clamp_u64(ts.nvcsw, INT64_MAX),
         .nivcsw = clamp_u64(ts.nivcsw, INT64_MAX),
+        .cpu_delay_ns = clamp_u64(ts.cpu_delay_total, INT64_MAX),
+        .blkio_delay_ns = clamp_u64(ts.blkio_delay_total, INT64_MAX),
         .rss_peak_kb = clamp_u64(ts.hiwater_rss, INT64_MAX / 1024),
         .elapsed_us = clamp_u64(ts.ac_etime, INT64_MAX),
         .utime_us = clamp_u64(ts.ac_utime, INT64_MAX),

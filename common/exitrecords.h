@@ -41,8 +41,13 @@ struct pt_exitrecord {
     char comm[PT_COMM_MAX]; /* the thread's name, raw bytes, NUL-terminated */
     uint32_t exitcode;      /* as wait(2) reports it: (code << 8) or the signal */
     int64_t nvcsw, nivcsw;  /* the thread's voluntary and involuntary switches */
-    int64_t rss_peak_kb;    /* peak resident memory of the process's address space */
-    int64_t elapsed_us;     /* the thread's life, from its start to its exit */
+    /* Nanoseconds it was runnable waiting for a CPU (cpu_delay_total, its
+     * sched_info.run_delay, kept whether or not delay accounting is on) and
+     * waiting for block I/O (blkio_delay_total, counted while
+     * kernel.task_delayacct is 1) */
+    int64_t cpu_delay_ns, blkio_delay_ns;
+    int64_t rss_peak_kb; /* peak resident memory of the process's address space */
+    int64_t elapsed_us;  /* the thread's life, from its start to its exit */
     /* CPU in microseconds as the scheduler tick sampled it: /proc scales
      * the same samples to the exact run time, so the two differ by up to a
      * tick per stretch the thread ran */

@@ -107,17 +107,31 @@ void pt_target_note_exit(struct pt_target *t, pid_t pid, double when)
 
 /* ---- departed members --------------------------------------------------- */
 
-/* Switches of a departed member's thread whose record came after it left:
- * what its last status read did not count. */
-static void credit_late_switches(struct pt_target *t, struct pt_departure *d, const struct pt_exitrecord *r)
+/* A record's per-thread counts (enum pt_tcount). */
+static void record_tcounts(const struct pt_exitrecord *r, int64_t v[PT_TC_COUNT])
 {
-    if (!d->ctx_counts)
+    v[PT_TC_VOLUNTARY] = r->nvcsw;
+    v[PT_TC_INVOLUNTARY] = r->nivcsw;
+    v[PT_TC_RUN_DELAY] = r->cpu_delay_ns;
+    v[PT_TC_BLKIO_DELAY] = r->blkio_delay_ns;
+}
+
+/* The counts of a departed member's thread whose record came after it
+ * left: what its last reads did not count. */
+static void credit_late_tcounts(struct pt_target *t, struct pt_departure *d, const struct pt_exitrecord *r)
+{
+    unsigned counted = d->tc_counted & pt_target_tcounts_counted(t);
+    if (!counted)
         return;
-    int64_t vol = r->nvcsw > d->ctx_base_voluntary ? r->nvcsw - d->ctx_base_voluntary : 0;
-    int64_t invol = r->nivcsw > d->ctx_base_involuntary ? r->nivcsw - d->ctx_base_involuntary : 0;
-    d->ctx_base_voluntary -= r->nvcsw - vol;
-    d->ctx_base_involuntary -= r->nivcsw - invol;
-    pt_ledger_credit_switches(&t->ledger, pt_target_group_of(t, d->comm, d->reaper), vol, invol);
+    int64_t v[PT_TC_COUNT], late[PT_TC_COUNT] = {0};
+    record_tcounts(r, v);
+    for (int k = 0; k < PT_TC_COUNT; k++) {
+        if (!(counted & (1u << k)))
+            continue;
+        late[k] = v[k] > d->tc_base[k] ? v[k] - d->tc_base[k] : 0;
+        d->tc_base[k] -= v[k] - late[k];
+    }
+    pt_ledger_credit_tcounts(&t->ledger, pt_target_group_of(t, d->comm, d->reaper), late, counted);
 }
 
 /* The share of a departed member's life that came after its last read,
@@ -283,8 +297,9 @@ static void note_process_exit(struct pt_target *t, const struct pt_exitrecord *r
 static void unseen_thread_exit(struct pt_target *t, const struct pt_exitrecord *r, bool outside_known)
 {
     int32_t group = pt_target_group_of(t, r->comm, r->ppid);
-    if (t->options.collect_ctx_switches)
-        pt_ledger_credit_switches(&t->ledger, group, r->nvcsw, r->nivcsw);
+    int64_t counts[PT_TC_COUNT];
+    record_tcounts(r, counts);
+    pt_ledger_credit_tcounts(&t->ledger, group, counts, pt_target_tcounts_counted(t));
     thread_exited(t, NULL, false, r);
     int64_t v[PT_CTR_COUNT];
     record_usage(r, v);
@@ -331,10 +346,12 @@ static void follow_record(struct pt_target *t, const struct pt_exitrecord *r)
             recorded[k] = pt_sat_add(recorded[k], v[k]);
         int64_t *run = m ? &m->recorded_run_us : &d->recorded_run_us;
         *run = *run < 0 || r->run_us < 0 ? -1 : pt_sat_add(*run, r->run_us);
-        if (m) { /* credited at its next status read (pt_target_credit_ctx) */
+        if (m) { /* credited at its next read (pt_target_credit_tcounts) */
             m->had_threads |= r->pid != r->tgid;
-            m->exited_voluntary = pt_sat_add(m->exited_voluntary, r->nvcsw);
-            m->exited_involuntary = pt_sat_add(m->exited_involuntary, r->nivcsw);
+            int64_t counts[PT_TC_COUNT];
+            record_tcounts(r, counts);
+            for (int k = 0; k < PT_TC_COUNT; k++)
+                m->tc_exited[k] = pt_sat_add(m->tc_exited[k], counts[k]);
             if (r->pid == r->tgid) { /* the name it ended with, for its group */
                 memcpy(m->comm, r->comm, sizeof(m->comm));
                 m->life_us = r->elapsed_us;
@@ -344,7 +361,7 @@ static void follow_record(struct pt_target *t, const struct pt_exitrecord *r)
                 memcpy(d->comm, r->comm, sizeof(d->comm));
                 d->life_us = r->elapsed_us;
             }
-            credit_late_switches(t, d, r);
+            credit_late_tcounts(t, d, r);
         }
         thread_exited(t, m, d != NULL, r);
     } else {

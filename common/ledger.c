@@ -195,20 +195,20 @@ void pt_ledger_leave(struct pt_ledger *l, const struct pt_account *a, struct pt_
 
 /* ---- what exit records and threads bring ---------------------------- */
 
-static void group_switches(struct pt_group *g, int64_t voluntary, int64_t involuntary)
+/* Counts v of which (enum pt_tcount bits) into tc, seen. */
+static void add_tcounts(int64_t tc[PT_TC_COUNT], unsigned *seen, const int64_t v[PT_TC_COUNT], unsigned which)
 {
-    g->ctx_voluntary = pt_sat_add(g->ctx_voluntary, voluntary);
-    g->ctx_involuntary = pt_sat_add(g->ctx_involuntary, involuntary);
-    g->ctx_seen = true;
+    for (int k = 0; k < PT_TC_COUNT; k++)
+        if (which & (1u << k))
+            tc[k] = pt_sat_add(tc[k], v[k]);
+    *seen |= which;
 }
 
-void pt_ledger_credit_switches(struct pt_ledger *l, int32_t group, int64_t voluntary, int64_t involuntary)
+void pt_ledger_credit_tcounts(struct pt_ledger *l, int32_t group, const int64_t v[PT_TC_COUNT], unsigned which)
 {
-    l->ctx_voluntary = pt_sat_add(l->ctx_voluntary, voluntary);
-    l->ctx_involuntary = pt_sat_add(l->ctx_involuntary, involuntary);
-    l->ctx_seen = true;
+    add_tcounts(l->tc, &l->tc_seen, v, which);
     if (group >= 0)
-        group_switches(&l->groups.list[group], voluntary, involuntary);
+        add_tcounts(l->groups.list[group].tc, &l->groups.list[group].tc_seen, v, which);
 }
 
 void pt_ledger_credit_thread(struct pt_ledger *l, const char *comm, int64_t user_ticks, int64_t system_ticks, bool ctx,
@@ -220,8 +220,10 @@ void pt_ledger_credit_thread(struct pt_ledger *l, const char *comm, int64_t user
     g->stat_seen = true;
     pt_groups_adjust(&l->groups, gi, PT_CTR_USER_TICKS, user_ticks);
     pt_groups_adjust(&l->groups, gi, PT_CTR_SYSTEM_TICKS, system_ticks);
-    if (ctx)
-        group_switches(g, voluntary, involuntary);
+    if (ctx) {
+        const int64_t v[PT_TC_COUNT] = {[PT_TC_VOLUNTARY] = voluntary, [PT_TC_INVOLUNTARY] = involuntary};
+        add_tcounts(g->tc, &g->tc_seen, v, PT_TC_SWITCHES);
+    }
 }
 
 int64_t pt_ledger_us_to_ticks(const struct pt_ledger *l, int64_t us)
@@ -448,8 +450,9 @@ void pt_ledger_snapshot(struct pt_account *a)
 
 void pt_ledger_end_interval(struct pt_ledger *l)
 {
-    l->stat_seen = l->io_seen = l->ctx_seen = false;
-    l->ctx_voluntary = l->ctx_involuntary = 0;
+    l->stat_seen = l->io_seen = false;
+    l->tc_seen = 0;
+    memset(l->tc, 0, sizeof(l->tc));
     l->counting = false;
     if (l->groups.list)
         pt_groups_end_interval(&l->groups);

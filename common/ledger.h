@@ -114,9 +114,10 @@ struct pt_ledger {
     struct pt_share *shares;
     size_t n_shares, cap_shares;
     /* this interval */
-    bool stat_seen, io_seen, ctx_seen;
-    int64_t ctx_voluntary, ctx_involuntary; /* switches done */
-    int64_t tree[PT_CTR_COUNT];             /* C, once pt_ledger_count() began (counting) */
+    bool stat_seen, io_seen;
+    unsigned tc_seen;           /* the per-thread counts read (enum pt_tcount bits) */
+    int64_t tc[PT_TC_COUNT];    /* and done */
+    int64_t tree[PT_CTR_COUNT]; /* C, once pt_ledger_count() began (counting) */
     bool counting;
 };
 
@@ -168,8 +169,10 @@ void pt_ledger_leave(struct pt_ledger *l, const struct pt_account *a, struct pt_
 
 /* ---- what exit records and threads bring ---------------------------- */
 
-/* Context switches done in the tree, and in group (-1: none). */
-void pt_ledger_credit_switches(struct pt_ledger *l, int32_t group, int64_t voluntary, int64_t involuntary);
+/* Per-thread counts (context switches, delays) v of which (enum
+ * pt_tcount bits: those read, v 0 where nothing is owed) done in the
+ * tree, and in group (-1: none). */
+void pt_ledger_credit_tcounts(struct pt_ledger *l, int32_t group, const int64_t v[PT_TC_COUNT], unsigned which);
 /* The breakdown by thread name: CPU ticks and (when ctx) switches a
  * thread of that name did, to its group alone. */
 void pt_ledger_credit_thread(struct pt_ledger *l, const char *comm, int64_t user_ticks, int64_t system_ticks, bool ctx,

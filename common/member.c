@@ -245,7 +245,7 @@ static enum pt_read read_io(struct pt_member *m, int proc_root_fd, struct pt_buf
 /* stat, parsed. It is its own identity check: with expected_starttime
  * (0 for a process not yet known), a read by path needs no second one. */
 static enum pt_read read_stat(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, uint64_t expected_starttime,
-                              struct pt_stat *st)
+                              bool blkio, struct pt_stat *st)
 {
     bool transient;
     int fd = member_file(m, proc_root_fd, PT_MF_STAT, &transient);
@@ -256,17 +256,17 @@ static enum pt_read read_stat(struct pt_member *m, int proc_root_fd, struct pt_b
         close(fd);
     if (n < 0)
         return read_error((int)n);
-    if (n == 0 || pt_parse_stat(buf->data, (size_t)n, st) != 0)
+    if (n == 0 || (blkio ? pt_parse_stat_with_blkio : pt_parse_stat)(buf->data, (size_t)n, st) != 0)
         return PT_READ_FAILED;
     if (expected_starttime && st->starttime != expected_starttime)
         return PT_READ_GONE; /* a kept fd cannot show this; a path or a fixture can */
     return PT_READ_OK;
 }
 
-enum pt_read pt_member_read_counters(struct pt_member *m, int proc_root_fd, struct pt_buf *buf)
+enum pt_read pt_member_read_counters(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, bool blkio)
 {
     struct pt_stat st;
-    enum pt_read r = read_stat(m, proc_root_fd, buf, m->starttime, &st);
+    enum pt_read r = read_stat(m, proc_root_fd, buf, m->starttime, blkio, &st);
     if (r == PT_READ_FAILED)
         r = settle_failure(m, proc_root_fd);
     if (r != PT_READ_OK)
@@ -275,6 +275,8 @@ enum pt_read pt_member_read_counters(struct pt_member *m, int proc_root_fd, stru
      * events may not have told: its files are opened again. */
     bool renamed = m->acct.has_stat && strcmp(st.comm, m->comm) != 0;
     take_stat(m, &st);
+    m->blkio_ticks = st.blkio_ticks;
+    m->has_blkio = st.has_blkio;
     if (renamed)
         pt_member_reopen(m);
     return read_io(m, proc_root_fd, buf);
@@ -310,7 +312,7 @@ enum pt_read pt_member_open(struct pt_member *m, int proc_root_fd, struct pt_fd_
     snprintf(m->path, sizeof(m->path), "%d/", (int)pid);
 
     struct pt_stat st;
-    enum pt_read r = read_stat(m, proc_root_fd, buf, expected_starttime, &st);
+    enum pt_read r = read_stat(m, proc_root_fd, buf, expected_starttime, false, &st);
     if (r == PT_READ_OK) {
         m->starttime = st.starttime;
         take_stat(m, &st); /* the stat just read is the first sample */
@@ -376,23 +378,31 @@ static enum pt_read end_thread_reads(const struct pt_member *m, int proc_root_fd
     return check_identity(m, proc_root_fd);
 }
 
-/* status is dear (8.8 us a read, against 1.5 for schedstat), and its
- * context switches can only have moved if the task was switched in since
- * the last read: schedstat's third field counts those. A switch out just
+/* A schedstat (three numbers) from its descriptor. */
+static bool parse_schedstat_at(int fd, struct pt_schedstat *out)
+{
+    char text[128];
+    ssize_t n = pread(fd, text, sizeof(text), 0);
+    return n > 0 && pt_parse_schedstat(text, (size_t)n, out) == 0;
+}
+
+/* schedstat holds the run-queue delay, and saves status reads: status is
+ * dear (8.8 us a read, against 1.5 for schedstat), and its context
+ * switches can only have moved if the task was switched in since the
+ * last read, which schedstat's third field counts. A switch out just
  * after a read, with no switch in since, shows at the next switch in:
  * late, never lost. Without schedstat (CONFIG_SCHED_INFO, a fixture)
- * status is read every time. */
-static bool read_timeslices(struct pt_member *m, int proc_root_fd, uint64_t *slices)
+ * status is read every time and the delay is not known. */
+static bool read_schedstat(struct pt_member *m, int proc_root_fd, struct pt_schedstat *out)
 {
-    char text[128]; /* three numbers */
     bool transient;
     int fd = member_file(m, proc_root_fd, PT_MF_SCHEDSTAT, &transient);
     if (fd < 0)
         return false;
-    ssize_t n = pread(fd, text, sizeof(text), 0);
+    bool ok = parse_schedstat_at(fd, out);
     if (transient)
         close(fd);
-    return n > 0 && pt_parse_schedstat(text, (size_t)n, slices) == 0;
+    return ok;
 }
 
 /* Parse a status file's context switches into the sums. */
@@ -413,47 +423,99 @@ static struct pt_thread_usage *thread_usage(struct pt_member *m, uint32_t i)
     return th->tid == m->pid ? &m->main_usage : &th->usage;
 }
 
-enum pt_read pt_member_read_ctx_switches(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, int64_t *voluntary,
-                                         int64_t *involuntary)
+/* One thread's: its status's switches and its stat's block-I/O delay. */
+static unsigned read_one_thread(struct pt_member *m, uint32_t i, int proc_root_fd, struct pt_buf *buf, unsigned want,
+                                int64_t ns_per_tick, int64_t now[PT_TC_COUNT], bool *no_fds)
 {
-    *voluntary = *involuntary = 0;
-    m->main_usage.ctx_now = false;
-    /* /proc/PID/status shows the main thread's own counts only; with one
-     * thread that is the process, and one file saves a readdir. */
-    if (m->num_threads <= 1) {
-        uint64_t slices;
-        bool sliced = read_timeslices(m, proc_root_fd, &slices);
-        if (sliced && m->has_timeslices && slices == m->timeslices && m->has_ctx) {
-            *voluntary = m->ctx_voluntary; /* not switched in since: nothing new */
-            *involuntary = m->ctx_involuntary;
-            return PT_READ_OK;
+    unsigned got = 0;
+    struct pt_thread_usage *u = thread_usage(m, i);
+    if (want & PT_TC_SWITCHES) {
+        ssize_t n = pt_threads_read(&m->threads, i, PT_TF_STATUS, proc_root_fd, m->path, m->budget, buf);
+        *no_fds |= out_of_fds((int)n);
+        u->voluntary = u->involuntary = 0;
+        u->ctx_now = add_status(buf, n, &u->voluntary, &u->involuntary);
+        now[PT_TC_VOLUNTARY] = pt_sat_add(now[PT_TC_VOLUNTARY], u->voluntary);
+        now[PT_TC_INVOLUNTARY] = pt_sat_add(now[PT_TC_INVOLUNTARY], u->involuntary);
+        got |= u->ctx_now ? PT_TC_SWITCHES : 0;
+    }
+    if (want & (1u << PT_TC_RUN_DELAY)) {
+        ssize_t n = pt_threads_read(&m->threads, i, PT_TF_SCHEDSTAT, proc_root_fd, m->path, m->budget, buf);
+        struct pt_schedstat ss;
+        *no_fds |= out_of_fds((int)n);
+        if (n > 0 && pt_parse_schedstat(buf->data, (size_t)n, &ss) == 0) {
+            now[PT_TC_RUN_DELAY] = pt_sat_add(now[PT_TC_RUN_DELAY], (int64_t)ss.run_delay_ns);
+            got |= 1u << PT_TC_RUN_DELAY;
         }
-        size_t len;
-        int err;
-        enum pt_read r = read_file(m, proc_root_fd, PT_MF_STATUS, buf, &len, &err);
-        if (r != PT_READ_OK)
-            return r;
-        if (!add_status(buf, (ssize_t)len, voluntary, involuntary))
-            return PT_READ_FAILED;
-        m->timeslices = slices;
-        m->has_timeslices = sliced;
+    }
+    if (want & (1u << PT_TC_BLKIO_DELAY)) {
+        ssize_t n = pt_threads_read(&m->threads, i, PT_TF_STAT, proc_root_fd, m->path, m->budget, buf);
+        struct pt_stat st;
+        *no_fds |= out_of_fds((int)n);
+        if (n > 0 && pt_parse_stat_with_blkio(buf->data, (size_t)n, &st) == 0 && st.has_blkio) {
+            now[PT_TC_BLKIO_DELAY] =
+                pt_sat_add(now[PT_TC_BLKIO_DELAY], pt_sat_mul((int64_t)st.blkio_ticks, ns_per_tick));
+            got |= 1u << PT_TC_BLKIO_DELAY;
+        }
+    }
+    return got;
+}
+
+/* One thread: the member's own files. */
+static enum pt_read read_single_thread(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, unsigned want,
+                                       int64_t ns_per_tick, int64_t now[PT_TC_COUNT], unsigned *got)
+{
+    struct pt_schedstat ss;
+    bool sched = read_schedstat(m, proc_root_fd, &ss);
+    if (sched && (want & (1u << PT_TC_RUN_DELAY))) {
+        now[PT_TC_RUN_DELAY] = (int64_t)ss.run_delay_ns;
+        *got |= 1u << PT_TC_RUN_DELAY;
+    }
+    if ((want & (1u << PT_TC_BLKIO_DELAY)) && m->has_blkio) {
+        now[PT_TC_BLKIO_DELAY] = pt_sat_mul((int64_t)m->blkio_ticks, ns_per_tick);
+        *got |= 1u << PT_TC_BLKIO_DELAY;
+    }
+    if (!(want & PT_TC_SWITCHES))
+        return PT_READ_OK;
+    if (sched && m->has_timeslices && ss.timeslices == m->timeslices &&
+        (m->tc_known & PT_TC_SWITCHES) == PT_TC_SWITCHES) {
+        now[PT_TC_VOLUNTARY] = m->tc[PT_TC_VOLUNTARY]; /* not switched in since: nothing new */
+        now[PT_TC_INVOLUNTARY] = m->tc[PT_TC_INVOLUNTARY];
+        *got |= PT_TC_SWITCHES;
         return PT_READ_OK;
     }
+    size_t len;
+    int err;
+    enum pt_read r = read_file(m, proc_root_fd, PT_MF_STATUS, buf, &len, &err);
+    if (r != PT_READ_OK)
+        return r;
+    if (!add_status(buf, (ssize_t)len, &now[PT_TC_VOLUNTARY], &now[PT_TC_INVOLUNTARY]))
+        return PT_READ_FAILED;
+    *got |= PT_TC_SWITCHES;
+    m->timeslices = ss.timeslices;
+    m->has_timeslices = sched;
+    return PT_READ_OK;
+}
+
+enum pt_read pt_member_read_tcounts(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, unsigned want,
+                                    int64_t ns_per_tick, int64_t now[PT_TC_COUNT], unsigned *got)
+{
+    memset(now, 0, PT_TC_COUNT * sizeof(*now));
+    *got = 0;
+    m->main_usage.ctx_now = false;
+    /* /proc/PID/status and schedstat show the main thread's own counts
+     * only; with one thread that is the process, and one file saves a
+     * readdir. */
+    if (m->num_threads <= 1)
+        return read_single_thread(m, proc_root_fd, buf, want, ns_per_tick, now, got);
     int err = pt_threads_refresh(&m->threads, proc_root_fd, m->path, m->num_threads, m->budget);
     if (err)
         return read_error(err);
-    bool any = false, no_fds = false;
-    for (uint32_t i = 0; i < m->threads.count; i++) {
-        ssize_t n = pt_threads_read(&m->threads, i, PT_TF_STATUS, proc_root_fd, m->path, m->budget, buf);
-        no_fds |= out_of_fds((int)n);
-        struct pt_thread_usage *u = thread_usage(m, i);
-        u->voluntary = u->involuntary = 0;
-        u->ctx_now = add_status(buf, n, &u->voluntary, &u->involuntary);
-        *voluntary = pt_sat_add(*voluntary, u->voluntary);
-        *involuntary = pt_sat_add(*involuntary, u->involuntary);
-        any |= u->ctx_now;
-    }
-    if (!any && !no_fds)
+    bool no_fds = false;
+    /* a count is known when one thread's read of it worked: one that
+     * vanished meanwhile is its exit record's */
+    for (uint32_t i = 0; i < m->threads.count; i++)
+        *got |= read_one_thread(m, i, proc_root_fd, buf, want, ns_per_tick, now, &no_fds);
+    if (!*got && !no_fds)
         return PT_READ_FAILED;
     return end_thread_reads(m, proc_root_fd, no_fds);
 }
@@ -491,9 +553,10 @@ static void read_thread_stat(struct pt_member *m, uint32_t i, int proc_root_fd, 
 enum pt_read pt_member_read_thread_usage(struct pt_member *m, int proc_root_fd, struct pt_buf *buf)
 {
     struct pt_thread_usage *main = &m->main_usage;
-    if (m->num_threads <= 1 && !main->ctx_now && m->has_ctx) { /* its status is the thread's */
-        main->voluntary = m->ctx_voluntary;
-        main->involuntary = m->ctx_involuntary;
+    if (m->num_threads <= 1 && !main->ctx_now && (m->tc_known & PT_TC_SWITCHES) == PT_TC_SWITCHES) {
+        /* its status is the thread's */
+        main->voluntary = m->tc[PT_TC_VOLUNTARY];
+        main->involuntary = m->tc[PT_TC_INVOLUNTARY];
         main->ctx_now = true;
     }
     if (m->num_threads <= 1 && !m->had_threads) { /* the thread is the member, whose stat is read */

@@ -39,7 +39,7 @@ enum pt_member_file {
     PT_MF_STATUS,
     PT_MF_SMAPS,
     PT_MF_FD_DIR,
-    PT_MF_SCHEDSTAT, /* whether status can have changed (see read_ctx_switches) */
+    PT_MF_SCHEDSTAT, /* the run-queue delay; whether status can have changed (read_tcounts) */
     PT_MF_LIMITS,    /* read by path once a minute, never kept */
     PT_MF_COUNT
 };
@@ -79,10 +79,16 @@ struct pt_member {
     unsigned denied;                   /* enum pt_denied bits: not opened again */
     enum pt_fd_dir_count fd_dir_sized; /* st_size, or a readdir (count_dir_entries) */
     int64_t num_threads;
-    int64_t ctx_voluntary, ctx_involuntary;       /* summed over live threads, last read */
-    int64_t exited_voluntary, exited_involuntary; /* of its threads whose exit records came since */
-    uint64_t timeslices;                          /* schedstat's, when status was last read (has_timeslices) */
+    /* Its per-thread counts (enum pt_tcount): summed over its live threads
+     * at the last read of each (tc_known bits), and those of its threads
+     * whose exit records came since, credited at the next read. */
+    int64_t tc[PT_TC_COUNT];
+    int64_t tc_exited[PT_TC_COUNT];
+    unsigned tc_known;
+    uint64_t timeslices; /* schedstat's, when status was last read (has_timeslices) */
     bool has_timeslices;
+    uint64_t blkio_ticks; /* stat's, when its last read took it (has_blkio) */
+    bool has_blkio;
     struct pt_smaps_rollup smaps; /* last read */
     bool has_smaps;
     uint32_t smaps_period, smaps_wait; /* cost guard: read every period-th interval */
@@ -90,7 +96,6 @@ struct pt_member {
     struct pt_statm statm_at_smaps;    /* statm when smaps was last tried */
     bool has_statm;
     uint32_t smaps_carried; /* samples in a row whose smaps was carried, memory unchanged */
-    bool has_ctx;
     /* Its soft limit of open files (RLIMIT_NOFILE), a number when
      * has_fd_limit (not "unlimited", not unreadable); read when due. */
     uint64_t fd_limit;
@@ -134,9 +139,10 @@ void pt_member_reopen(struct pt_member *m);
  * (denied files are otherwise not tried again). */
 void pt_member_forget_denials(struct pt_member *m);
 
-/* Refresh ctr/ppid/num_threads from stat and io. has_io turns false when
- * io is denied from now on. */
-enum pt_read pt_member_read_counters(struct pt_member *m, int proc_root_fd, struct pt_buf *buf);
+/* Refresh ctr/ppid/num_threads from stat and io, and with blkio the
+ * stat's block-I/O delay (has_blkio). has_io turns false when io is
+ * denied from now on. */
+enum pt_read pt_member_read_counters(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, bool blkio);
 
 /* statm, in pages. */
 enum pt_read pt_member_read_statm(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, struct pt_statm *out);
@@ -145,15 +151,20 @@ enum pt_read pt_member_read_statm(struct pt_member *m, int proc_root_fd, struct 
 enum pt_read pt_member_read_smaps(struct pt_member *m, int proc_root_fd, struct pt_buf *buf,
                                   struct pt_smaps_rollup *out);
 
-/* Context switches summed over the member's live threads (a thread's own
- * counts vanish with it: the kernel exposes no total). */
-enum pt_read pt_member_read_ctx_switches(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, int64_t *voluntary,
-                                         int64_t *involuntary);
+/* The per-thread counts of want (enum pt_tcount bits) summed over the
+ * member's live threads (a thread's own counts vanish with it: the kernel
+ * exposes no total) into now, those read into *got. One thread: its
+ * schedstat, its status (only when schedstat says it ran since) and the
+ * block-I/O delay of the stat pt_member_read_counters read last (with
+ * blkio); several: each thread's schedstat, status and stat, as want
+ * needs. ns_per_tick turns stat's clock ticks into nanoseconds. */
+enum pt_read pt_member_read_tcounts(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, unsigned want,
+                                    int64_t ns_per_tick, int64_t now[PT_TC_COUNT], unsigned *got);
 
 /* The usage of each of its threads (pt_member_thread_usage) at this
  * interval's end: name and own CPU from task/TID/stat (a member that never
  * had other threads: from its own stat, already read), context switches from the
- * statuses pt_member_read_ctx_switches read just before (when it did). */
+ * statuses pt_member_read_tcounts read just before (when it did). */
 enum pt_read pt_member_read_thread_usage(struct pt_member *m, int proc_root_fd, struct pt_buf *buf);
 /* Its threads' usage records, n of them (the main thread's is main_usage). */
 struct pt_thread_usage *pt_member_thread_usage(struct pt_member *m, uint32_t i, uint32_t *n);

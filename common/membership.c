@@ -26,30 +26,44 @@ static void settle_children(struct pt_target *t, struct pt_member *parent);
 static enum pt_read read_member_counters(struct pt_target *t, struct pt_member *m)
 {
     bool had_io = m->acct.has_io;
-    enum pt_read r = pt_member_read_counters(m, t->proc_root_fd, &t->buf);
+    enum pt_read r = pt_member_read_counters(m, t->proc_root_fd, &t->buf, t->blkio_counted);
     pt_ledger_io_changed(&t->ledger, &m->acct, had_io);
     return r;
 }
 
-/* Context switches of m since its last status read, now that its live
- * threads sum to vol/invol: that sum, plus the final counts of the
- * threads whose exit records came since, less the last read's sum (which
- * counted those threads up to then). Never negative; a member born in
- * the tree brings its whole count, one joined as a root none before its
- * first read. */
-void pt_target_credit_ctx(struct pt_target *t, struct pt_member *m, int64_t vol, int64_t invol)
+unsigned pt_target_tcounts_counted(const struct pt_target *t)
+{
+    return (t->options.collect_ctx_switches ? PT_TC_SWITCHES : 0u) | 1u << PT_TC_RUN_DELAY |
+           (t->blkio_counted ? 1u << PT_TC_BLKIO_DELAY : 0u);
+}
+
+/* Each count of m since its last read, now that its live threads sum to
+ * now: that sum, plus the final counts of the threads whose exit records
+ * came since, less the last read's sum (which counted those threads up
+ * to then). Never negative; a member born in the tree brings its whole
+ * count, one joined as a root none before its first read. */
+void pt_target_credit_tcounts(struct pt_target *t, struct pt_member *m, const int64_t now[PT_TC_COUNT], unsigned read)
 {
     /* to the group of the name it has now, as its counters since the
      * interval's end go (a child that renames itself after its fork) */
     pt_target_follow_name(t, m);
-    if (t->options.collect_ctx_switches && (m->has_ctx || m->born)) {
-        vol = pt_sat_add(vol, m->exited_voluntary);
-        invol = pt_sat_add(invol, m->exited_involuntary);
-        int64_t base_vol = m->has_ctx ? m->ctx_voluntary : 0, base_invol = m->has_ctx ? m->ctx_involuntary : 0;
-        pt_ledger_credit_switches(&t->ledger, m->acct.group, vol > base_vol ? vol - base_vol : 0,
-                                  invol > base_invol ? invol - base_invol : 0);
+    unsigned counted = read & pt_target_tcounts_counted(t);
+    int64_t grown[PT_TC_COUNT] = {0};
+    for (int k = 0; k < PT_TC_COUNT; k++) {
+        unsigned bit = 1u << k;
+        if (!(read & bit))
+            continue;
+        bool known = m->tc_known & bit;
+        if ((counted & bit) && (known || m->born)) {
+            int64_t total = pt_sat_add(now[k], m->tc_exited[k]), base = known ? m->tc[k] : 0;
+            grown[k] = total > base ? total - base : 0;
+        }
+        m->tc[k] = now[k];
+        m->tc_exited[k] = 0;
+        m->tc_known |= bit;
     }
-    m->exited_voluntary = m->exited_involuntary = 0;
+    if (counted)
+        pt_ledger_credit_tcounts(&t->ledger, m->acct.group, grown, counted);
 }
 
 /* CLOCK_BOOTTIME seconds as pt_now()'s clock (CLOCK_MONOTONIC): a
@@ -82,18 +96,16 @@ static void depart(struct pt_target *t, const struct pt_member *m, const struct 
         .start = m->started_at > 0 ? m->started_at : monotonic_of_boot((double)m->starttime / t->ticks_per_second),
         .life_us = m->life_us,
         .recorded_run_us = m->recorded_run_us,
-        .ctx_counts = t->options.collect_ctx_switches && (m->has_ctx || m->born),
+        .tc_counted = pt_target_tcounts_counted(t) & (m->born ? PT_TC_ALL : m->tc_known),
     };
     memcpy(d->comm, m->comm, sizeof(d->comm));
     memcpy(d->own, m->acct.own, sizeof(d->own));
     memcpy(d->recorded, m->recorded, sizeof(d->recorded));
-    /* pt_target_credit_ctx credits the records come so far against the
-     * last status read; what of it they did not cover, later ones repeat */
-    if (m->has_ctx) {
-        d->ctx_base_voluntary = m->ctx_voluntary > m->exited_voluntary ? m->ctx_voluntary - m->exited_voluntary : 0;
-        d->ctx_base_involuntary =
-            m->ctx_involuntary > m->exited_involuntary ? m->ctx_involuntary - m->exited_involuntary : 0;
-    }
+    /* pt_target_credit_tcounts credits the records come so far against
+     * the last read; what of it they did not cover, later ones repeat */
+    for (int k = 0; k < PT_TC_COUNT; k++)
+        if (m->tc_known & (1u << k))
+            d->tc_base[k] = m->tc[k] > m->tc_exited[k] ? m->tc[k] - m->tc_exited[k] : 0;
     pt_pidmap_put(&t->departure_index, m->pid, (uint32_t)t->n_departures++);
 }
 
@@ -116,7 +128,8 @@ static void member_left(struct pt_target *t, struct pt_member *m, struct pt_memb
         pt_pidmap_put(&t->forks_ours_lately, m->pid, 1);
     if (t->follows_exits) {
         depart(t, m, reaper);
-        pt_target_credit_ctx(t, m, 0, 0); /* its live threads now are none */
+        static const int64_t none[PT_TC_COUNT];
+        pt_target_credit_tcounts(t, m, none, PT_TC_ALL); /* its live threads now are none */
     }
     t->need_compaction = true;
     settle_children(t, m);

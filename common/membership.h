@@ -52,9 +52,14 @@ void pt_target_follow_name(struct pt_target *t, struct pt_member *m);
  * cgroup its parent's, where it was born, else the target's own cgroup's
  * (so that the groups still add up); -1 for the other breakdowns. */
 int32_t pt_target_group_of(struct pt_target *t, const char *comm, pid_t parent);
-/* Context switches of m since its last status read, now that its live
- * threads sum to voluntary and involuntary. */
-void pt_target_credit_ctx(struct pt_target *t, struct pt_member *m, int64_t voluntary, int64_t involuntary);
+/* The per-thread counts the target counts now (enum pt_tcount bits): the
+ * switches unless --no-ctx-switches, the run-queue delay, the block-I/O
+ * delay while kernel.task_delayacct is 1. */
+unsigned pt_target_tcounts_counted(const struct pt_target *t);
+/* The per-thread counts of m read now (read: enum pt_tcount bits), its
+ * live threads summing to now: their growth since its last read is the
+ * tree's, and now is the base of the next. */
+void pt_target_credit_tcounts(struct pt_target *t, struct pt_member *m, const int64_t now[PT_TC_COUNT], unsigned read);
 /* Do the invariants hold, the ledger's over the live members too? 0, or
  * -1 with why. */
 int pt_target_check(const struct pt_target *t, char *why, size_t whylen);

@@ -201,15 +201,51 @@ static void clamp_stat(struct pt_stat *st)
         st->num_threads = PT_MAX_THREADS;
 }
 
-int pt_parse_stat(const char *buf, size_t len, struct pt_stat *out)
+/* One field of any number the kernel prints there, signed or not, which
+ * is not kept (rsslim is 2^64 - 1 when unlimited, exit_signal may be -1). */
+static int stat_skip(struct cursor *c)
+{
+    uint64_t ignored;
+    if (!take_char(c, ' '))
+        return -1;
+    take_char(c, '-');
+    return !scan_u64(c, &ignored) && number_ended(c) ? 0 : -1;
+}
+
+/* Fields 25-42, rsslim to delayacct_blkio_ticks. */
+static int scan_stat_blkio(struct cursor *c, struct pt_stat *st)
+{
+    for (int field = 25; field <= 41; field++)
+        if (stat_skip(c))
+            return -1;
+    if (stat_u64(c, &st->blkio_ticks))
+        return -1;
+    st->blkio_ticks = at_most(st->blkio_ticks, PT_MAX_COUNT);
+    return 0;
+}
+
+static int parse_stat(const char *buf, size_t len, bool blkio, struct pt_stat *out)
 {
     struct cursor c = {buf, buf + len};
     struct pt_stat st;
     if (scan_stat_head(&c, &st) || scan_stat_fields(&c, &st))
         return -1;
+    st.has_blkio = blkio && scan_stat_blkio(&c, &st) == 0;
+    if (!st.has_blkio)
+        st.blkio_ticks = 0;
     clamp_stat(&st);
     *out = st;
     return 0;
+}
+
+int pt_parse_stat(const char *buf, size_t len, struct pt_stat *out)
+{
+    return parse_stat(buf, len, false, out);
+}
+
+int pt_parse_stat_with_blkio(const char *buf, size_t len, struct pt_stat *out)
+{
+    return parse_stat(buf, len, true, out);
 }
 
 /* ---- /proc/PID/statm ---- */
@@ -256,13 +292,14 @@ int pt_parse_statm(const char *buf, size_t len, struct pt_statm *out)
 
 /* ---- /proc/PID/schedstat ---- */
 
-int pt_parse_schedstat(const char *buf, size_t len, uint64_t *timeslices)
+int pt_parse_schedstat(const char *buf, size_t len, struct pt_schedstat *out)
 {
     struct cursor c = {buf, buf + len};
     uint64_t run_ns, wait_ns, slices;
     if (spaced_u64(&c, &run_ns) || spaced_u64(&c, &wait_ns) || spaced_u64(&c, &slices))
         return -1;
-    *timeslices = slices;
+    out->run_delay_ns = at_most(wait_ns, PT_MAX_COUNT);
+    out->timeslices = slices;
     return 0;
 }
 

@@ -53,8 +53,17 @@ struct pt_stat {
     uint64_t starttime; /* clock ticks since boot: with pid, the identity */
     uint64_t vsize;     /* bytes */
     int64_t rss_pages;
+    /* field 42, delayacct_blkio_ticks: clock ticks the task waited for
+     * block I/O, counted while kernel.task_delayacct is 1 (only read by
+     * pt_parse_stat_with_blkio, has_blkio; 0 otherwise) */
+    uint64_t blkio_ticks;
+    bool has_blkio;
 };
 int pt_parse_stat(const char *buf, size_t len, struct pt_stat *out);
+/* The same, and on to field 42: has_blkio false when the line ends
+ * before it (an old kernel, a line cut short) or it is malformed; the
+ * fields before it are taken either way. */
+int pt_parse_stat_with_blkio(const char *buf, size_t len, struct pt_stat *out);
 
 /* What stat's state letter says of a task, as the tree's process states
  * count it. The letters are fs/proc/array.c's task_state_array: R
@@ -108,9 +117,15 @@ struct pt_meminfo {
 };
 int pt_parse_meminfo(const char *buf, size_t len, struct pt_meminfo *out);
 
-/* /proc/PID/schedstat: "run_ns wait_ns timeslices". Only timeslices (the
- * times the task was switched in) is kept. */
-int pt_parse_schedstat(const char *buf, size_t len, uint64_t *timeslices);
+/* /proc/PID/schedstat (the task's own: the main thread's in a process
+ * directory): "run_ns wait_ns timeslices". Kept: the time it was
+ * runnable but waiting for a CPU (wait_ns, sched_info.run_delay) and the
+ * times it was switched in. */
+struct pt_schedstat {
+    uint64_t run_delay_ns;
+    uint64_t timeslices;
+};
+int pt_parse_schedstat(const char *buf, size_t len, struct pt_schedstat *out);
 
 /* /proc/PID/limits: the soft limit of "Max open files" (RLIMIT_NOFILE, the
  * one open(2) fails at with EMFILE). 0 with *soft set; 1, *soft untouched,

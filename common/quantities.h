@@ -47,6 +47,21 @@ static inline enum pt_cpu pt_cpu_of_ctr(int k)
     return (enum pt_cpu)(k - PT_CTR_USER_TICKS);
 }
 
+/* What the kernel counts per thread and forgets when the thread exits,
+ * unless its exit record carries it (exitrecords.h): a member's are
+ * summed over its live threads at each interval's end and credited as
+ * their growth (pt_target_credit_tcounts). A mask of bits 1u << k says
+ * which were read, or are counted. Delays in nanoseconds. */
+enum pt_tcount {
+    PT_TC_VOLUNTARY,   /* context switches: status voluntary_ctxt_switches; records nvcsw */
+    PT_TC_INVOLUNTARY, /* status nonvoluntary_ctxt_switches; records nivcsw */
+    PT_TC_RUN_DELAY,   /* runnable, waiting for a CPU: schedstat's second field; records cpu_delay_total */
+    PT_TC_BLKIO_DELAY, /* waiting for block I/O: stat's delayacct_blkio_ticks; records blkio_delay_total */
+    PT_TC_COUNT
+};
+#define PT_TC_SWITCHES ((1u << PT_TC_VOLUNTARY) | (1u << PT_TC_INVOLUNTARY))
+#define PT_TC_ALL ((1u << PT_TC_COUNT) - 1)
+
 /* Memory gauges: sums over the members at each poll. */
 enum pt_gauge { PT_G_VM, PT_G_RSS, PT_G_ANON, PT_G_PSS, PT_G_SHARED, PT_G_USS, PT_G_SWAP, PT_G_COUNT };
 
@@ -77,6 +92,8 @@ enum pt_amount {
     PT_A_FDS_LIMIT_PERCENT, /* the highest share of its open-files limit a member has open */
     PT_A_FDS_HEADROOM,      /* the fewest more descriptors a member can open */
     PT_A_RESTARTS,          /* times the target's root was replaced */
+    PT_A_CPU_DELAY,         /* seconds runnable but waiting for a CPU */
+    PT_A_BLKIO_DELAY,       /* seconds waiting for block I/O */
     PT_A_COUNT
 };
 /* lines.h keeps the amounts known as bits of an unsigned */
@@ -119,7 +136,7 @@ enum pt_short {
     PT_SHORT_STATM = 2,    /* vm, rss, anon */
     PT_SHORT_COUNTERS = 4, /* stat and io: CPU, faults, threads, I/O */
     PT_SHORT_SMAPS = 8,    /* pss, shared, uss, swap */
-    PT_SHORT_CTX = 16,     /* context switches */
+    PT_SHORT_CTX = 16,     /* the per-thread counts: context switches, delays */
     PT_SHORT_FDS = 32,     /* open descriptors */
 };
 

@@ -228,35 +228,33 @@ void pt_target_sample_pss(struct pt_target *t)
     pt_target_debug_check(t, "a PSS sample");
 }
 
-/* Context switches are not inclusive counters: a thread's vanish with it,
- * unless its exit record keeps them (pt_target_credit_ctx). Each member
- * contributes what its threads did since its last read. */
-static void sample_ctx_switches(struct pt_target *t)
+/* Context switches and delays are not inclusive counters: a thread's
+ * vanish with it, unless its exit record keeps them
+ * (pt_target_credit_tcounts). Each member contributes what its threads
+ * did since its last read. */
+static void sample_tcounts(struct pt_target *t)
 {
+    static const int64_t none[PT_TC_COUNT];
+    unsigned want = pt_target_tcounts_counted(t);
+    int64_t ns_per_tick = (int64_t)(1e9 / t->ticks_per_second + 0.5);
     for (size_t i = 0; i < t->n_members; i++) {
         struct pt_member *m = &t->members[i];
-        int64_t vol, invol;
         if (m->gone)
             continue;
         if (m->zombie && t->follows_exits) {
             /* Its threads have exited (all but in the rare zombie leader
              * of live threads): their records hold their counts, and its
-             * status would count the leader's a second time. */
-            pt_target_credit_ctx(t, m, 0, 0);
-            m->ctx_voluntary = m->ctx_involuntary = 0;
-            m->has_ctx = true;
+             * files would count the leader's a second time. */
+            pt_target_credit_tcounts(t, m, none, want);
             continue;
         }
-        enum pt_read r = pt_member_read_ctx_switches(m, t->proc_root_fd, &t->buf, &vol, &invol);
+        int64_t now[PT_TC_COUNT];
+        unsigned got;
+        enum pt_read r = pt_member_read_tcounts(m, t->proc_root_fd, &t->buf, want, ns_per_tick, now, &got);
         if (r == PT_READ_NO_FDS)
             t->short_of_fds |= PT_SHORT_CTX;
-        if (r != PT_READ_OK)
-            continue;
-        pt_target_credit_ctx(t, m, vol, invol);
-        m->ctx_voluntary = vol;
-        m->ctx_involuntary = invol;
-        m->has_ctx = true;
-        t->ledger.ctx_seen = true;
+        if (r == PT_READ_OK)
+            pt_target_credit_tcounts(t, m, now, got);
     }
 }
 
@@ -341,17 +339,17 @@ static void retry_denied(struct pt_target *t)
         pt_member_forget_denials(&t->members[i]);
 }
 
-void pt_target_end_reads(struct pt_target *t, double now)
+void pt_target_end_reads(struct pt_target *t, double now, bool delayacct)
 {
     double cpu0 = pt_thread_cpu_seconds();
     pt_ledger_next_round(&t->ledger);
     retry_denied(t);
+    t->blkio_counted = delayacct;
     poll_members(t); /* the last sample of the interval */
     read_all_counters(t, &t->end_threads);
     if (t->options.collect_pss && t->pss_at_end)
         sample_smaps(t);
-    if (t->options.collect_ctx_switches)
-        sample_ctx_switches(t);
+    sample_tcounts(t);
     t->fd_limit_known = false;
     t->end_fds = t->options.collect_fds ? count_fds(t, now) : -1;
     pt_target_compact(t);

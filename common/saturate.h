@@ -26,4 +26,13 @@ static inline int64_t pt_sat_sub(int64_t a, int64_t b)
     return b < 0 ? INT64_MAX : INT64_MIN;
 }
 
+/* For a scale of a count (ticks to nanoseconds): a and b not negative. */
+static inline int64_t pt_sat_mul(int64_t a, int64_t b)
+{
+    int64_t product;
+    if (!__builtin_mul_overflow(a, b, &product))
+        return product;
+    return INT64_MAX;
+}
+
 #endif

@@ -42,14 +42,23 @@ static void counter_deltas(struct pt_target *t, int64_t delta[PT_CTR_COUNT])
     pt_ledger_deltas(&t->ledger, t->short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS), delta);
 }
 
-/* What a line reports of the live members, the tree's or a group's. */
-static void put_live(struct pt_line *line, bool ctx_seen, int64_t voluntary, int64_t involuntary, int64_t fds,
+/* What a line reports of the live members, the tree's or a group's: the
+ * per-thread counts read (tc_seen bits), descriptors, processes, threads. */
+static void put_live(struct pt_line *line, const int64_t tc[PT_TC_COUNT], unsigned tc_seen, int64_t fds,
                      int64_t processes, int64_t threads)
 {
-    if (ctx_seen) {
-        pt_line_put(line, PT_A_CTX_VOLUNTARY, (double)voluntary);
-        pt_line_put(line, PT_A_CTX_INVOLUNTARY, (double)involuntary);
-    }
+    static const struct {
+        enum pt_amount amount;
+        double unit; /* of the amount, in the count's */
+    } tc_amounts[PT_TC_COUNT] = {
+        [PT_TC_VOLUNTARY] = {PT_A_CTX_VOLUNTARY, 1},
+        [PT_TC_INVOLUNTARY] = {PT_A_CTX_INVOLUNTARY, 1},
+        [PT_TC_RUN_DELAY] = {PT_A_CPU_DELAY, 1e9},
+        [PT_TC_BLKIO_DELAY] = {PT_A_BLKIO_DELAY, 1e9},
+    };
+    for (int k = 0; k < PT_TC_COUNT; k++)
+        if (tc_seen & (1u << k))
+            pt_line_put(line, tc_amounts[k].amount, (double)tc[k] / tc_amounts[k].unit);
     if (fds >= 0) /* -1: not counted */
         pt_line_put(line, PT_A_FDS, (double)fds);
     pt_line_put(line, PT_A_PROCESSES, (double)processes);
@@ -122,7 +131,7 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
     line.io_seen = t->ledger.io_seen;
     line.stat_seen = t->ledger.stat_seen;
     counter_deltas(t, line.delta);
-    put_live(&line, t->ledger.ctx_seen, t->ledger.ctx_voluntary, t->ledger.ctx_involuntary, fds, processes, threads);
+    put_live(&line, t->ledger.tc, t->ledger.tc_seen, fds, processes, threads);
     put_states_and_age(t, &line);
     if (t->fd_limit_known) {
         pt_line_put(&line, PT_A_FDS_LIMIT_PERCENT, t->fd_limit_worst_percent);
@@ -212,8 +221,7 @@ static void fill_group_reports(struct pt_target *t, double seconds, const struct
         line.stat_seen = g->stat_seen;
         line.cgroup = pt_target_cgroup_values(t, g->name);
         pt_ledger_group_deltas(&t->ledger, i, keep_base, line.delta);
-        put_live(&line, g->ctx_seen, g->ctx_voluntary, g->ctx_involuntary, g->fds_seen ? g->fds : -1, g->processes,
-                 g->threads);
+        put_live(&line, g->tc, g->tc_seen, g->fds_seen ? g->fds : -1, g->processes, g->threads);
         struct pt_group_report *r = &t->group_reports[t->n_group_reports++];
         r->name = g->name;
         pt_line_report(&line, units, &r->report);
@@ -256,7 +264,7 @@ void pt_target_charge(struct pt_target *t, double cpu_seconds)
 void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report)
 {
     if (!t->end_read)
-        pt_target_end_reads(t, pt_now()); /* a caller without a collector: no clock of its own */
+        pt_target_end_reads(t, pt_now(), false); /* a caller without a collector: its clock, no delayacct */
     t->end_read = false;
     double cpu0 = pt_thread_cpu_seconds();
     int64_t threads = t->end_threads, fds = t->end_fds;

@@ -13,6 +13,7 @@ static const char *const thread_file_name[PT_TF_COUNT] = {
     [PT_TF_STATUS] = "status",
     [PT_TF_CHILDREN] = "children",
     [PT_TF_STAT] = "stat",
+    [PT_TF_SCHEDSTAT] = "schedstat",
 };
 
 static void close_thread(struct pt_thread *th, struct pt_fd_budget *budget)
@@ -118,7 +119,11 @@ ssize_t pt_threads_read(struct pt_threads *ts, uint32_t i, enum pt_thread_file f
         if (fd == -EMFILE || fd == -ENFILE)
             return fd;
         if (fd < 0) {
-            ts->fresh = false;
+            /* the thread is gone; or, for a file but its status, this
+             * kernel (a fixture) lacks it for a live thread */
+            snprintf(path, sizeof(path), "%stask/%d", member_path, (int)th->tid);
+            if (f == PT_TF_STATUS || faccessat(proc_root_fd, path, F_OK, 0) != 0)
+                ts->fresh = false;
             return 0;
         }
         kept = budget && pt_fd_budget_take(budget, false);

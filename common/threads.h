@@ -1,8 +1,9 @@
 /* threads: the threads of a multi-threaded member, with their files kept.
  *
- * Two things only a thread's own files show: its context switches
- * (task/TID/status) and the children it forked (task/TID/children; a
- * child forked by a worker thread is listed under that thread alone).
+ * What only a thread's own files show: its context switches
+ * (task/TID/status), its delays (task/TID/schedstat, task/TID/stat) and
+ * the children it forked (task/TID/children; a child forked by a worker
+ * thread is listed under that thread alone).
  * With a breakdown by thread name, a third: its name and own CPU time
  * (task/TID/stat). A
  * member with many threads would cost a walk of task/ and an open per
@@ -27,8 +28,10 @@
 #include "procfile.h"
 #include "procparse.h"
 
-/* PT_TF_STAT is read only for a breakdown by thread name (--by thread). */
-enum pt_thread_file { PT_TF_STATUS, PT_TF_CHILDREN, PT_TF_STAT, PT_TF_COUNT };
+/* PT_TF_STAT is read only for a breakdown by thread name (--by thread)
+ * and, while kernel.task_delayacct is 1, for the block-I/O delay;
+ * PT_TF_SCHEDSTAT for the run-queue delay. */
+enum pt_thread_file { PT_TF_STATUS, PT_TF_CHILDREN, PT_TF_STAT, PT_TF_SCHEDSTAT, PT_TF_COUNT };
 
 /* A thread's own usage for the breakdown by thread name: its name and
  * counters at this interval's end (now) and at the last (last). */

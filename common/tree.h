@@ -35,19 +35,18 @@ struct pt_departure {
                                freed and taken by another name meanwhile) */
     int32_t group;          /* its ledger group when it left (by cgroup), or -1 */
     bool has_stat, has_io;
-    bool whole;                                       /* recorded will hold all of its own usage */
-    int64_t own[PT_CTR_COUNT];                        /* its own usage at its last read */
-    int64_t recorded[PT_CTR_COUNT];                   /* its exited threads' (CPU in microseconds) */
-    int64_t recorded_run_us;                          /* their exact run time; -1: a record lacked it */
-    double read_at;                                   /* its last read (pt_now's clock) */
-    double exited_at;                                 /* its exit, same clock; 0: not known yet */
-    double start;                                     /* its start, same clock (its fork event's, or
-                                                         its starttime's, to a clock tick) */
-    int64_t life_us;                                  /* start to exit, once its main thread's record came */
-    bool ctx_counts;                                  /* its switches count (see pt_target_credit_ctx) */
-    int64_t ctx_base_voluntary, ctx_base_involuntary; /* what its last status read
-                                                         counted of the threads whose
-                                                         records are still to come */
+    bool whole;                     /* recorded will hold all of its own usage */
+    int64_t own[PT_CTR_COUNT];      /* its own usage at its last read */
+    int64_t recorded[PT_CTR_COUNT]; /* its exited threads' (CPU in microseconds) */
+    int64_t recorded_run_us;        /* their exact run time; -1: a record lacked it */
+    double read_at;                 /* its last read (pt_now's clock) */
+    double exited_at;               /* its exit, same clock; 0: not known yet */
+    double start;                   /* its start, same clock (its fork event's, or
+                                       its starttime's, to a clock tick) */
+    int64_t life_us;                /* start to exit, once its main thread's record came */
+    unsigned tc_counted;            /* its per-thread counts that count (pt_target_credit_tcounts) */
+    int64_t tc_base[PT_TC_COUNT];   /* what its last reads counted of the threads
+                                       whose records are still to come */
 };
 
 /* A --unit target's lines said once (targetunit.h). */
@@ -99,6 +98,7 @@ struct pt_target {
     double counter_seconds; /* since the counters were last reported */
     bool end_read;          /* pt_target_end_reads() done for this interval: */
     int64_t end_threads, end_fds;
+    bool blkio_counted; /* this interval's end: kernel.task_delayacct was 1 (pt_target_end_reads) */
     /* Of the live members whose open descriptors and soft limit of them
      * were both read at the interval's end (fd_limit_known): the highest
      * share of its limit one has open, in percent, and the fewest more one

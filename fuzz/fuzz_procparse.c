@@ -13,6 +13,7 @@
  *   to set shows up as a difference);
  * - the return value is 0 or -1 (children: -1 or a count >= 0; the limit
  *   of open files: 1 too, "unlimited", with the value untouched);
+ * - stat with field 42 or without: the same result and fields before it;
  * - stat on success: pid > 0, ppid >= 0, comm is NUL-terminated, shorter
  *   than PT_COMM_MAX, and holds exactly the raw bytes between the first '('
  *   and the last ')' of the buffer, truncated to PT_COMM_MAX - 1;
@@ -97,8 +98,16 @@ static void fuzz_stat(const char *buf, size_t len)
         CHECK(rc[k] == 0 || rc[k] == -1);
     }
     CHECK(rc[0] == rc[1]);
+    /* on to field 42: the same fields before it, whatever follows */
+    struct pt_stat w;
+    memset(&w, patterns[1], sizeof(w));
+    CHECK(pt_parse_stat_with_blkio(buf, len, &w) == rc[0]);
     if (rc[0] != 0)
         return;
+    CHECK(w.pid == st[0].pid && w.utime == st[0].utime && w.starttime == st[0].starttime &&
+          w.rss_pages == st[0].rss_pages && w.num_threads == st[0].num_threads);
+    CHECK(w.has_blkio ? w.blkio_ticks <= PT_MAX_COUNT : w.blkio_ticks == 0);
+    CHECK(!st[0].has_blkio && st[0].blkio_ticks == 0);
     for (int k = 0; k < 2; k++) {
         CHECK(st[k].pid > 0);
         CHECK(st[k].ppid >= 0);
@@ -356,17 +365,18 @@ static void fuzz_pidfile(const char *buf, size_t len)
 
 static void fuzz_schedstat(const char *buf, size_t len)
 {
-    uint64_t slices[2];
+    struct pt_schedstat ss[2];
     int rc[2];
     for (int k = 0; k < 2; k++) {
-        memset(&slices[k], patterns[k], sizeof(slices[k]));
+        memset(&ss[k], patterns[k], sizeof(ss[k]));
         scribble_stack(patterns[k]);
-        rc[k] = pt_parse_schedstat(buf, len, &slices[k]);
+        rc[k] = pt_parse_schedstat(buf, len, &ss[k]);
         CHECK(rc[k] == 0 || rc[k] == -1);
     }
     CHECK(rc[0] == rc[1]);
     if (rc[0] == 0)
-        CHECK(slices[0] == slices[1]);
+        CHECK(ss[0].timeslices == ss[1].timeslices && ss[0].run_delay_ns == ss[1].run_delay_ns &&
+              ss[0].run_delay_ns <= PT_MAX_COUNT);
 }
 
 /* ---- limits ---- */

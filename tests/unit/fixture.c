@@ -140,7 +140,10 @@ static void put_stat_at(const char *root, const char *rel, const struct fx_proc 
     fprintf(t.stream, " 0 0 %" PRId64 " 0", p->num_threads ? p->num_threads : 1); /* 18-21 */
     fprintf(t.stream, " %" PRIu64 " %" PRIu64 " %" PRIu64, p->starttime, p->size_pages * page_size,
             p->resident_pages); /* 22-24: starttime vsize rss */
-    for (int field = 25; field <= 52; field++)
+    for (int field = 25; field <= 41; field++)
+        fputs(" 0", t.stream);
+    fprintf(t.stream, " %" PRIu64, p->blkio_ticks); /* 42: delayacct_blkio_ticks */
+    for (int field = 43; field <= 52; field++)
         fputs(" 0", t.stream);
     fputc('\n', t.stream);
     text_write(&t, root, rel);

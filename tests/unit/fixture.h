@@ -34,6 +34,7 @@ struct fx_proc {
     uint64_t utime, stime, cutime, cstime;
     uint64_t minflt, cminflt, majflt, cmajflt;
     int64_t num_threads;                               /* 0 = 1 */
+    uint64_t blkio_ticks;                              /* stat field 42 */
     uint64_t size_pages, resident_pages, shared_pages; /* statm */
     struct pt_io io;
     const char *children;                            /* content of task/PID/children, NULL = "" */

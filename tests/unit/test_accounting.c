@@ -1292,6 +1292,95 @@ START_TEST(threads_are_kept_while_they_live)
 }
 END_TEST
 
+/* pid's (tid 0) or its thread tid's schedstat: a run-queue delay in ns. */
+static void put_schedstat(pid_t pid, pid_t tid, uint64_t delay_ns)
+{
+    char rel[64], text[96];
+    if (tid)
+        snprintf(rel, sizeof(rel), "%d/task/%d/schedstat", (int)pid, (int)tid);
+    else
+        snprintf(rel, sizeof(rel), "%d/schedstat", (int)pid);
+    snprintf(text, sizeof(text), "123456 %" PRIu64 " 9\n", delay_ns);
+    fx_write(root, rel, text, -1);
+}
+
+/* The run-queue delay: schedstat's second field, a single-threaded
+ * member's own file, each thread's of a multi-threaded one (the process
+ * directory's is its main thread's alone); the growth since the last
+ * interval, a root's past not counted. */
+START_TEST(run_queue_delay_of_processes_and_threads)
+{
+    struct fx_proc k = proc(101, 100, 11, 0, 5, NULL);
+    k.num_threads = 2;
+    fx_put_proc(root, &k);
+    put_thread_status(101, 101, 1);
+    put_thread_status(101, 1011, 1);
+    put_schedstat(101, 0, 1000000);
+    put_schedstat(101, 101, 1000000);
+    put_schedstat(101, 1011, 3000000);
+    struct fx_proc r = proc(100, 1, 10, 0, 10, "101");
+    put_status(100, 1, 1);
+    put_schedstat(100, 0, 5000000);
+    watch_app(&r, NULL);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.0);
+    ck_assert_double_eq(fvalue(b, 0, PT_M_PROC_CPU_DELAY_SECONDS), 0.0);
+    put_schedstat(100, 0, 5000000 + 250000000);
+    put_schedstat(101, 0, 999999999); /* the main thread's alone: not read */
+    put_schedstat(101, 101, 1000000 + 100000000);
+    put_schedstat(101, 1011, 3000000 + 50000000);
+    b = pt_collector_end_interval(c, 2.0);
+    ck_assert_double_eq_tol(fvalue(b, 0, PT_M_PROC_CPU_DELAY_SECONDS), 0.4, 1e-12);
+    /* without schedstat (no CONFIG_SCHED_INFO): absent, never 0 */
+    char path[512];
+    for (int i = 0; i < 3; i++) {
+        const char *rel[] = {"100/schedstat", "101/task/101/schedstat", "101/task/1011/schedstat"};
+        snprintf(path, sizeof(path), "%s/%s", root, rel[i]);
+        ck_assert_int_eq(unlink(path), 0);
+    }
+    pt_collector_free(c);
+    c = collector_for(root);
+    add_pid_target("app", 100);
+    pt_collector_tick(c, 0.0);
+    b = pt_collector_end_interval(c, 1.0);
+    ck_assert(!value(b, 0, PT_M_PROC_CPU_DELAY_SECONDS)->present);
+    ck_assert(value(b, 0, PT_M_PROC_CTX_SWITCHES_VOLUNTARY)->present);
+}
+END_TEST
+
+/* The block-I/O delay: stat's field 42 (clock ticks), only while
+ * kernel.task_delayacct is 1, read at each interval's end; absent while
+ * it is 0 or missing. */
+START_TEST(blkio_delay_only_with_delayacct)
+{
+    double tick = 1.0 / (double)sysconf(_SC_CLK_TCK);
+    struct fx_proc r = proc(100, 1, 10, 0, 10, NULL);
+    r.blkio_ticks = 40;
+    put_status(100, 1, 1);
+    watch_app(&r, NULL); /* no sys/kernel/task_delayacct */
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.0);
+    ck_assert(!value(b, 0, PT_M_PROC_BLKIO_DELAY_SECONDS)->present);
+    fx_write(root, "sys/kernel/task_delayacct", "0\n", -1);
+    b = pt_collector_end_interval(c, 2.0);
+    ck_assert(!value(b, 0, PT_M_PROC_BLKIO_DELAY_SECONDS)->present);
+    fx_write(root, "sys/kernel/task_delayacct", "1\n", -1);
+    b = pt_collector_end_interval(c, 3.0); /* the first reading: the base */
+    ck_assert_double_eq(fvalue(b, 0, PT_M_PROC_BLKIO_DELAY_SECONDS), 0.0);
+    r.blkio_ticks = 40 + 7;
+    fx_put_proc(root, &r);
+    b = pt_collector_end_interval(c, 4.0);
+    ck_assert_double_eq_tol(fvalue(b, 0, PT_M_PROC_BLKIO_DELAY_SECONDS), 7 * tick, 1e-9);
+    fx_write(root, "sys/kernel/task_delayacct", "0\n", -1);
+    r.blkio_ticks = 40 + 9;
+    fx_put_proc(root, &r);
+    b = pt_collector_end_interval(c, 5.0);
+    ck_assert(!value(b, 0, PT_M_PROC_BLKIO_DELAY_SECONDS)->present);
+    /* on again: what grew while it was off (nothing, on a real kernel) from the last base */
+    fx_write(root, "sys/kernel/task_delayacct", "1\n", -1);
+    b = pt_collector_end_interval(c, 6.0);
+    ck_assert_double_eq_tol(fvalue(b, 0, PT_M_PROC_BLKIO_DELAY_SECONDS), 2 * tick, 1e-9);
+}
+END_TEST
+
 /* A member not switched in since the last interval (schedstat's third
  * field unchanged) has no new context switches: its status is not read. */
 START_TEST(status_read_only_after_a_switch_in)
@@ -1724,6 +1813,8 @@ int main(void)
     tcase_add_test(tc, kernel_threads_are_not_matched);
     tcase_add_test(tc, match_text_is_bounded);
     tcase_add_test(tc, threads_are_kept_while_they_live);
+    tcase_add_test(tc, run_queue_delay_of_processes_and_threads);
+    tcase_add_test(tc, blkio_delay_only_with_delayacct);
     tcase_add_test(tc, status_read_only_after_a_switch_in);
     tcase_add_test(tc, huge_memory_and_thread_sums_saturate);
     tcase_add_test(tc, huge_counters_saturate);

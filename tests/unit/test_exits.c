@@ -34,8 +34,14 @@ static void teardown(void)
 /* A process exit (its main thread's record) with a wait(2) status. */
 static struct pt_exitrecord exited(pid_t pid, pid_t ppid, uint32_t status, int64_t nvcsw, int64_t peak_kb)
 {
-    return (struct pt_exitrecord){
-        .pid = pid, .tgid = pid, .ppid = ppid, .exitcode = status, .nvcsw = nvcsw, .nivcsw = 1, .rss_peak_kb = peak_kb};
+    return (struct pt_exitrecord){.pid = pid,
+                                  .tgid = pid,
+                                  .ppid = ppid,
+                                  .exitcode = status,
+                                  .nvcsw = nvcsw,
+                                  .nivcsw = 1,
+                                  .cpu_delay_ns = nvcsw * 1000000, /* a millisecond a switch */
+                                  .rss_peak_kb = peak_kb};
 }
 
 static void end_interval(void)
@@ -59,8 +65,8 @@ START_TEST(exits_of_the_tree_count)
         exited(201, 100, 1 << 8, 3, 1000),
         exited(202, 100, 9, 4, 2000),
         exited(203, 100, 0, 5, 512 * 1024),
-        exited(999, 1, 1 << 8, 50, 9000000),                 /* not ours */
-        {.pid = 2041, .tgid = 204, .ppid = 100, .nvcsw = 7}, /* a thread of a child: switches only */
+        exited(999, 1, 1 << 8, 50, 9000000),                                          /* not ours */
+        {.pid = 2041, .tgid = 204, .ppid = 100, .nvcsw = 7, .cpu_delay_ns = 7000000}, /* a thread of a child */
     };
     pt_target_follow_exits(target, records, sizeof(records) / sizeof(records[0]), true);
     end_interval();
@@ -69,6 +75,8 @@ START_TEST(exits_of_the_tree_count)
     ck_assert_int_eq(value(PT_M_PROC_EXITED_RSS_PEAK_MAX), (int64_t)512 * 1024 * 1024);
     /* never read: their switches come whole (the baseline root's are not new) */
     ck_assert_int_eq(value(PT_M_PROC_CTX_SWITCHES_VOLUNTARY), 3 + 4 + 5 + 7);
+    ck_assert(report.v[PT_M_PROC_CPU_DELAY_SECONDS].present);
+    ck_assert_double_eq_tol(report.v[PT_M_PROC_CPU_DELAY_SECONDS].f, (3 + 4 + 5 + 7) * 1e-3, 1e-12);
     ck_assert_int_eq(value(PT_M_COLLECTOR_EXIT_RECORDS), 4);
     end_interval();
     ck_assert_int_eq(value(PT_M_PROC_PROCESSES_FAILED), 0);

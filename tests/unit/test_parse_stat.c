@@ -574,14 +574,15 @@ END_TEST
 
 START_TEST(test_schedstat)
 {
-    uint64_t slices = 0;
+    struct pt_schedstat ss = {0};
     const char *real = "1234567 89012 345\n";
-    ck_assert_int_eq(parse_schedstat(real, strlen(real), &slices), 0);
-    ck_assert_uint_eq(slices, 345);
+    ck_assert_int_eq(parse_schedstat(real, strlen(real), &ss), 0);
+    ck_assert_uint_eq(ss.run_delay_ns, 89012);
+    ck_assert_uint_eq(ss.timeslices, 345);
     /* a value cut by the end of the buffer is not trusted, nor is garbage */
     const char *bad[] = {"", "1 2", "1 2 3", "1 2 x\n", "-1 2 3\n", "1\n2\n", "18446744073709551616 2 3\n"};
     for (size_t i = 0; i < COUNT(bad); i++)
-        ck_assert_msg(parse_schedstat(bad[i], strlen(bad[i]), &slices) == -1, "accepted \"%s\"", bad[i]);
+        ck_assert_msg(parse_schedstat(bad[i], strlen(bad[i]), &ss) == -1, "accepted \"%s\"", bad[i]);
 }
 END_TEST
 

@@ -24,7 +24,8 @@ char *exact_copy(const char *data, size_t len);
 /* The procparse.h and pidfile.h parsers, each run on an exact copy. */
 int parse_stat(const char *text, size_t len, struct pt_stat *out);
 int parse_statm(const char *text, size_t len, struct pt_statm *out);
-int parse_schedstat(const char *text, size_t len, uint64_t *out);
+int parse_schedstat(const char *text, size_t len, struct pt_schedstat *out);
+int parse_stat_with_blkio(const char *text, size_t len, struct pt_stat *out);
 int parse_nofile_limit(const char *text, size_t len, uint64_t *out);
 int parse_io(const char *text, size_t len, struct pt_io *out);
 int parse_rollup(const char *text, size_t len, struct pt_smaps_rollup *out);
