@@ -144,7 +144,6 @@ struct pt_collector *pt_collector_new(const struct pt_collector_config *config, 
     c->proc_root_fd = fd;
     c->self = pt_pidns_self(fd);
     pt_delayacct_init(&c->delayacct);
-    pt_delayacct_on(&c->delayacct, fd); /* the start line, when it is off */
     c->fd_budget.limit = config->fd_budget;
     pt_procscan_init(&c->scan, fd, c->self);
     c->events.fd = -1;
@@ -612,6 +611,16 @@ double pt_collector_tick(struct pt_collector *c, double now)
     return next;
 }
 
+/* Does a target count the per-thread counts, and so the block-I/O
+ * delay? Without one the sysctl is neither read nor said. */
+static bool counts_blkio_delay(const struct pt_collector *c)
+{
+    for (size_t i = 0; i < c->n_targets; i++)
+        if (c->targets[i].options.collect_ctx_switches)
+            return true;
+    return false;
+}
+
 const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double now)
 {
     if (!c->started)
@@ -623,7 +632,7 @@ const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double 
     double seconds = now - c->interval_start;
     c->interval_start = now;
     follow_events(c); /* a process forked since the last tick is a member of this interval */
-    bool delayacct = pt_delayacct_on(&c->delayacct, c->proc_root_fd);
+    bool delayacct = counts_blkio_delay(c) && pt_delayacct_on(&c->delayacct, c->proc_root_fd);
     for (size_t i = 0; i < c->n_targets; i++)
         pt_target_end_reads(&c->targets[i], now, delayacct);
     follow_exits(c); /* the records of the interval's last moments */

@@ -5,8 +5,9 @@
  * exit records' blkio_delay_total grow only while it is 1, so while it is
  * 0 proc_blkio_delay_seconds is left out, never reported as 0. It can be
  * switched at any time, so it is read at each interval's end (one small
- * read for the whole collector); the first reading that finds it off, and
- * each change, is said in one line. */
+ * read for the whole collector, at the first report and not before, so that
+ * a configuration refused says its error alone); the first reading that
+ * finds it off, and each change, is said in one line. */
 #ifndef PROCTREE_DELAYACCT_H
 #define PROCTREE_DELAYACCT_H
 
