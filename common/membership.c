@@ -26,7 +26,7 @@ static void settle_children(struct pt_target *t, struct pt_member *parent);
 static enum pt_read read_member_counters(struct pt_target *t, struct pt_member *m)
 {
     bool had_io = m->acct.has_io;
-    enum pt_read r = pt_member_read_counters(m, t->proc_root_fd, &t->buf, t->blkio_counted);
+    enum pt_read r = pt_member_read_counters(m, t->proc_root_fd, &t->buf, t->blkio_read);
     pt_ledger_io_changed(&t->ledger, &m->acct, had_io);
     return r;
 }

@@ -235,7 +235,7 @@ void pt_target_sample_pss(struct pt_target *t)
 static void sample_tcounts(struct pt_target *t)
 {
     static const int64_t none[PT_TC_COUNT];
-    unsigned want = pt_target_tcounts_counted(t);
+    unsigned want = pt_target_tcounts_counted(t) | (t->blkio_read ? 1u << PT_TC_BLKIO_DELAY : 0u);
     int64_t ns_per_tick = (int64_t)(1e9 / t->ticks_per_second + 0.5);
     for (size_t i = 0; i < t->n_members; i++) {
         struct pt_member *m = &t->members[i];
@@ -344,7 +344,8 @@ void pt_target_end_reads(struct pt_target *t, double now, bool delayacct)
     double cpu0 = pt_thread_cpu_seconds();
     pt_ledger_next_round(&t->ledger);
     retry_denied(t);
-    t->blkio_counted = delayacct;
+    t->blkio_counted = delayacct && t->blkio_read;
+    t->blkio_read = delayacct;
     poll_members(t); /* the last sample of the interval */
     read_all_counters(t, &t->end_threads);
     if (t->options.collect_pss && t->pss_at_end)

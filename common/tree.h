@@ -98,7 +98,11 @@ struct pt_target {
     double counter_seconds; /* since the counters were last reported */
     bool end_read;          /* pt_target_end_reads() done for this interval: */
     int64_t end_threads, end_fds;
-    bool blkio_counted; /* this interval's end: kernel.task_delayacct was 1 (pt_target_end_reads) */
+    /* kernel.task_delayacct at the interval's ends (pt_target_end_reads):
+     * the block-I/O delay is read while it is 1, and counted only when it
+     * was 1 at the last end too, so the interval it is switched on in is
+     * a base (left out), not a 0 for the waits before the first read. */
+    bool blkio_read, blkio_counted;
     /* Of the live members whose open descriptors and soft limit of them
      * were both read at the interval's end (fd_limit_known): the highest
      * share of its limit one has open, in percent, and the fewest more one
