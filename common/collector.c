@@ -143,7 +143,7 @@ struct pt_collector *pt_collector_new(const struct pt_collector_config *config, 
     c->config.sys_root = c->sys_root;
     c->proc_root_fd = fd;
     c->self = pt_pidns_self(fd);
-    pt_delayacct_init(&c->delayacct);
+    pt_delayacct_init(&c->delayacct, fd);
     c->fd_budget.limit = config->fd_budget;
     pt_procscan_init(&c->scan, fd, c->self);
     c->events.fd = -1;
@@ -632,9 +632,10 @@ const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double 
     double seconds = now - c->interval_start;
     c->interval_start = now;
     follow_events(c); /* a process forked since the last tick is a member of this interval */
-    bool delayacct = counts_blkio_delay(c) && pt_delayacct_on(&c->delayacct, c->proc_root_fd);
+    double blkio_since =
+        counts_blkio_delay(c) && pt_delayacct_on(&c->delayacct, c->proc_root_fd, now) ? c->delayacct.since : NAN;
     for (size_t i = 0; i < c->n_targets; i++)
-        pt_target_end_reads(&c->targets[i], now, delayacct);
+        pt_target_end_reads(&c->targets[i], now, blkio_since);
     follow_exits(c); /* the records of the interval's last moments */
     c->said_exit_loss = false;
     for (size_t i = 0; i < c->n_targets; i++) {

@@ -34,7 +34,7 @@ static enum pt_read read_member_counters(struct pt_target *t, struct pt_member *
 unsigned pt_target_tcounts_counted(const struct pt_target *t)
 {
     return (t->options.collect_ctx_switches ? PT_TC_SWITCHES : 0u) | 1u << PT_TC_RUN_DELAY |
-           (t->blkio_counted ? 1u << PT_TC_BLKIO_DELAY : 0u);
+           (t->blkio_read ? 1u << PT_TC_BLKIO_DELAY : 0u);
 }
 
 /* Each count of m since its last read, now that its live threads sum to
@@ -75,6 +75,11 @@ static double monotonic_of_boot(double boot)
     return boot - ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - pt_now());
 }
 
+double pt_member_started_by(const struct pt_target *t, const struct pt_member *m)
+{
+    return monotonic_of_boot((double)m->starttime / t->ticks_per_second);
+}
+
 /* m has left, reaped by reaper (a live member) or outside the tree (NULL):
  * keep what settling it from its exit records needs (exits.c). */
 static void depart(struct pt_target *t, const struct pt_member *m, const struct pt_member *reaper)
@@ -107,6 +112,10 @@ static void depart(struct pt_target *t, const struct pt_member *m, const struct 
         if (m->tc_known & (1u << k))
             d->tc_base[k] = m->tc[k] > m->tc_exited[k] ? m->tc[k] - m->tc_exited[k] : 0;
     pt_pidmap_put(&t->departure_index, m->pid, (uint32_t)t->n_departures++);
+    double started = pt_member_started_by(t, m);
+    if (!t->departed_any || started < t->departed_first_start)
+        t->departed_first_start = started;
+    t->departed_any = true;
 }
 
 /* The member is gone, reaped by reaper (a member: its counters carry, or

@@ -54,8 +54,11 @@ void pt_target_follow_name(struct pt_target *t, struct pt_member *m);
 int32_t pt_target_group_of(struct pt_target *t, const char *comm, pid_t parent);
 /* The per-thread counts the target counts now (enum pt_tcount bits): the
  * switches unless --no-ctx-switches, the run-queue delay, the block-I/O
- * delay while kernel.task_delayacct is 1. */
+ * delay while kernel.task_delayacct was 1 at the last end (blkio_read). */
 unsigned pt_target_tcounts_counted(const struct pt_target *t);
+/* When m started, on pt_now's clock, to a clock tick's lower bound: it
+ * started after whatever this is after. */
+double pt_member_started_by(const struct pt_target *t, const struct pt_member *m);
 /* The per-thread counts of m read now (read: enum pt_tcount bits), its
  * live threads summing to now: their growth since its last read is the
  * tree's, and now is the base of the next. */

@@ -1,5 +1,6 @@
 #include "sampling.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "membership.h"
@@ -235,7 +236,7 @@ void pt_target_sample_pss(struct pt_target *t)
 static void sample_tcounts(struct pt_target *t)
 {
     static const int64_t none[PT_TC_COUNT];
-    unsigned want = pt_target_tcounts_counted(t) | (t->blkio_read ? 1u << PT_TC_BLKIO_DELAY : 0u);
+    unsigned want = pt_target_tcounts_counted(t);
     int64_t ns_per_tick = (int64_t)(1e9 / t->ticks_per_second + 0.5);
     for (size_t i = 0; i < t->n_members; i++) {
         struct pt_member *m = &t->members[i];
@@ -339,18 +340,32 @@ static void retry_denied(struct pt_target *t)
         pt_member_forget_denials(&t->members[i]);
 }
 
-void pt_target_end_reads(struct pt_target *t, double now, bool delayacct)
+/* Did every process of the interval start after since (pt_now's clock)?
+ * Its live members now, and those that left since the last end. */
+static bool all_started_after(const struct pt_target *t, double since)
+{
+    if (t->departed_any && t->departed_first_start <= since)
+        return false;
+    for (size_t i = 0; i < t->n_members; i++)
+        if (!t->members[i].gone && pt_member_started_by(t, &t->members[i]) <= since)
+            return false;
+    return true;
+}
+
+void pt_target_end_reads(struct pt_target *t, double now, double blkio_since)
 {
     double cpu0 = pt_thread_cpu_seconds();
     pt_ledger_next_round(&t->ledger);
     retry_denied(t);
-    t->blkio_counted = delayacct && t->blkio_read;
+    bool was_read = t->blkio_read, delayacct = !isnan(blkio_since);
     t->blkio_read = delayacct;
     poll_members(t); /* the last sample of the interval */
     read_all_counters(t, &t->end_threads);
     if (t->options.collect_pss && t->pss_at_end)
         sample_smaps(t);
     sample_tcounts(t);
+    t->blkio_shown = was_read && delayacct && all_started_after(t, blkio_since);
+    t->departed_any = false;
     t->fd_limit_known = false;
     t->end_fds = t->options.collect_fds ? count_fds(t, now) : -1;
     pt_target_compact(t);

@@ -16,10 +16,12 @@ void pt_target_sample_pss(struct pt_target *t);
  * and descriptors; the exit records that follow them are drained before
  * pt_target_end_interval (their CPU is shared out of the folds these
  * reads show: exits.c). now is the collector's clock (pt_collector_tick's),
- * for what is read only once in a while: the descriptor limits;
- * delayacct, whether kernel.task_delayacct is 1 now (the block-I/O delay
- * is counted then only). */
-void pt_target_end_reads(struct pt_target *t, double now, bool delayacct);
+ * for what is read only once in a while: the descriptor limits.
+ * blkio_since is NAN while kernel.task_delayacct is 0; else the kernel
+ * counts the block-I/O waits of the processes started after it (same
+ * clock; -INFINITY: all, since boot), and the delay is read and shown as
+ * struct pt_target's blkio_read and blkio_shown say. */
+void pt_target_end_reads(struct pt_target *t, double now, double blkio_since);
 /* The breakdown by thread name: every live member's threads, read now,
  * credited by name (membership.h). */
 void pt_target_read_threads(struct pt_target *t);

@@ -1,5 +1,6 @@
 #include "target.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,13 @@ static bool has_restarts(const struct pt_target *t)
     }
 }
 
+/* The per-thread counts shown: the block-I/O delay only when the kernel
+ * counted it for the whole interval and tree (blkio_shown). */
+static unsigned tcounts_shown(const struct pt_target *t)
+{
+    return t->blkio_shown ? PT_TC_ALL : PT_TC_ALL & ~(1u << PT_TC_BLKIO_DELAY);
+}
+
 /* The tree's line: its amounts, named as the catalog sets metrics from
  * them (catalog.h, lines.h). */
 static void fill_report(struct pt_target *t, double seconds, int64_t processes, int64_t threads, int64_t fds,
@@ -131,7 +139,7 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
     line.io_seen = t->ledger.io_seen;
     line.stat_seen = t->ledger.stat_seen;
     counter_deltas(t, line.delta);
-    put_live(&line, t->ledger.tc, t->ledger.tc_seen, fds, processes, threads);
+    put_live(&line, t->ledger.tc, t->ledger.tc_seen & tcounts_shown(t), fds, processes, threads);
     put_states_and_age(t, &line);
     if (t->fd_limit_known) {
         pt_line_put(&line, PT_A_FDS_LIMIT_PERCENT, t->fd_limit_worst_percent);
@@ -221,7 +229,7 @@ static void fill_group_reports(struct pt_target *t, double seconds, const struct
         line.stat_seen = g->stat_seen;
         line.cgroup = pt_target_cgroup_values(t, g->name);
         pt_ledger_group_deltas(&t->ledger, i, keep_base, line.delta);
-        put_live(&line, g->tc, g->tc_seen, g->fds_seen ? g->fds : -1, g->processes, g->threads);
+        put_live(&line, g->tc, g->tc_seen & tcounts_shown(t), g->fds_seen ? g->fds : -1, g->processes, g->threads);
         struct pt_group_report *r = &t->group_reports[t->n_group_reports++];
         r->name = g->name;
         pt_line_report(&line, units, &r->report);
@@ -264,7 +272,7 @@ void pt_target_charge(struct pt_target *t, double cpu_seconds)
 void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report)
 {
     if (!t->end_read)
-        pt_target_end_reads(t, pt_now(), false); /* a caller without a collector: its clock, no delayacct */
+        pt_target_end_reads(t, pt_now(), NAN); /* a caller without a collector: its clock, no delayacct */
     t->end_read = false;
     double cpu0 = pt_thread_cpu_seconds();
     int64_t threads = t->end_threads, fds = t->end_fds;

@@ -98,11 +98,15 @@ struct pt_target {
     double counter_seconds; /* since the counters were last reported */
     bool end_read;          /* pt_target_end_reads() done for this interval: */
     int64_t end_threads, end_fds;
-    /* kernel.task_delayacct at the interval's ends (pt_target_end_reads):
-     * the block-I/O delay is read while it is 1, and counted only when it
-     * was 1 at the last end too, so the interval it is switched on in is
-     * a base (left out), not a 0 for the waits before the first read. */
-    bool blkio_read, blkio_counted;
+    /* The block-I/O delay is read and credited while kernel.task_delayacct
+     * was 1 at the last interval's end (blkio_read), and shown only when
+     * it was 1 at both ends and the kernel counted every process of the
+     * interval, each started after it was switched on (pt_delayacct's
+     * since): the interval it is switched on in is a base, and a tree
+     * with older processes is left out, never an undercount. */
+    bool blkio_read, blkio_shown;
+    bool departed_any;           /* since the last end, with the earliest start */
+    double departed_first_start; /* among them (pt_now's clock) */
     /* Of the live members whose open descriptors and soft limit of them
      * were both read at the interval's end (fd_limit_known): the highest
      * share of its limit one has open, in percent, and the fewest more one

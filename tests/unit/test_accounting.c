@@ -1347,13 +1347,24 @@ START_TEST(run_queue_delay_of_processes_and_threads)
 }
 END_TEST
 
+/* A starttime (clock ticks after boot) that many seconds from now: later
+ * than any reading of the sysctl a test's collector makes, whichever
+ * clock the test gives it (its own from 0, or pt_now()'s at its making). */
+static uint64_t ticks_after_boot_from_now(double seconds)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_BOOTTIME, &ts);
+    return (uint64_t)(((double)ts.tv_sec + seconds) * (double)sysconf(_SC_CLK_TCK));
+}
+
 /* The block-I/O delay: stat's field 42 (clock ticks), only while
  * kernel.task_delayacct is 1, read at each interval's end; absent while
  * it is 0 or missing, and in the interval it is switched on in. */
 START_TEST(blkio_delay_only_with_delayacct)
 {
     double tick = 1.0 / (double)sysconf(_SC_CLK_TCK);
-    struct fx_proc r = proc(100, 1, 10, 0, 10, NULL);
+    /* started after the switch is seen: the kernel counts all of its waits */
+    struct fx_proc r = proc(100, 1, ticks_after_boot_from_now(1000), 0, 10, NULL);
     r.blkio_ticks = 40;
     put_status(100, 1, 1);
     watch_app(&r, NULL); /* no sys/kernel/task_delayacct */
@@ -1384,6 +1395,50 @@ START_TEST(blkio_delay_only_with_delayacct)
     fx_put_proc(root, &r);
     b = pt_collector_end_interval(c, 7.0);
     ck_assert_double_eq_tol(fvalue(b, 0, PT_M_PROC_BLKIO_DELAY_SECONDS), 3 * tick, 1e-9);
+}
+END_TEST
+
+/* A tree with a process started before the switch was seen: the kernel
+ * does not count that process's waits (its record of them is made at
+ * fork), so the tree's delay is left out, however long it runs; with
+ * delayacct on the kernel command line every task is counted. */
+START_TEST(blkio_delay_left_out_for_a_tree_older_than_the_switch)
+{
+    double tick = 1.0 / (double)sysconf(_SC_CLK_TCK);
+    struct fx_proc r = proc(100, 1, ticks_after_boot_from_now(1000), 0, 10, "101");
+    struct fx_proc old = proc(101, 100, 10, 0, 10, NULL);
+    old.blkio_ticks = 5;
+    put_status(100, 1, 1);
+    put_status(101, 1, 1);
+    fx_write(root, "sys/kernel/task_delayacct", "1\n", -1);
+    watch_app(&r, &old, NULL);
+    for (int i = 1; i <= 3; i++) {
+        old.blkio_ticks += 4;
+        fx_put_proc(root, &old);
+        const struct pt_batch *b = pt_collector_end_interval(c, (double)i);
+        ck_assert(!value(b, 0, PT_M_PROC_BLKIO_DELAY_SECONDS)->present);
+        ck_assert(value(b, 0, PT_M_PROC_CTX_SWITCHES_VOLUNTARY)->present);
+    }
+    pt_collector_free(c);
+    fx_write(root, "cmdline", "BOOT_IMAGE=/vmlinuz root=/dev/vda delayacct quiet\n", -1);
+    c = collector_for(root);
+    add_pid_target("app", 100);
+    pt_collector_tick(c, 0.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.0); /* the base */
+    ck_assert(!value(b, 0, PT_M_PROC_BLKIO_DELAY_SECONDS)->present);
+    old.blkio_ticks += 6;
+    fx_put_proc(root, &old);
+    b = pt_collector_end_interval(c, 2.0);
+    ck_assert_double_eq_tol(fvalue(b, 0, PT_M_PROC_BLKIO_DELAY_SECONDS), 6 * tick, 1e-9);
+    /* a word that only contains it is not the option */
+    pt_collector_free(c);
+    fx_write(root, "cmdline", "nodelayacct delayacct=0\n", -1);
+    c = collector_for(root);
+    add_pid_target("app", 100);
+    pt_collector_tick(c, 0.0);
+    pt_collector_end_interval(c, 1.0);
+    b = pt_collector_end_interval(c, 2.0);
+    ck_assert(!value(b, 0, PT_M_PROC_BLKIO_DELAY_SECONDS)->present);
 }
 END_TEST
 
@@ -1821,6 +1876,7 @@ int main(void)
     tcase_add_test(tc, threads_are_kept_while_they_live);
     tcase_add_test(tc, run_queue_delay_of_processes_and_threads);
     tcase_add_test(tc, blkio_delay_only_with_delayacct);
+    tcase_add_test(tc, blkio_delay_left_out_for_a_tree_older_than_the_switch);
     tcase_add_test(tc, status_read_only_after_a_switch_in);
     tcase_add_test(tc, huge_memory_and_thread_sums_saturate);
     tcase_add_test(tc, huge_counters_saturate);
