@@ -611,16 +611,6 @@ double pt_collector_tick(struct pt_collector *c, double now)
     return next;
 }
 
-/* Does a target count the per-thread counts, and so the block-I/O
- * delay? Without one the sysctl is neither read nor said. */
-static bool counts_blkio_delay(const struct pt_collector *c)
-{
-    for (size_t i = 0; i < c->n_targets; i++)
-        if (c->targets[i].options.collect_ctx_switches)
-            return true;
-    return false;
-}
-
 const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double now)
 {
     if (!c->started)
@@ -632,8 +622,7 @@ const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double 
     double seconds = now - c->interval_start;
     c->interval_start = now;
     follow_events(c); /* a process forked since the last tick is a member of this interval */
-    double blkio_since =
-        counts_blkio_delay(c) && pt_delayacct_on(&c->delayacct, c->proc_root_fd, now) ? c->delayacct.since : NAN;
+    double blkio_since = pt_delayacct_on(&c->delayacct, c->proc_root_fd, now) ? c->delayacct.since : NAN;
     for (size_t i = 0; i < c->n_targets; i++)
         pt_target_end_reads(&c->targets[i], now, blkio_since);
     follow_exits(c); /* the records of the interval's last moments */

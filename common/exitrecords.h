@@ -43,8 +43,8 @@ struct pt_exitrecord {
     int64_t nvcsw, nivcsw;  /* the thread's voluntary and involuntary switches */
     /* Nanoseconds it was runnable waiting for a CPU (cpu_delay_total, its
      * sched_info.run_delay, kept whether or not delay accounting is on) and
-     * waiting for block I/O (blkio_delay_total, counted while
-     * kernel.task_delayacct is 1) */
+     * waiting for block I/O (blkio_delay_total, counted only for a task
+     * forked while kernel.task_delayacct was 1: delayacct.h) */
     int64_t cpu_delay_ns, blkio_delay_ns;
     int64_t rss_peak_kb; /* peak resident memory of the process's address space */
     int64_t elapsed_us;  /* the thread's life, from its start to its exit */
