@@ -80,6 +80,16 @@ static int64_t ivalue(const struct pt_batch *b, size_t target, enum pt_metric_id
 
 /* Write the processes (the first is the root), watch the root as target
  * "app" and take the first tick: discovery and the first sample. */
+/* A new collector on the fixture as it is, with target "app" on pid
+ * (the collector made before, if any, freed). */
+static void watch_pid(pid_t pid)
+{
+    pt_collector_free(c);
+    c = collector_for(root);
+    add_pid_target("app", pid);
+    pt_collector_tick(c, 0.0);
+}
+
 static void watch_app(const struct fx_proc *first, ...)
 {
     va_list ap;
@@ -87,9 +97,7 @@ static void watch_app(const struct fx_proc *first, ...)
     for (const struct fx_proc *p = first; p; p = va_arg(ap, const struct fx_proc *))
         fx_put_proc(root, p);
     va_end(ap);
-    c = collector_for(root);
-    add_pid_target("app", first->pid);
-    pt_collector_tick(c, 0.0);
+    watch_pid(first->pid);
 }
 
 /* A process with I/O counter rchar and the given memory. */
@@ -1337,10 +1345,7 @@ START_TEST(run_queue_delay_of_processes_and_threads)
         snprintf(path, sizeof(path), "%s/%s", root, rel[i]);
         ck_assert_int_eq(unlink(path), 0);
     }
-    pt_collector_free(c);
-    c = collector_for(root);
-    add_pid_target("app", 100);
-    pt_collector_tick(c, 0.0);
+    watch_pid(100);
     b = pt_collector_end_interval(c, 1.0);
     ck_assert(!value(b, 0, PT_M_PROC_CPU_DELAY_SECONDS)->present);
     ck_assert(value(b, 0, PT_M_PROC_CTX_SWITCHES_VOLUNTARY)->present);
@@ -1419,11 +1424,8 @@ START_TEST(blkio_delay_left_out_for_a_tree_older_than_the_switch)
         ck_assert(!value(b, 0, PT_M_PROC_BLKIO_DELAY_SECONDS)->present);
         ck_assert(value(b, 0, PT_M_PROC_CTX_SWITCHES_VOLUNTARY)->present);
     }
-    pt_collector_free(c);
     fx_write(root, "cmdline", "BOOT_IMAGE=/vmlinuz root=/dev/vda delayacct quiet\n", -1);
-    c = collector_for(root);
-    add_pid_target("app", 100);
-    pt_collector_tick(c, 0.0);
+    watch_pid(100);
     const struct pt_batch *b = pt_collector_end_interval(c, 1.0); /* the base */
     ck_assert(!value(b, 0, PT_M_PROC_BLKIO_DELAY_SECONDS)->present);
     old.blkio_ticks += 6;
@@ -1431,11 +1433,8 @@ START_TEST(blkio_delay_left_out_for_a_tree_older_than_the_switch)
     b = pt_collector_end_interval(c, 2.0);
     ck_assert_double_eq_tol(fvalue(b, 0, PT_M_PROC_BLKIO_DELAY_SECONDS), 6 * tick, 1e-9);
     /* a word that only contains it is not the option */
-    pt_collector_free(c);
     fx_write(root, "cmdline", "nodelayacct delayacct=0\n", -1);
-    c = collector_for(root);
-    add_pid_target("app", 100);
-    pt_collector_tick(c, 0.0);
+    watch_pid(100);
     pt_collector_end_interval(c, 1.0);
     b = pt_collector_end_interval(c, 2.0);
     ck_assert(!value(b, 0, PT_M_PROC_BLKIO_DELAY_SECONDS)->present);
