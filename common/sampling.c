@@ -1,9 +1,11 @@
 #include "sampling.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "membership.h"
+#include "ratelimit.h"
 #include "saturate.h"
 #include "targetcg.h"
 
@@ -119,8 +121,11 @@ static void read_all_counters(struct pt_target *t, int64_t *threads)
  *     buffers, the workers it forked), with its own statm unchanged;
  *   - a member whose read takes longer than the budget (a large process,
  *     stalled while it is read) is read at every 2nd, 4th, ... sample (up
- *     to every 64th); a fast read brings it back to every sample. */
+ *     to every 64th); a fast read brings it back to every sample. Saying
+ *     so is rate-limited to once in 10 minutes per target: a member can
+ *     go slow and fast again many times. */
 #define PT_SMAPS_MAX_PERIOD 64
+#define PT_SMAPS_SLOW_SAID_PERIOD 600
 #define PT_SMAPS_IDLE_PERIOD 10
 
 static bool same_statm(const struct pt_statm *a, const struct pt_statm *b)
@@ -177,9 +182,15 @@ static void smaps_timed(struct pt_target *t, struct pt_member *m)
     uint32_t before = m->smaps_period ? m->smaps_period : 1;
     m->smaps_period = before * 2 > PT_SMAPS_MAX_PERIOD ? PT_SMAPS_MAX_PERIOD : before * 2;
     m->smaps_wait = m->smaps_period - 1;
-    if (before == 1)
-        pt_target_logf(t, PT_LOG_INFO, "smaps_rollup of pid %d took %.1f ms; reading it less often", (int)m->pid,
-                       took * 1e3);
+    unsigned held;
+    if (before == 1 && pt_ratelimit_pass(&t->smaps_slow_said, pt_now(), PT_SMAPS_SLOW_SAID_PERIOD, &held)) {
+        char more[96] = "";
+        if (held)
+            snprintf(more, sizeof(more), " (and %u more times, other pids or again, in the last %d minutes)", held,
+                     PT_SMAPS_SLOW_SAID_PERIOD / 60);
+        pt_target_logf(t, PT_LOG_INFO, "smaps_rollup of pid %d took %.1f ms; reading it less often%s", (int)m->pid,
+                       took * 1e3, more);
+    }
 }
 
 static void sample_smaps(struct pt_target *t)

@@ -23,6 +23,7 @@
 #include "pidfile.h"
 #include "pidmap.h"
 #include "quantities.h"
+#include "ratelimit.h"
 #include "report.h"
 #include "selector.h"
 
@@ -92,7 +93,8 @@ struct pt_target {
     /* this interval */
     struct pt_extrema gauges[PT_G_COUNT];
     int64_t samples, vanished, started, exited, pss_stale;
-    int64_t restarts; /* the root replaced (pt_target_has_restarts) */
+    struct pt_ratelimit smaps_slow_said; /* "smaps_rollup of pid N took ..." (sampling.c) */
+    int64_t restarts;                    /* the root replaced (pt_target_has_restarts) */
     double cpu_seconds;
     unsigned short_of_fds;  /* enum pt_short bits of this interval */
     double counter_seconds; /* since the counters were last reported */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "collector.h"
+#include "ratelimit.h"
 #include "fdbudget.h"
 #include "fixture.h"
 #include "matcher.h"
@@ -774,6 +775,51 @@ START_TEST(slow_smaps_read_less_often)
         ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PSS_MAX), expected_pss[close] * 1024);
         ck_assert_int_eq(ivalue(b, 0, PT_M_COLLECTOR_PSS_STALE), expected_stale[close]);
     }
+}
+END_TEST
+
+static int slow_lines;
+
+static void count_slow_lines(enum pt_log_level level, const char *line, void *arg)
+{
+    (void)level, (void)arg;
+    slow_lines += strstr(line, "smaps_rollup of pid") != NULL;
+}
+
+/* Three members slow at once say it once, not three times: the line is
+ * rate-limited per target (ratelimit.h), whose own rule is checked here
+ * with a clock of the test's. */
+START_TEST(slow_smaps_said_once_in_a_while)
+{
+    struct pt_ratelimit rl = {0};
+    unsigned held = 99;
+    ck_assert(pt_ratelimit_pass(&rl, 0.0, 600, &held));
+    ck_assert_uint_eq(held, 0);
+    ck_assert(!pt_ratelimit_pass(&rl, 1.0, 600, &held));
+    ck_assert(!pt_ratelimit_pass(&rl, 599.9, 600, &held));
+    ck_assert(pt_ratelimit_pass(&rl, 600.0, 600, &held));
+    ck_assert_uint_eq(held, 2);
+    ck_assert(!pt_ratelimit_pass(&rl, 601.0, 600, &held));
+
+    struct fx_proc r = proc(100, 1, 10, 0, 10, "101 102");
+    struct fx_proc k1 = proc(101, 100, 11, 0, 10, NULL), k2 = proc(102, 100, 12, 0, 10, NULL);
+    fx_put_proc(root, &r);
+    fx_put_proc(root, &k1);
+    fx_put_proc(root, &k2);
+    c = collector_for(root);
+    struct pt_selector sel = {.kind = PT_SELECT_PID, .pid = 100};
+    struct pt_target_options opt;
+    pt_target_options_init(&opt);
+    opt.pss_budget = 1e-12;
+    char err[256];
+    ck_assert_int_eq(pt_collector_add_target(c, "app", &sel, &opt, err, sizeof(err)), 0);
+    slow_lines = 0;
+    pt_log_set_sink(count_slow_lines, NULL);
+    pt_collector_tick(c, 0.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.0);
+    pt_log_set_sink(NULL, NULL);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 3);
+    ck_assert_int_eq(slow_lines, 1);
 }
 END_TEST
 
@@ -1855,6 +1901,7 @@ int main(void)
     tcase_add_test(tc, pidfile_restart_with_the_same_pid);
     tcase_add_test(tc, unreadable_member_is_skipped_not_dropped);
     tcase_add_test(tc, slow_smaps_read_less_often);
+    tcase_add_test(tc, slow_smaps_said_once_in_a_while);
     tcase_add_test(tc, idle_smaps_read_less_often);
     tcase_add_test(tc, shared_pss_follows_the_tree);
     tcase_add_test(tc, exec_rereads_pss);

@@ -1,0 +1,25 @@
+/* ratelimit: a line that can come back, said at most once a period.
+ *
+ * A condition that comes and goes (a member's smaps_rollup slow, then
+ * fast again, then slow) would otherwise fill the log the host agent
+ * shares with its other plugins: seen, 16 such lines in 9 minutes of one
+ * Telegraf's log. The first time the line is said at once; the next ones
+ * within the period are held back and counted, and the next line said
+ * tells how many were. A zeroed struct is ready: nothing said yet. */
+#ifndef PROCTREE_RATELIMIT_H
+#define PROCTREE_RATELIMIT_H
+
+#include <stdbool.h>
+
+struct pt_ratelimit {
+    bool said;     /* a line was said, at next - period */
+    double next;   /* from then on the next one may be (the caller's clock) */
+    unsigned held; /* lines held back since the last said */
+};
+
+/* May the line be said at now? If so, *held is how many were held back
+ * since the last one said (to be said with it), and the period restarts;
+ * if not, it is counted. */
+bool pt_ratelimit_pass(struct pt_ratelimit *r, double now, double period, unsigned *held);
+
+#endif
