@@ -751,19 +751,26 @@ START_TEST(exec_rereads_pss)
 }
 END_TEST
 
+/* Target "app" on pid, with a smaps_rollup budget no read can meet, not
+ * yet ticked. */
+static void watch_pid_with_no_pss_budget(pid_t pid)
+{
+    c = collector_for(root);
+    struct pt_selector sel = {.kind = PT_SELECT_PID, .pid = pid};
+    struct pt_target_options opt;
+    pt_target_options_init(&opt);
+    opt.pss_budget = 1e-12;
+    char err[256];
+    ck_assert_int_eq(pt_collector_add_target(c, "app", &sel, &opt, err, sizeof(err)), 0);
+}
+
 /* The smaps_rollup cost guard: with a budget no read can meet, a member
  * is read at closes 1, 3, 7, ... and its last values stand in between. */
 START_TEST(slow_smaps_read_less_often)
 {
     struct fx_proc r = proc(100, 1, 10, 0, 10, NULL);
     fx_put_proc(root, &r);
-    c = collector_for(root);
-    struct pt_selector sel = {.kind = PT_SELECT_PID, .pid = 100};
-    struct pt_target_options opt;
-    pt_target_options_init(&opt);
-    opt.pss_budget = 1e-12;
-    char err[256];
-    ck_assert_int_eq(pt_collector_add_target(c, "app", &sel, &opt, err, sizeof(err)), 0);
+    watch_pid_with_no_pss_budget(100);
     pt_collector_tick(c, 0.0);
     int64_t expected_pss[] = {10, 10, 30, 30, 30, 30, 70};
     int64_t expected_stale[] = {0, 1, 0, 1, 1, 1, 0};
@@ -806,13 +813,7 @@ START_TEST(slow_smaps_said_once_in_a_while)
     fx_put_proc(root, &r);
     fx_put_proc(root, &k1);
     fx_put_proc(root, &k2);
-    c = collector_for(root);
-    struct pt_selector sel = {.kind = PT_SELECT_PID, .pid = 100};
-    struct pt_target_options opt;
-    pt_target_options_init(&opt);
-    opt.pss_budget = 1e-12;
-    char err[256];
-    ck_assert_int_eq(pt_collector_add_target(c, "app", &sel, &opt, err, sizeof(err)), 0);
+    watch_pid_with_no_pss_budget(100);
     slow_lines = 0;
     pt_log_set_sink(count_slow_lines, NULL);
     pt_collector_tick(c, 0.0);
