@@ -75,9 +75,9 @@ static double monotonic_of_boot(double boot)
     return boot - ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - pt_now());
 }
 
-double pt_member_started_by(const struct pt_target *t, const struct pt_member *m)
+double pt_target_start_time(const struct pt_target *t, uint64_t starttime)
 {
-    return monotonic_of_boot((double)m->starttime / t->ticks_per_second);
+    return monotonic_of_boot((double)starttime / t->ticks_per_second);
 }
 
 /* m has left, reaped by reaper (a live member) or outside the tree (NULL):
@@ -112,9 +112,8 @@ static void depart(struct pt_target *t, const struct pt_member *m, const struct 
         if (m->tc_known & (1u << k))
             d->tc_base[k] = m->tc[k] > m->tc_exited[k] ? m->tc[k] - m->tc_exited[k] : 0;
     pt_pidmap_put(&t->departure_index, m->pid, (uint32_t)t->n_departures++);
-    double started = pt_member_started_by(t, m);
-    if (!t->departed_any || started < t->departed_first_start)
-        t->departed_first_start = started;
+    if (!t->departed_any || m->starttime < t->departed_first_starttime)
+        t->departed_first_starttime = m->starttime;
     t->departed_any = true;
 }
 

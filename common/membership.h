@@ -56,9 +56,9 @@ int32_t pt_target_group_of(struct pt_target *t, const char *comm, pid_t parent);
  * switches unless --no-ctx-switches, the run-queue delay, the block-I/O
  * delay while kernel.task_delayacct was 1 at the last end (blkio_read). */
 unsigned pt_target_tcounts_counted(const struct pt_target *t);
-/* When m started, on pt_now's clock, to a clock tick's lower bound: it
- * started after whatever this is after. */
-double pt_member_started_by(const struct pt_target *t, const struct pt_member *m);
+/* A starttime (clock ticks after boot) on pt_now's clock, to a tick's
+ * lower bound: the process started after whatever this is after. */
+double pt_target_start_time(const struct pt_target *t, uint64_t starttime);
 /* The per-thread counts of m read now (read: enum pt_tcount bits), its
  * live threads summing to now: their growth since its last read is the
  * tree's, and now is the base of the next. */

@@ -352,15 +352,20 @@ static void retry_denied(struct pt_target *t)
 }
 
 /* Did every process of the interval start after since (pt_now's clock)?
- * Its live members now, and those that left since the last end. */
+ * Its live members now, and those that left since the last end: the
+ * earliest of their starttimes decides. */
 static bool all_started_after(const struct pt_target *t, double since)
 {
-    if (t->departed_any && t->departed_first_start <= since)
-        return false;
-    for (size_t i = 0; i < t->n_members; i++)
-        if (!t->members[i].gone && pt_member_started_by(t, &t->members[i]) <= since)
-            return false;
-    return true;
+    bool any = t->departed_any;
+    uint64_t first = t->departed_first_starttime;
+    for (size_t i = 0; i < t->n_members; i++) {
+        const struct pt_member *m = &t->members[i];
+        if (!m->gone && (!any || m->starttime < first)) {
+            first = m->starttime;
+            any = true;
+        }
+    }
+    return !any || pt_target_start_time(t, first) > since;
 }
 
 void pt_target_end_reads(struct pt_target *t, double now, double blkio_since)

@@ -107,8 +107,8 @@ struct pt_target {
      * since): the interval it is switched on in is a base, and a tree
      * with older processes is left out, never an undercount. */
     bool blkio_read, blkio_shown;
-    bool departed_any;           /* since the last end, with the earliest start */
-    double departed_first_start; /* among them (pt_now's clock) */
+    bool departed_any;                 /* members left since the last end, */
+    uint64_t departed_first_starttime; /* the earliest started of them */
     /* Of the live members whose open descriptors and soft limit of them
      * were both read at the interval's end (fd_limit_known): the highest
      * share of its limit one has open, in percent, and the fewest more one
