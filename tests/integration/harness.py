@@ -804,6 +804,14 @@ def mem_used_bytes():
     return info["MemTotal"] - info["MemAvailable"]
 
 
+def write_pidfile(path, pid):
+    """Replace the pidfile atomically, as a service manager does (no half-written pid)."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(f"{pid}\n")
+    os.rename(tmp, path)
+
+
 # ---------------------------------------------------------------- workloads
 
 class Workload:

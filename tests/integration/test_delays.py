@@ -196,13 +196,6 @@ def write_sysctl(value):
         f.write(value)
 
 
-def write_pidfile(path, pid):
-    """A new file renamed over the old, as a service manager writes it."""
-    with open(path + ".new", "w") as f:
-        f.write(f"{pid}\n")
-    os.rename(path + ".new", path)
-
-
 def written_bytes(pid):
     with open(f"/proc/{pid}/io") as f:
         return int(next(line for line in f if line.startswith("write_bytes:")).split()[1])
@@ -260,12 +253,12 @@ class BlockIoDelay(Bracketed):
         with h.Execd(["--pidfile", pidfile, "--name", "new"]) as execd:
             report_execd(execd, lambda: None, 1)  # its collector made: the sysctl read
             tree, pids = self.writer()  # forked after that
-            write_pidfile(pidfile, tree.pid)
-            deadline = time.monotonic() + h.START_TIMEOUT
-            while time.monotonic() < deadline and \
-                    (report_execd(execd, lambda: None, 1) and field_of(execd, "new", "proc_processes")[-1]) != len(pids):
-                pass
-            self.assertEqual(field_of(execd, "new", "proc_processes")[-1], len(pids), execd.describe())
+            h.write_pidfile(pidfile, tree.pid)
+
+            def joined():
+                report_execd(execd, lambda: None, 1)
+                return field_of(execd, "new", "proc_processes")[-1] == len(pids)
+            h.wait_until(joined, h.START_TIMEOUT, "the writer's tree in proctree-execd's line")
             skip = execd.batch_count() + 1  # the line it joins in starts from its first read
             marks = report_execd(execd, lambda: blkio_ticks(pids), 1 + ROUNDS)
             values = field_of(execd, "new", "proc_blkio_delay_seconds")[skip:]

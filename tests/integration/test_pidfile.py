@@ -52,14 +52,6 @@ def peak_resident_bytes(pid):
     raise AssertionError(f"no VmHWM in /proc/{pid}/status")
 
 
-def write_pidfile(path, pid):
-    """Replace the pidfile atomically, as a service manager does (no half-written pid)."""
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(f"{pid}\n")
-    os.rename(tmp, path)
-
-
 class PidfileTest(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory(prefix="proctree-pidfile-")
@@ -79,7 +71,7 @@ class PidfileTest(unittest.TestCase):
 
     def test_target_goes_and_comes_back(self):
         first = self.sleeper()
-        write_pidfile(self.pidfile, first.pid)
+        h.write_pidfile(self.pidfile, first.pid)
         execd = self.start_execd()
 
         # Present: default name is the pidfile's base name without ".pid".
@@ -108,7 +100,7 @@ class PidfileTest(unittest.TestCase):
         # Back: a new process in the pidfile is found within a couple of ticks.
         second = self.sleeper()
         written = time.monotonic()
-        write_pidfile(self.pidfile, second.pid)
+        h.write_pidfile(self.pidfile, second.pid)
         self.wait_batch(execd, present=True, timeout=COMEBACK_LIMIT)
         elapsed = time.monotonic() - written
         line = self.last_line(execd)
@@ -123,7 +115,7 @@ class PidfileTest(unittest.TestCase):
 
     def test_fifo_pidfile_neither_hangs_nor_blocks_sigterm(self):
         sleeper = self.sleeper()
-        write_pidfile(self.pidfile, sleeper.pid)
+        h.write_pidfile(self.pidfile, sleeper.pid)
         execd = self.start_execd()
         self.wait_batch(execd, present=True)
 
