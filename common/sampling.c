@@ -375,7 +375,8 @@ void pt_target_end_reads(struct pt_target *t, double now, double blkio_since)
     retry_denied(t);
     bool was_read = t->blkio_read, delayacct = !isnan(blkio_since);
     t->blkio_read = delayacct;
-    poll_members(t); /* the last sample of the interval */
+    poll_members(t);           /* the last sample of the interval, */
+    pt_target_cgroups_poll(t); /* its cgroups' too: an interval with no poll before has this one */
     read_all_counters(t, &t->end_threads);
     if (t->options.collect_pss && t->pss_at_end)
         sample_smaps(t);
