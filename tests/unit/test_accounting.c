@@ -1767,6 +1767,12 @@ START_TEST(cgroup_metrics_on_lines)
     ck_assert(!value(bt, 0, PT_M_CGROUP_PRESSURE_CPU_SOME_SECONDS)->present); /* no cpu.pressure: left out */
     ck_assert(!value(bt, 1, PT_M_CGROUP_CPU_USER_SECONDS)->present);          /* switched off */
     ck_assert_int_eq(ivalue(bt, 1, PT_M_PROC_PROCESSES), 2);
+    /* an interval without a poll (the last one after a launched command
+     * exits can be): its end samples the cgroups as it does the members */
+    put_cgroup_stats("sys/fs/cgroup/svc", 1600, 650);
+    bt = pt_collector_end_interval(c, 2.0);
+    ck_assert_int_eq(ivalue(bt, 0, PT_M_CGROUP_MEMORY_CURRENT_MIN), 650);
+    ck_assert_int_eq(ivalue(bt, 0, PT_M_CGROUP_MEMORY_CURRENT_MAX), 650);
 }
 END_TEST
 
