@@ -37,6 +37,23 @@ static bool by_cgroups(const struct pt_target *t)
     return t->selector.kind == PT_SELECT_CGROUP || t->selector.kind == PT_SELECT_UNIT;
 }
 
+/* An empty target looks like a stopped service: say which it is. */
+enum empty_why {
+    WHY_NOT_SAID,
+    WHY_PIDFILE,     /* the pid file names no pid (missing, not regular, ...) */
+    WHY_REFUSED,     /* it names a pid refused (1, a kernel thread, ours) */
+    WHY_NOT_RUNNING, /* the pid named is no process */
+    WHY_REUSED,      /* the pinned root exited, its pid is another's now */
+    WHY_HIDDEN,      /* it is one, but the proc root does not show it */
+    WHY_CGROUP_GONE, /* the cgroup does not exist */
+    WHY_CGROUP_EMPTY,
+    WHY_UNIT_GONE, /* the unit (no unit of the glob) has no cgroup: not running */
+    WHY_UNIT_EMPTY,
+    WHY_UNNAMED, /* the cgroup's (or unit's) processes cannot be named in this pid namespace */
+    WHY_NO_MATCH,
+    WHY_NO_MATCH_HIDDEN, /* and the proc root hides other users' processes */
+};
+
 /* A pid file may name anything: pid 1, a kernel thread or proctree itself
  * would make the target the host (or measure itself). Refused with one
  * line per pid named. */
@@ -72,16 +89,29 @@ static bool pidfile_root(struct pt_target *t, pid_t pid)
         return true; /* the same root: checked when it was named first */
     if (pid <= 0 || refused_root(t, pid))
         return false;
-    if (!t->root_pid || pt_target_live_members(t) == 0)
+    if (!t->root_pid)
         return true;
-    if (pid != t->root_pid) {
-        pt_target_logf(t, PT_LOG_INFO, "pid file names pid %d now, was %d: the tree of %d leaves the target", (int)pid,
-                       (int)t->root_pid, (int)t->root_pid);
+    bool moved = pid != t->root_pid;
+    if (!moved && !pid_reused(t, pid))
+        return true;
+    if (pt_target_live_members(t) > 0) {
+        if (moved)
+            pt_target_logf(t, PT_LOG_INFO, "pid file names pid %d now, was %d: the tree of %d leaves the target",
+                           (int)pid, (int)t->root_pid, (int)t->root_pid);
+        else
+            pt_target_logf(t, PT_LOG_INFO, "pid file names pid %d, now another process: the old tree leaves the target",
+                           (int)pid);
         pt_target_leave_all(t);
-    } else if (pid_reused(t, pid)) {
-        pt_target_logf(t, PT_LOG_INFO, "pid file names pid %d, now another process: the old tree leaves the target",
-                       (int)pid);
-        pt_target_leave_all(t);
+    } else if (t->empty_why == WHY_NOT_SAID) {
+        /* The old tree went between two discoveries and the new root was
+         * there at the next: no empty target was said, so no "following
+         * again" will be; the restart is said here. */
+        if (moved)
+            pt_target_logf(t, PT_LOG_INFO, "pid file names pid %d now, was %d, which has exited", (int)pid,
+                           (int)t->root_pid);
+        else
+            pt_target_logf(t, PT_LOG_INFO, "pid file names pid %d, now another process (the old one has exited)",
+                           (int)pid);
     }
     return true;
 }
@@ -137,23 +167,6 @@ static void resolve_root(struct pt_target *t)
 }
 
 /* ---- why there is no live process ---------------------------------------- */
-
-/* An empty target looks like a stopped service: say which it is. */
-enum empty_why {
-    WHY_NOT_SAID,
-    WHY_PIDFILE,     /* the pid file names no pid (missing, not regular, ...) */
-    WHY_REFUSED,     /* it names a pid refused (1, a kernel thread, ours) */
-    WHY_NOT_RUNNING, /* the pid named is no process */
-    WHY_REUSED,      /* the pinned root exited, its pid is another's now */
-    WHY_HIDDEN,      /* it is one, but the proc root does not show it */
-    WHY_CGROUP_GONE, /* the cgroup does not exist */
-    WHY_CGROUP_EMPTY,
-    WHY_UNIT_GONE, /* the unit (no unit of the glob) has no cgroup: not running */
-    WHY_UNIT_EMPTY,
-    WHY_UNNAMED, /* the cgroup's (or unit's) processes cannot be named in this pid namespace */
-    WHY_NO_MATCH,
-    WHY_NO_MATCH_HIDDEN, /* and the proc root hides other users' processes */
-};
 
 /* A process with this pid exists in our pid namespace, visible or not
  * (kill(pid, 0) checks existence, EPERM included, and sends nothing). */
