@@ -111,8 +111,8 @@ static enum execd_parse parse_own(struct execd_options *o, const struct pt_optio
     case PT_O_LIST_OPTIONS:
         execd_print_option_list(stdout);
         return EXECD_EXIT_OK;
-    default:
-        return usage_error("--%s: not an option of proctree-execd's own", def->execd);
+    default: /* an entry of the table that nothing reads */
+        return usage_error("--%s: no part of proctree-execd reads it (common/optiontable.h)", def->execd);
     }
 }
 
@@ -123,7 +123,7 @@ static enum execd_parse parse_one(struct execd_options *o, const struct pt_optio
     if (arg && pt_option_parse(def, arg, &v, why, sizeof(why)) != 0) {
         if (def->arg == PT_ARG_PROC_DIR || def->arg == PT_ARG_SYS_DIR)
             return usage_error("--%s: %s", def->execd, why);
-        return usage_error("--%s: \"%s\" is not %s", def->execd, q(arg), why);
+        return usage_error("--%s: \"%s\": expected %s", def->execd, q(arg), why);
     }
     struct execd_target *last = o->n_targets ? &o->targets[o->n_targets - 1] : NULL;
     switch (def->scope) {
