@@ -126,6 +126,18 @@ class CollectdConfig(unittest.TestCase):
         self.assertEqual(status, 0, log)
         self.assertEqual([line for line in lines if "option" in line or "<Process" in line], [], log)
 
+    def test_setting_outside_blocks_is_every_blocks_default(self):
+        """A per-target key outside every block is the default of every
+        block, as a per-target option before every target is in
+        proctree-execd; a block's own one wins."""
+        me = f"Pid {os.getpid()}"
+        body = "  CollectPss false\n" + web("off", me) + web("on", me, "CollectPss true")
+        with tempfile.TemporaryDirectory(prefix="proctree-collectd-conf-") as tmp:
+            with ch.Collectd(tmp, body) as collectd:
+                collectd.wait_csv("on", "proc_pss_max", count=2)
+                collectd.wait_csv("off", "proc_rss_max", count=2)
+                self.assertEqual(collectd.csv_rows("off", "proc_pss_max"), [], collectd.log())
+
 
 if __name__ == "__main__":
     unittest.main()
