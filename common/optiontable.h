@@ -14,11 +14,11 @@
  *             in collectd.
  *   min, max: the range of a WHOLE value.
  *   scope:    SELECTS(kind): starts a target of that selector (a <Process>
- *             block's one selector); TARGET: a setting of one target, given
- *             after the target in proctree-execd, inside the <Process> block
- *             in collectd, and a default for every target when given before
- *             the first target (proctree-execd) or outside every block
- *             (collectd); GLOBAL(section): one setting for the whole
+ *             block's one selector); PER_TARGET: a setting of one target,
+ *             given after the target in proctree-execd, inside the <Process>
+ *             block in collectd, and a default for every target when given
+ *             before the first target (proctree-execd) or outside every
+ *             block (collectd); FOR_ALL(section): one setting for the whole
  *             program, in that section of --help.
  *   metavar:  what --help calls its value ("" for none).
  *   help:     proctree-execd's --help text, lines joined by '\n'; NULL for
