@@ -1,10 +1,13 @@
-/* config.c: <Plugin proctree> onto a pt_collector.
+/* config.c: <Plugin proctree> onto a pt_collector, through the option
+ * table (optiontable.h), which says each key's value and scope.
  *
  * Globals are read in a first pass and Process blocks in a second: the
  * collector has to exist (with its intervals and units) before targets can
- * be added, and users may write the globals after the blocks. Every error
- * names the option and the block and fails the whole configuration: a
- * collectd that starts with half a config reports wrong trees silently. */
+ * be added, and users may write the globals after the blocks. A per-target
+ * key outside every block is the default of every block, wherever it is
+ * written. Every error names the option and the block and fails the whole
+ * configuration: a collectd that starts with half a config reports wrong
+ * trees silently. */
 #include "proctree_plugin.h"
 
 #include <limits.h>
@@ -13,11 +16,10 @@
 #include <strings.h>
 
 #include "collectd/core/utils/common/common.h"
-#include "fdbudget.h"
 #include "escape.h"
+#include "optiontable.h"
 
 #define GLOBAL_BLOCK "<Plugin proctree>"
-#define SELECTOR_KEYS "Pid, PidFile, Match, Exe, User, Cgroup or Unit"
 
 __attribute__((format(printf, 3, 4))) static void option_error(const oconfig_item_t *option, const char *block,
                                                                const char *format, ...)
@@ -31,187 +33,143 @@ __attribute__((format(printf, 3, 4))) static void option_error(const oconfig_ite
     pt_logf(PT_LOG_ERROR, "option \"%s\" in %s: %s", option->key, block, what);
 }
 
-static int get_seconds(const oconfig_item_t *option, const char *block, double *out)
+/* "Pid, PidFile, ... or Unit": every selector key, for the errors. */
+static const char *selector_keys(void)
 {
-    double seconds;
+    static char keys[256];
 
-    if (cf_util_get_double(option, &seconds) != 0 || !isfinite(seconds) || seconds <= 0) {
-        option_error(option, block, "expects a number of seconds > 0");
-        return -1;
-    }
-    *out = seconds;
-    return 0;
-}
-
-static int get_mem_unit(const oconfig_item_t *option, enum pt_mem_unit *out)
-{
-    char text[16]; /* longer than any unit, so truncation cannot make one */
-
-    if (cf_util_get_string_buffer(option, text, sizeof text) != 0 || pt_mem_unit_parse(text, out) != 0) {
-        option_error(option, GLOBAL_BLOCK, "expects \"bytes\", \"kB\", \"MB\" or \"GB\"");
-        return -1;
-    }
-    return 0;
-}
-
-static int get_bool(const oconfig_item_t *option, const char *block, bool *out)
-{
-    if (cf_util_get_boolean(option, out) != 0) {
-        option_error(option, block, "expects true or false");
-        return -1;
-    }
-    return 0;
+    if (!keys[0])
+        pt_option_selector_list(keys, sizeof keys, false);
+    return keys;
 }
 
 /* A whole number from min to max: collectd reads every number as a
  * double, and cf_util_get_int would take 1.7 for 1 (Pid 1.7: the whole
- * host). what says what is expected, for the error. */
-static int get_whole(const oconfig_item_t *option, const char *block, double min, double max, const char *what,
-                     double *out)
+ * host). */
+static int get_whole(const oconfig_item_t *option, const char *block, const struct pt_option_def *def,
+                     unsigned long *out)
 {
     double v;
 
     /* in range first: the cast below is defined only there */
-    if (cf_util_get_double(option, &v) != 0 || !(v >= min && v <= max) || v != (double)(int64_t)v) {
-        option_error(option, block, "expects %s: an integer from %.0f to %.0f", what, min, max);
+    if (cf_util_get_double(option, &v) != 0 || !(v >= (double)def->min && v <= (double)def->max) ||
+        v != (double)(int64_t)v) {
+        option_error(option, block, "expects an integer from %lu to %lu", def->min, def->max);
         return -1;
     }
-    *out = v;
+    *out = (unsigned long)v;
     return 0;
 }
 
-static int get_breakdown(const oconfig_item_t *option, const char *block, enum pt_breakdown *out)
-{
-    char text[16]; /* longer than any breakdown, so truncation cannot make one */
+/* What a string key expects, when its value is no string. */
+static const char *const expects_string[] = {
+    [PT_ARG_PATH] = "a path, in quotes",
+    [PT_ARG_TEXT] = "a string, in quotes",
+    [PT_ARG_MEM_UNIT] = "\"bytes\", \"kB\", \"MB\" or \"GB\"",
+    [PT_ARG_BREAKDOWN] = "\"process\", \"thread\" or \"cgroup\"",
+    [PT_ARG_PROC_DIR] = "a directory, in quotes",
+    [PT_ARG_SYS_DIR] = "a directory, in quotes",
+};
 
-    if (cf_util_get_string_buffer(option, text, sizeof text) != 0 || pt_breakdown_parse(text, out) != 0) {
-        option_error(option, block, "expects \"process\", \"thread\" or \"cgroup\"");
-        return -1;
-    }
-    return 0;
-}
-
-/* ProcRoot and SysRoot: a directory, checked now so that collectd -T
- * refuses a wrong one. The value is the config tree's string, which lives
- * until the collector has copied it. collectd has no HOST_PROC convention:
- * a container's collectd says where the host's /proc is here. */
-static int get_root(const oconfig_item_t *option, const char **out)
+/* A string key's value is the config tree's string, which lives until the
+ * collector has copied it. It is held to PATH_MAX - 1 bytes: the longest
+ * path, and more than any regex or name needs. ProcRoot and SysRoot are
+ * checked now, so that collectd -T refuses a wrong one. */
+static int get_string(const oconfig_item_t *option, const char *block, const struct pt_option_def *def,
+                      union pt_option_value *out)
 {
     char why[256];
 
-    if (option->values_num != 1 || option->values[0].type != OCONFIG_TYPE_STRING ||
-        option->values[0].value.string[0] == '\0') {
-        option_error(option, GLOBAL_BLOCK, "expects a directory, in quotes");
+    if (option->values_num != 1 || option->values[0].type != OCONFIG_TYPE_STRING) {
+        option_error(option, block, "expects %s", expects_string[def->arg]);
         return -1;
     }
-    const char *dir = option->values[0].value.string;
-    int r = strcasecmp(option->key, "ProcRoot") == 0 ? pt_collector_check_proc_root(dir, why, sizeof why)
-                                                     : pt_collector_check_sys_root(dir, why, sizeof why);
-    if (r != 0) {
-        option_error(option, GLOBAL_BLOCK, "%s", why);
+    const char *text = option->values[0].value.string;
+    if (strlen(text) >= PATH_MAX) {
+        option_error(option, block, "longer than %d bytes", PATH_MAX - 1);
         return -1;
     }
-    *out = dir;
+    if (pt_option_parse(def, text, out, why, sizeof why) != 0) {
+        if (def->arg == PT_ARG_PROC_DIR || def->arg == PT_ARG_SYS_DIR)
+            option_error(option, block, "%s", why);
+        else
+            option_error(option, block, "expects %s", why);
+        return -1;
+    }
     return 0;
 }
 
-static int parse_global(const oconfig_item_t *option, struct pt_collector_config *config)
+/* Read option's value as collectd writes it for def's kind: booleans and
+ * numbers unquoted, seconds as a number. */
+static int get_value(const oconfig_item_t *option, const char *block, const struct pt_option_def *def,
+                     union pt_option_value *out)
 {
-    if (strcasecmp(option->key, "PollInterval") == 0)
-        return get_seconds(option, GLOBAL_BLOCK, &config->poll_interval);
-    if (strcasecmp(option->key, "DiscoveryInterval") == 0)
-        return get_seconds(option, GLOBAL_BLOCK, &config->discovery_interval);
-    if (strcasecmp(option->key, "PssInterval") == 0)
-        return get_seconds(option, GLOBAL_BLOCK, &config->pss_interval);
-    if (strcasecmp(option->key, "ProcMemoryUnit") == 0)
-        return get_mem_unit(option, &config->units.proc_memory);
-    if (strcasecmp(option->key, "GlobalMemoryUnit") == 0)
-        return get_mem_unit(option, &config->units.global_memory);
-    if (strcasecmp(option->key, "CollectGlobal") == 0)
-        return get_bool(option, GLOBAL_BLOCK, &config->collect_global);
-    if (strcasecmp(option->key, "ProcRoot") == 0)
-        return get_root(option, &config->proc_root);
-    if (strcasecmp(option->key, "SysRoot") == 0)
-        return get_root(option, &config->sys_root);
-    if (strcasecmp(option->key, "DescriptorBudget") == 0) {
-        double budget;
-
-        if (get_whole(option, GLOBAL_BLOCK, 0, (double)PT_FD_BUDGET_MAX, "a number of descriptors", &budget) != 0)
-            return -1;
-        config->fd_budget = (size_t)budget;
-        return 0;
+    switch (def->arg) {
+    case PT_ARG_OFF:
+        if (cf_util_get_boolean(option, &out->on) == 0)
+            return 0;
+        option_error(option, block, "expects true or false");
+        return -1;
+    case PT_ARG_WHOLE:
+        return get_whole(option, block, def, &out->whole);
+    case PT_ARG_DURATION:
+    case PT_ARG_DURATION_OR_0: {
+        bool zero_ok = def->arg == PT_ARG_DURATION_OR_0;
+        double seconds;
+        if (cf_util_get_double(option, &seconds) == 0 && isfinite(seconds) &&
+            (seconds > 0 || (zero_ok && seconds == 0))) {
+            out->seconds = seconds;
+            return 0;
+        }
+        option_error(option, block, zero_ok ? "expects a number of seconds, or 0" : "expects a number of seconds > 0");
+        return -1;
     }
-    option_error(option, GLOBAL_BLOCK, "unknown option");
+    case PT_ARG_NONE: /* proctree-execd's flags have no key */
+        break;
+    default:
+        return get_string(option, block, def, out);
+    }
+    option_error(option, block, "takes no value");
     return -1;
 }
 
-/* The selectors a Process block takes, one per block. The library checks
- * what it can only check against the system (regex syntax, user, cgroup). */
-static const struct {
-    const char *key;
-    enum pt_selector_kind kind;
-    const char *expects;
-} selectors[] = {
-    {"Pid", PT_SELECT_PID, "a process id"},
-    {"PidFile", PT_SELECT_PIDFILE, "the path of a pid file"},
-    {"Match", PT_SELECT_MATCH, "a POSIX extended regular expression for the command line"},
-    {"Exe", PT_SELECT_EXE, "a program name"},
-    {"User", PT_SELECT_USER, "a user name or uid, in quotes"},
-    {"Cgroup", PT_SELECT_CGROUP, "a cgroup path"},
-    {"Unit", PT_SELECT_UNIT, "a systemd unit name or glob"},
-};
-
-static int find_selector(const char *key)
+static bool is_process_block(const oconfig_item_t *item)
 {
-    for (size_t i = 0; i < PT_ARRAY_LEN(selectors); i++)
-        if (strcasecmp(key, selectors[i].key) == 0)
-            return (int)i;
-    return -1;
+    return pt_option_by_key(item->key) == &pt_options[PT_O_NAME];
 }
 
-/* Fill selector from option (selectors[which]); its text goes into text,
- * which the caller keeps until the collector has copied it. */
-static int parse_selector(const oconfig_item_t *option, int which, const char *block, struct pt_selector *selector,
-                          char *text, size_t textlen)
+/* A key outside every block: a global one into config, a per-target one
+ * into the defaults of every block. */
+static int parse_global(const oconfig_item_t *option, struct pt_collector_config *config,
+                        struct pt_target_options *defaults)
 {
-    selector->kind = selectors[which].kind;
-    if (selector->kind == PT_SELECT_PID) {
-        double pid;
+    const struct pt_option_def *def = pt_option_by_key(option->key);
+    union pt_option_value v;
 
-        if (get_whole(option, block, 1, PT_PID_LIMIT - 1, selectors[which].expects, &pid) != 0)
-            return -1;
-        selector->pid = (pid_t)pid;
-        return 0;
-    }
-    if (cf_util_get_string_buffer(option, text, textlen) != 0 || text[0] == '\0') {
-        option_error(option, block, "expects %s", selectors[which].expects);
+    if (def == NULL) {
+        option_error(option, GLOBAL_BLOCK, "unknown option");
         return -1;
     }
-    /* cf_util_get_string_buffer cuts silently; a cut path or regex would
-     * select other processes. */
-    if (strlen(option->values[0].value.string) >= textlen) {
-        option_error(option, block, "longer than %zu bytes", textlen - 1);
+    if (def->scope == PT_OPTION_SELECTOR) {
+        option_error(option, GLOBAL_BLOCK, "a selector belongs in a <Process \"NAME\"> block");
         return -1;
     }
-    if (selector->kind == PT_SELECT_PIDFILE || selector->kind == PT_SELECT_CGROUP)
-        selector->path = text;
-    else
-        selector->value = text;
-    return 0;
+    if (get_value(option, GLOBAL_BLOCK, def, &v) != 0)
+        return -1;
+    return pt_option_store(def, &v, config, defaults, NULL);
 }
 
-static int parse_process(const oconfig_item_t *ci, struct pt_collector *collector)
+static int parse_process(const oconfig_item_t *ci, struct pt_collector *collector,
+                         const struct pt_target_options *defaults)
 {
     char name[DATA_MAX_NAME_LEN];
     char quoted[PT_ESCAPED_SIZE(DATA_MAX_NAME_LEN)];
     char block[sizeof quoted + 16];
-    char text[PATH_MAX]; /* a selector's path, regex or name */
     char err[256];
     struct pt_selector selector = {0};
-    struct pt_target_options options;
+    struct pt_target_options options = *defaults;
     const char *selector_key = NULL;
 
-    pt_target_options_init(&options);
     options.line_name_max = DATA_MAX_NAME_LEN - 1; /* a group's plugin instance, "TARGET-GROUP" */
 
     if (cf_util_get_string_buffer(ci, name, sizeof name) != 0) {
@@ -227,47 +185,29 @@ static int parse_process(const oconfig_item_t *ci, struct pt_collector *collecto
 
     for (int i = 0; i < ci->children_num; i++) {
         const oconfig_item_t *option = &ci->children[i];
-        int which = find_selector(option->key);
+        const struct pt_option_def *def = pt_option_by_key(option->key);
+        union pt_option_value v;
 
-        if (which >= 0) {
-            if (selector_key != NULL) {
-                option_error(option, block, "a second selector after \"%s\"; give exactly one of " SELECTOR_KEYS,
-                             selector_key);
-                return -1;
-            }
-            if (parse_selector(option, which, block, &selector, text, sizeof text) != 0)
-                return -1;
-            selector_key = option->key;
-        } else if (strcasecmp(option->key, "CollectPss") == 0) {
-            if (get_bool(option, block, &options.collect_pss) != 0)
-                return -1;
-        } else if (strcasecmp(option->key, "PssBudget") == 0) {
-            if (get_seconds(option, block, &options.pss_budget) != 0)
-                return -1;
-        } else if (strcasecmp(option->key, "CollectContextSwitch") == 0) {
-            if (get_bool(option, block, &options.collect_ctx_switches) != 0)
-                return -1;
-        } else if (strcasecmp(option->key, "CollectFileDescriptor") == 0) {
-            if (get_bool(option, block, &options.collect_fds) != 0)
-                return -1;
-        } else if (strcasecmp(option->key, "CollectCgroupMetrics") == 0) {
-            if (get_bool(option, block, &options.collect_cgroup) != 0)
-                return -1;
-        } else if (strcasecmp(option->key, "BreakDown") == 0) {
-            if (get_breakdown(option, block, &options.breakdown) != 0)
-                return -1;
-        } else if (strcasecmp(option->key, "BreakDownLimit") == 0) {
-            double limit;
-            if (get_whole(option, block, 1, PT_BREAKDOWN_LIMIT_MAX, "a number of process names", &limit) != 0)
-                return -1;
-            options.breakdown_limit = (unsigned)limit;
-        } else {
+        if (def == NULL || def->id == PT_O_NAME) {
             option_error(option, block, "unknown option");
             return -1;
         }
+        if (def->scope == PT_OPTION_GLOBAL) {
+            option_error(option, block, "a global option: put it outside the <Process> blocks");
+            return -1;
+        }
+        if (def->scope == PT_OPTION_SELECTOR && selector_key != NULL) {
+            option_error(option, block, "a second selector after \"%s\"; give exactly one of %s", selector_key,
+                         selector_keys());
+            return -1;
+        }
+        if (get_value(option, block, def, &v) != 0 || pt_option_store(def, &v, NULL, &options, &selector) != 0)
+            return -1;
+        if (def->scope == PT_OPTION_SELECTOR)
+            selector_key = option->key;
     }
     if (selector_key == NULL) {
-        pt_logf(PT_LOG_ERROR, "%s has no selector; give exactly one of " SELECTOR_KEYS, block);
+        pt_logf(PT_LOG_ERROR, "%s has no selector; give exactly one of %s", block, selector_keys());
         return -1;
     }
     if (pt_collector_add_target(collector, name, &selector, &options, err, sizeof err) != 0) {
@@ -292,7 +232,7 @@ static int check_instance_unique(const oconfig_item_t *ci, int i)
     sstrncpy(mine, name, sizeof mine);
     escape_slashes(mine, sizeof mine);
     for (int j = 0; j < i; j++) {
-        if (strcasecmp(ci->children[j].key, "Process") != 0)
+        if (!is_process_block(&ci->children[j]))
             continue;
         sstrncpy(other, ci->children[j].values[0].value.string, sizeof other);
         escape_slashes(other, sizeof other);
@@ -311,12 +251,14 @@ static int check_instance_unique(const oconfig_item_t *ci, int i)
 int ptcd_config_parse(const oconfig_item_t *ci, struct pt_collector **out)
 {
     struct pt_collector_config config;
+    struct pt_target_options defaults;
     struct pt_collector *collector;
     char err[256];
 
     pt_collector_config_init(&config);
+    pt_target_options_init(&defaults);
     for (int i = 0; i < ci->children_num; i++) {
-        if (strcasecmp(ci->children[i].key, "Process") != 0 && parse_global(&ci->children[i], &config) != 0)
+        if (!is_process_block(&ci->children[i]) && parse_global(&ci->children[i], &config, &defaults) != 0)
             return -1;
     }
 
@@ -326,8 +268,8 @@ int ptcd_config_parse(const oconfig_item_t *ci, struct pt_collector **out)
         return -1;
     }
     for (int i = 0; i < ci->children_num; i++) {
-        if (strcasecmp(ci->children[i].key, "Process") == 0 &&
-            (parse_process(&ci->children[i], collector) != 0 || check_instance_unique(ci, i) != 0)) {
+        if (is_process_block(&ci->children[i]) &&
+            (parse_process(&ci->children[i], collector, &defaults) != 0 || check_instance_unique(ci, i) != 0)) {
             pt_collector_free(collector);
             return -1;
         }

@@ -158,10 +158,8 @@ int main(int argc, char **argv)
             t->selector.path = cg.dir[0] ? cg.dir : NULL;
             t->selector.cgroupfs = &cg.where;
         }
-        struct pt_target_options options = o.target_options;
-        options.breakdown = t->by;
-        if (pt_collector_add_target(c, t->name, &t->selector, &options, err, sizeof(err)) != 0) {
-            pt_logf(PT_LOG_ERROR, "%s: %s", t->option, err);
+        if (pt_collector_add_target(c, t->name, &t->selector, &t->options, err, sizeof(err)) != 0) {
+            pt_logf(PT_LOG_ERROR, "%s%s: %s", t->option ? "--" : "-- COMMAND", t->option ? t->option : "", err);
             if (t->selector.kind == PT_SELECT_CHILD) { /* launched last, so nothing else runs */
                 kill(-t->selector.pid, SIGKILL);
                 waitpid(t->selector.pid, NULL, 0); /* out of its cgroup */

@@ -9,24 +9,23 @@
 #include "launch.h"
 
 struct execd_target {
-    const char *option;   /* "--pid", ...: for error messages */
-    const char *name;     /* NULL: the library's default name */
-    enum pt_breakdown by; /* --by after it */
+    const char *option; /* "pid", ... (NULL: -- COMMAND), for error messages */
+    const char *name;   /* NULL: the library's default name */
     struct pt_selector selector;
+    struct pt_target_options options; /* the defaults, then the options after it */
 };
 
 struct execd_options {
     struct pt_collector_config config;
-    struct pt_target_options target_options;
-    double interval; /* 0: one batch per stdin newline / signal */
+    struct pt_target_options target_defaults; /* per-target options before every target */
+    double interval;                          /* 0: one batch per stdin newline / signal */
     bool once;
     bool fd_budget_given; /* --descriptor-budget; else main() derives it */
     struct execd_target *targets;
     size_t n_targets;
-    char **command;               /* argv after "--", NULL-terminated, or NULL */
-    const char *command_name;     /* --name given before any target */
-    enum pt_breakdown command_by; /* --by given before any target */
-    const char *command_output;   /* --command-output; NULL: discard */
+    char **command;             /* argv after "--", NULL-terminated, or NULL */
+    const char *command_name;   /* --name given before any target */
+    const char *command_output; /* --command-output; NULL: discard */
     enum pt_launch_cgroup_mode launch_cgroup_mode;
     const char *launch_cgroup; /* --launch-cgroup PATH */
 };

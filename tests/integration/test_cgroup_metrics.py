@@ -335,7 +335,7 @@ class CgroupMetricsStored(h.InfluxTestCase):
                 cgh.wait_cgroup_batch(execd, TARGET)
                 cgh.wait_more_batches(execd, 2)
             points = execd.points()
-            with h.Execd(args + ["--no-cgroup-metrics"]) as off:
+            with h.Execd(["--no-cgroup-metrics"] + args) as off:  # before every target: all of them
                 off.wait_batches(3)
         cg_points = [p for p in points if p.tags.get("target") == TARGET]
         self.assertTrue(any(cgh.cgroup_fields(p) for p in cg_points), execd.describe())

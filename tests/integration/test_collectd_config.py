@@ -48,7 +48,12 @@ BAD = [
     ("PollInterval 0", "  PollInterval 0\n" + web("web", "Pid 1"), ['"PollInterval"', "<Plugin proctree>"]),
     ("negative DiscoveryInterval", "  DiscoveryInterval -1\n", ['"DiscoveryInterval"']),
     ("PssInterval 0", "  PssInterval 0\n", ['"PssInterval"', "<Plugin proctree>"]),
-    ("PssBudget 0", web("web", "Pid 1", "PssBudget 0"), ['"PssBudget"', '<Process "web">']),
+    ("negative PssBudget", web("web", "Pid 1", "PssBudget -0.001"), ['"PssBudget"', '<Process "web">']),
+    # each key has one scope (common/optiontable.h), the same as proctree-execd's
+    ("a global option in a block", web("web", "Pid 1", "PollInterval 1"),
+     ['"PollInterval"', '<Process "web">', "global option"]),
+    ("a selector outside every block", "  Pid 1\n", ['"Pid"', "<Plugin proctree>", "selector"]),
+    ("a bad default of every block", "  BreakDownLimit 0\n", ['"BreakDownLimit"', "<Plugin proctree>", "integer"]),
     # a container's collectd given the host's /proc: a typo would measure
     # nothing, or the container's own /proc, and look fine
     ("ProcRoot missing", '  ProcRoot "/nonexistent/hostfs/proc"\n', ['"ProcRoot"', "<Plugin proctree>", "/nonexistent"]),
@@ -70,10 +75,13 @@ GOOD = ("""  PollInterval 0.05
   CollectGlobal false
   ProcRoot "/proc"
   SysRoot "/sys"
+  CollectPss false
+  BreakDownLimit 5
 """
         + web("me", f"Pid {os.getpid()}", "CollectPss false", "CollectContextSwitch false",
               "CollectFileDescriptor false")
         + web("by-file", 'PidFile "/nonexistent/x.pid"', "PssBudget 0.01")
+        + web("no-pss-guard", f"Pid {os.getpid()}", "PssBudget 0", "CollectPss true", "BreakDownLimit 1000")
         + web("by-regex", 'Match "collectd|python"')
         + web("by-exe", 'Exe "collectd"')
         + web("by-user", 'User "root"')
@@ -117,6 +125,18 @@ class CollectdConfig(unittest.TestCase):
         status, lines, log = self.check(GOOD)
         self.assertEqual(status, 0, log)
         self.assertEqual([line for line in lines if "option" in line or "<Process" in line], [], log)
+
+    def test_setting_outside_blocks_is_every_blocks_default(self):
+        """A per-target key outside every block is the default of every
+        block, as a per-target option before every target is in
+        proctree-execd; a block's own one wins."""
+        me = f"Pid {os.getpid()}"
+        body = "  CollectPss false\n" + web("off", me) + web("on", me, "CollectPss true")
+        with tempfile.TemporaryDirectory(prefix="proctree-collectd-conf-") as tmp:
+            with ch.Collectd(tmp, body) as collectd:
+                collectd.wait_csv("on", "proc_pss_max", count=2)
+                collectd.wait_csv("off", "proc_rss_max", count=2)
+                self.assertEqual(collectd.csv_rows("off", "proc_pss_max"), [], collectd.log())
 
 
 if __name__ == "__main__":

@@ -13,6 +13,13 @@ import harness as h
 
 ME = str(os.getpid())  # a live pid, so only the option under test is wrong
 
+
+def option_list(scope=None):
+    """proctree-execd's options from its table (--list-options), of one scope or all."""
+    res = h.run_execd(["--list-options"])
+    rows = [line.split("\t") for line in res.stdout.splitlines()]
+    return [r[0] for r in rows if r[0] != "-" and scope in (None, r[2])]
+
 BAD = [
     # (arguments, text the single stderr line must contain)
     (["--pid", ME, "--bogus"], "--bogus"),
@@ -38,6 +45,11 @@ BAD = [
     (["--pid", ME, "--descriptor-budget", "-1"], "--descriptor-budget"),
     (["--pid", ME, "--descriptor-budget", "16777217"], "--descriptor-budget"),
     (["--name", "x", "--pid", ME], "--name"),
+    # a target is named once: a second --name used to rename it silently
+    (["--pid", ME, "--name", "a", "--name", "b"], '--name "b": the target before it (--pid) is named "a"'),
+    (["--name", "a", "--name", "b", "--", "true"], '--name "b"'),
+    (["--pid", ME, "--pss-budget", "-1ms"], "--pss-budget"),
+    (["--pid", ME, "--by-limit", "0"], "--by-limit"),
     # a directory that is no proc: the option is named at start
     (["--pid", ME, "--proc-root", "/tmp"], "--proc-root"),
     (["--pid", ME, "--proc-root", "/no/such/dir"], "--proc-root"),
@@ -68,12 +80,34 @@ class OptionsTest(unittest.TestCase):
                 line = self.assert_usage_error(args, None)
                 self.assertRegex(line.lower(), r"target|--pid", line)
 
+    def test_no_target_names_every_selector(self):
+        line = self.assert_usage_error([], None)
+        for option in option_list("selector"):
+            self.assertIn(option, line)
+
+    def test_pss_budget_zero_turns_the_guard_off(self):
+        """0 is the documented "no guard" (selector.h, sampling.c): taken."""
+        res = h.run_execd(["--pid", ME, "--pss-budget", "0", "--once", "--interval", "0.1s"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("proc_pss_max=", res.stdout)
+
+    def test_per_target_options(self):
+        """A per-target option applies to the target before it; before every
+        target, to all of them."""
+        res = h.run_execd(["--no-fds", "--pid", ME, "--name", "a", "--pid", ME, "--name", "b", "--no-pss",
+                           "--once", "--interval", "0.1s"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        lines = {l.split(" ")[0]: l for l in res.stdout.splitlines() if "target=" in l}
+        a, b = lines["proctree,target=a"], lines["proctree,target=b"]
+        self.assertNotIn("proc_fds=", a + b)
+        self.assertIn("proc_pss_max=", a)
+        self.assertNotIn("proc_pss_max=", b)
+
     def test_help(self):
         res = h.run_execd(["--help"])
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertIn("usage", res.stdout.lower())
-        for option in ("--pid", "--pidfile", "--name", "--interval", "--once", "--poll-interval",
-                       "--discovery-interval", "--proc-memory-unit", "--global-memory-unit"):
+        for option in option_list():
             self.assertIn(option, res.stdout, "--help must list every option")
 
     def test_version(self):
