@@ -229,7 +229,7 @@ static void settle_departure(struct pt_target *t, const struct pt_departure *d)
     }
     if (!pt_target_by_process(t))
         return; /* the reaper's counters bring the rest to the tree and its group */
-    pt_ledger_move(&t->ledger, &reaper->acct, pt_groups_find(&t->ledger.groups, d->comm), last);
+    pt_ledger_move(&t->ledger, &reaper->acct, pt_ledger_group_named(&t->ledger, d->comm), last);
     pt_ledger_add_share(&t->ledger, &reaper->acct, d->comm, last_moments_weight(d));
 }
 
@@ -382,7 +382,7 @@ void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *rec
     double cpu0 = pt_thread_cpu_seconds();
     t->drained_at = pt_now();
     t->follows_exits = true;
-    t->ledger.shares_folds = pt_target_by_process(t);
+    pt_ledger_records_followed(&t->ledger, pt_target_by_process(t));
     if (!complete) { /* some member's records are missing: its sum is not its whole usage */
         t->exits_complete = false;
         t->exit_record_losses++;
@@ -407,8 +407,7 @@ void pt_target_stop_exits(struct pt_target *t)
     t->n_departures = 0;
     pt_pidmap_clear(&t->departure_index);
     pt_pidmap_clear(&t->parent_of_unseen_gone);
-    t->ledger.shares_folds = false;
-    pt_ledger_drop_shares(&t->ledger);
+    pt_ledger_records_stopped(&t->ledger);
     for (size_t i = 0; i < t->n_members; i++) /* no record is to come: none has its whole usage */
         t->members[i].recorded_whole = false;
 }

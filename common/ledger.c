@@ -193,6 +193,48 @@ void pt_ledger_leave(struct pt_ledger *l, const struct pt_account *a, struct pt_
         credit_account(l, a, +1);
 }
 
+/* ---- the breakdown's groups ------------------------------------------ */
+
+uint32_t pt_ledger_group_named(struct pt_ledger *l, const char *name)
+{
+    return pt_groups_find(&l->groups, name);
+}
+
+void pt_ledger_renamed(struct pt_ledger *l, struct pt_account *a, const char *comm)
+{
+    if (a->group >= 0 && strcmp(l->groups.list[a->group].name, comm) != 0)
+        pt_ledger_regroup(l, a, pt_groups_find(&l->groups, comm));
+}
+
+void pt_ledger_poll_gauges(struct pt_ledger *l, const struct pt_account *a, const int64_t *now, int first, int last)
+{
+    if (a->group < 0)
+        return;
+    struct pt_group *g = &l->groups.list[a->group];
+    for (int k = first; k <= last; k++)
+        g->poll[k] = pt_sat_add(g->poll[k], now[k]);
+}
+
+void pt_ledger_end_poll(struct pt_ledger *l, int first, int last)
+{
+    if (l->partitions)
+        pt_groups_end_poll(&l->groups, first, last);
+}
+
+void pt_ledger_fds(struct pt_ledger *l, const struct pt_account *a, int64_t fds)
+{
+    if (a->group < 0)
+        return;
+    struct pt_group *g = &l->groups.list[a->group];
+    g->fds = pt_sat_add(g->fds, fds);
+    g->fds_seen = true;
+}
+
+const struct pt_group *pt_ledger_group(const struct pt_ledger *l, uint32_t g)
+{
+    return &l->groups.list[g];
+}
+
 /* ---- what exit records and threads bring ---------------------------- */
 
 /* Counts v of which (enum pt_tcount bits) into tc, seen. */
@@ -396,8 +438,14 @@ void pt_ledger_folds_given(const struct pt_ledger *l, struct pt_account *a)
     a->share_weight_us = 0;
 }
 
-void pt_ledger_drop_shares(struct pt_ledger *l)
+void pt_ledger_records_followed(struct pt_ledger *l, bool share)
 {
+    l->shares_folds = share;
+}
+
+void pt_ledger_records_stopped(struct pt_ledger *l)
+{
+    l->shares_folds = false;
     l->n_shares = 0;
 }
 
@@ -408,15 +456,18 @@ void pt_ledger_next_round(struct pt_ledger *l)
     l->round++;
 }
 
-void pt_ledger_count(struct pt_ledger *l, const struct pt_account *a)
+void pt_ledger_count(struct pt_ledger *l, const struct pt_account *a, int64_t threads)
 {
     if (!l->counting) { /* C from adjust, then account by account: saturation then loses least */
         memcpy(l->tree, l->adjust, sizeof(l->tree));
         l->counting = true;
     }
     struct pt_group *g = l->partitions && a->group >= 0 ? &l->groups.list[a->group] : NULL;
-    if (g)
+    if (g) {
         g->processes++;
+        if (a->has_stat)
+            g->threads = pt_sat_add(g->threads, threads);
+    }
     for (int k = 0; k < PT_CTR_COUNT; k++) {
         if (!pt_account_has(a, k))
             continue;

@@ -167,7 +167,33 @@ void pt_ledger_regroup(struct pt_ledger *l, struct pt_account *a, uint32_t to);
  * stay counted). */
 void pt_ledger_leave(struct pt_ledger *l, const struct pt_account *a, struct pt_account *reaper);
 
+/* ---- the breakdown's groups ------------------------------------------ */
+
+/* The slot of the group named name (a comm, a cgroup's directory name),
+ * taking a free slot for a new name; "other"'s when none is free. */
+uint32_t pt_ledger_group_named(struct pt_ledger *l, const char *name);
+/* a, in a group by its name, is named comm now (an exec): it moves to
+ * that name's group (pt_ledger_regroup) when it is in another. */
+void pt_ledger_renamed(struct pt_ledger *l, struct pt_account *a, const char *comm);
+/* A poll read a's gauges [first, last] (enum pt_gauge) as now[first ..
+ * last]: into its group's sums of the poll. */
+void pt_ledger_poll_gauges(struct pt_ledger *l, const struct pt_account *a, const int64_t *now, int first, int last);
+/* The poll of gauges [first, last] is over: with groups that partition
+ * the members, each group's sums of it into its extrema. */
+void pt_ledger_end_poll(struct pt_ledger *l, int first, int last);
+/* a has fds descriptors open, counted at the interval's end: its group's. */
+void pt_ledger_fds(struct pt_ledger *l, const struct pt_account *a, int64_t fds);
+/* Group g (0 .. groups.limit, "other" last) as this interval left it. */
+const struct pt_group *pt_ledger_group(const struct pt_ledger *l, uint32_t g);
+
 /* ---- what exit records and threads bring ---------------------------- */
+
+/* Exit records are followed; share: the folds they weigh are shared out
+ * among the groups (by process). */
+void pt_ledger_records_followed(struct pt_ledger *l, bool share);
+/* No records are to come: the shares waiting are forgotten, and no fold
+ * is shared out. */
+void pt_ledger_records_stopped(struct pt_ledger *l);
 
 /* Per-thread counts (context switches, delays) v of which (enum
  * pt_tcount bits: those read, v 0 where nothing is owed) done in the
@@ -194,16 +220,15 @@ void pt_ledger_add_share(struct pt_ledger *l, const struct pt_account *reaper, c
  * pt_ledger_folds_given(). */
 void pt_ledger_share_folds(struct pt_ledger *l, struct pt_account *(*live)(void *ctx, pid_t pid), void *ctx);
 void pt_ledger_folds_given(const struct pt_ledger *l, struct pt_account *a);
-/* Forget the shares (no records are to come). */
-void pt_ledger_drop_shares(struct pt_ledger *l);
 
 /* ---- the interval ----------------------------------------------------- */
 
 /* A new round begins (the interval's last reads are next). */
 void pt_ledger_next_round(struct pt_ledger *l);
 /* At the interval's end, every live account once: its counted counters
- * into the tree's and its group's sums. */
-void pt_ledger_count(struct pt_ledger *l, const struct pt_account *a);
+ * into the tree's and its group's sums, and its threads (when its stat
+ * was read) into its group's. */
+void pt_ledger_count(struct pt_ledger *l, const struct pt_account *a, int64_t threads);
 /* ... then the interval's deltas, never negative, of the tree and of
  * group g; keep_base leaves the work for the next interval (some member
  * could not be read). */

@@ -44,7 +44,7 @@ static void stop(void)
 
 static int32_t group_of(const char *name)
 {
-    return l.groups.list ? (int32_t)pt_groups_find(&l.groups, name) : -1;
+    return l.groups.list ? (int32_t)pt_ledger_group_named(&l, name) : -1;
 }
 
 /* Slot i joins as pid with user ticks cpu (own: own_cpu, the rest its
@@ -109,7 +109,7 @@ static void end_interval(int64_t tree[PT_CTR_COUNT], int64_t groups[][PT_CTR_COU
     check();
     for (int i = 0; i < MAX_LIVE; i++)
         if (alive[i])
-            pt_ledger_count(&l, &accounts[i]);
+            pt_ledger_count(&l, &accounts[i], 1);
     pt_ledger_deltas(&l, false, tree);
     for (uint32_t g = 0; groups && g <= l.groups.limit; g++)
         pt_ledger_group_deltas(&l, g, false, groups[g]);
@@ -301,7 +301,7 @@ END_TEST
 START_TEST(folds_shared_by_the_records)
 {
     start(4);
-    l.shares_folds = true;
+    pt_ledger_records_followed(&l, true);
     int64_t tree[PT_CTR_COUNT], groups[5][PT_CTR_COUNT];
     join(0, 100, "parent", 0, 0, 0, false);
     join(1, 200, "alpha", 0, 0, 0, false);
@@ -331,7 +331,7 @@ END_TEST
 START_TEST(fold_rounding_is_carried)
 {
     start(4);
-    l.shares_folds = true;
+    pt_ledger_records_followed(&l, true);
     static const char *const names[] = {"a", "b", "c"};
     int64_t tree[PT_CTR_COUNT], groups[5][PT_CTR_COUNT], got[3] = {0};
     join(0, 100, "reaper", 0, 0, 0, false);
