@@ -129,7 +129,7 @@ static void credit_late_tcounts(struct pt_target *t, struct pt_departure *d, con
         if (!(counted & (1u << k)))
             continue;
         late[k] = v[k] > d->tc_base[k] ? v[k] - d->tc_base[k] : 0;
-        d->tc_base[k] -= v[k] - late[k];
+        d->tc_base[k] = pt_sat_sub(d->tc_base[k], pt_sat_sub(v[k], late[k]));
     }
     pt_ledger_credit_tcounts(&t->ledger, pt_target_group_of(t, d->comm, d->reaper), late, counted);
 }

@@ -135,7 +135,7 @@ void pt_ledger_settle(struct pt_ledger *l, struct pt_account *a, bool final)
         if (a->ctr[k] < a->due[k]) {
             credit(l, a->group, k, a->owed[k]);
             if (pt_ctr_is_cpu(k)) /* no fold is coming */
-                a->unshared_cpu[pt_cpu_of_ctr(k)] += a->owed[k];
+                a->unshared_cpu[pt_cpu_of_ctr(k)] = pt_sat_add(a->unshared_cpu[pt_cpu_of_ctr(k)], a->owed[k]);
         }
         a->owed[k] = 0;
     }
@@ -181,7 +181,7 @@ static void owe(struct pt_ledger *l, struct pt_account *reaper, const struct pt_
         if (a->group >= 0 && reaper->group >= 0)
             move(l, reaper->group, (uint32_t)a->group, k, v);
         if (pt_ctr_is_cpu(k)) /* given out of its folds */
-            reaper->unshared_cpu[pt_cpu_of_ctr(k)] -= v;
+            reaper->unshared_cpu[pt_cpu_of_ctr(k)] = pt_sat_sub(reaper->unshared_cpu[pt_cpu_of_ctr(k)], v);
     }
 }
 
@@ -354,8 +354,8 @@ static void share_fold(struct pt_ledger *l, struct pt_account *r, enum pt_cpu c,
         if (g->fold_weight_us <= 0)
             continue;
         g->fold_want = (double)fold * (double)g->fold_weight_us / (double)weight + (double)g->cpu_rest_us[c] / tick_us;
-        g->fold_ticks = g->fold_want > 0 ? (int64_t)g->fold_want : 0;
-        given += g->fold_ticks;
+        g->fold_ticks = g->fold_want <= 0 ? 0 : g->fold_want >= (double)INT64_MAX ? INT64_MAX : (int64_t)g->fold_want;
+        given = pt_sat_add(given, g->fold_ticks);
     }
     while (given != fold) { /* a tick more to whom rounding took most from, or back from whom it gave most */
         struct pt_group *pick = NULL;
@@ -383,6 +383,13 @@ static void share_fold(struct pt_ledger *l, struct pt_account *r, enum pt_cpu c,
     }
 }
 
+/* Do a's counters show a fold of what it reaped that is not shared out
+ * yet (its children's CPU grew)? */
+static bool fold_shown(const struct pt_account *a)
+{
+    return pt_sat_add(a->unshared_cpu[PT_CPU_USER], a->unshared_cpu[PT_CPU_SYSTEM]) > 0;
+}
+
 static int by_reaper(const void *a, const void *b)
 {
     pid_t x = ((const struct pt_share *)a)->reaper, y = ((const struct pt_share *)b)->reaper;
@@ -408,7 +415,7 @@ void pt_ledger_share_folds(struct pt_ledger *l, struct pt_account *(*live)(void 
         if (!r)
             continue;
         r->share_weight_us = weight;
-        if (r->unshared_cpu[PT_CPU_USER] + r->unshared_cpu[PT_CPU_SYSTEM] <= 0) { /* not folded yet */
+        if (!fold_shown(r)) {
             for (size_t j = i; j < end; j++)
                 if (++l->shares[j].drains < PT_SHARE_DRAINS)
                     l->shares[kept++] = l->shares[j];
@@ -431,7 +438,7 @@ void pt_ledger_folds_given(const struct pt_ledger *l, struct pt_account *a)
 {
     if (!l->shares_folds)
         return;
-    bool waiting = a->share_weight_us > 0 && a->unshared_cpu[PT_CPU_USER] + a->unshared_cpu[PT_CPU_SYSTEM] <= 0;
+    bool waiting = a->share_weight_us > 0 && !fold_shown(a);
     for (int c = 0; c < PT_CPU_COUNT && !waiting; c++)
         if (a->unshared_cpu[c] > 0) /* given, or nobody waits for it */
             a->unshared_cpu[c] = 0;
