@@ -27,6 +27,7 @@
  * more CPU than the time since the last read allowed. */
 #include "exits.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "membership.h"
@@ -55,6 +56,7 @@ static void record_usage(const struct pt_exitrecord *r, int64_t v[PT_CTR_COUNT])
 static struct pt_departure *departure_of(const struct pt_target *t, pid_t pid)
 {
     long i = pt_pidmap_get(&t->departure_index, pid);
+    assert(i < (long)t->n_departures);
     return i < 0 ? NULL : &t->departures[i];
 }
 

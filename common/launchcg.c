@@ -2,6 +2,7 @@
  * removed (launchcg.h says why each is done the way it is). */
 #include "launchcg.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -176,6 +177,7 @@ int pt_launch_cgroup_make_in(struct pt_launch_cgroup *cg, size_t h, const char *
         rmdir(dir);
         return -e;
     }
+    assert(cg->n_made < PT_LAUNCH_HIERARCHIES); /* one cgroup a hierarchy */
     cg->procs_fd[cg->n_made++] = fd;
     devs[h] = st.st_dev;
     inos[h] = st.st_ino;

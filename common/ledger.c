@@ -1,5 +1,6 @@
 #include "ledger.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +27,16 @@ void pt_ledger_free(struct pt_ledger *l)
     memset(l, 0, sizeof(*l));
 }
 
+/* Group slot g, as pt_groups_find() gave it. */
+static struct pt_group *group_at(const struct pt_ledger *l, int32_t g)
+{
+    assert(l->groups.list && g >= 0 && (uint32_t)g <= l->groups.limit);
+    return &l->groups.list[g];
+}
+
 int64_t pt_ledger_counted(const struct pt_account *a, int k)
 {
+    assert(k >= 0 && k < PT_CTR_COUNT);
     return a->owed[k] > 0 && a->due[k] > a->ctr[k] ? a->due[k] : a->ctr[k];
 }
 
@@ -35,6 +44,7 @@ int64_t pt_ledger_counted(const struct pt_account *a, int k)
  * one way the tree's adjust changes, so the groups add up to it. */
 static void credit(struct pt_ledger *l, int32_t group, int k, int64_t v)
 {
+    assert(l->phase == PT_LEDGER_READING); /* the count copies adjust */
     l->adjust[k] = pt_sat_add(l->adjust[k], v);
     if (group >= 0)
         pt_groups_adjust(&l->groups, (uint32_t)group, k, v);
@@ -51,6 +61,7 @@ static void credit_account(struct pt_ledger *l, const struct pt_account *a, int 
 /* v of counter k from group from to group to: the sum stays. */
 static void move(struct pt_ledger *l, int32_t from, uint32_t to, int k, int64_t v)
 {
+    assert(l->phase != PT_LEDGER_REPORTING);
     pt_groups_adjust(&l->groups, (uint32_t)from, k, -v);
     pt_groups_adjust(&l->groups, to, k, v);
 }
@@ -85,7 +96,7 @@ void pt_ledger_seen(struct pt_ledger *l, const struct pt_account *a)
     l->stat_seen |= a->has_stat;
     l->io_seen |= a->has_io;
     if (a->group >= 0) {
-        struct pt_group *g = &l->groups.list[a->group];
+        struct pt_group *g = group_at(l, a->group);
         g->stat_seen |= a->has_stat;
         g->io_seen |= a->has_io;
     }
@@ -202,21 +213,23 @@ uint32_t pt_ledger_group_named(struct pt_ledger *l, const char *name)
 
 void pt_ledger_renamed(struct pt_ledger *l, struct pt_account *a, const char *comm)
 {
-    if (a->group >= 0 && strcmp(l->groups.list[a->group].name, comm) != 0)
+    if (a->group >= 0 && strcmp(group_at(l, a->group)->name, comm) != 0)
         pt_ledger_regroup(l, a, pt_groups_find(&l->groups, comm));
 }
 
 void pt_ledger_poll_gauges(struct pt_ledger *l, const struct pt_account *a, const int64_t *now, int first, int last)
 {
+    assert(first >= 0 && first <= last && last < PT_G_COUNT);
     if (a->group < 0)
         return;
-    struct pt_group *g = &l->groups.list[a->group];
+    struct pt_group *g = group_at(l, a->group);
     for (int k = first; k <= last; k++)
         g->poll[k] = pt_sat_add(g->poll[k], now[k]);
 }
 
 void pt_ledger_end_poll(struct pt_ledger *l, int first, int last)
 {
+    assert(first >= 0 && first <= last && last < PT_G_COUNT);
     if (l->partitions)
         pt_groups_end_poll(&l->groups, first, last);
 }
@@ -225,14 +238,14 @@ void pt_ledger_fds(struct pt_ledger *l, const struct pt_account *a, int64_t fds)
 {
     if (a->group < 0)
         return;
-    struct pt_group *g = &l->groups.list[a->group];
+    struct pt_group *g = group_at(l, a->group);
     g->fds = pt_sat_add(g->fds, fds);
     g->fds_seen = true;
 }
 
 const struct pt_group *pt_ledger_group(const struct pt_ledger *l, uint32_t g)
 {
-    return &l->groups.list[g];
+    return group_at(l, (int32_t)g);
 }
 
 /* ---- what exit records and threads bring ---------------------------- */
@@ -248,16 +261,17 @@ static void add_tcounts(int64_t tc[PT_TC_COUNT], unsigned *seen, const int64_t v
 
 void pt_ledger_credit_tcounts(struct pt_ledger *l, int32_t group, const int64_t v[PT_TC_COUNT], unsigned which)
 {
+    assert((which & ~PT_TC_ALL) == 0);
     add_tcounts(l->tc, &l->tc_seen, v, which);
     if (group >= 0)
-        add_tcounts(l->groups.list[group].tc, &l->groups.list[group].tc_seen, v, which);
+        add_tcounts(group_at(l, group)->tc, &group_at(l, group)->tc_seen, v, which);
 }
 
 void pt_ledger_credit_thread(struct pt_ledger *l, const char *comm, int64_t user_ticks, int64_t system_ticks, bool ctx,
                              int64_t voluntary, int64_t involuntary)
 {
     uint32_t gi = pt_groups_find(&l->groups, comm);
-    struct pt_group *g = &l->groups.list[gi];
+    struct pt_group *g = group_at(l, (int32_t)gi);
     g->processes++; /* its live threads: the slot is kept while there are some */
     g->stat_seen = true;
     pt_groups_adjust(&l->groups, gi, PT_CTR_USER_TICKS, user_ticks);
@@ -293,7 +307,7 @@ static int64_t carry_ticks(const struct pt_ledger *l, int64_t *rest, int64_t us)
 
 void pt_ledger_add_lost(struct pt_ledger *l, int32_t group, const int64_t v[PT_CTR_COUNT])
 {
-    struct pt_group *g = group >= 0 ? &l->groups.list[group] : NULL;
+    struct pt_group *g = group >= 0 ? group_at(l, group) : NULL;
     for (int k = 0; k < PT_CTR_COUNT; k++) {
         int64_t n = v[k];
         if (pt_ctr_is_cpu(k))
@@ -309,7 +323,7 @@ void pt_ledger_move(struct pt_ledger *l, const struct pt_account *from, uint32_t
 {
     if (from->group < 0 || (uint32_t)from->group == to)
         return;
-    struct pt_group *g = &l->groups.list[to];
+    struct pt_group *g = group_at(l, (int32_t)to);
     for (int k = 0; k < PT_CTR_COUNT; k++) {
         if (v[k] == 0 || pt_ctr_is_cpu(k) || !pt_account_has(from, k))
             continue;
@@ -368,6 +382,7 @@ static void share_fold(struct pt_ledger *l, struct pt_account *r, enum pt_cpu c,
             if (!pick || (given < fold ? kept > best : kept < best))
                 pick = g;
         }
+        assert(pick); /* short: some group waits; over: some was given a tick */
         pick->fold_ticks += given < fold ? 1 : -1;
         given += given < fold ? 1 : -1;
     }
@@ -422,7 +437,7 @@ void pt_ledger_share_folds(struct pt_ledger *l, struct pt_account *(*live)(void 
             continue;
         }
         for (size_t j = i; j < end; j++) {
-            struct pt_group *g = &l->groups.list[pt_groups_find(&l->groups, l->shares[j].comm)];
+            struct pt_group *g = group_at(l, (int32_t)pt_groups_find(&l->groups, l->shares[j].comm));
             g->fold_weight_us = pt_sat_add(g->fold_weight_us, l->shares[j].weight_us);
         }
         for (int c = 0; c < PT_CPU_COUNT; c++)
@@ -460,16 +475,18 @@ void pt_ledger_records_stopped(struct pt_ledger *l)
 
 void pt_ledger_next_round(struct pt_ledger *l)
 {
+    assert(l->phase == PT_LEDGER_READING);
     l->round++;
 }
 
 void pt_ledger_count(struct pt_ledger *l, const struct pt_account *a, int64_t threads)
 {
-    if (!l->counting) { /* C from adjust, then account by account: saturation then loses least */
+    assert(l->phase != PT_LEDGER_REPORTING);
+    if (l->phase == PT_LEDGER_READING) { /* C from adjust, then account by account: saturation then loses least */
         memcpy(l->tree, l->adjust, sizeof(l->tree));
-        l->counting = true;
+        l->phase = PT_LEDGER_COUNTING;
     }
-    struct pt_group *g = l->partitions && a->group >= 0 ? &l->groups.list[a->group] : NULL;
+    struct pt_group *g = l->partitions && a->group >= 0 ? group_at(l, a->group) : NULL;
     if (g) {
         g->processes++;
         if (a->has_stat)
@@ -486,32 +503,37 @@ void pt_ledger_count(struct pt_ledger *l, const struct pt_account *a, int64_t th
 
 void pt_ledger_deltas(struct pt_ledger *l, bool keep_base, int64_t delta[PT_CTR_COUNT])
 {
+    assert(l->phase != PT_LEDGER_REPORTING); /* once an interval */
     for (int k = 0; k < PT_CTR_COUNT; k++) {
-        int64_t now = l->counting ? l->tree[k] : l->adjust[k];
+        int64_t now = l->phase == PT_LEDGER_COUNTING ? l->tree[k] : l->adjust[k];
         if (now > l->high_water[k])
             l->high_water[k] = now;
         delta[k] = pt_sat_sub(l->high_water[k], l->interval_base[k]);
         if (!keep_base)
             l->interval_base[k] = l->high_water[k];
     }
+    l->phase = PT_LEDGER_REPORTING;
 }
 
 void pt_ledger_group_deltas(struct pt_ledger *l, uint32_t g, bool keep_base, int64_t delta[PT_CTR_COUNT])
 {
+    assert(l->phase == PT_LEDGER_REPORTING && g <= l->groups.limit);
     pt_groups_deltas(&l->groups, g, keep_base, delta);
 }
 
-void pt_ledger_snapshot(struct pt_account *a)
+void pt_ledger_snapshot(const struct pt_ledger *l, struct pt_account *a)
 {
+    assert(l->phase != PT_LEDGER_READING);
     memcpy(a->ctr_at_end, a->ctr, sizeof(a->ctr));
 }
 
 void pt_ledger_end_interval(struct pt_ledger *l)
 {
+    assert(l->phase == PT_LEDGER_REPORTING);
     l->stat_seen = l->io_seen = false;
     l->tc_seen = 0;
     memset(l->tc, 0, sizeof(l->tc));
-    l->counting = false;
+    l->phase = PT_LEDGER_READING;
     if (l->groups.list)
         pt_groups_end_interval(&l->groups);
 }

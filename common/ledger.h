@@ -102,6 +102,11 @@ struct pt_share {
     unsigned drains;        /* shares of folds it has waited */
 };
 
+/* Where the interval is, in the order the ledger asserts: its reads and
+ * events; pt_ledger_count() of every live account (and their snapshots);
+ * the deltas, the tree's and then its groups'; pt_ledger_end_interval(). */
+enum pt_ledger_phase { PT_LEDGER_READING, PT_LEDGER_COUNTING, PT_LEDGER_REPORTING };
+
 struct pt_ledger {
     double ticks_per_second;
     bool partitions;         /* each member is in one group of groups.list, whose sum is the tree */
@@ -117,8 +122,8 @@ struct pt_ledger {
     bool stat_seen, io_seen;
     unsigned tc_seen;           /* the per-thread counts read (enum pt_tcount bits) */
     int64_t tc[PT_TC_COUNT];    /* and done */
-    int64_t tree[PT_CTR_COUNT]; /* C, once pt_ledger_count() began (counting) */
-    bool counting;
+    int64_t tree[PT_CTR_COUNT]; /* C, once pt_ledger_count() began */
+    enum pt_ledger_phase phase;
 };
 
 /* groups: the breakdown's limit of named groups, 0 without a breakdown;
@@ -234,8 +239,9 @@ void pt_ledger_count(struct pt_ledger *l, const struct pt_account *a, int64_t th
  * could not be read). */
 void pt_ledger_deltas(struct pt_ledger *l, bool keep_base, int64_t delta[PT_CTR_COUNT]);
 void pt_ledger_group_deltas(struct pt_ledger *l, uint32_t g, bool keep_base, int64_t delta[PT_CTR_COUNT]);
-/* ... then each live account's baseline for debts taken from now on. */
-void pt_ledger_snapshot(struct pt_account *a);
+/* ... and, once counted, each live account's baseline for debts taken
+ * from now on. */
+void pt_ledger_snapshot(const struct pt_ledger *l, struct pt_account *a);
 /* The interval is reported: clear what was its own. */
 void pt_ledger_end_interval(struct pt_ledger *l);
 

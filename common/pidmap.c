@@ -1,5 +1,6 @@
 #include "pidmap.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,6 +8,7 @@
 
 static size_t slot_of(pid_t pid, size_t cap)
 {
+    assert(cap > 0 && (cap & (cap - 1)) == 0);
     /* Fibonacci hashing spreads sequential pids over the table. */
     return (size_t)(((uint32_t)pid * 2654435769u) & (cap - 1));
 }
@@ -42,6 +44,7 @@ void pt_pidmap_put(struct pt_pidmap *map, pid_t pid, uint32_t value)
         return;
     if ((map->count + 1) * 2 > map->cap) /* keep the load factor <= 1/2 */
         grow(map);
+    assert(map->count < map->cap); /* an empty slot ends every probe */
     size_t i = slot_of(pid, map->cap);
     while (map->keys[i] && map->keys[i] != pid)
         i = (i + 1) & (map->cap - 1);

@@ -1,5 +1,6 @@
 #include "target.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,7 +201,7 @@ static void count_members(struct pt_target *t)
             pt_ledger_seen(&t->ledger, &m->acct);
         }
         pt_ledger_count(&t->ledger, &m->acct, m->num_threads);
-        pt_ledger_snapshot(&m->acct);
+        pt_ledger_snapshot(&t->ledger, &m->acct);
     }
 }
 
@@ -227,6 +228,7 @@ static void fill_group_reports(struct pt_target *t, double seconds, const struct
         line.cgroup = pt_target_cgroup_values(t, g->name);
         pt_ledger_group_deltas(&t->ledger, i, keep_base, line.delta);
         put_live(&line, g->tc, g->tc_seen & tcounts_shown(t), g->fds_seen ? g->fds : -1, g->processes, g->threads);
+        assert(t->n_group_reports <= t->ledger.groups.limit); /* limit + 1 lines */
         struct pt_group_report *r = &t->group_reports[t->n_group_reports++];
         r->name = g->name;
         pt_line_report(&line, units, &r->report);
