@@ -234,8 +234,6 @@ void pt_target_compact(struct pt_target *t)
     t->need_compaction = false;
 }
 
-/* Open pid as a new member. baseline: it joins as part of a new root's
- * tree (its past is not counted); otherwise it was born in the tree. */
 int32_t pt_target_group_of(struct pt_target *t, const char *comm, pid_t parent)
 {
     if (pt_target_by_process(t))
@@ -255,7 +253,9 @@ static int32_t join_group(struct pt_target *t, const struct pt_member *m)
     return pt_target_group_of(t, m->comm, m->ppid);
 }
 
-/* recorded: pid's exit record is being followed (exits.c), which settles
+/* Open pid as a new member. baseline: it joins as part of a new root's
+ * tree (its past is not counted); otherwise it was born in the tree.
+ * recorded: pid's exit record is being followed (exits.c), which settles
  * it as a member's, so a zombie joins even with a breakdown. */
 static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline, bool recorded)
 {

@@ -9,7 +9,12 @@
 static size_t slot_of(pid_t pid, size_t cap)
 {
     assert(cap > 0 && (cap & (cap - 1)) == 0);
-    /* Fibonacci hashing spreads sequential pids over the table. */
+    /* The pid times an odd constant (2^32 over the golden ratio), its low
+     * bits: not Fibonacci hashing (whose high bits mix in the whole pid),
+     * but a permutation of the pids modulo the table's size, which is
+     * what counts here: a run of sequential pids takes distinct slots,
+     * spread over the table instead of side by side (one long run that
+     * linear probing would walk for every pid not in it). */
     return (size_t)(((uint32_t)pid * 2654435769u) & (cap - 1));
 }
 
