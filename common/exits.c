@@ -30,12 +30,11 @@
 #include <assert.h>
 #include <string.h>
 
+#include "bounds.h"
 #include "membership.h"
 #include "saturate.h"
 
 #define US_PER_SECOND 1000000.0
-/* How far up a chain of processes that never joined is followed. */
-#define PT_FOLD_DEPTH 16
 
 /* A record's usage as counters, CPU in microseconds. */
 static void record_usage(const struct pt_exitrecord *r, int64_t v[PT_CTR_COUNT])

@@ -186,7 +186,7 @@ static void walk_dir(struct walk *w, int dir_fd, size_t len, int depth)
                 snprintf(w->user_match, sizeof(w->user_match), "%s", w->path);
             continue; /* its processes are its own: nothing below is another match's */
         }
-        if (!enters(e->d_name) || depth >= 16 || w->opened >= PT_SDUNIT_WALK_MAX)
+        if (!enters(e->d_name) || depth >= PT_SDUNIT_WALK_DEPTH || w->opened >= PT_SDUNIT_WALK_MAX)
             continue;
         int sub = openat(dir_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (sub < 0)
