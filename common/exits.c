@@ -34,8 +34,6 @@
 #include "membership.h"
 #include "saturate.h"
 
-#define US_PER_SECOND 1000000.0
-
 /* A record's usage as counters, CPU in microseconds. */
 static void record_usage(const struct pt_exitrecord *r, int64_t v[PT_CTR_COUNT])
 {
@@ -142,7 +140,7 @@ static double share_after_read(const struct pt_departure *d)
     if (d->life_us <= 0)
         return -1;
     /* its exit event's time, else its start (to a clock tick) and life */
-    double life = (double)d->life_us / US_PER_SECOND;
+    double life = (double)d->life_us / PT_US_PER_SECOND;
     double after = (d->exited_at > 0 ? d->exited_at : d->start + life) - d->read_at;
     return after < 0 ? 0 : after > life ? 1 : after / life;
 }
@@ -197,7 +195,7 @@ static void settle_outside(struct pt_target *t, const struct pt_departure *d, in
     if (d->has_stat && d->recorded_run_us > 0) {
         double shown[PT_CPU_COUNT], before[PT_CPU_COUNT];
         for (int c = 0; c < PT_CPU_COUNT; c++)
-            shown[c] = before[c] = (double)d->own[pt_ctr_of_cpu(c)] * US_PER_SECOND / t->ticks_per_second;
+            shown[c] = before[c] = (double)d->own[pt_ctr_of_cpu(c)] * PT_US_PER_SECOND / t->ticks_per_second;
         split_run_time((double)d->recorded_run_us, (double)d->recorded[PT_CTR_USER_TICKS],
                        (double)d->recorded[PT_CTR_SYSTEM_TICKS], shown);
         for (int c = 0; c < PT_CPU_COUNT; c++)
@@ -263,7 +261,7 @@ static void thread_exited(struct pt_target *t, struct pt_member *m, bool departe
         memset(&fresh, 0, sizeof(fresh));
         u = &fresh;
         /* it exited before this drain: started before now less its life */
-        count_past = count_past || t->drained_at - (double)r->elapsed_us / US_PER_SECOND > t->threads_read_at;
+        count_past = count_past || t->drained_at - (double)r->elapsed_us / PT_US_PER_SECOND > t->threads_read_at;
         if (!count_past)
             return;
     }

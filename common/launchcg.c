@@ -33,7 +33,7 @@ int pt_launch_cgroup_own_path(const char *text, size_t h, char *out, size_t outl
         bool match = false;
         if (path && h == 0)
             match = list == line + 1 && line[0] == '0' && path == list + 1;
-        for (const char *c = list + 1; path && h > 0 && c < path && !match;) {
+        for (const char *c = path ? list + 1 : NULL; c && h > 0 && c < path && !match;) {
             size_t clen = strcspn(c, ",:");
             match = clen == wlen && memcmp(c, want, wlen) == 0;
             c += clen + 1;

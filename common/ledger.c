@@ -8,8 +8,6 @@
 #include "base.h"
 #include "saturate.h"
 
-#define US_PER_SECOND 1000000.0
-
 void pt_ledger_init(struct pt_ledger *l, double ticks_per_second, uint32_t groups, bool partitions)
 {
     memset(l, 0, sizeof(*l));
@@ -284,13 +282,13 @@ void pt_ledger_credit_thread(struct pt_ledger *l, const char *comm, int64_t user
 
 int64_t pt_ledger_us_to_ticks(const struct pt_ledger *l, int64_t us)
 {
-    double ticks = (double)us * l->ticks_per_second / US_PER_SECOND + 0.5;
+    double ticks = (double)us * l->ticks_per_second / PT_US_PER_SECOND + 0.5;
     return ticks >= (double)INT64_MAX ? INT64_MAX : (int64_t)ticks;
 }
 
 static int64_t ticks_to_us(const struct pt_ledger *l, int64_t ticks)
 {
-    double us = (double)ticks * US_PER_SECOND / l->ticks_per_second;
+    double us = (double)ticks * PT_US_PER_SECOND / l->ticks_per_second;
     return us >= (double)INT64_MAX ? INT64_MAX : (int64_t)us;
 }
 
@@ -362,7 +360,7 @@ static void share_fold(struct pt_ledger *l, struct pt_account *r, enum pt_cpu c,
 {
     struct pt_groups *gs = &l->groups;
     int64_t fold = r->unshared_cpu[c], given = 0;
-    double tick_us = US_PER_SECOND / l->ticks_per_second;
+    double tick_us = PT_US_PER_SECOND / l->ticks_per_second;
     for (uint32_t i = 0; i <= gs->limit; i++) {
         struct pt_group *g = &gs->list[i];
         if (g->fold_weight_us <= 0)
