@@ -49,6 +49,12 @@ void pt_groups_adjust(struct pt_groups *gs, uint32_t g, int k, int64_t v)
     gs->list[g].adjust[k] = pt_sat_add(gs->list[g].adjust[k], v);
 }
 
+void pt_groups_move(struct pt_groups *gs, uint32_t from, uint32_t to, int k, int64_t v)
+{
+    pt_groups_adjust(gs, from, k, -v);
+    pt_groups_adjust(gs, to, k, v);
+}
+
 void pt_groups_end_poll(struct pt_groups *gs, int first, int last)
 {
     for (uint32_t i = 0; i <= gs->limit; i++) {

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "bounds.h"
+#include "ledgerfolds.h"
 #include "membership.h"
 #include "saturate.h"
 

@@ -3,7 +3,7 @@
  * "Breakdown"). It is told what happened: an account (a member's) joined
  * with or without its past, was read, changed group, left reaped by
  * another account or outside the tree; an exit record brought usage; a
- * reaper's fold is to be shared out; the interval ended.
+ * reaper's fold is to be shared out (ledgerfolds.h); the interval ended.
  *
  * The tree's cumulative counter for each quantity is
  *
@@ -193,13 +193,6 @@ const struct pt_group *pt_ledger_group(const struct pt_ledger *l, uint32_t g);
 
 /* ---- what exit records and threads bring ---------------------------- */
 
-/* Exit records are followed; share: the folds they weigh are shared out
- * among the groups (by process). */
-void pt_ledger_records_followed(struct pt_ledger *l, bool share);
-/* No records are to come: the shares waiting are forgotten, and no fold
- * is shared out. */
-void pt_ledger_records_stopped(struct pt_ledger *l);
-
 /* Per-thread counts (context switches, delays) v of which (enum
  * pt_tcount bits: those read, v 0 where nothing is owed) done in the
  * tree, and in group (-1: none). */
@@ -212,19 +205,8 @@ void pt_ledger_credit_thread(struct pt_ledger *l, const char *comm, int64_t user
  * never saw: the tree's, and group's (-1: none). */
 void pt_ledger_add_lost(struct pt_ledger *l, int32_t group, const int64_t v[PT_CTR_COUNT]);
 /* Faults and I/O v that the kernel folded into from's counters belong to
- * group to (CPU moves as a share of the fold, below). */
+ * group to (CPU moves as a share of the fold: ledgerfolds.h). */
 void pt_ledger_move(struct pt_ledger *l, const struct pt_account *from, uint32_t to, const int64_t v[PT_CTR_COUNT]);
-/* A process's CPU, weight_us by its records, went to reaper's children
- * counters (or will when it is reaped): the group comm's share of their
- * growth. */
-void pt_ledger_add_share(struct pt_ledger *l, const struct pt_account *reaper, const char *comm, int64_t weight_us);
-/* Once an interval, after its last reads: give each reaper's unshared
- * fold to the groups of the shares that wait for it, by their weights; a
- * share whose reaper shows no fold yet waits (a few times). live finds a
- * live account by pid; then every live account is handed to
- * pt_ledger_folds_given(). */
-void pt_ledger_share_folds(struct pt_ledger *l, struct pt_account *(*live)(void *ctx, pid_t pid), void *ctx);
-void pt_ledger_folds_given(const struct pt_ledger *l, struct pt_account *a);
 
 /* ---- the interval ----------------------------------------------------- */
 

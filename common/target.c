@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "groupkey.h"
+#include "ledgerfolds.h"
 #include "lines.h"
 #include "membership.h"
 #include "saturate.h"

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ledger.h"
+#include "ledgerfolds.h"
 #include "unit.h"
 
 #define MAX_LIVE 8
