@@ -260,8 +260,10 @@ void pt_ledger_credit_tcounts(struct pt_ledger *l, int32_t group, const int64_t 
 {
     assert((which & ~PT_TC_ALL) == 0);
     add_tcounts(l->tc, &l->tc_seen, v, which);
-    if (group >= 0)
-        add_tcounts(group_at(l, group)->tc, &group_at(l, group)->tc_seen, v, which);
+    if (group >= 0) {
+        struct pt_group *g = group_at(l, group);
+        add_tcounts(g->tc, &g->tc_seen, v, which);
+    }
 }
 
 void pt_ledger_credit_thread(struct pt_ledger *l, const char *comm, int64_t user_ticks, int64_t system_ticks, bool ctx,
