@@ -43,6 +43,8 @@ void *pt_xrealloc_array(void *p, size_t n, size_t size); /* n * size, checked */
 char *pt_xstrdup(const char *s);
 
 double pt_now(void);
+/* The kernel's exit records give CPU and times in microseconds. */
+#define PT_US_PER_SECOND 1e6
 double pt_thread_cpu_seconds(void);
 
 #endif

@@ -1,5 +1,6 @@
 #include "breakdown.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,7 +45,14 @@ uint32_t pt_groups_find(struct pt_groups *gs, const char *name)
 
 void pt_groups_adjust(struct pt_groups *gs, uint32_t g, int k, int64_t v)
 {
+    assert(g <= gs->limit && k >= 0 && k < PT_CTR_COUNT);
     gs->list[g].adjust[k] = pt_sat_add(gs->list[g].adjust[k], v);
+}
+
+void pt_groups_move(struct pt_groups *gs, uint32_t from, uint32_t to, int k, int64_t v)
+{
+    pt_groups_adjust(gs, from, k, -v);
+    pt_groups_adjust(gs, to, k, v);
 }
 
 void pt_groups_end_poll(struct pt_groups *gs, int first, int last)
@@ -62,6 +70,7 @@ void pt_groups_end_poll(struct pt_groups *gs, int first, int last)
 
 void pt_groups_deltas(struct pt_groups *gs, uint32_t i, bool keep_base, int64_t delta[PT_CTR_COUNT])
 {
+    assert(i <= gs->limit);
     struct pt_group *g = &gs->list[i];
     for (int k = 0; k < PT_CTR_COUNT; k++) {
         int64_t now = pt_sat_add(g->adjust[k], g->live[k]);

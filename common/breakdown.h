@@ -81,6 +81,8 @@ void pt_groups_free(struct pt_groups *gs);
 uint32_t pt_groups_find(struct pt_groups *gs, const char *name);
 /* Add v (which may be negative) to counter k of group g's adjust. */
 void pt_groups_adjust(struct pt_groups *gs, uint32_t g, int k, int64_t v);
+/* v of counter k from group from's adjust to group to's: the sum stays. */
+void pt_groups_move(struct pt_groups *gs, uint32_t from, uint32_t to, int k, int64_t v);
 /* One poll's sums of gauges [first, last] are in each group's poll[]:
  * add them to the extrema of every group in use and clear them. */
 void pt_groups_end_poll(struct pt_groups *gs, int first, int last);

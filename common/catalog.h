@@ -5,7 +5,8 @@
  * name, its kind and its unit cannot drift between collectd and Telegraf.
  * It also decides where each value is set (lines.c fills a line from these
  * columns), so grepping a metric's id finds its line here, and the from
- * column names the gauge, counter or amount it is set from.
+ * column names the gauge, counter, amount or cgroup quantity it is set
+ * from.
  *
  * X(ID, name, scope, kind, unit, collectd_type, from, reads, lines, source, description)
  *   scope: the line it belongs to: a target's line or the global line.
@@ -172,7 +173,7 @@ struct pt_metric_def {
     enum pt_unit unit;
     const char *collectd_type; /* a stock types.db type with one value */
     enum pt_from from;
-    int quantity;   /* the enum pt_gauge, pt_counter or pt_amount it is set from */
+    int quantity;   /* the enum pt_gauge, pt_counter, pt_amount or pt_cgq it is set from, else 0 */
     unsigned reads; /* enum pt_short bits */
     enum pt_lines lines;
     const char *source;

@@ -27,14 +27,13 @@
  * more CPU than the time since the last read allowed. */
 #include "exits.h"
 
+#include <assert.h>
 #include <string.h>
 
+#include "bounds.h"
+#include "ledgerfolds.h"
 #include "membership.h"
 #include "saturate.h"
-
-#define US_PER_SECOND 1000000.0
-/* How far up a chain of processes that never joined is followed. */
-#define PT_FOLD_DEPTH 16
 
 /* A record's usage as counters, CPU in microseconds. */
 static void record_usage(const struct pt_exitrecord *r, int64_t v[PT_CTR_COUNT])
@@ -55,6 +54,7 @@ static void record_usage(const struct pt_exitrecord *r, int64_t v[PT_CTR_COUNT])
 static struct pt_departure *departure_of(const struct pt_target *t, pid_t pid)
 {
     long i = pt_pidmap_get(&t->departure_index, pid);
+    assert(i < (long)t->n_departures);
     return i < 0 ? NULL : &t->departures[i];
 }
 
@@ -129,7 +129,7 @@ static void credit_late_tcounts(struct pt_target *t, struct pt_departure *d, con
         if (!(counted & (1u << k)))
             continue;
         late[k] = v[k] > d->tc_base[k] ? v[k] - d->tc_base[k] : 0;
-        d->tc_base[k] -= v[k] - late[k];
+        d->tc_base[k] = pt_sat_sub(d->tc_base[k], pt_sat_sub(v[k], late[k]));
     }
     pt_ledger_credit_tcounts(&t->ledger, pt_target_group_of(t, d->comm, d->reaper), late, counted);
 }
@@ -141,7 +141,7 @@ static double share_after_read(const struct pt_departure *d)
     if (d->life_us <= 0)
         return -1;
     /* its exit event's time, else its start (to a clock tick) and life */
-    double life = (double)d->life_us / US_PER_SECOND;
+    double life = (double)d->life_us / PT_US_PER_SECOND;
     double after = (d->exited_at > 0 ? d->exited_at : d->start + life) - d->read_at;
     return after < 0 ? 0 : after > life ? 1 : after / life;
 }
@@ -196,7 +196,7 @@ static void settle_outside(struct pt_target *t, const struct pt_departure *d, in
     if (d->has_stat && d->recorded_run_us > 0) {
         double shown[PT_CPU_COUNT], before[PT_CPU_COUNT];
         for (int c = 0; c < PT_CPU_COUNT; c++)
-            shown[c] = before[c] = (double)d->own[pt_ctr_of_cpu(c)] * US_PER_SECOND / t->ticks_per_second;
+            shown[c] = before[c] = (double)d->own[pt_ctr_of_cpu(c)] * PT_US_PER_SECOND / t->ticks_per_second;
         split_run_time((double)d->recorded_run_us, (double)d->recorded[PT_CTR_USER_TICKS],
                        (double)d->recorded[PT_CTR_SYSTEM_TICKS], shown);
         for (int c = 0; c < PT_CPU_COUNT; c++)
@@ -229,7 +229,7 @@ static void settle_departure(struct pt_target *t, const struct pt_departure *d)
     }
     if (!pt_target_by_process(t))
         return; /* the reaper's counters bring the rest to the tree and its group */
-    pt_ledger_move(&t->ledger, &reaper->acct, pt_groups_find(&t->ledger.groups, d->comm), last);
+    pt_ledger_move(&t->ledger, &reaper->acct, pt_ledger_group_named(&t->ledger, d->comm), last);
     pt_ledger_add_share(&t->ledger, &reaper->acct, d->comm, last_moments_weight(d));
 }
 
@@ -262,7 +262,7 @@ static void thread_exited(struct pt_target *t, struct pt_member *m, bool departe
         memset(&fresh, 0, sizeof(fresh));
         u = &fresh;
         /* it exited before this drain: started before now less its life */
-        count_past = count_past || t->drained_at - (double)r->elapsed_us / US_PER_SECOND > t->threads_read_at;
+        count_past = count_past || t->drained_at - (double)r->elapsed_us / PT_US_PER_SECOND > t->threads_read_at;
         if (!count_past)
             return;
     }
@@ -382,7 +382,7 @@ void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *rec
     double cpu0 = pt_thread_cpu_seconds();
     t->drained_at = pt_now();
     t->follows_exits = true;
-    t->ledger.shares_folds = pt_target_by_process(t);
+    pt_ledger_records_followed(&t->ledger, pt_target_by_process(t));
     if (!complete) { /* some member's records are missing: its sum is not its whole usage */
         t->exits_complete = false;
         t->exit_record_losses++;
@@ -407,8 +407,7 @@ void pt_target_stop_exits(struct pt_target *t)
     t->n_departures = 0;
     pt_pidmap_clear(&t->departure_index);
     pt_pidmap_clear(&t->parent_of_unseen_gone);
-    t->ledger.shares_folds = false;
-    pt_ledger_drop_shares(&t->ledger);
+    pt_ledger_records_stopped(&t->ledger);
     for (size_t i = 0; i < t->n_members; i++) /* no record is to come: none has its whole usage */
         t->members[i].recorded_whole = false;
 }

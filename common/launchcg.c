@@ -2,6 +2,7 @@
  * removed (launchcg.h says why each is done the way it is). */
 #include "launchcg.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +33,7 @@ int pt_launch_cgroup_own_path(const char *text, size_t h, char *out, size_t outl
         bool match = false;
         if (path && h == 0)
             match = list == line + 1 && line[0] == '0' && path == list + 1;
-        for (const char *c = list + 1; path && h > 0 && c < path && !match;) {
+        for (const char *c = path ? list + 1 : NULL; c && h > 0 && c < path && !match;) {
             size_t clen = strcspn(c, ",:");
             match = clen == wlen && memcmp(c, want, wlen) == 0;
             c += clen + 1;
@@ -176,6 +177,7 @@ int pt_launch_cgroup_make_in(struct pt_launch_cgroup *cg, size_t h, const char *
         rmdir(dir);
         return -e;
     }
+    assert(cg->n_made < PT_LAUNCH_HIERARCHIES); /* one cgroup a hierarchy */
     cg->procs_fd[cg->n_made++] = fd;
     devs[h] = st.st_dev;
     inos[h] = st.st_ino;

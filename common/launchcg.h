@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "bounds.h"
 #include "cgroupfs.h"
 
 /* A cgroup of the launched command's own, so that the kernel's accounting
@@ -96,7 +97,6 @@ void pt_launch_cgroup_close_procs(struct pt_launch_cgroup *cg);
  * it, depth first (at most PT_LAUNCH_SUBCGROUP_DEPTH levels, never through
  * a symlink, never out of the made one). One line, naming the cgroup that
  * cannot be removed and why, for each made cgroup left. */
-#define PT_LAUNCH_SUBCGROUP_DEPTH 32
 void pt_launch_cgroup_remove(struct pt_launch_cgroup *cg);
 
 #endif

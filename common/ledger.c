@@ -1,13 +1,12 @@
 #include "ledger.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base.h"
 #include "saturate.h"
-
-#define US_PER_SECOND 1000000.0
 
 void pt_ledger_init(struct pt_ledger *l, double ticks_per_second, uint32_t groups, bool partitions)
 {
@@ -26,8 +25,16 @@ void pt_ledger_free(struct pt_ledger *l)
     memset(l, 0, sizeof(*l));
 }
 
+/* Group slot g, as pt_groups_find() gave it. */
+static struct pt_group *group_at(const struct pt_ledger *l, int32_t g)
+{
+    assert(l->groups.list && g >= 0 && (uint32_t)g <= l->groups.limit);
+    return &l->groups.list[g];
+}
+
 int64_t pt_ledger_counted(const struct pt_account *a, int k)
 {
+    assert(k >= 0 && k < PT_CTR_COUNT);
     return a->owed[k] > 0 && a->due[k] > a->ctr[k] ? a->due[k] : a->ctr[k];
 }
 
@@ -35,6 +42,7 @@ int64_t pt_ledger_counted(const struct pt_account *a, int k)
  * one way the tree's adjust changes, so the groups add up to it. */
 static void credit(struct pt_ledger *l, int32_t group, int k, int64_t v)
 {
+    assert(l->phase == PT_LEDGER_READING); /* the count copies adjust */
     l->adjust[k] = pt_sat_add(l->adjust[k], v);
     if (group >= 0)
         pt_groups_adjust(&l->groups, (uint32_t)group, k, v);
@@ -51,8 +59,8 @@ static void credit_account(struct pt_ledger *l, const struct pt_account *a, int 
 /* v of counter k from group from to group to: the sum stays. */
 static void move(struct pt_ledger *l, int32_t from, uint32_t to, int k, int64_t v)
 {
-    pt_groups_adjust(&l->groups, (uint32_t)from, k, -v);
-    pt_groups_adjust(&l->groups, to, k, v);
+    assert(l->phase != PT_LEDGER_REPORTING);
+    pt_groups_move(&l->groups, (uint32_t)from, to, k, v);
 }
 
 /* ---- membership events ---------------------------------------------- */
@@ -85,7 +93,7 @@ void pt_ledger_seen(struct pt_ledger *l, const struct pt_account *a)
     l->stat_seen |= a->has_stat;
     l->io_seen |= a->has_io;
     if (a->group >= 0) {
-        struct pt_group *g = &l->groups.list[a->group];
+        struct pt_group *g = group_at(l, a->group);
         g->stat_seen |= a->has_stat;
         g->io_seen |= a->has_io;
     }
@@ -135,7 +143,7 @@ void pt_ledger_settle(struct pt_ledger *l, struct pt_account *a, bool final)
         if (a->ctr[k] < a->due[k]) {
             credit(l, a->group, k, a->owed[k]);
             if (pt_ctr_is_cpu(k)) /* no fold is coming */
-                a->unshared_cpu[pt_cpu_of_ctr(k)] += a->owed[k];
+                a->unshared_cpu[pt_cpu_of_ctr(k)] = pt_sat_add(a->unshared_cpu[pt_cpu_of_ctr(k)], a->owed[k]);
         }
         a->owed[k] = 0;
     }
@@ -181,7 +189,7 @@ static void owe(struct pt_ledger *l, struct pt_account *reaper, const struct pt_
         if (a->group >= 0 && reaper->group >= 0)
             move(l, reaper->group, (uint32_t)a->group, k, v);
         if (pt_ctr_is_cpu(k)) /* given out of its folds */
-            reaper->unshared_cpu[pt_cpu_of_ctr(k)] -= v;
+            reaper->unshared_cpu[pt_cpu_of_ctr(k)] = pt_sat_sub(reaper->unshared_cpu[pt_cpu_of_ctr(k)], v);
     }
 }
 
@@ -191,6 +199,50 @@ void pt_ledger_leave(struct pt_ledger *l, const struct pt_account *a, struct pt_
         owe(l, reaper, a);
     else
         credit_account(l, a, +1);
+}
+
+/* ---- the breakdown's groups ------------------------------------------ */
+
+uint32_t pt_ledger_group_named(struct pt_ledger *l, const char *name)
+{
+    return pt_groups_find(&l->groups, name);
+}
+
+void pt_ledger_renamed(struct pt_ledger *l, struct pt_account *a, const char *comm)
+{
+    if (a->group >= 0 && strcmp(group_at(l, a->group)->name, comm) != 0)
+        pt_ledger_regroup(l, a, pt_groups_find(&l->groups, comm));
+}
+
+void pt_ledger_poll_gauges(struct pt_ledger *l, const struct pt_account *a, const int64_t *now, int first, int last)
+{
+    assert(first >= 0 && first <= last && last < PT_G_COUNT);
+    if (a->group < 0)
+        return;
+    struct pt_group *g = group_at(l, a->group);
+    for (int k = first; k <= last; k++)
+        g->poll[k] = pt_sat_add(g->poll[k], now[k]);
+}
+
+void pt_ledger_end_poll(struct pt_ledger *l, int first, int last)
+{
+    assert(first >= 0 && first <= last && last < PT_G_COUNT);
+    if (l->partitions)
+        pt_groups_end_poll(&l->groups, first, last);
+}
+
+void pt_ledger_fds(struct pt_ledger *l, const struct pt_account *a, int64_t fds)
+{
+    if (a->group < 0)
+        return;
+    struct pt_group *g = group_at(l, a->group);
+    g->fds = pt_sat_add(g->fds, fds);
+    g->fds_seen = true;
+}
+
+const struct pt_group *pt_ledger_group(const struct pt_ledger *l, uint32_t g)
+{
+    return group_at(l, (int32_t)g);
 }
 
 /* ---- what exit records and threads bring ---------------------------- */
@@ -206,16 +258,19 @@ static void add_tcounts(int64_t tc[PT_TC_COUNT], unsigned *seen, const int64_t v
 
 void pt_ledger_credit_tcounts(struct pt_ledger *l, int32_t group, const int64_t v[PT_TC_COUNT], unsigned which)
 {
+    assert((which & ~PT_TC_ALL) == 0);
     add_tcounts(l->tc, &l->tc_seen, v, which);
-    if (group >= 0)
-        add_tcounts(l->groups.list[group].tc, &l->groups.list[group].tc_seen, v, which);
+    if (group >= 0) {
+        struct pt_group *g = group_at(l, group);
+        add_tcounts(g->tc, &g->tc_seen, v, which);
+    }
 }
 
 void pt_ledger_credit_thread(struct pt_ledger *l, const char *comm, int64_t user_ticks, int64_t system_ticks, bool ctx,
                              int64_t voluntary, int64_t involuntary)
 {
     uint32_t gi = pt_groups_find(&l->groups, comm);
-    struct pt_group *g = &l->groups.list[gi];
+    struct pt_group *g = group_at(l, (int32_t)gi);
     g->processes++; /* its live threads: the slot is kept while there are some */
     g->stat_seen = true;
     pt_groups_adjust(&l->groups, gi, PT_CTR_USER_TICKS, user_ticks);
@@ -228,13 +283,13 @@ void pt_ledger_credit_thread(struct pt_ledger *l, const char *comm, int64_t user
 
 int64_t pt_ledger_us_to_ticks(const struct pt_ledger *l, int64_t us)
 {
-    double ticks = (double)us * l->ticks_per_second / US_PER_SECOND + 0.5;
+    double ticks = (double)us * l->ticks_per_second / PT_US_PER_SECOND + 0.5;
     return ticks >= (double)INT64_MAX ? INT64_MAX : (int64_t)ticks;
 }
 
 static int64_t ticks_to_us(const struct pt_ledger *l, int64_t ticks)
 {
-    double us = (double)ticks * US_PER_SECOND / l->ticks_per_second;
+    double us = (double)ticks * PT_US_PER_SECOND / l->ticks_per_second;
     return us >= (double)INT64_MAX ? INT64_MAX : (int64_t)us;
 }
 
@@ -251,7 +306,7 @@ static int64_t carry_ticks(const struct pt_ledger *l, int64_t *rest, int64_t us)
 
 void pt_ledger_add_lost(struct pt_ledger *l, int32_t group, const int64_t v[PT_CTR_COUNT])
 {
-    struct pt_group *g = group >= 0 ? &l->groups.list[group] : NULL;
+    struct pt_group *g = group >= 0 ? group_at(l, group) : NULL;
     for (int k = 0; k < PT_CTR_COUNT; k++) {
         int64_t n = v[k];
         if (pt_ctr_is_cpu(k))
@@ -267,7 +322,7 @@ void pt_ledger_move(struct pt_ledger *l, const struct pt_account *from, uint32_t
 {
     if (from->group < 0 || (uint32_t)from->group == to)
         return;
-    struct pt_group *g = &l->groups.list[to];
+    struct pt_group *g = group_at(l, (int32_t)to);
     for (int k = 0; k < PT_CTR_COUNT; k++) {
         if (v[k] == 0 || pt_ctr_is_cpu(k) || !pt_account_has(from, k))
             continue;
@@ -277,146 +332,27 @@ void pt_ledger_move(struct pt_ledger *l, const struct pt_account *from, uint32_t
     }
 }
 
-void pt_ledger_add_share(struct pt_ledger *l, const struct pt_account *reaper, const char *comm, int64_t weight_us)
-{
-    if (weight_us <= 0)
-        return;
-    if (l->n_shares == l->cap_shares) {
-        l->cap_shares = l->cap_shares ? l->cap_shares * 2 : 16;
-        l->shares = pt_xrealloc_array(l->shares, l->cap_shares, sizeof(*l->shares));
-    }
-    struct pt_share *s = &l->shares[l->n_shares++];
-    *s = (struct pt_share){.reaper = reaper->pid, .weight_us = weight_us};
-    memcpy(s->comm, comm, strnlen(comm, sizeof(s->comm) - 1)); /* NUL: zeroed above */
-}
-
-/* How many shares of folds a share waits for its reaper's: a reaper that
- * ignores SIGCHLD never shows it (nor does the tree, so nothing is lost). */
-#define PT_SHARE_DRAINS 3
-
-/* The whole ticks of CPU counter c that reaper r's kernel fold brought,
- * shared out among the groups whose fold_weight_us waits for them: each
- * group is given its weight's share of the ticks plus what rounding kept
- * from it before (cpu_rest_us), to whole ticks that add up to exactly the
- * fold. So the reaper's group gives away what the kernel folded into it,
- * never more: a group left below what it reported would hide its next
- * work, and the groups would add up to more than the tree. Summed over
- * many intervals, no group loses to rounding. */
-static void share_fold(struct pt_ledger *l, struct pt_account *r, enum pt_cpu c, int64_t weight)
-{
-    struct pt_groups *gs = &l->groups;
-    int64_t fold = r->unshared_cpu[c], given = 0;
-    double tick_us = US_PER_SECOND / l->ticks_per_second;
-    for (uint32_t i = 0; i <= gs->limit; i++) {
-        struct pt_group *g = &gs->list[i];
-        if (g->fold_weight_us <= 0)
-            continue;
-        g->fold_want = (double)fold * (double)g->fold_weight_us / (double)weight + (double)g->cpu_rest_us[c] / tick_us;
-        g->fold_ticks = g->fold_want > 0 ? (int64_t)g->fold_want : 0;
-        given += g->fold_ticks;
-    }
-    while (given != fold) { /* a tick more to whom rounding took most from, or back from whom it gave most */
-        struct pt_group *pick = NULL;
-        for (uint32_t i = 0; i <= gs->limit; i++) {
-            struct pt_group *g = &gs->list[i];
-            if (g->fold_weight_us <= 0 || (given > fold && g->fold_ticks == 0))
-                continue;
-            double kept = g->fold_want - (double)g->fold_ticks;
-            double best = pick ? pick->fold_want - (double)pick->fold_ticks : 0;
-            if (!pick || (given < fold ? kept > best : kept < best))
-                pick = g;
-        }
-        pick->fold_ticks += given < fold ? 1 : -1;
-        given += given < fold ? 1 : -1;
-    }
-    for (uint32_t i = 0; i <= gs->limit; i++) {
-        struct pt_group *g = &gs->list[i];
-        if (g->fold_weight_us <= 0)
-            continue;
-        g->cpu_rest_us[c] = (int64_t)((g->fold_want - (double)g->fold_ticks) * tick_us);
-        if (r->group >= 0 && (uint32_t)r->group != i) {
-            move(l, r->group, i, pt_ctr_of_cpu(c), g->fold_ticks);
-            g->stat_seen = true;
-        }
-    }
-}
-
-static int by_reaper(const void *a, const void *b)
-{
-    pid_t x = ((const struct pt_share *)a)->reaper, y = ((const struct pt_share *)b)->reaper;
-    return (x > y) - (x < y);
-}
-
-/* A fold nobody waits for stays in the reaper's group (a process the
- * records did not weigh: a member joined as a root, a lost record). Done
- * once an interval: a reaper's children's CPU is in clock ticks, and a
- * short window's growth, a few ticks, would give each its rounding. */
-void pt_ledger_share_folds(struct pt_ledger *l, struct pt_account *(*live)(void *ctx, pid_t pid), void *ctx)
-{
-    if (!l->shares_folds)
-        return;
-    if (l->n_shares > 1) /* each reaper's shares in a run */
-        qsort(l->shares, l->n_shares, sizeof(*l->shares), by_reaper);
-    size_t kept = 0;
-    for (size_t i = 0, end; i < l->n_shares; i = end) {
-        struct pt_account *r = live(ctx, l->shares[i].reaper);
-        int64_t weight = 0;
-        for (end = i; end < l->n_shares && l->shares[end].reaper == l->shares[i].reaper; end++)
-            weight = pt_sat_add(weight, l->shares[end].weight_us);
-        if (!r)
-            continue;
-        r->share_weight_us = weight;
-        if (r->unshared_cpu[PT_CPU_USER] + r->unshared_cpu[PT_CPU_SYSTEM] <= 0) { /* not folded yet */
-            for (size_t j = i; j < end; j++)
-                if (++l->shares[j].drains < PT_SHARE_DRAINS)
-                    l->shares[kept++] = l->shares[j];
-            continue;
-        }
-        for (size_t j = i; j < end; j++) {
-            struct pt_group *g = &l->groups.list[pt_groups_find(&l->groups, l->shares[j].comm)];
-            g->fold_weight_us = pt_sat_add(g->fold_weight_us, l->shares[j].weight_us);
-        }
-        for (int c = 0; c < PT_CPU_COUNT; c++)
-            if (r->unshared_cpu[c] > 0)
-                share_fold(l, r, (enum pt_cpu)c, weight);
-        for (uint32_t k = 0; k <= l->groups.limit; k++)
-            l->groups.list[k].fold_weight_us = 0;
-    }
-    l->n_shares = kept;
-}
-
-void pt_ledger_folds_given(const struct pt_ledger *l, struct pt_account *a)
-{
-    if (!l->shares_folds)
-        return;
-    bool waiting = a->share_weight_us > 0 && a->unshared_cpu[PT_CPU_USER] + a->unshared_cpu[PT_CPU_SYSTEM] <= 0;
-    for (int c = 0; c < PT_CPU_COUNT && !waiting; c++)
-        if (a->unshared_cpu[c] > 0) /* given, or nobody waits for it */
-            a->unshared_cpu[c] = 0;
-    a->share_weight_us = 0;
-}
-
-void pt_ledger_drop_shares(struct pt_ledger *l)
-{
-    l->n_shares = 0;
-}
-
 /* ---- the interval ----------------------------------------------------- */
 
 void pt_ledger_next_round(struct pt_ledger *l)
 {
+    assert(l->phase == PT_LEDGER_READING);
     l->round++;
 }
 
-void pt_ledger_count(struct pt_ledger *l, const struct pt_account *a)
+void pt_ledger_count(struct pt_ledger *l, const struct pt_account *a, int64_t threads)
 {
-    if (!l->counting) { /* C from adjust, then account by account: saturation then loses least */
+    assert(l->phase != PT_LEDGER_REPORTING);
+    if (l->phase == PT_LEDGER_READING) { /* C from adjust, then account by account: saturation then loses least */
         memcpy(l->tree, l->adjust, sizeof(l->tree));
-        l->counting = true;
+        l->phase = PT_LEDGER_COUNTING;
     }
-    struct pt_group *g = l->partitions && a->group >= 0 ? &l->groups.list[a->group] : NULL;
-    if (g)
+    struct pt_group *g = l->partitions && a->group >= 0 ? group_at(l, a->group) : NULL;
+    if (g) {
         g->processes++;
+        if (a->has_stat)
+            g->threads = pt_sat_add(g->threads, threads);
+    }
     for (int k = 0; k < PT_CTR_COUNT; k++) {
         if (!pt_account_has(a, k))
             continue;
@@ -428,32 +364,37 @@ void pt_ledger_count(struct pt_ledger *l, const struct pt_account *a)
 
 void pt_ledger_deltas(struct pt_ledger *l, bool keep_base, int64_t delta[PT_CTR_COUNT])
 {
+    assert(l->phase != PT_LEDGER_REPORTING); /* once an interval */
     for (int k = 0; k < PT_CTR_COUNT; k++) {
-        int64_t now = l->counting ? l->tree[k] : l->adjust[k];
+        int64_t now = l->phase == PT_LEDGER_COUNTING ? l->tree[k] : l->adjust[k];
         if (now > l->high_water[k])
             l->high_water[k] = now;
         delta[k] = pt_sat_sub(l->high_water[k], l->interval_base[k]);
         if (!keep_base)
             l->interval_base[k] = l->high_water[k];
     }
+    l->phase = PT_LEDGER_REPORTING;
 }
 
 void pt_ledger_group_deltas(struct pt_ledger *l, uint32_t g, bool keep_base, int64_t delta[PT_CTR_COUNT])
 {
+    assert(l->phase == PT_LEDGER_REPORTING && g <= l->groups.limit);
     pt_groups_deltas(&l->groups, g, keep_base, delta);
 }
 
-void pt_ledger_snapshot(struct pt_account *a)
+void pt_ledger_snapshot(const struct pt_ledger *l, struct pt_account *a)
 {
+    assert(l->phase != PT_LEDGER_READING);
     memcpy(a->ctr_at_end, a->ctr, sizeof(a->ctr));
 }
 
 void pt_ledger_end_interval(struct pt_ledger *l)
 {
+    assert(l->phase == PT_LEDGER_REPORTING);
     l->stat_seen = l->io_seen = false;
     l->tc_seen = 0;
     memset(l->tc, 0, sizeof(l->tc));
-    l->counting = false;
+    l->phase = PT_LEDGER_READING;
     if (l->groups.list)
         pt_groups_end_interval(&l->groups);
 }

@@ -3,7 +3,7 @@
  * "Breakdown"). It is told what happened: an account (a member's) joined
  * with or without its past, was read, changed group, left reaped by
  * another account or outside the tree; an exit record brought usage; a
- * reaper's fold is to be shared out; the interval ended.
+ * reaper's fold is to be shared out (ledgerfolds.h); the interval ended.
  *
  * The tree's cumulative counter for each quantity is
  *
@@ -102,6 +102,11 @@ struct pt_share {
     unsigned drains;        /* shares of folds it has waited */
 };
 
+/* Where the interval is, in the order the ledger asserts: its reads and
+ * events; pt_ledger_count() of every live account (and their snapshots);
+ * the deltas, the tree's and then its groups'; pt_ledger_end_interval(). */
+enum pt_ledger_phase { PT_LEDGER_READING, PT_LEDGER_COUNTING, PT_LEDGER_REPORTING };
+
 struct pt_ledger {
     double ticks_per_second;
     bool partitions;         /* each member is in one group of groups.list, whose sum is the tree */
@@ -117,8 +122,8 @@ struct pt_ledger {
     bool stat_seen, io_seen;
     unsigned tc_seen;           /* the per-thread counts read (enum pt_tcount bits) */
     int64_t tc[PT_TC_COUNT];    /* and done */
-    int64_t tree[PT_CTR_COUNT]; /* C, once pt_ledger_count() began (counting) */
-    bool counting;
+    int64_t tree[PT_CTR_COUNT]; /* C, once pt_ledger_count() began */
+    enum pt_ledger_phase phase;
 };
 
 /* groups: the breakdown's limit of named groups, 0 without a breakdown;
@@ -167,6 +172,25 @@ void pt_ledger_regroup(struct pt_ledger *l, struct pt_account *a, uint32_t to);
  * stay counted). */
 void pt_ledger_leave(struct pt_ledger *l, const struct pt_account *a, struct pt_account *reaper);
 
+/* ---- the breakdown's groups ------------------------------------------ */
+
+/* The slot of the group named name (a comm, a cgroup's directory name),
+ * taking a free slot for a new name; "other"'s when none is free. */
+uint32_t pt_ledger_group_named(struct pt_ledger *l, const char *name);
+/* a, in a group by its name, is named comm now (an exec): it moves to
+ * that name's group (pt_ledger_regroup) when it is in another. */
+void pt_ledger_renamed(struct pt_ledger *l, struct pt_account *a, const char *comm);
+/* A poll read a's gauges [first, last] (enum pt_gauge) as now[first ..
+ * last]: into its group's sums of the poll. */
+void pt_ledger_poll_gauges(struct pt_ledger *l, const struct pt_account *a, const int64_t *now, int first, int last);
+/* The poll of gauges [first, last] is over: with groups that partition
+ * the members, each group's sums of it into its extrema. */
+void pt_ledger_end_poll(struct pt_ledger *l, int first, int last);
+/* a has fds descriptors open, counted at the interval's end: its group's. */
+void pt_ledger_fds(struct pt_ledger *l, const struct pt_account *a, int64_t fds);
+/* Group g (0 .. groups.limit, "other" last) as this interval left it. */
+const struct pt_group *pt_ledger_group(const struct pt_ledger *l, uint32_t g);
+
 /* ---- what exit records and threads bring ---------------------------- */
 
 /* Per-thread counts (context switches, delays) v of which (enum
@@ -181,36 +205,25 @@ void pt_ledger_credit_thread(struct pt_ledger *l, const char *comm, int64_t user
  * never saw: the tree's, and group's (-1: none). */
 void pt_ledger_add_lost(struct pt_ledger *l, int32_t group, const int64_t v[PT_CTR_COUNT]);
 /* Faults and I/O v that the kernel folded into from's counters belong to
- * group to (CPU moves as a share of the fold, below). */
+ * group to (CPU moves as a share of the fold: ledgerfolds.h). */
 void pt_ledger_move(struct pt_ledger *l, const struct pt_account *from, uint32_t to, const int64_t v[PT_CTR_COUNT]);
-/* A process's CPU, weight_us by its records, went to reaper's children
- * counters (or will when it is reaped): the group comm's share of their
- * growth. */
-void pt_ledger_add_share(struct pt_ledger *l, const struct pt_account *reaper, const char *comm, int64_t weight_us);
-/* Once an interval, after its last reads: give each reaper's unshared
- * fold to the groups of the shares that wait for it, by their weights; a
- * share whose reaper shows no fold yet waits (a few times). live finds a
- * live account by pid; then every live account is handed to
- * pt_ledger_folds_given(). */
-void pt_ledger_share_folds(struct pt_ledger *l, struct pt_account *(*live)(void *ctx, pid_t pid), void *ctx);
-void pt_ledger_folds_given(const struct pt_ledger *l, struct pt_account *a);
-/* Forget the shares (no records are to come). */
-void pt_ledger_drop_shares(struct pt_ledger *l);
 
 /* ---- the interval ----------------------------------------------------- */
 
 /* A new round begins (the interval's last reads are next). */
 void pt_ledger_next_round(struct pt_ledger *l);
 /* At the interval's end, every live account once: its counted counters
- * into the tree's and its group's sums. */
-void pt_ledger_count(struct pt_ledger *l, const struct pt_account *a);
+ * into the tree's and its group's sums, and its threads (when its stat
+ * was read) into its group's. */
+void pt_ledger_count(struct pt_ledger *l, const struct pt_account *a, int64_t threads);
 /* ... then the interval's deltas, never negative, of the tree and of
  * group g; keep_base leaves the work for the next interval (some member
  * could not be read). */
 void pt_ledger_deltas(struct pt_ledger *l, bool keep_base, int64_t delta[PT_CTR_COUNT]);
 void pt_ledger_group_deltas(struct pt_ledger *l, uint32_t g, bool keep_base, int64_t delta[PT_CTR_COUNT]);
-/* ... then each live account's baseline for debts taken from now on. */
-void pt_ledger_snapshot(struct pt_account *a);
+/* ... and, once counted, each live account's baseline for debts taken
+ * from now on. */
+void pt_ledger_snapshot(const struct pt_ledger *l, struct pt_account *a);
 /* The interval is reported: clear what was its own. */
 void pt_ledger_end_interval(struct pt_ledger *l);
 

@@ -1,5 +1,6 @@
 #include "matcher.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -29,8 +30,10 @@ static void find_fs_devs(struct pt_matcher *m)
         dirs[2 + i] = m->fs.v1[i];
     struct stat st;
     for (size_t i = 0; i < 2 + PT_V1_COUNT; i++)
-        if (dirs[i][0] && stat(dirs[i], &st) == 0)
+        if (dirs[i][0] && stat(dirs[i], &st) == 0) {
+            assert(m->n_fs_devs < PT_ARRAY_LEN(m->fs_dev)); /* found once */
             m->fs_dev[m->n_fs_devs++] = st.st_dev;
+        }
 }
 
 /* Is the directory behind fd on a cgroup filesystem (v2, or a v1

@@ -23,16 +23,11 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "bounds.h"
 #include "selector.h"
 #include "procfile.h"
 #include "procparse.h"
 #include "sdunit.h"
-
-/* Levels of sub-cgroups a scan of --cgroup / --unit goes down: the
- * kernel sets no depth of its own (cgroup.max.depth is "max" by default),
- * and each level holds two descriptors while the walk is under it. A
- * deeper cgroup's processes are missed, said once (pt_cgscan_notes). */
-#define PT_CGROUP_SCAN_DEPTH 32
 
 /* What scans of the cgroups met and could not use, each said once by the
  * target (targetcg.c), naming the first path met. */

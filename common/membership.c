@@ -13,10 +13,8 @@
  * the old name's group). */
 void pt_target_follow_name(struct pt_target *t, struct pt_member *m)
 {
-    struct pt_groups *gs = &t->ledger.groups;
-    if (!pt_target_by_process(t) || m->acct.group < 0 || strcmp(gs->list[m->acct.group].name, m->comm) == 0)
-        return;
-    pt_ledger_regroup(&t->ledger, &m->acct, pt_groups_find(gs, m->comm));
+    if (pt_target_by_process(t))
+        pt_ledger_renamed(&t->ledger, &m->acct, m->comm);
 }
 
 static void settle_children(struct pt_target *t, struct pt_member *parent);
@@ -236,17 +234,14 @@ void pt_target_compact(struct pt_target *t)
     t->need_compaction = false;
 }
 
-/* Open pid as a new member. baseline: it joins as part of a new root's
- * tree (its past is not counted); otherwise it was born in the tree. */
 int32_t pt_target_group_of(struct pt_target *t, const char *comm, pid_t parent)
 {
-    struct pt_groups *gs = &t->ledger.groups;
     if (pt_target_by_process(t))
-        return (int32_t)pt_groups_find(gs, comm);
+        return (int32_t)pt_ledger_group_named(&t->ledger, comm);
     if (t->options.breakdown != PT_BY_CGROUP)
         return -1;
     const struct pt_member *p = pt_target_live_member(t, parent);
-    return p && p->acct.group >= 0 ? p->acct.group : (int32_t)pt_groups_find(gs, PT_CGROUP_OWN);
+    return p && p->acct.group >= 0 ? p->acct.group : (int32_t)pt_ledger_group_named(&t->ledger, PT_CGROUP_OWN);
 }
 
 /* The group a member joins: by cgroup the one the scan of the cgroups
@@ -254,11 +249,13 @@ int32_t pt_target_group_of(struct pt_target *t, const char *comm, pid_t parent)
 static int32_t join_group(struct pt_target *t, const struct pt_member *m)
 {
     if (t->options.breakdown == PT_BY_CGROUP && t->join_group)
-        return (int32_t)pt_groups_find(&t->ledger.groups, t->join_group);
+        return (int32_t)pt_ledger_group_named(&t->ledger, t->join_group);
     return pt_target_group_of(t, m->comm, m->ppid);
 }
 
-/* recorded: pid's exit record is being followed (exits.c), which settles
+/* Open pid as a new member. baseline: it joins as part of a new root's
+ * tree (its past is not counted); otherwise it was born in the tree.
+ * recorded: pid's exit record is being followed (exits.c), which settles
  * it as a member's, so a zombie joins even with a breakdown. */
 static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline, bool recorded)
 {

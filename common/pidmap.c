@@ -1,5 +1,6 @@
 #include "pidmap.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,7 +8,13 @@
 
 static size_t slot_of(pid_t pid, size_t cap)
 {
-    /* Fibonacci hashing spreads sequential pids over the table. */
+    assert(cap > 0 && (cap & (cap - 1)) == 0);
+    /* The pid times an odd constant (2^32 over the golden ratio), its low
+     * bits: not Fibonacci hashing (whose high bits mix in the whole pid),
+     * but a permutation of the pids modulo the table's size, which is
+     * what counts here: a run of sequential pids takes distinct slots,
+     * spread over the table instead of side by side (one long run that
+     * linear probing would walk for every pid not in it). */
     return (size_t)(((uint32_t)pid * 2654435769u) & (cap - 1));
 }
 
@@ -42,6 +49,7 @@ void pt_pidmap_put(struct pt_pidmap *map, pid_t pid, uint32_t value)
         return;
     if ((map->count + 1) * 2 > map->cap) /* keep the load factor <= 1/2 */
         grow(map);
+    assert(map->count < map->cap); /* an empty slot ends every probe */
     size_t i = slot_of(pid, map->cap);
     while (map->keys[i] && map->keys[i] != pid)
         i = (i + 1) & (map->cap - 1);

@@ -33,7 +33,7 @@ pid_t pt_pidns_self(int proc_root_fd)
     link[n] = '\0';
     char *end;
     long pid = strtol(link, &end, 10);
-    return *end == '\0' && pid > 0 && pid <= PT_PID_MAX_LIMIT ? (pid_t)pid : getpid();
+    return *end == '\0' && pid > 0 && pid <= PT_PID_LIMIT ? (pid_t)pid : getpid();
 }
 
 /* The identity (inode) of our namespace of kind ns ("pid", "user"):

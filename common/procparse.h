@@ -22,6 +22,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "bounds.h"
+
 /* Cumulative counts: clock ticks, page faults, I/O bytes and syscalls,
  * context switches. 2^62 ticks at 1000 Hz is 146 million years; 2^62
  * bytes is 4 EiB, 14,000 years at 10 GB/s. */
@@ -144,15 +146,13 @@ int pt_parse_children(const char *buf, size_t len, int (*fn)(pid_t pid, void *ar
 int pt_parse_cgroup_procs(const char *buf, size_t len, int (*fn)(pid_t pid, void *arg), void *arg);
 
 /* A pid file, read as systemd's PIDFile= reads one: the first line holds
- * a decimal pid (1 .. PT_PID_MAX_LIMIT), with spaces or tabs around it;
+ * a decimal pid (1 .. PT_PID_LIMIT), with spaces or tabs around it;
  * whatever follows the first newline is ignored (PostgreSQL's
  * postmaster.pid goes on with its data directory, port, ...). buf holds
  * the file's first len bytes, at most PT_PIDFILE_MAX: a first line that
  * runs to the end of PT_PIDFILE_MAX bytes may have been cut, so it is
  * refused; a shorter buffer is the whole file and needs no newline. */
 #define PT_PIDFILE_MAX 4096
-/* The kernel's ceiling for /proc/sys/kernel/pid_max (PID_MAX_LIMIT). */
-#define PT_PID_MAX_LIMIT (4 * 1024 * 1024)
 int pt_parse_pidfile(const char *buf, size_t len, pid_t *out);
 
 /* The NSpid line of /proc/PID/status: the process's pid in each pid

@@ -31,14 +31,12 @@
 #include <stdint.h>
 
 #include "base.h"
+#include "bounds.h"
 #include "pidmap.h"
 #include "procevents.h"
 #include "procfile.h"
 
 struct pt_target;
-
-/* How far up from proctree its ancestors are followed. */
-#define PT_ANCESTORS_MAX 64
 
 /* Without process events, a known process is classified again at least
  * once every this many discoveries. */

@@ -6,6 +6,7 @@
 #ifndef PROCTREE_QUANTITIES_H
 #define PROCTREE_QUANTITIES_H
 
+#include <limits.h>
 #include <stdbool.h>
 
 /* Cumulative counters, each inclusive of reaped children where the kernel
@@ -61,6 +62,7 @@ enum pt_tcount {
 };
 #define PT_TC_SWITCHES ((1u << PT_TC_VOLUNTARY) | (1u << PT_TC_INVOLUNTARY))
 #define PT_TC_ALL ((1u << PT_TC_COUNT) - 1)
+_Static_assert(PT_TC_COUNT < sizeof(unsigned) * CHAR_BIT, "enum pt_tcount outgrows its unsigned masks and PT_TC_ALL");
 
 /* Memory gauges: sums over the members at each poll. */
 enum pt_gauge { PT_G_VM, PT_G_RSS, PT_G_ANON, PT_G_PSS, PT_G_SHARED, PT_G_USS, PT_G_SWAP, PT_G_COUNT };
@@ -97,7 +99,7 @@ enum pt_amount {
     PT_A_COUNT
 };
 /* lines.h keeps the amounts known as bits of an unsigned */
-_Static_assert(PT_A_COUNT <= 32, "enum pt_amount outgrows pt_line.has_amount");
+_Static_assert(PT_A_COUNT <= sizeof(unsigned) * CHAR_BIT, "enum pt_amount outgrows pt_line.has_amount");
 
 /* What the kernel accounts for a cgroup (cgstat.h reads them), in the
  * files' units: microseconds (_US), bytes, counts. */
@@ -128,6 +130,9 @@ enum pt_cgq {
     PT_CGQ_PIDS,
     PT_CGQ_COUNT
 };
+/* cgstat.h's offered and cgacct.h's known and gained are uint32_t bits
+ * of it, and all of them are (1u << PT_CGQ_COUNT) - 1 */
+_Static_assert(PT_CGQ_COUNT < 32, "enum pt_cgq outgrows the uint32_t masks of it");
 
 /* What a lack of descriptors (EMFILE, ENFILE) left unknown in an interval:
  * those metrics are absent for it, never a partial sum. */

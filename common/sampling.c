@@ -26,16 +26,6 @@ static int64_t page_bytes(const struct pt_target *t, uint64_t pages)
     return pages > (uint64_t)INT64_MAX / page ? INT64_MAX : (int64_t)(pages * page);
 }
 
-/* A member's share of one poll's gauges [first, last], to its group. */
-static void group_gauges(struct pt_target *t, const struct pt_member *m, const int64_t *now, int first, int last)
-{
-    if (m->acct.group < 0)
-        return;
-    struct pt_group *g = &t->ledger.groups.list[m->acct.group];
-    for (int k = first; k <= last; k++)
-        g->poll[k] = pt_sat_add(g->poll[k], now[k]);
-}
-
 static void poll_members(struct pt_target *t)
 {
     int64_t size = 0, resident = 0, anon = 0; /* bytes */
@@ -58,7 +48,7 @@ static void poll_members(struct pt_target *t)
             size = pt_sat_add(size, now[PT_G_VM]);
             resident = pt_sat_add(resident, now[PT_G_RSS]);
             anon = pt_sat_add(anon, now[PT_G_ANON]);
-            group_gauges(t, m, now, PT_G_VM, PT_G_ANON);
+            pt_ledger_poll_gauges(&t->ledger, &m->acct, now, PT_G_VM, PT_G_ANON);
             sampled = true;
         } else if (r == PT_READ_GONE) {
             pt_target_member_gone(t, m);
@@ -77,8 +67,7 @@ static void poll_members(struct pt_target *t)
         pt_extrema_add(&t->gauges[PT_G_RSS], resident);
         pt_extrema_add(&t->gauges[PT_G_ANON], anon);
         t->samples++;
-        if (pt_target_partitions(t))
-            pt_groups_end_poll(&t->ledger.groups, PT_G_VM, PT_G_ANON);
+        pt_ledger_end_poll(&t->ledger, PT_G_VM, PT_G_ANON);
     }
 }
 
@@ -218,15 +207,14 @@ static void sample_smaps(struct pt_target *t)
         };
         for (int g = PT_G_PSS; g <= PT_G_SWAP; g++)
             sum[g] = pt_sat_add(sum[g], now[g]);
-        group_gauges(t, m, now, PT_G_PSS, PT_G_SWAP);
+        pt_ledger_poll_gauges(&t->ledger, &m->acct, now, PT_G_PSS, PT_G_SWAP);
         sampled = true;
     }
     if (!sampled)
         return;
     for (int g = PT_G_PSS; g <= PT_G_SWAP; g++)
         pt_extrema_add(&t->gauges[g], sum[g]);
-    if (pt_target_partitions(t))
-        pt_groups_end_poll(&t->ledger.groups, PT_G_PSS, PT_G_SWAP);
+    pt_ledger_end_poll(&t->ledger, PT_G_PSS, PT_G_SWAP);
 }
 
 void pt_target_sample_pss(struct pt_target *t)
@@ -301,11 +289,7 @@ static int64_t count_fds(struct pt_target *t, double now)
             total = pt_sat_add(total, n);
             any = true;
             count_fd_limit(t, &t->members[i], n, now);
-            if (t->members[i].acct.group >= 0) {
-                struct pt_group *g = &t->ledger.groups.list[t->members[i].acct.group];
-                g->fds = pt_sat_add(g->fds, n);
-                g->fds_seen = true;
-            }
+            pt_ledger_fds(&t->ledger, &t->members[i].acct, n);
         } else if (r == PT_READ_NO_FDS) {
             t->short_of_fds |= PT_SHORT_FDS;
         }

@@ -31,13 +31,11 @@ static const char *type_of(const char *name, const char *const *types, size_t n)
     return NULL;
 }
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
 int pt_sdunit_init(struct pt_sdunit *u, const char *name, const struct pt_cgroupfs *fs, char *err, size_t errlen)
 {
     char q[PT_QUOTED_MAX];
     memset(u, 0, sizeof(*u));
-    const char *no_cgroup = type_of(name, without_cgroup, COUNT(without_cgroup));
+    const char *no_cgroup = type_of(name, without_cgroup, PT_ARRAY_LEN(without_cgroup));
     const char *why = !name[0]                              ? "an empty name"
                       : strchr(name, '/')                   ? "a unit name has no '/'"
                       : strlen(name) + 8 >= sizeof(u->name) ? "longer than a unit name can be"
@@ -49,7 +47,7 @@ int pt_sdunit_init(struct pt_sdunit *u, const char *name, const struct pt_cgroup
         return -1;
     }
     /* as systemctl does: a name of no unit type is a service's */
-    bool typed = type_of(name, with_cgroup, COUNT(with_cgroup)) != NULL;
+    bool typed = type_of(name, with_cgroup, PT_ARRAY_LEN(with_cgroup)) != NULL;
     snprintf(u->name, sizeof(u->name), "%s%s", name, typed ? "" : ".service");
     u->glob = strpbrk(u->name, "*?[") != NULL;
     u->fs = *fs;
@@ -186,7 +184,7 @@ static void walk_dir(struct walk *w, int dir_fd, size_t len, int depth)
                 snprintf(w->user_match, sizeof(w->user_match), "%s", w->path);
             continue; /* its processes are its own: nothing below is another match's */
         }
-        if (!enters(e->d_name) || depth >= 16 || w->opened >= PT_SDUNIT_WALK_MAX)
+        if (!enters(e->d_name) || depth >= PT_SDUNIT_WALK_DEPTH || w->opened >= PT_SDUNIT_WALK_MAX)
             continue;
         int sub = openat(dir_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (sub < 0)
@@ -329,7 +327,7 @@ const char *pt_sdunit_state(const struct pt_sdunit *u)
     snprintf(template, sizeof(template), "%.*s%s", at && dot > at ? (int)(at - u->name + 1) : 0, u->name,
              at && dot > at ? dot : "");
     char path[PT_UNIT_NAME_MAX + 64];
-    for (size_t i = 0; i < COUNT(unit_dirs) && !u->glob; i++) {
+    for (size_t i = 0; i < PT_ARRAY_LEN(unit_dirs) && !u->glob; i++) {
         snprintf(path, sizeof(path), "%s/%s", unit_dirs[i], u->name);
         if (access(path, F_OK) == 0)
             return "inactive";

@@ -37,15 +37,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "bounds.h"
 #include "cgroupfs.h"
 
 /* systemd's UNIT_NAME_MAX, its terminating NUL included. */
 #define PT_UNIT_NAME_MAX 256
 /* Resolutions between two walks for a unit that has no cgroup. */
 #define PT_SDUNIT_REWALK 30
-/* Directories one walk may open: a delegated subtree (a container's)
- * may hold slices made by others. */
-#define PT_SDUNIT_WALK_MAX 4096
 /* Units a glob sums at most: as many as a walk may open slices, far
  * more than a host runs (each costs its directory's path and, with
  * cgroup_* metrics, its cgroup's files: cgacct.h). */

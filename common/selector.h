@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "bounds.h"
+
 enum pt_selector_kind {
     PT_SELECT_PID,     /* one process, pinned by (pid, starttime) */
     PT_SELECT_PIDFILE, /* re-read at every discovery tick */
@@ -17,9 +19,6 @@ enum pt_selector_kind {
     PT_SELECT_CGROUP, /* a cgroup and its sub-cgroups */
     PT_SELECT_UNIT,   /* a systemd unit's cgroup, or a glob of units' (sdunit.h) */
 };
-
-/* The kernel's PID_MAX_LIMIT (64-bit): every pid is below it. */
-#define PT_PID_LIMIT 4194304
 
 struct pt_cgroupfs;
 

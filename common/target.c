@@ -1,5 +1,6 @@
 #include "target.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "groupkey.h"
+#include "ledgerfolds.h"
 #include "lines.h"
 #include "membership.h"
 #include "saturate.h"
@@ -197,13 +199,10 @@ static void count_members(struct pt_target *t)
             continue;
         if (pt_target_partitions(t)) {
             pt_target_follow_name(t, m);
-            struct pt_group *g = &t->ledger.groups.list[m->acct.group];
             pt_ledger_seen(&t->ledger, &m->acct);
-            if (m->acct.has_stat)
-                g->threads = pt_sat_add(g->threads, m->num_threads);
         }
-        pt_ledger_count(&t->ledger, &m->acct);
-        pt_ledger_snapshot(&m->acct);
+        pt_ledger_count(&t->ledger, &m->acct, m->num_threads);
+        pt_ledger_snapshot(&t->ledger, &m->acct);
     }
 }
 
@@ -219,7 +218,7 @@ static void fill_group_reports(struct pt_target *t, double seconds, const struct
                                                               : PT_LINES_BY_PROCESS;
     t->n_group_reports = 0;
     for (uint32_t i = 0; i <= t->ledger.groups.limit; i++) {
-        struct pt_group *g = &t->ledger.groups.list[i];
+        const struct pt_group *g = pt_ledger_group(&t->ledger, i);
         if (!g->in_use)
             continue;
         struct pt_line line;
@@ -230,12 +229,13 @@ static void fill_group_reports(struct pt_target *t, double seconds, const struct
         line.cgroup = pt_target_cgroup_values(t, g->name);
         pt_ledger_group_deltas(&t->ledger, i, keep_base, line.delta);
         put_live(&line, g->tc, g->tc_seen & tcounts_shown(t), g->fds_seen ? g->fds : -1, g->processes, g->threads);
+        assert(t->n_group_reports <= t->ledger.groups.limit); /* limit + 1 lines */
         struct pt_group_report *r = &t->group_reports[t->n_group_reports++];
         r->name = g->name;
         pt_line_report(&line, units, &r->report);
     }
     /* each line's name unique as the frontends write it, within their cut */
-    bool other_last = t->ledger.groups.list[t->ledger.groups.limit].in_use;
+    bool other_last = pt_ledger_group(&t->ledger, t->ledger.groups.limit)->in_use;
     size_t cut = 0, max = t->options.line_name_max, own = strlen(t->name) + 1;
     if (max)
         cut = max > own + 2 * PT_GROUP_KEY_SUFFIX ? max - own : 2 * PT_GROUP_KEY_SUFFIX;

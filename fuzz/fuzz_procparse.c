@@ -22,7 +22,7 @@
  *   call k stops the scan there (exactly k calls, same pids) with -1;
  * - pidfile: the pid found, if any, is the one an independent model of the
  *   rules in procparse.h finds (first line only, whitespace around the pid,
- *   1 .. PT_PID_MAX_LIMIT, a first line that fills PT_PIDFILE_MAX bytes is
+ *   1 .. PT_PID_LIMIT, a first line that fills PT_PIDFILE_MAX bytes is
  *   refused), also for the input padded to PT_PIDFILE_MAX bytes;
  * - the values proctree adds up stay within the maxima of procparse.h. */
 #include <stdbool.h>
@@ -300,7 +300,7 @@ static bool model_line_space(char ch)
 }
 
 /* What procparse.h promises for a pid file, written as a model: the first
- * line is optional whitespace, decimal digits naming 1 .. PT_PID_MAX_LIMIT,
+ * line is optional whitespace, decimal digits naming 1 .. PT_PID_LIMIT,
  * optional whitespace; the line ends at a newline, or at the end of a
  * buffer shorter than PT_PIDFILE_MAX (a full buffer may have been cut).
  * Returns the pid, or 0 when the file names none. */
@@ -312,9 +312,9 @@ static pid_t model_pidfile(const char *buf, size_t len)
     size_t digits = i;
     uint64_t value = 0;
     for (; i < len && buf[i] >= '0' && buf[i] <= '9'; i++)
-        if (value <= PT_PID_MAX_LIMIT) /* once above, it stays above, without overflowing */
+        if (value <= PT_PID_LIMIT) /* once above, it stays above, without overflowing */
             value = value * 10 + (uint64_t)(buf[i] - '0');
-    if (i == digits || value == 0 || value > PT_PID_MAX_LIMIT)
+    if (i == digits || value == 0 || value > PT_PID_LIMIT)
         return 0;
     while (i < len && model_line_space(buf[i]))
         i++;
@@ -336,7 +336,7 @@ static pid_t parse_pidfile_twice(const char *buf, size_t len)
     CHECK(rc[0] == rc[1]);
     if (rc[0] != 0)
         return 0;
-    CHECK(got[0] == got[1] && got[0] > 0 && got[0] <= PT_PID_MAX_LIMIT);
+    CHECK(got[0] == got[1] && got[0] > 0 && got[0] <= PT_PID_LIMIT);
     return got[0];
 }
 

@@ -5,9 +5,11 @@
  * Counters here are CPU user ticks unless a case says otherwise; a
  * clock tick is 10 ms (100 per second). */
 #include <check.h>
+#include <signal.h>
 #include <string.h>
 
 #include "ledger.h"
+#include "ledgerfolds.h"
 #include "unit.h"
 
 #define MAX_LIVE 8
@@ -44,7 +46,7 @@ static void stop(void)
 
 static int32_t group_of(const char *name)
 {
-    return l.groups.list ? (int32_t)pt_groups_find(&l.groups, name) : -1;
+    return l.groups.list ? (int32_t)pt_ledger_group_named(&l, name) : -1;
 }
 
 /* Slot i joins as pid with user ticks cpu (own: own_cpu, the rest its
@@ -109,13 +111,13 @@ static void end_interval(int64_t tree[PT_CTR_COUNT], int64_t groups[][PT_CTR_COU
     check();
     for (int i = 0; i < MAX_LIVE; i++)
         if (alive[i])
-            pt_ledger_count(&l, &accounts[i]);
+            pt_ledger_count(&l, &accounts[i], 1);
     pt_ledger_deltas(&l, false, tree);
     for (uint32_t g = 0; groups && g <= l.groups.limit; g++)
         pt_ledger_group_deltas(&l, g, false, groups[g]);
     for (int i = 0; i < MAX_LIVE; i++)
         if (alive[i])
-            pt_ledger_snapshot(&accounts[i]);
+            pt_ledger_snapshot(&l, &accounts[i]);
     pt_ledger_end_interval(&l);
     check();
 }
@@ -301,7 +303,7 @@ END_TEST
 START_TEST(folds_shared_by_the_records)
 {
     start(4);
-    l.shares_folds = true;
+    pt_ledger_records_followed(&l, true);
     int64_t tree[PT_CTR_COUNT], groups[5][PT_CTR_COUNT];
     join(0, 100, "parent", 0, 0, 0, false);
     join(1, 200, "alpha", 0, 0, 0, false);
@@ -331,7 +333,7 @@ END_TEST
 START_TEST(fold_rounding_is_carried)
 {
     start(4);
-    l.shares_folds = true;
+    pt_ledger_records_followed(&l, true);
     static const char *const names[] = {"a", "b", "c"};
     int64_t tree[PT_CTR_COUNT], groups[5][PT_CTR_COUNT], got[3] = {0};
     join(0, 100, "reaper", 0, 0, 0, false);
@@ -380,6 +382,28 @@ START_TEST(record_of_a_process_never_seen)
 }
 END_TEST
 
+/* The order rules are asserted (the builds keep assert on, b_ndebug's
+ * default): an interval ended before its deltas aborts, and so does usage
+ * credited once the count copied adjust into the tree's sums. */
+START_TEST(end_before_the_deltas_aborts)
+{
+    start(0);
+    join(0, 100, NULL, 5, 5, 0, false);
+    pt_ledger_count(&l, &accounts[0], 1);
+    pt_ledger_end_interval(&l);
+}
+END_TEST
+
+START_TEST(credit_after_the_count_aborts)
+{
+    start(0);
+    join(0, 100, NULL, 5, 5, 0, false);
+    pt_ledger_count(&l, &accounts[0], 1);
+    int64_t v[PT_CTR_COUNT] = {[FAULTS] = 1};
+    pt_ledger_add_lost(&l, -1, v);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("ledger");
@@ -395,5 +419,7 @@ int main(void)
     tcase_add_test(tc, folds_shared_by_the_records);
     tcase_add_test(tc, fold_rounding_is_carried);
     tcase_add_test(tc, record_of_a_process_never_seen);
+    tcase_add_test_raise_signal(tc, end_before_the_deltas_aborts, SIGABRT);
+    tcase_add_test_raise_signal(tc, credit_after_the_count_aborts, SIGABRT);
     return unit_run(suite);
 }

@@ -28,7 +28,7 @@ START_TEST(test_pidfile_good)
         {"123", 123},
         {"  42  \n", 42},
         {"\t7\r\n", 7},
-        {"4194304", PT_PID_MAX_LIMIT},
+        {"4194304", PT_PID_LIMIT},
         {"007\n", 7},
         {"1", 1},
         {"99\n\n", 99},
