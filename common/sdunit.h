@@ -43,6 +43,10 @@
 #define PT_UNIT_NAME_MAX 256
 /* Resolutions between two walks for a unit that has no cgroup. */
 #define PT_SDUNIT_REWALK 30
+/* Levels of slices (and user managers) one walk goes down: systemd
+ * nests a slice per '-' of its name, and a user manager's slices below
+ * user.slice/user-UID.slice. */
+#define PT_SDUNIT_WALK_DEPTH 16
 /* Directories one walk may open: a delegated subtree (a container's)
  * may hold slices made by others. */
 #define PT_SDUNIT_WALK_MAX 4096
