@@ -82,7 +82,7 @@ static void reprobe(struct pt_cgacct *a, struct pt_cgentry *e)
     a->gained |= more;
 }
 
-void pt_cgacct_set(struct pt_cgacct *a, const char *const *dirs, size_t n)
+void pt_cgacct_begin_set(struct pt_cgacct *a)
 {
     /* what is missing is looked for again now and then, never per poll */
     bool probe = a->started && ++a->sets % PT_CGACCT_REPROBE_SETS == 0;
@@ -91,21 +91,30 @@ void pt_cgacct_set(struct pt_cgacct *a, const char *const *dirs, size_t n)
             reprobe(a, &a->entries[i]);
     for (size_t i = 0; i < a->n; i++)
         a->entries[i].named = false;
-    for (size_t j = 0; j < n; j++) {
-        struct pt_cgentry *e = find(a, dirs[j]);
-        if (!e) {
-            if (a->n == a->cap) {
-                a->cap = a->cap ? 2 * a->cap : 4;
-                a->entries = pt_xrealloc_array(a->entries, a->cap, sizeof(*a->entries));
-            }
-            e = &a->entries[a->n++];
-            memset(e, 0, sizeof(*e));
-            e->dir = pt_xstrdup(dirs[j]);
+}
+
+bool pt_cgacct_name(struct pt_cgacct *a, const char *dir)
+{
+    struct pt_cgentry *e = find(a, dir);
+    if (e && e->named)
+        return false;
+    if (!e) {
+        if (a->n == a->cap) {
+            a->cap = a->cap ? 2 * a->cap : 4;
+            a->entries = pt_xrealloc_array(a->entries, a->cap, sizeof(*a->entries));
         }
-        e->named = true;
-        if (!e->open)
-            open_entry(a, e, a->started);
+        e = &a->entries[a->n++];
+        memset(e, 0, sizeof(*e));
+        e->dir = pt_xstrdup(dir);
     }
+    e->named = true;
+    if (!e->open)
+        open_entry(a, e, a->started);
+    return true;
+}
+
+void pt_cgacct_end_set(struct pt_cgacct *a)
+{
     /* the cgroups gone: closed and forgotten */
     size_t kept = 0;
     for (size_t i = 0; i < a->n; i++) {
@@ -118,6 +127,14 @@ void pt_cgacct_set(struct pt_cgacct *a, const char *const *dirs, size_t n)
     }
     a->n = kept;
     a->started = true;
+}
+
+void pt_cgacct_set(struct pt_cgacct *a, const char *const *dirs, size_t n)
+{
+    pt_cgacct_begin_set(a);
+    for (size_t j = 0; j < n; j++)
+        pt_cgacct_name(a, dirs[j]);
+    pt_cgacct_end_set(a);
 }
 
 void pt_cgacct_poll(struct pt_cgacct *a)

@@ -75,6 +75,13 @@ void pt_cgacct_free(struct pt_cgacct *a);
  * open ones lack is looked for again (PT_CGACCT_REPROBE_SETS). */
 void pt_cgacct_set(struct pt_cgacct *a, const char *const *dirs, size_t n);
 
+/* The same, named one by one between a begin and an end, for a caller
+ * that has no array of them: pt_cgacct_name is true when dir was not
+ * named yet since the begin (a set's cgroups, counted). */
+void pt_cgacct_begin_set(struct pt_cgacct *a);
+bool pt_cgacct_name(struct pt_cgacct *a, const char *dir);
+void pt_cgacct_end_set(struct pt_cgacct *a);
+
 /* The poll: each cgroup's memory in use, and their sum, into this
  * interval's min and max (the sum only when each cgroup gives it). */
 void pt_cgacct_poll(struct pt_cgacct *a);

@@ -248,6 +248,14 @@ START_TEST(cgroup_target_allocates_nothing)
 }
 END_TEST
 
+/* ".", web and db: each a line with its cgroup's accounting */
+START_TEST(cgroup_breakdown_allocates_nothing)
+{
+    struct pt_selector sel = {.kind = PT_SELECT_CGROUP, .path = "/system.slice/app.service"};
+    check_cgroup_target(&sel, PT_BY_CGROUP, 3);
+}
+END_TEST
+
 START_TEST(unit_target_allocates_nothing)
 {
     struct pt_selector sel = {.kind = PT_SELECT_UNIT, .value = "app.service"};
@@ -269,6 +277,7 @@ int main(void)
     TCase *tc = tcase_create("steady state");
     tcase_add_test(tc, steady_state_allocates_nothing);
     tcase_add_test(tc, cgroup_target_allocates_nothing);
+    tcase_add_test(tc, cgroup_breakdown_allocates_nothing);
     tcase_add_test(tc, unit_target_allocates_nothing);
     tcase_add_test(tc, unit_glob_allocates_nothing);
     suite_add_tcase(s, tc);
