@@ -165,31 +165,13 @@ START_TEST(steady_state_allocates_nothing)
 }
 END_TEST
 
-/* A cgroup's accounting files, as a v2 cgroup with every controller has
- * them (rel: its directory below root). */
+/* A cgroup of every controller whose cgroup.procs lists procs. */
 static void put_cgroup(const char *root, const char *rel, const char *procs)
 {
-    static const char *const files[][2] = {
-        {"cpu.stat", "usage_usec 900\nuser_usec 600\nsystem_usec 300\nnr_throttled 0\nthrottled_usec 0\n"},
-        {"cpu.pressure", "some avg10=0.00 avg60=0.00 avg300=0.00 total=7\n"
-                         "full avg10=0.00 avg60=0.00 avg300=0.00 total=1\n"},
-        {"memory.pressure", "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
-                            "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"},
-        {"io.pressure", "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
-                        "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"},
-        {"memory.events", "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n"},
-        {"io.stat", "8:0 rbytes=4096 wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n"},
-        {"pids.current", "1\n"},
-        {"memory.current", "4096\n"},
-        {"memory.peak", "8192\n"},
-    };
     char path[256];
+    fx_put_cgroup_v2(root, rel, 600, 4096, 8192);
     snprintf(path, sizeof(path), "%s/cgroup.procs", rel);
     fx_write(root, path, procs, -1);
-    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-        snprintf(path, sizeof(path), "%s/%s", rel, files[i][0]);
-        fx_write(root, path, files[i][1], -1);
-    }
 }
 
 /* The tree of write_tree in systemd's layout, below a cgroup2 mount of

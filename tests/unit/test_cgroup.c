@@ -170,44 +170,13 @@ static struct pt_cgroup_dirs dirs_of(const char *v2, const char *memory)
 
 #define BIT(q) (1u << (q))
 
-/* A v2 cgroup with every controller: each quantity from its v2 file. */
-static void put_v2(const char *dir, unsigned user_usec, unsigned current, unsigned peak)
-{
-    char path[256], text[512];
-    snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-    put(path, "");
-    snprintf(path, sizeof(path), "%s/cpu.stat", dir);
-    snprintf(text, sizeof(text),
-             "usage_usec %u\nuser_usec %u\nsystem_usec 100\nnr_periods 4\nnr_throttled 2\nthrottled_usec 300\n",
-             user_usec + 100, user_usec);
-    put(path, text);
-    snprintf(path, sizeof(path), "%s/cpu.pressure", dir);
-    put(path, "some avg10=0.00 avg60=0.00 avg300=0.00 total=1000\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=400\n");
-    snprintf(path, sizeof(path), "%s/memory.pressure", dir);
-    put(path, "some avg10=0.00 avg60=0.00 avg300=0.00 total=20\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=10\n");
-    snprintf(path, sizeof(path), "%s/io.pressure", dir);
-    put(path, "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
-    snprintf(path, sizeof(path), "%s/memory.events", dir);
-    put(path, "low 0\nhigh 5\nmax 1\noom 1\noom_kill 1\noom_group_kill 0\n");
-    snprintf(path, sizeof(path), "%s/io.stat", dir);
-    put(path, "8:0 rbytes=4096 wbytes=8192 rios=1 wios=2 dbytes=0 dios=0\n");
-    snprintf(path, sizeof(path), "%s/pids.current", dir);
-    put(path, "3\n");
-    snprintf(path, sizeof(path), "%s/memory.current", dir);
-    snprintf(text, sizeof(text), "%u\n", current);
-    put(path, text);
-    snprintf(path, sizeof(path), "%s/memory.peak", dir);
-    snprintf(text, sizeof(text), "%u\n", peak);
-    put(path, text);
-}
-
 /* Every quantity of a full v2 cgroup from its v2 file; memory.peak
  * written through our own descriptor is taken as reset per descriptor
  * (the kernel's since 6.12; a fixture file takes the write too), so the
  * peak is the interval's. */
 START_TEST(test_v2_everything)
 {
-    put_v2("cg", 700, 1000, 5000);
+    fx_put_cgroup_v2(root, "cg", 700, 1000, 5000);
     struct pt_cgroup_dirs dirs = dirs_of("cg", NULL);
     struct pt_cgstat s;
     struct pt_buf buf = {0};
@@ -269,7 +238,7 @@ static int lifetime_peak_checks(void)
  * 0444 file, so root runs the checks in a child as nobody. */
 START_TEST(test_v2_peak_without_reset)
 {
-    put_v2("cg", 700, 1000, 5000);
+    fx_put_cgroup_v2(root, "cg", 700, 1000, 5000);
     char path[512];
     snprintf(path, sizeof(path), "%s/cg/memory.peak", root);
     ck_assert_int_eq(chmod(path, 0444), 0);
@@ -354,13 +323,75 @@ START_TEST(test_v2_first_then_v1)
 }
 END_TEST
 
+/* Every file there at the open is kept: read again through its
+ * descriptor (here: with the directory moved away, no path leads to
+ * it), each descriptor counted in the budget (memory in use as a hot
+ * one) and given back at the close. */
+START_TEST(test_files_kept_open)
+{
+    fx_put_cgroup_v2(root, "cg", 700, 1000, 5000);
+    struct pt_cgroup_dirs dirs = dirs_of("cg", NULL);
+    struct pt_fd_budget budget = {.limit = 100};
+    struct pt_cgstat s;
+    struct pt_buf buf = {0};
+    ck_assert_int_eq(pt_cgstat_open(&s, &dirs, &budget, &buf), 0);
+    ck_assert_uint_eq(budget.kept, 7 + 2); /* the seven v2 files, memory.current and memory.peak */
+    ck_assert_uint_eq(budget.kept_cold, 7 + 1);
+    char from[600], to[600];
+    snprintf(from, sizeof(from), "%s/cg", root);
+    snprintf(to, sizeof(to), "%s/moved", root);
+    ck_assert_int_eq(rename(from, to), 0);
+    fx_write(root, "moved/cpu.stat", "usage_usec 0\nuser_usec 900\nsystem_usec 0\n", -1);
+    fx_write(root, "moved/pids.current", "9\n", -1);
+    fx_write(root, "moved/memory.current", "2000\n", -1);
+    ck_assert_int_eq(pt_cgstat_read(&s, &buf), 0);
+    ck_assert_uint_eq(s.value[PT_CGQ_CPU_USER_US], 900);
+    ck_assert_uint_eq(s.value[PT_CGQ_PIDS], 9);
+    ck_assert_uint_eq(s.value[PT_CGQ_MEMORY_CURRENT], 2000);
+    pt_cgstat_close(&s);
+    ck_assert_uint_eq(budget.kept, 0);
+    ck_assert_uint_eq(budget.kept_cold, 0);
+    pt_buf_free(&buf);
+}
+END_TEST
+
+/* A file not there at the open is not looked for at each read (the
+ * looks again of cgacct find it); past the budget a file is read by its
+ * path, the same numbers, and nothing is kept beyond it. */
+START_TEST(test_files_absent_and_past_the_budget)
+{
+    fx_put_cgroup_v2(root, "cg", 700, 1000, 5000);
+    char path[600];
+    snprintf(path, sizeof(path), "%s/cg/pids.current", root);
+    ck_assert_int_eq(unlink(path), 0);
+    struct pt_cgroup_dirs dirs = dirs_of("cg", NULL);
+    struct pt_fd_budget budget = {.limit = 4}; /* three cold ones at most */
+    struct pt_cgstat s;
+    struct pt_buf buf = {0};
+    ck_assert_int_eq(pt_cgstat_open(&s, &dirs, &budget, &buf), 0);
+    ck_assert_uint_eq(budget.kept, 4);
+    ck_assert(!(s.offered & BIT(PT_CGQ_PIDS)));
+    fx_write(root, "cg/pids.current", "3\n", -1);
+    fx_write(root, "cg/io.stat", "8:0 rbytes=8192 wbytes=8192 rios=1 wios=2 dbytes=0 dios=0\n", -1);
+    ck_assert_int_eq(pt_cgstat_read(&s, &buf), 0);
+    ck_assert(!(s.read & BIT(PT_CGQ_PIDS)));
+    ck_assert_uint_eq(s.value[PT_CGQ_IO_READ_BYTES], 8192); /* a file past the budget, read by its path */
+    ck_assert_uint_eq(s.value[PT_CGQ_CPU_USER_US], 700);
+    ck_assert_uint_eq(s.value[PT_CGQ_MEMORY_CURRENT], 1000);
+    ck_assert_uint_eq(budget.kept, 4);
+    pt_cgstat_close(&s);
+    ck_assert_uint_eq(budget.kept, 0);
+    pt_buf_free(&buf);
+}
+END_TEST
+
 /* cgacct: growth per interval, never negative; memory in use from the
  * polls; a cgroup there at the first set counts from then, one made
  * again at its path (another inode) from its start; one gone reports
  * nothing; what is missing is named. */
 START_TEST(test_cgacct_intervals)
 {
-    put_v2("sys/fs/cgroup/svc", 1000, 100, 500);
+    fx_put_cgroup_v2(root, "sys/fs/cgroup/svc", 1000, 100, 500);
     put("sys/fs/cgroup/cgroup.procs", "");
     struct pt_cgroupfs fs;
     memset(&fs, 0, sizeof(fs));
@@ -379,7 +410,7 @@ START_TEST(test_cgacct_intervals)
     pt_cgacct_poll(&a);
     put("sys/fs/cgroup/svc/memory.current", "200\n");
     pt_cgacct_poll(&a);
-    put_v2("sys/fs/cgroup/svc", 1600, 200, 700);
+    fx_put_cgroup_v2(root, "sys/fs/cgroup/svc", 1600, 200, 700);
     struct pt_cgvalues v;
     pt_cgacct_end_interval(&a, &v);
     ck_assert_uint_eq(v.value[PT_CGQ_CPU_USER_US], 600); /* not the 1000 before the first set */
@@ -394,7 +425,7 @@ START_TEST(test_cgacct_intervals)
     char cmd[700];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     ck_assert_int_eq(system(cmd), 0);
-    put_v2("sys/fs/cgroup/svc", 250, 50, 60);
+    fx_put_cgroup_v2(root, "sys/fs/cgroup/svc", 250, 50, 60);
     pt_cgacct_set(&a, dirs, 1);
     pt_cgacct_end_interval(&a, &v);
     ck_assert_uint_eq(v.value[PT_CGQ_CPU_USER_US], 250);
@@ -526,6 +557,8 @@ int main(void)
     tcase_add_test(tc, test_v2_peak_without_reset);
     tcase_add_test(tc, test_hybrid_v2_and_v1);
     tcase_add_test(tc, test_v2_first_then_v1);
+    tcase_add_test(tc, test_files_kept_open);
+    tcase_add_test(tc, test_files_absent_and_past_the_budget);
     tcase_add_test(tc, test_cgacct_intervals);
     tcase_add_test(tc, test_cgacct_two_cgroups);
     tc = unit_tcase(suite, "cgroupfs");
