@@ -226,6 +226,19 @@ const char *pt_cgacct_unreadable(const struct pt_cgacct *a, int *error)
     return NULL;
 }
 
+const char *pt_cgacct_next_unreset(struct pt_cgacct *a, int *error)
+{
+    for (size_t i = 0; i < a->n; i++) {
+        struct pt_cgentry *e = &a->entries[i];
+        if (e->open && e->stat.reset_error && !e->told_unreset) {
+            e->told_unreset = true;
+            *error = e->stat.reset_error;
+            return e->dir;
+        }
+    }
+    return NULL;
+}
+
 /* The files of the quantities in mask, into out ("" for none). */
 static void describe(uint32_t mask, char *out, size_t len)
 {

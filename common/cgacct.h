@@ -45,6 +45,7 @@ struct pt_cgentry {
     uint64_t ino;                         /* its directory's inode when opened */
     uint64_t base[PT_CGQ_CUMULATIVE_END]; /* the cumulative values at the last interval's end */
     bool named;                           /* by the last pt_cgacct_set */
+    bool told_unreset;                    /* its peak's refused reset was told (pt_cgacct_next_unreset) */
     struct pt_extrema current;            /* this interval's polls */
     struct pt_cgvalues last;              /* the last interval's */
 };
@@ -97,6 +98,11 @@ const struct pt_cgvalues *pt_cgacct_values_of(const struct pt_cgacct *a, const c
  * below no cgroup mount, or a path too long), its error in *error; NULL
  * when there is none. */
 const char *pt_cgacct_unreadable(const struct pt_cgacct *a, int *error);
+
+/* A cgroup whose memory.peak reset was refused after one was taken
+ * (cgstat.h: its peak is the lifetime's from then), each returned once,
+ * its errno in *error; NULL when none is left untold. */
+const char *pt_cgacct_next_unreset(struct pt_cgacct *a, int *error);
 
 /* What the kernel offers for none of the cgroups open, as the metrics'
  * files ("cpu.pressure, memory.current, ...") for the start line, ""

@@ -197,14 +197,30 @@ void pt_target_cgroups_poll(struct pt_target *t)
         pt_cgacct_poll(&t->group_cgroups);
 }
 
+/* Each cgroup whose memory.peak could no longer be reset, said once:
+ * its peak is the lifetime's from then, under that name. */
+static void say_unreset(struct pt_target *t, struct pt_cgacct *a)
+{
+    int error;
+    for (const char *dir; (dir = pt_cgacct_next_unreset(a, &error));) {
+        char q[PT_QUOTED_MAX];
+        pt_target_logf(t, PT_LOG_WARNING,
+                       "cgroup \"%s\": its memory.peak could not be reset (%s): from the next interval its peak is "
+                       "cgroup_memory_peak_lifetime, the highest since the cgroup was made, not cgroup_memory_peak",
+                       pt_escape(q, sizeof(q), dir), strerror(error));
+    }
+}
+
 const struct pt_cgvalues *pt_target_cgroups_end(struct pt_target *t)
 {
     if (!t->has_cgroups)
         return NULL;
     pt_cgacct_end_interval(&t->cgroups, &t->cgroup_sum);
+    say_unreset(t, &t->cgroups);
     if (t->options.breakdown == PT_BY_CGROUP) {
         struct pt_cgvalues ignored;
         pt_cgacct_end_interval(&t->group_cgroups, &ignored);
+        say_unreset(t, &t->group_cgroups);
     }
     return &t->cgroup_sum;
 }

@@ -4,9 +4,11 @@
  * offers (v2 first, its v1 twin else), the per-descriptor memory.peak
  * reset, and cgacct's intervals: growth, polls, a cgroup made again. */
 #include <check.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +17,7 @@
 #include "cgparse.h"
 #include "cgroupfs.h"
 #include "cgstat.h"
+#include "collector.h"
 #include "fixture.h"
 #include "unit.h"
 
@@ -385,6 +388,84 @@ START_TEST(test_files_absent_and_past_the_budget)
 }
 END_TEST
 
+/* What the collector said while a test listened, one line per row. */
+static char said[4096];
+
+static void keep_said(enum pt_log_level level, const char *line, void *arg)
+{
+    (void)level, (void)arg;
+    size_t used = strlen(said);
+    snprintf(said + used, sizeof(said) - used, "%s\n", line);
+}
+
+static int count_said(const char *words)
+{
+    int n = 0;
+    for (const char *p = said; (p = strstr(p, words)); p++)
+        n++;
+    return n;
+}
+
+/* One interval's end, memory.peak holding peak; with refuse, the
+ * fixture refuses the reset's write as the kernel might (a file size
+ * limit below our descriptor's offset, past which a write fails). */
+static const struct pt_report *end_with_peak(struct pt_collector *c, double now, const char *peak, bool refuse)
+{
+    fx_write(root, "sys/fs/cgroup/svc\"x/memory.peak", peak, -1);
+    struct rlimit was, low = {.rlim_cur = 1};
+    ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &was), 0);
+    low.rlim_max = was.rlim_max;
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, refuse ? &low : &was), 0);
+    const struct pt_batch *b = pt_collector_end_interval(c, now);
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &was), 0);
+    return &b->targets[0].report;
+}
+
+/* A memory.peak reset refused after one was taken: the interval it is
+ * refused in still has its peak (the reset before it was taken), the
+ * next ones the lifetime's under its own name, and one warning naming
+ * the cgroup (escaped) says so, once. */
+START_TEST(test_refused_reset_is_said_once)
+{
+    signal(SIGXFSZ, SIG_IGN); /* the refused write fails with EFBIG instead */
+    fx_put_meminfo(root, 1000000, 200000, 600000, 300000, 100000, 50000);
+    fx_write(root, "sys/fs/cgroup/cgroup.controllers", "cpu memory\n", -1);
+    fx_write(root, "sys/fs/cgroup/cgroup.procs", "", -1);
+    fx_put_cgroup_v2(root, "sys/fs/cgroup/svc\"x", 700, 1000, 5000);
+    struct pt_collector_config config;
+    pt_collector_config_init(&config);
+    char sys[512], err[256] = "";
+    snprintf(sys, sizeof(sys), "%s/sys", root);
+    config.proc_root = root;
+    config.sys_root = sys;
+    struct pt_collector *c = pt_collector_new(&config, err, sizeof(err));
+    ck_assert_msg(c != NULL, "%s", err);
+    struct pt_target_options options;
+    pt_target_options_init(&options);
+    struct pt_selector sel = {.kind = PT_SELECT_CGROUP, .path = "/svc\"x"};
+    ck_assert_msg(pt_collector_add_target(c, "svc", &sel, &options, err, sizeof(err)) == 0, "%s", err);
+    said[0] = '\0';
+    pt_log_set_sink(keep_said, NULL);
+    pt_collector_tick(c, 0.0);
+    const struct pt_report *r = end_with_peak(c, 1.0, "3000\n", false);
+    ck_assert(r->v[PT_M_CGROUP_MEMORY_PEAK].present);
+    ck_assert_int_eq(r->v[PT_M_CGROUP_MEMORY_PEAK].i, 3000);
+    ck_assert_int_eq(count_said("memory.peak could not be reset"), 0);
+    r = end_with_peak(c, 2.0, "4000\n", true);
+    ck_assert_int_eq(r->v[PT_M_CGROUP_MEMORY_PEAK].i, 4000);
+    ck_assert_msg(count_said("\"") && strstr(said, "svc\\\"x\": its memory.peak could not be reset"), "%s", said);
+    for (int k = 0; k < 2; k++) {
+        r = end_with_peak(c, 3.0 + k, "9000\n", k == 0);
+        ck_assert(!r->v[PT_M_CGROUP_MEMORY_PEAK].present);
+        ck_assert(r->v[PT_M_CGROUP_MEMORY_PEAK_LIFETIME].present);
+        ck_assert_int_eq(r->v[PT_M_CGROUP_MEMORY_PEAK_LIFETIME].i, 9000);
+    }
+    ck_assert_msg(count_said("memory.peak could not be reset") == 1, "%s", said);
+    pt_log_set_sink(NULL, NULL);
+    pt_collector_free(c);
+}
+END_TEST
+
 /* cgacct: growth per interval, never negative; memory in use from the
  * polls; a cgroup there at the first set counts from then, one made
  * again at its path (another inode) from its start; one gone reports
@@ -559,6 +640,7 @@ int main(void)
     tcase_add_test(tc, test_v2_first_then_v1);
     tcase_add_test(tc, test_files_kept_open);
     tcase_add_test(tc, test_files_absent_and_past_the_budget);
+    tcase_add_test(tc, test_refused_reset_is_said_once);
     tcase_add_test(tc, test_cgacct_intervals);
     tcase_add_test(tc, test_cgacct_two_cgroups);
     tc = unit_tcase(suite, "cgroupfs");
