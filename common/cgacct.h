@@ -10,7 +10,11 @@
  * the sum. A cgroup made again at the same path (a unit's restart: its
  * id, the directory's inode, changes) counts from its start, as one that
  * appears after the first discovery does; those there at the first
- * discovery count from then (their past is not the interval's).
+ * discovery count from then (their past is not the interval's). A
+ * cgroup no longer named is read one last time and its growth until then
+ * is in the interval it left in; a cgroup removed cannot be (its files
+ * read ENODEV): what it did since the last end is lost, as a cgroup's
+ * made again is.
  *
  * What the kernel does not offer for a cgroup is left out of the line
  * (pt_cgacct_missing says what, for the start line), never given as 0.
@@ -41,13 +45,17 @@ struct pt_cgentry {
     char *dir; /* as the target names it (its key), in any hierarchy */
     struct pt_cgstat stat;
     bool open;
-    int error;                            /* why its files cannot be had (pt_cgroupfs_dirs_of), or 0 */
-    uint64_t ino;                         /* its directory's inode when opened */
-    uint64_t base[PT_CGQ_CUMULATIVE_END]; /* the cumulative values at the last interval's end */
-    bool named;                           /* by the last pt_cgacct_set */
-    bool told_unreset;                    /* its peak's refused reset was told (pt_cgacct_next_unreset) */
-    struct pt_extrema current;            /* this interval's polls */
-    struct pt_cgvalues last;              /* the last interval's */
+    int error;                             /* why its files cannot be had (pt_cgroupfs_dirs_of), or 0 */
+    uint64_t ino;                          /* its directory's inode when opened */
+    uint64_t base[PT_CGQ_CUMULATIVE_END];  /* the cumulative values at the last interval's end */
+    bool named;                            /* by the last pt_cgacct_set */
+    bool leaving;                          /* no longer named: read a last time and closed (cgacct.c's leave) */
+    bool reported;                         /* leaving, and its last values reported: forgotten next */
+    uint64_t carry[PT_CGQ_CUMULATIVE_END]; /* growth in this interval before the last open, or until it left */
+    uint32_t carried;                      /* bits of carry known */
+    bool told_unreset;                     /* its peak's refused reset was told (pt_cgacct_next_unreset) */
+    struct pt_extrema current;             /* this interval's polls */
+    struct pt_cgvalues last;               /* the last interval's */
 };
 
 struct pt_cgacct {

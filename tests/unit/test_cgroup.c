@@ -561,6 +561,68 @@ START_TEST(test_cgacct_two_cgroups)
 }
 END_TEST
 
+/* cpu.stat of the fixture cgroup rel with user_usec. */
+static void put_user_usec(const char *rel, unsigned user_usec)
+{
+    char path[256], text[160];
+    snprintf(path, sizeof(path), "%s/cpu.stat", rel);
+    snprintf(text, sizeof(text), "usage_usec %u\nuser_usec %u\nsystem_usec 0\n", user_usec, user_usec);
+    fx_write(root, path, text, -1);
+}
+
+/* A cgroup dropped from the set while it exists (a unit of a glob no
+ * longer matched, a --by cgroup line's cgroup no longer in use) is read
+ * one last time: its growth since the last end is in the next one, what
+ * it does after is not; it takes no gauge away from the others, is
+ * reported once, then forgotten. One named again before the end (the
+ * same directory inode) counts on from then, what it carried kept. */
+START_TEST(test_cgacct_last_read)
+{
+    fx_write(root, "sys/fs/cgroup/cgroup.procs", "", -1);
+    fx_put_cgroup_v2(root, "sys/fs/cgroup/a", 100, 10, 10);
+    fx_put_cgroup_v2(root, "sys/fs/cgroup/b", 1000, 10, 10);
+    struct pt_cgroupfs fs;
+    memset(&fs, 0, sizeof(fs));
+    snprintf(fs.v2, sizeof(fs.v2), "%s/sys/fs/cgroup", root);
+    struct pt_cgacct a;
+    pt_cgacct_init(&a, &fs, NULL);
+    char da[600], db[600];
+    snprintf(da, sizeof(da), "%s/a", fs.v2);
+    snprintf(db, sizeof(db), "%s/b", fs.v2);
+    const char *both[] = {da, db}, *one[] = {da};
+    pt_cgacct_set(&a, both, 2);
+    struct pt_cgvalues v;
+    pt_cgacct_end_interval(&a, &v);
+    put_user_usec("sys/fs/cgroup/a", 150);
+    put_user_usec("sys/fs/cgroup/b", 1030);
+    pt_cgacct_set(&a, one, 1);
+    put_user_usec("sys/fs/cgroup/b", 5000); /* no longer the target's */
+    pt_cgacct_poll(&a);
+    pt_cgacct_end_interval(&a, &v);
+    ck_assert(v.known & BIT(PT_CGQ_CPU_USER_US));
+    ck_assert_uint_eq(v.value[PT_CGQ_CPU_USER_US], 50 + 30);
+    ck_assert(v.known & BIT(PT_CGQ_PIDS));
+    ck_assert_uint_eq(v.value[PT_CGQ_PIDS], 3); /* a's alone */
+    ck_assert(v.known & BIT(PT_CGQ_MEMORY_CURRENT));
+    ck_assert_ptr_nonnull(pt_cgacct_values_of(&a, db));
+    ck_assert_uint_eq(pt_cgacct_values_of(&a, db)->value[PT_CGQ_CPU_USER_US], 30);
+    pt_cgacct_end_interval(&a, &v);
+    ck_assert_ptr_null(pt_cgacct_values_of(&a, db));
+
+    /* dropped, then named again before the end */
+    pt_cgacct_set(&a, both, 2); /* b counts whole: it appeared after the first set */
+    pt_cgacct_end_interval(&a, &v);
+    put_user_usec("sys/fs/cgroup/b", 5010);
+    pt_cgacct_set(&a, one, 1);
+    put_user_usec("sys/fs/cgroup/b", 5100); /* while it is out */
+    pt_cgacct_set(&a, both, 2);
+    put_user_usec("sys/fs/cgroup/b", 5105);
+    pt_cgacct_end_interval(&a, &v);
+    ck_assert_uint_eq(pt_cgacct_values_of(&a, db)->value[PT_CGQ_CPU_USER_US], 10 + 5);
+    pt_cgacct_free(&a);
+}
+END_TEST
+
 /* ==== cgroupfs: our own cgroup as our own mounts show it ==== */
 
 /* The mountinfo of a container with a private cgroup namespace and the
@@ -643,6 +705,7 @@ int main(void)
     tcase_add_test(tc, test_refused_reset_is_said_once);
     tcase_add_test(tc, test_cgacct_intervals);
     tcase_add_test(tc, test_cgacct_two_cgroups);
+    tcase_add_test(tc, test_cgacct_last_read);
     tc = unit_tcase(suite, "cgroupfs");
     tcase_add_test(tc, test_own_dir_in_a_container);
     tcase_add_test(tc, test_own_dir_roots_and_exclusions);
