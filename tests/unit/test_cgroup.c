@@ -619,6 +619,17 @@ START_TEST(test_cgacct_last_read)
     put_user_usec("sys/fs/cgroup/b", 5105);
     pt_cgacct_end_interval(&a, &v);
     ck_assert_uint_eq(pt_cgacct_values_of(&a, db)->value[PT_CGQ_CPU_USER_US], 10 + 5);
+
+    /* b removed between a discovery and the end: a's amounts and gauges still */
+    char from[700], to[700];
+    snprintf(from, sizeof(from), "%s", db);
+    snprintf(to, sizeof(to), "%s.removed", db);
+    ck_assert_int_eq(rename(from, to), 0);
+    put_user_usec("sys/fs/cgroup/a", 170);
+    pt_cgacct_end_interval(&a, &v);
+    ck_assert(v.known & BIT(PT_CGQ_CPU_USER_US));
+    ck_assert(v.known & BIT(PT_CGQ_PIDS));
+    ck_assert_uint_eq(v.value[PT_CGQ_CPU_USER_US], 20);
     pt_cgacct_free(&a);
 }
 END_TEST
