@@ -18,9 +18,11 @@ void pt_target_cgroups_init(struct pt_target *t)
     t->has_cgroups = true;
     if (!launched)
         return;
-    /* Made for the command, which is all there is in it: it counts whole,
-     * as a cgroup that appears after the first set does. No scan finds
-     * its cgroups: they are set once, here. */
+    /* The command's own cgroup, made just before it started: all it
+     * holds is the command's, so it counts whole (from 0), as a cgroup
+     * that appears after the first set does, which the empty set makes
+     * it. No scan runs for a launched command: pt_target_cgroups_found
+     * names its one cgroup (selector.path) here, once. */
     pt_cgacct_set(&t->cgroups, NULL, 0);
     pt_target_cgroups_found(t);
 }

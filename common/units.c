@@ -20,9 +20,10 @@ static const struct {
     const char *text;
     enum pt_mem_unit unit;
 } mem_unit_names[] = {
-    /* The canonical spelling of each unit comes first: pt_mem_unit_name()
-     * relies on that order. The others are courtesies for people who write
-     * "B", "KiB" or "kb" out of habit; all of them mean powers of 1024. */
+    /* The canonical spelling of each unit first (the one
+     * pt_mem_unit_name() gives); the others are courtesies for people who
+     * write "B", "KiB" or "kb" out of habit; all of them mean powers of
+     * 1024. */
     {"bytes", PT_MEM_BYTES}, {"kB", PT_MEM_KB}, {"MB", PT_MEM_MB},  {"GB", PT_MEM_GB},  {"B", PT_MEM_BYTES},
     {"KB", PT_MEM_KB},       {"kb", PT_MEM_KB}, {"KiB", PT_MEM_KB}, {"MiB", PT_MEM_MB}, {"GiB", PT_MEM_GB},
 };
