@@ -190,7 +190,7 @@ void pt_cgacct_set(struct pt_cgacct *a, const char *const *dirs, size_t n)
 void pt_cgacct_poll(struct pt_cgacct *a)
 {
     int64_t sum = 0;
-    bool all = a->n > 0;
+    bool all = true, any = false;
     for (size_t i = 0; i < a->n; i++) {
         struct pt_cgentry *e = &a->entries[i];
         uint64_t bytes;
@@ -202,8 +202,9 @@ void pt_cgacct_poll(struct pt_cgacct *a)
         }
         pt_extrema_add(&e->current, (int64_t)bytes);
         sum = pt_sat_add(sum, (int64_t)bytes);
+        any = true;
     }
-    if (all)
+    if (all && any)
         pt_extrema_add(&a->current, sum);
 }
 
