@@ -150,20 +150,21 @@ static void leave(struct pt_cgacct *a, struct pt_cgentry *e)
     e->leaving = true;
 }
 
-/* Forget e (unnamed): one closed, or one that left and was reported. */
-static bool forgotten(struct pt_cgacct *a, struct pt_cgentry *e)
+/* Is e done with: unnamed, and closed, or left and reported? */
+static bool forgotten(const struct pt_cgentry *e)
 {
-    if (e->open && !e->named)
-        leave(a, e);
     return !e->named && (!e->leaving || e->reported);
 }
 
-/* Forget the entries that are done (forgotten), keeping the others in order. */
+/* The open cgroups no longer named leave; those done with are
+ * forgotten, the others kept in order. */
 static void sweep(struct pt_cgacct *a)
 {
     size_t kept = 0;
     for (size_t i = 0; i < a->n; i++) {
-        if (!forgotten(a, &a->entries[i])) {
+        if (a->entries[i].open && !a->entries[i].named)
+            leave(a, &a->entries[i]);
+        if (!forgotten(&a->entries[i])) {
             a->entries[kept++] = a->entries[i];
             continue;
         }
