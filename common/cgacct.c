@@ -82,7 +82,7 @@ static void reprobe(struct pt_cgacct *a, struct pt_cgentry *e)
     a->gained |= more;
 }
 
-void pt_cgacct_set(struct pt_cgacct *a, const char *const *dirs, size_t n)
+void pt_cgacct_begin_set(struct pt_cgacct *a)
 {
     /* what is missing is looked for again now and then, never per poll */
     bool probe = a->started && ++a->sets % PT_CGACCT_REPROBE_SETS == 0;
@@ -91,25 +91,80 @@ void pt_cgacct_set(struct pt_cgacct *a, const char *const *dirs, size_t n)
             reprobe(a, &a->entries[i]);
     for (size_t i = 0; i < a->n; i++)
         a->entries[i].named = false;
-    for (size_t j = 0; j < n; j++) {
-        struct pt_cgentry *e = find(a, dirs[j]);
-        if (!e) {
-            if (a->n == a->cap) {
-                a->cap = a->cap ? 2 * a->cap : 4;
-                a->entries = pt_xrealloc_array(a->entries, a->cap, sizeof(*a->entries));
-            }
-            e = &a->entries[a->n++];
-            memset(e, 0, sizeof(*e));
-            e->dir = pt_xstrdup(dirs[j]);
+}
+
+bool pt_cgacct_name(struct pt_cgacct *a, const char *dir)
+{
+    struct pt_cgentry *e = find(a, dir);
+    if (e && e->named)
+        return false;
+    if (!e) {
+        if (a->n == a->cap) {
+            a->cap = a->cap ? 2 * a->cap : 4;
+            a->entries = pt_xrealloc_array(a->entries, a->cap, sizeof(*a->entries));
         }
-        e->named = true;
-        if (!e->open)
-            open_entry(a, e, a->started);
+        e = &a->entries[a->n++];
+        memset(e, 0, sizeof(*e));
+        e->dir = pt_xstrdup(dir);
     }
-    /* the cgroups gone: closed and forgotten */
+    e->named = true;
+    if (e->leaving) {
+        /* back before the interval's end: the same cgroup (its inode)
+         * counts on from now, what it did before it left carried */
+        struct pt_cgroup_dirs dirs;
+        bool same = pt_cgroupfs_dirs_of(&a->fs, e->dir, &dirs) == 0 && pt_cgroupfs_inode(&dirs) == e->ino;
+        e->leaving = e->reported = false;
+        open_entry(a, e, !same);
+    } else if (!e->open) {
+        open_entry(a, e, a->started);
+    }
+    return true;
+}
+
+/* e's growth since the last interval's end (or its open) from its read
+ * just made, carried to the interval's end. */
+static void carry_growth(struct pt_cgentry *e)
+{
+    for (int q = 0; q < PT_CGQ_CUMULATIVE_END; q++) {
+        if (!((e->stat.read >> q) & 1u))
+            continue;
+        uint64_t v = e->stat.value[q];
+        /* never negative: a counter below its base was made again */
+        e->carry[q] = (uint64_t)pt_sat_add((int64_t)e->carry[q], (int64_t)(v >= e->base[q] ? v - e->base[q] : v));
+        e->base[q] = v;
+        e->carried |= 1u << q;
+    }
+}
+
+/* An open cgroup no longer named: read one last time, so that what it
+ * did since the last interval's end is in the next one (where the kernel
+ * still lets it be read: a cgroup dropped from the set while it exists; a
+ * removed one's descriptors read ENODEV), then closed. It is reported at
+ * the next end, then forgotten. A directory made again at its path since
+ * (another inode) is not read: its files are another cgroup's. */
+static void leave(struct pt_cgacct *a, struct pt_cgentry *e)
+{
+    if (pt_cgroupfs_inode(&e->stat.dirs) == e->ino && pt_cgstat_read(&e->stat, &a->buf) == 0)
+        carry_growth(e);
+    close_entry(e);
+    e->leaving = true;
+}
+
+/* Is e done with: unnamed, and closed, or left and reported? */
+static bool forgotten(const struct pt_cgentry *e)
+{
+    return !e->named && (!e->leaving || e->reported);
+}
+
+/* The open cgroups no longer named leave; those done with are
+ * forgotten, the others kept in order. */
+static void sweep(struct pt_cgacct *a)
+{
     size_t kept = 0;
     for (size_t i = 0; i < a->n; i++) {
-        if (a->entries[i].named) {
+        if (a->entries[i].open && !a->entries[i].named)
+            leave(a, &a->entries[i]);
+        if (!forgotten(&a->entries[i])) {
             a->entries[kept++] = a->entries[i];
             continue;
         }
@@ -117,31 +172,49 @@ void pt_cgacct_set(struct pt_cgacct *a, const char *const *dirs, size_t n)
         free(a->entries[i].dir);
     }
     a->n = kept;
+}
+
+void pt_cgacct_end_set(struct pt_cgacct *a)
+{
+    sweep(a);
     a->started = true;
+}
+
+void pt_cgacct_set(struct pt_cgacct *a, const char *const *dirs, size_t n)
+{
+    pt_cgacct_begin_set(a);
+    for (size_t j = 0; j < n; j++)
+        pt_cgacct_name(a, dirs[j]);
+    pt_cgacct_end_set(a);
 }
 
 void pt_cgacct_poll(struct pt_cgacct *a)
 {
     int64_t sum = 0;
-    bool all = a->n > 0;
+    bool all = true, any = false;
     for (size_t i = 0; i < a->n; i++) {
         struct pt_cgentry *e = &a->entries[i];
         uint64_t bytes;
+        if (e->leaving)
+            continue; /* no longer the target's */
         if (!e->open || pt_cgstat_read_current(&e->stat, &a->buf, &bytes) != 0) {
             all = false;
             continue;
         }
         pt_extrema_add(&e->current, (int64_t)bytes);
         sum = pt_sat_add(sum, (int64_t)bytes);
+        any = true;
     }
-    if (all)
+    if (all && any)
         pt_extrema_add(&a->current, sum);
 }
 
-/* Read e: its values of the interval into e->last. A cgroup made again
- * at its path (another inode) is opened again and counts from its start;
- * one gone reports nothing. */
-static void end_entry(struct pt_cgacct *a, struct pt_cgentry *e)
+/* Read e: its values of the interval into e->last, what it carried
+ * (cgroups that left, or were made again, in the interval) added. A
+ * cgroup made again at its path (another inode) is opened again and
+ * counts from its start; one gone reports what it carried. True when it
+ * was read now (its gauges are known). */
+static bool end_entry(struct pt_cgacct *a, struct pt_cgentry *e)
 {
     memset(&e->last, 0, sizeof(e->last));
     e->last.current = e->current;
@@ -149,44 +222,58 @@ static void end_entry(struct pt_cgacct *a, struct pt_cgentry *e)
     if (e->open) {
         struct pt_cgroup_dirs dirs = e->stat.dirs;
         if (pt_cgroupfs_inode(&dirs) != e->ino) {
+            /* the old cgroup's files went with it (ENODEV): it is not read */
             close_entry(e);
             open_entry(a, e, true);
         } else if (pt_cgstat_read(&e->stat, &a->buf) != 0) {
             close_entry(e); /* gone: opened again at the next set */
         }
     }
-    if (!e->open)
-        return;
+    bool read = e->open;
+    if (read)
+        carry_growth(e);
+    for (int q = 0; q < PT_CGQ_CUMULATIVE_END; q++)
+        e->last.value[q] = e->carry[q];
+    e->last.known = e->carried;
+    memset(e->carry, 0, sizeof(e->carry));
+    e->carried = 0;
+    e->reported = e->leaving;
+    if (!read)
+        return false;
     const struct pt_cgstat *s = &e->stat;
-    for (int q = 0; q < PT_CGQ_COUNT; q++) {
-        if (!((s->read >> q) & 1u))
-            continue;
-        uint64_t v = s->value[q];
-        if (q < PT_CGQ_CUMULATIVE_END) {
-            /* never negative: a counter below its base was made again */
-            e->last.value[q] = v >= e->base[q] ? v - e->base[q] : v;
-            e->base[q] = v;
-        } else {
-            e->last.value[q] = v;
+    for (int q = PT_CGQ_CUMULATIVE_END; q < PT_CGQ_COUNT; q++) {
+        if ((s->read >> q) & 1u) {
+            e->last.value[q] = s->value[q];
+            e->last.known |= 1u << q;
         }
-        e->last.known |= 1u << q;
     }
     if (!e->last.current.any)
         e->last.known &= ~(1u << PT_CGQ_MEMORY_CURRENT);
+    return true;
 }
 
 void pt_cgacct_end_interval(struct pt_cgacct *a, struct pt_cgvalues *sum)
 {
+    const uint32_t all = (1u << PT_CGQ_COUNT) - 1, cumulative = (1u << PT_CGQ_CUMULATIVE_END) - 1;
+    sweep(a); /* those that left before the last end */
     memset(sum, 0, sizeof(*sum));
-    sum->known = a->n ? ~0u : 0;
+    /* a cgroup read now has a say in every quantity; one that gave only
+     * what it carried (it left) in those amounts alone; one that gave
+     * nothing (gone unread) in none, as one dropped from the set */
+    uint32_t known = all;
+    bool any = false, now = false;
     for (size_t i = 0; i < a->n; i++) {
         struct pt_cgentry *e = &a->entries[i];
-        end_entry(a, e);
-        sum->known &= e->last.known;
+        bool read = end_entry(a, e);
+        if (!read && !e->last.known)
+            continue;
+        known &= read ? e->last.known : e->last.known | ~cumulative;
+        any = true;
+        now |= read;
         for (int q = 0; q < PT_CGQ_COUNT; q++)
             sum->value[q] = (uint64_t)pt_sat_add((int64_t)sum->value[q], (int64_t)e->last.value[q]);
     }
-    sum->known &= (1u << PT_CGQ_COUNT) - 1;
+    sum->known = !any ? 0 : now ? known & all : known & cumulative;
     sum->current = a->current;
     if (!sum->current.any)
         sum->known &= ~(1u << PT_CGQ_MEMORY_CURRENT);
@@ -206,6 +293,19 @@ const char *pt_cgacct_unreadable(const struct pt_cgacct *a, int *error)
             *error = a->entries[i].error;
             return a->entries[i].dir;
         }
+    return NULL;
+}
+
+const char *pt_cgacct_next_unreset(struct pt_cgacct *a, int *error)
+{
+    for (size_t i = 0; i < a->n; i++) {
+        struct pt_cgentry *e = &a->entries[i];
+        if (e->open && e->stat.reset_error && !e->told_unreset) {
+            e->told_unreset = true;
+            *error = e->stat.reset_error;
+            return e->dir;
+        }
+    }
     return NULL;
 }
 

@@ -10,7 +10,11 @@
  * the sum. A cgroup made again at the same path (a unit's restart: its
  * id, the directory's inode, changes) counts from its start, as one that
  * appears after the first discovery does; those there at the first
- * discovery count from then (their past is not the interval's).
+ * discovery count from then (their past is not the interval's). A
+ * cgroup no longer named is read one last time and its growth until then
+ * is in the interval it left in; a cgroup removed cannot be (its files
+ * read ENODEV): what it did since the last end is lost, as a cgroup's
+ * made again is.
  *
  * What the kernel does not offer for a cgroup is left out of the line
  * (pt_cgacct_missing says what, for the start line), never given as 0.
@@ -41,12 +45,17 @@ struct pt_cgentry {
     char *dir; /* as the target names it (its key), in any hierarchy */
     struct pt_cgstat stat;
     bool open;
-    int error;                            /* why its files cannot be had (pt_cgroupfs_dirs_of), or 0 */
-    uint64_t ino;                         /* its directory's inode when opened */
-    uint64_t base[PT_CGQ_CUMULATIVE_END]; /* the cumulative values at the last interval's end */
-    bool named;                           /* by the last pt_cgacct_set */
-    struct pt_extrema current;            /* this interval's polls */
-    struct pt_cgvalues last;              /* the last interval's */
+    int error;                             /* why its files cannot be had (pt_cgroupfs_dirs_of), or 0 */
+    uint64_t ino;                          /* its directory's inode when opened */
+    uint64_t base[PT_CGQ_CUMULATIVE_END];  /* the cumulative values at the last interval's end */
+    bool named;                            /* by the last pt_cgacct_set */
+    bool leaving;                          /* no longer named: read a last time and closed (cgacct.c's leave) */
+    bool reported;                         /* leaving, and its last values reported: forgotten next */
+    uint64_t carry[PT_CGQ_CUMULATIVE_END]; /* growth in this interval before the last open, or until it left */
+    uint32_t carried;                      /* bits of carry known */
+    bool told_unreset;                     /* its peak's refused reset was told (pt_cgacct_next_unreset) */
+    struct pt_extrema current;             /* this interval's polls */
+    struct pt_cgvalues last;               /* the last interval's */
 };
 
 struct pt_cgacct {
@@ -75,6 +84,13 @@ void pt_cgacct_free(struct pt_cgacct *a);
  * open ones lack is looked for again (PT_CGACCT_REPROBE_SETS). */
 void pt_cgacct_set(struct pt_cgacct *a, const char *const *dirs, size_t n);
 
+/* The same, named one by one between a begin and an end, for a caller
+ * that has no array of them: pt_cgacct_name is true when dir was not
+ * named yet since the begin (a set's cgroups, counted). */
+void pt_cgacct_begin_set(struct pt_cgacct *a);
+bool pt_cgacct_name(struct pt_cgacct *a, const char *dir);
+void pt_cgacct_end_set(struct pt_cgacct *a);
+
 /* The poll: each cgroup's memory in use, and their sum, into this
  * interval's min and max (the sum only when each cgroup gives it). */
 void pt_cgacct_poll(struct pt_cgacct *a);
@@ -90,6 +106,11 @@ const struct pt_cgvalues *pt_cgacct_values_of(const struct pt_cgacct *a, const c
  * below no cgroup mount, or a path too long), its error in *error; NULL
  * when there is none. */
 const char *pt_cgacct_unreadable(const struct pt_cgacct *a, int *error);
+
+/* A cgroup whose memory.peak reset was refused after one was taken
+ * (cgstat.h: its peak is the lifetime's from then), each returned once,
+ * its errno in *error; NULL when none is left untold. */
+const char *pt_cgacct_next_unreset(struct pt_cgacct *a, int *error);
 
 /* What the kernel offers for none of the cgroups open, as the metrics'
  * files ("cpu.pressure, memory.current, ...") for the start line, ""

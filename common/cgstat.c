@@ -30,6 +30,9 @@ enum file {
     F_COUNT
 };
 
+_Static_assert(F_COUNT == PT_CGSTAT_FILES, "cgstat.h's descriptors, one per file");
+_Static_assert(F_COUNT <= 32, "the files there are bits of a uint32_t (present)");
+
 /* The hierarchy of a file: a v1 controller's, or v2's. */
 #define PT_V2 (-1)
 
@@ -199,39 +202,23 @@ static void parse_file(struct found *f, enum file i, const struct pt_buf *buf, s
     }
 }
 
-/* The kept files: memory in use, and the peak. */
-static int read_kept(int fd, struct pt_buf *buf, uint64_t *out)
-{
-    if (fd < 0)
-        return -1;
-    ssize_t n = pt_pread_record(fd, buf);
-    return n > 0 && pt_parse_single(buf->data, (size_t)n, out) == 0 ? 0 : -1;
-}
-
-/* The same, opened and closed around the read: a file past the budget. */
-static int read_unkept(const char *dir, const char *name, struct pt_buf *buf, uint64_t *out)
-{
-    int fd = open_in(dir, name, O_RDONLY);
-    int r = read_kept(fd, buf, out);
-    if (fd >= 0)
-        close(fd);
-    return r;
-}
-
 /* The files of memory in use, the first there giving it. */
 static const struct {
     const char *name;
     int hierarchy;
 } current_files[] = {{"memory.current", PT_V2}, {"memory.usage_in_bytes", PT_V1_MEMORY}};
 
-/* fd kept when the budget allows (hot: read at every poll), else closed:
- * fd or -1. */
-static int keep(struct pt_cgstat *s, int fd, bool hot)
+static ssize_t read_and_close(int fd, struct pt_buf *buf)
 {
-    if (fd < 0 || !s->budget || pt_fd_budget_take(s->budget, hot))
-        return fd;
+    ssize_t n = pt_pread_record(fd, buf);
     close(fd);
-    return -1;
+    return n;
+}
+
+/* May one more descriptor be kept (hot: read at every poll)? */
+static bool take(struct pt_cgstat *s, bool hot)
+{
+    return !s->budget || pt_fd_budget_take(s->budget, hot);
 }
 
 static void give_back(struct pt_cgstat *s, int *fd, bool hot)
@@ -244,13 +231,70 @@ static void give_back(struct pt_cgstat *s, int *fd, bool hot)
         pt_fd_budget_give(s->budget, hot);
 }
 
+/* dir/name read with one pread through *kept, its descriptor kept open.
+ * One not kept (past the budget, or whose read failed: a file removed
+ * with its controller, or the cgroup removed) is opened by its path,
+ * kept when the budget allows now, else closed after the read. Its
+ * length, or -1. */
+static ssize_t read_through(struct pt_cgstat *s, int *kept, const char *dir, const char *name, bool hot,
+                            struct pt_buf *buf)
+{
+    if (*kept < 0) {
+        int fd = open_in(dir, name, O_RDONLY);
+        if (fd >= 0 && !take(s, hot))
+            return read_and_close(fd, buf);
+        if (fd < 0)
+            return -1;
+        *kept = fd;
+    }
+    ssize_t n = pt_pread_record(*kept, buf);
+    if (n < 0)
+        give_back(s, kept, hot); /* opened again by its path at the next read */
+    return n;
+}
+
+static int parse_single(const struct pt_buf *buf, ssize_t n, uint64_t *out)
+{
+    return n > 0 && pt_parse_single(buf->data, (size_t)n, out) == 0 ? 0 : -1;
+}
+
+/* The peak through its own descriptor (one we may have reset), or past
+ * the budget by its path (never reset: the lifetime's). */
+static int read_peak(struct pt_cgstat *s, struct pt_buf *buf, uint64_t *out)
+{
+    if (s->peak_fd >= 0)
+        return parse_single(buf, pt_pread_record(s->peak_fd, buf), out);
+    int fd = s->peak_unkept ? open_in(s->dirs.v2, "memory.peak", O_RDONLY) : -1;
+    return fd >= 0 ? parse_single(buf, read_and_close(fd, buf), out) : -1;
+}
+
 /* A write to our own descriptor of memory.peak resets its peak to the
  * usage now, for reads through that descriptor only (Linux >= 6.12; the
  * string written is not parsed). Earlier kernels refuse the write. */
 static bool reset_peak(int fd)
 {
     static const char reset[] = "reset\n";
+    errno = EIO; /* a short write sets none */
     return write(fd, reset, sizeof(reset) - 1) == (ssize_t)(sizeof(reset) - 1);
+}
+
+/* A reset refused after one was taken: the peak our descriptor reads
+ * would now span more than the interval, and say nothing of how much
+ * more. From now the peak is the lifetime's, through a descriptor never
+ * written (which reads the cgroup's own peak since it was made). */
+static void stop_resets(struct pt_cgstat *s)
+{
+    s->reset_error = errno;
+    s->peak_resets = false;
+    close(s->peak_fd);
+    s->peak_fd = open_in(s->dirs.v2, "memory.peak", O_RDONLY);
+    if (s->peak_fd < 0) { /* its budget given back; it is looked for by its path */
+        if (s->budget)
+            pt_fd_budget_give(s->budget, false);
+        s->peak_unkept = true;
+    }
+    if (s->offered & (1u << PT_CGQ_MEMORY_PEAK))
+        s->offered ^= (1u << PT_CGQ_MEMORY_PEAK_LIFETIME) | (1u << PT_CGQ_MEMORY_PEAK);
 }
 
 int pt_cgstat_read(struct pt_cgstat *s, struct pt_buf *buf)
@@ -258,11 +302,9 @@ int pt_cgstat_read(struct pt_cgstat *s, struct pt_buf *buf)
     struct found f = {0};
     bool any = false;
     for (int i = 0; i < F_COUNT; i++) {
-        int fd = open_in(dir_of(&s->dirs, files[i].hierarchy), files[i].name, O_RDONLY);
-        if (fd < 0)
+        if (!(s->present & (1u << i)))
             continue;
-        ssize_t n = pt_pread_all(fd, buf);
-        close(fd);
+        ssize_t n = read_through(s, &s->fd[i], dir_of(&s->dirs, files[i].hierarchy), files[i].name, false, buf);
         if (n < 0)
             continue;
         any = true;
@@ -271,12 +313,10 @@ int pt_cgstat_read(struct pt_cgstat *s, struct pt_buf *buf)
     uint64_t v;
     if (pt_cgstat_read_current(s, buf, &v) == 0)
         put(&f, PT_CGQ_MEMORY_CURRENT, v), any = true;
-    if (s->peak_unkept && read_unkept(s->dirs.v2, "memory.peak", buf, &v) == 0)
-        put(&f, PT_CGQ_MEMORY_PEAK_LIFETIME, v);
-    if (read_kept(s->peak_fd, buf, &v) == 0) {
+    if (read_peak(s, buf, &v) == 0) {
         put(&f, s->peak_resets ? PT_CGQ_MEMORY_PEAK : PT_CGQ_MEMORY_PEAK_LIFETIME, v);
-        if (s->peak_resets)
-            reset_peak(s->peak_fd);
+        if (s->peak_resets && !reset_peak(s->peak_fd))
+            stop_resets(s);
     }
     memcpy(s->value, f.value, sizeof(s->value));
     s->read = f.got;
@@ -285,10 +325,26 @@ int pt_cgstat_read(struct pt_cgstat *s, struct pt_buf *buf)
 
 int pt_cgstat_read_current(struct pt_cgstat *s, struct pt_buf *buf, uint64_t *bytes)
 {
-    if (s->current_fd >= 0 || s->current_file < 0)
-        return read_kept(s->current_fd, buf, bytes);
+    if (s->current_file < 0)
+        return -1;
     int i = s->current_file;
-    return read_unkept(dir_of(&s->dirs, current_files[i].hierarchy), current_files[i].name, buf, bytes);
+    ssize_t n =
+        read_through(s, &s->current_fd, dir_of(&s->dirs, current_files[i].hierarchy), current_files[i].name, true, buf);
+    return parse_single(buf, n, bytes);
+}
+
+/* dir/name opened with flags into *fd, kept when the budget allows:
+ * whether it is there. */
+static bool probe(struct pt_cgstat *s, int *fd, const char *dir, const char *name, int flags, bool hot)
+{
+    int opened = open_in(dir, name, flags);
+    if (opened < 0)
+        return false;
+    if (take(s, hot))
+        *fd = opened;
+    else
+        close(opened);
+    return true;
 }
 
 int pt_cgstat_open(struct pt_cgstat *s, const struct pt_cgroup_dirs *dirs, struct pt_fd_budget *budget,
@@ -299,21 +355,18 @@ int pt_cgstat_open(struct pt_cgstat *s, const struct pt_cgroup_dirs *dirs, struc
     s->budget = budget;
     s->current_file = -1;
     s->current_fd = -1;
-    for (int i = 0; i < (int)(sizeof(current_files) / sizeof(current_files[0])) && s->current_file < 0; i++) {
-        s->current_fd = open_in(dir_of(dirs, current_files[i].hierarchy), current_files[i].name, O_RDONLY);
-        if (s->current_fd >= 0)
+    s->peak_fd = -1;
+    for (int i = 0; i < F_COUNT; i++) {
+        s->fd[i] = -1;
+        if (probe(s, &s->fd[i], dir_of(dirs, files[i].hierarchy), files[i].name, O_RDONLY, false))
+            s->present |= 1u << i;
+    }
+    for (int i = 0; i < (int)(sizeof(current_files) / sizeof(current_files[0])) && s->current_file < 0; i++)
+        if (probe(s, &s->current_fd, dir_of(dirs, current_files[i].hierarchy), current_files[i].name, O_RDONLY, true))
             s->current_file = i;
-    }
-    s->current_fd = keep(s, s->current_fd, true);
     /* read-write where we may: the reset is tried, not assumed */
-    bool writable = true;
-    s->peak_fd = open_in(dirs->v2, "memory.peak", O_RDWR);
-    if (s->peak_fd < 0) {
-        writable = false;
-        s->peak_fd = open_in(dirs->v2, "memory.peak", O_RDONLY);
-    }
-    bool peak = s->peak_fd >= 0;
-    s->peak_fd = keep(s, s->peak_fd, false);
+    bool writable = probe(s, &s->peak_fd, dirs->v2, "memory.peak", O_RDWR, false);
+    bool peak = writable || probe(s, &s->peak_fd, dirs->v2, "memory.peak", O_RDONLY, false);
     s->peak_unkept = peak && s->peak_fd < 0;
     if (pt_cgstat_read(s, buf) != 0) { /* the lifetime peak, before any reset */
         pt_cgstat_close(s);
@@ -328,6 +381,8 @@ int pt_cgstat_open(struct pt_cgstat *s, const struct pt_cgroup_dirs *dirs, struc
 
 void pt_cgstat_close(struct pt_cgstat *s)
 {
+    for (int i = 0; i < F_COUNT; i++)
+        give_back(s, &s->fd[i], false);
     give_back(s, &s->current_fd, true);
     give_back(s, &s->peak_fd, false);
 }

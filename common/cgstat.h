@@ -11,13 +11,20 @@
  * memory.peak is written, through a descriptor of our own, which since
  * Linux 6.12 resets the peak for that descriptor only.
  *
- * Descriptors: memory.current (or v1's memory.usage_in_bytes) and
- * memory.peak are kept open (the poll reads the first; the second must
- * be the same descriptor across a reset) as the descriptor budget allows
- * (fdbudget.h: the first counts as a hot file, read at every poll, the
- * second as a cold one); the others are opened at each read, once per
- * interval. Past the budget memory in use is opened, read and closed at
- * each poll, and memory.peak at each read, unreset: the lifetime peak. */
+ * Descriptors: every file there when the cgroup is opened is kept open
+ * and read again with one pread, as the descriptor budget allows
+ * (fdbudget.h: memory in use, read at every poll, counts as a hot file,
+ * the others, read once an interval, as cold ones); a file not there
+ * then is never looked for again (cgacct.h's looks again open the
+ * cgroup anew). Past the budget a file is opened, read and closed at
+ * each read, and memory.peak, which must be the same descriptor across
+ * a reset, is read unreset: the lifetime peak. A kept descriptor whose
+ * read fails (its file removed with its controller) is closed, and the
+ * file opened by its path at the next read.
+ *
+ * A reset that fails after one was taken (the peak would then span more
+ * than the interval) stops the resets for good: from the next read the
+ * cgroup's peak is its lifetime's, and reset_error says why. */
 #ifndef PROCTREE_CGSTAT_H
 #define PROCTREE_CGSTAT_H
 
@@ -29,14 +36,21 @@
 #include "fdbudget.h"
 #include "quantities.h"
 
+/* The files read at each interval's end besides memory in use and the
+ * peak (cgstat.c's enum file). */
+#define PT_CGSTAT_FILES 14
+
 struct pt_cgstat {
     struct pt_cgroup_dirs dirs;
     struct pt_fd_budget *budget; /* or NULL: keep every descriptor */
+    int fd[PT_CGSTAT_FILES];     /* each file kept open, or -1 */
+    uint32_t present;            /* the files there at the open (bits by enum file): only they are read */
     int current_file;            /* which file gives memory in use (cgstat.c), or -1 */
     int current_fd;              /* it, kept open, or -1 */
     int peak_fd;                 /* v2 memory.peak kept open, or -1 */
     bool peak_unkept;            /* memory.peak is there, past the budget: read at each read */
     bool peak_resets;
+    int reset_error;              /* errno of a reset refused after one was taken, or 0 */
     uint32_t offered;             /* bits 1u << enum pt_cgq */
     uint64_t value[PT_CGQ_COUNT]; /* the last read */
     uint32_t read;                /* bits of value set by the last read */

@@ -15,6 +15,7 @@
 
 #include "base.h"
 #include "cgroupfs.h"
+#include "dirents.h"
 #include "sdunit.h"
 #include "escape.h"
 #include "member.h"
@@ -156,22 +157,20 @@ static void scan_cgroup_dir(struct cgroup_scan *s, int dir_fd, int depth)
         pt_parse_cgroup_procs(s->buf->data, (size_t)n, scanned_pid, s);
     else if (n == -EINVAL)
         note(s, PT_CGSCAN_NOT_REGULAR, "cgroup.procs");
-    DIR *dir = pt_opendir_at(dir_fd);
-    if (!dir)
-        return;
+    _Alignas(struct dirent64) char entries[PT_DIRENTS_LEVEL];
+    struct pt_dirents dir;
+    pt_dirents_init(&dir, dir_fd, entries, sizeof(entries));
     const char *group = s->group;
     size_t len = strlen(s->path);
-    for (struct dirent *e; (e = readdir(dir));) {
-        if (e->d_type != DT_DIR || strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
+    for (const char *name; (name = pt_dirents_next_dir(&dir));) {
         if (depth >= PT_CGROUP_SCAN_DEPTH) {
             note(s, PT_CGSCAN_TOO_DEEP, "");
             break;
         }
-        int sub = openat(dir_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int sub = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (sub >= 0) {
-            s->group = depth == 0 && s->name_children ? e->d_name : group;
-            if ((size_t)snprintf(s->path + len, sizeof(s->path) - len, "/%s", e->d_name) >= sizeof(s->path) - len)
+            s->group = depth == 0 && s->name_children ? name : group;
+            if ((size_t)snprintf(s->path + len, sizeof(s->path) - len, "/%s", name) >= sizeof(s->path) - len)
                 strcpy(s->path + sizeof(s->path) - 4, "...");
             scan_cgroup_dir(s, sub, depth + 1);
             s->path[len] = '\0';
@@ -179,7 +178,6 @@ static void scan_cgroup_dir(struct cgroup_scan *s, int dir_fd, int depth)
             close(sub);
         }
     }
-    closedir(dir);
 }
 
 /* Scan the cgroup at path; 0 or -errno when it cannot be opened. */

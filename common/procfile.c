@@ -1,6 +1,5 @@
 #include "procfile.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -8,6 +7,8 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+
+#include "dirents.h"
 
 /* Most bytes of file content we accept: far above any real /proc file, low
  * enough that a runaway file cannot eat the collector's memory. */
@@ -153,36 +154,25 @@ int pt_errno_is_gone(int err)
     return err == -ESRCH || err == -ENOENT;
 }
 
-/* getdents64 into a buffer on the stack rather than opendir(), which
- * allocates: a discovery walk must not touch the heap. */
+/* The walk of a proc root is a discovery's: no opendir (dirents.h). */
 int pt_for_each_pid_in(int dirfd, const char *path, void (*fn)(pid_t pid, void *arg), void *arg)
 {
     int fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return -errno;
     _Alignas(struct dirent64) char entries[8192];
-    int err = 0;
-    for (;;) {
-        ssize_t n = getdents64(fd, entries, sizeof(entries));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            err = n < 0 ? -errno : 0;
-            break;
-        }
-        for (ssize_t off = 0; off < n;) {
-            const struct dirent64 *e = (const struct dirent64 *)(entries + off);
-            off += e->d_reclen;
-            pid_t pid = 0;
-            const char *p = e->d_name;
-            for (; *p >= '0' && *p <= '9' && pid < 100000000; p++)
-                pid = pid * 10 + (*p - '0');
-            if (*p == '\0' && p != e->d_name) /* 0 is a descriptor number, never a pid */
-                fn(pid, arg);
-        }
+    struct pt_dirents d;
+    pt_dirents_init(&d, fd, entries, sizeof(entries));
+    for (const struct dirent64 *e; (e = pt_dirents_next(&d));) {
+        pid_t pid = 0;
+        const char *p = e->d_name;
+        for (; *p >= '0' && *p <= '9' && pid < 100000000; p++)
+            pid = pid * 10 + (*p - '0');
+        if (*p == '\0' && p != e->d_name) /* 0 is a descriptor number, never a pid */
+            fn(pid, arg);
     }
     close(fd);
-    return err;
+    return d.error;
 }
 
 /* In one mountinfo line ("ID PARENT MAJ:MIN ROOT POINT OPTS ... - TYPE
@@ -221,13 +211,4 @@ bool pt_proc_root_hidepid(int proc_root_fd, struct pt_buf *buf, char *out, size_
         line = end + 1;
     }
     return false;
-}
-
-DIR *pt_opendir_at(int dir_fd)
-{
-    int fd = dup(dir_fd);
-    DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!dir && fd >= 0)
-        close(fd);
-    return dir;
 }

@@ -11,7 +11,6 @@
 #define PROCTREE_PROCFILE_H
 
 #include <stdbool.h>
-#include <dirent.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -43,11 +42,6 @@ ssize_t pt_read_regular_at(int dirfd, const char *name, struct pt_buf *buf);
 
 /* openat(dirfd, name, O_RDONLY|O_CLOEXEC). Returns fd or -errno. */
 int pt_open_at(int dirfd, const char *name);
-
-/* A directory stream of the directory behind dir_fd, which stays ours to
- * close (a dup is read): for walking a cgroup tree by descriptors. NULL
- * when it cannot be read. closedir() it. */
-DIR *pt_opendir_at(int dir_fd);
 
 /* Call fn(number, arg) for every numeric entry of the directory path
  * under dirfd: the processes of a proc root ("."), the threads of a

@@ -1,6 +1,5 @@
 #include "sdunit.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include "base.h"
+#include "dirents.h"
 #include "escape.h"
 #include "procfile.h"
 
@@ -168,38 +168,35 @@ static bool found_system(const struct walk *w)
 
 static void walk_dir(struct walk *w, int dir_fd, size_t len, int depth)
 {
-    DIR *dir = pt_opendir_at(dir_fd);
-    if (!dir)
-        return;
-    for (struct dirent *e; !found_system(w) && (e = readdir(dir));) {
-        if (e->d_type != DT_DIR || strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        int n = snprintf(w->path + len, sizeof(w->path) - len, "/%s", e->d_name);
+    _Alignas(struct dirent64) char entries[PT_DIRENTS_LEVEL];
+    struct pt_dirents dir;
+    pt_dirents_init(&dir, dir_fd, entries, sizeof(entries));
+    for (const char *name; !found_system(w) && (name = pt_dirents_next_dir(&dir));) {
+        int n = snprintf(w->path + len, sizeof(w->path) - len, "/%s", name);
         if (n < 0 || (size_t)n >= sizeof(w->path) - len)
             continue;
-        if (matches(w->u, e->d_name)) {
+        if (matches(w->u, name)) {
             if (w->u->glob || !w->manager[0])
                 add_dir(w->u, w->path, w->manager);
             else if (!w->user_match[0])
                 snprintf(w->user_match, sizeof(w->user_match), "%s", w->path);
             continue; /* its processes are its own: nothing below is another match's */
         }
-        if (!enters(e->d_name) || depth >= PT_SDUNIT_WALK_DEPTH || w->opened >= PT_SDUNIT_WALK_MAX)
+        if (!enters(name) || depth >= PT_SDUNIT_WALK_DEPTH || w->opened >= PT_SDUNIT_WALK_MAX)
             continue;
-        int sub = openat(dir_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int sub = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (sub < 0)
             continue;
         w->opened++;
         char outer[sizeof(w->manager)];
         memcpy(outer, w->manager, sizeof(outer));
-        if (is_user_manager(e->d_name))
-            snprintf(w->manager, sizeof(w->manager), "%s", e->d_name);
+        if (is_user_manager(name))
+            snprintf(w->manager, sizeof(w->manager), "%s", name);
         walk_dir(w, sub, len + (size_t)n, depth + 1);
         memcpy(w->manager, outer, sizeof(outer));
         close(sub);
     }
     w->path[len] = '\0';
-    closedir(dir);
 }
 
 /* The hierarchies systemd may manage, the cgroup2 one first. */

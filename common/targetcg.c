@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "base.h"
@@ -19,9 +18,11 @@ void pt_target_cgroups_init(struct pt_target *t)
     t->has_cgroups = true;
     if (!launched)
         return;
-    /* Made for the command, which is all there is in it: it counts whole,
-     * as a cgroup that appears after the first set does. No scan finds
-     * its cgroups: they are set once, here. */
+    /* The command's own cgroup, made just before it started: all it
+     * holds is the command's, so it counts whole (from 0), as a cgroup
+     * that appears after the first set does, which the empty set makes
+     * it. No scan runs for a launched command: pt_target_cgroups_found
+     * names its one cgroup (selector.path) here, once. */
     pt_cgacct_set(&t->cgroups, NULL, 0);
     pt_target_cgroups_found(t);
 }
@@ -73,18 +74,13 @@ static void group_dir(const struct pt_target *t, const char *group, char *out, s
         snprintf(out, len, "%s/%s", dirs[0], group);
 }
 
-/* name's directory added to dirs (n of them) unless it is there. */
-static void add_group_dir(const struct pt_target *t, const char *name, char ***dirs, size_t *n)
+/* name's cgroup named in the set of the groups' cgroups: 1, or 0 when
+ * it has none or was named already. */
+static size_t name_group(struct pt_target *t, const char *name)
 {
     char dir[PT_CGROUPFS_PATH_MAX + PT_GROUP_NAME_MAX];
     group_dir(t, name, dir, sizeof(dir));
-    bool again = !dir[0];
-    for (size_t j = 0; j < *n && !again; j++)
-        again = strcmp((*dirs)[j], dir) == 0;
-    if (again)
-        return;
-    *dirs = pt_xrealloc_array(*dirs, *n + 1, sizeof(**dirs));
-    (*dirs)[(*n)++] = pt_xstrdup(dir);
+    return dir[0] && pt_cgacct_name(&t->group_cgroups, dir);
 }
 
 /* The cgroups of the groups that have a line: those in use, then those
@@ -96,16 +92,13 @@ static void set_group_dirs(struct pt_target *t)
     const struct pt_groups *gs = &t->ledger.groups;
     const char *names = t->scan_groups.data;
     size_t len = t->scan_groups.len, n = 0;
-    char **dirs = NULL;
+    pt_cgacct_begin_set(&t->group_cgroups);
     for (uint32_t i = 0; i < gs->limit; i++)
         if (gs->list[i].in_use)
-            add_group_dir(t, gs->list[i].name, &dirs, &n);
+            n += name_group(t, gs->list[i].name);
     for (size_t at = 0; at < len && n < gs->limit; at += strlen(names + at) + 1)
-        add_group_dir(t, names + at, &dirs, &n);
-    pt_cgacct_set(&t->group_cgroups, (const char *const *)dirs, n);
-    for (size_t j = 0; j < n; j++)
-        free(dirs[j]);
-    free(dirs);
+        n += name_group(t, names + at);
+    pt_cgacct_end_set(&t->group_cgroups);
 }
 
 /* What the scans of the cgroups could not use, each said once. */
@@ -206,14 +199,30 @@ void pt_target_cgroups_poll(struct pt_target *t)
         pt_cgacct_poll(&t->group_cgroups);
 }
 
+/* Each cgroup whose memory.peak could no longer be reset, said once:
+ * its peak is the lifetime's from then, under that name. */
+static void say_unreset(struct pt_target *t, struct pt_cgacct *a)
+{
+    int error;
+    for (const char *dir; (dir = pt_cgacct_next_unreset(a, &error));) {
+        char q[PT_QUOTED_MAX];
+        pt_target_logf(t, PT_LOG_WARNING,
+                       "cgroup \"%s\": its memory.peak could not be reset (%s): from the next interval its peak is "
+                       "cgroup_memory_peak_lifetime, the highest since the cgroup was made, not cgroup_memory_peak",
+                       pt_escape(q, sizeof(q), dir), strerror(error));
+    }
+}
+
 const struct pt_cgvalues *pt_target_cgroups_end(struct pt_target *t)
 {
     if (!t->has_cgroups)
         return NULL;
     pt_cgacct_end_interval(&t->cgroups, &t->cgroup_sum);
+    say_unreset(t, &t->cgroups);
     if (t->options.breakdown == PT_BY_CGROUP) {
         struct pt_cgvalues ignored;
         pt_cgacct_end_interval(&t->group_cgroups, &ignored);
+        say_unreset(t, &t->group_cgroups);
     }
     return &t->cgroup_sum;
 }

@@ -320,3 +320,33 @@ void fx_put_meminfo(const char *root, uint64_t total_kb, uint64_t free_kb, uint6
     put_kb_line(&t, "DirectMap2M", 25137152);
     text_write(&t, root, "meminfo");
 }
+
+void fx_put_cgroup_v2(const char *root, const char *dir, unsigned user_usec, unsigned current, unsigned peak)
+{
+    char cpu[256], current_text[32], peak_text[32];
+    snprintf(cpu, sizeof(cpu),
+             "usage_usec %u\nuser_usec %u\nsystem_usec 100\nnr_periods 4\nnr_throttled 2\nthrottled_usec 300\n",
+             user_usec + 100, user_usec);
+    snprintf(current_text, sizeof(current_text), "%u\n", current);
+    snprintf(peak_text, sizeof(peak_text), "%u\n", peak);
+    const char *const files[][2] = {
+        {"cgroup.procs", ""},
+        {"cpu.stat", cpu},
+        {"cpu.pressure",
+         "some avg10=0.00 avg60=0.00 avg300=0.00 total=1000\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=400\n"},
+        {"memory.pressure",
+         "some avg10=0.00 avg60=0.00 avg300=0.00 total=20\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=10\n"},
+        {"io.pressure",
+         "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"},
+        {"memory.events", "low 0\nhigh 5\nmax 1\noom 1\noom_kill 1\noom_group_kill 0\n"},
+        {"io.stat", "8:0 rbytes=4096 wbytes=8192 rios=1 wios=2 dbytes=0 dios=0\n"},
+        {"pids.current", "3\n"},
+        {"memory.current", current_text},
+        {"memory.peak", peak_text},
+    };
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        char *rel = xasprintf("%s/%s", dir, files[i][0]);
+        fx_write(root, rel, files[i][1], -1);
+        free(rel);
+    }
+}

@@ -55,4 +55,8 @@ void fx_vanish(const char *root, pid_t pid);
 void fx_put_meminfo(const char *root, uint64_t total_kb, uint64_t free_kb, uint64_t available_kb, uint64_t cached_kb,
                     uint64_t anon_kb, uint64_t swap_free_kb);
 
+/* Write a cgroup v2 directory with every controller (rel: below root):
+ * each quantity of cgstat.h in its v2 file, cgroup.procs empty. */
+void fx_put_cgroup_v2(const char *root, const char *dir, unsigned user_usec, unsigned current, unsigned peak);
+
 #endif

@@ -88,16 +88,61 @@ static void write_tree(const char *root)
     fx_put_thread(root, 102, &gc);
 }
 
+/* A collector on the fixture at root (its sys_root too, when sys). */
+static struct pt_collector *collector_on(const char *root, bool sys)
+{
+    static char sys_root[512];
+    struct pt_collector_config config;
+    pt_collector_config_init(&config);
+    config.proc_root = root;
+    snprintf(sys_root, sizeof(sys_root), "%s/sys", root);
+    config.sys_root = sys ? sys_root : NULL;
+    char err[256] = "";
+    struct pt_collector *c = pt_collector_new(&config, err, sizeof(err));
+    ck_assert_msg(c != NULL, "%s", err);
+    return c;
+}
+
+/* Three intervals of 10 polls each to warm up (the first discovery,
+ * polls and closes size every buffer), then the allocator calls of five
+ * more: 50 polls, 5 discoveries and 5 closes. Each interval's batch goes
+ * to seen (NULL: not looked at), which reads what the test checks after
+ * the window: check allocates for each assertion. */
+static long steady_allocations(struct pt_collector *c, void (*seen)(const struct pt_batch *b, int interval))
+{
+    double now = 0;
+    for (int interval = 0; interval < 3; interval++) {
+        for (int tick = 0; tick < 10; tick++, now += 0.1)
+            pt_collector_tick(c, now);
+        pt_collector_end_interval(c, now);
+    }
+    allocations = 0;
+    for (int interval = 0; interval < 5; interval++) {
+        for (int tick = 0; tick < 10; tick++, now += 0.1)
+            pt_collector_tick(c, now);
+        const struct pt_batch *b = pt_collector_end_interval(c, now);
+        if (seen)
+            seen(b, interval);
+    }
+    return allocations;
+}
+
+static int64_t processes[5];
+static size_t groups[5], thread_groups[5];
+
+static void seen_pid_targets(const struct pt_batch *b, int interval)
+{
+    processes[interval] = b->targets[0].report.v[PT_M_PROC_PROCESSES].i;
+    groups[interval] = b->targets[2].n_groups;
+    thread_groups[interval] = b->targets[3].n_groups;
+}
+
 START_TEST(steady_state_allocates_nothing)
 {
     char *root = fx_root_new();
     write_tree(root);
-    struct pt_collector_config config;
-    pt_collector_config_init(&config);
-    config.proc_root = root;
+    struct pt_collector *c = collector_on(root, false);
     char err[256] = "";
-    struct pt_collector *c = pt_collector_new(&config, err, sizeof(err));
-    ck_assert_msg(c != NULL, "%s", err);
     struct pt_target_options options;
     pt_target_options_init(&options);
     struct pt_selector pid = {.kind = PT_SELECT_PID, .pid = 100};
@@ -108,27 +153,7 @@ START_TEST(steady_state_allocates_nothing)
     ck_assert_int_eq(pt_collector_add_target(c, "by", &pid, &options, err, sizeof(err)), 0);
     options.breakdown = PT_BY_THREAD;
     ck_assert_int_eq(pt_collector_add_target(c, "threads", &pid, &options, err, sizeof(err)), 0);
-
-    /* warm up: the first discovery, polls and closes size every buffer */
-    double now = 0;
-    for (int interval = 0; interval < 3; interval++) {
-        for (int tick = 0; tick < 10; tick++, now += 0.1)
-            pt_collector_tick(c, now);
-        pt_collector_end_interval(c, now);
-    }
-    /* no check assertion inside the window: check allocates for each */
-    int64_t processes[5];
-    size_t groups[5], thread_groups[5];
-    allocations = 0;
-    for (int interval = 0; interval < 5; interval++) {
-        for (int tick = 0; tick < 10; tick++, now += 0.1)
-            pt_collector_tick(c, now);
-        const struct pt_batch *b = pt_collector_end_interval(c, now);
-        processes[interval] = b->targets[0].report.v[PT_M_PROC_PROCESSES].i;
-        groups[interval] = b->targets[2].n_groups;
-        thread_groups[interval] = b->targets[3].n_groups;
-    }
-    long counted = allocations;
+    long counted = steady_allocations(c, seen_pid_targets);
     for (int interval = 0; interval < 5; interval++) {
         ck_assert_int_eq(processes[interval], 4);
         ck_assert_uint_eq(groups[interval], 2);
@@ -140,11 +165,103 @@ START_TEST(steady_state_allocates_nothing)
 }
 END_TEST
 
+/* A cgroup of every controller whose cgroup.procs lists procs. */
+static void put_cgroup(const char *root, const char *rel, const char *procs)
+{
+    char path[256];
+    fx_put_cgroup_v2(root, rel, 600, 4096, 8192);
+    snprintf(path, sizeof(path), "%s/cgroup.procs", rel);
+    fx_write(root, path, procs, -1);
+}
+
+/* The tree of write_tree in systemd's layout, below a cgroup2 mount of
+ * the fixture: app.service holds the root, its sub-cgroups web and db a
+ * child each; app-two.service (a second match of "app*") the third,
+ * which is the root's child too: every target has the four. */
+static void write_cgroup_tree(const char *root)
+{
+    write_tree(root);
+    fx_write(root, "sys/fs/cgroup/cgroup.controllers", "cpu memory io pids\n", -1);
+    fx_write(root, "sys/fs/cgroup/cgroup.procs", "", -1);
+    fx_write(root, "sys/fs/cgroup/system.slice/cgroup.procs", "", -1);
+    put_cgroup(root, "sys/fs/cgroup/system.slice/app.service", "100\n");
+    put_cgroup(root, "sys/fs/cgroup/system.slice/app.service/web", "101\n");
+    put_cgroup(root, "sys/fs/cgroup/system.slice/app.service/db", "102\n");
+    put_cgroup(root, "sys/fs/cgroup/system.slice/app-two.service", "103\n");
+}
+
+static bool cgroup_seen[5];
+
+static void seen_cgroup_target(const struct pt_batch *b, int interval)
+{
+    processes[interval] = b->targets[0].report.v[PT_M_PROC_PROCESSES].i;
+    groups[interval] = b->targets[0].n_groups;
+    cgroup_seen[interval] = b->targets[0].report.v[PT_M_CGROUP_CPU_USER_SECONDS].present;
+}
+
+/* One cgroup target of the fixture, alone: its allocator calls in the
+ * steady state, its processes, groups and cgroup_* metrics each
+ * interval checked after the window. */
+static void check_cgroup_target(const struct pt_selector *sel, enum pt_breakdown by, size_t want_groups)
+{
+    char *root = fx_root_new();
+    write_cgroup_tree(root);
+    struct pt_collector *c = collector_on(root, true);
+    struct pt_target_options options;
+    pt_target_options_init(&options);
+    options.breakdown = by;
+    char err[256] = "";
+    ck_assert_msg(pt_collector_add_target(c, "cg", sel, &options, err, sizeof(err)) == 0, "%s", err);
+    long counted = steady_allocations(c, seen_cgroup_target);
+    for (int interval = 0; interval < 5; interval++) {
+        ck_assert_int_eq(processes[interval], 4);
+        ck_assert_uint_eq(groups[interval], want_groups);
+        ck_assert(cgroup_seen[interval]);
+    }
+    pt_collector_free(c);
+    fx_root_free(root);
+    ck_assert_msg(counted == 0, "%ld allocator calls in 50 polls, 5 discoveries and 5 closes", counted);
+}
+
+START_TEST(cgroup_target_allocates_nothing)
+{
+    struct pt_selector sel = {.kind = PT_SELECT_CGROUP, .path = "/system.slice/app.service"};
+    check_cgroup_target(&sel, PT_BY_NONE, 0);
+}
+END_TEST
+
+/* ".", web and db: each a line with its cgroup's accounting */
+START_TEST(cgroup_breakdown_allocates_nothing)
+{
+    struct pt_selector sel = {.kind = PT_SELECT_CGROUP, .path = "/system.slice/app.service"};
+    check_cgroup_target(&sel, PT_BY_CGROUP, 3);
+}
+END_TEST
+
+START_TEST(unit_target_allocates_nothing)
+{
+    struct pt_selector sel = {.kind = PT_SELECT_UNIT, .value = "app.service"};
+    check_cgroup_target(&sel, PT_BY_NONE, 0);
+}
+END_TEST
+
+/* a walk of system.slice at each discovery, two units matched */
+START_TEST(unit_glob_allocates_nothing)
+{
+    struct pt_selector sel = {.kind = PT_SELECT_UNIT, .value = "app*"};
+    check_cgroup_target(&sel, PT_BY_NONE, 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("alloc");
     TCase *tc = tcase_create("steady state");
     tcase_add_test(tc, steady_state_allocates_nothing);
+    tcase_add_test(tc, cgroup_target_allocates_nothing);
+    tcase_add_test(tc, cgroup_breakdown_allocates_nothing);
+    tcase_add_test(tc, unit_target_allocates_nothing);
+    tcase_add_test(tc, unit_glob_allocates_nothing);
     suite_add_tcase(s, tc);
     return unit_run(s);
 }

@@ -4,9 +4,11 @@
  * offers (v2 first, its v1 twin else), the per-descriptor memory.peak
  * reset, and cgacct's intervals: growth, polls, a cgroup made again. */
 #include <check.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +17,7 @@
 #include "cgparse.h"
 #include "cgroupfs.h"
 #include "cgstat.h"
+#include "collector.h"
 #include "fixture.h"
 #include "unit.h"
 
@@ -170,44 +173,13 @@ static struct pt_cgroup_dirs dirs_of(const char *v2, const char *memory)
 
 #define BIT(q) (1u << (q))
 
-/* A v2 cgroup with every controller: each quantity from its v2 file. */
-static void put_v2(const char *dir, unsigned user_usec, unsigned current, unsigned peak)
-{
-    char path[256], text[512];
-    snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-    put(path, "");
-    snprintf(path, sizeof(path), "%s/cpu.stat", dir);
-    snprintf(text, sizeof(text),
-             "usage_usec %u\nuser_usec %u\nsystem_usec 100\nnr_periods 4\nnr_throttled 2\nthrottled_usec 300\n",
-             user_usec + 100, user_usec);
-    put(path, text);
-    snprintf(path, sizeof(path), "%s/cpu.pressure", dir);
-    put(path, "some avg10=0.00 avg60=0.00 avg300=0.00 total=1000\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=400\n");
-    snprintf(path, sizeof(path), "%s/memory.pressure", dir);
-    put(path, "some avg10=0.00 avg60=0.00 avg300=0.00 total=20\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=10\n");
-    snprintf(path, sizeof(path), "%s/io.pressure", dir);
-    put(path, "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
-    snprintf(path, sizeof(path), "%s/memory.events", dir);
-    put(path, "low 0\nhigh 5\nmax 1\noom 1\noom_kill 1\noom_group_kill 0\n");
-    snprintf(path, sizeof(path), "%s/io.stat", dir);
-    put(path, "8:0 rbytes=4096 wbytes=8192 rios=1 wios=2 dbytes=0 dios=0\n");
-    snprintf(path, sizeof(path), "%s/pids.current", dir);
-    put(path, "3\n");
-    snprintf(path, sizeof(path), "%s/memory.current", dir);
-    snprintf(text, sizeof(text), "%u\n", current);
-    put(path, text);
-    snprintf(path, sizeof(path), "%s/memory.peak", dir);
-    snprintf(text, sizeof(text), "%u\n", peak);
-    put(path, text);
-}
-
 /* Every quantity of a full v2 cgroup from its v2 file; memory.peak
  * written through our own descriptor is taken as reset per descriptor
  * (the kernel's since 6.12; a fixture file takes the write too), so the
  * peak is the interval's. */
 START_TEST(test_v2_everything)
 {
-    put_v2("cg", 700, 1000, 5000);
+    fx_put_cgroup_v2(root, "cg", 700, 1000, 5000);
     struct pt_cgroup_dirs dirs = dirs_of("cg", NULL);
     struct pt_cgstat s;
     struct pt_buf buf = {0};
@@ -269,7 +241,7 @@ static int lifetime_peak_checks(void)
  * 0444 file, so root runs the checks in a child as nobody. */
 START_TEST(test_v2_peak_without_reset)
 {
-    put_v2("cg", 700, 1000, 5000);
+    fx_put_cgroup_v2(root, "cg", 700, 1000, 5000);
     char path[512];
     snprintf(path, sizeof(path), "%s/cg/memory.peak", root);
     ck_assert_int_eq(chmod(path, 0444), 0);
@@ -354,13 +326,153 @@ START_TEST(test_v2_first_then_v1)
 }
 END_TEST
 
+/* Every file there at the open is kept: read again through its
+ * descriptor (here: with the directory moved away, no path leads to
+ * it), each descriptor counted in the budget (memory in use as a hot
+ * one) and given back at the close. */
+START_TEST(test_files_kept_open)
+{
+    fx_put_cgroup_v2(root, "cg", 700, 1000, 5000);
+    struct pt_cgroup_dirs dirs = dirs_of("cg", NULL);
+    struct pt_fd_budget budget = {.limit = 100};
+    struct pt_cgstat s;
+    struct pt_buf buf = {0};
+    ck_assert_int_eq(pt_cgstat_open(&s, &dirs, &budget, &buf), 0);
+    ck_assert_uint_eq(budget.kept, 7 + 2); /* the seven v2 files, memory.current and memory.peak */
+    ck_assert_uint_eq(budget.kept_cold, 7 + 1);
+    char from[600], to[600];
+    snprintf(from, sizeof(from), "%s/cg", root);
+    snprintf(to, sizeof(to), "%s/moved", root);
+    ck_assert_int_eq(rename(from, to), 0);
+    fx_write(root, "moved/cpu.stat", "usage_usec 0\nuser_usec 900\nsystem_usec 0\n", -1);
+    fx_write(root, "moved/pids.current", "9\n", -1);
+    fx_write(root, "moved/memory.current", "2000\n", -1);
+    ck_assert_int_eq(pt_cgstat_read(&s, &buf), 0);
+    ck_assert_uint_eq(s.value[PT_CGQ_CPU_USER_US], 900);
+    ck_assert_uint_eq(s.value[PT_CGQ_PIDS], 9);
+    ck_assert_uint_eq(s.value[PT_CGQ_MEMORY_CURRENT], 2000);
+    pt_cgstat_close(&s);
+    ck_assert_uint_eq(budget.kept, 0);
+    ck_assert_uint_eq(budget.kept_cold, 0);
+    pt_buf_free(&buf);
+}
+END_TEST
+
+/* A file not there at the open is not looked for at each read (the
+ * looks again of cgacct find it); past the budget a file is read by its
+ * path, the same numbers, and nothing is kept beyond it. */
+START_TEST(test_files_absent_and_past_the_budget)
+{
+    fx_put_cgroup_v2(root, "cg", 700, 1000, 5000);
+    char path[600];
+    snprintf(path, sizeof(path), "%s/cg/pids.current", root);
+    ck_assert_int_eq(unlink(path), 0);
+    struct pt_cgroup_dirs dirs = dirs_of("cg", NULL);
+    struct pt_fd_budget budget = {.limit = 4}; /* three cold ones at most */
+    struct pt_cgstat s;
+    struct pt_buf buf = {0};
+    ck_assert_int_eq(pt_cgstat_open(&s, &dirs, &budget, &buf), 0);
+    ck_assert_uint_eq(budget.kept, 4);
+    ck_assert(!(s.offered & BIT(PT_CGQ_PIDS)));
+    fx_write(root, "cg/pids.current", "3\n", -1);
+    fx_write(root, "cg/io.stat", "8:0 rbytes=8192 wbytes=8192 rios=1 wios=2 dbytes=0 dios=0\n", -1);
+    ck_assert_int_eq(pt_cgstat_read(&s, &buf), 0);
+    ck_assert(!(s.read & BIT(PT_CGQ_PIDS)));
+    ck_assert_uint_eq(s.value[PT_CGQ_IO_READ_BYTES], 8192); /* a file past the budget, read by its path */
+    ck_assert_uint_eq(s.value[PT_CGQ_CPU_USER_US], 700);
+    ck_assert_uint_eq(s.value[PT_CGQ_MEMORY_CURRENT], 1000);
+    ck_assert_uint_eq(budget.kept, 4);
+    pt_cgstat_close(&s);
+    ck_assert_uint_eq(budget.kept, 0);
+    pt_buf_free(&buf);
+}
+END_TEST
+
+/* What the collector said while a test listened, one line per row. */
+static char said[4096];
+
+static void keep_said(enum pt_log_level level, const char *line, void *arg)
+{
+    (void)level, (void)arg;
+    size_t used = strlen(said);
+    snprintf(said + used, sizeof(said) - used, "%s\n", line);
+}
+
+static int count_said(const char *words)
+{
+    int n = 0;
+    for (const char *p = said; (p = strstr(p, words)); p++)
+        n++;
+    return n;
+}
+
+/* One interval's end, memory.peak holding peak; with refuse, the
+ * fixture refuses the reset's write as the kernel might (a file size
+ * limit below our descriptor's offset, past which a write fails). */
+static const struct pt_report *end_with_peak(struct pt_collector *c, double now, const char *peak, bool refuse)
+{
+    fx_write(root, "sys/fs/cgroup/svc\"x/memory.peak", peak, -1);
+    struct rlimit was, low = {.rlim_cur = 1};
+    ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &was), 0);
+    low.rlim_max = was.rlim_max;
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, refuse ? &low : &was), 0);
+    const struct pt_batch *b = pt_collector_end_interval(c, now);
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &was), 0);
+    return &b->targets[0].report;
+}
+
+/* A memory.peak reset refused after one was taken: the interval it is
+ * refused in still has its peak (the reset before it was taken), the
+ * next ones the lifetime's under its own name, and one warning naming
+ * the cgroup (escaped) says so, once. */
+START_TEST(test_refused_reset_is_said_once)
+{
+    signal(SIGXFSZ, SIG_IGN); /* the refused write fails with EFBIG instead */
+    fx_put_meminfo(root, 1000000, 200000, 600000, 300000, 100000, 50000);
+    fx_write(root, "sys/fs/cgroup/cgroup.controllers", "cpu memory\n", -1);
+    fx_write(root, "sys/fs/cgroup/cgroup.procs", "", -1);
+    fx_put_cgroup_v2(root, "sys/fs/cgroup/svc\"x", 700, 1000, 5000);
+    struct pt_collector_config config;
+    pt_collector_config_init(&config);
+    char sys[512], err[256] = "";
+    snprintf(sys, sizeof(sys), "%s/sys", root);
+    config.proc_root = root;
+    config.sys_root = sys;
+    struct pt_collector *c = pt_collector_new(&config, err, sizeof(err));
+    ck_assert_msg(c != NULL, "%s", err);
+    struct pt_target_options options;
+    pt_target_options_init(&options);
+    struct pt_selector sel = {.kind = PT_SELECT_CGROUP, .path = "/svc\"x"};
+    ck_assert_msg(pt_collector_add_target(c, "svc", &sel, &options, err, sizeof(err)) == 0, "%s", err);
+    said[0] = '\0';
+    pt_log_set_sink(keep_said, NULL);
+    pt_collector_tick(c, 0.0);
+    const struct pt_report *r = end_with_peak(c, 1.0, "3000\n", false);
+    ck_assert(r->v[PT_M_CGROUP_MEMORY_PEAK].present);
+    ck_assert_int_eq(r->v[PT_M_CGROUP_MEMORY_PEAK].i, 3000);
+    ck_assert_int_eq(count_said("memory.peak could not be reset"), 0);
+    r = end_with_peak(c, 2.0, "4000\n", true);
+    ck_assert_int_eq(r->v[PT_M_CGROUP_MEMORY_PEAK].i, 4000);
+    ck_assert_msg(count_said("\"") && strstr(said, "svc\\\"x\": its memory.peak could not be reset"), "%s", said);
+    for (int k = 0; k < 2; k++) {
+        r = end_with_peak(c, 3.0 + k, "9000\n", k == 0);
+        ck_assert(!r->v[PT_M_CGROUP_MEMORY_PEAK].present);
+        ck_assert(r->v[PT_M_CGROUP_MEMORY_PEAK_LIFETIME].present);
+        ck_assert_int_eq(r->v[PT_M_CGROUP_MEMORY_PEAK_LIFETIME].i, 9000);
+    }
+    ck_assert_msg(count_said("memory.peak could not be reset") == 1, "%s", said);
+    pt_log_set_sink(NULL, NULL);
+    pt_collector_free(c);
+}
+END_TEST
+
 /* cgacct: growth per interval, never negative; memory in use from the
  * polls; a cgroup there at the first set counts from then, one made
  * again at its path (another inode) from its start; one gone reports
  * nothing; what is missing is named. */
 START_TEST(test_cgacct_intervals)
 {
-    put_v2("sys/fs/cgroup/svc", 1000, 100, 500);
+    fx_put_cgroup_v2(root, "sys/fs/cgroup/svc", 1000, 100, 500);
     put("sys/fs/cgroup/cgroup.procs", "");
     struct pt_cgroupfs fs;
     memset(&fs, 0, sizeof(fs));
@@ -379,7 +491,7 @@ START_TEST(test_cgacct_intervals)
     pt_cgacct_poll(&a);
     put("sys/fs/cgroup/svc/memory.current", "200\n");
     pt_cgacct_poll(&a);
-    put_v2("sys/fs/cgroup/svc", 1600, 200, 700);
+    fx_put_cgroup_v2(root, "sys/fs/cgroup/svc", 1600, 200, 700);
     struct pt_cgvalues v;
     pt_cgacct_end_interval(&a, &v);
     ck_assert_uint_eq(v.value[PT_CGQ_CPU_USER_US], 600); /* not the 1000 before the first set */
@@ -394,7 +506,7 @@ START_TEST(test_cgacct_intervals)
     char cmd[700];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     ck_assert_int_eq(system(cmd), 0);
-    put_v2("sys/fs/cgroup/svc", 250, 50, 60);
+    fx_put_cgroup_v2(root, "sys/fs/cgroup/svc", 250, 50, 60);
     pt_cgacct_set(&a, dirs, 1);
     pt_cgacct_end_interval(&a, &v);
     ck_assert_uint_eq(v.value[PT_CGQ_CPU_USER_US], 250);
@@ -445,6 +557,79 @@ START_TEST(test_cgacct_two_cgroups)
     ck_assert(!(v.known & BIT(PT_CGQ_PIDS))); /* b has no pids controller */
     ck_assert_ptr_nonnull(pt_cgacct_values_of(&a, db));
     ck_assert_uint_eq(pt_cgacct_values_of(&a, da)->value[PT_CGQ_PIDS], 2);
+    pt_cgacct_free(&a);
+}
+END_TEST
+
+/* cpu.stat of the fixture cgroup rel with user_usec. */
+static void put_user_usec(const char *rel, unsigned user_usec)
+{
+    char path[256], text[160];
+    snprintf(path, sizeof(path), "%s/cpu.stat", rel);
+    snprintf(text, sizeof(text), "usage_usec %u\nuser_usec %u\nsystem_usec 0\n", user_usec, user_usec);
+    fx_write(root, path, text, -1);
+}
+
+/* A cgroup dropped from the set while it exists (a unit of a glob no
+ * longer matched, a --by cgroup line's cgroup no longer in use) is read
+ * one last time: its growth since the last end is in the next one, what
+ * it does after is not; it takes no gauge away from the others, is
+ * reported once, then forgotten. One named again before the end (the
+ * same directory inode) counts on from then, what it carried kept. */
+START_TEST(test_cgacct_last_read)
+{
+    fx_write(root, "sys/fs/cgroup/cgroup.procs", "", -1);
+    fx_put_cgroup_v2(root, "sys/fs/cgroup/a", 100, 10, 10);
+    fx_put_cgroup_v2(root, "sys/fs/cgroup/b", 1000, 10, 10);
+    struct pt_cgroupfs fs;
+    memset(&fs, 0, sizeof(fs));
+    snprintf(fs.v2, sizeof(fs.v2), "%s/sys/fs/cgroup", root);
+    struct pt_cgacct a;
+    pt_cgacct_init(&a, &fs, NULL);
+    char da[600], db[600];
+    snprintf(da, sizeof(da), "%s/a", fs.v2);
+    snprintf(db, sizeof(db), "%s/b", fs.v2);
+    const char *both[] = {da, db}, *one[] = {da};
+    pt_cgacct_set(&a, both, 2);
+    struct pt_cgvalues v;
+    pt_cgacct_end_interval(&a, &v);
+    put_user_usec("sys/fs/cgroup/a", 150);
+    put_user_usec("sys/fs/cgroup/b", 1030);
+    pt_cgacct_set(&a, one, 1);
+    put_user_usec("sys/fs/cgroup/b", 5000); /* no longer the target's */
+    pt_cgacct_poll(&a);
+    pt_cgacct_end_interval(&a, &v);
+    ck_assert(v.known & BIT(PT_CGQ_CPU_USER_US));
+    ck_assert_uint_eq(v.value[PT_CGQ_CPU_USER_US], 50 + 30);
+    ck_assert(v.known & BIT(PT_CGQ_PIDS));
+    ck_assert_uint_eq(v.value[PT_CGQ_PIDS], 3); /* a's alone */
+    ck_assert(v.known & BIT(PT_CGQ_MEMORY_CURRENT));
+    ck_assert_ptr_nonnull(pt_cgacct_values_of(&a, db));
+    ck_assert_uint_eq(pt_cgacct_values_of(&a, db)->value[PT_CGQ_CPU_USER_US], 30);
+    pt_cgacct_end_interval(&a, &v);
+    ck_assert_ptr_null(pt_cgacct_values_of(&a, db));
+
+    /* dropped, then named again before the end */
+    pt_cgacct_set(&a, both, 2); /* b counts whole: it appeared after the first set */
+    pt_cgacct_end_interval(&a, &v);
+    put_user_usec("sys/fs/cgroup/b", 5010);
+    pt_cgacct_set(&a, one, 1);
+    put_user_usec("sys/fs/cgroup/b", 5100); /* while it is out */
+    pt_cgacct_set(&a, both, 2);
+    put_user_usec("sys/fs/cgroup/b", 5105);
+    pt_cgacct_end_interval(&a, &v);
+    ck_assert_uint_eq(pt_cgacct_values_of(&a, db)->value[PT_CGQ_CPU_USER_US], 10 + 5);
+
+    /* b removed between a discovery and the end: a's amounts and gauges still */
+    char from[700], to[700];
+    snprintf(from, sizeof(from), "%s", db);
+    snprintf(to, sizeof(to), "%s.removed", db);
+    ck_assert_int_eq(rename(from, to), 0);
+    put_user_usec("sys/fs/cgroup/a", 170);
+    pt_cgacct_end_interval(&a, &v);
+    ck_assert(v.known & BIT(PT_CGQ_CPU_USER_US));
+    ck_assert(v.known & BIT(PT_CGQ_PIDS));
+    ck_assert_uint_eq(v.value[PT_CGQ_CPU_USER_US], 20);
     pt_cgacct_free(&a);
 }
 END_TEST
@@ -526,8 +711,12 @@ int main(void)
     tcase_add_test(tc, test_v2_peak_without_reset);
     tcase_add_test(tc, test_hybrid_v2_and_v1);
     tcase_add_test(tc, test_v2_first_then_v1);
+    tcase_add_test(tc, test_files_kept_open);
+    tcase_add_test(tc, test_files_absent_and_past_the_budget);
+    tcase_add_test(tc, test_refused_reset_is_said_once);
     tcase_add_test(tc, test_cgacct_intervals);
     tcase_add_test(tc, test_cgacct_two_cgroups);
+    tcase_add_test(tc, test_cgacct_last_read);
     tc = unit_tcase(suite, "cgroupfs");
     tcase_add_test(tc, test_own_dir_in_a_container);
     tcase_add_test(tc, test_own_dir_roots_and_exclusions);
