@@ -12,6 +12,7 @@
 #include "report.h"
 #include "sampling.h"
 #include "selector.h"
+#include "targetevents.h"
 #include "tree.h"
 #include "units.h"
 

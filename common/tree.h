@@ -120,7 +120,7 @@ struct pt_target {
     bool pss_at_end;       /* smaps_rollup at every interval's end, or on its own timer */
     bool membership_moved; /* a member joined or left since the last smaps_rollup sample */
     /* Why the target has no live process, as last said (a key made of
-     * discovery.c's enum and the pid file's outcome; 0: not said), and the
+     * targetempty.c's enum and the pid file's outcome; 0: not said), and the
      * pid it was about. */
     int empty_why;
     pid_t empty_pid;
