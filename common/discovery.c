@@ -1,4 +1,4 @@
-/* discovery: finding the members of a target (tree.h).
+/* discovery: finding the members of a target (targetstate.h).
  *
  * The roots come from the selector: a pinned pid, a pid file read again
  * at every tick, the launched command and the orphans its tree hands to

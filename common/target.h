@@ -13,7 +13,7 @@
 #include "sampling.h"
 #include "selector.h"
 #include "targetevents.h"
-#include "tree.h"
+#include "targetstate.h"
 #include "units.h"
 
 /* sys_root: where the cgroup filesystem is looked for (cgroupfs.h).

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "tree.h"
+#include "targetstate.h"
 
 /* After a discovery: one line when the target becomes empty, and again
  * when the reason (or the pid) changes; one when it is followed again. */

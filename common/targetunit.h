@@ -7,7 +7,7 @@
 #ifndef PROCTREE_TARGETUNIT_H
 #define PROCTREE_TARGETUNIT_H
 
-#include "tree.h"
+#include "targetstate.h"
 
 /* After a scan of the unit's cgroups (discovery.c), before the pids it
  * listed (t->pending) join. */

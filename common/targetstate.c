@@ -1,4 +1,6 @@
-#include "tree.h"
+/* targetstate: the lookups every part of a target shares, and its log
+ * lines. */
+#include "targetstate.h"
 
 #include <stdarg.h>
 #include <stdio.h>

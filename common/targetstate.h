@@ -1,11 +1,12 @@
-/* tree: the state of one target (struct pt_target: its members, its
+/* targetstate: the state of one target (struct pt_target: its members, its
  * ledger, what the interval saw) and the lookups every part of it shares.
  * The parts, bottom-up, each calling only those below it: membership.c
  * (members join and leave), exits.c (what exit records settle),
  * sampling.c (the reads of each cadence), discovery.c (finding members),
- * target.c (the interval's end, the life cycle). */
-#ifndef PROCTREE_TREE_H
-#define PROCTREE_TREE_H
+ * targetevents.c (following the process events), targetempty.c (why it
+ * has no live process), target.c (the interval's end, the life cycle). */
+#ifndef PROCTREE_TARGETSTATE_H
+#define PROCTREE_TARGETSTATE_H
 
 #include <stdbool.h>
 #include <stddef.h>
