@@ -18,6 +18,7 @@
 #include "membership.h"
 #include "targetcg.h"
 #include "targetempty.h"
+#include "targetevents.h"
 #include "targetunit.h"
 
 /* ---- selector --------------------------------------------------------- */
@@ -310,11 +311,7 @@ void pt_target_discover(struct pt_target *t)
     free(pairs);
     for (size_t i = 0; i < t->n_members; i++)
         t->members[i].baseline_walk = false;
-    /* a zombie among them was in a member's children file, and joined:
-     * the others are reaped. By process with exit records a zombie joins
-     * from its record only, which the records' drain follows (exits.c) */
-    if (!(t->follows_exits && pt_target_by_process(t)))
-        pt_pidmap_clear(&t->unjoined_exits);
+    pt_target_events_discovered(t);
     pt_target_compact(t);
     pt_target_unit_discovered(t);
 

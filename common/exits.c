@@ -63,7 +63,7 @@ static struct pt_departure *departure_of(const struct pt_target *t, pid_t pid)
 static pid_t unseen_parent(const struct pt_target *t, pid_t pid)
 {
     long p = pt_pidmap_get(&t->parent_of_unseen_gone, pid);
-    return (pid_t)(p >= 0 ? p : pt_pidmap_get(&t->parent_of_forked, pid));
+    return (pid_t)(p >= 0 ? p : pt_pidmap_get(&t->events.parent_of_forked, pid));
 }
 
 /* ---- where a process's usage went -------------------------------------- */
@@ -396,7 +396,7 @@ void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *rec
     settle_departures(t);
     pt_pidmap_clear(&t->parent_of_unseen_gone);
     if (pt_target_by_process(t)) /* their zombies joined from these records, or are reaped */
-        pt_pidmap_clear(&t->unjoined_exits);
+        pt_pidmap_clear(&t->events.unjoined_exits);
     t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
     pt_target_debug_check(t, "exit records");
 }

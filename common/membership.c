@@ -132,8 +132,8 @@ static void member_left(struct pt_target *t, struct pt_member *m, struct pt_memb
     pt_member_close(m);
     t->exited += !m->exit_counted;
     t->membership_moved = true; /* what it shared is shared by fewer */
-    if (t->follows_events)      /* its forks may still be in the socket */
-        pt_pidmap_put(&t->forks_ours_lately, m->pid, 1);
+    if (t->events.follows)      /* its forks may still be in the socket */
+        pt_pidmap_put(&t->events.forks_ours_lately, m->pid, 1);
     if (t->follows_exits) {
         depart(t, m, reaper);
         static const int64_t none[PT_TC_COUNT];
@@ -215,8 +215,8 @@ void pt_target_leave_all(struct pt_target *t)
         pt_target_read_counters(t, m); /* its last values: may find it gone */
         m->recorded_whole = false;     /* what it does from now on is not the tree's */
         member_left(t, m, NULL);
-        if (t->follows_events)
-            pt_pidmap_put(&t->forks_ours_lately, m->pid, 0);
+        if (t->events.follows)
+            pt_pidmap_put(&t->events.forks_ours_lately, m->pid, 0);
     }
     pt_target_compact(t);
 }
@@ -302,12 +302,12 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
      * the reap (which then owes them, as for any member that leaves). One
      * the events counted already (started, and exited) is not counted
      * again. */
-    m.exit_counted = pt_pidmap_remove(&t->unjoined_exits, pid);
-    if (!baseline && !pt_pidmap_remove(&t->parent_of_forked, pid) &&
+    m.exit_counted = pt_pidmap_remove(&t->events.unjoined_exits, pid);
+    if (!baseline && !pt_pidmap_remove(&t->events.parent_of_forked, pid) &&
         !m.exit_counted) /* else counted at its fork event */
         t->started++;
-    if (t->follows_events)
-        pt_pidmap_put(&t->forks_ours_lately, pid, !baseline);
+    if (t->events.follows)
+        pt_pidmap_put(&t->events.forks_ours_lately, pid, !baseline);
     t->membership_moved = true;
     t->members[t->n_members] = m;
     pt_pidmap_put(&t->position_of, pid, (uint32_t)t->n_members);

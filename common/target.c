@@ -377,11 +377,9 @@ void pt_target_free(struct pt_target *t)
         pt_member_close(&t->members[i]);
     free(t->members);
     pt_pidmap_free(&t->position_of);
-    pt_pidmap_free(&t->parent_of_forked);
-    pt_pidmap_free(&t->forks_ours_lately);
+    pt_target_events_free(t);
     pt_pidmap_free(&t->departure_index);
     pt_pidmap_free(&t->parent_of_unseen_gone);
-    pt_pidmap_free(&t->unjoined_exits);
     free(t->departures);
     pt_buf_free(&t->buf);
     free(t->pending);

@@ -18,4 +18,10 @@
  * at its exit event, exited. Discovery stays the fallback. */
 void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *events, size_t n, bool complete);
 
+/* A discovery is done: the exits of processes that never joined are
+ * forgotten, unless exit records may still join their zombies. */
+void pt_target_events_discovered(struct pt_target *t);
+
+void pt_target_events_free(struct pt_target *t);
+
 #endif

@@ -51,6 +51,24 @@ struct pt_departure {
                                        whose records are still to come */
 };
 
+/* What a target following the kernel's process events keeps between
+ * drains. Written by targetevents.c, and by the two files below it that
+ * cannot call it: membership.c (a join or a leave) and exits.c (the
+ * unjoined exits a drain of exit records settled). */
+struct pt_target_events {
+    bool follows; /* pt_target_follow_events was called */
+    /* pid -> its parent: forked in the tree, never joined (gone first):
+     * counted started, its exit awaited */
+    struct pt_pidmap parent_of_forked;
+    /* pid -> 1 when its forks are the tree's, 0 when it joined as a new
+     * root: members that joined or left since the last drain */
+    struct pt_pidmap forks_ours_lately;
+    /* pid -> 1: forked in the tree and exited, never joined, since the
+     * last discovery: counted started and exited; a zombie of them may
+     * still join */
+    struct pt_pidmap unjoined_exits;
+};
+
 /* A --unit target's lines said once (targetunit.h). */
 enum pt_said_unit { PT_SAID_UNIT_SYSTEMD = 1, PT_SAID_UNIT_LIMIT = 2, PT_SAID_UNIT_OUTSIDE = 4 };
 
@@ -144,18 +162,7 @@ struct pt_target {
     struct pt_buf scan_groups;
     const char *join_group;
 
-    /* With the kernel's process events (pt_target_follow_events): */
-    bool follows_events;
-    /* pid -> its parent: forked in the tree, never joined (gone first):
-     * counted started, its exit awaited */
-    struct pt_pidmap parent_of_forked;
-    /* pid -> 1 when its forks are the tree's, 0 when it joined as a new
-     * root: members that joined or left since the last drain */
-    struct pt_pidmap forks_ours_lately;
-    /* pid -> 1: forked in the tree and exited, never joined, since the
-     * last discovery: counted started and exited; a zombie of them may
-     * still join */
-    struct pt_pidmap unjoined_exits;
+    struct pt_target_events events;
 
     /* With the kernel's exit records (pt_target_follow_exits, exits.c): */
     bool follows_exits;
