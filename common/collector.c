@@ -2,6 +2,7 @@
  * jobs are in the files collectorstate.h names. */
 #include "collector.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,7 +119,9 @@ int pt_collector_add_target(struct pt_collector *c, const char *name, const stru
     /* the array may have moved: point at the launched one again */
     c->launched = NULL;
     for (size_t i = 0; i < c->n_targets; i++)
-        if (pt_target_launched_pid(&c->targets[i]) > 0)
+        if (pt_target_launched_pid(&c->targets[i]) > 0) {
+            assert(!c->launched); /* a second one was refused above */
             c->launched = &c->targets[i];
+        }
     return 0;
 }

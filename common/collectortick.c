@@ -1,6 +1,7 @@
 /* collectortick: what is due when, and the interval's end. */
 #include "collectortick.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdint.h>
 #include <time.h>
@@ -74,6 +75,7 @@ double pt_collector_tick(struct pt_collector *c, double now)
      * CPU to be shared out of (exits.c) */
     pt_collector_follow_exits(c);
     note_budget(c);
+    assert(next > now); /* a deadline already passed would make a frontend spin */
     return next;
 }
 
@@ -85,6 +87,9 @@ const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double 
     b->timestamp_ns = realtime_ns();
     b->n_targets = c->n_targets;
     b->targets = c->results;
+    /* the frontends pass CLOCK_MONOTONIC (collector.h): an interval never
+     * ends before it started */
+    assert(c->started && now >= c->interval_start);
     double seconds = now - c->interval_start;
     c->interval_start = now;
     pt_collector_follow_events(c); /* a process forked since the last tick is a member of this interval */

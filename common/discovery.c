@@ -11,6 +11,7 @@
  * targetevents.c, an empty target's lines said in targetempty.c. */
 #include "discovery.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +157,7 @@ static int collect_pid(pid_t pid, void *arg)
         t->pending = pt_xrealloc_array(t->pending, t->cap_pending, sizeof(pid_t));
         t->pending_group = pt_xrealloc_array(t->pending_group, t->cap_pending, sizeof(uint32_t));
     }
+    assert(t->n_pending < t->cap_pending);
     t->pending_group[t->n_pending] = NO_SCAN_GROUP;
     t->pending[t->n_pending++] = pid;
     return 0;
@@ -180,6 +182,7 @@ static int collect_scanned(pid_t pid, const char *group, void *arg)
         t->pending_group[n - 1] = previous;
         return 0;
     }
+    assert(names->len < NO_SCAN_GROUP); /* an offset, told from "found by its parent" */
     t->pending_group[n - 1] = (uint32_t)names->len;
     pt_buf_append(names, group, strlen(group) + 1);
     return 0;
@@ -257,6 +260,7 @@ static void join_pending(struct pt_target *t, bool baseline)
         if (pt_target_live_member(t, t->pending[j]))
             continue;
         uint32_t group = t->pending_group[j];
+        assert(group == NO_SCAN_GROUP || group < t->scan_groups.len);
         t->join_group = group != NO_SCAN_GROUP ? t->scan_groups.data + group : NULL;
         pt_target_join(t, t->pending[j], 0, baseline);
         t->join_group = NULL;

@@ -1,6 +1,7 @@
 /* kvparse: the "Key: value [kB]" files, read by table. */
 #include "kvparse.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "base.h"
@@ -56,6 +57,7 @@ static int scan_kv_values(struct cursor *c, uint64_t *dst, size_t count, uint64_
  * the fields found. */
 static int scan_kv_lines(const char *buf, size_t len, const struct kv_field *fields, size_t nfields, uint64_t *seen)
 {
+    assert(nfields <= 64); /* found holds one bit per field */
     struct cursor c = {buf, buf + len};
     uint64_t found = 0;
 

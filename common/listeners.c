@@ -1,6 +1,7 @@
 /* listeners: the process events and exit records, opened, said and drained. */
 #include "listeners.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -112,6 +113,8 @@ static void open_exit_records(struct pt_collector *c)
  * elsewhere on the host the drains are most of that. */
 static void charge_drain(struct pt_collector *c, double cpu0)
 {
+    /* a listener is opened only once there is a target (follow_events) */
+    assert(c->n_targets > 0);
     double spent = pt_thread_cpu_seconds() - cpu0;
     for (size_t i = 0; i < c->n_targets; i++)
         pt_target_charge(&c->targets[i], spent / (double)c->n_targets);
@@ -129,6 +132,7 @@ void pt_collector_follow_exits(struct pt_collector *c)
 {
     if (c->exits.fd < 0)
         return;
+    assert(c->events.fd >= 0); /* the records are opened with the events, and only then */
     double cpu0 = pt_thread_cpu_seconds();
     bool complete = pt_exitrecords_drain(&c->exits);
     charge_drain(c, cpu0);

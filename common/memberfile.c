@@ -2,6 +2,7 @@
  * identity checked after a read by path. */
 #include "memberfile.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -37,6 +38,7 @@ enum pt_read pt_read_error(int err)
 
 void pt_member_drop_file(struct pt_member *m, enum pt_member_file f)
 {
+    assert((unsigned)f < PT_MF_COUNT);
     if (m->fd[f] < 0)
         return;
     close(m->fd[f]);
@@ -55,6 +57,7 @@ void pt_member_note_denied(struct pt_member *m, int err, enum pt_member_file f, 
 
 int pt_member_open_by_path(const struct pt_member *m, int proc_root_fd, enum pt_member_file f)
 {
+    assert((unsigned)f < PT_MF_COUNT);
     char path[64];
     if (f == PT_MF_CHILDREN)
         snprintf(path, sizeof(path), "%stask/%d/children", m->path, (int)m->pid);
@@ -67,6 +70,7 @@ int pt_member_open_by_path(const struct pt_member *m, int proc_root_fd, enum pt_
 
 int pt_member_file_fd(struct pt_member *m, int proc_root_fd, enum pt_member_file f, bool *transient)
 {
+    assert((unsigned)f < PT_MF_COUNT);
     *transient = false;
     if (m->fd[f] >= 0)
         return m->fd[f];

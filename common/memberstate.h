@@ -6,6 +6,7 @@
 #ifndef PROCTREE_MEMBERSTATE_H
 #define PROCTREE_MEMBERSTATE_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -15,6 +16,9 @@
 #include "procparse.h"
 #include "quantities.h"
 #include "threads.h"
+
+/* want, got and tc_known hold one bit per enum pt_tcount */
+_Static_assert(PT_TC_COUNT < sizeof(unsigned) * CHAR_BIT, "enum pt_tcount outgrows its unsigned masks (and PT_TC_ALL)");
 
 /* Files another user's process keeps from us (ptrace access is needed). */
 enum pt_denied { PT_DENIED_IO = 1, PT_DENIED_SMAPS = 2, PT_DENIED_FDS = 4 };

@@ -1,6 +1,7 @@
 /* memberthreads: the per-thread counts and usage of a member. */
 #include "memberthreads.h"
 
+#include <assert.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -49,6 +50,7 @@ static bool add_status(const struct pt_buf *buf, ssize_t n, int64_t *voluntary, 
 /* Thread i's usage record: the main thread's is the member's own. */
 static struct pt_thread_usage *thread_usage(struct pt_member *m, uint32_t i)
 {
+    assert(i < m->threads.count);
     struct pt_thread *th = &m->threads.list[i];
     return th->tid == m->pid ? &m->main_usage : &th->usage;
 }

@@ -1,6 +1,7 @@
 /* targetempty: why a target has no live process, found and said. */
 #include "targetempty.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -27,6 +28,7 @@ enum empty_why {
     WHY_NO_MATCH,
     WHY_NO_MATCH_HIDDEN, /* and the proc root hides other users' processes */
 };
+_Static_assert(WHY_NO_MATCH_HIDDEN < 16, "enum empty_why outgrows its 4 bits of empty_why's key");
 
 /* A process with this pid exists in our pid namespace, visible or not
  * (kill(pid, 0) checks existence, EPERM included, and sends nothing). */
@@ -139,7 +141,9 @@ void pt_target_say_why_empty(struct pt_target *t)
     if (t->selector.kind == PT_SELECT_CHILD && (why == WHY_NOT_RUNNING || why == WHY_REUSED))
         return;
     pid_t pid = t->named_pid;
-    /* a pid file's problem is a reason of its own (missing, then a FIFO) */
+    /* a pid file's problem is a reason of its own (missing, then a FIFO):
+     * why and its outcome take 4 bits each of the key */
+    assert((unsigned)t->pidfile.outcome < 16);
     int key = why == WHY_PIDFILE ? (int)why + 16 * ((int)t->pidfile.outcome + 16 * t->pidfile.detail) : (int)why;
     if (key == t->empty_why && pid == t->empty_pid)
         return;

@@ -2,6 +2,7 @@
  * lines. */
 #include "targetstate.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -23,6 +24,7 @@ void pt_target_logf(const struct pt_target *t, enum pt_log_level level, const ch
 struct pt_member *pt_target_live_member(const struct pt_target *t, pid_t pid)
 {
     long i = pt_pidmap_get(&t->position_of, pid);
+    assert(i < (long)t->n_members);
     if (i < 0 || t->members[i].gone)
         return NULL;
     return &t->members[i];
