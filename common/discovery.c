@@ -282,19 +282,19 @@ void pt_target_discover(struct pt_target *t)
     struct ppid_pair *pairs = t->scan_fallback ? scan_ppids(t, &n_pairs) : NULL;
     /* Breadth first: members appended while walking are walked too, so a
      * whole new subtree joins in one pass, parents before children. */
-    for (size_t i = 0; i < t->n_members; i++) {
-        if (t->members[i].gone)
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        if (t->membership.members[i].gone)
             continue;
-        bool baseline = t->members[i].baseline_walk;
+        bool baseline = t->membership.members[i].baseline_walk;
         if (t->scan_fallback) {
-            children_from_scan(t, pairs, n_pairs, t->members[i].pid);
+            children_from_scan(t, pairs, n_pairs, t->membership.members[i].pid);
         } else {
             bool no_children_files = false;
-            enum pt_read r =
-                pt_member_read_children(&t->members[i], t->proc_root_fd, &t->buf, collect_pid, t, &no_children_files);
+            enum pt_read r = pt_member_read_children(&t->membership.members[i], t->proc_root_fd, &t->buf, collect_pid,
+                                                     t, &no_children_files);
             if (r == PT_READ_GONE) {
                 t->n_pending = 0;
-                pt_target_member_gone(t, &t->members[i]);
+                pt_target_member_gone(t, &t->membership.members[i]);
                 continue;
             }
             if (r == PT_READ_NO_FDS)
@@ -313,8 +313,8 @@ void pt_target_discover(struct pt_target *t)
         join_pending(t, baseline);
     }
     free(pairs);
-    for (size_t i = 0; i < t->n_members; i++)
-        t->members[i].baseline_walk = false;
+    for (size_t i = 0; i < t->membership.n_members; i++)
+        t->membership.members[i].baseline_walk = false;
     pt_target_events_discovered(t);
     pt_target_compact(t);
     pt_target_unit_discovered(t);

@@ -386,8 +386,8 @@ void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *rec
     if (!complete) { /* some member's records are missing: its sum is not its whole usage */
         t->exits_complete = false;
         t->exit_record_losses++;
-        for (size_t i = 0; i < t->n_members; i++)
-            t->members[i].recorded_whole = false;
+        for (size_t i = 0; i < t->membership.n_members; i++)
+            t->membership.members[i].recorded_whole = false;
         for (size_t i = 0; i < t->n_departures; i++)
             t->departures[i].whole = false;
     }
@@ -409,6 +409,6 @@ void pt_target_stop_exits(struct pt_target *t)
     pt_pidmap_clear(&t->parent_of_unseen_gone);
     t->ledger.shares_folds = false;
     pt_ledger_drop_shares(&t->ledger);
-    for (size_t i = 0; i < t->n_members; i++) /* no record is to come: none has its whole usage */
-        t->members[i].recorded_whole = false;
+    for (size_t i = 0; i < t->membership.n_members; i++) /* no record is to come: none has its whole usage */
+        t->membership.members[i].recorded_whole = false;
 }

@@ -139,7 +139,7 @@ static void member_left(struct pt_target *t, struct pt_member *m, struct pt_memb
         static const int64_t none[PT_TC_COUNT];
         pt_target_credit_tcounts(t, m, none, PT_TC_ALL); /* its live threads now are none */
     }
-    t->need_compaction = true;
+    t->membership.need_compaction = true;
     settle_children(t, m);
     pt_ledger_leave(&t->ledger, &m->acct, reaper ? &reaper->acct : NULL);
 }
@@ -173,8 +173,8 @@ static void settle_children(struct pt_target *t, struct pt_member *parent)
 {
     parent->children_settled = true;
     pid_t pid = parent->pid;
-    for (size_t i = 0; i < t->n_members; i++) {
-        struct pt_member *m = &t->members[i];
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        struct pt_member *m = &t->membership.members[i];
         if (m->gone || m->ppid != pid || m == parent)
             continue;
         if (read_member_counters(t, m) == PT_READ_GONE)
@@ -208,8 +208,8 @@ void pt_target_read_counters(struct pt_target *t, struct pt_member *m)
 
 void pt_target_leave_all(struct pt_target *t)
 {
-    for (size_t i = 0; i < t->n_members; i++) {
-        struct pt_member *m = &t->members[i];
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        struct pt_member *m = &t->membership.members[i];
         if (m->gone)
             continue;
         pt_target_read_counters(t, m); /* its last values: may find it gone */
@@ -223,17 +223,17 @@ void pt_target_leave_all(struct pt_target *t)
 
 void pt_target_compact(struct pt_target *t)
 {
-    if (!t->need_compaction)
+    if (!t->membership.need_compaction)
         return;
     size_t kept = 0;
-    for (size_t i = 0; i < t->n_members; i++)
-        if (!t->members[i].gone)
-            t->members[kept++] = t->members[i];
-    t->n_members = kept;
-    pt_pidmap_clear(&t->position_of);
+    for (size_t i = 0; i < t->membership.n_members; i++)
+        if (!t->membership.members[i].gone)
+            t->membership.members[kept++] = t->membership.members[i];
+    t->membership.n_members = kept;
+    pt_pidmap_clear(&t->membership.position_of);
     for (size_t i = 0; i < kept; i++)
-        pt_pidmap_put(&t->position_of, t->members[i].pid, (uint32_t)i);
-    t->need_compaction = false;
+        pt_pidmap_put(&t->membership.position_of, t->membership.members[i].pid, (uint32_t)i);
+    t->membership.need_compaction = false;
 }
 
 /* Open pid as a new member. baseline: it joins as part of a new root's
@@ -286,9 +286,10 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
         pt_member_close(&m);
         return NULL;
     }
-    if (t->n_members == t->cap_members) {
-        t->cap_members = t->cap_members ? t->cap_members * 2 : 16;
-        t->members = pt_xrealloc_array(t->members, t->cap_members, sizeof(*t->members));
+    if (t->membership.n_members == t->membership.cap_members) {
+        t->membership.cap_members = t->membership.cap_members ? t->membership.cap_members * 2 : 16;
+        t->membership.members =
+            pt_xrealloc_array(t->membership.members, t->membership.cap_members, sizeof(*t->membership.members));
     }
     pt_target_warn_denied(t, &m);
     m.baseline_walk = baseline;
@@ -309,9 +310,9 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
     if (t->events.follows)
         pt_pidmap_put(&t->events.forks_ours_lately, pid, !baseline);
     t->membership_moved = true;
-    t->members[t->n_members] = m;
-    pt_pidmap_put(&t->position_of, pid, (uint32_t)t->n_members);
-    return &t->members[t->n_members++];
+    t->membership.members[t->membership.n_members] = m;
+    pt_pidmap_put(&t->membership.position_of, pid, (uint32_t)t->membership.n_members);
+    return &t->membership.members[t->membership.n_members++];
 }
 
 struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline)
@@ -355,15 +356,15 @@ void pt_target_credit_thread(struct pt_target *t, struct pt_thread_usage *u, boo
 
 int pt_target_check(const struct pt_target *t, char *why, size_t whylen)
 {
-    const struct pt_account **live = pt_xrealloc_array(NULL, t->n_members + 1, sizeof(*live));
+    const struct pt_account **live = pt_xrealloc_array(NULL, t->membership.n_members + 1, sizeof(*live));
     size_t n = 0;
     int rc = 0;
-    for (size_t i = 0; i < t->n_members && rc == 0; i++) {
-        const struct pt_member *m = &t->members[i];
+    for (size_t i = 0; i < t->membership.n_members && rc == 0; i++) {
+        const struct pt_member *m = &t->membership.members[i];
         if (m->gone)
             continue;
         live[n++] = &m->acct;
-        long at = pt_pidmap_get(&t->position_of, m->pid);
+        long at = pt_pidmap_get(&t->membership.position_of, m->pid);
         const struct pt_member *parent = pt_target_live_member(t, m->ppid);
         if (at != (long)i) {
             snprintf(why, whylen, "member %d is at %zu, its index says %ld", (int)m->pid, i, at);

@@ -40,8 +40,8 @@ static void poll_members(struct pt_target *t)
 {
     int64_t size = 0, resident = 0, anon = 0; /* bytes */
     bool sampled = false;
-    for (size_t i = 0; i < t->n_members; i++) {
-        struct pt_member *m = &t->members[i];
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        struct pt_member *m = &t->membership.members[i];
         if (m->gone)
             continue;
         struct pt_statm sm;
@@ -96,8 +96,8 @@ void pt_target_poll(struct pt_target *t)
 static void read_all_counters(struct pt_target *t, int64_t *threads)
 {
     *threads = 0;
-    for (size_t i = 0; i < t->n_members; i++) {
-        struct pt_member *m = &t->members[i];
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        struct pt_member *m = &t->membership.members[i];
         if (m->gone)
             continue;
         pt_target_read_counters(t, m);
@@ -138,8 +138,8 @@ static bool tree_memory_moved(struct pt_target *t)
 {
     bool moved = t->membership_moved;
     t->membership_moved = false;
-    for (size_t i = 0; i < t->n_members && !moved; i++) {
-        const struct pt_member *m = &t->members[i];
+    for (size_t i = 0; i < t->membership.n_members && !moved; i++) {
+        const struct pt_member *m = &t->membership.members[i];
         bool unsampled = !m->has_smaps && !(m->denied & PT_DENIED_SMAPS) && !m->zombie; /* joined, exec'd */
         moved = !m->gone && (unsampled || (m->has_statm && !same_statm(&m->statm, &m->statm_at_smaps)));
     }
@@ -197,8 +197,8 @@ static void sample_smaps(struct pt_target *t)
 {
     int64_t sum[PT_G_COUNT] = {0};
     bool sampled = false, tree_idle = !tree_memory_moved(t);
-    for (size_t i = 0; i < t->n_members; i++) {
-        struct pt_member *m = &t->members[i];
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        struct pt_member *m = &t->membership.members[i];
         if (m->gone)
             continue;
         if (smaps_due(m, tree_idle)) {
@@ -249,8 +249,8 @@ static void sample_tcounts(struct pt_target *t)
     static const int64_t none[PT_TC_COUNT];
     unsigned want = pt_target_tcounts_counted(t);
     int64_t ns_per_tick = (int64_t)(1e9 / t->ticks_per_second + 0.5);
-    for (size_t i = 0; i < t->n_members; i++) {
-        struct pt_member *m = &t->members[i];
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        struct pt_member *m = &t->membership.members[i];
         if (m->gone)
             continue;
         if (m->zombie && t->follows_exits) {
@@ -292,24 +292,24 @@ static int64_t count_fds(struct pt_target *t, double now)
 {
     int64_t total = 0;
     bool any = false;
-    for (size_t i = 0; i < t->n_members; i++) {
+    for (size_t i = 0; i < t->membership.n_members; i++) {
         int64_t n;
-        if (t->members[i].gone)
+        if (t->membership.members[i].gone)
             continue;
-        enum pt_read r = pt_member_count_fds(&t->members[i], t->proc_root_fd, &n);
+        enum pt_read r = pt_member_count_fds(&t->membership.members[i], t->proc_root_fd, &n);
         if (r == PT_READ_OK) {
             total = pt_sat_add(total, n);
             any = true;
-            count_fd_limit(t, &t->members[i], n, now);
-            if (t->members[i].acct.group >= 0) {
-                struct pt_group *g = &t->ledger.groups.list[t->members[i].acct.group];
+            count_fd_limit(t, &t->membership.members[i], n, now);
+            if (t->membership.members[i].acct.group >= 0) {
+                struct pt_group *g = &t->ledger.groups.list[t->membership.members[i].acct.group];
                 g->fds = pt_sat_add(g->fds, n);
                 g->fds_seen = true;
             }
         } else if (r == PT_READ_NO_FDS) {
             t->short_of_fds |= PT_SHORT_FDS;
         }
-        pt_target_warn_denied(t, &t->members[i]);
+        pt_target_warn_denied(t, &t->membership.members[i]);
     }
     return any ? total : -1;
 }
@@ -320,8 +320,8 @@ static int64_t count_fds(struct pt_target *t, double now)
  * record credits it (exits.c). */
 void pt_target_read_threads(struct pt_target *t)
 {
-    for (size_t i = 0; i < t->n_members; i++) {
-        struct pt_member *m = &t->members[i];
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        struct pt_member *m = &t->membership.members[i];
         if (m->gone)
             continue;
         enum pt_read r = pt_member_read_thread_usage(m, t->proc_root_fd, &t->buf);
@@ -347,8 +347,8 @@ static void retry_denied(struct pt_target *t)
 {
     if (t->ledger.round % PT_DENIED_RETRY_ROUNDS != 0)
         return;
-    for (size_t i = 0; i < t->n_members; i++)
-        pt_member_forget_denials(&t->members[i]);
+    for (size_t i = 0; i < t->membership.n_members; i++)
+        pt_member_forget_denials(&t->membership.members[i]);
 }
 
 /* Did every process of the interval start after since (pt_now's clock)?
@@ -358,8 +358,8 @@ static bool all_started_after(const struct pt_target *t, double since)
 {
     bool any = t->departed_any;
     uint64_t first = t->departed_first_starttime;
-    for (size_t i = 0; i < t->n_members; i++) {
-        const struct pt_member *m = &t->members[i];
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        const struct pt_member *m = &t->membership.members[i];
         if (!m->gone && (!any || m->starttime < first)) {
             first = m->starttime;
             any = true;

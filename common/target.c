@@ -84,8 +84,8 @@ static void put_states_and_age(const struct pt_target *t, struct pt_line *line)
     };
     int64_t in_state[PT_TS_OTHER + 1] = {0};
     uint64_t oldest = UINT64_MAX;
-    for (size_t i = 0; i < t->n_members; i++) {
-        const struct pt_member *m = &t->members[i];
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        const struct pt_member *m = &t->membership.members[i];
         if (m->gone || !m->acct.has_stat)
             continue;
         in_state[pt_task_state_of(m->state)]++;
@@ -191,8 +191,8 @@ static void leave_out_unknown(struct pt_target *t, struct pt_report *report)
  * now on. */
 static void count_members(struct pt_target *t)
 {
-    for (size_t i = 0; i < t->n_members; i++) {
-        struct pt_member *m = &t->members[i];
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        struct pt_member *m = &t->membership.members[i];
         if (m->gone)
             continue;
         if (pt_target_partitions(t)) {
@@ -254,8 +254,8 @@ static struct pt_account *live_account(void *target, pid_t pid)
 static void share_folds(struct pt_target *t)
 {
     pt_ledger_share_folds(&t->ledger, live_account, t);
-    for (size_t i = 0; i < t->n_members; i++)
-        pt_ledger_folds_given(&t->ledger, &t->members[i].acct);
+    for (size_t i = 0; i < t->membership.n_members; i++)
+        pt_ledger_folds_given(&t->ledger, &t->membership.members[i].acct);
 }
 
 void pt_target_set_self(struct pt_target *t, pid_t self)
@@ -280,7 +280,7 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
     if (t->ledger.groups.list && !pt_target_partitions(t))
         pt_target_read_threads(t);
     count_members(t);
-    int64_t processes = (int64_t)t->n_members;
+    int64_t processes = (int64_t)t->membership.n_members;
     t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
 
     t->counter_seconds += seconds;
@@ -373,10 +373,10 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
 
 void pt_target_free(struct pt_target *t)
 {
-    for (size_t i = 0; i < t->n_members; i++)
-        pt_member_close(&t->members[i]);
-    free(t->members);
-    pt_pidmap_free(&t->position_of);
+    for (size_t i = 0; i < t->membership.n_members; i++)
+        pt_member_close(&t->membership.members[i]);
+    free(t->membership.members);
+    pt_pidmap_free(&t->membership.position_of);
     pt_target_events_free(t);
     pt_pidmap_free(&t->departure_index);
     pt_pidmap_free(&t->parent_of_unseen_gone);

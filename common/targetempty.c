@@ -129,7 +129,7 @@ void pt_target_say_why_empty(struct pt_target *t)
 {
     if (pt_target_live_members(t) > 0) {
         if (t->empty_why != WHY_NOT_SAID)
-            pt_target_logf(t, PT_LOG_INFO, "following pid %d again", (int)t->members[0].pid);
+            pt_target_logf(t, PT_LOG_INFO, "following pid %d again", (int)t->membership.members[0].pid);
         t->empty_why = WHY_NOT_SAID;
         return;
     }

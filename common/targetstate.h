@@ -51,6 +51,16 @@ struct pt_departure {
                                        whose records are still to come */
 };
 
+/* The target's members, in tree order. Written by membership.c only
+ * (pt_target_join, pt_target_compact, ...; target.c frees it); the other
+ * parts read it, and read or sample the members in it. */
+struct pt_target_membership {
+    struct pt_member *members; /* parents before their children */
+    size_t n_members, cap_members;
+    struct pt_pidmap position_of; /* pid -> position in members */
+    bool need_compaction;
+};
+
 /* What a target following the kernel's process events keeps between
  * drains. Written by targetevents.c, and by the two files below it that
  * cannot call it: membership.c (a join or a leave) and exits.c (the
@@ -82,10 +92,7 @@ struct pt_target {
     double ticks_per_second;
     double cpu_percent_max; /* 100 x the host's CPUs */
 
-    struct pt_member *members; /* parents before their children */
-    size_t n_members, cap_members;
-    struct pt_pidmap position_of; /* pid -> position in members */
-    bool need_compaction;
+    struct pt_target_membership membership;
 
     struct pt_pidfile pidfile; /* PIDFILE: what its last read found */
     pid_t root_pid;            /* identity of the selected root once seen */

@@ -138,8 +138,8 @@ void pt_target_unit_discovered(struct pt_target *t)
     size_t outside = 0, members = 0;
     bool more = false; /* places beyond the two said */
     char where[2][PT_CGROUPFS_PATH_MAX] = {"", ""}, rel[PT_CGROUPFS_PATH_MAX];
-    for (size_t i = 0; i < t->n_members; i++) {
-        const struct pt_member *m = &t->members[i];
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        const struct pt_member *m = &t->membership.members[i];
         if (m->gone)
             continue;
         members++;
