@@ -84,11 +84,12 @@ double pt_target_start_time(const struct pt_target *t, uint64_t starttime)
  * keep what settling it from its exit records needs (exits.c). */
 static void depart(struct pt_target *t, const struct pt_member *m, const struct pt_member *reaper)
 {
-    if (t->n_departures == t->cap_departures) {
-        t->cap_departures = t->cap_departures ? t->cap_departures * 2 : 16;
-        t->departures = pt_xrealloc_array(t->departures, t->cap_departures, sizeof(*t->departures));
+    if (t->exits.n_departures == t->exits.cap_departures) {
+        t->exits.cap_departures = t->exits.cap_departures ? t->exits.cap_departures * 2 : 16;
+        t->exits.departures =
+            pt_xrealloc_array(t->exits.departures, t->exits.cap_departures, sizeof(*t->exits.departures));
     }
-    struct pt_departure *d = &t->departures[t->n_departures];
+    struct pt_departure *d = &t->exits.departures[t->exits.n_departures];
     *d = (struct pt_departure){
         .pid = m->pid,
         .reaper = reaper ? reaper->pid : 0,
@@ -111,7 +112,7 @@ static void depart(struct pt_target *t, const struct pt_member *m, const struct 
     for (int k = 0; k < PT_TC_COUNT; k++)
         if (m->tc_known & (1u << k))
             d->tc_base[k] = m->tc[k] > m->tc_exited[k] ? m->tc[k] - m->tc_exited[k] : 0;
-    pt_pidmap_put(&t->departure_index, m->pid, (uint32_t)t->n_departures++);
+    pt_pidmap_put(&t->exits.departure_index, m->pid, (uint32_t)t->exits.n_departures++);
     if (!t->departed_any || m->starttime < t->departed_first_starttime)
         t->departed_first_starttime = m->starttime;
     t->departed_any = true;
@@ -134,7 +135,7 @@ static void member_left(struct pt_target *t, struct pt_member *m, struct pt_memb
     t->membership_moved = true; /* what it shared is shared by fewer */
     if (t->events.follows)      /* its forks may still be in the socket */
         pt_pidmap_put(&t->events.forks_ours_lately, m->pid, 1);
-    if (t->follows_exits) {
+    if (t->exits.follows) {
         depart(t, m, reaper);
         static const int64_t none[PT_TC_COUNT];
         pt_target_credit_tcounts(t, m, none, PT_TC_ALL); /* its live threads now are none */
@@ -272,7 +273,7 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
     }
     if (r != PT_READ_OK)
         return NULL;
-    if (m.zombie && !baseline && !recorded && t->follows_exits && pt_target_groups_by_name(t) && m.ppid != t->self) {
+    if (m.zombie && !baseline && !recorded && t->exits.follows && pt_target_groups_by_name(t) && m.ppid != t->self) {
         /* With a breakdown its exit record, once followed while it could
          * not join, gave its group its usage (exits.c): joined too, its
          * group would count it twice. Launch mode joins what it reaps
@@ -295,7 +296,7 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
     m.baseline_walk = baseline;
     m.born = !baseline;
     m.since = baseline ? pt_now() : 0;
-    m.recorded_whole = !baseline && t->follows_exits;
+    m.recorded_whole = !baseline && t->exits.follows;
     m.read_at = pt_now();
     pt_ledger_join(&t->ledger, &m.acct, join_group(t, &m), baseline);
     /* A zombie joins too (but for a breakdown's, above): its counters are

@@ -253,7 +253,7 @@ static void sample_tcounts(struct pt_target *t)
         struct pt_member *m = &t->membership.members[i];
         if (m->gone)
             continue;
-        if (m->zombie && t->follows_exits) {
+        if (m->zombie && t->exits.follows) {
             /* Its threads have exited (all but in the rare zombie leader
              * of live threads): their records hold their counts, and its
              * files would count the leader's a second time. */

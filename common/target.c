@@ -151,14 +151,14 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
     pt_line_put(&line, PT_A_EXITED, (double)t->exited);
     /* what the exit records tell, only where they are in use; failed,
      * killed and the peak are left out of an interval that lost records */
-    if (t->follows_exits) {
-        pt_line_put(&line, PT_A_EXIT_RECORDS, (double)t->exit_records);
-        pt_line_put(&line, PT_A_EXIT_RECORD_LOSSES, (double)t->exit_record_losses);
+    if (t->exits.follows) {
+        pt_line_put(&line, PT_A_EXIT_RECORDS, (double)t->exits.records);
+        pt_line_put(&line, PT_A_EXIT_RECORD_LOSSES, (double)t->exits.record_losses);
     }
-    if (t->follows_exits && t->exits_complete) {
-        pt_line_put(&line, PT_A_FAILED, (double)t->failed);
-        pt_line_put(&line, PT_A_KILLED, (double)t->killed);
-        pt_line_put(&line, PT_A_EXITED_RSS_PEAK, (double)t->rss_peak_kb * 1024.0);
+    if (t->exits.follows && t->exits.complete) {
+        pt_line_put(&line, PT_A_FAILED, (double)t->exits.failed);
+        pt_line_put(&line, PT_A_KILLED, (double)t->exits.killed);
+        pt_line_put(&line, PT_A_EXITED_RSS_PEAK, (double)t->exits.rss_peak_kb * 1024.0);
     }
     pt_line_put(&line, PT_A_SAMPLES, (double)t->samples);
     pt_line_put(&line, PT_A_VANISHED, (double)t->vanished);
@@ -295,8 +295,8 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
 
     memset(t->gauges, 0, sizeof(t->gauges));
     t->samples = t->vanished = t->started = t->exited = t->pss_stale = t->restarts = 0;
-    t->failed = t->killed = t->rss_peak_kb = t->exit_records = t->exit_record_losses = 0;
-    t->exits_complete = true;
+    t->exits.failed = t->exits.killed = t->exits.rss_peak_kb = t->exits.records = t->exits.record_losses = 0;
+    t->exits.complete = true;
     t->cpu_seconds = 0;
     pt_ledger_end_interval(&t->ledger);
     pt_target_debug_check(t, "the interval's end");
@@ -355,7 +355,7 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
     long cpus = sysconf(_SC_NPROCESSORS_CONF);
     t->cpu_percent_max = 100.0 * (double)(cpus > 0 ? cpus : 1);
     t->pss_at_end = pss_at_end;
-    t->exits_complete = true;
+    t->exits.complete = true;
     t->self = getpid();
     t->proc_root_ours = true;
     t->sys_root_default = strcmp(sys_root, "/sys") == 0;
@@ -378,9 +378,9 @@ void pt_target_free(struct pt_target *t)
     free(t->membership.members);
     pt_pidmap_free(&t->membership.position_of);
     pt_target_events_free(t);
-    pt_pidmap_free(&t->departure_index);
-    pt_pidmap_free(&t->parent_of_unseen_gone);
-    free(t->departures);
+    pt_pidmap_free(&t->exits.departure_index);
+    pt_pidmap_free(&t->exits.parent_of_unseen_gone);
+    free(t->exits.departures);
     pt_buf_free(&t->buf);
     free(t->pending);
     free(t->pending_group);

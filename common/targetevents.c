@@ -46,8 +46,8 @@ static void follow_unseen_exit(struct pt_target *t, pid_t pid)
     pt_pidmap_remove(&t->events.parent_of_forked, pid);
     t->exited++; /* a member's exit is counted when it is found gone */
     pt_pidmap_put(&t->events.unjoined_exits, pid, 1);
-    if (t->follows_exits)
-        pt_pidmap_put(&t->parent_of_unseen_gone, pid, (uint32_t)parent);
+    if (t->exits.follows)
+        pt_pidmap_put(&t->exits.parent_of_unseen_gone, pid, (uint32_t)parent);
 }
 
 void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *events, size_t n, bool complete)
@@ -77,7 +77,7 @@ void pt_target_events_discovered(struct pt_target *t)
     /* a zombie among them was in a member's children file, and joined:
      * the others are reaped. By process with exit records a zombie joins
      * from its record only, which the records' drain follows (exits.c) */
-    if (!(t->follows_exits && pt_target_by_process(t)))
+    if (!(t->exits.follows && pt_target_by_process(t)))
         pt_pidmap_clear(&t->events.unjoined_exits);
 }
 

@@ -51,6 +51,26 @@ struct pt_departure {
                                        whose records are still to come */
 };
 
+/* What the kernel's exit records settle (pt_target_follow_exits,
+ * exits.c): the members gone since the last drain, and this interval's
+ * counts from the records. Written by exits.c, and by the files that
+ * cannot call it: membership.c below it (a member leaves: its departure),
+ * targetevents.c (a fork gone before it could join), target.c (the
+ * interval's end resets the counts; the life cycle). */
+struct pt_target_exits {
+    bool follows;
+    bool complete;                   /* no record was lost this interval */
+    struct pt_departure *departures; /* members that left since the last drain */
+    size_t n_departures, cap_departures;
+    struct pt_pidmap departure_index; /* pid -> its place in departures */
+    /* pid -> its parent: forked in the tree, gone before it could join,
+     * since the last drain */
+    struct pt_pidmap parent_of_unseen_gone;
+    double drained_at;                                           /* when exit records were last drained: what
+                                                                    came then exited before */
+    int64_t failed, killed, rss_peak_kb, records, record_losses; /* this interval */
+};
+
 /* The target's members, in tree order. Written by membership.c only
  * (pt_target_join, pt_target_compact, ...; target.c frees it); the other
  * parts read it, and read or sample the members in it. */
@@ -171,22 +191,11 @@ struct pt_target {
 
     struct pt_target_events events;
 
-    /* With the kernel's exit records (pt_target_follow_exits, exits.c): */
-    bool follows_exits;
-    bool exits_complete;             /* no record was lost this interval */
-    struct pt_departure *departures; /* members that left since the last drain */
-    size_t n_departures, cap_departures;
-    struct pt_pidmap departure_index; /* pid -> its place in departures */
-    /* pid -> its parent: forked in the tree, gone before it could join,
-     * since the last drain */
-    struct pt_pidmap parent_of_unseen_gone;
+    struct pt_target_exits exits;
     pid_t self;             /* our own pid as the proc root names it (pidns.h):
                                the subreaper in launch mode */
     bool proc_root_ours;    /* self is getpid(): the proc root is our pid namespace's */
-    double drained_at;      /* when exit records were last drained: what
-                               came then exited before */
     double threads_read_at; /* when --by thread last read the threads */
-    int64_t failed, killed, rss_peak_kb, exit_records, exit_record_losses; /* this interval */
     /* With a breakdown (options.breakdown, its groups in the ledger):
      * their lines of the last interval (limit + 1 slots, allocated once). */
     struct pt_group_report *group_reports;
