@@ -139,7 +139,7 @@ static void resolve_root(struct pt_target *t)
     if (m) {
         /* another root where one was: the service restarted */
         if (t->root_pid && (t->root_pid != pid || t->root_starttime != m->starttime))
-            t->restarts++;
+            t->interval.restarts++;
         t->root_pid = pid;
         t->root_starttime = m->starttime;
     }
@@ -298,7 +298,7 @@ void pt_target_discover(struct pt_target *t)
                 continue;
             }
             if (r == PT_READ_NO_FDS)
-                t->short_of_fds |= PT_SHORT_MEMBERS;
+                t->interval.short_of_fds |= PT_SHORT_MEMBERS;
             if (no_children_files) {
                 pt_target_logf(t, PT_LOG_INFO,
                                "no /proc/PID/task/TID/children (kernel without "
@@ -320,7 +320,7 @@ void pt_target_discover(struct pt_target *t)
     pt_target_unit_discovered(t);
 
     pt_target_say_why_empty(t);
-    t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+    t->interval.cpu_seconds += pt_thread_cpu_seconds() - cpu0;
     pt_target_debug_check(t, "a discovery");
 }
 

@@ -397,7 +397,7 @@ void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *rec
     pt_pidmap_clear(&t->exits.parent_of_unseen_gone);
     if (pt_target_by_process(t)) /* their zombies joined from these records, or are reaped */
         pt_pidmap_clear(&t->events.unjoined_exits);
-    t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+    t->interval.cpu_seconds += pt_thread_cpu_seconds() - cpu0;
     pt_target_debug_check(t, "exit records");
 }
 

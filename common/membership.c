@@ -26,7 +26,7 @@ static void settle_children(struct pt_target *t, struct pt_member *parent);
 static enum pt_read read_member_counters(struct pt_target *t, struct pt_member *m)
 {
     bool had_io = m->acct.has_io;
-    enum pt_read r = pt_member_read_counters(m, t->proc_root_fd, &t->buf, t->blkio_read);
+    enum pt_read r = pt_member_read_counters(m, t->proc_root_fd, &t->buf, t->interval.blkio_read);
     pt_ledger_io_changed(&t->ledger, &m->acct, had_io);
     return r;
 }
@@ -34,7 +34,7 @@ static enum pt_read read_member_counters(struct pt_target *t, struct pt_member *
 unsigned pt_target_tcounts_counted(const struct pt_target *t)
 {
     return (t->options.collect_ctx_switches ? PT_TC_SWITCHES : 0u) | 1u << PT_TC_RUN_DELAY |
-           (t->blkio_read ? 1u << PT_TC_BLKIO_DELAY : 0u);
+           (t->interval.blkio_read ? 1u << PT_TC_BLKIO_DELAY : 0u);
 }
 
 /* Each count of m since its last read, now that its live threads sum to
@@ -113,9 +113,9 @@ static void depart(struct pt_target *t, const struct pt_member *m, const struct 
         if (m->tc_known & (1u << k))
             d->tc_base[k] = m->tc[k] > m->tc_exited[k] ? m->tc[k] - m->tc_exited[k] : 0;
     pt_pidmap_put(&t->exits.departure_index, m->pid, (uint32_t)t->exits.n_departures++);
-    if (!t->departed_any || m->starttime < t->departed_first_starttime)
-        t->departed_first_starttime = m->starttime;
-    t->departed_any = true;
+    if (!t->interval.departed_any || m->starttime < t->interval.departed_first_starttime)
+        t->interval.departed_first_starttime = m->starttime;
+    t->interval.departed_any = true;
 }
 
 /* The member is gone, reaped by reaper (a member: its counters carry, or
@@ -131,7 +131,7 @@ static void member_left(struct pt_target *t, struct pt_member *m, struct pt_memb
     pt_ledger_seen(&t->ledger, &m->acct);
     m->gone = true;
     pt_member_close(m);
-    t->exited += !m->exit_counted;
+    t->interval.exited += !m->exit_counted;
     t->membership_moved = true; /* what it shared is shared by fewer */
     if (t->events.follows)      /* its forks may still be in the socket */
         pt_pidmap_put(&t->events.forks_ours_lately, m->pid, 1);
@@ -194,9 +194,9 @@ void pt_target_read_counters(struct pt_target *t, struct pt_member *m)
         return;
     }
     if (r == PT_READ_NO_FDS)
-        t->short_of_fds |= PT_SHORT_COUNTERS;
+        t->interval.short_of_fds |= PT_SHORT_COUNTERS;
     if (r != PT_READ_OK) {
-        t->vanished++;
+        t->interval.vanished++;
         return;
     }
     pt_target_warn_denied(t, m); /* io may refuse its first read, not its open */
@@ -268,8 +268,8 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
     if (r == PT_READ_NO_FDS) {
         /* The process is tried again at the next discovery tick; until it
          * has joined, every sum of the tree would be partial. */
-        t->vanished++;
-        t->short_of_fds |= PT_SHORT_MEMBERS;
+        t->interval.vanished++;
+        t->interval.short_of_fds |= PT_SHORT_MEMBERS;
     }
     if (r != PT_READ_OK)
         return NULL;
@@ -307,7 +307,7 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
     m.exit_counted = pt_pidmap_remove(&t->events.unjoined_exits, pid);
     if (!baseline && !pt_pidmap_remove(&t->events.parent_of_forked, pid) &&
         !m.exit_counted) /* else counted at its fork event */
-        t->started++;
+        t->interval.started++;
     if (t->events.follows)
         pt_pidmap_put(&t->events.forks_ours_lately, pid, !baseline);
     t->membership_moved = true;

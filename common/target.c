@@ -40,7 +40,7 @@ pid_t pt_target_launched_pid(const struct pt_target *t)
  * work is left for the next interval, which reports it (the base stays). */
 static void counter_deltas(struct pt_target *t, int64_t delta[PT_CTR_COUNT])
 {
-    pt_ledger_deltas(&t->ledger, t->short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS), delta);
+    pt_ledger_deltas(&t->ledger, t->interval.short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS), delta);
 }
 
 /* What a line reports of the live members, the tree's or a group's: the
@@ -124,7 +124,7 @@ static bool has_restarts(const struct pt_target *t)
  * counted it for the whole interval and tree (blkio_shown). */
 static unsigned tcounts_shown(const struct pt_target *t)
 {
-    return t->blkio_shown ? PT_TC_ALL : PT_TC_ALL & ~(1u << PT_TC_BLKIO_DELAY);
+    return t->interval.blkio_shown ? PT_TC_ALL : PT_TC_ALL & ~(1u << PT_TC_BLKIO_DELAY);
 }
 
 /* The tree's line: its amounts, named as the catalog sets metrics from
@@ -135,20 +135,20 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
     struct pt_line line;
     pt_line_init(&line, PT_LINES_ONE, seconds, t->ticks_per_second, t->cpu_percent_max);
     line.cgroup = cgroups;
-    line.gauges = t->gauges;
+    line.gauges = t->interval.gauges;
     line.io_seen = t->ledger.io_seen;
     line.stat_seen = t->ledger.stat_seen;
     counter_deltas(t, line.delta);
     put_live(&line, t->ledger.tc, t->ledger.tc_seen & tcounts_shown(t), fds, processes, threads);
     put_states_and_age(t, &line);
-    if (t->fd_limit_known) {
-        pt_line_put(&line, PT_A_FDS_LIMIT_PERCENT, t->fd_limit_worst_percent);
-        pt_line_put(&line, PT_A_FDS_HEADROOM, (double)t->fd_headroom_least);
+    if (t->interval.fd_limit_known) {
+        pt_line_put(&line, PT_A_FDS_LIMIT_PERCENT, t->interval.fd_limit_worst_percent);
+        pt_line_put(&line, PT_A_FDS_HEADROOM, (double)t->interval.fd_headroom_least);
     }
     if (has_restarts(t))
-        pt_line_put(&line, PT_A_RESTARTS, (double)t->restarts);
-    pt_line_put(&line, PT_A_STARTED, (double)t->started);
-    pt_line_put(&line, PT_A_EXITED, (double)t->exited);
+        pt_line_put(&line, PT_A_RESTARTS, (double)t->interval.restarts);
+    pt_line_put(&line, PT_A_STARTED, (double)t->interval.started);
+    pt_line_put(&line, PT_A_EXITED, (double)t->interval.exited);
     /* what the exit records tell, only where they are in use; failed,
      * killed and the peak are left out of an interval that lost records */
     if (t->exits.follows) {
@@ -160,12 +160,12 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
         pt_line_put(&line, PT_A_KILLED, (double)t->exits.killed);
         pt_line_put(&line, PT_A_EXITED_RSS_PEAK, (double)t->exits.rss_peak_kb * 1024.0);
     }
-    pt_line_put(&line, PT_A_SAMPLES, (double)t->samples);
-    pt_line_put(&line, PT_A_VANISHED, (double)t->vanished);
+    pt_line_put(&line, PT_A_SAMPLES, (double)t->interval.samples);
+    pt_line_put(&line, PT_A_VANISHED, (double)t->interval.vanished);
     /* thread CPU clocks are not meaningful below a microsecond */
-    pt_line_put(&line, PT_A_COLLECTOR_CPU, (double)(int64_t)(t->cpu_seconds * 1e6 + 0.5) / 1e6);
+    pt_line_put(&line, PT_A_COLLECTOR_CPU, (double)(int64_t)(t->interval.cpu_seconds * 1e6 + 0.5) / 1e6);
     if (t->options.collect_pss)
-        pt_line_put(&line, PT_A_PSS_STALE, (double)t->pss_stale);
+        pt_line_put(&line, PT_A_PSS_STALE, (double)t->interval.pss_stale);
     pt_line_report(&line, units, report);
 }
 
@@ -173,13 +173,13 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
  * one line per interval. */
 static void leave_out_unknown(struct pt_target *t, struct pt_report *report)
 {
-    if (!t->short_of_fds)
+    if (!t->interval.short_of_fds)
         return;
-    pt_line_drop_unknown(report, t->short_of_fds);
+    pt_line_drop_unknown(report, t->interval.short_of_fds);
     for (size_t i = 0; i < t->n_group_reports; i++)
-        pt_line_drop_unknown(&t->group_reports[i].report, t->short_of_fds);
+        pt_line_drop_unknown(&t->group_reports[i].report, t->interval.short_of_fds);
     char what[160];
-    pt_short_describe(t->short_of_fds, what, sizeof(what));
+    pt_short_describe(t->interval.short_of_fds, what, sizeof(what));
     pt_target_logf(t, PT_LOG_ERROR,
                    "out of file descriptors (EMFILE/ENFILE); left out this interval:%s; "
                    "raise the open-files limit (LimitNOFILE=) or lower the descriptor budget",
@@ -211,7 +211,7 @@ static void count_members(struct pt_target *t)
  * carrying what the catalog puts on its breakdown's lines. */
 static void fill_group_reports(struct pt_target *t, double seconds, const struct pt_units *units)
 {
-    bool keep_base = t->short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS);
+    bool keep_base = t->interval.short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS);
     /* a cgroup's line carries what a process name's does, and its own
      * cgroup's accounting */
     enum pt_lines of = t->options.breakdown == PT_BY_THREAD   ? PT_LINES_BY_THREAD
@@ -266,38 +266,39 @@ void pt_target_set_self(struct pt_target *t, pid_t self)
 
 void pt_target_charge(struct pt_target *t, double cpu_seconds)
 {
-    t->cpu_seconds += cpu_seconds;
+    t->interval.cpu_seconds += cpu_seconds;
 }
 
 void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report)
 {
-    if (!t->end_read)
+    if (!t->interval.end_read)
         pt_target_end_reads(t, pt_now(), NAN); /* a caller without a collector: its clock, no delayacct */
-    t->end_read = false;
+    t->interval.end_read = false;
     double cpu0 = pt_thread_cpu_seconds();
-    int64_t threads = t->end_threads, fds = t->end_fds;
+    int64_t threads = t->interval.end_threads, fds = t->interval.end_fds;
     share_folds(t);
     if (t->ledger.groups.list && !pt_target_partitions(t))
         pt_target_read_threads(t);
     count_members(t);
     int64_t processes = (int64_t)t->membership.n_members;
-    t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+    t->interval.cpu_seconds += pt_thread_cpu_seconds() - cpu0;
 
-    t->counter_seconds += seconds;
+    t->interval.counter_seconds += seconds;
     const struct pt_cgvalues *cgroups = pt_target_cgroups_end(t);
-    fill_report(t, t->counter_seconds, processes, threads, fds, cgroups, units, report);
+    fill_report(t, t->interval.counter_seconds, processes, threads, fds, cgroups, units, report);
     if (t->ledger.groups.list)
-        fill_group_reports(t, t->counter_seconds, units);
-    if (!(t->short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS)))
-        t->counter_seconds = 0;
+        fill_group_reports(t, t->interval.counter_seconds, units);
+    if (!(t->interval.short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS)))
+        t->interval.counter_seconds = 0;
     leave_out_unknown(t, report);
-    t->short_of_fds = 0;
+    t->interval.short_of_fds = 0;
 
-    memset(t->gauges, 0, sizeof(t->gauges));
-    t->samples = t->vanished = t->started = t->exited = t->pss_stale = t->restarts = 0;
+    memset(t->interval.gauges, 0, sizeof(t->interval.gauges));
+    t->interval.samples = t->interval.vanished = t->interval.started = t->interval.exited = t->interval.pss_stale =
+        t->interval.restarts = 0;
     t->exits.failed = t->exits.killed = t->exits.rss_peak_kb = t->exits.records = t->exits.record_losses = 0;
     t->exits.complete = true;
-    t->cpu_seconds = 0;
+    t->interval.cpu_seconds = 0;
     pt_ledger_end_interval(&t->ledger);
     pt_target_debug_check(t, "the interval's end");
 }

@@ -193,7 +193,7 @@ void pt_target_cgroup_restarts(struct pt_target *t)
     if (id == 0)
         return; /* not there now: what comes next is compared with the id last seen */
     if (t->root_cgroup_id && id != t->root_cgroup_id)
-        t->restarts++;
+        t->interval.restarts++;
     t->root_cgroup_id = id;
 }
 

@@ -51,6 +51,37 @@ struct pt_departure {
                                        whose records are still to come */
 };
 
+/* What the target's interval saw, turned into its line at the end and
+ * reset there (target.c); the parts count into it as they see things
+ * (sampling.c, membership.c, discovery.c, targetevents.c, exits.c,
+ * targetcg.c). */
+struct pt_target_interval {
+    struct pt_extrema gauges[PT_G_COUNT];
+    int64_t samples, vanished, started, exited, pss_stale;
+    int64_t restarts; /* the root replaced (pt_target_has_restarts) */
+    double cpu_seconds;
+    unsigned short_of_fds;  /* enum pt_short bits of this interval */
+    double counter_seconds; /* since the counters were last reported */
+    bool end_read;          /* pt_target_end_reads() done for this interval: */
+    int64_t end_threads, end_fds;
+    /* The block-I/O delay is read and credited while kernel.task_delayacct
+     * was 1 at the last interval's end (blkio_read), and shown only when
+     * it was 1 at both ends and the kernel counted every process of the
+     * interval, each started after it was switched on (pt_delayacct's
+     * since): the interval it is switched on in is a base, and a tree
+     * with older processes is left out, never an undercount. */
+    bool blkio_read, blkio_shown;
+    bool departed_any;                 /* members left since the last end, */
+    uint64_t departed_first_starttime; /* the earliest started of them */
+    /* Of the live members whose open descriptors and soft limit of them
+     * were both read at the interval's end (fd_limit_known): the highest
+     * share of its limit one has open, in percent, and the fewest more one
+     * can open (0 at or past its limit). */
+    bool fd_limit_known;
+    double fd_limit_worst_percent;
+    int64_t fd_headroom_least;
+};
+
 /* What the kernel's exit records settle (pt_target_follow_exits,
  * exits.c): the members gone since the last drain, and this interval's
  * counts from the records. Written by exits.c, and by the files that
@@ -136,32 +167,8 @@ struct pt_target {
 
     struct pt_ledger ledger; /* the tree's and its breakdown groups' amounts */
 
-    /* this interval */
-    struct pt_extrema gauges[PT_G_COUNT];
-    int64_t samples, vanished, started, exited, pss_stale;
+    struct pt_target_interval interval;
     struct pt_ratelimit smaps_slow_said; /* "smaps_rollup of pid N took ..." (sampling.c) */
-    int64_t restarts;                    /* the root replaced (pt_target_has_restarts) */
-    double cpu_seconds;
-    unsigned short_of_fds;  /* enum pt_short bits of this interval */
-    double counter_seconds; /* since the counters were last reported */
-    bool end_read;          /* pt_target_end_reads() done for this interval: */
-    int64_t end_threads, end_fds;
-    /* The block-I/O delay is read and credited while kernel.task_delayacct
-     * was 1 at the last interval's end (blkio_read), and shown only when
-     * it was 1 at both ends and the kernel counted every process of the
-     * interval, each started after it was switched on (pt_delayacct's
-     * since): the interval it is switched on in is a base, and a tree
-     * with older processes is left out, never an undercount. */
-    bool blkio_read, blkio_shown;
-    bool departed_any;                 /* members left since the last end, */
-    uint64_t departed_first_starttime; /* the earliest started of them */
-    /* Of the live members whose open descriptors and soft limit of them
-     * were both read at the interval's end (fd_limit_known): the highest
-     * share of its limit one has open, in percent, and the fewest more one
-     * can open (0 at or past its limit). */
-    bool fd_limit_known;
-    double fd_limit_worst_percent;
-    int64_t fd_headroom_least;
 
     bool pss_at_end;       /* smaps_rollup at every interval's end, or on its own timer */
     bool membership_moved; /* a member joined or left since the last smaps_rollup sample */
