@@ -45,9 +45,9 @@ static bool refused_root(struct pt_target *t, pid_t pid)
         : pt_read_stat_by_pid(t->proc_root_fd, pid, &t->buf, &st) == PT_READ_OK && (st.flags & PT_PF_KTHREAD)
             ? "a kernel thread"
             : NULL;
-    if (why && pid != t->refused_pid)
+    if (why && pid != t->discovery.refused_pid)
         pt_target_logf(t, PT_LOG_WARNING, "pid file names pid %d, %s; refused", (int)pid, why);
-    t->refused_pid = why ? pid : 0;
+    t->discovery.refused_pid = why ? pid : 0;
     return why != NULL;
 }
 
@@ -57,26 +57,27 @@ static bool refused_root(struct pt_target *t, pid_t pid)
 static bool pid_reused(struct pt_target *t, pid_t pid)
 {
     struct pt_stat st;
-    return pt_read_stat_by_pid(t->proc_root_fd, pid, &t->buf, &st) == PT_READ_OK && st.starttime != t->root_starttime;
+    return pt_read_stat_by_pid(t->proc_root_fd, pid, &t->buf, &st) == PT_READ_OK &&
+           st.starttime != t->discovery.root_starttime;
 }
 
 /* The pid file names another process than the root: the old tree leaves,
  * the new root joins (below) as a baseline member. */
 static bool pidfile_root(struct pt_target *t, pid_t pid)
 {
-    if (pid > 0 && pid == t->root_pid && pt_target_live_member(t, pid))
+    if (pid > 0 && pid == t->discovery.root_pid && pt_target_live_member(t, pid))
         return true; /* the same root: checked when it was named first */
     if (pid <= 0 || refused_root(t, pid))
         return false;
-    if (!t->root_pid)
+    if (!t->discovery.root_pid)
         return true;
-    bool moved = pid != t->root_pid;
+    bool moved = pid != t->discovery.root_pid;
     if (!moved && !pid_reused(t, pid))
         return true;
     if (pt_target_live_members(t) > 0) {
         if (moved)
             pt_target_logf(t, PT_LOG_INFO, "pid file names pid %d now, was %d: the tree of %d leaves the target",
-                           (int)pid, (int)t->root_pid, (int)t->root_pid);
+                           (int)pid, (int)t->discovery.root_pid, (int)t->discovery.root_pid);
         else
             pt_target_logf(t, PT_LOG_INFO, "pid file names pid %d, now another process: the old tree leaves the target",
                            (int)pid);
@@ -87,7 +88,7 @@ static bool pidfile_root(struct pt_target *t, pid_t pid)
          * again" will be; the restart is said here. */
         if (moved)
             pt_target_logf(t, PT_LOG_INFO, "pid file names pid %d now, was %d, which has exited", (int)pid,
-                           (int)t->root_pid);
+                           (int)t->discovery.root_pid);
         else
             pt_target_logf(t, PT_LOG_INFO, "pid file names pid %d, now another process (the old one has exited)",
                            (int)pid);
@@ -105,24 +106,24 @@ static void resolve_root(struct pt_target *t)
     case PT_SELECT_PID:
     case PT_SELECT_CHILD:
         pid = t->selector.pid;
-        expected = t->root_starttime;
+        expected = t->discovery.root_starttime;
         break;
     case PT_SELECT_PIDFILE:
-        pid = pt_pidfile_read(&t->pidfile, t->selector.path, t->name);
+        pid = pt_pidfile_read(&t->discovery.pidfile, t->selector.path, t->name);
         break;
     default:
         break;
     }
-    t->named_pid = pid;
+    t->discovery.named_pid = pid;
     if (t->selector.kind == PT_SELECT_PIDFILE && !pidfile_root(t, pid))
         return;
     if (t->has_matcher) {
         /* cgroup members are listed by the cgroup; the others were offered
          * by the collector's walk of the proc root */
         if (by_cgroups(t)) {
-            pt_buf_reset(&t->scan_groups);
-            t->cgroup_unnamed = 0;
-            t->cgroup_error = pt_matcher_scan_cgroup(&t->matcher, &t->buf, collect_scanned, t);
+            pt_buf_reset(&t->discovery.scan_groups);
+            t->discovery.cgroup_unnamed = 0;
+            t->discovery.cgroup_error = pt_matcher_scan_cgroup(&t->matcher, &t->buf, collect_scanned, t);
             pt_target_unit_scanned(t);
             pt_target_cgroups_found(t);
             pt_target_cgroup_restarts(t);
@@ -132,16 +133,16 @@ static void resolve_root(struct pt_target *t)
     }
     if (pid <= 0 || pt_target_live_member(t, pid))
         return;
-    if (t->selector.kind != PT_SELECT_PIDFILE && t->root_pid)
+    if (t->selector.kind != PT_SELECT_PIDFILE && t->discovery.root_pid)
         return; /* a pinned root that is gone stays gone */
     /* The launched command was born under our watch: count all of it. */
     struct pt_member *m = pt_target_join(t, pid, expected, t->selector.kind != PT_SELECT_CHILD);
     if (m) {
         /* another root where one was: the service restarted */
-        if (t->root_pid && (t->root_pid != pid || t->root_starttime != m->starttime))
+        if (t->discovery.root_pid && (t->discovery.root_pid != pid || t->discovery.root_starttime != m->starttime))
             t->interval.restarts++;
-        t->root_pid = pid;
-        t->root_starttime = m->starttime;
+        t->discovery.root_pid = pid;
+        t->discovery.root_starttime = m->starttime;
     }
 }
 
@@ -152,14 +153,15 @@ static void resolve_root(struct pt_target *t)
 static int collect_pid(pid_t pid, void *arg)
 {
     struct pt_target *t = arg;
-    if (t->n_pending == t->cap_pending) {
-        t->cap_pending = t->cap_pending ? t->cap_pending * 2 : 64;
-        t->pending = pt_xrealloc_array(t->pending, t->cap_pending, sizeof(pid_t));
-        t->pending_group = pt_xrealloc_array(t->pending_group, t->cap_pending, sizeof(uint32_t));
+    if (t->discovery.n_pending == t->discovery.cap_pending) {
+        t->discovery.cap_pending = t->discovery.cap_pending ? t->discovery.cap_pending * 2 : 64;
+        t->discovery.pending = pt_xrealloc_array(t->discovery.pending, t->discovery.cap_pending, sizeof(pid_t));
+        t->discovery.pending_group =
+            pt_xrealloc_array(t->discovery.pending_group, t->discovery.cap_pending, sizeof(uint32_t));
     }
-    assert(t->n_pending < t->cap_pending);
-    t->pending_group[t->n_pending] = NO_SCAN_GROUP;
-    t->pending[t->n_pending++] = pid;
+    assert(t->discovery.n_pending < t->discovery.cap_pending);
+    t->discovery.pending_group[t->discovery.n_pending] = NO_SCAN_GROUP;
+    t->discovery.pending[t->discovery.n_pending++] = pid;
     return 0;
 }
 
@@ -169,21 +171,21 @@ static int collect_scanned(pid_t pid, const char *group, void *arg)
 {
     struct pt_target *t = arg;
     if (pid <= 0 || !t->proc_root_ours) {
-        t->cgroup_unnamed++;
+        t->discovery.cgroup_unnamed++;
         return 0;
     }
     collect_pid(pid, t);
     if (t->options.breakdown != PT_BY_CGROUP)
         return 0;
-    struct pt_buf *names = &t->scan_groups;
-    size_t n = t->n_pending;
-    uint32_t previous = n > 1 ? t->pending_group[n - 2] : NO_SCAN_GROUP;
+    struct pt_buf *names = &t->discovery.scan_groups;
+    size_t n = t->discovery.n_pending;
+    uint32_t previous = n > 1 ? t->discovery.pending_group[n - 2] : NO_SCAN_GROUP;
     if (previous != NO_SCAN_GROUP && strcmp(names->data + previous, group) == 0) {
-        t->pending_group[n - 1] = previous;
+        t->discovery.pending_group[n - 1] = previous;
         return 0;
     }
     assert(names->len < NO_SCAN_GROUP); /* an offset, told from "found by its parent" */
-    t->pending_group[n - 1] = (uint32_t)names->len;
+    t->discovery.pending_group[n - 1] = (uint32_t)names->len;
     pt_buf_append(names, group, strlen(group) + 1);
     return 0;
 }
@@ -256,16 +258,16 @@ static void collect_own_children(struct pt_target *t)
 
 static void join_pending(struct pt_target *t, bool baseline)
 {
-    for (size_t j = 0; j < t->n_pending; j++) {
-        if (pt_target_live_member(t, t->pending[j]))
+    for (size_t j = 0; j < t->discovery.n_pending; j++) {
+        if (pt_target_live_member(t, t->discovery.pending[j]))
             continue;
-        uint32_t group = t->pending_group[j];
-        assert(group == NO_SCAN_GROUP || group < t->scan_groups.len);
-        t->join_group = group != NO_SCAN_GROUP ? t->scan_groups.data + group : NULL;
-        pt_target_join(t, t->pending[j], 0, baseline);
-        t->join_group = NULL;
+        uint32_t group = t->discovery.pending_group[j];
+        assert(group == NO_SCAN_GROUP || group < t->discovery.scan_groups.len);
+        t->discovery.join_group = group != NO_SCAN_GROUP ? t->discovery.scan_groups.data + group : NULL;
+        pt_target_join(t, t->discovery.pending[j], 0, baseline);
+        t->discovery.join_group = NULL;
     }
-    t->n_pending = 0;
+    t->discovery.n_pending = 0;
 }
 
 void pt_target_discover(struct pt_target *t)
@@ -279,21 +281,21 @@ void pt_target_discover(struct pt_target *t)
     }
 
     size_t n_pairs = 0;
-    struct ppid_pair *pairs = t->scan_fallback ? scan_ppids(t, &n_pairs) : NULL;
+    struct ppid_pair *pairs = t->discovery.scan_fallback ? scan_ppids(t, &n_pairs) : NULL;
     /* Breadth first: members appended while walking are walked too, so a
      * whole new subtree joins in one pass, parents before children. */
     for (size_t i = 0; i < t->membership.n_members; i++) {
         if (t->membership.members[i].gone)
             continue;
         bool baseline = t->membership.members[i].baseline_walk;
-        if (t->scan_fallback) {
+        if (t->discovery.scan_fallback) {
             children_from_scan(t, pairs, n_pairs, t->membership.members[i].pid);
         } else {
             bool no_children_files = false;
             enum pt_read r = pt_member_read_children(&t->membership.members[i], t->proc_root_fd, &t->buf, collect_pid,
                                                      t, &no_children_files);
             if (r == PT_READ_GONE) {
-                t->n_pending = 0;
+                t->discovery.n_pending = 0;
                 pt_target_member_gone(t, &t->membership.members[i]);
                 continue;
             }
@@ -303,7 +305,7 @@ void pt_target_discover(struct pt_target *t)
                 pt_target_logf(t, PT_LOG_INFO,
                                "no /proc/PID/task/TID/children (kernel without "
                                "CONFIG_PROC_CHILDREN); discovering by scanning /proc");
-                t->scan_fallback = true;
+                t->discovery.scan_fallback = true;
                 pairs = scan_ppids(t, &n_pairs);
                 i--; /* walk this member again from the scan */
                 continue;

@@ -254,8 +254,8 @@ int32_t pt_target_group_of(struct pt_target *t, const char *comm, pid_t parent)
  * found it in, else as any process's (pt_target_group_of). */
 static int32_t join_group(struct pt_target *t, const struct pt_member *m)
 {
-    if (t->options.breakdown == PT_BY_CGROUP && t->join_group)
-        return (int32_t)pt_groups_find(&t->ledger.groups, t->join_group);
+    if (t->options.breakdown == PT_BY_CGROUP && t->discovery.join_group)
+        return (int32_t)pt_groups_find(&t->ledger.groups, t->discovery.join_group);
     return pt_target_group_of(t, m->comm, m->ppid);
 }
 

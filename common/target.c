@@ -383,9 +383,9 @@ void pt_target_free(struct pt_target *t)
     pt_pidmap_free(&t->exits.parent_of_unseen_gone);
     free(t->exits.departures);
     pt_buf_free(&t->buf);
-    free(t->pending);
-    free(t->pending_group);
-    pt_buf_free(&t->scan_groups);
+    free(t->discovery.pending);
+    free(t->discovery.pending_group);
+    pt_buf_free(&t->discovery.scan_groups);
     pt_ledger_free(&t->ledger);
     free(t->group_reports);
     free(t->group_keys);

@@ -94,8 +94,8 @@ static void add_group_dir(const struct pt_target *t, const char *name, char ***d
 static void set_group_dirs(struct pt_target *t)
 {
     const struct pt_groups *gs = &t->ledger.groups;
-    const char *names = t->scan_groups.data;
-    size_t len = t->scan_groups.len, n = 0;
+    const char *names = t->discovery.scan_groups.data;
+    size_t len = t->discovery.scan_groups.len, n = 0;
     char **dirs = NULL;
     for (uint32_t i = 0; i < gs->limit; i++)
         if (gs->list[i].in_use)

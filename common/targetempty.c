@@ -43,29 +43,29 @@ static enum empty_why why_empty(struct pt_target *t, char *hidepid, size_t hidep
 {
     switch (t->selector.kind) {
     case PT_SELECT_PIDFILE:
-        if (t->pidfile.outcome != PT_PIDFILE_PID)
+        if (t->discovery.pidfile.outcome != PT_PIDFILE_PID)
             return WHY_PIDFILE;
-        if (t->refused_pid)
+        if (t->discovery.refused_pid)
             return WHY_REFUSED;
         /* fall through */
     case PT_SELECT_PID:
     case PT_SELECT_CHILD: {
         char entry[16];
-        snprintf(entry, sizeof(entry), "%d", (int)t->named_pid);
-        if (t->named_pid <= 0)
+        snprintf(entry, sizeof(entry), "%d", (int)t->discovery.named_pid);
+        if (t->discovery.named_pid <= 0)
             return WHY_NOT_RUNNING;
         if (faccessat(t->proc_root_fd, entry, F_OK, 0) == 0)
             return WHY_REUSED;
-        if (!pid_exists(t->named_pid))
+        if (!pid_exists(t->discovery.named_pid))
             return WHY_NOT_RUNNING;
         pt_proc_root_hidepid(t->proc_root_fd, &t->buf, hidepid, hidepid_len);
         return WHY_HIDDEN;
     }
     case PT_SELECT_CGROUP:
     case PT_SELECT_UNIT:
-        if (t->cgroup_error == -ENOENT)
+        if (t->discovery.cgroup_error == -ENOENT)
             return t->selector.kind == PT_SELECT_UNIT ? WHY_UNIT_GONE : WHY_CGROUP_GONE;
-        if (t->cgroup_unnamed > 0 || !pt_pidns_is_hosts(t->proc_root_fd))
+        if (t->discovery.cgroup_unnamed > 0 || !pt_pidns_is_hosts(t->proc_root_fd))
             return WHY_UNNAMED;
         return t->selector.kind == PT_SELECT_UNIT ? WHY_UNIT_EMPTY : WHY_CGROUP_EMPTY;
     default:
@@ -108,17 +108,18 @@ static void say_unnamed(const struct pt_target *t, char *what, size_t whatlen)
         snprintf(subject, sizeof(subject), "unit \"%s\"", pt_escape(q, sizeof(q), pt_matcher_unit(&t->matcher)->name));
     else
         snprintf(subject, sizeof(subject), "cgroup \"%s\"", pt_escape(q, sizeof(q), pt_matcher_cgroup(&t->matcher)));
-    if (t->cgroup_unnamed > 0)
-        snprintf(count, sizeof(count), "%zu process%s, none of which", t->cgroup_unnamed,
-                 t->cgroup_unnamed == 1 ? "" : "es");
+    if (t->discovery.cgroup_unnamed > 0)
+        snprintf(count, sizeof(count), "%zu process%s, none of which", t->discovery.cgroup_unnamed,
+                 t->discovery.cgroup_unnamed == 1 ? "" : "es");
     else
         snprintf(count, sizeof(count), "no process that");
-    const char *why = !t->proc_root_ours      ? "cgroup.procs lists this pid namespace's pids, and the proc root is "
-                                                "another pid namespace's"
-                      : t->cgroup_unnamed > 0 ? "they run outside this pid namespace, which is not the host's "
-                                                "(cgroup.procs lists them as 0)"
-                                              : "this pid namespace is not the host's, and cgroup.procs lists only "
-                                                "the processes in it";
+    const char *why = !t->proc_root_ours ? "cgroup.procs lists this pid namespace's pids, and the proc root is "
+                                           "another pid namespace's"
+                      : t->discovery.cgroup_unnamed > 0
+                          ? "they run outside this pid namespace, which is not the host's "
+                            "(cgroup.procs lists them as 0)"
+                          : "this pid namespace is not the host's, and cgroup.procs lists only "
+                            "the processes in it";
     snprintf(what, whatlen,
              "%s has %s this process can name: %s; run in the host's pid namespace (--pid=host in Docker, "
              "hostPID: true in Kubernetes)",
@@ -128,9 +129,9 @@ static void say_unnamed(const struct pt_target *t, char *what, size_t whatlen)
 void pt_target_say_why_empty(struct pt_target *t)
 {
     if (pt_target_live_members(t) > 0) {
-        if (t->empty_why != WHY_NOT_SAID)
+        if (t->empty.why != WHY_NOT_SAID)
             pt_target_logf(t, PT_LOG_INFO, "following pid %d again", (int)t->membership.members[0].pid);
-        t->empty_why = WHY_NOT_SAID;
+        t->empty.why = WHY_NOT_SAID;
         return;
     }
     char hidepid[32] = "", problem[128], what[PT_QUOTED_MAX + 320], q[PT_QUOTED_MAX];
@@ -140,19 +141,22 @@ void pt_target_say_why_empty(struct pt_target *t)
      * and the end of the run finds nothing, as it should. */
     if (t->selector.kind == PT_SELECT_CHILD && (why == WHY_NOT_RUNNING || why == WHY_REUSED))
         return;
-    pid_t pid = t->named_pid;
+    pid_t pid = t->discovery.named_pid;
     /* a pid file's problem is a reason of its own (missing, then a FIFO):
      * why and its outcome take 4 bits each of the key */
-    assert((unsigned)t->pidfile.outcome < 16);
-    int key = why == WHY_PIDFILE ? (int)why + 16 * ((int)t->pidfile.outcome + 16 * t->pidfile.detail) : (int)why;
-    if (key == t->empty_why && pid == t->empty_pid)
+    assert((unsigned)t->discovery.pidfile.outcome < 16);
+    int key = why == WHY_PIDFILE
+                  ? (int)why + 16 * ((int)t->discovery.pidfile.outcome + 16 * t->discovery.pidfile.detail)
+                  : (int)why;
+    if (key == t->empty.why && pid == t->empty.pid)
         return;
-    t->empty_why = key;
-    t->empty_pid = pid;
+    t->empty.why = key;
+    t->empty.pid = pid;
     switch (why) {
     case WHY_PIDFILE: /* its problem other than missing was said by pidfile.c */
         snprintf(what, sizeof(what), "pid file \"%s\" %s", pt_escape(q, sizeof(q), t->selector.path),
-                 t->pidfile.outcome == PT_PIDFILE_MISSING && pt_pidfile_problem(&t->pidfile, problem, sizeof(problem))
+                 t->discovery.pidfile.outcome == PT_PIDFILE_MISSING &&
+                         pt_pidfile_problem(&t->discovery.pidfile, problem, sizeof(problem))
                      ? problem
                      : "names no pid (see its warning)");
         break;
@@ -225,5 +229,5 @@ void pt_target_say_why_empty(struct pt_target *t)
 
 bool pt_target_empty_unsaid(const struct pt_target *t)
 {
-    return t->empty_why == WHY_NOT_SAID;
+    return t->empty.why == WHY_NOT_SAID;
 }

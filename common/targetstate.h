@@ -51,6 +51,40 @@ struct pt_departure {
                                        whose records are still to come */
 };
 
+/* How the target finds its members (discovery.c writes it; target.c
+ * frees it): the roots the selector named, what the last scan of its
+ * cgroups saw, and the pids found by one read, waiting to join. */
+struct pt_target_discovery {
+    struct pt_pidfile pidfile; /* PIDFILE: what its last read found */
+    pid_t root_pid;            /* identity of the selected root once seen */
+    pid_t refused_pid;         /* PIDFILE: the pid last refused (1, a kernel thread, ours) */
+    uint64_t root_starttime;
+    pid_t named_pid;  /* PID, PIDFILE: the pid the selector names now, or 0 */
+    int cgroup_error; /* CGROUP: the last scan's -errno, or 0 */
+    /* CGROUP, UNIT: processes the last scan listed but could not name: a 0
+     * in cgroup.procs (one outside our pid namespace), or every one where
+     * the proc root is another pid namespace's (its pids are not ours) */
+    size_t cgroup_unnamed;
+    bool scan_fallback; /* no children files: build the tree from ppids */
+    pid_t *pending;     /* child pids found by one children read */
+    size_t n_pending, cap_pending;
+    /* --by cgroup: the group each pending pid was found in by a scan of
+     * the cgroups, an offset in scan_groups, or NO_SCAN_GROUP (found by
+     * its parent); and the one of the member joining now, or NULL */
+    uint32_t *pending_group;
+    struct pt_buf scan_groups;
+    const char *join_group;
+};
+
+/* Why the target has no live process, as last said (targetempty.c
+ * writes it). */
+struct pt_target_empty {
+    /* a key made of targetempty.c's enum and the pid file's outcome; 0:
+     * not said */
+    int why;
+    pid_t pid; /* the pid it was about */
+};
+
 /* What the target's interval saw, turned into its line at the end and
  * reset there (target.c); the parts count into it as they see things
  * (sampling.c, membership.c, discovery.c, targetevents.c, exits.c,
@@ -145,10 +179,7 @@ struct pt_target {
 
     struct pt_target_membership membership;
 
-    struct pt_pidfile pidfile; /* PIDFILE: what its last read found */
-    pid_t root_pid;            /* identity of the selected root once seen */
-    pid_t refused_pid;         /* PIDFILE: the pid last refused (1, a kernel thread, ours) */
-    uint64_t root_starttime;
+    struct pt_target_discovery discovery;
     /* CGROUP, a single UNIT: the cgroup's id (pt_cgroupfs_inode) when last
      * seen, 0 never; another one is the cgroup made again, a restart */
     uint64_t root_cgroup_id;
@@ -172,29 +203,10 @@ struct pt_target {
 
     bool pss_at_end;       /* smaps_rollup at every interval's end, or on its own timer */
     bool membership_moved; /* a member joined or left since the last smaps_rollup sample */
-    /* Why the target has no live process, as last said (a key made of
-     * targetempty.c's enum and the pid file's outcome; 0: not said), and the
-     * pid it was about. */
-    int empty_why;
-    pid_t empty_pid;
-    pid_t named_pid;  /* PID, PIDFILE: the pid the selector names now, or 0 */
-    int cgroup_error; /* CGROUP: the last scan's -errno, or 0 */
-    /* CGROUP, UNIT: processes the last scan listed but could not name: a 0
-     * in cgroup.procs (one outside our pid namespace), or every one where
-     * the proc root is another pid namespace's (its pids are not ours) */
-    size_t cgroup_unnamed;
+    struct pt_target_empty empty;
     bool sys_root_default;  /* the cgroup filesystem is looked for in our own /sys */
     unsigned warned_denied; /* enum pt_denied bits already logged */
-    bool scan_fallback;     /* no children files: build the tree from ppids */
     struct pt_buf buf;
-    pid_t *pending; /* child pids found by one children read */
-    size_t n_pending, cap_pending;
-    /* --by cgroup: the group each pending pid was found in by a scan of
-     * the cgroups, an offset in scan_groups, or NO_SCAN_GROUP (found by
-     * its parent); and the one of the member joining now, or NULL */
-    uint32_t *pending_group;
-    struct pt_buf scan_groups;
-    const char *join_group;
 
     struct pt_target_events events;
 

@@ -85,8 +85,8 @@ void pt_target_unit_scanned(struct pt_target *t)
     if (!u->glob && u->n_dirs && u->changed)
         say_changed(t, u);
     pt_pidmap_clear(&t->unit_scanned);
-    for (size_t i = 0; i < t->n_pending && !(t->said_unit & PT_SAID_UNIT_OUTSIDE); i++)
-        pt_pidmap_put(&t->unit_scanned, t->pending[i], 1);
+    for (size_t i = 0; i < t->discovery.n_pending && !(t->said_unit & PT_SAID_UNIT_OUTSIDE); i++)
+        pt_pidmap_put(&t->unit_scanned, t->discovery.pending[i], 1);
 }
 
 /* The cgroup path of pid in the hierarchy at mount (v2's "0::" line, or
