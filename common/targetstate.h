@@ -167,6 +167,14 @@ struct pt_target_events {
 /* A --unit target's lines said once (targetunit.h). */
 enum pt_said_unit { PT_SAID_UNIT_SYSTEMD = 1, PT_SAID_UNIT_LIMIT = 2, PT_SAID_UNIT_OUTSIDE = 4 };
 
+/* What a --unit target keeps (targetunit.c writes it): the lines said
+ * once (enum pt_said_unit bits), and the pids the last scan of its
+ * cgroups listed. */
+struct pt_target_unit {
+    unsigned said;
+    struct pt_pidmap scanned;
+};
+
 struct pt_target {
     char *name;
     struct pt_selector selector; /* path owned */
@@ -191,10 +199,7 @@ struct pt_target {
     bool has_cgroups, said_cgroups, said_unreadable, said_group_unreadable;
     struct pt_cgacct cgroups, group_cgroups;
     struct pt_cgvalues cgroup_sum;
-    /* UNIT (targetunit.h): the lines said once (enum pt_said_unit bits),
-     * and the pids the last scan of its cgroups listed */
-    unsigned said_unit;
-    struct pt_pidmap unit_scanned;
+    struct pt_target_unit unit;
 
     struct pt_ledger ledger; /* the tree's and its breakdown groups' amounts */
 
