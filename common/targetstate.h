@@ -118,10 +118,10 @@ struct pt_target_interval {
 
 /* What the kernel's exit records settle (pt_target_follow_exits,
  * exits.c): the members gone since the last drain, and this interval's
- * counts from the records. Written by exits.c, and by the files that
- * cannot call it: membership.c below it (a member leaves: its departure),
- * targetevents.c (a fork gone before it could join), target.c (the
- * interval's end resets the counts; the life cycle). */
+ * counts from the records. Written by exits.c; also by membership.c,
+ * below it, when a member leaves (its departure), by targetevents.c when a
+ * fork is gone before it could join (parent_of_unseen_gone), and by
+ * target.c (the interval's end resets the counts; the life cycle). */
 struct pt_target_exits {
     bool follows;
     bool complete;                   /* no record was lost this interval */
@@ -131,8 +131,8 @@ struct pt_target_exits {
     /* pid -> its parent: forked in the tree, gone before it could join,
      * since the last drain */
     struct pt_pidmap parent_of_unseen_gone;
-    double drained_at;                                           /* when exit records were last drained: what
-                                                                    came then exited before */
+    /* when exit records were last drained: what came then exited before */
+    double drained_at;
     int64_t failed, killed, rss_peak_kb, records, record_losses; /* this interval */
 };
 
