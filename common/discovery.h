@@ -1,5 +1,6 @@
-/* discovery: how a target finds its members: the selector's roots, the
- * walk of their descendants, the kernel's process events. */
+/* discovery: how a target finds its members: the selector's roots and
+ * the walk of their descendants (the kernel's process events are
+ * targetevents.h's, the lines of an empty target targetempty.h's). */
 #ifndef PROCTREE_DISCOVERY_H
 #define PROCTREE_DISCOVERY_H
 
@@ -8,8 +9,7 @@
 #include <sys/types.h>
 
 #include "matcher.h"
-#include "procevents.h"
-#include "tree.h"
+#include "targetstate.h"
 
 /* Does the target take its roots from the collector's shared walk of the
  * proc root (--match, --exe, --user)? */
@@ -19,12 +19,6 @@ const struct pt_matcher *pt_target_matcher(const struct pt_target *t);
 /* The walk found a process the matcher takes: a root for the next
  * pt_target_discover(). */
 void pt_target_offer_root(struct pt_target *t, pid_t pid);
-/* The kernel's process events of one drain (procevents.h), in order;
- * complete is false when the kernel dropped some. A process forked by a
- * member (or by a process so forked) joins at once, however soon it is
- * orphaned; one gone before it could join is still counted started and,
- * at its exit event, exited. Discovery stays the fallback. */
-void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *events, size_t n, bool complete);
 /* Resolve the selector (joining the roots offered since the last call)
  * and walk the tree for new descendants. */
 void pt_target_discover(struct pt_target *t);

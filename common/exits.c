@@ -53,17 +53,17 @@ static void record_usage(const struct pt_exitrecord *r, int64_t v[PT_CTR_COUNT])
 
 static struct pt_departure *departure_of(const struct pt_target *t, pid_t pid)
 {
-    long i = pt_pidmap_get(&t->departure_index, pid);
-    assert(i < (long)t->n_departures);
-    return i < 0 ? NULL : &t->departures[i];
+    long i = pt_pidmap_get(&t->exits.departure_index, pid);
+    assert(i < (long)t->exits.n_departures);
+    return i < 0 ? NULL : &t->exits.departures[i];
 }
 
 /* pid's parent at its fork if it is a process of the tree that never
  * joined (forked in it, gone first), else -1. */
 static pid_t unseen_parent(const struct pt_target *t, pid_t pid)
 {
-    long p = pt_pidmap_get(&t->parent_of_unseen_gone, pid);
-    return (pid_t)(p >= 0 ? p : pt_pidmap_get(&t->parent_of_forked, pid));
+    long p = pt_pidmap_get(&t->exits.parent_of_unseen_gone, pid);
+    return (pid_t)(p >= 0 ? p : pt_pidmap_get(&t->events.parent_of_forked, pid));
 }
 
 /* ---- where a process's usage went -------------------------------------- */
@@ -235,10 +235,10 @@ static void settle_departure(struct pt_target *t, const struct pt_departure *d)
 
 static void settle_departures(struct pt_target *t)
 {
-    for (size_t i = 0; i < t->n_departures; i++)
-        settle_departure(t, &t->departures[i]);
-    t->n_departures = 0;
-    pt_pidmap_clear(&t->departure_index);
+    for (size_t i = 0; i < t->exits.n_departures; i++)
+        settle_departure(t, &t->exits.departures[i]);
+    t->exits.n_departures = 0;
+    pt_pidmap_clear(&t->exits.departure_index);
 }
 
 /* ---- the breakdown by thread name --------------------------------------- */
@@ -262,7 +262,7 @@ static void thread_exited(struct pt_target *t, struct pt_member *m, bool departe
         memset(&fresh, 0, sizeof(fresh));
         u = &fresh;
         /* it exited before this drain: started before now less its life */
-        count_past = count_past || t->drained_at - (double)r->elapsed_us / PT_US_PER_SECOND > t->threads_read_at;
+        count_past = count_past || t->exits.drained_at - (double)r->elapsed_us / PT_US_PER_SECOND > t->threads_read_at;
         if (!count_past)
             return;
     }
@@ -283,11 +283,11 @@ static void thread_exited(struct pt_target *t, struct pt_member *m, bool departe
 static void note_process_exit(struct pt_target *t, const struct pt_exitrecord *r)
 {
     if (r->exitcode & 0x7f)
-        t->killed++;
+        t->exits.killed++;
     else if ((r->exitcode >> 8) & 0xff)
-        t->failed++;
-    if (r->rss_peak_kb > t->rss_peak_kb)
-        t->rss_peak_kb = r->rss_peak_kb;
+        t->exits.failed++;
+    if (r->rss_peak_kb > t->exits.rss_peak_kb)
+        t->exits.rss_peak_kb = r->rss_peak_kb;
 }
 
 /* A thread of a process the tree never saw: its switches are the tree's
@@ -372,7 +372,7 @@ static void follow_record(struct pt_target *t, const struct pt_exitrecord *r)
             return;
         unseen_thread_exit(t, r, forked_here);
     }
-    t->exit_records++;
+    t->exits.records++;
     if (r->pid == r->tgid)
         note_process_exit(t, r);
 }
@@ -380,34 +380,34 @@ static void follow_record(struct pt_target *t, const struct pt_exitrecord *r)
 void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *records, size_t n, bool complete)
 {
     double cpu0 = pt_thread_cpu_seconds();
-    t->drained_at = pt_now();
-    t->follows_exits = true;
+    t->exits.drained_at = pt_now();
+    t->exits.follows = true;
     pt_ledger_records_followed(&t->ledger, pt_target_by_process(t));
     if (!complete) { /* some member's records are missing: its sum is not its whole usage */
-        t->exits_complete = false;
-        t->exit_record_losses++;
-        for (size_t i = 0; i < t->n_members; i++)
-            t->members[i].recorded_whole = false;
-        for (size_t i = 0; i < t->n_departures; i++)
-            t->departures[i].whole = false;
+        t->exits.complete = false;
+        t->exits.record_losses++;
+        for (size_t i = 0; i < t->membership.n_members; i++)
+            t->membership.members[i].recorded_whole = false;
+        for (size_t i = 0; i < t->exits.n_departures; i++)
+            t->exits.departures[i].whole = false;
     }
     for (size_t i = 0; i < n; i++)
         follow_record(t, &records[i]);
     settle_departures(t);
-    pt_pidmap_clear(&t->parent_of_unseen_gone);
+    pt_pidmap_clear(&t->exits.parent_of_unseen_gone);
     if (pt_target_by_process(t)) /* their zombies joined from these records, or are reaped */
-        pt_pidmap_clear(&t->unjoined_exits);
-    t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+        pt_pidmap_clear(&t->events.unjoined_exits);
+    t->interval.cpu_seconds += pt_thread_cpu_seconds() - cpu0;
     pt_target_debug_check(t, "exit records");
 }
 
 void pt_target_stop_exits(struct pt_target *t)
 {
-    t->follows_exits = false;
-    t->n_departures = 0;
-    pt_pidmap_clear(&t->departure_index);
-    pt_pidmap_clear(&t->parent_of_unseen_gone);
+    t->exits.follows = false;
+    t->exits.n_departures = 0;
+    pt_pidmap_clear(&t->exits.departure_index);
+    pt_pidmap_clear(&t->exits.parent_of_unseen_gone);
     pt_ledger_records_stopped(&t->ledger);
-    for (size_t i = 0; i < t->n_members; i++) /* no record is to come: none has its whole usage */
-        t->members[i].recorded_whole = false;
+    for (size_t i = 0; i < t->membership.n_members; i++) /* no record is to come: none has its whole usage */
+        t->membership.members[i].recorded_whole = false;
 }

@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 #include "exitrecords.h"
-#include "tree.h"
+#include "targetstate.h"
 
 /* The kernel's exit records of one drain (exitrecords.h); complete is
  * false when the kernel dropped some. A record counts for the tree when

@@ -21,103 +21,12 @@
 #include <sys/types.h>
 
 #include "fdbudget.h"
-#include "ledger.h"
+#include "memberstate.h"
+#include "memberthreads.h" /* a member's per-thread reads, one include away for its users */
 #include "procfile.h"
 #include "procparse.h"
 #include "quantities.h"
 #include "threads.h"
-
-/* Files another user's process keeps from us (ptrace access is needed). */
-enum pt_denied { PT_DENIED_IO = 1, PT_DENIED_SMAPS = 2, PT_DENIED_FDS = 4 };
-
-/* The files a member reads, each opened on first use. */
-enum pt_member_file {
-    PT_MF_STAT,
-    PT_MF_STATM,
-    PT_MF_IO,
-    PT_MF_CHILDREN, /* task/<pid>/children: the main thread's children */
-    PT_MF_STATUS,
-    PT_MF_SMAPS,
-    PT_MF_FD_DIR,
-    PT_MF_SCHEDSTAT, /* the run-queue delay; whether status can have changed (read_tcounts) */
-    PT_MF_LIMITS,    /* read by path once a minute, never kept */
-    PT_MF_COUNT
-};
-
-/* How a member's fd/ directory tells its number of entries. */
-enum pt_fd_dir_count { PT_FD_DIR_UNKNOWN, PT_FD_DIR_SIZED, PT_FD_DIR_LISTED };
-
-struct pt_member {
-    pid_t pid;
-    pid_t ppid; /* as of the last stat read */
-    char state; /* stat's state letter, as of the last stat read */
-    uint64_t starttime;
-    char comm[PT_COMM_MAX];      /* as of the last stat read */
-    char path[24];               /* "<pid>/" under the proc root, built once */
-    int fd[PT_MF_COUNT];         /* kept descriptors, -1 when not kept */
-    struct pt_fd_budget *budget; /* shared by the collector's members */
-    struct pt_threads threads;   /* when it has several: see threads.h */
-    /* For --by thread: its main thread's usage (kept whatever the thread
-     * count, so a change of it loses nothing), and whether its threads
-     * were sampled. */
-    struct pt_thread_usage main_usage;
-    bool usage_sampled;
-    bool had_threads;       /* more than one, at a read or by an exit record: its
-                               stat's CPU is no longer its main thread's */
-    struct pt_account acct; /* its counters and its part of the ledger (ledger.h) */
-    /* With exit records: the own usage of its threads that have exited,
-     * by counter but with CPU in microseconds, not ticks (exitrecords.h);
-     * all of its own usage once it has exited when recorded_whole (born
-     * in the tree while records flowed, none lost since). */
-    int64_t recorded[PT_CTR_COUNT];
-    int64_t recorded_run_us; /* their exact run time; -1 when a record lacked it */
-    bool recorded_whole;
-    int64_t life_us;                   /* from its main thread's record: start to exit; 0 before */
-    double started_at;                 /* its fork event's time (pt_now's clock); 0: not known */
-    double exited_at;                  /* its exit event's time, same clock; 0 before */
-    double read_at;                    /* when its counters were last read (pt_now's clock) */
-    unsigned denied;                   /* enum pt_denied bits: not opened again */
-    enum pt_fd_dir_count fd_dir_sized; /* st_size, or a readdir (count_dir_entries) */
-    int64_t num_threads;
-    /* Its per-thread counts (enum pt_tcount): summed over its live threads
-     * at the last read of each (tc_known bits), and those of its threads
-     * whose exit records came since, credited at the next read. */
-    int64_t tc[PT_TC_COUNT];
-    int64_t tc_exited[PT_TC_COUNT];
-    unsigned tc_known;
-    uint64_t timeslices; /* schedstat's, when status was last read (has_timeslices) */
-    bool has_timeslices;
-    uint64_t blkio_ticks; /* stat's, when its last read took it (has_blkio) */
-    bool has_blkio;
-    struct pt_smaps_rollup smaps; /* last read */
-    bool has_smaps;
-    uint32_t smaps_period, smaps_wait; /* cost guard: read every period-th interval */
-    struct pt_statm statm;             /* the last poll's, when has_statm */
-    struct pt_statm statm_at_smaps;    /* statm when smaps was last tried */
-    bool has_statm;
-    uint32_t smaps_carried; /* samples in a row whose smaps was carried, memory unchanged */
-    /* Its soft limit of open files (RLIMIT_NOFILE), a number when
-     * has_fd_limit (not "unlimited", not unreadable); read when due. */
-    uint64_t fd_limit;
-    bool has_fd_limit;
-    bool fd_limit_due;       /* joined, exec'd or new credentials since the last read */
-    double fd_limit_read_at; /* the collector's clock */
-    bool born;               /* joined as a descendant born in the tree, not as a new root */
-    double since;            /* pt_now() at a baseline join, 0 when born: its forks
-                                from then on are the tree's (fork events) */
-    bool zombie;             /* exited, not yet reaped: its counters are final */
-    bool exit_counted;       /* its exit was counted from the process events before it joined */
-    bool kernel_thread;      /* PF_KTHREAD: no user memory, no command line */
-    bool children_settled;   /* see settle_children() in membership.c */
-    bool gone;               /* reaped; dropped at the next compaction */
-    bool baseline_walk;      /* joined in this discovery pass as part of a new root's tree */
-};
-
-/* Result of a read: the data, the process is gone, this read failed
- * (truncated, unparseable, permission) while the process lives on, or
- * this process (or the system) ran out of descriptors (EMFILE, ENFILE):
- * then what the read feeds is unknown, never to be taken as zero. */
-enum pt_read { PT_READ_OK, PT_READ_GONE, PT_READ_FAILED, PT_READ_NO_FDS };
 
 /* Start following pid: read its stat and io once. Fails with
  * PT_READ_GONE when the process does not exist, or when expected_starttime
@@ -150,27 +59,6 @@ enum pt_read pt_member_read_statm(struct pt_member *m, int proc_root_fd, struct 
 /* smaps_rollup (opened on first use: it is the dear one). */
 enum pt_read pt_member_read_smaps(struct pt_member *m, int proc_root_fd, struct pt_buf *buf,
                                   struct pt_smaps_rollup *out);
-
-/* The per-thread counts of want (enum pt_tcount bits) summed over the
- * member's live threads (a thread's own counts vanish with it: the kernel
- * exposes no total) into now, those read into *got. One thread: its
- * schedstat, its status (only when schedstat says it ran since) and the
- * block-I/O delay of the stat pt_member_read_counters read last (with
- * blkio); several: each thread's schedstat, status and stat, as want
- * needs. ns_per_tick turns stat's clock ticks into nanoseconds. */
-enum pt_read pt_member_read_tcounts(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, unsigned want,
-                                    int64_t ns_per_tick, int64_t now[PT_TC_COUNT], unsigned *got);
-
-/* The usage of each of its threads (pt_member_thread_usage) at this
- * interval's end: name and own CPU from task/TID/stat (a member that never
- * had other threads: from its own stat, already read), context switches from the
- * statuses pt_member_read_tcounts read just before (when it did). */
-enum pt_read pt_member_read_thread_usage(struct pt_member *m, int proc_root_fd, struct pt_buf *buf);
-/* Its threads' usage records, n of them (the main thread's is main_usage). */
-struct pt_thread_usage *pt_member_thread_usage(struct pt_member *m, uint32_t i, uint32_t *n);
-
-/* Thread tid's usage record, or NULL when the kept list does not hold it. */
-struct pt_thread_usage *pt_member_thread_usage_of(struct pt_member *m, pid_t tid);
 
 /* Its soft limit of open files (fd_limit, has_fd_limit), from limits when
  * due: never read, or not since an exec or a change of credentials

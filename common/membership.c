@@ -24,7 +24,7 @@ static void settle_children(struct pt_target *t, struct pt_member *parent);
 static enum pt_read read_member_counters(struct pt_target *t, struct pt_member *m)
 {
     bool had_io = m->acct.has_io;
-    enum pt_read r = pt_member_read_counters(m, t->proc_root_fd, &t->buf, t->blkio_read);
+    enum pt_read r = pt_member_read_counters(m, t->proc_root_fd, &t->buf, t->interval.blkio_read);
     pt_ledger_io_changed(&t->ledger, &m->acct, had_io);
     return r;
 }
@@ -32,7 +32,7 @@ static enum pt_read read_member_counters(struct pt_target *t, struct pt_member *
 unsigned pt_target_tcounts_counted(const struct pt_target *t)
 {
     return (t->options.collect_ctx_switches ? PT_TC_SWITCHES : 0u) | 1u << PT_TC_RUN_DELAY |
-           (t->blkio_read ? 1u << PT_TC_BLKIO_DELAY : 0u);
+           (t->interval.blkio_read ? 1u << PT_TC_BLKIO_DELAY : 0u);
 }
 
 /* Each count of m since its last read, now that its live threads sum to
@@ -82,11 +82,12 @@ double pt_target_start_time(const struct pt_target *t, uint64_t starttime)
  * keep what settling it from its exit records needs (exits.c). */
 static void depart(struct pt_target *t, const struct pt_member *m, const struct pt_member *reaper)
 {
-    if (t->n_departures == t->cap_departures) {
-        t->cap_departures = t->cap_departures ? t->cap_departures * 2 : 16;
-        t->departures = pt_xrealloc_array(t->departures, t->cap_departures, sizeof(*t->departures));
+    if (t->exits.n_departures == t->exits.cap_departures) {
+        t->exits.cap_departures = t->exits.cap_departures ? t->exits.cap_departures * 2 : 16;
+        t->exits.departures =
+            pt_xrealloc_array(t->exits.departures, t->exits.cap_departures, sizeof(*t->exits.departures));
     }
-    struct pt_departure *d = &t->departures[t->n_departures];
+    struct pt_departure *d = &t->exits.departures[t->exits.n_departures];
     *d = (struct pt_departure){
         .pid = m->pid,
         .reaper = reaper ? reaper->pid : 0,
@@ -109,10 +110,10 @@ static void depart(struct pt_target *t, const struct pt_member *m, const struct 
     for (int k = 0; k < PT_TC_COUNT; k++)
         if (m->tc_known & (1u << k))
             d->tc_base[k] = m->tc[k] > m->tc_exited[k] ? m->tc[k] - m->tc_exited[k] : 0;
-    pt_pidmap_put(&t->departure_index, m->pid, (uint32_t)t->n_departures++);
-    if (!t->departed_any || m->starttime < t->departed_first_starttime)
-        t->departed_first_starttime = m->starttime;
-    t->departed_any = true;
+    pt_pidmap_put(&t->exits.departure_index, m->pid, (uint32_t)t->exits.n_departures++);
+    if (!t->interval.departed_any || m->starttime < t->interval.departed_first_starttime)
+        t->interval.departed_first_starttime = m->starttime;
+    t->interval.departed_any = true;
 }
 
 /* The member is gone, reaped by reaper (a member: its counters carry, or
@@ -128,16 +129,16 @@ static void member_left(struct pt_target *t, struct pt_member *m, struct pt_memb
     pt_ledger_seen(&t->ledger, &m->acct);
     m->gone = true;
     pt_member_close(m);
-    t->exited += !m->exit_counted;
+    t->interval.exited += !m->exit_counted;
     t->membership_moved = true; /* what it shared is shared by fewer */
-    if (t->follows_events)      /* its forks may still be in the socket */
-        pt_pidmap_put(&t->forks_ours_lately, m->pid, 1);
-    if (t->follows_exits) {
+    if (t->events.follows)      /* its forks may still be in the socket */
+        pt_pidmap_put(&t->events.forks_ours_lately, m->pid, 1);
+    if (t->exits.follows) {
         depart(t, m, reaper);
         static const int64_t none[PT_TC_COUNT];
         pt_target_credit_tcounts(t, m, none, PT_TC_ALL); /* its live threads now are none */
     }
-    t->need_compaction = true;
+    t->membership.need_compaction = true;
     settle_children(t, m);
     pt_ledger_leave(&t->ledger, &m->acct, reaper ? &reaper->acct : NULL);
 }
@@ -171,8 +172,8 @@ static void settle_children(struct pt_target *t, struct pt_member *parent)
 {
     parent->children_settled = true;
     pid_t pid = parent->pid;
-    for (size_t i = 0; i < t->n_members; i++) {
-        struct pt_member *m = &t->members[i];
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        struct pt_member *m = &t->membership.members[i];
         if (m->gone || m->ppid != pid || m == parent)
             continue;
         if (read_member_counters(t, m) == PT_READ_GONE)
@@ -191,9 +192,9 @@ void pt_target_read_counters(struct pt_target *t, struct pt_member *m)
         return;
     }
     if (r == PT_READ_NO_FDS)
-        t->short_of_fds |= PT_SHORT_COUNTERS;
+        t->interval.short_of_fds |= PT_SHORT_COUNTERS;
     if (r != PT_READ_OK) {
-        t->vanished++;
+        t->interval.vanished++;
         return;
     }
     pt_target_warn_denied(t, m); /* io may refuse its first read, not its open */
@@ -206,32 +207,32 @@ void pt_target_read_counters(struct pt_target *t, struct pt_member *m)
 
 void pt_target_leave_all(struct pt_target *t)
 {
-    for (size_t i = 0; i < t->n_members; i++) {
-        struct pt_member *m = &t->members[i];
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        struct pt_member *m = &t->membership.members[i];
         if (m->gone)
             continue;
         pt_target_read_counters(t, m); /* its last values: may find it gone */
         m->recorded_whole = false;     /* what it does from now on is not the tree's */
         member_left(t, m, NULL);
-        if (t->follows_events)
-            pt_pidmap_put(&t->forks_ours_lately, m->pid, 0);
+        if (t->events.follows)
+            pt_pidmap_put(&t->events.forks_ours_lately, m->pid, 0);
     }
     pt_target_compact(t);
 }
 
 void pt_target_compact(struct pt_target *t)
 {
-    if (!t->need_compaction)
+    if (!t->membership.need_compaction)
         return;
     size_t kept = 0;
-    for (size_t i = 0; i < t->n_members; i++)
-        if (!t->members[i].gone)
-            t->members[kept++] = t->members[i];
-    t->n_members = kept;
-    pt_pidmap_clear(&t->position_of);
+    for (size_t i = 0; i < t->membership.n_members; i++)
+        if (!t->membership.members[i].gone)
+            t->membership.members[kept++] = t->membership.members[i];
+    t->membership.n_members = kept;
+    pt_pidmap_clear(&t->membership.position_of);
     for (size_t i = 0; i < kept; i++)
-        pt_pidmap_put(&t->position_of, t->members[i].pid, (uint32_t)i);
-    t->need_compaction = false;
+        pt_pidmap_put(&t->membership.position_of, t->membership.members[i].pid, (uint32_t)i);
+    t->membership.need_compaction = false;
 }
 
 int32_t pt_target_group_of(struct pt_target *t, const char *comm, pid_t parent)
@@ -248,8 +249,8 @@ int32_t pt_target_group_of(struct pt_target *t, const char *comm, pid_t parent)
  * found it in, else as any process's (pt_target_group_of). */
 static int32_t join_group(struct pt_target *t, const struct pt_member *m)
 {
-    if (t->options.breakdown == PT_BY_CGROUP && t->join_group)
-        return (int32_t)pt_ledger_group_named(&t->ledger, t->join_group);
+    if (t->options.breakdown == PT_BY_CGROUP && t->discovery.join_group)
+        return (int32_t)pt_ledger_group_named(&t->ledger, t->discovery.join_group);
     return pt_target_group_of(t, m->comm, m->ppid);
 }
 
@@ -264,12 +265,12 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
     if (r == PT_READ_NO_FDS) {
         /* The process is tried again at the next discovery tick; until it
          * has joined, every sum of the tree would be partial. */
-        t->vanished++;
-        t->short_of_fds |= PT_SHORT_MEMBERS;
+        t->interval.vanished++;
+        t->interval.short_of_fds |= PT_SHORT_MEMBERS;
     }
     if (r != PT_READ_OK)
         return NULL;
-    if (m.zombie && !baseline && !recorded && t->follows_exits && pt_target_groups_by_name(t) && m.ppid != t->self) {
+    if (m.zombie && !baseline && !recorded && t->exits.follows && pt_target_groups_by_name(t) && m.ppid != t->self) {
         /* With a breakdown its exit record, once followed while it could
          * not join, gave its group its usage (exits.c): joined too, its
          * group would count it twice. Launch mode joins what it reaps
@@ -283,15 +284,16 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
         pt_member_close(&m);
         return NULL;
     }
-    if (t->n_members == t->cap_members) {
-        t->cap_members = t->cap_members ? t->cap_members * 2 : 16;
-        t->members = pt_xrealloc_array(t->members, t->cap_members, sizeof(*t->members));
+    if (t->membership.n_members == t->membership.cap_members) {
+        t->membership.cap_members = t->membership.cap_members ? t->membership.cap_members * 2 : 16;
+        t->membership.members =
+            pt_xrealloc_array(t->membership.members, t->membership.cap_members, sizeof(*t->membership.members));
     }
     pt_target_warn_denied(t, &m);
     m.baseline_walk = baseline;
     m.born = !baseline;
     m.since = baseline ? pt_now() : 0;
-    m.recorded_whole = !baseline && t->follows_exits;
+    m.recorded_whole = !baseline && t->exits.follows;
     m.read_at = pt_now();
     pt_ledger_join(&t->ledger, &m.acct, join_group(t, &m), baseline);
     /* A zombie joins too (but for a breakdown's, above): its counters are
@@ -299,16 +301,16 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
      * the reap (which then owes them, as for any member that leaves). One
      * the events counted already (started, and exited) is not counted
      * again. */
-    m.exit_counted = pt_pidmap_remove(&t->unjoined_exits, pid);
-    if (!baseline && !pt_pidmap_remove(&t->parent_of_forked, pid) &&
+    m.exit_counted = pt_pidmap_remove(&t->events.unjoined_exits, pid);
+    if (!baseline && !pt_pidmap_remove(&t->events.parent_of_forked, pid) &&
         !m.exit_counted) /* else counted at its fork event */
-        t->started++;
-    if (t->follows_events)
-        pt_pidmap_put(&t->forks_ours_lately, pid, !baseline);
+        t->interval.started++;
+    if (t->events.follows)
+        pt_pidmap_put(&t->events.forks_ours_lately, pid, !baseline);
     t->membership_moved = true;
-    t->members[t->n_members] = m;
-    pt_pidmap_put(&t->position_of, pid, (uint32_t)t->n_members);
-    return &t->members[t->n_members++];
+    t->membership.members[t->membership.n_members] = m;
+    pt_pidmap_put(&t->membership.position_of, pid, (uint32_t)t->membership.n_members);
+    return &t->membership.members[t->membership.n_members++];
 }
 
 struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline)
@@ -352,15 +354,15 @@ void pt_target_credit_thread(struct pt_target *t, struct pt_thread_usage *u, boo
 
 int pt_target_check(const struct pt_target *t, char *why, size_t whylen)
 {
-    const struct pt_account **live = pt_xrealloc_array(NULL, t->n_members + 1, sizeof(*live));
+    const struct pt_account **live = pt_xrealloc_array(NULL, t->membership.n_members + 1, sizeof(*live));
     size_t n = 0;
     int rc = 0;
-    for (size_t i = 0; i < t->n_members && rc == 0; i++) {
-        const struct pt_member *m = &t->members[i];
+    for (size_t i = 0; i < t->membership.n_members && rc == 0; i++) {
+        const struct pt_member *m = &t->membership.members[i];
         if (m->gone)
             continue;
         live[n++] = &m->acct;
-        long at = pt_pidmap_get(&t->position_of, m->pid);
+        long at = pt_pidmap_get(&t->membership.position_of, m->pid);
         const struct pt_member *parent = pt_target_live_member(t, m->ppid);
         if (at != (long)i) {
             snprintf(why, whylen, "member %d is at %zu, its index says %ld", (int)m->pid, i, at);

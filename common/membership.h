@@ -1,6 +1,6 @@
 /* membership: a target's members, joining and leaving, each change told
  * to the ledger (ledger.h), and a member that leaves kept as a departure
- * (tree.h) for the exit records to settle.
+ * (targetstate.h) for the exit records to settle.
  *
  * Invariants (pt_target_check() asserts them, with the ledger's):
  *   - members are in tree order: a live member's parent, when it is a
@@ -17,7 +17,7 @@
 
 #include "member.h"
 #include "threads.h"
-#include "tree.h"
+#include "targetstate.h"
 
 /* Open pid as a new member. baseline: it joins as part of a new root's
  * tree (its past is not counted); otherwise it was born in the tree.

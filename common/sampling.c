@@ -30,8 +30,8 @@ static void poll_members(struct pt_target *t)
 {
     int64_t size = 0, resident = 0, anon = 0; /* bytes */
     bool sampled = false;
-    for (size_t i = 0; i < t->n_members; i++) {
-        struct pt_member *m = &t->members[i];
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        struct pt_member *m = &t->membership.members[i];
         if (m->gone)
             continue;
         struct pt_statm sm;
@@ -54,8 +54,8 @@ static void poll_members(struct pt_target *t)
             pt_target_member_gone(t, m);
             continue;
         } else {
-            t->short_of_fds |= r == PT_READ_NO_FDS ? PT_SHORT_STATM : 0;
-            t->vanished++;
+            t->interval.short_of_fds |= r == PT_READ_NO_FDS ? PT_SHORT_STATM : 0;
+            t->interval.vanished++;
         }
         /* With a breakdown every member is read: what a child does after
          * its last read counts in its reaper's group */
@@ -63,10 +63,10 @@ static void poll_members(struct pt_target *t)
             pt_target_read_counters(t, m);
     }
     if (sampled) {
-        pt_extrema_add(&t->gauges[PT_G_VM], size);
-        pt_extrema_add(&t->gauges[PT_G_RSS], resident);
-        pt_extrema_add(&t->gauges[PT_G_ANON], anon);
-        t->samples++;
+        pt_extrema_add(&t->interval.gauges[PT_G_VM], size);
+        pt_extrema_add(&t->interval.gauges[PT_G_RSS], resident);
+        pt_extrema_add(&t->interval.gauges[PT_G_ANON], anon);
+        t->interval.samples++;
         pt_ledger_end_poll(&t->ledger, PT_G_VM, PT_G_ANON);
     }
 }
@@ -77,7 +77,7 @@ void pt_target_poll(struct pt_target *t)
     poll_members(t);
     pt_target_cgroups_poll(t);
     pt_target_compact(t);
-    t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+    t->interval.cpu_seconds += pt_thread_cpu_seconds() - cpu0;
     pt_target_debug_check(t, "a poll");
 }
 
@@ -85,8 +85,8 @@ void pt_target_poll(struct pt_target *t)
 static void read_all_counters(struct pt_target *t, int64_t *threads)
 {
     *threads = 0;
-    for (size_t i = 0; i < t->n_members; i++) {
-        struct pt_member *m = &t->members[i];
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        struct pt_member *m = &t->membership.members[i];
         if (m->gone)
             continue;
         pt_target_read_counters(t, m);
@@ -127,8 +127,8 @@ static bool tree_memory_moved(struct pt_target *t)
 {
     bool moved = t->membership_moved;
     t->membership_moved = false;
-    for (size_t i = 0; i < t->n_members && !moved; i++) {
-        const struct pt_member *m = &t->members[i];
+    for (size_t i = 0; i < t->membership.n_members && !moved; i++) {
+        const struct pt_member *m = &t->membership.members[i];
         bool unsampled = !m->has_smaps && !(m->denied & PT_DENIED_SMAPS) && !m->zombie; /* joined, exec'd */
         moved = !m->gone && (unsampled || (m->has_statm && !same_statm(&m->statm, &m->statm_at_smaps)));
     }
@@ -155,7 +155,7 @@ static void smaps_timed(struct pt_target *t, struct pt_member *m)
     m->statm_at_smaps = m->statm; /* what the tree's idleness is judged against, read or not */
     enum pt_read r = pt_member_read_smaps(m, t->proc_root_fd, &t->buf, &sr);
     if (r == PT_READ_NO_FDS)
-        t->short_of_fds |= PT_SHORT_SMAPS;
+        t->interval.short_of_fds |= PT_SHORT_SMAPS;
     if (r == PT_READ_FAILED)
         m->has_smaps = false; /* denied, or no memory: its last values are not its memory now */
     if (r != PT_READ_OK)
@@ -186,15 +186,15 @@ static void sample_smaps(struct pt_target *t)
 {
     int64_t sum[PT_G_COUNT] = {0};
     bool sampled = false, tree_idle = !tree_memory_moved(t);
-    for (size_t i = 0; i < t->n_members; i++) {
-        struct pt_member *m = &t->members[i];
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        struct pt_member *m = &t->membership.members[i];
         if (m->gone)
             continue;
         if (smaps_due(m, tree_idle)) {
             smaps_timed(t, m);
             pt_target_warn_denied(t, m);
         } else
-            t->pss_stale += m->has_smaps;
+            t->interval.pss_stale += m->has_smaps;
         if (!m->has_smaps)
             continue;
         const struct pt_smaps_rollup sr = m->smaps;
@@ -213,7 +213,7 @@ static void sample_smaps(struct pt_target *t)
     if (!sampled)
         return;
     for (int g = PT_G_PSS; g <= PT_G_SWAP; g++)
-        pt_extrema_add(&t->gauges[g], sum[g]);
+        pt_extrema_add(&t->interval.gauges[g], sum[g]);
     pt_ledger_end_poll(&t->ledger, PT_G_PSS, PT_G_SWAP);
 }
 
@@ -224,7 +224,7 @@ void pt_target_sample_pss(struct pt_target *t)
     double cpu0 = pt_thread_cpu_seconds();
     sample_smaps(t);
     pt_target_compact(t);
-    t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+    t->interval.cpu_seconds += pt_thread_cpu_seconds() - cpu0;
     pt_target_debug_check(t, "a PSS sample");
 }
 
@@ -237,11 +237,11 @@ static void sample_tcounts(struct pt_target *t)
     static const int64_t none[PT_TC_COUNT];
     unsigned want = pt_target_tcounts_counted(t);
     int64_t ns_per_tick = (int64_t)(1e9 / t->ticks_per_second + 0.5);
-    for (size_t i = 0; i < t->n_members; i++) {
-        struct pt_member *m = &t->members[i];
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        struct pt_member *m = &t->membership.members[i];
         if (m->gone)
             continue;
-        if (m->zombie && t->follows_exits) {
+        if (m->zombie && t->exits.follows) {
             /* Its threads have exited (all but in the rare zombie leader
              * of live threads): their records hold their counts, and its
              * files would count the leader's a second time. */
@@ -252,7 +252,7 @@ static void sample_tcounts(struct pt_target *t)
         unsigned got;
         enum pt_read r = pt_member_read_tcounts(m, t->proc_root_fd, &t->buf, want, ns_per_tick, now, &got);
         if (r == PT_READ_NO_FDS)
-            t->short_of_fds |= PT_SHORT_CTX;
+            t->interval.short_of_fds |= PT_SHORT_CTX;
         if (r == PT_READ_OK)
             pt_target_credit_tcounts(t, m, now, got);
     }
@@ -268,11 +268,11 @@ static void count_fd_limit(struct pt_target *t, struct pt_member *m, int64_t ope
     int64_t limit = (int64_t)m->fd_limit; /* at most PT_MAX_COUNT */
     double percent = limit > 0 ? 100.0 * (double)open / (double)limit : 100.0;
     int64_t headroom = limit > open ? limit - open : 0;
-    if (!t->fd_limit_known || percent > t->fd_limit_worst_percent)
-        t->fd_limit_worst_percent = percent;
-    if (!t->fd_limit_known || headroom < t->fd_headroom_least)
-        t->fd_headroom_least = headroom;
-    t->fd_limit_known = true;
+    if (!t->interval.fd_limit_known || percent > t->interval.fd_limit_worst_percent)
+        t->interval.fd_limit_worst_percent = percent;
+    if (!t->interval.fd_limit_known || headroom < t->interval.fd_headroom_least)
+        t->interval.fd_headroom_least = headroom;
+    t->interval.fd_limit_known = true;
 }
 
 /* Open descriptors of the live members; -1 when none could be counted. */
@@ -280,20 +280,20 @@ static int64_t count_fds(struct pt_target *t, double now)
 {
     int64_t total = 0;
     bool any = false;
-    for (size_t i = 0; i < t->n_members; i++) {
+    for (size_t i = 0; i < t->membership.n_members; i++) {
         int64_t n;
-        if (t->members[i].gone)
+        if (t->membership.members[i].gone)
             continue;
-        enum pt_read r = pt_member_count_fds(&t->members[i], t->proc_root_fd, &n);
+        enum pt_read r = pt_member_count_fds(&t->membership.members[i], t->proc_root_fd, &n);
         if (r == PT_READ_OK) {
             total = pt_sat_add(total, n);
             any = true;
-            count_fd_limit(t, &t->members[i], n, now);
-            pt_ledger_fds(&t->ledger, &t->members[i].acct, n);
+            count_fd_limit(t, &t->membership.members[i], n, now);
+            pt_ledger_fds(&t->ledger, &t->membership.members[i].acct, n);
         } else if (r == PT_READ_NO_FDS) {
-            t->short_of_fds |= PT_SHORT_FDS;
+            t->interval.short_of_fds |= PT_SHORT_FDS;
         }
-        pt_target_warn_denied(t, &t->members[i]);
+        pt_target_warn_denied(t, &t->membership.members[i]);
     }
     return any ? total : -1;
 }
@@ -304,13 +304,13 @@ static int64_t count_fds(struct pt_target *t, double now)
  * record credits it (exits.c). */
 void pt_target_read_threads(struct pt_target *t)
 {
-    for (size_t i = 0; i < t->n_members; i++) {
-        struct pt_member *m = &t->members[i];
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        struct pt_member *m = &t->membership.members[i];
         if (m->gone)
             continue;
         enum pt_read r = pt_member_read_thread_usage(m, t->proc_root_fd, &t->buf);
         if (r == PT_READ_NO_FDS)
-            t->short_of_fds |= PT_SHORT_COUNTERS;
+            t->interval.short_of_fds |= PT_SHORT_COUNTERS;
         if (r != PT_READ_OK && r != PT_READ_NO_FDS)
             continue;
         uint32_t n;
@@ -331,8 +331,8 @@ static void retry_denied(struct pt_target *t)
 {
     if (t->ledger.round % PT_DENIED_RETRY_ROUNDS != 0)
         return;
-    for (size_t i = 0; i < t->n_members; i++)
-        pt_member_forget_denials(&t->members[i]);
+    for (size_t i = 0; i < t->membership.n_members; i++)
+        pt_member_forget_denials(&t->membership.members[i]);
 }
 
 /* Did every process of the interval start after since (pt_now's clock)?
@@ -340,10 +340,10 @@ static void retry_denied(struct pt_target *t)
  * earliest of their starttimes decides. */
 static bool all_started_after(const struct pt_target *t, double since)
 {
-    bool any = t->departed_any;
-    uint64_t first = t->departed_first_starttime;
-    for (size_t i = 0; i < t->n_members; i++) {
-        const struct pt_member *m = &t->members[i];
+    bool any = t->interval.departed_any;
+    uint64_t first = t->interval.departed_first_starttime;
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        const struct pt_member *m = &t->membership.members[i];
         if (!m->gone && (!any || m->starttime < first)) {
             first = m->starttime;
             any = true;
@@ -357,20 +357,20 @@ void pt_target_end_reads(struct pt_target *t, double now, double blkio_since)
     double cpu0 = pt_thread_cpu_seconds();
     pt_ledger_next_round(&t->ledger);
     retry_denied(t);
-    bool was_read = t->blkio_read, delayacct = !isnan(blkio_since);
-    t->blkio_read = delayacct;
+    bool was_read = t->interval.blkio_read, delayacct = !isnan(blkio_since);
+    t->interval.blkio_read = delayacct;
     poll_members(t);           /* the last sample of the interval, */
     pt_target_cgroups_poll(t); /* its cgroups' too: an interval with no poll before has this one */
-    read_all_counters(t, &t->end_threads);
+    read_all_counters(t, &t->interval.end_threads);
     if (t->options.collect_pss && t->pss_at_end)
         sample_smaps(t);
     sample_tcounts(t);
-    t->blkio_shown = was_read && delayacct && all_started_after(t, blkio_since);
-    t->departed_any = false;
-    t->fd_limit_known = false;
-    t->end_fds = t->options.collect_fds ? count_fds(t, now) : -1;
+    t->interval.blkio_shown = was_read && delayacct && all_started_after(t, blkio_since);
+    t->interval.departed_any = false;
+    t->interval.fd_limit_known = false;
+    t->interval.end_fds = t->options.collect_fds ? count_fds(t, now) : -1;
     pt_target_compact(t);
-    t->end_read = true;
-    t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+    t->interval.end_read = true;
+    t->interval.cpu_seconds += pt_thread_cpu_seconds() - cpu0;
     pt_target_debug_check(t, "the last reads");
 }

@@ -42,7 +42,7 @@ pid_t pt_target_launched_pid(const struct pt_target *t)
  * work is left for the next interval, which reports it (the base stays). */
 static void counter_deltas(struct pt_target *t, int64_t delta[PT_CTR_COUNT])
 {
-    pt_ledger_deltas(&t->ledger, t->short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS), delta);
+    pt_ledger_deltas(&t->ledger, t->interval.short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS), delta);
 }
 
 /* What a line reports of the live members, the tree's or a group's: the
@@ -86,8 +86,8 @@ static void put_states_and_age(const struct pt_target *t, struct pt_line *line)
     };
     int64_t in_state[PT_TS_OTHER + 1] = {0};
     uint64_t oldest = UINT64_MAX;
-    for (size_t i = 0; i < t->n_members; i++) {
-        const struct pt_member *m = &t->members[i];
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        const struct pt_member *m = &t->membership.members[i];
         if (m->gone || !m->acct.has_stat)
             continue;
         in_state[pt_task_state_of(m->state)]++;
@@ -126,7 +126,7 @@ static bool has_restarts(const struct pt_target *t)
  * counted it for the whole interval and tree (blkio_shown). */
 static unsigned tcounts_shown(const struct pt_target *t)
 {
-    return t->blkio_shown ? PT_TC_ALL : PT_TC_ALL & ~(1u << PT_TC_BLKIO_DELAY);
+    return t->interval.blkio_shown ? PT_TC_ALL : PT_TC_ALL & ~(1u << PT_TC_BLKIO_DELAY);
 }
 
 /* The tree's line: its amounts, named as the catalog sets metrics from
@@ -137,37 +137,37 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
     struct pt_line line;
     pt_line_init(&line, PT_LINES_ONE, seconds, t->ticks_per_second, t->cpu_percent_max);
     line.cgroup = cgroups;
-    line.gauges = t->gauges;
+    line.gauges = t->interval.gauges;
     line.io_seen = t->ledger.io_seen;
     line.stat_seen = t->ledger.stat_seen;
     counter_deltas(t, line.delta);
     put_live(&line, t->ledger.tc, t->ledger.tc_seen & tcounts_shown(t), fds, processes, threads);
     put_states_and_age(t, &line);
-    if (t->fd_limit_known) {
-        pt_line_put(&line, PT_A_FDS_LIMIT_PERCENT, t->fd_limit_worst_percent);
-        pt_line_put(&line, PT_A_FDS_HEADROOM, (double)t->fd_headroom_least);
+    if (t->interval.fd_limit_known) {
+        pt_line_put(&line, PT_A_FDS_LIMIT_PERCENT, t->interval.fd_limit_worst_percent);
+        pt_line_put(&line, PT_A_FDS_HEADROOM, (double)t->interval.fd_headroom_least);
     }
     if (has_restarts(t))
-        pt_line_put(&line, PT_A_RESTARTS, (double)t->restarts);
-    pt_line_put(&line, PT_A_STARTED, (double)t->started);
-    pt_line_put(&line, PT_A_EXITED, (double)t->exited);
+        pt_line_put(&line, PT_A_RESTARTS, (double)t->interval.restarts);
+    pt_line_put(&line, PT_A_STARTED, (double)t->interval.started);
+    pt_line_put(&line, PT_A_EXITED, (double)t->interval.exited);
     /* what the exit records tell, only where they are in use; failed,
      * killed and the peak are left out of an interval that lost records */
-    if (t->follows_exits) {
-        pt_line_put(&line, PT_A_EXIT_RECORDS, (double)t->exit_records);
-        pt_line_put(&line, PT_A_EXIT_RECORD_LOSSES, (double)t->exit_record_losses);
+    if (t->exits.follows) {
+        pt_line_put(&line, PT_A_EXIT_RECORDS, (double)t->exits.records);
+        pt_line_put(&line, PT_A_EXIT_RECORD_LOSSES, (double)t->exits.record_losses);
     }
-    if (t->follows_exits && t->exits_complete) {
-        pt_line_put(&line, PT_A_FAILED, (double)t->failed);
-        pt_line_put(&line, PT_A_KILLED, (double)t->killed);
-        pt_line_put(&line, PT_A_EXITED_RSS_PEAK, (double)t->rss_peak_kb * 1024.0);
+    if (t->exits.follows && t->exits.complete) {
+        pt_line_put(&line, PT_A_FAILED, (double)t->exits.failed);
+        pt_line_put(&line, PT_A_KILLED, (double)t->exits.killed);
+        pt_line_put(&line, PT_A_EXITED_RSS_PEAK, (double)t->exits.rss_peak_kb * 1024.0);
     }
-    pt_line_put(&line, PT_A_SAMPLES, (double)t->samples);
-    pt_line_put(&line, PT_A_VANISHED, (double)t->vanished);
+    pt_line_put(&line, PT_A_SAMPLES, (double)t->interval.samples);
+    pt_line_put(&line, PT_A_VANISHED, (double)t->interval.vanished);
     /* thread CPU clocks are not meaningful below a microsecond */
-    pt_line_put(&line, PT_A_COLLECTOR_CPU, (double)(int64_t)(t->cpu_seconds * 1e6 + 0.5) / 1e6);
+    pt_line_put(&line, PT_A_COLLECTOR_CPU, (double)(int64_t)(t->interval.cpu_seconds * 1e6 + 0.5) / 1e6);
     if (t->options.collect_pss)
-        pt_line_put(&line, PT_A_PSS_STALE, (double)t->pss_stale);
+        pt_line_put(&line, PT_A_PSS_STALE, (double)t->interval.pss_stale);
     pt_line_report(&line, units, report);
 }
 
@@ -175,13 +175,13 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
  * one line per interval. */
 static void leave_out_unknown(struct pt_target *t, struct pt_report *report)
 {
-    if (!t->short_of_fds)
+    if (!t->interval.short_of_fds)
         return;
-    pt_line_drop_unknown(report, t->short_of_fds);
+    pt_line_drop_unknown(report, t->interval.short_of_fds);
     for (size_t i = 0; i < t->n_group_reports; i++)
-        pt_line_drop_unknown(&t->group_reports[i].report, t->short_of_fds);
+        pt_line_drop_unknown(&t->group_reports[i].report, t->interval.short_of_fds);
     char what[160];
-    pt_short_describe(t->short_of_fds, what, sizeof(what));
+    pt_short_describe(t->interval.short_of_fds, what, sizeof(what));
     pt_target_logf(t, PT_LOG_ERROR,
                    "out of file descriptors (EMFILE/ENFILE); left out this interval:%s; "
                    "raise the open-files limit (LimitNOFILE=) or lower the descriptor budget",
@@ -193,8 +193,8 @@ static void leave_out_unknown(struct pt_target *t, struct pt_report *report)
  * now on. */
 static void count_members(struct pt_target *t)
 {
-    for (size_t i = 0; i < t->n_members; i++) {
-        struct pt_member *m = &t->members[i];
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        struct pt_member *m = &t->membership.members[i];
         if (m->gone)
             continue;
         if (pt_target_partitions(t)) {
@@ -210,7 +210,7 @@ static void count_members(struct pt_target *t)
  * carrying what the catalog puts on its breakdown's lines. */
 static void fill_group_reports(struct pt_target *t, double seconds, const struct pt_units *units)
 {
-    bool keep_base = t->short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS);
+    bool keep_base = t->interval.short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS);
     /* a cgroup's line carries what a process name's does, and its own
      * cgroup's accounting */
     enum pt_lines of = t->options.breakdown == PT_BY_THREAD   ? PT_LINES_BY_THREAD
@@ -254,8 +254,8 @@ static struct pt_account *live_account(void *target, pid_t pid)
 static void share_folds(struct pt_target *t)
 {
     pt_ledger_share_folds(&t->ledger, live_account, t);
-    for (size_t i = 0; i < t->n_members; i++)
-        pt_ledger_folds_given(&t->ledger, &t->members[i].acct);
+    for (size_t i = 0; i < t->membership.n_members; i++)
+        pt_ledger_folds_given(&t->ledger, &t->membership.members[i].acct);
 }
 
 void pt_target_set_self(struct pt_target *t, pid_t self)
@@ -266,38 +266,39 @@ void pt_target_set_self(struct pt_target *t, pid_t self)
 
 void pt_target_charge(struct pt_target *t, double cpu_seconds)
 {
-    t->cpu_seconds += cpu_seconds;
+    t->interval.cpu_seconds += cpu_seconds;
 }
 
 void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report)
 {
-    if (!t->end_read)
+    if (!t->interval.end_read)
         pt_target_end_reads(t, pt_now(), NAN); /* a caller without a collector: its clock, no delayacct */
-    t->end_read = false;
+    t->interval.end_read = false;
     double cpu0 = pt_thread_cpu_seconds();
-    int64_t threads = t->end_threads, fds = t->end_fds;
+    int64_t threads = t->interval.end_threads, fds = t->interval.end_fds;
     share_folds(t);
     if (t->ledger.groups.list && !pt_target_partitions(t))
         pt_target_read_threads(t);
     count_members(t);
-    int64_t processes = (int64_t)t->n_members;
-    t->cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+    int64_t processes = (int64_t)t->membership.n_members;
+    t->interval.cpu_seconds += pt_thread_cpu_seconds() - cpu0;
 
-    t->counter_seconds += seconds;
+    t->interval.counter_seconds += seconds;
     const struct pt_cgvalues *cgroups = pt_target_cgroups_end(t);
-    fill_report(t, t->counter_seconds, processes, threads, fds, cgroups, units, report);
+    fill_report(t, t->interval.counter_seconds, processes, threads, fds, cgroups, units, report);
     if (t->ledger.groups.list)
-        fill_group_reports(t, t->counter_seconds, units);
-    if (!(t->short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS)))
-        t->counter_seconds = 0;
+        fill_group_reports(t, t->interval.counter_seconds, units);
+    if (!(t->interval.short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS)))
+        t->interval.counter_seconds = 0;
     leave_out_unknown(t, report);
-    t->short_of_fds = 0;
+    t->interval.short_of_fds = 0;
 
-    memset(t->gauges, 0, sizeof(t->gauges));
-    t->samples = t->vanished = t->started = t->exited = t->pss_stale = t->restarts = 0;
-    t->failed = t->killed = t->rss_peak_kb = t->exit_records = t->exit_record_losses = 0;
-    t->exits_complete = true;
-    t->cpu_seconds = 0;
+    memset(t->interval.gauges, 0, sizeof(t->interval.gauges));
+    t->interval.samples = t->interval.vanished = t->interval.started = t->interval.exited = t->interval.pss_stale =
+        t->interval.restarts = 0;
+    t->exits.failed = t->exits.killed = t->exits.rss_peak_kb = t->exits.records = t->exits.record_losses = 0;
+    t->exits.complete = true;
+    t->interval.cpu_seconds = 0;
     pt_ledger_end_interval(&t->ledger);
     pt_target_debug_check(t, "the interval's end");
 }
@@ -355,7 +356,7 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
     long cpus = sysconf(_SC_NPROCESSORS_CONF);
     t->cpu_percent_max = 100.0 * (double)(cpus > 0 ? cpus : 1);
     t->pss_at_end = pss_at_end;
-    t->exits_complete = true;
+    t->exits.complete = true;
     t->self = getpid();
     t->proc_root_ours = true;
     t->sys_root_default = strcmp(sys_root, "/sys") == 0;
@@ -373,20 +374,18 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
 
 void pt_target_free(struct pt_target *t)
 {
-    for (size_t i = 0; i < t->n_members; i++)
-        pt_member_close(&t->members[i]);
-    free(t->members);
-    pt_pidmap_free(&t->position_of);
-    pt_pidmap_free(&t->parent_of_forked);
-    pt_pidmap_free(&t->forks_ours_lately);
-    pt_pidmap_free(&t->departure_index);
-    pt_pidmap_free(&t->parent_of_unseen_gone);
-    pt_pidmap_free(&t->unjoined_exits);
-    free(t->departures);
+    for (size_t i = 0; i < t->membership.n_members; i++)
+        pt_member_close(&t->membership.members[i]);
+    free(t->membership.members);
+    pt_pidmap_free(&t->membership.position_of);
+    pt_target_events_free(t);
+    pt_pidmap_free(&t->exits.departure_index);
+    pt_pidmap_free(&t->exits.parent_of_unseen_gone);
+    free(t->exits.departures);
     pt_buf_free(&t->buf);
-    free(t->pending);
-    free(t->pending_group);
-    pt_buf_free(&t->scan_groups);
+    free(t->discovery.pending);
+    free(t->discovery.pending_group);
+    pt_buf_free(&t->discovery.scan_groups);
     pt_ledger_free(&t->ledger);
     free(t->group_reports);
     free(t->group_keys);

@@ -12,7 +12,8 @@
 #include "report.h"
 #include "sampling.h"
 #include "selector.h"
-#include "tree.h"
+#include "targetevents.h"
+#include "targetstate.h"
 #include "units.h"
 
 /* sys_root: where the cgroup filesystem is looked for (cgroupfs.h).

@@ -90,8 +90,8 @@ static size_t name_group(struct pt_target *t, const char *name)
 static void set_group_dirs(struct pt_target *t)
 {
     const struct pt_groups *gs = &t->ledger.groups;
-    const char *names = t->scan_groups.data;
-    size_t len = t->scan_groups.len, n = 0;
+    const char *names = t->discovery.scan_groups.data;
+    size_t len = t->discovery.scan_groups.len, n = 0;
     pt_cgacct_begin_set(&t->group_cgroups);
     for (uint32_t i = 0; i < gs->limit; i++)
         if (gs->list[i].in_use)
@@ -186,7 +186,7 @@ void pt_target_cgroup_restarts(struct pt_target *t)
     if (id == 0)
         return; /* not there now: what comes next is compared with the id last seen */
     if (t->root_cgroup_id && id != t->root_cgroup_id)
-        t->restarts++;
+        t->interval.restarts++;
     t->root_cgroup_id = id;
 }
 

@@ -6,7 +6,7 @@
 #ifndef PROCTREE_TARGETCG_H
 #define PROCTREE_TARGETCG_H
 
-#include "tree.h"
+#include "targetstate.h"
 
 /* Set up at the target's start, after its matcher (it is a cgroup
  * target: t->has_cgroups); a launched command's cgroup, which no scan

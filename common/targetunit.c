@@ -17,7 +17,7 @@ static const struct pt_sdunit *unit_of(const struct pt_target *t)
 static void say_no_systemd(struct pt_target *t, const struct pt_sdunit *u)
 {
     char q[PT_QUOTED_MAX], root[PT_QUOTED_MAX];
-    t->said_unit |= PT_SAID_UNIT_SYSTEMD;
+    t->unit.said |= PT_SAID_UNIT_SYSTEMD;
     if (pt_sdunit_systemd_manages(u))
         return;
     pt_target_logf(t, PT_LOG_WARNING,
@@ -32,7 +32,7 @@ static void say_no_systemd(struct pt_target *t, const struct pt_sdunit *u)
 static void say_limit(struct pt_target *t, const struct pt_sdunit *u)
 {
     char q[PT_QUOTED_MAX];
-    t->said_unit |= PT_SAID_UNIT_LIMIT;
+    t->unit.said |= PT_SAID_UNIT_LIMIT;
     pt_target_logf(t, PT_LOG_WARNING,
                    "unit glob \"%s\" matches %zu units, more than the %d one glob takes (PT_SDUNIT_MATCHES_MAX): the "
                    "first %zu found are followed, the others are left out; split the glob",
@@ -78,15 +78,15 @@ void pt_target_unit_scanned(struct pt_target *t)
     const struct pt_sdunit *u = unit_of(t);
     if (!u)
         return;
-    if (!(t->said_unit & PT_SAID_UNIT_SYSTEMD))
+    if (!(t->unit.said & PT_SAID_UNIT_SYSTEMD))
         say_no_systemd(t, u);
-    if (u->n_matched > u->n_dirs && !(t->said_unit & PT_SAID_UNIT_LIMIT))
+    if (u->n_matched > u->n_dirs && !(t->unit.said & PT_SAID_UNIT_LIMIT))
         say_limit(t, u);
     if (!u->glob && u->n_dirs && u->changed)
         say_changed(t, u);
-    pt_pidmap_clear(&t->unit_scanned);
-    for (size_t i = 0; i < t->n_pending && !(t->said_unit & PT_SAID_UNIT_OUTSIDE); i++)
-        pt_pidmap_put(&t->unit_scanned, t->pending[i], 1);
+    pt_pidmap_clear(&t->unit.scanned);
+    for (size_t i = 0; i < t->discovery.n_pending && !(t->unit.said & PT_SAID_UNIT_OUTSIDE); i++)
+        pt_pidmap_put(&t->unit.scanned, t->discovery.pending[i], 1);
 }
 
 /* The cgroup path of pid in the hierarchy at mount (v2's "0::" line, or
@@ -131,21 +131,21 @@ static bool in_unit(const struct pt_sdunit *u, const char *mount, const char *re
 void pt_target_unit_discovered(struct pt_target *t)
 {
     const struct pt_sdunit *u = unit_of(t);
-    if (!u || !u->n_dirs || (t->said_unit & PT_SAID_UNIT_OUTSIDE))
+    if (!u || !u->n_dirs || (t->unit.said & PT_SAID_UNIT_OUTSIDE))
         return;
     bool v2 = pt_cgroupfs_below(u->fs.v2, u->dirs[0]) != NULL;
     const char *mount = v2 ? u->fs.v2 : u->fs.systemd_v1;
     size_t outside = 0, members = 0;
     bool more = false; /* places beyond the two said */
     char where[2][PT_CGROUPFS_PATH_MAX] = {"", ""}, rel[PT_CGROUPFS_PATH_MAX];
-    for (size_t i = 0; i < t->n_members; i++) {
-        const struct pt_member *m = &t->members[i];
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        const struct pt_member *m = &t->membership.members[i];
         if (m->gone)
             continue;
         members++;
         /* one the scan listed is in; one that joined since by a fork is
          * where its parent was, unless it moved: its own file says */
-        if (pt_pidmap_get(&t->unit_scanned, m->pid) >= 0 || !cgroup_of(t, v2, m->pid, rel, sizeof(rel)))
+        if (pt_pidmap_get(&t->unit.scanned, m->pid) >= 0 || !cgroup_of(t, v2, m->pid, rel, sizeof(rel)))
             continue;
         /* a path above our cgroup namespace's root cannot be placed */
         if (rel[0] != '/' || strncmp(rel, "/..", 3) == 0 || in_unit(u, mount, rel))
@@ -160,8 +160,8 @@ void pt_target_unit_discovered(struct pt_target *t)
     }
     if (!outside)
         return;
-    t->said_unit |= PT_SAID_UNIT_OUTSIDE;
-    pt_pidmap_clear(&t->unit_scanned);
+    t->unit.said |= PT_SAID_UNIT_OUTSIDE;
+    pt_pidmap_clear(&t->unit.scanned);
     char q[PT_QUOTED_MAX], w0[PT_QUOTED_MAX], w1[PT_QUOTED_MAX];
     pt_target_logf(t, PT_LOG_INFO,
                    "%zu of its %zu processes run outside unit \"%s\"'s cgroups (in \"%s\"%s%s%s%s): processes of "
@@ -173,5 +173,5 @@ void pt_target_unit_discovered(struct pt_target *t)
 
 void pt_target_unit_free(struct pt_target *t)
 {
-    pt_pidmap_free(&t->unit_scanned);
+    pt_pidmap_free(&t->unit.scanned);
 }

@@ -7,10 +7,10 @@
 #ifndef PROCTREE_TARGETUNIT_H
 #define PROCTREE_TARGETUNIT_H
 
-#include "tree.h"
+#include "targetstate.h"
 
 /* After a scan of the unit's cgroups (discovery.c), before the pids it
- * listed (t->pending) join. */
+ * listed (t->discovery.pending) join. */
 void pt_target_unit_scanned(struct pt_target *t);
 
 /* After a discovery: members outside the unit's cgroups, said once. */

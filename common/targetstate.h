@@ -1,11 +1,12 @@
-/* tree: the state of one target (struct pt_target: its members, its
+/* targetstate: the state of one target (struct pt_target: its members, its
  * ledger, what the interval saw) and the lookups every part of it shares.
  * The parts, bottom-up, each calling only those below it: membership.c
  * (members join and leave), exits.c (what exit records settle),
  * sampling.c (the reads of each cadence), discovery.c (finding members),
- * target.c (the interval's end, the life cycle). */
-#ifndef PROCTREE_TREE_H
-#define PROCTREE_TREE_H
+ * targetevents.c (following the process events), targetempty.c (why it
+ * has no live process), target.c (the interval's end, the life cycle). */
+#ifndef PROCTREE_TARGETSTATE_H
+#define PROCTREE_TARGETSTATE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -50,51 +51,48 @@ struct pt_departure {
                                        whose records are still to come */
 };
 
-/* A --unit target's lines said once (targetunit.h). */
-enum pt_said_unit { PT_SAID_UNIT_SYSTEMD = 1, PT_SAID_UNIT_LIMIT = 2, PT_SAID_UNIT_OUTSIDE = 4 };
-
-struct pt_target {
-    char *name;
-    struct pt_selector selector; /* path owned */
-    struct pt_target_options options;
-    int proc_root_fd;
-    struct pt_fd_budget *budget; /* the collector's, shared by all targets */
-    long page_size;
-    double ticks_per_second;
-    double cpu_percent_max; /* 100 x the host's CPUs */
-
-    struct pt_member *members; /* parents before their children */
-    size_t n_members, cap_members;
-    struct pt_pidmap position_of; /* pid -> position in members */
-    bool need_compaction;
-
+/* How the target finds its members (discovery.c writes it; target.c
+ * frees it): the roots the selector named, what the last scan of its
+ * cgroups saw, and the pids found by one read, waiting to join. */
+struct pt_target_discovery {
     struct pt_pidfile pidfile; /* PIDFILE: what its last read found */
     pid_t root_pid;            /* identity of the selected root once seen */
     pid_t refused_pid;         /* PIDFILE: the pid last refused (1, a kernel thread, ours) */
     uint64_t root_starttime;
-    /* CGROUP, a single UNIT: the cgroup's id (pt_cgroupfs_inode) when last
-     * seen, 0 never; another one is the cgroup made again, a restart */
-    uint64_t root_cgroup_id;
-    struct pt_matcher matcher; /* MATCH, EXE, USER, CGROUP, UNIT */
-    bool has_matcher;
-    /* A cgroup target's cgroups (targetcg.h): the kernel's accounting of
-     * the target's, and with --by cgroup of each line's; the last
-     * interval's values of the target's; the start line said */
-    bool has_cgroups, said_cgroups, said_unreadable, said_group_unreadable;
-    struct pt_cgacct cgroups, group_cgroups;
-    struct pt_cgvalues cgroup_sum;
-    /* UNIT (targetunit.h): the lines said once (enum pt_said_unit bits),
-     * and the pids the last scan of its cgroups listed */
-    unsigned said_unit;
-    struct pt_pidmap unit_scanned;
+    pid_t named_pid;  /* PID, PIDFILE: the pid the selector names now, or 0 */
+    int cgroup_error; /* CGROUP: the last scan's -errno, or 0 */
+    /* CGROUP, UNIT: processes the last scan listed but could not name: a 0
+     * in cgroup.procs (one outside our pid namespace), or every one where
+     * the proc root is another pid namespace's (its pids are not ours) */
+    size_t cgroup_unnamed;
+    bool scan_fallback; /* no children files: build the tree from ppids */
+    pid_t *pending;     /* child pids found by one children read */
+    size_t n_pending, cap_pending;
+    /* --by cgroup: the group each pending pid was found in by a scan of
+     * the cgroups, an offset in scan_groups, or NO_SCAN_GROUP (found by
+     * its parent); and the one of the member joining now, or NULL */
+    uint32_t *pending_group;
+    struct pt_buf scan_groups;
+    const char *join_group;
+};
 
-    struct pt_ledger ledger; /* the tree's and its breakdown groups' amounts */
+/* Why the target has no live process, as last said (targetempty.c
+ * writes it). */
+struct pt_target_empty {
+    /* a key made of targetempty.c's enum and the pid file's outcome; 0:
+     * not said */
+    int why;
+    pid_t pid; /* the pid it was about */
+};
 
-    /* this interval */
+/* What the target's interval saw, turned into its line at the end and
+ * reset there (target.c); the parts count into it as they see things
+ * (sampling.c, membership.c, discovery.c, targetevents.c, exits.c,
+ * targetcg.c). */
+struct pt_target_interval {
     struct pt_extrema gauges[PT_G_COUNT];
     int64_t samples, vanished, started, exited, pss_stale;
-    struct pt_ratelimit smaps_slow_said; /* "smaps_rollup of pid N took ..." (sampling.c) */
-    int64_t restarts;                    /* the root replaced (pt_target_has_restarts) */
+    int64_t restarts; /* the root replaced (pt_target_has_restarts) */
     double cpu_seconds;
     unsigned short_of_fds;  /* enum pt_short bits of this interval */
     double counter_seconds; /* since the counters were last reported */
@@ -116,35 +114,44 @@ struct pt_target {
     bool fd_limit_known;
     double fd_limit_worst_percent;
     int64_t fd_headroom_least;
+};
 
-    bool pss_at_end;       /* smaps_rollup at every interval's end, or on its own timer */
-    bool membership_moved; /* a member joined or left since the last smaps_rollup sample */
-    /* Why the target has no live process, as last said (a key made of
-     * discovery.c's enum and the pid file's outcome; 0: not said), and the
-     * pid it was about. */
-    int empty_why;
-    pid_t empty_pid;
-    pid_t named_pid;  /* PID, PIDFILE: the pid the selector names now, or 0 */
-    int cgroup_error; /* CGROUP: the last scan's -errno, or 0 */
-    /* CGROUP, UNIT: processes the last scan listed but could not name: a 0
-     * in cgroup.procs (one outside our pid namespace), or every one where
-     * the proc root is another pid namespace's (its pids are not ours) */
-    size_t cgroup_unnamed;
-    bool sys_root_default;  /* the cgroup filesystem is looked for in our own /sys */
-    unsigned warned_denied; /* enum pt_denied bits already logged */
-    bool scan_fallback;     /* no children files: build the tree from ppids */
-    struct pt_buf buf;
-    pid_t *pending; /* child pids found by one children read */
-    size_t n_pending, cap_pending;
-    /* --by cgroup: the group each pending pid was found in by a scan of
-     * the cgroups, an offset in scan_groups, or NO_SCAN_GROUP (found by
-     * its parent); and the one of the member joining now, or NULL */
-    uint32_t *pending_group;
-    struct pt_buf scan_groups;
-    const char *join_group;
+/* What the kernel's exit records settle (pt_target_follow_exits,
+ * exits.c): the members gone since the last drain, and this interval's
+ * counts from the records. Written by exits.c; also by membership.c,
+ * below it, when a member leaves (its departure), by targetevents.c when a
+ * fork is gone before it could join (parent_of_unseen_gone), and by
+ * target.c (the interval's end resets the counts; the life cycle). */
+struct pt_target_exits {
+    bool follows;
+    bool complete;                   /* no record was lost this interval */
+    struct pt_departure *departures; /* members that left since the last drain */
+    size_t n_departures, cap_departures;
+    struct pt_pidmap departure_index; /* pid -> its place in departures */
+    /* pid -> its parent: forked in the tree, gone before it could join,
+     * since the last drain */
+    struct pt_pidmap parent_of_unseen_gone;
+    /* when exit records were last drained: what came then exited before */
+    double drained_at;
+    int64_t failed, killed, rss_peak_kb, records, record_losses; /* this interval */
+};
 
-    /* With the kernel's process events (pt_target_follow_events): */
-    bool follows_events;
+/* The target's members, in tree order. Written by membership.c only
+ * (pt_target_join, pt_target_compact, ...; target.c frees it); the other
+ * parts read it, and read or sample the members in it. */
+struct pt_target_membership {
+    struct pt_member *members; /* parents before their children */
+    size_t n_members, cap_members;
+    struct pt_pidmap position_of; /* pid -> position in members */
+    bool need_compaction;
+};
+
+/* What a target following the kernel's process events keeps between
+ * drains. Written by targetevents.c, and by the two files below it that
+ * cannot call it: membership.c (a join or a leave) and exits.c (the
+ * unjoined exits a drain of exit records settled). */
+struct pt_target_events {
+    bool follows; /* pt_target_follow_events was called */
     /* pid -> its parent: forked in the tree, never joined (gone first):
      * counted started, its exit awaited */
     struct pt_pidmap parent_of_forked;
@@ -155,23 +162,64 @@ struct pt_target {
      * last discovery: counted started and exited; a zombie of them may
      * still join */
     struct pt_pidmap unjoined_exits;
+};
 
-    /* With the kernel's exit records (pt_target_follow_exits, exits.c): */
-    bool follows_exits;
-    bool exits_complete;             /* no record was lost this interval */
-    struct pt_departure *departures; /* members that left since the last drain */
-    size_t n_departures, cap_departures;
-    struct pt_pidmap departure_index; /* pid -> its place in departures */
-    /* pid -> its parent: forked in the tree, gone before it could join,
-     * since the last drain */
-    struct pt_pidmap parent_of_unseen_gone;
+/* A --unit target's lines said once (targetunit.h). */
+enum pt_said_unit { PT_SAID_UNIT_SYSTEMD = 1, PT_SAID_UNIT_LIMIT = 2, PT_SAID_UNIT_OUTSIDE = 4 };
+
+/* What a --unit target keeps (targetunit.c writes it): the lines said
+ * once (enum pt_said_unit bits), and the pids the last scan of its
+ * cgroups listed. */
+struct pt_target_unit {
+    unsigned said;
+    struct pt_pidmap scanned;
+};
+
+struct pt_target {
+    char *name;
+    struct pt_selector selector; /* path owned */
+    struct pt_target_options options;
+    int proc_root_fd;
+    struct pt_fd_budget *budget; /* the collector's, shared by all targets */
+    long page_size;
+    double ticks_per_second;
+    double cpu_percent_max; /* 100 x the host's CPUs */
+
+    struct pt_target_membership membership;
+
+    struct pt_target_discovery discovery;
+    /* CGROUP, a single UNIT: the cgroup's id (pt_cgroupfs_inode) when last
+     * seen, 0 never; another one is the cgroup made again, a restart */
+    uint64_t root_cgroup_id;
+    struct pt_matcher matcher; /* MATCH, EXE, USER, CGROUP, UNIT */
+    bool has_matcher;
+    /* A cgroup target's cgroups (targetcg.h): the kernel's accounting of
+     * the target's, and with --by cgroup of each line's; the last
+     * interval's values of the target's; the start line said */
+    bool has_cgroups, said_cgroups, said_unreadable, said_group_unreadable;
+    struct pt_cgacct cgroups, group_cgroups;
+    struct pt_cgvalues cgroup_sum;
+    struct pt_target_unit unit;
+
+    struct pt_ledger ledger; /* the tree's and its breakdown groups' amounts */
+
+    struct pt_target_interval interval;
+    struct pt_ratelimit smaps_slow_said; /* "smaps_rollup of pid N took ..." (sampling.c) */
+
+    bool pss_at_end;       /* smaps_rollup at every interval's end, or on its own timer */
+    bool membership_moved; /* a member joined or left since the last smaps_rollup sample */
+    struct pt_target_empty empty;
+    bool sys_root_default;  /* the cgroup filesystem is looked for in our own /sys */
+    unsigned warned_denied; /* enum pt_denied bits already logged */
+    struct pt_buf buf;
+
+    struct pt_target_events events;
+
+    struct pt_target_exits exits;
     pid_t self;             /* our own pid as the proc root names it (pidns.h):
                                the subreaper in launch mode */
     bool proc_root_ours;    /* self is getpid(): the proc root is our pid namespace's */
-    double drained_at;      /* when exit records were last drained: what
-                               came then exited before */
     double threads_read_at; /* when --by thread last read the threads */
-    int64_t failed, killed, rss_peak_kb, exit_records, exit_record_losses; /* this interval */
     /* With a breakdown (options.breakdown, its groups in the ledger):
      * their lines of the last interval (limit + 1 slots, allocated once). */
     struct pt_group_report *group_reports;

@@ -1,5 +1,8 @@
-#include "tree.h"
+/* targetstate: the lookups every part of a target shares, and its log
+ * lines. */
+#include "targetstate.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -20,10 +23,11 @@ void pt_target_logf(const struct pt_target *t, enum pt_log_level level, const ch
 
 struct pt_member *pt_target_live_member(const struct pt_target *t, pid_t pid)
 {
-    long i = pt_pidmap_get(&t->position_of, pid);
-    if (i < 0 || t->members[i].gone)
+    long i = pt_pidmap_get(&t->membership.position_of, pid);
+    assert(i < (long)t->membership.n_members);
+    if (i < 0 || t->membership.members[i].gone)
         return NULL;
-    return &t->members[i];
+    return &t->membership.members[i];
 }
 
 /* Permission denied on io, smaps_rollup or fd/ (another user's process):
@@ -69,7 +73,7 @@ bool pt_target_has_member(const struct pt_target *t, pid_t pid)
 size_t pt_target_live_members(const struct pt_target *t)
 {
     size_t live = 0;
-    for (size_t i = 0; i < t->n_members; i++)
-        live += !t->members[i].gone;
+    for (size_t i = 0; i < t->membership.n_members; i++)
+        live += !t->membership.members[i].gone;
     return live;
 }

@@ -1,0 +1,22 @@
+/* collectorreap: launch mode's children. proctree is the subreaper of the
+ * command it launched, so every process of that tree ends as its child:
+ * each is read one last time as a zombie, then reaped, and the command's
+ * own status is kept for the frontend to exit with. */
+#ifndef PROCTREE_COLLECTORREAP_H
+#define PROCTREE_COLLECTORREAP_H
+
+#include <stdbool.h>
+
+struct pt_collector;
+
+/* Launch mode. Reap every exited child of this process, reading each
+ * one's final counters from its zombie before reaping (waitid WNOWAIT), and
+ * record the launched command's status. Call on SIGCHLD and at every tick. */
+void pt_collector_reap(struct pt_collector *c);
+
+/* True once the launched command has exited and no process of its tree is
+ * left (this process has no children at all). *status is then the exit
+ * status, or 128+signal. */
+bool pt_collector_launch_finished(struct pt_collector *c, int *status);
+
+#endif

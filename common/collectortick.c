@@ -1,0 +1,110 @@
+/* collectortick: what is due when, and the interval's end. */
+#include "collectortick.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "collectorstate.h"
+#include "listeners.h"
+
+static int64_t realtime_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void discover(struct pt_collector *c)
+{
+    pt_procscan_run(&c->scan, c->targets, c->n_targets, c->events.fd >= 0);
+    for (size_t i = 0; i < c->n_targets; i++)
+        pt_target_discover(&c->targets[i]);
+}
+
+/* Say once that the descriptor budget is spent (fdbudget.h). */
+static void note_budget(struct pt_collector *c)
+{
+    if (!c->fd_budget.reached || c->said_budget)
+        return;
+    c->said_budget = true;
+    pt_logf(PT_LOG_WARNING,
+            "descriptor budget reached: %zu /proc and cgroup files kept open; the others are opened and closed "
+            "at each read (slower, same numbers; a cgroup whose memory.peak is not kept reports its lifetime "
+            "peak, cgroup_memory_peak_lifetime, not the interval's)",
+            c->fd_budget.limit);
+}
+
+double pt_collector_tick(struct pt_collector *c, double now)
+{
+    if (!c->started) {
+        c->started = true;
+        c->next_poll = c->next_discovery = c->interval_start = now;
+        c->next_pss = now + c->config.pss_interval;
+    }
+    pt_collector_follow_events(c);
+    if (now >= c->next_discovery) {
+        discover(c);
+        c->next_discovery += c->config.discovery_interval;
+        if (c->next_discovery <= now) /* we were late: do not try to catch up */
+            c->next_discovery = now + c->config.discovery_interval;
+    }
+    if (now >= c->next_poll) {
+        for (size_t i = 0; i < c->n_targets; i++)
+            pt_target_poll(&c->targets[i]);
+        if (c->have_global)
+            pt_global_poll(&c->global);
+        c->next_poll += c->config.poll_interval;
+        if (c->next_poll <= now)
+            c->next_poll = now + c->config.poll_interval;
+    }
+    double next = c->next_poll < c->next_discovery ? c->next_poll : c->next_discovery;
+    if (c->config.pss_interval > 0) {
+        if (now >= c->next_pss) {
+            for (size_t i = 0; i < c->n_targets; i++)
+                pt_target_sample_pss(&c->targets[i]);
+            c->next_pss += c->config.pss_interval;
+            if (c->next_pss <= now)
+                c->next_pss = now + c->config.pss_interval;
+        }
+        if (c->next_pss < next)
+            next = c->next_pss;
+    }
+    /* after the polls: the folds they read are there for the records'
+     * CPU to be shared out of (exits.c) */
+    pt_collector_follow_exits(c);
+    note_budget(c);
+    assert(next > now); /* a deadline already passed would make a frontend spin */
+    return next;
+}
+
+const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double now)
+{
+    if (!c->started)
+        pt_collector_tick(c, now);
+    struct pt_batch *b = &c->batch;
+    b->timestamp_ns = realtime_ns();
+    b->n_targets = c->n_targets;
+    b->targets = c->results;
+    /* the frontends pass CLOCK_MONOTONIC (collector.h): an interval never
+     * ends before it started */
+    assert(c->started && now >= c->interval_start);
+    double seconds = now - c->interval_start;
+    c->interval_start = now;
+    pt_collector_follow_events(c); /* a process forked since the last tick is a member of this interval */
+    double blkio_since = pt_delayacct_on(&c->delayacct, c->proc_root_fd, now) ? c->delayacct.since : NAN;
+    for (size_t i = 0; i < c->n_targets; i++)
+        pt_target_end_reads(&c->targets[i], now, blkio_since);
+    pt_collector_follow_exits(c); /* the records of the interval's last moments */
+    c->said_exit_loss = false;
+    for (size_t i = 0; i < c->n_targets; i++) {
+        c->results[i].name = pt_target_name(&c->targets[i]);
+        pt_target_end_interval(&c->targets[i], seconds, &c->config.units, &c->results[i].report);
+        c->results[i].breakdown_key = pt_target_breakdown_key(&c->targets[i]);
+        c->results[i].groups = pt_target_group_reports(&c->targets[i], &c->results[i].n_groups);
+    }
+    b->has_global = c->have_global && pt_global_end_interval(&c->global, &c->config.units, &b->global);
+    note_budget(c);
+    return b;
+}

@@ -1,0 +1,152 @@
+/* memberfile: a member's descriptors, kept or for one read, and its
+ * identity checked after a read by path. */
+#include "memberfile.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "procfile.h"
+
+/* What each file is, and whether it is read at every poll (hot: it may
+ * use the whole descriptor budget, see fdbudget.h). */
+static const struct {
+    const char *name; /* under "<pid>/"; the children file adds the pid */
+    bool hot;
+    bool directory;
+} member_files[PT_MF_COUNT] = {
+    [PT_MF_STAT] = {"stat", true, false},      [PT_MF_STATM] = {"statm", true, false},
+    [PT_MF_IO] = {"io", false, false},         [PT_MF_CHILDREN] = {"children", false, false},
+    [PT_MF_STATUS] = {"status", false, false}, [PT_MF_SMAPS] = {"smaps_rollup", false, false},
+    [PT_MF_FD_DIR] = {"fd", false, true},      [PT_MF_SCHEDSTAT] = {"schedstat", false, false},
+    [PT_MF_LIMITS] = {"limits", false, false},
+};
+
+bool pt_out_of_fds(int err)
+{
+    return err == -EMFILE || err == -ENFILE;
+}
+
+enum pt_read pt_read_error(int err)
+{
+    if (pt_out_of_fds(err))
+        return PT_READ_NO_FDS;
+    return pt_errno_is_gone(err) ? PT_READ_GONE : PT_READ_FAILED;
+}
+
+void pt_member_drop_file(struct pt_member *m, enum pt_member_file f)
+{
+    assert((unsigned)f < PT_MF_COUNT);
+    if (m->fd[f] < 0)
+        return;
+    close(m->fd[f]);
+    m->fd[f] = -1;
+    if (m->budget)
+        pt_fd_budget_give(m->budget, member_files[f].hot);
+}
+
+void pt_member_note_denied(struct pt_member *m, int err, enum pt_member_file f, enum pt_denied what)
+{
+    if (err != -EACCES && err != -EPERM)
+        return;
+    m->denied |= what;
+    pt_member_drop_file(m, f);
+}
+
+int pt_member_open_by_path(const struct pt_member *m, int proc_root_fd, enum pt_member_file f)
+{
+    assert((unsigned)f < PT_MF_COUNT);
+    char path[64];
+    if (f == PT_MF_CHILDREN)
+        snprintf(path, sizeof(path), "%stask/%d/children", m->path, (int)m->pid);
+    else
+        snprintf(path, sizeof(path), "%s%s", m->path, member_files[f].name);
+    int flags = O_RDONLY | O_CLOEXEC | (member_files[f].directory ? O_DIRECTORY : 0);
+    int fd = openat(proc_root_fd, path, flags);
+    return fd >= 0 ? fd : -errno;
+}
+
+int pt_member_file_fd(struct pt_member *m, int proc_root_fd, enum pt_member_file f, bool *transient)
+{
+    assert((unsigned)f < PT_MF_COUNT);
+    *transient = false;
+    if (m->fd[f] >= 0)
+        return m->fd[f];
+    int fd = pt_member_open_by_path(m, proc_root_fd, f);
+    if (fd < 0)
+        return fd;
+    if (m->budget && pt_fd_budget_take(m->budget, member_files[f].hot))
+        return m->fd[f] = fd;
+    *transient = true;
+    return fd;
+}
+
+enum pt_read pt_member_check_identity_stat(const struct pt_member *m, int proc_root_fd, struct pt_stat *now)
+{
+    char text[4096]; /* a real stat line is a few hundred bytes */
+    int fd = m->fd[PT_MF_STAT];
+    bool transient = fd < 0;
+    if (transient) {
+        fd = pt_member_open_by_path(m, proc_root_fd, PT_MF_STAT);
+        if (fd < 0)
+            return pt_read_error(fd);
+    }
+    ssize_t n = pread(fd, text, sizeof(text), 0);
+    int err = n < 0 ? -errno : 0;
+    if (transient)
+        close(fd);
+    if (n < 0)
+        return pt_read_error(err);
+    struct pt_stat st;
+    if (n == 0)
+        return PT_READ_GONE;
+    if (pt_parse_stat(text, (size_t)n, &st) != 0)
+        return PT_READ_FAILED;
+    if (now)
+        *now = st;
+    return st.starttime == m->starttime ? PT_READ_OK : PT_READ_GONE;
+}
+
+enum pt_read pt_member_check_identity(const struct pt_member *m, int proc_root_fd)
+{
+    return pt_member_check_identity_stat(m, proc_root_fd, NULL);
+}
+
+enum pt_read pt_member_end_transient(const struct pt_member *m, int proc_root_fd, int fd, enum pt_read r)
+{
+    close(fd);
+    if (r != PT_READ_OK)
+        return r;
+    return pt_member_check_identity(m, proc_root_fd);
+}
+
+enum pt_read pt_member_read_file(struct pt_member *m, int proc_root_fd, enum pt_member_file f, struct pt_buf *buf,
+                                 size_t *len, int *err)
+{
+    bool transient;
+    int fd = pt_member_file_fd(m, proc_root_fd, f, &transient);
+    *err = fd < 0 ? fd : 0;
+    *len = 0;
+    if (fd < 0)
+        return pt_read_error(fd);
+    ssize_t n = pt_pread_record(fd, buf);
+    *err = n < 0 ? (int)n : 0;
+    enum pt_read r = n < 0 ? pt_read_error((int)n) : n > 0 ? PT_READ_OK : PT_READ_FAILED;
+    *len = n > 0 ? (size_t)n : 0;
+    return transient ? pt_member_end_transient(m, proc_root_fd, fd, r) : r;
+}
+
+enum pt_read pt_member_settle_failure(const struct pt_member *m, int proc_root_fd)
+{
+    enum pt_read r = pt_member_check_identity(m, proc_root_fd);
+    return r == PT_READ_OK ? PT_READ_FAILED : r;
+}
+
+enum pt_read pt_member_end_thread_reads(const struct pt_member *m, int proc_root_fd, bool no_fds)
+{
+    if (no_fds)
+        return PT_READ_NO_FDS;
+    return pt_member_check_identity(m, proc_root_fd);
+}

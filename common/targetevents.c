@@ -1,0 +1,89 @@
+/* targetevents: the process events of one drain, followed by a target. */
+#include "targetevents.h"
+
+#include "exits.h"
+#include "membership.h"
+
+/* Was pid a process of the tree when it forked at time when? A member
+ * that joined as (part of) a new root only from its join; one born in the
+ * tree, or known from a fork event, always. */
+static bool forks_in_tree(const struct pt_target *t, pid_t pid, double when)
+{
+    const struct pt_member *m = pt_target_live_member(t, pid);
+    if (m)
+        return m->since <= when;
+    return pt_pidmap_get(&t->events.parent_of_forked, pid) >= 0 ||
+           pt_pidmap_get(&t->events.forks_ours_lately, pid) == 1;
+}
+
+/* A fork in the tree: the child joins now, unless it was a member
+ * already (discovery read it before this drain) or is gone (its exit
+ * is in the same drain: its pid may be another's by now). Then it is
+ * counted from the events alone. */
+static void follow_start(struct pt_target *t, const struct pt_procevent *e)
+{
+    pt_pidmap_remove(&t->events.unjoined_exits, e->pid); /* a new process has the pid */
+    if (!forks_in_tree(t, e->parent, e->when) || pt_target_live_member(t, e->pid) ||
+        pt_pidmap_get(&t->events.forks_ours_lately, e->pid) >= 0)
+        return;
+    struct pt_member *m = e->ends ? NULL : pt_target_join(t, e->pid, 0, false);
+    if (m) {
+        m->started_at = e->when; /* finer than its starttime's clock tick (exits.c) */
+        return;
+    }
+    t->interval.started++;
+    pt_pidmap_put(&t->events.parent_of_forked, e->pid, (uint32_t)e->parent);
+}
+
+/* A process known only from its fork has exited: counted, and kept until
+ * the exit records that follow these events have been read (its own, its
+ * children's: exits.c finds whose counters their usage went to). */
+static void follow_unseen_exit(struct pt_target *t, pid_t pid)
+{
+    long parent = pt_pidmap_get(&t->events.parent_of_forked, pid);
+    if (parent < 0)
+        return;
+    pt_pidmap_remove(&t->events.parent_of_forked, pid);
+    t->interval.exited++; /* a member's exit is counted when it is found gone */
+    pt_pidmap_put(&t->events.unjoined_exits, pid, 1);
+    if (t->exits.follows)
+        pt_pidmap_put(&t->exits.parent_of_unseen_gone, pid, (uint32_t)parent);
+}
+
+void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *events, size_t n, bool complete)
+{
+    double cpu0 = pt_thread_cpu_seconds();
+    t->events.follows = true;
+    if (!complete) /* exits may be lost: those it knows only from forks would wait forever */
+        pt_pidmap_clear(&t->events.parent_of_forked);
+    for (size_t i = 0; i < n; i++) {
+        const struct pt_procevent *e = &events[i];
+        if (e->kind == PT_PROCEVENT_START)
+            follow_start(t, e);
+        else if (e->kind == PT_PROCEVENT_EXIT) {
+            follow_unseen_exit(t, e->pid);
+            pt_target_note_exit(t, e->pid, e->when);
+        } else if (e->kind == PT_PROCEVENT_EXEC || e->kind == PT_PROCEVENT_CREDS) {
+            pt_target_member_changed(t, e->pid);
+        }
+    }
+    pt_pidmap_clear(&t->events.forks_ours_lately);
+    t->interval.cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+    pt_target_debug_check(t, "process events");
+}
+
+void pt_target_events_discovered(struct pt_target *t)
+{
+    /* a zombie among them was in a member's children file, and joined:
+     * the others are reaped. By process with exit records a zombie joins
+     * from its record only, which the records' drain follows (exits.c) */
+    if (!(t->exits.follows && pt_target_by_process(t)))
+        pt_pidmap_clear(&t->events.unjoined_exits);
+}
+
+void pt_target_events_free(struct pt_target *t)
+{
+    pt_pidmap_free(&t->events.parent_of_forked);
+    pt_pidmap_free(&t->events.forks_ours_lately);
+    pt_pidmap_free(&t->events.unjoined_exits);
+}
