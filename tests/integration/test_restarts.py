@@ -99,7 +99,7 @@ class CgroupRestarts(unittest.TestCase):
     def test_cgroup_made_again_is_one_restart(self):
         if os.geteuid() != 0:
             self.skipTest("making cgroups needs root")
-        cg = cgh.cgroup_for(self, "proctree-restarts", ())
+        cg = cgh.cgroup_for(self, f"proctree-restarts-{os.getpid()}", ())
         cg.spawn(cgh.sleeper_argv())
         with h.Execd(["--cgroup", cg.rel, "--name", "cg", "--interval", "1s"]) as execd:
             execd.wait_batches(3)
