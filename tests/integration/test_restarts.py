@@ -62,8 +62,10 @@ class PidfileRestarts(unittest.TestCase):
                             "proc_oldest_age_seconds", 0) >= MATURE, h.BATCH_TIMEOUT, f"a service {MATURE}s old")
                         before = len(execd.batches())
                         service.stop()
-                        service = start_service(pidfile)
+                        # the new service starts after this, however long its
+                        # start takes on a busy host (it is ready later still)
                         started = time.time()
+                        service = start_service(pidfile)
                         pid = service.pid
 
                         def new_root_seen(e):
