@@ -5,10 +5,10 @@ test_launch_scope.py and test_launch_cgroup_systemd.py relies on.
 Why: booted over the host's directories, systemd runs
 systemd-tmpfiles-setup, which empties /tmp, and starts every installed
 service. What is compared before and after the boot is the host's own: its
-/tmp, mount table, hostname and sysctls, and the processes of its installed
-services. That is why this test runs alone (tests/integration/meson.build):
-another test's private influxd, carbon-cache or PostgreSQL, or a container
-runtime's mounts, would read as the boot's.
+/tmp, its mounts where the boot makes its own, hostname and sysctls, and the
+processes of its installed services. That is why this test runs alone
+(tests/integration/meson.build): another test's private influxd,
+carbon-cache or PostgreSQL would read as the boot's.
 """
 
 import os
@@ -31,9 +31,18 @@ class HostUntouched(unittest.TestCase):
                     out[name] = f.read()
             return out
 
-        def mount_points():
+        def mounts():
+            """The host's mounts, with their options, where the boot mounts
+            its own (systemd_harness._SETUP: / made read-only too) and below
+            /dev and /sys, which it unmounts: one that leaked from its
+            namespace is there. Not a container runtime's (podman's overlay
+            and shm under /var/lib/containers, another run's on a shared
+            host), which come and go meanwhile."""
+            points = ("/", "/run", "/dev", "/tmp", "/var/tmp", "/sys", "/proc/sys", "/proc/sysrq-trigger")
             with open("/proc/self/mountinfo") as f:
-                return sorted(line.split()[4] for line in f)
+                fields = [line.split() for line in f]
+            return sorted((m[4], m[5]) for m in fields
+                          if m[4] in points or m[4].startswith(("/dev/", "/sys/")))
 
         # What a systemd-tmpfiles run would remove: a file, and a directory
         # with a file 30 days old (age-based cleaning). Other programs'
@@ -48,7 +57,7 @@ class HostUntouched(unittest.TestCase):
         month_ago = time.time() - 30 * 86400
         os.utime(old_file, (month_ago, month_ago))
         os.utime(old_dir, (month_ago, month_ago))
-        before = (sysctls(), mount_points(), sh.host_services_running())
+        before = (sysctls(), mounts(), sh.host_services_running())
         inside_name = f"proctree-inside-{os.getpid()}"
         with sh.Systemd() as sd:
             pid, cgroup = sd.pid, sd.cgroup
@@ -70,7 +79,7 @@ class HostUntouched(unittest.TestCase):
         self.assertTrue(os.path.exists(old_file), "an old file of the host's /tmp was cleaned")
         self.assertFalse(os.path.exists(f"/tmp/{inside_name}"))
         self.assertFalse(os.path.exists(f"/var/tmp/{inside_name}"))
-        after = (sysctls(), mount_points(), sh.host_services_running())
+        after = (sysctls(), mounts(), sh.host_services_running())
         self.assertEqual(after[0], before[0])
         self.assertEqual(after[1], before[1])
         self.assertEqual({c for _, c in after[2]} - {c for _, c in before[2]}, set(),
