@@ -87,12 +87,42 @@ def copy_selhold(directory, name):
     return path
 
 
+def uids_held():
+    """Every uid (real, effective, saved or filesystem) a process holds,
+    zombies included."""
+    held = set()
+    for pid in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                held.update(int(u) for line in f if line.startswith("Uid:") for u in line.split()[1:])
+        except (FileNotFoundError, NotADirectoryError, ProcessLookupError):
+            pass
+    return held
+
+
+USERADD_UID_TAKEN = 4  # useradd's status for a uid not unique
+
+
 @contextlib.contextmanager
 def system_user(name):
     """A system user (no home, no login shell) for the block; yields its pwd
-    entry. userdel fails while the user has processes: stop them first."""
-    subprocess.run(["useradd", "-r", "-M", "-d", "/nonexistent", "-s", "/usr/sbin/nologin", name],
-                   check=True, capture_output=True)
+    entry. userdel fails while the user has processes: stop them first.
+
+    Its uid is one no process holds: a uid userdel freed (another test's
+    user, the tests run in parallel) may still be held by that user's last
+    processes or zombies, which a selector by user would count as this
+    one's; useradd -r alone takes the highest free uid, that one again. A
+    uid another useradd takes meanwhile makes this one try the next."""
+    taken = {p.pw_uid for p in pwd.getpwall()} | uids_held()
+    for uid in range(999, 99, -1):  # Debian's SYS_UID_MIN..SYS_UID_MAX
+        if uid in taken:
+            continue
+        made = subprocess.run(["useradd", "-r", "-M", "-u", str(uid), "-d", "/nonexistent", "-s", "/usr/sbin/nologin",
+                               name], capture_output=True, text=True)
+        if made.returncode != USERADD_UID_TAKEN:
+            break
+    if made.returncode != 0:
+        raise AssertionError(f"useradd {name}: status {made.returncode}: {made.stderr}")
     try:
         yield pwd.getpwnam(name)
     finally:

@@ -160,7 +160,16 @@ class CgroupMetrics(unittest.TestCase):
         cg.set_frozen(True)
         before = cgh.read_keyed(cg.path("cpu.stat", "cpu"))
         execd = self.execd(cg, "--interval", "1s")
-        self.run_frozen_around(cg, execd, "cgroup_cpu_throttled_periods", lambda: cgh.wait_more_batches(execd, 3))
+
+        def throttled():
+            return cgh.read_keyed(cg.path("cpu.stat", "cpu"))["nr_throttled"] - before["nr_throttled"]
+
+        def run():
+            # More than 5 periods throttled: the loop has to get its 20 ms
+            # of a period first, which a busy host delays (other tests).
+            cgh.wait_more_batches(execd, 3)
+            h.wait_until(lambda: throttled() > 5, 120, f"more than 5 throttled periods of {cg.rel}", interval=0.1)
+        self.run_frozen_around(cg, execd, "cgroup_cpu_throttled_periods", run)
         after = cgh.read_keyed(cg.path("cpu.stat", "cpu"))
         points = points_with(execd, "cgroup_cpu_throttled_periods")
         periods = fsum(points, "cgroup_cpu_throttled_periods")
@@ -170,7 +179,6 @@ class CgroupMetrics(unittest.TestCase):
         msg = f"proctree {periods} periods {seconds:.6f} s; cpu.stat {want_periods}, {want_seconds:.9f} s\n" + \
             execd.describe()
         self.assertEqual(periods, want_periods, msg)
-        self.assertGreater(want_periods, 5, msg)  # 80% of >= 3 s held back, in 100 ms periods
         # ns cut to microseconds at each read: < 1 us, and printed to 1 us a line
         self.assertLessEqual(abs(seconds - want_seconds), 1e-6 * (len(points) + 1), msg)
 

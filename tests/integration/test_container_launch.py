@@ -33,12 +33,18 @@ def memory_mount():
     return h.cgroup_mounts().get("memory")
 
 
+# The container's proctree-execd is its pid 1, and a launch cgroup is named
+# after its maker's pid as it sees it (common/launchcg.c): one it made at a
+# hierarchy's root is this. Others there are named by the pid of a
+# proctree-execd on the host: a test run before this one (this one runs
+# alone) whose cgroup is not removed yet, or another run on a shared host.
+CONTAINERS_LAUNCH_CGROUP = "proctree-launch-1"
+
+
 def launch_cgroups_at_roots():
-    """proctree-launch-* cgroups at the top of any hierarchy of the host."""
-    found = []
-    for mount in set(h.cgroup_mounts().values()):
-        found += glob.glob(os.path.join(mount, "proctree-launch-*"))
-    return found
+    """The container's launch cgroup at the top of any hierarchy of the host."""
+    return [d for d in (os.path.join(mount, CONTAINERS_LAUNCH_CGROUP) for mount in set(h.cgroup_mounts().values()))
+            if os.path.isdir(d)]
 
 
 def v1_value(path, key):
@@ -101,7 +107,7 @@ class ContainerLaunch(ch.ContainerTestCase):
                             and ch.cgroup_of(command), h.START_TIMEOUT, "the command in a cgroup of its own")
         lines = self.oom_killed(execd)
         msg = execd.describe()
-        self.assertEqual(made, f"{container.rstrip('/')}/proctree-launch-1", msg)  # pid 1 in the container
+        self.assertEqual(made, f"{container.rstrip('/')}/{CONTAINERS_LAUNCH_CGROUP}", msg)
         self.assertGreaterEqual(sum(p.fields["cgroup_memory_oom_kills"] for p in lines), 1, msg)
         self.assertFalse([l for l in execd.stderr_lines() if "no cgroup of its own" in l], msg)
         self.assertEqual(launch_cgroups_at_roots(), [], msg)

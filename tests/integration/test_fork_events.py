@@ -15,16 +15,10 @@ forks joins at once and is counted, so:
 * attached by --pid to a shell that starts such a daemon, the tree's CPU is
   the kernel's own accounting of the same processes (cpu.stat usage_usec of
   a cgroup holding just that tree) within 2%;
-* so it is, within 0.5%, when the daemon burns to its end and is reaped at
-  once outside the tree (by the test, a subreaper, as init would), with both
-  cores busy with load the test starts and polls a second apart: what it
-  did after its last read (up to a second) is its exit records' exact run
-  time less that read (unit test exits, last_moments_of_a_member_reaped_
-  outside, fails without that). The window is the frozen cgroup's
-  (cgroup.freeze): nothing of the tree runs after the usage is read.
+* so it is, within 0.5%, when the daemon is reaped at once outside the
+  tree under load: test_fork_events_load.py.
 """
 
-import ctypes
 import os
 import shutil
 import socket
@@ -39,14 +33,6 @@ import harness as h
 CONNECTIONS = 600
 BURN_SECONDS = 2.0  # the daemon's CPU: 2% of it is four clock ticks of slack
 TOLERANCE = 0.02
-# The daemon reaped at once, polled once a second: its last moments (up to
-# a second) are its records' exact run time less its last read, so 0.5% of
-# 8 s (four clock ticks) is for each process's user and system times
-# truncated to a tick (it read 0.9998x to 0.9999x; the estimate from the
-# rate until the last read 0.985x to 0.999x, none at all 0.935x to 0.99x).
-REAPED_BURN_SECONDS = 8.0
-REAPED_TOLERANCE = 0.005
-PR_SET_CHILD_SUBREAPER = 36
 
 
 def forkserver_argv(portfile):
@@ -123,7 +109,10 @@ def sleeping(pid):
     return text[text.rindex(")") + 2] == "S"
 
 
-class DoubleForkedDaemon(unittest.TestCase):
+class DaemonCase(unittest.TestCase):
+    """A double-forked daemon's tree in a cgroup of the test's own: the
+    helpers of DoubleForkedDaemon and test_fork_events_load.py."""
+
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="proctree-daemon-")
 
@@ -150,6 +139,8 @@ class DoubleForkedDaemon(unittest.TestCase):
         self.assertLess(abs(cpu * 1e6 - used), tolerance * used,
                         f"tree {cpu:.3f}s, cgroup {used / 1e6:.3f}s\n{execd.describe()}")
 
+
+class DoubleForkedDaemon(DaemonCase):
     def test_daemon_cpu_matches_the_cgroup(self):
         d = self.tmp
         os.mkfifo(f"{d}/bye")
@@ -177,52 +168,6 @@ class DoubleForkedDaemon(unittest.TestCase):
                 shell.stdin.close()
                 shell.wait(h.BATCH_TIMEOUT)
         self.assert_tree_cpu_is_the_cgroups(execd, used, BURN_SECONDS, TOLERANCE)
-
-    def test_daemon_reaped_at_once_matches_the_cgroup_under_load(self):
-        d = self.tmp
-        burn = ah.cpuburn_path()
-        libc = ctypes.CDLL(None, use_errno=True)
-        self.assertEqual(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0)
-        self.addCleanup(libc.prctl, PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
-        load = [subprocess.Popen([burn, "600"]) for _ in range(os.cpu_count())]
-        for p in load:
-            self.addCleanup(p.wait)
-            self.addCleanup(p.kill)
-        script = f"read go; ( setsid {burn} {REAPED_BURN_SECONDS} & echo $! > {d}/daemon ); read bye"
-        cgroup = os.path.join(ah.cgroup2_mount(), f"proctree-daemon-{os.getpid()}")
-        with ah.cgroup_dirs(cgroup):
-            shell = subprocess.Popen(["sh", "-c", script], stdin=subprocess.PIPE)
-            try:
-                base = self.moved_and_waiting(shell, cgroup)
-                with h.Execd(["--interval", "1s", "--poll-interval", "1s", "--pid", shell.pid,
-                              "--name", "tree"]) as execd:
-                    execd.wait_batches(1)
-                    shell.stdin.write(b"go\n")
-                    shell.stdin.flush()
-                    daemon = int(ah.wait_file(f"{d}/daemon", h.START_TIMEOUT, "the daemon's pid"))
-                    os.waitpid(daemon, 0)  # re-parented to us: reaped the moment it ends
-                    set_frozen(cgroup, True)
-                    frozen_at = time.monotonic()
-                    used = usage_usec(cgroup) - base
-                    execd.wait_for(lambda e: any(when > frozen_at for when, _ in ah.target_points_with_time(e, "tree")),
-                                   h.BATCH_TIMEOUT, "a batch after the freeze")
-                    execd.wait_batches(execd.batch_count() + 1)
-                    execd.stop()
-            finally:
-                set_frozen(cgroup, False)
-                shell.stdin.close()
-                shell.wait(h.BATCH_TIMEOUT)
-        self.assert_tree_cpu_is_the_cgroups(execd, used, REAPED_BURN_SECONDS, REAPED_TOLERANCE)
-
-
-def set_frozen(cgroup, frozen):
-    with open(os.path.join(cgroup, "cgroup.freeze"), "w") as f:
-        f.write("1" if frozen else "0")
-
-    def done():
-        with open(os.path.join(cgroup, "cgroup.events")) as f:
-            return f"frozen {int(frozen)}" in f.read().splitlines()
-    h.wait_until(done, h.START_TIMEOUT, f"{cgroup}: frozen {int(frozen)}")
 
 
 if __name__ == "__main__":

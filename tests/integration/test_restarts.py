@@ -62,8 +62,10 @@ class PidfileRestarts(unittest.TestCase):
                             "proc_oldest_age_seconds", 0) >= MATURE, h.BATCH_TIMEOUT, f"a service {MATURE}s old")
                         before = len(execd.batches())
                         service.stop()
-                        service = start_service(pidfile)
+                        # the new service starts after this, however long its
+                        # start takes on a busy host (it is ready later still)
                         started = time.time()
+                        service = start_service(pidfile)
                         pid = service.pid
 
                         def new_root_seen(e):
@@ -99,7 +101,7 @@ class CgroupRestarts(unittest.TestCase):
     def test_cgroup_made_again_is_one_restart(self):
         if os.geteuid() != 0:
             self.skipTest("making cgroups needs root")
-        cg = cgh.cgroup_for(self, "proctree-restarts", ())
+        cg = cgh.cgroup_for(self, f"proctree-restarts-{os.getpid()}", ())
         cg.spawn(cgh.sleeper_argv())
         with h.Execd(["--cgroup", cg.rel, "--name", "cg", "--interval", "1s"]) as execd:
             execd.wait_batches(3)

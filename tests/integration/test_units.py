@@ -27,9 +27,6 @@ stay in proc_* and are said once (I!, how many, where).
 """
 
 import os
-import shutil
-import tempfile
-import time
 import unittest
 
 import harness as h
@@ -140,63 +137,6 @@ class UnitTestCase(unittest.TestCase):
         # One reading: a batch may arrive between two.
         seen = counts(execd, target)[start - 1:]
         self.assertEqual(seen, [count] * len(seen), execd.describe())
-
-
-class HostUntouched(unittest.TestCase):
-    def test_a_boot_leaves_the_host_alone(self):
-        """The harness's promise: the host's /tmp, mounts, hostname, sysctls
-        and services are as they were; only the test's units were loaded."""
-        def sysctls():
-            out = {}
-            for name in ("fs/file-max", "fs/nr_open", "kernel/core_pattern", "kernel/hostname"):
-                with open(f"/proc/sys/{name}") as f:
-                    out[name] = f.read()
-            return out
-
-        def mount_points():
-            with open("/proc/self/mountinfo") as f:
-                return sorted(line.split()[4] for line in f)
-
-        # What a systemd-tmpfiles run would remove: a file, and a directory
-        # with a file 30 days old (age-based cleaning). Other programs'
-        # files in /tmp come and go meanwhile: only ours are checked.
-        marker = tempfile.NamedTemporaryFile(prefix="proctree-units-marker-", dir="/tmp")
-        self.addCleanup(marker.close)
-        old_dir = tempfile.mkdtemp(prefix="proctree-units-old-", dir="/tmp")
-        self.addCleanup(shutil.rmtree, old_dir, True)
-        old_file = os.path.join(old_dir, "old")
-        with open(old_file, "w") as f:
-            f.write("old\n")
-        month_ago = time.time() - 30 * 86400
-        os.utime(old_file, (month_ago, month_ago))
-        os.utime(old_dir, (month_ago, month_ago))
-        before = (sysctls(), mount_points(), sh.host_services_running())
-        inside_name = f"proctree-inside-{os.getpid()}"
-        with sh.Systemd() as sd:
-            pid, cgroup = sd.pid, sd.cgroup
-            sd.run(["touch", f"/tmp/{inside_name}", f"/var/tmp/{inside_name}"])
-            sd.start_service("pt-untouched", ["sleep", "3600"])
-            # Every loaded unit comes from the namespace's /run (or is built in).
-            shown = sd.systemctl("show", "--all", "-p", "Id,LoadState,FragmentPath", "*").stdout
-            for block in shown.strip().split("\n\n"):
-                props = dict(line.split("=", 1) for line in block.splitlines() if "=" in line)
-                if props.get("LoadState") == "loaded" and props.get("FragmentPath"):
-                    self.assertTrue(props["FragmentPath"].startswith("/run/"), props)
-            # Nothing runs inside but systemd, the service and this ps.
-            comms = sd.run(["ps", "-e", "-o", "comm="]).stdout.split()
-            self.assertEqual(sorted(set(comms)), ["ps", "sleep", "systemd"], comms)
-            self.assertTrue(os.path.exists(f"/proc/{pid}"))
-        self.assertFalse(os.path.exists(f"/proc/{pid}"), "systemd still runs after stop()")
-        self.assertFalse(os.path.exists(cgroup), f"{cgroup} left behind")
-        self.assertTrue(os.path.exists(marker.name), "the host's /tmp was cleaned")
-        self.assertTrue(os.path.exists(old_file), "an old file of the host's /tmp was cleaned")
-        self.assertFalse(os.path.exists(f"/tmp/{inside_name}"))
-        self.assertFalse(os.path.exists(f"/var/tmp/{inside_name}"))
-        after = (sysctls(), mount_points(), sh.host_services_running())
-        self.assertEqual(after[0], before[0])
-        self.assertEqual(after[1], before[1])
-        self.assertEqual({c for _, c in after[2]} - {c for _, c in before[2]}, set(),
-                         f"a host service was started: {after[2]}")
 
 
 class Units(UnitTestCase):

@@ -43,7 +43,9 @@ for prog in $PROGRAMS; do
 done
 
 cd "$BUILD" || finish 125
-# vm-testlog: never the outer run's testlog; the guest is slower, hence -t.
+# vm-testlog: never the outer run's testlog; the guest is slower, hence -t;
+# one test at a time, as their timeouts there were measured (the host's
+# suite runs in parallel: tests/integration/meson.build).
 # shellcheck disable=SC2086
-meson test -C "$BUILD" --no-rebuild --logbase vm-testlog --print-errorlogs -t "$TIMEOUT_MULTIPLIER" $TESTS
+meson test -C "$BUILD" --no-rebuild --logbase vm-testlog --print-errorlogs -t "$TIMEOUT_MULTIPLIER" --num-processes 1 $TESTS
 finish $?
