@@ -522,6 +522,24 @@ START_TEST(test_cgacct_intervals)
 }
 END_TEST
 
+/* A set of cgroups on the fixture's v2 hierarchy (no budget), and the
+ * paths of the cgroups a and b below its root: what the cases of two
+ * cgroups start from. */
+struct two_cgroups {
+    struct pt_cgroupfs fs;
+    struct pt_cgacct acct;
+    char a[600], b[600];
+};
+
+static void two_cgroups_init(struct two_cgroups *c)
+{
+    memset(&c->fs, 0, sizeof(c->fs));
+    snprintf(c->fs.v2, sizeof(c->fs.v2), "%s/sys/fs/cgroup", root);
+    pt_cgacct_init(&c->acct, &c->fs, NULL);
+    snprintf(c->a, sizeof(c->a), "%s/a", c->fs.v2);
+    snprintf(c->b, sizeof(c->b), "%s/b", c->fs.v2);
+}
+
 /* Two cgroups (a glob of units): summed, a quantity known when both give
  * it; a cgroup that appears later counts whole; what neither gives is
  * named for the start line. */
@@ -531,33 +549,29 @@ START_TEST(test_cgacct_two_cgroups)
     put("sys/fs/cgroup/a/cgroup.procs", "");
     put("sys/fs/cgroup/a/cpu.stat", "usage_usec 10\nuser_usec 10\nsystem_usec 0\n");
     put("sys/fs/cgroup/a/pids.current", "2\n");
-    struct pt_cgroupfs fs;
-    memset(&fs, 0, sizeof(fs));
-    snprintf(fs.v2, sizeof(fs.v2), "%s/sys/fs/cgroup", root);
-    struct pt_cgacct a;
-    pt_cgacct_init(&a, &fs, NULL);
-    char da[600], db[600];
-    snprintf(da, sizeof(da), "%s/a", fs.v2);
-    snprintf(db, sizeof(db), "%s/b", fs.v2);
+    struct two_cgroups c;
+    two_cgroups_init(&c);
+    struct pt_cgacct *a = &c.acct;
+    const char *da = c.a, *db = c.b;
     const char *one[] = {da}, *two[] = {da, db};
-    pt_cgacct_set(&a, one, 1);
+    pt_cgacct_set(a, one, 1);
     char missing[512];
-    ck_assert(pt_cgacct_missing(&a, missing, sizeof(missing)));
+    ck_assert(pt_cgacct_missing(a, missing, sizeof(missing)));
     ck_assert_msg(strstr(missing, "cpu.pressure") && strstr(missing, "memory.current") &&
                       !strstr(missing, "user_usec") && !strstr(missing, "pids.current"),
                   "%s", missing);
     put("sys/fs/cgroup/b/cgroup.procs", "");
     put("sys/fs/cgroup/b/cpu.stat", "usage_usec 40\nuser_usec 40\nsystem_usec 0\n");
-    pt_cgacct_set(&a, two, 2);
+    pt_cgacct_set(a, two, 2);
     put("sys/fs/cgroup/a/cpu.stat", "usage_usec 15\nuser_usec 15\nsystem_usec 0\n");
     struct pt_cgvalues v;
-    pt_cgacct_end_interval(&a, &v);
+    pt_cgacct_end_interval(a, &v);
     ck_assert_uint_eq(v.value[PT_CGQ_CPU_USER_US], 5 + 40);
     ck_assert(v.known & BIT(PT_CGQ_CPU_USER_US));
     ck_assert(!(v.known & BIT(PT_CGQ_PIDS))); /* b has no pids controller */
-    ck_assert_ptr_nonnull(pt_cgacct_values_of(&a, db));
-    ck_assert_uint_eq(pt_cgacct_values_of(&a, da)->value[PT_CGQ_PIDS], 2);
-    pt_cgacct_free(&a);
+    ck_assert_ptr_nonnull(pt_cgacct_values_of(a, db));
+    ck_assert_uint_eq(pt_cgacct_values_of(a, da)->value[PT_CGQ_PIDS], 2);
+    pt_cgacct_free(a);
 }
 END_TEST
 
@@ -581,44 +595,40 @@ START_TEST(test_cgacct_last_read)
     fx_write(root, "sys/fs/cgroup/cgroup.procs", "", -1);
     fx_put_cgroup_v2(root, "sys/fs/cgroup/a", 100, 10, 10);
     fx_put_cgroup_v2(root, "sys/fs/cgroup/b", 1000, 10, 10);
-    struct pt_cgroupfs fs;
-    memset(&fs, 0, sizeof(fs));
-    snprintf(fs.v2, sizeof(fs.v2), "%s/sys/fs/cgroup", root);
-    struct pt_cgacct a;
-    pt_cgacct_init(&a, &fs, NULL);
-    char da[600], db[600];
-    snprintf(da, sizeof(da), "%s/a", fs.v2);
-    snprintf(db, sizeof(db), "%s/b", fs.v2);
+    struct two_cgroups c;
+    two_cgroups_init(&c);
+    struct pt_cgacct *a = &c.acct;
+    const char *da = c.a, *db = c.b;
     const char *both[] = {da, db}, *one[] = {da};
-    pt_cgacct_set(&a, both, 2);
+    pt_cgacct_set(a, both, 2);
     struct pt_cgvalues v;
-    pt_cgacct_end_interval(&a, &v);
+    pt_cgacct_end_interval(a, &v);
     put_user_usec("sys/fs/cgroup/a", 150);
     put_user_usec("sys/fs/cgroup/b", 1030);
-    pt_cgacct_set(&a, one, 1);
+    pt_cgacct_set(a, one, 1);
     put_user_usec("sys/fs/cgroup/b", 5000); /* no longer the target's */
-    pt_cgacct_poll(&a);
-    pt_cgacct_end_interval(&a, &v);
+    pt_cgacct_poll(a);
+    pt_cgacct_end_interval(a, &v);
     ck_assert(v.known & BIT(PT_CGQ_CPU_USER_US));
     ck_assert_uint_eq(v.value[PT_CGQ_CPU_USER_US], 50 + 30);
     ck_assert(v.known & BIT(PT_CGQ_PIDS));
     ck_assert_uint_eq(v.value[PT_CGQ_PIDS], 3); /* a's alone */
     ck_assert(v.known & BIT(PT_CGQ_MEMORY_CURRENT));
-    ck_assert_ptr_nonnull(pt_cgacct_values_of(&a, db));
-    ck_assert_uint_eq(pt_cgacct_values_of(&a, db)->value[PT_CGQ_CPU_USER_US], 30);
-    pt_cgacct_end_interval(&a, &v);
-    ck_assert_ptr_null(pt_cgacct_values_of(&a, db));
+    ck_assert_ptr_nonnull(pt_cgacct_values_of(a, db));
+    ck_assert_uint_eq(pt_cgacct_values_of(a, db)->value[PT_CGQ_CPU_USER_US], 30);
+    pt_cgacct_end_interval(a, &v);
+    ck_assert_ptr_null(pt_cgacct_values_of(a, db));
 
     /* dropped, then named again before the end */
-    pt_cgacct_set(&a, both, 2); /* b counts whole: it appeared after the first set */
-    pt_cgacct_end_interval(&a, &v);
+    pt_cgacct_set(a, both, 2); /* b counts whole: it appeared after the first set */
+    pt_cgacct_end_interval(a, &v);
     put_user_usec("sys/fs/cgroup/b", 5010);
-    pt_cgacct_set(&a, one, 1);
+    pt_cgacct_set(a, one, 1);
     put_user_usec("sys/fs/cgroup/b", 5100); /* while it is out */
-    pt_cgacct_set(&a, both, 2);
+    pt_cgacct_set(a, both, 2);
     put_user_usec("sys/fs/cgroup/b", 5105);
-    pt_cgacct_end_interval(&a, &v);
-    ck_assert_uint_eq(pt_cgacct_values_of(&a, db)->value[PT_CGQ_CPU_USER_US], 10 + 5);
+    pt_cgacct_end_interval(a, &v);
+    ck_assert_uint_eq(pt_cgacct_values_of(a, db)->value[PT_CGQ_CPU_USER_US], 10 + 5);
 
     /* b removed between a discovery and the end: a's amounts and gauges still */
     char from[700], to[700];
@@ -626,11 +636,11 @@ START_TEST(test_cgacct_last_read)
     snprintf(to, sizeof(to), "%s.removed", db);
     ck_assert_int_eq(rename(from, to), 0);
     put_user_usec("sys/fs/cgroup/a", 170);
-    pt_cgacct_end_interval(&a, &v);
+    pt_cgacct_end_interval(a, &v);
     ck_assert(v.known & BIT(PT_CGQ_CPU_USER_US));
     ck_assert(v.known & BIT(PT_CGQ_PIDS));
     ck_assert_uint_eq(v.value[PT_CGQ_CPU_USER_US], 20);
-    pt_cgacct_free(&a);
+    pt_cgacct_free(a);
 }
 END_TEST
 
