@@ -19,6 +19,7 @@
 #include "global.h"
 #include "procevents.h"
 #include "procscan.h"
+#include "ratelimit.h"
 #include "target.h"
 
 struct pt_collector {
@@ -44,7 +45,8 @@ struct pt_collector {
     bool events_tried;
     const char *events_refused_here; /* why, outside the host's namespaces; else NULL */
     struct pt_exitrecords exits;     /* the kernel's exit records, for every target */
-    bool said_exit_loss;             /* this interval's loss line is written */
+    /* the loss lines, said at most once a period (a fork storm is every drain) */
+    struct pt_ratelimit exit_loss_said, event_loss_said;
     bool started;
     double next_poll, next_discovery, next_pss;
     double interval_start;

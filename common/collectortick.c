@@ -97,7 +97,6 @@ const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double 
     for (size_t i = 0; i < c->n_targets; i++)
         pt_target_end_reads(&c->targets[i], now, blkio_since);
     pt_collector_follow_exits(c); /* the records of the interval's last moments */
-    c->said_exit_loss = false;
     for (size_t i = 0; i < c->n_targets; i++) {
         c->results[i].name = pt_target_name(&c->targets[i]);
         pt_target_end_interval(&c->targets[i], seconds, &c->config.units, &c->results[i].report);

@@ -11,6 +11,10 @@
 
 #include <stdbool.h>
 
+/* The period of every rate-limited line, in seconds: ten minutes, so a
+ * condition that lasts says itself six times an hour at most. */
+#define PT_RATELIMIT_PERIOD 600
+
 struct pt_ratelimit {
     bool said;     /* a line was said, at next - period */
     double next;   /* from then on the next one may be (the caller's clock) */

@@ -114,7 +114,6 @@ static void read_all_counters(struct pt_target *t, int64_t *threads)
  *     so is rate-limited to once in 10 minutes per target: a member can
  *     go slow and fast again many times. */
 #define PT_SMAPS_MAX_PERIOD 64
-#define PT_SMAPS_SLOW_SAID_PERIOD 600
 #define PT_SMAPS_IDLE_PERIOD 10
 
 static bool same_statm(const struct pt_statm *a, const struct pt_statm *b)
@@ -172,11 +171,11 @@ static void smaps_timed(struct pt_target *t, struct pt_member *m)
     m->smaps_period = before * 2 > PT_SMAPS_MAX_PERIOD ? PT_SMAPS_MAX_PERIOD : before * 2;
     m->smaps_wait = m->smaps_period - 1;
     unsigned held;
-    if (before == 1 && pt_ratelimit_pass(&t->smaps_slow_said, pt_now(), PT_SMAPS_SLOW_SAID_PERIOD, &held)) {
+    if (before == 1 && pt_ratelimit_pass(&t->smaps_slow_said, pt_now(), PT_RATELIMIT_PERIOD, &held)) {
         char more[96] = "";
         if (held)
             snprintf(more, sizeof(more), " (and %u more times, other pids or again, in the last %d minutes)", held,
-                     PT_SMAPS_SLOW_SAID_PERIOD / 60);
+                     PT_RATELIMIT_PERIOD / 60);
         pt_target_logf(t, PT_LOG_INFO, "smaps_rollup of pid %d took %.1f ms; reading it less often%s", (int)m->pid,
                        took * 1e3, more);
     }
