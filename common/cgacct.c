@@ -55,30 +55,25 @@ static struct pt_cgentry *find(const struct pt_cgacct *a, const char *dir)
     return NULL;
 }
 
-/* An open cgroup looked at again, its files found anew (a v1 directory
- * made at its path since, a controller enabled for it since: systemd's
- * MemoryAccounting=yes on a running unit). Taken only when it offers
- * more; what it gains counts from now. */
+/* An open cgroup looked at again for the files it lacks (a v1
+ * directory made at its path since, a controller enabled for it since:
+ * systemd's MemoryAccounting=yes on a running unit): only those are
+ * opened (pt_cgstat_look_again), its kept ones left as they are. What
+ * it gains counts from now. */
 static void reprobe(struct pt_cgacct *a, struct pt_cgentry *e)
 {
     const uint32_t peaks = (1u << PT_CGQ_MEMORY_PEAK) | (1u << PT_CGQ_MEMORY_PEAK_LIFETIME);
     if ((e->stat.offered | peaks) == (1u << PT_CGQ_COUNT) - 1)
         return; /* nothing to look for */
-    struct pt_cgroup_dirs dirs;
-    struct pt_cgstat fresh;
-    if (pt_cgroupfs_dirs_of(&a->fs, e->dir, &dirs) != 0 || pt_cgstat_open(&fresh, &dirs, a->budget, &a->buf) != 0)
+    struct pt_cgroup_dirs where;
+    if (pt_cgroupfs_paths_of(&a->fs, e->dir, &where) != 0)
         return;
-    /* the interval's peak for the lifetime's, or back: no gain */
-    uint32_t more = fresh.offered & ~e->stat.offered & ~peaks;
-    if (!more) {
-        pt_cgstat_close(&fresh);
-        return;
-    }
+    uint32_t more = pt_cgstat_look_again(&e->stat, &where, &a->buf);
+    /* (a key a kept file gained since the open is its base already: the
+     * value of the last read, which counted it) */
     for (int q = 0; q < PT_CGQ_CUMULATIVE_END; q++)
         if ((more >> q) & 1u)
-            e->base[q] = fresh.value[q];
-    pt_cgstat_close(&e->stat);
-    e->stat = fresh;
+            e->base[q] = e->stat.value[q];
     a->gained |= more;
 }
 
@@ -309,6 +304,31 @@ const char *pt_cgacct_next_unreset(struct pt_cgacct *a, int *error)
     return NULL;
 }
 
+/* The file of each quantity (cgstat.c reads them), as the kernel names
+ * it, for the start line's account of what is missing. */
+static const char *const sources[PT_CGQ_COUNT] = {
+    [PT_CGQ_CPU_USER_US] = "cpu.stat user_usec",
+    [PT_CGQ_CPU_SYSTEM_US] = "cpu.stat system_usec",
+    [PT_CGQ_THROTTLED_US] = "cpu.stat throttled_usec",
+    [PT_CGQ_THROTTLED_PERIODS] = "cpu.stat nr_throttled",
+    [PT_CGQ_CPU_SOME_US] = "cpu.pressure",
+    [PT_CGQ_CPU_FULL_US] = "cpu.pressure full",
+    [PT_CGQ_MEMORY_SOME_US] = "memory.pressure",
+    [PT_CGQ_MEMORY_FULL_US] = "memory.pressure",
+    [PT_CGQ_IO_SOME_US] = "io.pressure",
+    [PT_CGQ_IO_FULL_US] = "io.pressure",
+    [PT_CGQ_OOMS] = "memory.events oom",
+    [PT_CGQ_OOM_KILLS] = "memory.events oom_kill",
+    [PT_CGQ_HIGH_EVENTS] = "memory.events high",
+    [PT_CGQ_MAX_EVENTS] = "memory.events max",
+    [PT_CGQ_IO_READ_BYTES] = "io.stat",
+    [PT_CGQ_IO_WRITE_BYTES] = "io.stat",
+    [PT_CGQ_MEMORY_CURRENT] = "memory.current",
+    [PT_CGQ_MEMORY_PEAK] = "memory.peak (reset per descriptor, Linux 6.12)",
+    [PT_CGQ_MEMORY_PEAK_LIFETIME] = "memory.peak",
+    [PT_CGQ_PIDS] = "pids.current",
+};
+
 /* The files of the quantities in mask, into out ("" for none). */
 static void describe(uint32_t mask, char *out, size_t len)
 {
@@ -320,7 +340,7 @@ static void describe(uint32_t mask, char *out, size_t len)
     const char *last = "";
     out[0] = '\0';
     for (int q = 0; q < PT_CGQ_COUNT && used + 1 < len; q++) {
-        const char *src = pt_cgq_source((enum pt_cgq)q);
+        const char *src = sources[q];
         if (!((mask >> q) & 1u) || strcmp(src, last) == 0)
             continue;
         int n = snprintf(out + used, len - used, "%s%s", used ? ", " : "", src);

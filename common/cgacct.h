@@ -3,7 +3,8 @@
  *
  * A target that is a cgroup (--cgroup, --unit, a launched command in a
  * cgroup of its own) has one or more (a glob of units); a breakdown by
- * cgroup has one more set, one per line. Each cgroup's cumulative
+ * cgroup has one more set, one per line (but a glob's lines are its
+ * units, read from the target's set: targetcg.c). Each cgroup's cumulative
  * quantities are reported as their growth in the interval, summed over
  * the cgroups; its memory in use is read at every poll (one read per
  * cgroup, whatever the number of members), its min and max are those of
@@ -69,6 +70,13 @@ struct pt_cgacct {
     struct pt_extrema current; /* this interval's polls: the sum of memory in use */
     struct pt_buf buf;
 };
+
+/* Each mask is wide enough for what it indexes (and its all-ones, one
+ * bit more: cgacct.c). */
+_Static_assert(PT_CGQ_COUNT < PT_MASK_BITS(struct pt_cgvalues, known), "enum pt_cgq outgrows known");
+_Static_assert(PT_CGQ_CUMULATIVE_END <= PT_MASK_BITS(struct pt_cgentry, carried),
+               "the cumulative ones outgrow carried");
+_Static_assert(PT_CGQ_COUNT < PT_MASK_BITS(struct pt_cgacct, gained), "enum pt_cgq outgrows gained");
 
 /* budget: where the cgroups' kept descriptors come from (NULL: none). */
 void pt_cgacct_init(struct pt_cgacct *a, const struct pt_cgroupfs *fs, struct pt_fd_budget *budget);

@@ -231,17 +231,17 @@ const char *pt_cgroupfs_below(const char *mount, const char *dir)
     return dir + n;
 }
 
-/* mount + rel into out when that directory is a cgroup, else "". */
+/* mount + rel into out, "" when mount is none or it does not fit. */
 static void same_path(const char *mount, const char *rel, char *out, size_t outlen)
 {
     out[0] = '\0';
     char dir[PT_CGROUPFS_PATH_MAX * 2];
     int n = snprintf(dir, sizeof(dir), "%s%s", mount, rel);
-    if (mount[0] && n > 0 && (size_t)n < outlen && pt_cgroupfs_is_cgroup(dir))
+    if (mount[0] && n > 0 && (size_t)n < outlen)
         memcpy(out, dir, (size_t)n + 1);
 }
 
-int pt_cgroupfs_dirs_of(const struct pt_cgroupfs *fs, const char *dir, struct pt_cgroup_dirs *dirs)
+int pt_cgroupfs_paths_of(const struct pt_cgroupfs *fs, const char *dir, struct pt_cgroup_dirs *paths)
 {
     const char *rel = pt_cgroupfs_below(fs->v2, dir);
     if (!rel)
@@ -252,8 +252,26 @@ int pt_cgroupfs_dirs_of(const struct pt_cgroupfs *fs, const char *dir, struct pt
         return -EXDEV;
     if (strlen(dir) >= PT_CGROUPFS_PATH_MAX)
         return -ENAMETOOLONG;
-    same_path(fs->v2, rel, dirs->v2, sizeof(dirs->v2));
+    same_path(fs->v2, rel, paths->v2, sizeof(paths->v2));
     for (int i = 0; i < PT_V1_COUNT; i++)
-        same_path(fs->v1[i], rel, dirs->v1[i], sizeof(dirs->v1[i]));
+        same_path(fs->v1[i], rel, paths->v1[i], sizeof(paths->v1[i]));
+    return 0;
+}
+
+/* path kept when that directory is a cgroup, else "". */
+static void keep_if_cgroup(char *path)
+{
+    if (path[0] && !pt_cgroupfs_is_cgroup(path))
+        path[0] = '\0';
+}
+
+int pt_cgroupfs_dirs_of(const struct pt_cgroupfs *fs, const char *dir, struct pt_cgroup_dirs *dirs)
+{
+    int rc = pt_cgroupfs_paths_of(fs, dir, dirs);
+    if (rc != 0)
+        return rc;
+    keep_if_cgroup(dirs->v2);
+    for (int i = 0; i < PT_V1_COUNT; i++)
+        keep_if_cgroup(dirs->v1[i]);
     return 0;
 }

@@ -51,6 +51,11 @@ struct pt_cgroup_dirs {
  * PT_CGROUPFS_PATH_MAX bytes or longer: its files are then not read. */
 int pt_cgroupfs_dirs_of(const struct pt_cgroupfs *fs, const char *dir, struct pt_cgroup_dirs *dirs);
 
+/* The same paths whether their directories exist or not (no syscall):
+ * where a cgroup's files would be, for the looks again at what it lacks
+ * (cgstat.h). The same errors. */
+int pt_cgroupfs_paths_of(const struct pt_cgroupfs *fs, const char *dir, struct pt_cgroup_dirs *paths);
+
 /* The cgroup's id: the inode of its directory (v2's, else v1 memory's or
  * cpuacct's). A cgroup made again at its path (a unit's restart) has
  * another. 0 when it has none. */

@@ -31,7 +31,6 @@ enum file {
 };
 
 _Static_assert(F_COUNT == PT_CGSTAT_FILES, "cgstat.h's descriptors, one per file");
-_Static_assert(F_COUNT <= 32, "the files there are bits of a uint32_t (present)");
 
 /* The hierarchy of a file: a v1 controller's, or v2's. */
 #define PT_V2 (-1)
@@ -55,34 +54,6 @@ static const struct {
     [F_V1_PIDS_CURRENT] = {"pids.current", PT_V1_PIDS},
     [F_V1_BLKIO] = {"blkio.throttle.io_service_bytes", PT_V1_BLKIO},
 };
-
-static const char *const sources[PT_CGQ_COUNT] = {
-    [PT_CGQ_CPU_USER_US] = "cpu.stat user_usec",
-    [PT_CGQ_CPU_SYSTEM_US] = "cpu.stat system_usec",
-    [PT_CGQ_THROTTLED_US] = "cpu.stat throttled_usec",
-    [PT_CGQ_THROTTLED_PERIODS] = "cpu.stat nr_throttled",
-    [PT_CGQ_CPU_SOME_US] = "cpu.pressure",
-    [PT_CGQ_CPU_FULL_US] = "cpu.pressure full",
-    [PT_CGQ_MEMORY_SOME_US] = "memory.pressure",
-    [PT_CGQ_MEMORY_FULL_US] = "memory.pressure",
-    [PT_CGQ_IO_SOME_US] = "io.pressure",
-    [PT_CGQ_IO_FULL_US] = "io.pressure",
-    [PT_CGQ_OOMS] = "memory.events oom",
-    [PT_CGQ_OOM_KILLS] = "memory.events oom_kill",
-    [PT_CGQ_HIGH_EVENTS] = "memory.events high",
-    [PT_CGQ_MAX_EVENTS] = "memory.events max",
-    [PT_CGQ_IO_READ_BYTES] = "io.stat",
-    [PT_CGQ_IO_WRITE_BYTES] = "io.stat",
-    [PT_CGQ_MEMORY_CURRENT] = "memory.current",
-    [PT_CGQ_MEMORY_PEAK] = "memory.peak (reset per descriptor, Linux 6.12)",
-    [PT_CGQ_MEMORY_PEAK_LIFETIME] = "memory.peak",
-    [PT_CGQ_PIDS] = "pids.current",
-};
-
-const char *pt_cgq_source(enum pt_cgq q)
-{
-    return sources[q];
-}
 
 static const char *dir_of(const struct pt_cgroup_dirs *dirs, int hierarchy)
 {
@@ -208,17 +179,19 @@ static const struct {
     int hierarchy;
 } current_files[] = {{"memory.current", PT_V2}, {"memory.usage_in_bytes", PT_V1_MEMORY}};
 
-static ssize_t read_and_close(int fd, struct pt_buf *buf)
-{
-    ssize_t n = pt_pread_record(fd, buf);
-    close(fd);
-    return n;
-}
-
 /* May one more descriptor be kept (hot: read at every poll)? */
 static bool take(struct pt_cgstat *s, bool hot)
 {
     return !s->budget || pt_fd_budget_take(s->budget, hot);
+}
+
+/* fd into *kept when the budget allows, else closed. */
+static void keep(struct pt_cgstat *s, int *kept, int fd, bool hot)
+{
+    if (take(s, hot))
+        *kept = fd;
+    else
+        close(fd);
 }
 
 static void give_back(struct pt_cgstat *s, int *fd, bool hot)
@@ -241,10 +214,8 @@ static ssize_t read_through(struct pt_cgstat *s, int *kept, const char *dir, con
 {
     if (*kept < 0) {
         int fd = open_in(dir, name, O_RDONLY);
-        if (fd >= 0 && !take(s, hot))
-            return read_and_close(fd, buf);
-        if (fd < 0)
-            return -1;
+        if (fd < 0 || !take(s, hot)) /* none, or read and closed */
+            return pt_read_and_close(fd, buf, pt_pread_record);
         *kept = fd;
     }
     ssize_t n = pt_pread_record(*kept, buf);
@@ -265,7 +236,7 @@ static int read_peak(struct pt_cgstat *s, struct pt_buf *buf, uint64_t *out)
     if (s->peak_fd >= 0)
         return parse_single(buf, pt_pread_record(s->peak_fd, buf), out);
     int fd = s->peak_unkept ? open_in(s->dirs.v2, "memory.peak", O_RDONLY) : -1;
-    return fd >= 0 ? parse_single(buf, read_and_close(fd, buf), out) : -1;
+    return parse_single(buf, pt_read_and_close(fd, buf, pt_pread_record), out);
 }
 
 /* A write to our own descriptor of memory.peak resets its peak to the
@@ -276,6 +247,26 @@ static bool reset_peak(int fd)
     static const char reset[] = "reset\n";
     errno = EIO; /* a short write sets none */
     return write(fd, reset, sizeof(reset) - 1) == (ssize_t)(sizeof(reset) - 1);
+}
+
+/* The peak offered (if any) now offered as kind, the other peak not:
+ * the interval's (reset per descriptor) or the lifetime's. */
+static void offer_peak_as(struct pt_cgstat *s, enum pt_cgq kind)
+{
+    const uint32_t peaks = (1u << PT_CGQ_MEMORY_PEAK) | (1u << PT_CGQ_MEMORY_PEAK_LIFETIME);
+    if (!(s->offered & peaks))
+        return;
+    s->offered &= ~peaks;
+    s->offered |= 1u << kind;
+}
+
+/* Resets are taken when our descriptor of memory.peak, opened writable,
+ * takes one: the peak offered is then the interval's. */
+static void start_resets(struct pt_cgstat *s, bool writable)
+{
+    s->peak_resets = writable && s->peak_fd >= 0 && reset_peak(s->peak_fd);
+    if (s->peak_resets)
+        offer_peak_as(s, PT_CGQ_MEMORY_PEAK);
 }
 
 /* A reset refused after one was taken: the peak our descriptor reads
@@ -293,8 +284,7 @@ static void stop_resets(struct pt_cgstat *s)
             pt_fd_budget_give(s->budget, false);
         s->peak_unkept = true;
     }
-    if (s->offered & (1u << PT_CGQ_MEMORY_PEAK))
-        s->offered ^= (1u << PT_CGQ_MEMORY_PEAK_LIFETIME) | (1u << PT_CGQ_MEMORY_PEAK);
+    offer_peak_as(s, PT_CGQ_MEMORY_PEAK_LIFETIME);
 }
 
 int pt_cgstat_read(struct pt_cgstat *s, struct pt_buf *buf)
@@ -338,13 +328,20 @@ int pt_cgstat_read_current(struct pt_cgstat *s, struct pt_buf *buf, uint64_t *by
 static bool probe(struct pt_cgstat *s, int *fd, const char *dir, const char *name, int flags, bool hot)
 {
     int opened = open_in(dir, name, flags);
-    if (opened < 0)
-        return false;
-    if (take(s, hot))
-        *fd = opened;
-    else
-        close(opened);
-    return true;
+    if (opened >= 0)
+        keep(s, fd, opened, hot);
+    return opened >= 0;
+}
+
+/* memory.peak, read-write where we may (the reset is tried, not
+ * assumed), into peak_fd or, past the budget, peak_unkept: whether it
+ * was opened writable. */
+static bool probe_peak(struct pt_cgstat *s)
+{
+    bool writable = probe(s, &s->peak_fd, s->dirs.v2, "memory.peak", O_RDWR, false);
+    bool peak = writable || probe(s, &s->peak_fd, s->dirs.v2, "memory.peak", O_RDONLY, false);
+    s->peak_unkept = peak && s->peak_fd < 0;
+    return writable;
 }
 
 int pt_cgstat_open(struct pt_cgstat *s, const struct pt_cgroup_dirs *dirs, struct pt_fd_budget *budget,
@@ -364,18 +361,13 @@ int pt_cgstat_open(struct pt_cgstat *s, const struct pt_cgroup_dirs *dirs, struc
     for (int i = 0; i < (int)(sizeof(current_files) / sizeof(current_files[0])) && s->current_file < 0; i++)
         if (probe(s, &s->current_fd, dir_of(dirs, current_files[i].hierarchy), current_files[i].name, O_RDONLY, true))
             s->current_file = i;
-    /* read-write where we may: the reset is tried, not assumed */
-    bool writable = probe(s, &s->peak_fd, dirs->v2, "memory.peak", O_RDWR, false);
-    bool peak = writable || probe(s, &s->peak_fd, dirs->v2, "memory.peak", O_RDONLY, false);
-    s->peak_unkept = peak && s->peak_fd < 0;
+    bool writable = probe_peak(s);
     if (pt_cgstat_read(s, buf) != 0) { /* the lifetime peak, before any reset */
         pt_cgstat_close(s);
         return -1;
     }
     s->offered = s->read;
-    s->peak_resets = writable && s->peak_fd >= 0 && reset_peak(s->peak_fd);
-    if (s->peak_resets && (s->offered & (1u << PT_CGQ_MEMORY_PEAK_LIFETIME)))
-        s->offered ^= (1u << PT_CGQ_MEMORY_PEAK_LIFETIME) | (1u << PT_CGQ_MEMORY_PEAK);
+    start_resets(s, writable);
     return 0;
 }
 
@@ -385,4 +377,105 @@ void pt_cgstat_close(struct pt_cgstat *s)
         give_back(s, &s->fd[i], false);
     give_back(s, &s->current_fd, true);
     give_back(s, &s->peak_fd, false);
+}
+
+/* Where a look opens a file of hierarchy h: the cgroup's directory
+ * there, or where's when the open found none (adopted once a file of
+ * it is taken). */
+static const char *look_dir(const struct pt_cgstat *s, const struct pt_cgroup_dirs *where, int h)
+{
+    const char *dir = dir_of(&s->dirs, h);
+    return dir[0] ? dir : dir_of(where, h);
+}
+
+static void adopt_dir(struct pt_cgstat *s, int h, const char *at)
+{
+    char *dir = h == PT_V2 ? s->dirs.v2 : s->dirs.v1[h];
+    if (dir != at)
+        snprintf(dir, PT_CGROUPFS_PATH_MAX, "%s", at); /* a directory made since the open */
+}
+
+/* File i, not there at the open: opened and read where it would be;
+ * taken (present from now, kept as the budget allows, its values into
+ * f) when it gives what no file of the cgroup gives yet, else closed,
+ * to be looked for again. */
+static void look_for_file(struct pt_cgstat *s, enum file i, const struct pt_cgroup_dirs *where, struct found *f,
+                          struct pt_buf *buf)
+{
+    const char *at = look_dir(s, where, files[i].hierarchy);
+    int fd = open_in(at, files[i].name, O_RDONLY);
+    if (fd < 0)
+        return;
+    ssize_t n = pt_pread_record(fd, buf);
+    struct found g = {0};
+    if (n >= 0)
+        parse_file(&g, i, buf, (size_t)n);
+    uint32_t more = g.got & ~(s->offered | s->read | f->got);
+    if (!more) {
+        close(fd);
+        return;
+    }
+    adopt_dir(s, files[i].hierarchy, at);
+    s->present |= 1u << i;
+    keep(s, &s->fd[i], fd, false);
+    for (int q = 0; q < PT_CGQ_COUNT; q++)
+        if (more & (1u << q))
+            put(f, (enum pt_cgq)q, g.value[q]);
+}
+
+/* Memory in use, when the open found no file of it. */
+static void look_for_current(struct pt_cgstat *s, const struct pt_cgroup_dirs *where, struct pt_buf *buf)
+{
+    for (int i = 0; i < (int)(sizeof(current_files) / sizeof(current_files[0])); i++) {
+        const char *at = look_dir(s, where, current_files[i].hierarchy);
+        int fd = open_in(at, current_files[i].name, O_RDONLY);
+        uint64_t bytes;
+        if (fd >= 0 && parse_single(buf, pt_pread_record(fd, buf), &bytes) == 0) {
+            adopt_dir(s, current_files[i].hierarchy, at);
+            s->current_file = i;
+            keep(s, &s->current_fd, fd, true);
+            s->offered |= 1u << PT_CGQ_MEMORY_CURRENT;
+            return;
+        }
+        if (fd >= 0)
+            close(fd);
+    }
+}
+
+/* memory.peak, when the cgroup offers no peak: taken as at the open
+ * (reset from now where the kernel lets us) when it reads. */
+static void look_for_peak(struct pt_cgstat *s, struct pt_buf *buf)
+{
+    bool writable = probe_peak(s);
+    uint64_t peak;
+    if (read_peak(s, buf, &peak) != 0) {
+        give_back(s, &s->peak_fd, false);
+        s->peak_unkept = false;
+        return;
+    }
+    s->offered |= 1u << PT_CGQ_MEMORY_PEAK_LIFETIME;
+    start_resets(s, writable);
+}
+
+uint32_t pt_cgstat_look_again(struct pt_cgstat *s, const struct pt_cgroup_dirs *where, struct pt_buf *buf)
+{
+    const uint32_t peaks = (1u << PT_CGQ_MEMORY_PEAK) | (1u << PT_CGQ_MEMORY_PEAK_LIFETIME);
+    uint32_t was = s->offered;
+    /* keys a kept file gained since the open (cpu.stat's throttling once
+     * the cpu controller is enabled): read already, counted since */
+    s->offered |= s->read & ~peaks;
+    struct found f = {0};
+    for (int i = 0; i < F_COUNT; i++)
+        if (!(s->present & (1u << i)))
+            look_for_file(s, (enum file)i, where, &f, buf);
+    for (int q = 0; q < PT_CGQ_COUNT; q++)
+        if (f.got & (1u << q))
+            s->value[q] = f.value[q];
+    s->read |= f.got;
+    s->offered |= f.got;
+    if (s->current_file < 0)
+        look_for_current(s, where, buf);
+    if (!(s->offered & peaks) && s->peak_fd < 0 && !s->peak_unkept)
+        look_for_peak(s, buf); /* in the v2 directory, found by now if at all */
+    return s->offered & ~was;
 }

@@ -15,8 +15,8 @@
  * and read again with one pread, as the descriptor budget allows
  * (fdbudget.h: memory in use, read at every poll, counts as a hot file,
  * the others, read once an interval, as cold ones); a file not there
- * then is never looked for again (cgacct.h's looks again open the
- * cgroup anew). Past the budget a file is opened, read and closed at
+ * then is looked for only at cgacct.h's looks again
+ * (pt_cgstat_look_again), which open nothing else. Past the budget a file is opened, read and closed at
  * each read, and memory.peak, which must be the same descriptor across
  * a reset, is read unreset: the lifetime peak. A kept descriptor whose
  * read fails (its file removed with its controller) is closed, and the
@@ -56,6 +56,12 @@ struct pt_cgstat {
     uint32_t read;                /* bits of value set by the last read */
 };
 
+/* Each mask is wide enough for what it indexes; all of offered and read
+ * is (1u << PT_CGQ_COUNT) - 1, which needs one bit more (cgacct.c). */
+_Static_assert(PT_CGSTAT_FILES <= PT_MASK_BITS(struct pt_cgstat, present), "enum file outgrows present");
+_Static_assert(PT_CGQ_COUNT < PT_MASK_BITS(struct pt_cgstat, offered), "enum pt_cgq outgrows offered");
+_Static_assert(PT_CGQ_COUNT < PT_MASK_BITS(struct pt_cgstat, read), "enum pt_cgq outgrows read");
+
 /* Open the cgroup whose files are in dirs, its kept descriptors taken
  * from budget (NULL: no budget): 0, or -1 when none of its files can be
  * read (the cgroup is gone). */
@@ -71,8 +77,14 @@ int pt_cgstat_read_current(struct pt_cgstat *s, struct pt_buf *buf, uint64_t *by
  * cgroup is gone (its files read as nothing). */
 int pt_cgstat_read(struct pt_cgstat *s, struct pt_buf *buf);
 
-/* The quantity's file, as the kernel names it ("cpu.pressure"), for
- * the start line's account of what is missing. */
-const char *pt_cgq_source(enum pt_cgq q);
+/* The looks again at what the cgroup lacks (cgacct.h, every
+ * PT_CGACCT_REPROBE_SETS sets): each file not there at the open opened
+ * where it would be (where: the cgroup's paths in every hierarchy, made
+ * or not, pt_cgroupfs_paths_of), and taken when it gives what no file of
+ * the cgroup gives yet; memory in use and the peak likewise when none is
+ * offered. Nothing else is opened, read or closed: a cgroup whose files
+ * are still missing costs one failed open each. Returns the quantities
+ * offered since, the cumulative ones' values now in value. */
+uint32_t pt_cgstat_look_again(struct pt_cgstat *s, const struct pt_cgroup_dirs *where, struct pt_buf *buf);
 
 #endif

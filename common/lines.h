@@ -31,6 +31,7 @@ struct pt_line {
     unsigned has_amount;              /* bits 1u << enum pt_amount: the amounts known */
     const struct pt_cgvalues *cgroup; /* a cgroup target's, or a --by cgroup line's, or NULL */
 };
+_Static_assert(PT_A_COUNT <= PT_MASK_BITS(struct pt_line, has_amount), "enum pt_amount outgrows has_amount");
 
 /* An empty line of the given kind: no amount known, no gauge (gauges must
  * be set before pt_line_report when the line carries them). */

@@ -108,21 +108,20 @@ ssize_t pt_pread_record(int fd, struct pt_buf *buf)
     }
 }
 
-/* The whole of fd (an open's result: -errno passed on, buf emptied), closed. */
-static ssize_t read_and_close(int fd, struct pt_buf *buf)
+ssize_t pt_read_and_close(int fd, struct pt_buf *buf, ssize_t (*reader)(int fd, struct pt_buf *buf))
 {
     if (fd < 0) {
         pt_buf_reset(buf);
         return fd;
     }
-    ssize_t n = pt_pread_all(fd, buf);
+    ssize_t n = reader(fd, buf);
     close(fd);
     return n;
 }
 
 ssize_t pt_read_file_at(int dirfd, const char *path, struct pt_buf *buf)
 {
-    return read_and_close(pt_open_at(dirfd, path), buf);
+    return pt_read_and_close(pt_open_at(dirfd, path), buf, pt_pread_all);
 }
 
 int pt_open_regular_at(int dirfd, const char *name, int flags)
@@ -140,7 +139,7 @@ int pt_open_regular_at(int dirfd, const char *name, int flags)
 
 ssize_t pt_read_regular_at(int dirfd, const char *name, struct pt_buf *buf)
 {
-    return read_and_close(pt_open_regular_at(dirfd, name, O_RDONLY), buf);
+    return pt_read_and_close(pt_open_regular_at(dirfd, name, O_RDONLY), buf, pt_pread_all);
 }
 
 int pt_open_at(int dirfd, const char *name)

@@ -25,6 +25,12 @@ ssize_t pt_pread_all(int fd, struct pt_buf *buf);
  * meminfo), in one pread when the buffer is large enough: the hot path. */
 ssize_t pt_pread_record(int fd, struct pt_buf *buf);
 
+/* fd (an open's result: a -errno is passed on, buf emptied) read with
+ * reader (pt_pread_all, or pt_pread_record for a single-record file: one
+ * syscall fewer), then closed: the one helper for every file read once
+ * and not kept. Returns what read returns. */
+ssize_t pt_read_and_close(int fd, struct pt_buf *buf, ssize_t (*reader)(int fd, struct pt_buf *buf));
+
 /* Open path under dirfd, read it whole into buf and close it: a file read
  * once (a cmdline, a children list of a thread, mountinfo). Returns its
  * length or -errno (buf then empty). */

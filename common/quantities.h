@@ -98,8 +98,7 @@ enum pt_amount {
     PT_A_BLKIO_DELAY,       /* seconds waiting for block I/O */
     PT_A_COUNT
 };
-/* lines.h keeps the amounts known as bits of an unsigned */
-_Static_assert(PT_A_COUNT <= sizeof(unsigned) * CHAR_BIT, "enum pt_amount outgrows pt_line.has_amount");
+/* lines.h keeps the amounts known as bits (its pt_line.has_amount asserts the width) */
 
 /* What the kernel accounts for a cgroup (cgstat.h reads them), in the
  * files' units: microseconds (_US), bytes, counts. */
@@ -133,6 +132,10 @@ enum pt_cgq {
 /* cgstat.h's offered and cgacct.h's known and gained are uint32_t bits
  * of it, and all of them are (1u << PT_CGQ_COUNT) - 1 */
 _Static_assert(PT_CGQ_COUNT < 32, "enum pt_cgq outgrows the uint32_t masks of it");
+
+/* The bits of a struct's mask member, for the headers that hold masks
+ * of these enums to assert each is wide enough. */
+#define PT_MASK_BITS(type, member) (sizeof(((type *)0)->member) * CHAR_BIT)
 
 /* What a lack of descriptors (EMFILE, ENFILE) left unknown in an interval:
  * those metrics are absent for it, never a partial sum. */

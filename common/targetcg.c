@@ -53,6 +53,14 @@ static size_t target_dirs(const struct pt_target *t, const char *const **dirs, c
     return u->n_dirs;
 }
 
+/* A glob of units, whose --by cgroup lines are its units: each line's
+ * cgroup is one of the target's, read from its set (one kept set of
+ * descriptors per cgroup, not two). */
+static bool lines_are_units(const struct pt_target *t)
+{
+    return t->selector.kind == PT_SELECT_UNIT && pt_matcher_unit(&t->matcher)->glob;
+}
+
 /* The directory of a --by cgroup group into out: a glob's unit (by its
  * line key, sdunit.h), or the cgroup of that name below the target's.
  * "" for "." and "other". */
@@ -63,7 +71,7 @@ static void group_dir(const struct pt_target *t, const char *group, char *out, s
     out[0] = '\0';
     if (strcmp(group, PT_CGROUP_OWN) == 0 || strcmp(group, PT_GROUP_OTHER) == 0)
         return;
-    bool glob = t->selector.kind == PT_SELECT_UNIT && pt_matcher_unit(&t->matcher)->glob;
+    bool glob = lines_are_units(t);
     for (size_t i = 0; i < n; i++) {
         if (glob && strcmp(keys[i], group) == 0) {
             snprintf(out, len, "%s", dirs[i]);
@@ -151,7 +159,7 @@ void pt_target_cgroups_found(struct pt_target *t)
     size_t n = target_dirs(t, &dirs, &keys);
     pt_cgacct_set(&t->cgroups, dirs, n);
     say_unreadable(t, &t->cgroups, &t->said_unreadable, "the target");
-    if (t->options.breakdown == PT_BY_CGROUP) {
+    if (t->options.breakdown == PT_BY_CGROUP && !lines_are_units(t)) {
         set_group_dirs(t);
         say_unreadable(t, &t->group_cgroups, &t->said_group_unreadable, "a line of the breakdown by cgroup");
     }
@@ -233,5 +241,5 @@ const struct pt_cgvalues *pt_target_cgroup_values(const struct pt_target *t, con
     if (!t->has_cgroups)
         return NULL;
     group_dir(t, group, dir, sizeof(dir));
-    return dir[0] ? pt_cgacct_values_of(&t->group_cgroups, dir) : NULL;
+    return dir[0] ? pt_cgacct_values_of(lines_are_units(t) ? &t->cgroups : &t->group_cgroups, dir) : NULL;
 }

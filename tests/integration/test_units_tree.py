@@ -109,6 +109,36 @@ class FakeTree(unittest.TestCase):
         self.assertEqual(len(empty), 1, execd.describe())
         self.assertIn('unit "gone.service" is unknown', empty[0])
 
+    def cgroup_fds(self, execd):
+        """The descriptors execd holds open on the tree's cgroup files."""
+        fd_dir = f"/proc/{execd.pid}/fd"
+        links = [os.readlink(os.path.join(fd_dir, fd)) for fd in os.listdir(fd_dir)]
+        return sorted(l for l in links if l.startswith(self.cg + "/") and not l.endswith("cgroup.procs"))
+
+    def test_glob_lines_share_the_units_descriptors(self):
+        # A glob's --by cgroup lines are its units: each unit's files kept
+        # open once (the target's), not once more for its line, and each
+        # line still has its unit's numbers.
+        self.put("init.scope", [])
+        for name, pid in zip(("app-a.service", "app-b.service"), self.sleeps(2)):
+            self.put(f"system.slice/{name}", [pid])
+            d = os.path.join(self.cg, "system.slice", name)
+            for file, text in (("cpu.stat", "usage_usec 1\nuser_usec 1\nsystem_usec 0\n"), ("pids.current", "1\n"),
+                               ("memory.current", "4096\n")):
+                with open(os.path.join(d, file), "w") as f:
+                    f.write(text)
+        held = {}
+        for by in ((), ("--by", "cgroup")):
+            execd = self.execd("--unit", "app-*", *by)
+            execd.wait_batches(3)
+            lines = [p for p in execd.batches()[-1][1] if "cgroup" in p.tags]
+            if by:
+                self.assertEqual(sorted(p.fields.get("cgroup_pids") for p in lines), [1, 1], execd.describe())
+            held[by] = self.cgroup_fds(execd)
+            execd.stop()
+        self.assertEqual(len(held[()]), 2 * 3, held)  # three files of each unit
+        self.assertEqual(held[("--by", "cgroup")], held[()])
+
     def test_this_host(self):
         # This build host runs no systemd (its init is another program):
         # checked from its own cgroup mounts, then said by proctree.

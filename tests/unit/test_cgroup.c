@@ -4,12 +4,15 @@
  * offers (v2 first, its v1 twin else), the per-descriptor memory.peak
  * reset, and cgacct's intervals: growth, polls, a cgroup made again. */
 #include <check.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -644,6 +647,104 @@ START_TEST(test_cgacct_last_read)
 }
 END_TEST
 
+/* Every openat made in this program (the library's), counted, then made
+ * by the kernel: the test defines the entry points itself, as
+ * test_alloc.c does the allocator's. */
+static long openats;
+
+static int counted_openat(int dirfd, const char *path, int flags, va_list ap)
+{
+    mode_t mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
+    openats++;
+    return (int)syscall(SYS_openat, dirfd, path, flags, mode);
+}
+
+/* (with _FILE_OFFSET_BITS=64, as built, <fcntl.h> names it openat64) */
+int openat(int dirfd, const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    int fd = counted_openat(dirfd, path, flags, ap);
+    va_end(ap);
+    return fd;
+}
+
+/* The opens of one set of c (n of its cgroups named). */
+static long opens_of_set(struct two_cgroups *c, size_t n)
+{
+    const char *dirs[] = {c->a, c->b};
+    long before = openats;
+    pt_cgacct_set(&c->acct, dirs, n);
+    return openats - before;
+}
+
+/* The looks again at what a cgroup lacks (every PT_CGACCT_REPROBE_SETS
+ * sets) open the files it lacks and nothing else: none for a cgroup that
+ * lacks nothing (b), one failed open per missing file of a (five of v2,
+ * two of v1 memory whose directory is not made yet), its kept
+ * descriptors the same. A file that appears is then taken, counted from
+ * that look, and looked for no more; the directory of a v1 controller
+ * made since is found. */
+START_TEST(test_looks_again_open_only_what_is_missing)
+{
+    put("sys/fs/cgroup/cgroup.procs", "");
+    put("sys/fs/cgroup/memory/cgroup.procs", ""); /* v1 memory's root */
+    put("sys/fs/cgroup/a/cgroup.procs", "");
+    put("sys/fs/cgroup/a/cpu.stat", "usage_usec 10\nuser_usec 10\nsystem_usec 0\n");
+    put("sys/fs/cgroup/a/cpu.pressure", "some avg10=0.00 avg60=0.00 avg300=0.00 total=5\n");
+    put("sys/fs/cgroup/a/memory.current", "100\n");
+    put("sys/fs/cgroup/a/memory.peak", "200\n");
+    fx_put_cgroup_v2(root, "sys/fs/cgroup/b", 700, 1000, 5000);
+    struct two_cgroups c;
+    two_cgroups_init(&c);
+    snprintf(c.fs.v1[PT_V1_MEMORY], sizeof(c.fs.v1[PT_V1_MEMORY]), "%s/sys/fs/cgroup/memory", root);
+    struct pt_fd_budget budget = {.limit = 100};
+    pt_cgacct_init(&c.acct, &c.fs, &budget);
+    ck_assert_int_gt(opens_of_set(&c, 2), 0);
+    const struct pt_cgstat *sa = &c.acct.entries[0].stat;
+    ck_assert_str_eq(c.acct.entries[0].dir, c.a);
+    int kept[PT_CGSTAT_FILES + 2];
+    memcpy(kept, sa->fd, sizeof(sa->fd));
+    kept[PT_CGSTAT_FILES] = sa->current_fd;
+    kept[PT_CGSTAT_FILES + 1] = sa->peak_fd;
+    size_t kept_then = budget.kept;
+    for (int k = 1; k < PT_CGACCT_REPROBE_SETS; k++)
+        ck_assert_int_eq(opens_of_set(&c, 2), 0);
+    ck_assert_int_eq(opens_of_set(&c, 2), 5 + 2); /* the look */
+    ck_assert_int_eq(memcmp(kept, sa->fd, sizeof(sa->fd)), 0);
+    ck_assert_int_eq(kept[PT_CGSTAT_FILES], sa->current_fd);
+    ck_assert_int_eq(kept[PT_CGSTAT_FILES + 1], sa->peak_fd);
+    ck_assert_uint_eq(budget.kept, kept_then);
+    char gained[256];
+    ck_assert(!pt_cgacct_gained(&c.acct, gained, sizeof(gained)));
+
+    /* io.stat appears, and v1 memory's directory with its oom_control */
+    put("sys/fs/cgroup/a/io.stat", "8:0 rbytes=100 wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n");
+    put("sys/fs/cgroup/memory/a/cgroup.procs", "");
+    put("sys/fs/cgroup/memory/a/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n");
+    for (int k = 1; k < PT_CGACCT_REPROBE_SETS; k++)
+        ck_assert_int_eq(opens_of_set(&c, 2), 0);
+    ck_assert_int_eq(opens_of_set(&c, 2), 5 + 2);
+    for (int i = 0; i < PT_CGSTAT_FILES; i++)
+        ck_assert(kept[i] < 0 || kept[i] == sa->fd[i]); /* the two found kept beside */
+    ck_assert_uint_eq(budget.kept, kept_then + 2);
+    ck_assert(pt_cgacct_gained(&c.acct, gained, sizeof(gained)));
+    ck_assert_msg(strstr(gained, "io.stat") && strstr(gained, "memory.events oom_kill"), "%s", gained);
+    put("sys/fs/cgroup/a/io.stat", "8:0 rbytes=160 wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n");
+    put("sys/fs/cgroup/memory/a/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 3\n");
+    struct pt_cgvalues v;
+    pt_cgacct_end_interval(&c.acct, &v);
+    const struct pt_cgvalues *va = pt_cgacct_values_of(&c.acct, c.a);
+    ck_assert(va->known & BIT(PT_CGQ_IO_READ_BYTES));
+    ck_assert_uint_eq(va->value[PT_CGQ_IO_READ_BYTES], 60); /* from the look */
+    ck_assert_uint_eq(va->value[PT_CGQ_OOM_KILLS], 1);
+    for (int k = 1; k < PT_CGACCT_REPROBE_SETS; k++)
+        ck_assert_int_eq(opens_of_set(&c, 2), 0);
+    ck_assert_int_eq(opens_of_set(&c, 2), 4 + 1); /* what is still missing */
+    pt_cgacct_free(&c.acct);
+}
+END_TEST
+
 /* ==== cgroupfs: our own cgroup as our own mounts show it ==== */
 
 /* The mountinfo of a container with a private cgroup namespace and the
@@ -727,6 +828,7 @@ int main(void)
     tcase_add_test(tc, test_cgacct_intervals);
     tcase_add_test(tc, test_cgacct_two_cgroups);
     tcase_add_test(tc, test_cgacct_last_read);
+    tcase_add_test(tc, test_looks_again_open_only_what_is_missing);
     tc = unit_tcase(suite, "cgroupfs");
     tcase_add_test(tc, test_own_dir_in_a_container);
     tcase_add_test(tc, test_own_dir_roots_and_exclusions);
