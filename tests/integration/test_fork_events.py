@@ -23,6 +23,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -36,7 +37,9 @@ TOLERANCE = 0.02
 
 
 def forkserver_argv(portfile):
-    return ["python3", os.path.join(h.SOURCE_ROOT, "tests", "workload", "forkserver.py"), portfile]
+    # the interpreter itself: a shim named python3 (pyenv) would be the
+    # target, under its own name, until it execs
+    return [sys.executable, os.path.join(h.SOURCE_ROOT, "tests", "workload", "forkserver.py"), portfile]
 
 
 def hit(portfile, count):

@@ -15,6 +15,7 @@ import fcntl
 import os
 import select
 import subprocess
+import sys
 import threading
 import time
 import unittest
@@ -43,7 +44,7 @@ def read_line(pipe, timeout):
 
 class StalledReader(unittest.TestCase):
     def test_polls_go_on_while_a_batch_waits(self):
-        spike = subprocess.Popen(["python3", "-c", SPIKE], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        spike = subprocess.Popen([sys.executable, "-c", SPIKE], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self.addCleanup(spike.stdout.close)
         self.addCleanup(spike.stdin.close)
         self.addCleanup(spike.wait)
