@@ -62,8 +62,7 @@ static struct pt_cgentry *find(const struct pt_cgacct *a, const char *dir)
  * it gains counts from now. */
 static void reprobe(struct pt_cgacct *a, struct pt_cgentry *e)
 {
-    const uint32_t peaks = (1u << PT_CGQ_MEMORY_PEAK) | (1u << PT_CGQ_MEMORY_PEAK_LIFETIME);
-    if ((e->stat.offered | peaks) == (1u << PT_CGQ_COUNT) - 1)
+    if ((e->stat.offered | PT_CGQ_PEAKS) == (1u << PT_CGQ_COUNT) - 1)
         return; /* nothing to look for */
     struct pt_cgroup_dirs where;
     if (pt_cgroupfs_paths_of(&a->fs, e->dir, &where) != 0)
@@ -333,9 +332,8 @@ static const char *const sources[PT_CGQ_COUNT] = {
 static void describe(uint32_t mask, char *out, size_t len)
 {
     /* one peak is enough: the interval's, or else the lifetime's */
-    const uint32_t peaks = (1u << PT_CGQ_MEMORY_PEAK_LIFETIME) | (1u << PT_CGQ_MEMORY_PEAK);
-    if ((mask & peaks) != peaks)
-        mask &= ~peaks;
+    if ((mask & PT_CGQ_PEAKS) != PT_CGQ_PEAKS)
+        mask &= ~PT_CGQ_PEAKS;
     size_t used = 0;
     const char *last = "";
     out[0] = '\0';

@@ -253,10 +253,9 @@ static bool reset_peak(int fd)
  * the interval's (reset per descriptor) or the lifetime's. */
 static void offer_peak_as(struct pt_cgstat *s, enum pt_cgq kind)
 {
-    const uint32_t peaks = (1u << PT_CGQ_MEMORY_PEAK) | (1u << PT_CGQ_MEMORY_PEAK_LIFETIME);
-    if (!(s->offered & peaks))
+    if (!(s->offered & PT_CGQ_PEAKS))
         return;
-    s->offered &= ~peaks;
+    s->offered &= ~PT_CGQ_PEAKS;
     s->offered |= 1u << kind;
 }
 
@@ -459,11 +458,10 @@ static void look_for_peak(struct pt_cgstat *s, struct pt_buf *buf)
 
 uint32_t pt_cgstat_look_again(struct pt_cgstat *s, const struct pt_cgroup_dirs *where, struct pt_buf *buf)
 {
-    const uint32_t peaks = (1u << PT_CGQ_MEMORY_PEAK) | (1u << PT_CGQ_MEMORY_PEAK_LIFETIME);
     uint32_t was = s->offered;
     /* keys a kept file gained since the open (cpu.stat's throttling once
      * the cpu controller is enabled): read already, counted since */
-    s->offered |= s->read & ~peaks;
+    s->offered |= s->read & ~PT_CGQ_PEAKS;
     struct found f = {0};
     for (int i = 0; i < F_COUNT; i++)
         if (!(s->present & (1u << i)))
@@ -475,7 +473,7 @@ uint32_t pt_cgstat_look_again(struct pt_cgstat *s, const struct pt_cgroup_dirs *
     s->offered |= f.got;
     if (s->current_file < 0)
         look_for_current(s, where, buf);
-    if (!(s->offered & peaks) && s->peak_fd < 0 && !s->peak_unkept)
+    if (!(s->offered & PT_CGQ_PEAKS) && s->peak_fd < 0 && !s->peak_unkept)
         look_for_peak(s, buf); /* in the v2 directory, found by now if at all */
     return s->offered & ~was;
 }

@@ -16,8 +16,8 @@
  * (fdbudget.h: memory in use, read at every poll, counts as a hot file,
  * the others, read once an interval, as cold ones); a file not there
  * then is looked for only at cgacct.h's looks again
- * (pt_cgstat_look_again), which open nothing else. Past the budget a file is opened, read and closed at
- * each read, and memory.peak, which must be the same descriptor across
+ * (pt_cgstat_look_again), which open nothing else. Past the budget a
+ * file is opened, read and closed at each read, and memory.peak, which must be the same descriptor across
  * a reset, is read unreset: the lifetime peak. A kept descriptor whose
  * read fails (its file removed with its controller) is closed, and the
  * file opened by its path at the next read.

@@ -133,6 +133,10 @@ enum pt_cgq {
  * of it, and all of them are (1u << PT_CGQ_COUNT) - 1 */
 _Static_assert(PT_CGQ_COUNT < 32, "enum pt_cgq outgrows the uint32_t masks of it");
 
+/* The two peaks, of which a cgroup offers one at a time: the interval's
+ * (reset per descriptor) or the lifetime's. */
+#define PT_CGQ_PEAKS ((1u << PT_CGQ_MEMORY_PEAK) | (1u << PT_CGQ_MEMORY_PEAK_LIFETIME))
+
 /* The bits of a struct's mask member, for the headers that hold masks
  * of these enums to assert each is wide enough. */
 #define PT_MASK_BITS(type, member) (sizeof(((type *)0)->member) * CHAR_BIT)
