@@ -128,17 +128,6 @@ static void stop_exits(struct pt_collector *c)
         pt_target_stop_exits(&c->targets[i]);
 }
 
-/* The tail of a rate-limited loss line: how many drains lost more since
- * it was last said (in a static buffer: one line at a time). */
-static const char *held_back(unsigned held)
-{
-    static char tail[96];
-    tail[0] = '\0';
-    if (held)
-        snprintf(tail, sizeof(tail), " (and in %u more drains in the last %d minutes)", held, PT_RATELIMIT_PERIOD / 60);
-    return tail;
-}
-
 void pt_collector_follow_exits(struct pt_collector *c)
 {
     if (c->exits.fd < 0)
@@ -153,12 +142,15 @@ void pt_collector_follow_exits(struct pt_collector *c)
         return;
     }
     unsigned held;
-    if (!complete && pt_ratelimit_pass(&c->exit_loss_said, pt_now(), PT_RATELIMIT_PERIOD, &held))
+    char more[96];
+    if (!complete && pt_ratelimit_pass(&c->exit_loss_said, pt_now(), PT_RATELIMIT_PERIOD, &held)) {
+        pt_ratelimit_held_tail(held, "drains lost some", more, sizeof(more));
         pt_logf(PT_LOG_WARNING,
                 "exit records were lost (a burst overflowed the socket); this interval leaves out "
                 "proc_processes_failed/killed and proc_exited_rss_peak_max, and its context switches may miss "
                 "some exited threads%s",
-                held_back(held));
+                more);
+    }
     for (size_t i = 0; i < c->n_targets; i++)
         pt_target_follow_exits(&c->targets[i], c->exits.records, c->exits.n_records, complete);
 }
@@ -174,11 +166,14 @@ void pt_collector_follow_events(struct pt_collector *c)
     double cpu0 = pt_thread_cpu_seconds();
     bool complete = pt_procevents_drain(&c->events);
     unsigned held;
-    if (!complete && pt_ratelimit_pass(&c->event_loss_said, pt_now(), PT_RATELIMIT_PERIOD, &held))
+    char more[96];
+    if (!complete && pt_ratelimit_pass(&c->event_loss_said, pt_now(), PT_RATELIMIT_PERIOD, &held)) {
+        pt_ratelimit_held_tail(held, "drains lost some", more, sizeof(more));
         pt_logf(PT_LOG_WARNING,
                 "process events were lost (a burst overflowed the socket); walking /proc once, and this "
                 "interval's proc_processes_started/exited may miss some%s",
-                held_back(held));
+                more);
+    }
     pt_procscan_follow_events(&c->scan, c->events.events, c->events.n_events, complete);
     charge_drain(c, cpu0); /* the scan's share of the events too: it serves the matching targets */
     for (size_t i = 0; i < c->n_targets; i++)

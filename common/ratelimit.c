@@ -1,6 +1,7 @@
 #include "ratelimit.h"
 
 #include <limits.h>
+#include <stdio.h>
 
 bool pt_ratelimit_pass(struct pt_ratelimit *r, double now, double period, unsigned *held)
 {
@@ -12,4 +13,13 @@ bool pt_ratelimit_pass(struct pt_ratelimit *r, double now, double period, unsign
     *held = r->held;
     *r = (struct pt_ratelimit){.said = true, .next = now + period, .held = 0};
     return true;
+}
+
+void pt_ratelimit_held_tail(unsigned held, const char *what, char *out, size_t len)
+{
+    if (len == 0)
+        return;
+    out[0] = '\0';
+    if (held)
+        snprintf(out, len, " (and %u more %s in the last %d minutes)", held, what, PT_RATELIMIT_PERIOD / 60);
 }

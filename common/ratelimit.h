@@ -10,6 +10,7 @@
 #define PROCTREE_RATELIMIT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* The period of every rate-limited line, in seconds: ten minutes, so a
  * condition that lasts says itself six times an hour at most. */
@@ -25,5 +26,10 @@ struct pt_ratelimit {
  * since the last one said (to be said with it), and the period restarts;
  * if not, it is counted. */
 bool pt_ratelimit_pass(struct pt_ratelimit *r, double now, double period, unsigned *held);
+
+/* The tail of a line said after held were held back within
+ * PT_RATELIMIT_PERIOD: " (and HELD more WHAT in the last 10 minutes)",
+ * "" for none, into out. */
+void pt_ratelimit_held_tail(unsigned held, const char *what, char *out, size_t len);
 
 #endif

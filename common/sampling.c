@@ -172,10 +172,8 @@ static void smaps_timed(struct pt_target *t, struct pt_member *m)
     m->smaps_wait = m->smaps_period - 1;
     unsigned held;
     if (before == 1 && pt_ratelimit_pass(&t->smaps_slow_said, pt_now(), PT_RATELIMIT_PERIOD, &held)) {
-        char more[96] = "";
-        if (held)
-            snprintf(more, sizeof(more), " (and %u more times, other pids or again, in the last %d minutes)", held,
-                     PT_RATELIMIT_PERIOD / 60);
+        char more[96];
+        pt_ratelimit_held_tail(held, "times, other pids or again,", more, sizeof(more));
         pt_target_logf(t, PT_LOG_INFO, "smaps_rollup of pid %d took %.1f ms; reading it less often%s", (int)m->pid,
                        took * 1e3, more);
     }
