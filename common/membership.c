@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "saturate.h"
+#include "targetinterval.h"
 
 /* A member whose name changed (exec) moves to its new name's group with
  * what it did since the last interval's end: at that end, or when it
@@ -111,9 +112,7 @@ static void depart(struct pt_target *t, const struct pt_member *m, const struct 
         if (m->tc_known & (1u << k))
             d->tc_base[k] = m->tc[k] > m->tc_exited[k] ? m->tc[k] - m->tc_exited[k] : 0;
     pt_pidmap_put(&t->exits.departure_index, m->pid, (uint32_t)t->exits.n_departures++);
-    if (!t->interval.departed_any || m->starttime < t->interval.departed_first_starttime)
-        t->interval.departed_first_starttime = m->starttime;
-    t->interval.departed_any = true;
+    pt_interval_add_departure(t, m->starttime);
 }
 
 /* The member is gone, reaped by reaper (a member: its counters carry, or
@@ -129,7 +128,8 @@ static void member_left(struct pt_target *t, struct pt_member *m, struct pt_memb
     pt_ledger_seen(&t->ledger, &m->acct);
     m->gone = true;
     pt_member_close(m);
-    t->interval.exited += !m->exit_counted;
+    if (!m->exit_counted)
+        pt_interval_add_exited(t);
     t->membership_moved = true; /* what it shared is shared by fewer */
     if (t->events.follows)      /* its forks may still be in the socket */
         pt_pidmap_put(&t->events.forks_ours_lately, m->pid, 1);
@@ -192,9 +192,9 @@ void pt_target_read_counters(struct pt_target *t, struct pt_member *m)
         return;
     }
     if (r == PT_READ_NO_FDS)
-        t->interval.short_of_fds |= PT_SHORT_COUNTERS;
+        pt_interval_add_short(t, PT_SHORT_COUNTERS);
     if (r != PT_READ_OK) {
-        t->interval.vanished++;
+        pt_interval_add_vanished(t);
         return;
     }
     pt_target_warn_denied(t, m); /* io may refuse its first read, not its open */
@@ -265,8 +265,8 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
     if (r == PT_READ_NO_FDS) {
         /* The process is tried again at the next discovery tick; until it
          * has joined, every sum of the tree would be partial. */
-        t->interval.vanished++;
-        t->interval.short_of_fds |= PT_SHORT_MEMBERS;
+        pt_interval_add_vanished(t);
+        pt_interval_add_short(t, PT_SHORT_MEMBERS);
     }
     if (r != PT_READ_OK)
         return NULL;
@@ -304,7 +304,7 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
     m.exit_counted = pt_pidmap_remove(&t->events.unjoined_exits, pid);
     if (!baseline && !pt_pidmap_remove(&t->events.parent_of_forked, pid) &&
         !m.exit_counted) /* else counted at its fork event */
-        t->interval.started++;
+        pt_interval_add_started(t);
     if (t->events.follows)
         pt_pidmap_put(&t->events.forks_ours_lately, pid, !baseline);
     t->membership_moved = true;

@@ -14,6 +14,7 @@
 #include "membership.h"
 #include "saturate.h"
 #include "targetcg.h"
+#include "targetinterval.h"
 #include "targetunit.h"
 
 const char *pt_target_name(const struct pt_target *t)
@@ -266,14 +267,13 @@ void pt_target_set_self(struct pt_target *t, pid_t self)
 
 void pt_target_charge(struct pt_target *t, double cpu_seconds)
 {
-    t->interval.cpu_seconds += cpu_seconds;
+    pt_interval_add_cpu(t, cpu_seconds);
 }
 
 void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report)
 {
     if (!t->interval.end_read)
         pt_target_end_reads(t, pt_now(), NAN); /* a caller without a collector: its clock, no delayacct */
-    t->interval.end_read = false;
     double cpu0 = pt_thread_cpu_seconds();
     int64_t threads = t->interval.end_threads, fds = t->interval.end_fds;
     share_folds(t);
@@ -281,24 +281,17 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
         pt_target_read_threads(t);
     count_members(t);
     int64_t processes = (int64_t)t->membership.n_members;
-    t->interval.cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+    pt_interval_add_cpu(t, pt_thread_cpu_seconds() - cpu0);
 
-    t->interval.counter_seconds += seconds;
+    double counter_seconds = pt_interval_lasted(t, seconds);
     const struct pt_cgvalues *cgroups = pt_target_cgroups_end(t);
-    fill_report(t, t->interval.counter_seconds, processes, threads, fds, cgroups, units, report);
+    fill_report(t, counter_seconds, processes, threads, fds, cgroups, units, report);
     if (t->ledger.groups.list)
-        fill_group_reports(t, t->interval.counter_seconds, units);
-    if (!(t->interval.short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS)))
-        t->interval.counter_seconds = 0;
+        fill_group_reports(t, counter_seconds, units);
     leave_out_unknown(t, report);
-    t->interval.short_of_fds = 0;
-
-    memset(t->interval.gauges, 0, sizeof(t->interval.gauges));
-    t->interval.samples = t->interval.vanished = t->interval.started = t->interval.exited = t->interval.pss_stale =
-        t->interval.restarts = 0;
+    pt_interval_end(t);
     t->exits.failed = t->exits.killed = t->exits.rss_peak_kb = t->exits.records = t->exits.record_losses = 0;
     t->exits.complete = true;
-    t->interval.cpu_seconds = 0;
     pt_ledger_end_interval(&t->ledger);
     pt_target_debug_check(t, "the interval's end");
 }

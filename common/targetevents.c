@@ -3,6 +3,7 @@
 
 #include "exits.h"
 #include "membership.h"
+#include "targetinterval.h"
 
 /* Was pid a process of the tree when it forked at time when? A member
  * that joined as (part of) a new root only from its join; one born in the
@@ -31,7 +32,7 @@ static void follow_start(struct pt_target *t, const struct pt_procevent *e)
         m->started_at = e->when; /* finer than its starttime's clock tick (exits.c) */
         return;
     }
-    t->interval.started++;
+    pt_interval_add_started(t);
     pt_pidmap_put(&t->events.parent_of_forked, e->pid, (uint32_t)e->parent);
 }
 
@@ -44,7 +45,7 @@ static void follow_unseen_exit(struct pt_target *t, pid_t pid)
     if (parent < 0)
         return;
     pt_pidmap_remove(&t->events.parent_of_forked, pid);
-    t->interval.exited++; /* a member's exit is counted when it is found gone */
+    pt_interval_add_exited(t); /* a member's exit is counted when it is found gone */
     pt_pidmap_put(&t->events.unjoined_exits, pid, 1);
     if (t->exits.follows)
         pt_pidmap_put(&t->exits.parent_of_unseen_gone, pid, (uint32_t)parent);
@@ -68,7 +69,7 @@ void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *eve
         }
     }
     pt_pidmap_clear(&t->events.forks_ours_lately);
-    t->interval.cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+    pt_interval_add_cpu(t, pt_thread_cpu_seconds() - cpu0);
     pt_target_debug_check(t, "process events");
 }
 

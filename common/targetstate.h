@@ -85,10 +85,9 @@ struct pt_target_empty {
     pid_t pid; /* the pid it was about */
 };
 
-/* What the target's interval saw, turned into its line at the end and
- * reset there (target.c); the parts count into it as they see things
- * (sampling.c, membership.c, discovery.c, targetevents.c, exits.c,
- * targetcg.c). */
+/* What the target's interval saw, turned into its line at the end
+ * (target.c). Written by targetinterval.c only: the parts tell it what
+ * they see (pt_interval_add_...), and the interval's end resets it. */
 struct pt_target_interval {
     struct pt_extrema gauges[PT_G_COUNT];
     int64_t samples, vanished, started, exited, pss_stale;
