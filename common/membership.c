@@ -1,5 +1,6 @@
 #include "membership.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,12 +84,11 @@ double pt_target_start_time(const struct pt_target *t, uint64_t starttime)
  * keep what settling it from its exit records needs (exits.c). */
 static void depart(struct pt_target *t, const struct pt_member *m, const struct pt_member *reaper)
 {
-    if (t->exits.n_departures == t->exits.cap_departures) {
-        t->exits.cap_departures = t->exits.cap_departures ? t->exits.cap_departures * 2 : 16;
-        t->exits.departures =
-            pt_xrealloc_array(t->exits.departures, t->exits.cap_departures, sizeof(*t->exits.departures));
+    if (t->departures.n == t->departures.cap) {
+        t->departures.cap = t->departures.cap ? t->departures.cap * 2 : 16;
+        t->departures.list = pt_xrealloc_array(t->departures.list, t->departures.cap, sizeof(*t->departures.list));
     }
-    struct pt_departure *d = &t->exits.departures[t->exits.n_departures];
+    struct pt_departure *d = &t->departures.list[t->departures.n];
     *d = (struct pt_departure){
         .pid = m->pid,
         .reaper = reaper ? reaper->pid : 0,
@@ -111,7 +111,7 @@ static void depart(struct pt_target *t, const struct pt_member *m, const struct 
     for (int k = 0; k < PT_TC_COUNT; k++)
         if (m->tc_known & (1u << k))
             d->tc_base[k] = m->tc[k] > m->tc_exited[k] ? m->tc[k] - m->tc_exited[k] : 0;
-    pt_pidmap_put(&t->exits.departure_index, m->pid, (uint32_t)t->exits.n_departures++);
+    pt_pidmap_put(&t->departures.index, m->pid, (uint32_t)t->departures.n++);
     pt_interval_add_departure(t, m->starttime);
 }
 
@@ -130,7 +130,7 @@ static void member_left(struct pt_target *t, struct pt_member *m, struct pt_memb
     pt_member_close(m);
     if (!m->exit_counted)
         pt_interval_add_exited(t);
-    t->membership_moved = true; /* what it shared is shared by fewer */
+    t->membership.moved = true; /* what it shared is shared by fewer */
     if (t->events.follows)      /* its forks may still be in the socket */
         pt_pidmap_put(&t->events.forks_ours_lately, m->pid, 1);
     if (t->exits.follows) {
@@ -149,7 +149,7 @@ void pt_target_member_changed(struct pt_target *t, pid_t pid)
     if (!m)
         return;
     pt_member_reopen(m);
-    t->membership_moved = true; /* a new program's memory */
+    t->membership.moved = true; /* a new program's memory */
 }
 
 /* Gone, as seen by a read in tree order (parents before children): if the
@@ -235,6 +235,36 @@ void pt_target_compact(struct pt_target *t)
     t->membership.need_compaction = false;
 }
 
+struct pt_departure *pt_target_departure_of(const struct pt_target *t, pid_t pid)
+{
+    long i = pt_pidmap_get(&t->departures.index, pid);
+    assert(i < (long)t->departures.n);
+    return i < 0 ? NULL : &t->departures.list[i];
+}
+
+void pt_target_departures_settled(struct pt_target *t)
+{
+    t->departures.n = 0;
+    pt_pidmap_clear(&t->departures.index);
+}
+
+bool pt_target_take_membership_moved(struct pt_target *t)
+{
+    bool moved = t->membership.moved;
+    t->membership.moved = false;
+    return moved;
+}
+
+void pt_target_membership_free(struct pt_target *t)
+{
+    for (size_t i = 0; i < t->membership.n_members; i++)
+        pt_member_close(&t->membership.members[i]);
+    free(t->membership.members);
+    pt_pidmap_free(&t->membership.position_of);
+    free(t->departures.list);
+    pt_pidmap_free(&t->departures.index);
+}
+
 int32_t pt_target_group_of(struct pt_target *t, const char *comm, pid_t parent)
 {
     if (pt_target_by_process(t))
@@ -307,7 +337,7 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
         pt_interval_add_started(t);
     if (t->events.follows)
         pt_pidmap_put(&t->events.forks_ours_lately, pid, !baseline);
-    t->membership_moved = true;
+    t->membership.moved = true;
     t->membership.members[t->membership.n_members] = m;
     pt_pidmap_put(&t->membership.position_of, pid, (uint32_t)t->membership.n_members);
     return &t->membership.members[t->membership.n_members++];

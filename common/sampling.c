@@ -126,8 +126,7 @@ static bool same_statm(const struct pt_statm *a, const struct pt_statm *b)
 /* Has the tree's memory moved since the last smaps_rollup sample? */
 static bool tree_memory_moved(struct pt_target *t)
 {
-    bool moved = t->membership_moved;
-    t->membership_moved = false;
+    bool moved = pt_target_take_membership_moved(t);
     for (size_t i = 0; i < t->membership.n_members && !moved; i++) {
         const struct pt_member *m = &t->membership.members[i];
         bool unsampled = !m->has_smaps && !(m->denied & PT_DENIED_SMAPS) && !m->zombie; /* joined, exec'd */

@@ -158,7 +158,7 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
         pt_line_put(&line, PT_A_EXIT_RECORDS, (double)t->exits.records);
         pt_line_put(&line, PT_A_EXIT_RECORD_LOSSES, (double)t->exits.record_losses);
     }
-    if (t->exits.follows && t->exits.complete) {
+    if (t->exits.follows && t->exits.record_losses == 0) {
         pt_line_put(&line, PT_A_FAILED, (double)t->exits.failed);
         pt_line_put(&line, PT_A_KILLED, (double)t->exits.killed);
         pt_line_put(&line, PT_A_EXITED_RSS_PEAK, (double)t->exits.rss_peak_kb * 1024.0);
@@ -290,8 +290,7 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
         fill_group_reports(t, counter_seconds, units);
     leave_out_unknown(t, report);
     pt_interval_end(t);
-    t->exits.failed = t->exits.killed = t->exits.rss_peak_kb = t->exits.records = t->exits.record_losses = 0;
-    t->exits.complete = true;
+    pt_target_exits_end_interval(t);
     pt_ledger_end_interval(&t->ledger);
     pt_target_debug_check(t, "the interval's end");
 }
@@ -349,7 +348,6 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
     long cpus = sysconf(_SC_NPROCESSORS_CONF);
     t->cpu_percent_max = 100.0 * (double)(cpus > 0 ? cpus : 1);
     t->pss_at_end = pss_at_end;
-    t->exits.complete = true;
     t->self = getpid();
     t->proc_root_ours = true;
     t->sys_root_default = strcmp(sys_root, "/sys") == 0;
@@ -367,14 +365,9 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
 
 void pt_target_free(struct pt_target *t)
 {
-    for (size_t i = 0; i < t->membership.n_members; i++)
-        pt_member_close(&t->membership.members[i]);
-    free(t->membership.members);
-    pt_pidmap_free(&t->membership.position_of);
+    pt_target_membership_free(t);
     pt_target_events_free(t);
-    pt_pidmap_free(&t->exits.departure_index);
-    pt_pidmap_free(&t->exits.parent_of_unseen_gone);
-    free(t->exits.departures);
+    pt_target_exits_free(t);
     pt_buf_free(&t->buf);
     free(t->discovery.pending);
     free(t->discovery.pending_group);

@@ -47,8 +47,7 @@ static void follow_unseen_exit(struct pt_target *t, pid_t pid)
     pt_pidmap_remove(&t->events.parent_of_forked, pid);
     pt_interval_add_exited(t); /* a member's exit is counted when it is found gone */
     pt_pidmap_put(&t->events.unjoined_exits, pid, 1);
-    if (t->exits.follows)
-        pt_pidmap_put(&t->exits.parent_of_unseen_gone, pid, (uint32_t)parent);
+    pt_target_unseen_gone(t, pid, (pid_t)parent);
 }
 
 void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *events, size_t n, bool complete)

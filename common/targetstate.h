@@ -116,33 +116,42 @@ struct pt_target_interval {
 };
 
 /* What the kernel's exit records settle (pt_target_follow_exits,
- * exits.c): the members gone since the last drain, and this interval's
- * counts from the records. Written by exits.c; also by membership.c,
- * below it, when a member leaves (its departure), by targetevents.c when a
- * fork is gone before it could join (parent_of_unseen_gone), and by
- * target.c (the interval's end resets the counts; the life cycle). */
+ * exits.c): the forks gone unseen since the last drain, and this
+ * interval's counts from the records. Written by exits.c only: the
+ * process events tell it of a fork gone before it could join
+ * (pt_target_unseen_gone), the interval's end resets the counts
+ * (pt_target_exits_end_interval). */
 struct pt_target_exits {
     bool follows;
-    bool complete;                   /* no record was lost this interval */
-    struct pt_departure *departures; /* members that left since the last drain */
-    size_t n_departures, cap_departures;
-    struct pt_pidmap departure_index; /* pid -> its place in departures */
     /* pid -> its parent: forked in the tree, gone before it could join,
      * since the last drain */
     struct pt_pidmap parent_of_unseen_gone;
     /* when exit records were last drained: what came then exited before */
     double drained_at;
-    int64_t failed, killed, rss_peak_kb, records, record_losses; /* this interval */
+    /* this interval's; none lost: every record came */
+    int64_t failed, killed, rss_peak_kb, records, record_losses;
+};
+
+/* The members gone since the last drain of exit records, each with what
+ * settling it from the records still to come needs. Written by
+ * membership.c only: a member that leaves while exit records are followed
+ * is added, and pt_target_departures_settled() forgets them all. The
+ * records in the list are exits.c's to settle (their fields). */
+struct pt_target_departures {
+    struct pt_departure *list;
+    size_t n, cap;
+    struct pt_pidmap index; /* pid -> its place in list */
 };
 
 /* The target's members, in tree order. Written by membership.c only
- * (pt_target_join, pt_target_compact, ...; target.c frees it); the other
- * parts read it, and read or sample the members in it. */
+ * (pt_target_join, pt_target_compact, ..., pt_target_membership_free);
+ * the other parts read it, and read or sample the members in it. */
 struct pt_target_membership {
     struct pt_member *members; /* parents before their children */
     size_t n_members, cap_members;
     struct pt_pidmap position_of; /* pid -> position in members */
     bool need_compaction;
+    bool moved; /* a member joined, left or exec'd since the last smaps_rollup sample */
 };
 
 /* What a target following the kernel's process events keeps between
@@ -205,8 +214,7 @@ struct pt_target {
     struct pt_target_interval interval;
     struct pt_ratelimit smaps_slow_said; /* "smaps_rollup of pid N took ..." (sampling.c) */
 
-    bool pss_at_end;       /* smaps_rollup at every interval's end, or on its own timer */
-    bool membership_moved; /* a member joined or left since the last smaps_rollup sample */
+    bool pss_at_end; /* smaps_rollup at every interval's end, or on its own timer */
     struct pt_target_empty empty;
     bool sys_root_default;  /* the cgroup filesystem is looked for in our own /sys */
     unsigned warned_denied; /* enum pt_denied bits already logged */
@@ -215,6 +223,7 @@ struct pt_target {
     struct pt_target_events events;
 
     struct pt_target_exits exits;
+    struct pt_target_departures departures;
     pid_t self;             /* our own pid as the proc root names it (pidns.h):
                                the subreaper in launch mode */
     bool proc_root_ours;    /* self is getpid(): the proc root is our pid namespace's */
