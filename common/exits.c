@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "bounds.h"
+#include "eventstate.h"
 #include "ledgerfolds.h"
 #include "membership.h"
 #include "saturate.h"
@@ -388,7 +389,7 @@ void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *rec
     settle_departures(t);
     pt_pidmap_clear(&t->exits.parent_of_unseen_gone);
     if (pt_target_by_process(t)) /* their zombies joined from these records, or are reaped */
-        pt_pidmap_clear(&t->events.unjoined_exits);
+        pt_events_unjoined_exits_settled(t);
     pt_interval_add_cpu(t, pt_thread_cpu_seconds() - cpu0);
     pt_target_debug_check(t, "exit records");
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "eventstate.h"
 #include "saturate.h"
 #include "targetinterval.h"
 
@@ -130,9 +131,8 @@ static void member_left(struct pt_target *t, struct pt_member *m, struct pt_memb
     pt_member_close(m);
     if (!m->exit_counted)
         pt_interval_add_exited(t);
-    t->membership.moved = true; /* what it shared is shared by fewer */
-    if (t->events.follows)      /* its forks may still be in the socket */
-        pt_pidmap_put(&t->events.forks_ours_lately, m->pid, 1);
+    t->membership.moved = true;              /* what it shared is shared by fewer */
+    pt_events_member_moved(t, m->pid, true); /* its forks may still be in the socket */
     if (t->exits.follows) {
         depart(t, m, reaper);
         static const int64_t none[PT_TC_COUNT];
@@ -214,8 +214,7 @@ void pt_target_leave_all(struct pt_target *t)
         pt_target_read_counters(t, m); /* its last values: may find it gone */
         m->recorded_whole = false;     /* what it does from now on is not the tree's */
         member_left(t, m, NULL);
-        if (t->events.follows)
-            pt_pidmap_put(&t->events.forks_ours_lately, m->pid, 0);
+        pt_events_member_moved(t, m->pid, false);
     }
     pt_target_compact(t);
 }
@@ -331,12 +330,10 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
      * the reap (which then owes them, as for any member that leaves). One
      * the events counted already (started, and exited) is not counted
      * again. */
-    m.exit_counted = pt_pidmap_remove(&t->events.unjoined_exits, pid);
-    if (!baseline && !pt_pidmap_remove(&t->events.parent_of_forked, pid) &&
-        !m.exit_counted) /* else counted at its fork event */
+    m.exit_counted = pt_events_joins_exited(t, pid);
+    if (!baseline && !pt_events_joins_forked(t, pid) && !m.exit_counted) /* else counted at its fork event */
         pt_interval_add_started(t);
-    if (t->events.follows)
-        pt_pidmap_put(&t->events.forks_ours_lately, pid, !baseline);
+    pt_events_member_moved(t, pid, !baseline);
     t->membership.moved = true;
     t->membership.members[t->membership.n_members] = m;
     pt_pidmap_put(&t->membership.position_of, pid, (uint32_t)t->membership.n_members);

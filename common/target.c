@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "eventstate.h"
 #include "groupkey.h"
 #include "ledgerfolds.h"
 #include "lines.h"
@@ -366,7 +367,7 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
 void pt_target_free(struct pt_target *t)
 {
     pt_target_membership_free(t);
-    pt_target_events_free(t);
+    pt_events_free(t);
     pt_target_exits_free(t);
     pt_buf_free(&t->buf);
     free(t->discovery.pending);

@@ -155,9 +155,10 @@ struct pt_target_membership {
 };
 
 /* What a target following the kernel's process events keeps between
- * drains. Written by targetevents.c, and by the two files below it that
- * cannot call it: membership.c (a join or a leave) and exits.c (the
- * unjoined exits a drain of exit records settled). */
+ * drains. Written by eventstate.c only, which is below the files that
+ * tell it what happened: targetevents.c (the events), membership.c (a
+ * join or a leave), exits.c (the unjoined exits a drain of exit records
+ * settled). */
 struct pt_target_events {
     bool follows; /* pt_target_follow_events was called */
     /* pid -> its parent: forked in the tree, never joined (gone first):
