@@ -341,3 +341,10 @@ void pt_target_offer_root(struct pt_target *t, pid_t pid)
 {
     collect_pid(pid, t);
 }
+
+void pt_target_discovery_free(struct pt_target *t)
+{
+    free(t->discovery.pending);
+    free(t->discovery.pending_group);
+    pt_buf_free(&t->discovery.scan_groups);
+}

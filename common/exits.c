@@ -255,7 +255,8 @@ static void thread_exited(struct pt_target *t, struct pt_member *m, bool departe
         memset(&fresh, 0, sizeof(fresh));
         u = &fresh;
         /* it exited before this drain: started before now less its life */
-        count_past = count_past || t->exits.drained_at - (double)r->elapsed_us / PT_US_PER_SECOND > t->threads_read_at;
+        count_past =
+            count_past || t->exits.drained_at - (double)r->elapsed_us / PT_US_PER_SECOND > t->sampling.threads_read_at;
         if (!count_past)
             return;
     }

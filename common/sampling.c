@@ -172,7 +172,7 @@ static void smaps_timed(struct pt_target *t, struct pt_member *m)
     m->smaps_period = before * 2 > PT_SMAPS_MAX_PERIOD ? PT_SMAPS_MAX_PERIOD : before * 2;
     m->smaps_wait = m->smaps_period - 1;
     unsigned held;
-    if (before == 1 && pt_ratelimit_pass(&t->smaps_slow_said, pt_now(), PT_SMAPS_SLOW_SAID_PERIOD, &held)) {
+    if (before == 1 && pt_ratelimit_pass(&t->sampling.smaps_slow_said, pt_now(), PT_SMAPS_SLOW_SAID_PERIOD, &held)) {
         char more[96] = "";
         if (held)
             snprintf(more, sizeof(more), " (and %u more times, other pids or again, in the last %d minutes)", held,
@@ -314,7 +314,7 @@ void pt_target_read_threads(struct pt_target *t)
             pt_target_credit_thread(t, pt_member_thread_usage(m, k, &n), m->born || m->usage_sampled);
         m->usage_sampled = true;
     }
-    t->threads_read_at = pt_now(); /* after: a thread born since was not read */
+    t->sampling.threads_read_at = pt_now(); /* after: a thread born since was not read */
 }
 
 /* Denied files are tried again at this many interval ends: a process

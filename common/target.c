@@ -30,8 +30,8 @@ const char *pt_target_breakdown_key(const struct pt_target *t)
 
 const struct pt_group_report *pt_target_group_reports(const struct pt_target *t, size_t *n)
 {
-    *n = t->n_group_reports;
-    return t->group_reports;
+    *n = t->group_lines.n;
+    return t->group_lines.reports;
 }
 
 pid_t pt_target_launched_pid(const struct pt_target *t)
@@ -180,8 +180,8 @@ static void leave_out_unknown(struct pt_target *t, struct pt_report *report)
     if (!t->interval.short_of_fds)
         return;
     pt_line_drop_unknown(report, t->interval.short_of_fds);
-    for (size_t i = 0; i < t->n_group_reports; i++)
-        pt_line_drop_unknown(&t->group_reports[i].report, t->interval.short_of_fds);
+    for (size_t i = 0; i < t->group_lines.n; i++)
+        pt_line_drop_unknown(&t->group_lines.reports[i].report, t->interval.short_of_fds);
     char what[160];
     pt_short_describe(t->interval.short_of_fds, what, sizeof(what));
     pt_target_logf(t, PT_LOG_ERROR,
@@ -218,7 +218,7 @@ static void fill_group_reports(struct pt_target *t, double seconds, const struct
     enum pt_lines of = t->options.breakdown == PT_BY_THREAD   ? PT_LINES_BY_THREAD
                        : t->options.breakdown == PT_BY_CGROUP ? PT_LINES_BY_PROCESS | PT_LINES_BY_CGROUP
                                                               : PT_LINES_BY_PROCESS;
-    t->n_group_reports = 0;
+    t->group_lines.n = 0;
     for (uint32_t i = 0; i <= t->ledger.groups.limit; i++) {
         const struct pt_group *g = pt_ledger_group(&t->ledger, i);
         if (!g->in_use)
@@ -231,8 +231,8 @@ static void fill_group_reports(struct pt_target *t, double seconds, const struct
         line.cgroup = pt_target_cgroup_values(t, g->name);
         pt_ledger_group_deltas(&t->ledger, i, keep_base, line.delta);
         put_live(&line, g->tc, g->tc_seen & tcounts_shown(t), g->fds_seen ? g->fds : -1, g->processes, g->threads);
-        assert(t->n_group_reports <= t->ledger.groups.limit); /* limit + 1 lines */
-        struct pt_group_report *r = &t->group_reports[t->n_group_reports++];
+        assert(t->group_lines.n <= t->ledger.groups.limit); /* limit + 1 lines */
+        struct pt_group_report *r = &t->group_lines.reports[t->group_lines.n++];
         r->name = g->name;
         pt_line_report(&line, units, &r->report);
     }
@@ -241,7 +241,8 @@ static void fill_group_reports(struct pt_target *t, double seconds, const struct
     size_t cut = 0, max = t->options.line_name_max, own = strlen(t->name) + 1;
     if (max)
         cut = max > own + 2 * PT_GROUP_KEY_SUFFIX ? max - own : 2 * PT_GROUP_KEY_SUFFIX;
-    pt_group_keys(t->group_reports, t->n_group_reports, other_last, cut, t->group_keys, t->group_folds, t->group_order);
+    pt_group_keys(t->group_lines.reports, t->group_lines.n, other_last, cut, t->group_lines.keys, t->group_lines.folds,
+                  t->group_lines.order);
 }
 
 static struct pt_account *live_account(void *target, pid_t pid)
@@ -356,10 +357,10 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
                    options->breakdown == PT_BY_PROCESS || options->breakdown == PT_BY_CGROUP);
     if (options->breakdown != PT_BY_NONE) {
         size_t lines = options->breakdown_limit + 1;
-        t->group_reports = pt_xalloc(lines * sizeof(*t->group_reports));
-        t->group_keys = pt_xalloc(lines * sizeof(*t->group_keys));
-        t->group_folds = pt_xalloc(lines * sizeof(*t->group_folds));
-        t->group_order = pt_xalloc(lines * sizeof(*t->group_order));
+        t->group_lines.reports = pt_xalloc(lines * sizeof(*t->group_lines.reports));
+        t->group_lines.keys = pt_xalloc(lines * sizeof(*t->group_lines.keys));
+        t->group_lines.folds = pt_xalloc(lines * sizeof(*t->group_lines.folds));
+        t->group_lines.order = pt_xalloc(lines * sizeof(*t->group_lines.order));
     }
     return 0;
 }
@@ -370,14 +371,12 @@ void pt_target_free(struct pt_target *t)
     pt_events_free(t);
     pt_target_exits_free(t);
     pt_buf_free(&t->buf);
-    free(t->discovery.pending);
-    free(t->discovery.pending_group);
-    pt_buf_free(&t->discovery.scan_groups);
+    pt_target_discovery_free(t);
     pt_ledger_free(&t->ledger);
-    free(t->group_reports);
-    free(t->group_keys);
-    free(t->group_folds);
-    free(t->group_order);
+    free(t->group_lines.reports);
+    free(t->group_lines.keys);
+    free(t->group_lines.folds);
+    free(t->group_lines.order);
     free(t->name);
     free((char *)t->selector.path);
     free((char *)t->selector.value);

@@ -1,10 +1,15 @@
 /* targetstate: the state of one target (struct pt_target: its members, its
  * ledger, what the interval saw) and the lookups every part of it shares.
- * The parts, bottom-up, each calling only those below it: membership.c
- * (members join and leave), exits.c (what exit records settle),
- * sampling.c (the reads of each cadence), discovery.c (finding members),
- * targetevents.c (following the process events), targetempty.c (why it
- * has no live process), target.c (the interval's end, the life cycle). */
+ * The parts, bottom-up, each calling only those below it: eventstate.c
+ * (what the process events keep), targetinterval.c (what the interval
+ * saw), membership.c (members join and leave), exits.c (what exit records
+ * settle), sampling.c (the reads of each cadence), targetevents.c
+ * (following the process events), discovery.c (finding members),
+ * targetempty.c (why it has no live process), target.c (the interval's
+ * end, the life cycle). Each part of struct pt_target is written by one
+ * file only (docs/DESIGN.md, "A target's parts and who writes them",
+ * which tests/layering/check-writers holds the code to); the others read
+ * it, and tell that file what happened through its functions. */
 #ifndef PROCTREE_TARGETSTATE_H
 #define PROCTREE_TARGETSTATE_H
 
@@ -51,8 +56,8 @@ struct pt_departure {
                                        whose records are still to come */
 };
 
-/* How the target finds its members (discovery.c writes it; target.c
- * frees it): the roots the selector named, what the last scan of its
+/* How the target finds its members (discovery.c writes it, and frees
+ * it): the roots the selector named, what the last scan of its
  * cgroups saw, and the pids found by one read, waiting to join. */
 struct pt_target_discovery {
     struct pt_pidfile pidfile; /* PIDFILE: what its last read found */
@@ -173,6 +178,24 @@ struct pt_target_events {
     struct pt_pidmap unjoined_exits;
 };
 
+/* What the reads of each cadence keep between them (sampling.c writes
+ * it). */
+struct pt_target_sampling {
+    struct pt_ratelimit smaps_slow_said; /* "smaps_rollup of pid N took ..." */
+    double threads_read_at;              /* when --by thread last read the threads */
+};
+
+/* With a breakdown (options.breakdown, its groups in the ledger): their
+ * lines of the last interval, limit + 1 slots allocated once (target.c
+ * writes it). */
+struct pt_target_group_lines {
+    struct pt_group_report *reports;
+    char (*keys)[PT_GROUP_KEY_MAX]; /* their keys (groupkey.h), and its scratch */
+    char (*folds)[PT_GROUP_KEY_MAX];
+    size_t *order;
+    size_t n;
+};
+
 /* A --unit target's lines said once (targetunit.h). */
 enum pt_said_unit { PT_SAID_UNIT_SYSTEMD = 1, PT_SAID_UNIT_LIMIT = 2, PT_SAID_UNIT_OUTSIDE = 4 };
 
@@ -184,6 +207,10 @@ struct pt_target_unit {
     struct pt_pidmap scanned;
 };
 
+/* One target: what it was made with (target.c: pt_target_init), its
+ * parts (each struct pt_target_... says who writes it), the ledger
+ * (changed only through ledger.h's functions), a cgroup target's cgroups
+ * (targetcg.c), the denials said (targetstate.c) and a scratch buffer. */
 struct pt_target {
     char *name;
     struct pt_selector selector; /* path owned */
@@ -213,7 +240,7 @@ struct pt_target {
     struct pt_ledger ledger; /* the tree's and its breakdown groups' amounts */
 
     struct pt_target_interval interval;
-    struct pt_ratelimit smaps_slow_said; /* "smaps_rollup of pid N took ..." (sampling.c) */
+    struct pt_target_sampling sampling;
 
     bool pss_at_end; /* smaps_rollup at every interval's end, or on its own timer */
     struct pt_target_empty empty;
@@ -225,17 +252,10 @@ struct pt_target {
 
     struct pt_target_exits exits;
     struct pt_target_departures departures;
-    pid_t self;             /* our own pid as the proc root names it (pidns.h):
-                               the subreaper in launch mode */
-    bool proc_root_ours;    /* self is getpid(): the proc root is our pid namespace's */
-    double threads_read_at; /* when --by thread last read the threads */
-    /* With a breakdown (options.breakdown, its groups in the ledger):
-     * their lines of the last interval (limit + 1 slots, allocated once). */
-    struct pt_group_report *group_reports;
-    char (*group_keys)[PT_GROUP_KEY_MAX]; /* their keys (groupkey.h), and its scratch */
-    char (*group_folds)[PT_GROUP_KEY_MAX];
-    size_t *group_order;
-    size_t n_group_reports;
+    pid_t self;          /* our own pid as the proc root names it (pidns.h):
+                            the subreaper in launch mode */
+    bool proc_root_ours; /* self is getpid(): the proc root is our pid namespace's */
+    struct pt_target_group_lines group_lines;
 };
 
 static inline bool pt_target_by_process(const struct pt_target *t)
