@@ -20,6 +20,7 @@
 #include "targetcg.h"
 #include "targetempty.h"
 #include "targetevents.h"
+#include "targetinterval.h"
 #include "targetunit.h"
 
 /* ---- selector --------------------------------------------------------- */
@@ -140,7 +141,7 @@ static void resolve_root(struct pt_target *t)
     if (m) {
         /* another root where one was: the service restarted */
         if (t->discovery.root_pid && (t->discovery.root_pid != pid || t->discovery.root_starttime != m->starttime))
-            t->interval.restarts++;
+            pt_interval_add_restart(t);
         t->discovery.root_pid = pid;
         t->discovery.root_starttime = m->starttime;
     }
@@ -300,7 +301,7 @@ void pt_target_discover(struct pt_target *t)
                 continue;
             }
             if (r == PT_READ_NO_FDS)
-                t->interval.short_of_fds |= PT_SHORT_MEMBERS;
+                pt_interval_add_short(t, PT_SHORT_MEMBERS);
             if (no_children_files) {
                 pt_target_logf(t, PT_LOG_INFO,
                                "no /proc/PID/task/TID/children (kernel without "
@@ -322,7 +323,7 @@ void pt_target_discover(struct pt_target *t)
     pt_target_unit_discovered(t);
 
     pt_target_say_why_empty(t);
-    t->interval.cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+    pt_interval_add_cpu(t, pt_thread_cpu_seconds() - cpu0);
     pt_target_debug_check(t, "a discovery");
 }
 
@@ -339,4 +340,11 @@ const struct pt_matcher *pt_target_matcher(const struct pt_target *t)
 void pt_target_offer_root(struct pt_target *t, pid_t pid)
 {
     collect_pid(pid, t);
+}
+
+void pt_target_discovery_free(struct pt_target *t)
+{
+    free(t->discovery.pending);
+    free(t->discovery.pending_group);
+    pt_buf_free(&t->discovery.scan_groups);
 }

@@ -22,5 +22,7 @@ void pt_target_offer_root(struct pt_target *t, pid_t pid);
 /* Resolve the selector (joining the roots offered since the last call)
  * and walk the tree for new descendants. */
 void pt_target_discover(struct pt_target *t);
+/* The target is freed: what discovery keeps, too. */
+void pt_target_discovery_free(struct pt_target *t);
 
 #endif

@@ -27,13 +27,14 @@
  * more CPU than the time since the last read allowed. */
 #include "exits.h"
 
-#include <assert.h>
 #include <string.h>
 
 #include "bounds.h"
+#include "eventstate.h"
 #include "ledgerfolds.h"
 #include "membership.h"
 #include "saturate.h"
+#include "targetinterval.h"
 
 /* A record's usage as counters, CPU in microseconds. */
 static void record_usage(const struct pt_exitrecord *r, int64_t v[PT_CTR_COUNT])
@@ -49,13 +50,6 @@ static void record_usage(const struct pt_exitrecord *r, int64_t v[PT_CTR_COUNT])
     v[PT_CTR_SYSTEM_TICKS] = r->stime_us;
     v[PT_CTR_MINFLT] = r->minflt;
     v[PT_CTR_MAJFLT] = r->majflt;
-}
-
-static struct pt_departure *departure_of(const struct pt_target *t, pid_t pid)
-{
-    long i = pt_pidmap_get(&t->exits.departure_index, pid);
-    assert(i < (long)t->exits.n_departures);
-    return i < 0 ? NULL : &t->exits.departures[i];
 }
 
 /* pid's parent at its fork if it is a process of the tree that never
@@ -83,7 +77,7 @@ static enum fold fold_target(const struct pt_target *t, pid_t parent, struct pt_
         *into = pt_target_live_member(t, parent);
         if (*into)
             return FOLD_MEMBER;
-        if (departure_of(t, parent) || parent == t->self)
+        if (pt_target_departure_of(t, parent) || parent == t->self)
             return FOLD_UNKNOWN;
         pid_t up = unseen_parent(t, parent);
         if (up < 0)
@@ -98,7 +92,7 @@ static enum fold fold_target(const struct pt_target *t, pid_t parent, struct pt_
 void pt_target_note_exit(struct pt_target *t, pid_t pid, double when)
 {
     struct pt_member *m = pt_target_live_member(t, pid);
-    struct pt_departure *d = m ? NULL : departure_of(t, pid);
+    struct pt_departure *d = m ? NULL : pt_target_departure_of(t, pid);
     if (m)
         m->exited_at = when;
     else if (d)
@@ -235,10 +229,9 @@ static void settle_departure(struct pt_target *t, const struct pt_departure *d)
 
 static void settle_departures(struct pt_target *t)
 {
-    for (size_t i = 0; i < t->exits.n_departures; i++)
-        settle_departure(t, &t->exits.departures[i]);
-    t->exits.n_departures = 0;
-    pt_pidmap_clear(&t->exits.departure_index);
+    for (size_t i = 0; i < t->departures.n; i++)
+        settle_departure(t, &t->departures.list[i]);
+    pt_target_departures_settled(t);
 }
 
 /* ---- the breakdown by thread name --------------------------------------- */
@@ -262,7 +255,8 @@ static void thread_exited(struct pt_target *t, struct pt_member *m, bool departe
         memset(&fresh, 0, sizeof(fresh));
         u = &fresh;
         /* it exited before this drain: started before now less its life */
-        count_past = count_past || t->exits.drained_at - (double)r->elapsed_us / PT_US_PER_SECOND > t->threads_read_at;
+        count_past =
+            count_past || t->exits.drained_at - (double)r->elapsed_us / PT_US_PER_SECOND > t->sampling.threads_read_at;
         if (!count_past)
             return;
     }
@@ -322,7 +316,8 @@ static void unseen_thread_exit(struct pt_target *t, const struct pt_exitrecord *
  * another's. */
 static struct pt_member *join_recorded(struct pt_target *t, const struct pt_exitrecord *r)
 {
-    if (t->options.breakdown == PT_BY_THREAD || !pt_target_live_member(t, r->ppid) || departure_of(t, r->tgid))
+    if (t->options.breakdown == PT_BY_THREAD || !pt_target_live_member(t, r->ppid) ||
+        pt_target_departure_of(t, r->tgid))
         return NULL; /* its threads' groups take it from the records alone */
     struct pt_stat st;
     if (pt_read_stat_by_pid(t->proc_root_fd, r->tgid, &t->buf, &st) != PT_READ_OK || st.ppid != r->ppid ||
@@ -338,7 +333,7 @@ static void follow_record(struct pt_target *t, const struct pt_exitrecord *r)
     struct pt_member *m = pt_target_live_member(t, r->tgid);
     if (!m)
         m = join_recorded(t, r);
-    struct pt_departure *d = m ? NULL : departure_of(t, r->tgid);
+    struct pt_departure *d = m ? NULL : pt_target_departure_of(t, r->tgid);
     if (m || d) {
         record_usage(r, v);
         int64_t *recorded = m ? m->recorded : d->recorded;
@@ -368,7 +363,7 @@ static void follow_record(struct pt_target *t, const struct pt_exitrecord *r)
         /* forked in the tree: an orphan reaped outside leaves the tree;
          * else the child of a member (live, or gone since the last drain) */
         bool forked_here = unseen_parent(t, r->tgid) >= 0;
-        if (!forked_here && !pt_target_live_member(t, r->ppid) && !departure_of(t, r->ppid))
+        if (!forked_here && !pt_target_live_member(t, r->ppid) && !pt_target_departure_of(t, r->ppid))
             return;
         unseen_thread_exit(t, r, forked_here);
     }
@@ -384,30 +379,44 @@ void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *rec
     t->exits.follows = true;
     pt_ledger_records_followed(&t->ledger, pt_target_by_process(t));
     if (!complete) { /* some member's records are missing: its sum is not its whole usage */
-        t->exits.complete = false;
         t->exits.record_losses++;
         for (size_t i = 0; i < t->membership.n_members; i++)
             t->membership.members[i].recorded_whole = false;
-        for (size_t i = 0; i < t->exits.n_departures; i++)
-            t->exits.departures[i].whole = false;
+        for (size_t i = 0; i < t->departures.n; i++)
+            t->departures.list[i].whole = false;
     }
     for (size_t i = 0; i < n; i++)
         follow_record(t, &records[i]);
     settle_departures(t);
     pt_pidmap_clear(&t->exits.parent_of_unseen_gone);
     if (pt_target_by_process(t)) /* their zombies joined from these records, or are reaped */
-        pt_pidmap_clear(&t->events.unjoined_exits);
-    t->interval.cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+        pt_events_unjoined_exits_settled(t);
+    pt_interval_add_cpu(t, pt_thread_cpu_seconds() - cpu0);
     pt_target_debug_check(t, "exit records");
 }
 
 void pt_target_stop_exits(struct pt_target *t)
 {
     t->exits.follows = false;
-    t->exits.n_departures = 0;
-    pt_pidmap_clear(&t->exits.departure_index);
+    pt_target_departures_settled(t);
     pt_pidmap_clear(&t->exits.parent_of_unseen_gone);
     pt_ledger_records_stopped(&t->ledger);
     for (size_t i = 0; i < t->membership.n_members; i++) /* no record is to come: none has its whole usage */
         t->membership.members[i].recorded_whole = false;
+}
+
+void pt_target_unseen_gone(struct pt_target *t, pid_t pid, pid_t parent)
+{
+    if (t->exits.follows)
+        pt_pidmap_put(&t->exits.parent_of_unseen_gone, pid, (uint32_t)parent);
+}
+
+void pt_target_exits_end_interval(struct pt_target *t)
+{
+    t->exits.failed = t->exits.killed = t->exits.rss_peak_kb = t->exits.records = t->exits.record_losses = 0;
+}
+
+void pt_target_exits_free(struct pt_target *t)
+{
+    pt_pidmap_free(&t->exits.parent_of_unseen_gone);
 }

@@ -24,5 +24,13 @@ void pt_target_stop_exits(struct pt_target *t);
 /* The kernel's process events say pid exited at when (pt_now's clock):
  * a member's, or a departed one's, last moments end there. */
 void pt_target_note_exit(struct pt_target *t, pid_t pid, double when);
+/* pid, forked in the tree by parent and gone before it could join, has
+ * exited: with exit records followed, its parent is kept until the next
+ * drain, which finds whose counters its usage, and its children's, went
+ * to. */
+void pt_target_unseen_gone(struct pt_target *t, pid_t pid, pid_t parent);
+/* The interval's line is made: the records' counts start again. */
+void pt_target_exits_end_interval(struct pt_target *t);
+void pt_target_exits_free(struct pt_target *t);
 
 #endif

@@ -1,11 +1,14 @@
 #include "membership.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "eventstate.h"
 #include "saturate.h"
+#include "targetinterval.h"
 
 /* A member whose name changed (exec) moves to its new name's group with
  * what it did since the last interval's end: at that end, or when it
@@ -82,12 +85,11 @@ double pt_target_start_time(const struct pt_target *t, uint64_t starttime)
  * keep what settling it from its exit records needs (exits.c). */
 static void depart(struct pt_target *t, const struct pt_member *m, const struct pt_member *reaper)
 {
-    if (t->exits.n_departures == t->exits.cap_departures) {
-        t->exits.cap_departures = t->exits.cap_departures ? t->exits.cap_departures * 2 : 16;
-        t->exits.departures =
-            pt_xrealloc_array(t->exits.departures, t->exits.cap_departures, sizeof(*t->exits.departures));
+    if (t->departures.n == t->departures.cap) {
+        t->departures.cap = t->departures.cap ? t->departures.cap * 2 : 16;
+        t->departures.list = pt_xrealloc_array(t->departures.list, t->departures.cap, sizeof(*t->departures.list));
     }
-    struct pt_departure *d = &t->exits.departures[t->exits.n_departures];
+    struct pt_departure *d = &t->departures.list[t->departures.n];
     *d = (struct pt_departure){
         .pid = m->pid,
         .reaper = reaper ? reaper->pid : 0,
@@ -110,10 +112,8 @@ static void depart(struct pt_target *t, const struct pt_member *m, const struct 
     for (int k = 0; k < PT_TC_COUNT; k++)
         if (m->tc_known & (1u << k))
             d->tc_base[k] = m->tc[k] > m->tc_exited[k] ? m->tc[k] - m->tc_exited[k] : 0;
-    pt_pidmap_put(&t->exits.departure_index, m->pid, (uint32_t)t->exits.n_departures++);
-    if (!t->interval.departed_any || m->starttime < t->interval.departed_first_starttime)
-        t->interval.departed_first_starttime = m->starttime;
-    t->interval.departed_any = true;
+    pt_pidmap_put(&t->departures.index, m->pid, (uint32_t)t->departures.n++);
+    pt_interval_add_departure(t, m->starttime);
 }
 
 /* The member is gone, reaped by reaper (a member: its counters carry, or
@@ -129,10 +129,10 @@ static void member_left(struct pt_target *t, struct pt_member *m, struct pt_memb
     pt_ledger_seen(&t->ledger, &m->acct);
     m->gone = true;
     pt_member_close(m);
-    t->interval.exited += !m->exit_counted;
-    t->membership_moved = true; /* what it shared is shared by fewer */
-    if (t->events.follows)      /* its forks may still be in the socket */
-        pt_pidmap_put(&t->events.forks_ours_lately, m->pid, 1);
+    if (!m->exit_counted)
+        pt_interval_add_exited(t);
+    t->membership.moved = true;              /* what it shared is shared by fewer */
+    pt_events_member_moved(t, m->pid, true); /* its forks may still be in the socket */
     if (t->exits.follows) {
         depart(t, m, reaper);
         static const int64_t none[PT_TC_COUNT];
@@ -149,7 +149,7 @@ void pt_target_member_changed(struct pt_target *t, pid_t pid)
     if (!m)
         return;
     pt_member_reopen(m);
-    t->membership_moved = true; /* a new program's memory */
+    t->membership.moved = true; /* a new program's memory */
 }
 
 /* Gone, as seen by a read in tree order (parents before children): if the
@@ -192,9 +192,9 @@ void pt_target_read_counters(struct pt_target *t, struct pt_member *m)
         return;
     }
     if (r == PT_READ_NO_FDS)
-        t->interval.short_of_fds |= PT_SHORT_COUNTERS;
+        pt_interval_add_short(t, PT_SHORT_COUNTERS);
     if (r != PT_READ_OK) {
-        t->interval.vanished++;
+        pt_interval_add_vanished(t);
         return;
     }
     pt_target_warn_denied(t, m); /* io may refuse its first read, not its open */
@@ -214,8 +214,7 @@ void pt_target_leave_all(struct pt_target *t)
         pt_target_read_counters(t, m); /* its last values: may find it gone */
         m->recorded_whole = false;     /* what it does from now on is not the tree's */
         member_left(t, m, NULL);
-        if (t->events.follows)
-            pt_pidmap_put(&t->events.forks_ours_lately, m->pid, 0);
+        pt_events_member_moved(t, m->pid, false);
     }
     pt_target_compact(t);
 }
@@ -233,6 +232,36 @@ void pt_target_compact(struct pt_target *t)
     for (size_t i = 0; i < kept; i++)
         pt_pidmap_put(&t->membership.position_of, t->membership.members[i].pid, (uint32_t)i);
     t->membership.need_compaction = false;
+}
+
+struct pt_departure *pt_target_departure_of(const struct pt_target *t, pid_t pid)
+{
+    long i = pt_pidmap_get(&t->departures.index, pid);
+    assert(i < (long)t->departures.n);
+    return i < 0 ? NULL : &t->departures.list[i];
+}
+
+void pt_target_departures_settled(struct pt_target *t)
+{
+    t->departures.n = 0;
+    pt_pidmap_clear(&t->departures.index);
+}
+
+bool pt_target_take_membership_moved(struct pt_target *t)
+{
+    bool moved = t->membership.moved;
+    t->membership.moved = false;
+    return moved;
+}
+
+void pt_target_membership_free(struct pt_target *t)
+{
+    for (size_t i = 0; i < t->membership.n_members; i++)
+        pt_member_close(&t->membership.members[i]);
+    free(t->membership.members);
+    pt_pidmap_free(&t->membership.position_of);
+    free(t->departures.list);
+    pt_pidmap_free(&t->departures.index);
 }
 
 int32_t pt_target_group_of(struct pt_target *t, const char *comm, pid_t parent)
@@ -265,8 +294,8 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
     if (r == PT_READ_NO_FDS) {
         /* The process is tried again at the next discovery tick; until it
          * has joined, every sum of the tree would be partial. */
-        t->interval.vanished++;
-        t->interval.short_of_fds |= PT_SHORT_MEMBERS;
+        pt_interval_add_vanished(t);
+        pt_interval_add_short(t, PT_SHORT_MEMBERS);
     }
     if (r != PT_READ_OK)
         return NULL;
@@ -301,13 +330,11 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
      * the reap (which then owes them, as for any member that leaves). One
      * the events counted already (started, and exited) is not counted
      * again. */
-    m.exit_counted = pt_pidmap_remove(&t->events.unjoined_exits, pid);
-    if (!baseline && !pt_pidmap_remove(&t->events.parent_of_forked, pid) &&
-        !m.exit_counted) /* else counted at its fork event */
-        t->interval.started++;
-    if (t->events.follows)
-        pt_pidmap_put(&t->events.forks_ours_lately, pid, !baseline);
-    t->membership_moved = true;
+    m.exit_counted = pt_events_joins_exited(t, pid);
+    if (!baseline && !pt_events_joins_forked(t, pid) && !m.exit_counted) /* else counted at its fork event */
+        pt_interval_add_started(t);
+    pt_events_member_moved(t, pid, !baseline);
+    t->membership.moved = true;
     t->membership.members[t->membership.n_members] = m;
     pt_pidmap_put(&t->membership.position_of, pid, (uint32_t)t->membership.n_members);
     return &t->membership.members[t->membership.n_members++];

@@ -40,6 +40,17 @@ void pt_target_member_gone(struct pt_target *t, struct pt_member *m);
 void pt_target_leave_all(struct pt_target *t);
 /* Drop the members that are gone, if any. */
 void pt_target_compact(struct pt_target *t);
+/* The member pid gone since the last drain of exit records, or NULL. */
+struct pt_departure *pt_target_departure_of(const struct pt_target *t, pid_t pid);
+/* The departures were settled by a drain of exit records, or no record is
+ * to come: forgotten. */
+void pt_target_departures_settled(struct pt_target *t);
+/* Has a member joined, left or exec'd since the last call (the last
+ * smaps_rollup sample)? */
+bool pt_target_take_membership_moved(struct pt_target *t);
+/* The target is freed: its members closed, their list and the departures
+ * freed. */
+void pt_target_membership_free(struct pt_target *t);
 /* Refresh a member's counters, and settle what the read tells (it may
  * find the member gone). */
 void pt_target_read_counters(struct pt_target *t, struct pt_member *m);

@@ -8,6 +8,7 @@
 #include "ratelimit.h"
 #include "saturate.h"
 #include "targetcg.h"
+#include "targetinterval.h"
 
 /* Nobody in the tree will absorb this member's usage when it dies: its
  * parent is outside the tree (the root; an orphan re-parented to init or
@@ -28,7 +29,7 @@ static int64_t page_bytes(const struct pt_target *t, uint64_t pages)
 
 static void poll_members(struct pt_target *t)
 {
-    int64_t size = 0, resident = 0, anon = 0; /* bytes */
+    int64_t sum[PT_G_COUNT] = {0}; /* bytes */
     bool sampled = false;
     for (size_t i = 0; i < t->membership.n_members; i++) {
         struct pt_member *m = &t->membership.members[i];
@@ -45,17 +46,17 @@ static void poll_members(struct pt_target *t)
                 /* shared can exceed resident for an instant while pages move */
                 [PT_G_ANON] = page_bytes(t, sm.resident > sm.shared ? sm.resident - sm.shared : 0),
             };
-            size = pt_sat_add(size, now[PT_G_VM]);
-            resident = pt_sat_add(resident, now[PT_G_RSS]);
-            anon = pt_sat_add(anon, now[PT_G_ANON]);
+            for (int g = PT_G_VM; g <= PT_G_ANON; g++)
+                sum[g] = pt_sat_add(sum[g], now[g]);
             pt_ledger_poll_gauges(&t->ledger, &m->acct, now, PT_G_VM, PT_G_ANON);
             sampled = true;
         } else if (r == PT_READ_GONE) {
             pt_target_member_gone(t, m);
             continue;
         } else {
-            t->interval.short_of_fds |= r == PT_READ_NO_FDS ? PT_SHORT_STATM : 0;
-            t->interval.vanished++;
+            if (r == PT_READ_NO_FDS)
+                pt_interval_add_short(t, PT_SHORT_STATM);
+            pt_interval_add_vanished(t);
         }
         /* With a breakdown every member is read: what a child does after
          * its last read counts in its reaper's group */
@@ -63,10 +64,8 @@ static void poll_members(struct pt_target *t)
             pt_target_read_counters(t, m);
     }
     if (sampled) {
-        pt_extrema_add(&t->interval.gauges[PT_G_VM], size);
-        pt_extrema_add(&t->interval.gauges[PT_G_RSS], resident);
-        pt_extrema_add(&t->interval.gauges[PT_G_ANON], anon);
-        t->interval.samples++;
+        pt_interval_add_gauges(t, sum, PT_G_VM, PT_G_ANON);
+        pt_interval_add_sample(t);
         pt_ledger_end_poll(&t->ledger, PT_G_VM, PT_G_ANON);
     }
 }
@@ -77,22 +76,24 @@ void pt_target_poll(struct pt_target *t)
     poll_members(t);
     pt_target_cgroups_poll(t);
     pt_target_compact(t);
-    t->interval.cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+    pt_interval_add_cpu(t, pt_thread_cpu_seconds() - cpu0);
     pt_target_debug_check(t, "a poll");
 }
 
-/* Counters of every member, parents first (see the header). */
-static void read_all_counters(struct pt_target *t, int64_t *threads)
+/* Counters of every member, parents first (see the header); the live
+ * members' threads. */
+static int64_t read_all_counters(struct pt_target *t)
 {
-    *threads = 0;
+    int64_t threads = 0;
     for (size_t i = 0; i < t->membership.n_members; i++) {
         struct pt_member *m = &t->membership.members[i];
         if (m->gone)
             continue;
         pt_target_read_counters(t, m);
         if (!m->gone)
-            *threads = pt_sat_add(*threads, m->num_threads);
+            threads = pt_sat_add(threads, m->num_threads);
     }
+    return threads;
 }
 
 /* smaps_rollup is the dearest file by far (it walks the process's page
@@ -124,8 +125,7 @@ static bool same_statm(const struct pt_statm *a, const struct pt_statm *b)
 /* Has the tree's memory moved since the last smaps_rollup sample? */
 static bool tree_memory_moved(struct pt_target *t)
 {
-    bool moved = t->membership_moved;
-    t->membership_moved = false;
+    bool moved = pt_target_take_membership_moved(t);
     for (size_t i = 0; i < t->membership.n_members && !moved; i++) {
         const struct pt_member *m = &t->membership.members[i];
         bool unsampled = !m->has_smaps && !(m->denied & PT_DENIED_SMAPS) && !m->zombie; /* joined, exec'd */
@@ -154,7 +154,7 @@ static void smaps_timed(struct pt_target *t, struct pt_member *m)
     m->statm_at_smaps = m->statm; /* what the tree's idleness is judged against, read or not */
     enum pt_read r = pt_member_read_smaps(m, t->proc_root_fd, &t->buf, &sr);
     if (r == PT_READ_NO_FDS)
-        t->interval.short_of_fds |= PT_SHORT_SMAPS;
+        pt_interval_add_short(t, PT_SHORT_SMAPS);
     if (r == PT_READ_FAILED)
         m->has_smaps = false; /* denied, or no memory: its last values are not its memory now */
     if (r != PT_READ_OK)
@@ -171,7 +171,7 @@ static void smaps_timed(struct pt_target *t, struct pt_member *m)
     m->smaps_period = before * 2 > PT_SMAPS_MAX_PERIOD ? PT_SMAPS_MAX_PERIOD : before * 2;
     m->smaps_wait = m->smaps_period - 1;
     unsigned held;
-    if (before == 1 && pt_ratelimit_pass(&t->smaps_slow_said, pt_now(), PT_RATELIMIT_PERIOD, &held)) {
+    if (before == 1 && pt_ratelimit_pass(&t->sampling.smaps_slow_said, pt_now(), PT_RATELIMIT_PERIOD, &held)) {
         char more[96];
         pt_ratelimit_held_tail(held, "times, other pids or again,", more, sizeof(more));
         pt_target_logf(t, PT_LOG_INFO, "smaps_rollup of pid %d took %.1f ms; reading it less often%s", (int)m->pid,
@@ -190,8 +190,9 @@ static void sample_smaps(struct pt_target *t)
         if (smaps_due(m, tree_idle)) {
             smaps_timed(t, m);
             pt_target_warn_denied(t, m);
-        } else
-            t->interval.pss_stale += m->has_smaps;
+        } else if (m->has_smaps) {
+            pt_interval_add_pss_stale(t);
+        }
         if (!m->has_smaps)
             continue;
         const struct pt_smaps_rollup sr = m->smaps;
@@ -209,8 +210,7 @@ static void sample_smaps(struct pt_target *t)
     }
     if (!sampled)
         return;
-    for (int g = PT_G_PSS; g <= PT_G_SWAP; g++)
-        pt_extrema_add(&t->interval.gauges[g], sum[g]);
+    pt_interval_add_gauges(t, sum, PT_G_PSS, PT_G_SWAP);
     pt_ledger_end_poll(&t->ledger, PT_G_PSS, PT_G_SWAP);
 }
 
@@ -221,7 +221,7 @@ void pt_target_sample_pss(struct pt_target *t)
     double cpu0 = pt_thread_cpu_seconds();
     sample_smaps(t);
     pt_target_compact(t);
-    t->interval.cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+    pt_interval_add_cpu(t, pt_thread_cpu_seconds() - cpu0);
     pt_target_debug_check(t, "a PSS sample");
 }
 
@@ -249,7 +249,7 @@ static void sample_tcounts(struct pt_target *t)
         unsigned got;
         enum pt_read r = pt_member_read_tcounts(m, t->proc_root_fd, &t->buf, want, ns_per_tick, now, &got);
         if (r == PT_READ_NO_FDS)
-            t->interval.short_of_fds |= PT_SHORT_CTX;
+            pt_interval_add_short(t, PT_SHORT_CTX);
         if (r == PT_READ_OK)
             pt_target_credit_tcounts(t, m, now, got);
     }
@@ -264,12 +264,7 @@ static void count_fd_limit(struct pt_target *t, struct pt_member *m, int64_t ope
         return;
     int64_t limit = (int64_t)m->fd_limit; /* at most PT_MAX_COUNT */
     double percent = limit > 0 ? 100.0 * (double)open / (double)limit : 100.0;
-    int64_t headroom = limit > open ? limit - open : 0;
-    if (!t->interval.fd_limit_known || percent > t->interval.fd_limit_worst_percent)
-        t->interval.fd_limit_worst_percent = percent;
-    if (!t->interval.fd_limit_known || headroom < t->interval.fd_headroom_least)
-        t->interval.fd_headroom_least = headroom;
-    t->interval.fd_limit_known = true;
+    pt_interval_add_fd_limit(t, percent, limit > open ? limit - open : 0);
 }
 
 /* Open descriptors of the live members; -1 when none could be counted. */
@@ -288,7 +283,7 @@ static int64_t count_fds(struct pt_target *t, double now)
             count_fd_limit(t, &t->membership.members[i], n, now);
             pt_ledger_fds(&t->ledger, &t->membership.members[i].acct, n);
         } else if (r == PT_READ_NO_FDS) {
-            t->interval.short_of_fds |= PT_SHORT_FDS;
+            pt_interval_add_short(t, PT_SHORT_FDS);
         }
         pt_target_warn_denied(t, &t->membership.members[i]);
     }
@@ -307,7 +302,7 @@ void pt_target_read_threads(struct pt_target *t)
             continue;
         enum pt_read r = pt_member_read_thread_usage(m, t->proc_root_fd, &t->buf);
         if (r == PT_READ_NO_FDS)
-            t->interval.short_of_fds |= PT_SHORT_COUNTERS;
+            pt_interval_add_short(t, PT_SHORT_COUNTERS);
         if (r != PT_READ_OK && r != PT_READ_NO_FDS)
             continue;
         uint32_t n;
@@ -316,7 +311,7 @@ void pt_target_read_threads(struct pt_target *t)
             pt_target_credit_thread(t, pt_member_thread_usage(m, k, &n), m->born || m->usage_sampled);
         m->usage_sampled = true;
     }
-    t->threads_read_at = pt_now(); /* after: a thread born since was not read */
+    t->sampling.threads_read_at = pt_now(); /* after: a thread born since was not read */
 }
 
 /* Denied files are tried again at this many interval ends: a process
@@ -354,20 +349,17 @@ void pt_target_end_reads(struct pt_target *t, double now, double blkio_since)
     double cpu0 = pt_thread_cpu_seconds();
     pt_ledger_next_round(&t->ledger);
     retry_denied(t);
-    bool was_read = t->interval.blkio_read, delayacct = !isnan(blkio_since);
-    t->interval.blkio_read = delayacct;
+    bool delayacct = !isnan(blkio_since), was_read = pt_interval_begin_end_reads(t, delayacct);
     poll_members(t);           /* the last sample of the interval, */
     pt_target_cgroups_poll(t); /* its cgroups' too: an interval with no poll before has this one */
-    read_all_counters(t, &t->interval.end_threads);
+    int64_t threads = read_all_counters(t);
     if (t->options.collect_pss && t->pss_at_end)
         sample_smaps(t);
     sample_tcounts(t);
-    t->interval.blkio_shown = was_read && delayacct && all_started_after(t, blkio_since);
-    t->interval.departed_any = false;
-    t->interval.fd_limit_known = false;
-    t->interval.end_fds = t->options.collect_fds ? count_fds(t, now) : -1;
+    bool blkio_shown = was_read && delayacct && all_started_after(t, blkio_since);
+    int64_t fds = t->options.collect_fds ? count_fds(t, now) : -1;
     pt_target_compact(t);
-    t->interval.end_read = true;
-    t->interval.cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+    pt_interval_end_reads_done(t, threads, fds, blkio_shown);
+    pt_interval_add_cpu(t, pt_thread_cpu_seconds() - cpu0);
     pt_target_debug_check(t, "the last reads");
 }

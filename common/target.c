@@ -8,12 +8,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "eventstate.h"
 #include "groupkey.h"
 #include "ledgerfolds.h"
 #include "lines.h"
 #include "membership.h"
 #include "saturate.h"
 #include "targetcg.h"
+#include "targetinterval.h"
 #include "targetunit.h"
 
 const char *pt_target_name(const struct pt_target *t)
@@ -28,8 +30,8 @@ const char *pt_target_breakdown_key(const struct pt_target *t)
 
 const struct pt_group_report *pt_target_group_reports(const struct pt_target *t, size_t *n)
 {
-    *n = t->n_group_reports;
-    return t->group_reports;
+    *n = t->group_lines.n;
+    return t->group_lines.reports;
 }
 
 pid_t pt_target_launched_pid(const struct pt_target *t)
@@ -157,7 +159,7 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
         pt_line_put(&line, PT_A_EXIT_RECORDS, (double)t->exits.records);
         pt_line_put(&line, PT_A_EXIT_RECORD_LOSSES, (double)t->exits.record_losses);
     }
-    if (t->exits.follows && t->exits.complete) {
+    if (t->exits.follows && t->exits.record_losses == 0) {
         pt_line_put(&line, PT_A_FAILED, (double)t->exits.failed);
         pt_line_put(&line, PT_A_KILLED, (double)t->exits.killed);
         pt_line_put(&line, PT_A_EXITED_RSS_PEAK, (double)t->exits.rss_peak_kb * 1024.0);
@@ -178,8 +180,8 @@ static void leave_out_unknown(struct pt_target *t, struct pt_report *report)
     if (!t->interval.short_of_fds)
         return;
     pt_line_drop_unknown(report, t->interval.short_of_fds);
-    for (size_t i = 0; i < t->n_group_reports; i++)
-        pt_line_drop_unknown(&t->group_reports[i].report, t->interval.short_of_fds);
+    for (size_t i = 0; i < t->group_lines.n; i++)
+        pt_line_drop_unknown(&t->group_lines.reports[i].report, t->interval.short_of_fds);
     char what[160];
     pt_short_describe(t->interval.short_of_fds, what, sizeof(what));
     pt_target_logf(t, PT_LOG_ERROR,
@@ -216,7 +218,7 @@ static void fill_group_reports(struct pt_target *t, double seconds, const struct
     enum pt_lines of = t->options.breakdown == PT_BY_THREAD   ? PT_LINES_BY_THREAD
                        : t->options.breakdown == PT_BY_CGROUP ? PT_LINES_BY_PROCESS | PT_LINES_BY_CGROUP
                                                               : PT_LINES_BY_PROCESS;
-    t->n_group_reports = 0;
+    t->group_lines.n = 0;
     for (uint32_t i = 0; i <= t->ledger.groups.limit; i++) {
         const struct pt_group *g = pt_ledger_group(&t->ledger, i);
         if (!g->in_use)
@@ -229,8 +231,8 @@ static void fill_group_reports(struct pt_target *t, double seconds, const struct
         line.cgroup = pt_target_cgroup_values(t, g->name);
         pt_ledger_group_deltas(&t->ledger, i, keep_base, line.delta);
         put_live(&line, g->tc, g->tc_seen & tcounts_shown(t), g->fds_seen ? g->fds : -1, g->processes, g->threads);
-        assert(t->n_group_reports <= t->ledger.groups.limit); /* limit + 1 lines */
-        struct pt_group_report *r = &t->group_reports[t->n_group_reports++];
+        assert(t->group_lines.n <= t->ledger.groups.limit); /* limit + 1 lines */
+        struct pt_group_report *r = &t->group_lines.reports[t->group_lines.n++];
         r->name = g->name;
         pt_line_report(&line, units, &r->report);
     }
@@ -239,7 +241,8 @@ static void fill_group_reports(struct pt_target *t, double seconds, const struct
     size_t cut = 0, max = t->options.line_name_max, own = strlen(t->name) + 1;
     if (max)
         cut = max > own + 2 * PT_GROUP_KEY_SUFFIX ? max - own : 2 * PT_GROUP_KEY_SUFFIX;
-    pt_group_keys(t->group_reports, t->n_group_reports, other_last, cut, t->group_keys, t->group_folds, t->group_order);
+    pt_group_keys(t->group_lines.reports, t->group_lines.n, other_last, cut, t->group_lines.keys, t->group_lines.folds,
+                  t->group_lines.order);
 }
 
 static struct pt_account *live_account(void *target, pid_t pid)
@@ -266,14 +269,13 @@ void pt_target_set_self(struct pt_target *t, pid_t self)
 
 void pt_target_charge(struct pt_target *t, double cpu_seconds)
 {
-    t->interval.cpu_seconds += cpu_seconds;
+    pt_interval_add_cpu(t, cpu_seconds);
 }
 
 void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report)
 {
     if (!t->interval.end_read)
         pt_target_end_reads(t, pt_now(), NAN); /* a caller without a collector: its clock, no delayacct */
-    t->interval.end_read = false;
     double cpu0 = pt_thread_cpu_seconds();
     int64_t threads = t->interval.end_threads, fds = t->interval.end_fds;
     share_folds(t);
@@ -281,24 +283,16 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
         pt_target_read_threads(t);
     count_members(t);
     int64_t processes = (int64_t)t->membership.n_members;
-    t->interval.cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+    pt_interval_add_cpu(t, pt_thread_cpu_seconds() - cpu0);
 
-    t->interval.counter_seconds += seconds;
+    double counter_seconds = pt_interval_lasted(t, seconds);
     const struct pt_cgvalues *cgroups = pt_target_cgroups_end(t);
-    fill_report(t, t->interval.counter_seconds, processes, threads, fds, cgroups, units, report);
+    fill_report(t, counter_seconds, processes, threads, fds, cgroups, units, report);
     if (t->ledger.groups.list)
-        fill_group_reports(t, t->interval.counter_seconds, units);
-    if (!(t->interval.short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS)))
-        t->interval.counter_seconds = 0;
+        fill_group_reports(t, counter_seconds, units);
     leave_out_unknown(t, report);
-    t->interval.short_of_fds = 0;
-
-    memset(t->interval.gauges, 0, sizeof(t->interval.gauges));
-    t->interval.samples = t->interval.vanished = t->interval.started = t->interval.exited = t->interval.pss_stale =
-        t->interval.restarts = 0;
-    t->exits.failed = t->exits.killed = t->exits.rss_peak_kb = t->exits.records = t->exits.record_losses = 0;
-    t->exits.complete = true;
-    t->interval.cpu_seconds = 0;
+    pt_interval_end(t);
+    pt_target_exits_end_interval(t);
     pt_ledger_end_interval(&t->ledger);
     pt_target_debug_check(t, "the interval's end");
 }
@@ -356,7 +350,6 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
     long cpus = sysconf(_SC_NPROCESSORS_CONF);
     t->cpu_percent_max = 100.0 * (double)(cpus > 0 ? cpus : 1);
     t->pss_at_end = pss_at_end;
-    t->exits.complete = true;
     t->self = getpid();
     t->proc_root_ours = true;
     t->sys_root_default = strcmp(sys_root, "/sys") == 0;
@@ -364,33 +357,26 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
                    options->breakdown == PT_BY_PROCESS || options->breakdown == PT_BY_CGROUP);
     if (options->breakdown != PT_BY_NONE) {
         size_t lines = options->breakdown_limit + 1;
-        t->group_reports = pt_xalloc(lines * sizeof(*t->group_reports));
-        t->group_keys = pt_xalloc(lines * sizeof(*t->group_keys));
-        t->group_folds = pt_xalloc(lines * sizeof(*t->group_folds));
-        t->group_order = pt_xalloc(lines * sizeof(*t->group_order));
+        t->group_lines.reports = pt_xalloc(lines * sizeof(*t->group_lines.reports));
+        t->group_lines.keys = pt_xalloc(lines * sizeof(*t->group_lines.keys));
+        t->group_lines.folds = pt_xalloc(lines * sizeof(*t->group_lines.folds));
+        t->group_lines.order = pt_xalloc(lines * sizeof(*t->group_lines.order));
     }
     return 0;
 }
 
 void pt_target_free(struct pt_target *t)
 {
-    for (size_t i = 0; i < t->membership.n_members; i++)
-        pt_member_close(&t->membership.members[i]);
-    free(t->membership.members);
-    pt_pidmap_free(&t->membership.position_of);
-    pt_target_events_free(t);
-    pt_pidmap_free(&t->exits.departure_index);
-    pt_pidmap_free(&t->exits.parent_of_unseen_gone);
-    free(t->exits.departures);
+    pt_target_membership_free(t);
+    pt_events_free(t);
+    pt_target_exits_free(t);
     pt_buf_free(&t->buf);
-    free(t->discovery.pending);
-    free(t->discovery.pending_group);
-    pt_buf_free(&t->discovery.scan_groups);
+    pt_target_discovery_free(t);
     pt_ledger_free(&t->ledger);
-    free(t->group_reports);
-    free(t->group_keys);
-    free(t->group_folds);
-    free(t->group_order);
+    free(t->group_lines.reports);
+    free(t->group_lines.keys);
+    free(t->group_lines.folds);
+    free(t->group_lines.order);
     free(t->name);
     free((char *)t->selector.path);
     free((char *)t->selector.value);

@@ -6,6 +6,7 @@
 
 #include "base.h"
 #include "escape.h"
+#include "targetinterval.h"
 
 void pt_target_cgroups_init(struct pt_target *t)
 {
@@ -194,7 +195,7 @@ void pt_target_cgroup_restarts(struct pt_target *t)
     if (id == 0)
         return; /* not there now: what comes next is compared with the id last seen */
     if (t->root_cgroup_id && id != t->root_cgroup_id)
-        t->interval.restarts++;
+        pt_interval_add_restart(t);
     t->root_cgroup_id = id;
 }
 

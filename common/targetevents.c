@@ -1,8 +1,10 @@
 /* targetevents: the process events of one drain, followed by a target. */
 #include "targetevents.h"
 
+#include "eventstate.h"
 #include "exits.h"
 #include "membership.h"
+#include "targetinterval.h"
 
 /* Was pid a process of the tree when it forked at time when? A member
  * that joined as (part of) a new root only from its join; one born in the
@@ -22,7 +24,7 @@ static bool forks_in_tree(const struct pt_target *t, pid_t pid, double when)
  * counted from the events alone. */
 static void follow_start(struct pt_target *t, const struct pt_procevent *e)
 {
-    pt_pidmap_remove(&t->events.unjoined_exits, e->pid); /* a new process has the pid */
+    pt_events_forked(t, e->pid); /* a new process has the pid */
     if (!forks_in_tree(t, e->parent, e->when) || pt_target_live_member(t, e->pid) ||
         pt_pidmap_get(&t->events.forks_ours_lately, e->pid) >= 0)
         return;
@@ -31,8 +33,8 @@ static void follow_start(struct pt_target *t, const struct pt_procevent *e)
         m->started_at = e->when; /* finer than its starttime's clock tick (exits.c) */
         return;
     }
-    t->interval.started++;
-    pt_pidmap_put(&t->events.parent_of_forked, e->pid, (uint32_t)e->parent);
+    pt_interval_add_started(t);
+    pt_events_forked_unjoined(t, e->pid, e->parent);
 }
 
 /* A process known only from its fork has exited: counted, and kept until
@@ -40,22 +42,17 @@ static void follow_start(struct pt_target *t, const struct pt_procevent *e)
  * children's: exits.c finds whose counters their usage went to). */
 static void follow_unseen_exit(struct pt_target *t, pid_t pid)
 {
-    long parent = pt_pidmap_get(&t->events.parent_of_forked, pid);
+    pid_t parent = pt_events_exited(t, pid);
     if (parent < 0)
         return;
-    pt_pidmap_remove(&t->events.parent_of_forked, pid);
-    t->interval.exited++; /* a member's exit is counted when it is found gone */
-    pt_pidmap_put(&t->events.unjoined_exits, pid, 1);
-    if (t->exits.follows)
-        pt_pidmap_put(&t->exits.parent_of_unseen_gone, pid, (uint32_t)parent);
+    pt_interval_add_exited(t); /* a member's exit is counted when it is found gone */
+    pt_target_unseen_gone(t, pid, parent);
 }
 
 void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *events, size_t n, bool complete)
 {
     double cpu0 = pt_thread_cpu_seconds();
-    t->events.follows = true;
-    if (!complete) /* exits may be lost: those it knows only from forks would wait forever */
-        pt_pidmap_clear(&t->events.parent_of_forked);
+    pt_events_drain_begins(t, complete);
     for (size_t i = 0; i < n; i++) {
         const struct pt_procevent *e = &events[i];
         if (e->kind == PT_PROCEVENT_START)
@@ -67,8 +64,8 @@ void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *eve
             pt_target_member_changed(t, e->pid);
         }
     }
-    pt_pidmap_clear(&t->events.forks_ours_lately);
-    t->interval.cpu_seconds += pt_thread_cpu_seconds() - cpu0;
+    pt_events_drain_done(t);
+    pt_interval_add_cpu(t, pt_thread_cpu_seconds() - cpu0);
     pt_target_debug_check(t, "process events");
 }
 
@@ -78,12 +75,5 @@ void pt_target_events_discovered(struct pt_target *t)
      * the others are reaped. By process with exit records a zombie joins
      * from its record only, which the records' drain follows (exits.c) */
     if (!(t->exits.follows && pt_target_by_process(t)))
-        pt_pidmap_clear(&t->events.unjoined_exits);
-}
-
-void pt_target_events_free(struct pt_target *t)
-{
-    pt_pidmap_free(&t->events.parent_of_forked);
-    pt_pidmap_free(&t->events.forks_ours_lately);
-    pt_pidmap_free(&t->events.unjoined_exits);
+        pt_events_unjoined_exits_settled(t);
 }

@@ -22,6 +22,4 @@ void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *eve
  * forgotten, unless exit records may still join their zombies. */
 void pt_target_events_discovered(struct pt_target *t);
 
-void pt_target_events_free(struct pt_target *t);
-
 #endif

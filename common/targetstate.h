@@ -1,10 +1,15 @@
 /* targetstate: the state of one target (struct pt_target: its members, its
  * ledger, what the interval saw) and the lookups every part of it shares.
- * The parts, bottom-up, each calling only those below it: membership.c
- * (members join and leave), exits.c (what exit records settle),
- * sampling.c (the reads of each cadence), discovery.c (finding members),
- * targetevents.c (following the process events), targetempty.c (why it
- * has no live process), target.c (the interval's end, the life cycle). */
+ * The parts, bottom-up, each calling only those below it: eventstate.c
+ * (what the process events keep), targetinterval.c (what the interval
+ * saw), membership.c (members join and leave), exits.c (what exit records
+ * settle), sampling.c (the reads of each cadence), targetevents.c
+ * (following the process events), discovery.c (finding members),
+ * targetempty.c (why it has no live process), target.c (the interval's
+ * end, the life cycle). Each part of struct pt_target is written by one
+ * file only (docs/DESIGN.md, "A target's parts and who writes them",
+ * which tests/layering/check-writers holds the code to); the others read
+ * it, and tell that file what happened through its functions. */
 #ifndef PROCTREE_TARGETSTATE_H
 #define PROCTREE_TARGETSTATE_H
 
@@ -51,8 +56,8 @@ struct pt_departure {
                                        whose records are still to come */
 };
 
-/* How the target finds its members (discovery.c writes it; target.c
- * frees it): the roots the selector named, what the last scan of its
+/* How the target finds its members (discovery.c writes it, and frees
+ * it): the roots the selector named, what the last scan of its
  * cgroups saw, and the pids found by one read, waiting to join. */
 struct pt_target_discovery {
     struct pt_pidfile pidfile; /* PIDFILE: what its last read found */
@@ -85,10 +90,9 @@ struct pt_target_empty {
     pid_t pid; /* the pid it was about */
 };
 
-/* What the target's interval saw, turned into its line at the end and
- * reset there (target.c); the parts count into it as they see things
- * (sampling.c, membership.c, discovery.c, targetevents.c, exits.c,
- * targetcg.c). */
+/* What the target's interval saw, turned into its line at the end
+ * (target.c). Written by targetinterval.c only: the parts tell it what
+ * they see (pt_interval_add_...), and the interval's end resets it. */
 struct pt_target_interval {
     struct pt_extrema gauges[PT_G_COUNT];
     int64_t samples, vanished, started, exited, pss_stale;
@@ -117,39 +121,49 @@ struct pt_target_interval {
 };
 
 /* What the kernel's exit records settle (pt_target_follow_exits,
- * exits.c): the members gone since the last drain, and this interval's
- * counts from the records. Written by exits.c; also by membership.c,
- * below it, when a member leaves (its departure), by targetevents.c when a
- * fork is gone before it could join (parent_of_unseen_gone), and by
- * target.c (the interval's end resets the counts; the life cycle). */
+ * exits.c): the forks gone unseen since the last drain, and this
+ * interval's counts from the records. Written by exits.c only: the
+ * process events tell it of a fork gone before it could join
+ * (pt_target_unseen_gone), the interval's end resets the counts
+ * (pt_target_exits_end_interval). */
 struct pt_target_exits {
     bool follows;
-    bool complete;                   /* no record was lost this interval */
-    struct pt_departure *departures; /* members that left since the last drain */
-    size_t n_departures, cap_departures;
-    struct pt_pidmap departure_index; /* pid -> its place in departures */
     /* pid -> its parent: forked in the tree, gone before it could join,
      * since the last drain */
     struct pt_pidmap parent_of_unseen_gone;
     /* when exit records were last drained: what came then exited before */
     double drained_at;
-    int64_t failed, killed, rss_peak_kb, records, record_losses; /* this interval */
+    /* this interval's; none lost: every record came */
+    int64_t failed, killed, rss_peak_kb, records, record_losses;
+};
+
+/* The members gone since the last drain of exit records, each with what
+ * settling it from the records still to come needs. Written by
+ * membership.c only: a member that leaves while exit records are followed
+ * is added, and pt_target_departures_settled() forgets them all. The
+ * records in the list are exits.c's to settle (their fields). */
+struct pt_target_departures {
+    struct pt_departure *list;
+    size_t n, cap;
+    struct pt_pidmap index; /* pid -> its place in list */
 };
 
 /* The target's members, in tree order. Written by membership.c only
- * (pt_target_join, pt_target_compact, ...; target.c frees it); the other
- * parts read it, and read or sample the members in it. */
+ * (pt_target_join, pt_target_compact, ..., pt_target_membership_free);
+ * the other parts read it, and read or sample the members in it. */
 struct pt_target_membership {
     struct pt_member *members; /* parents before their children */
     size_t n_members, cap_members;
     struct pt_pidmap position_of; /* pid -> position in members */
     bool need_compaction;
+    bool moved; /* a member joined, left or exec'd since the last smaps_rollup sample */
 };
 
 /* What a target following the kernel's process events keeps between
- * drains. Written by targetevents.c, and by the two files below it that
- * cannot call it: membership.c (a join or a leave) and exits.c (the
- * unjoined exits a drain of exit records settled). */
+ * drains. Written by eventstate.c only, which is below the files that
+ * tell it what happened: targetevents.c (the events), membership.c (a
+ * join or a leave), exits.c (the unjoined exits a drain of exit records
+ * settled). */
 struct pt_target_events {
     bool follows; /* pt_target_follow_events was called */
     /* pid -> its parent: forked in the tree, never joined (gone first):
@@ -164,6 +178,24 @@ struct pt_target_events {
     struct pt_pidmap unjoined_exits;
 };
 
+/* What the reads of each cadence keep between them (sampling.c writes
+ * it). */
+struct pt_target_sampling {
+    struct pt_ratelimit smaps_slow_said; /* "smaps_rollup of pid N took ..." */
+    double threads_read_at;              /* when --by thread last read the threads */
+};
+
+/* With a breakdown (options.breakdown, its groups in the ledger): their
+ * lines of the last interval, limit + 1 slots allocated once (target.c
+ * writes it). */
+struct pt_target_group_lines {
+    struct pt_group_report *reports;
+    char (*keys)[PT_GROUP_KEY_MAX]; /* their keys (groupkey.h), and its scratch */
+    char (*folds)[PT_GROUP_KEY_MAX];
+    size_t *order;
+    size_t n;
+};
+
 /* A --unit target's lines said once (targetunit.h). */
 enum pt_said_unit { PT_SAID_UNIT_SYSTEMD = 1, PT_SAID_UNIT_LIMIT = 2, PT_SAID_UNIT_OUTSIDE = 4 };
 
@@ -175,6 +207,10 @@ struct pt_target_unit {
     struct pt_pidmap scanned;
 };
 
+/* One target: what it was made with (target.c: pt_target_init), its
+ * parts (each struct pt_target_... says who writes it), the ledger
+ * (changed only through ledger.h's functions), a cgroup target's cgroups
+ * (targetcg.c), the denials said (targetstate.c) and a scratch buffer. */
 struct pt_target {
     char *name;
     struct pt_selector selector; /* path owned */
@@ -204,10 +240,9 @@ struct pt_target {
     struct pt_ledger ledger; /* the tree's and its breakdown groups' amounts */
 
     struct pt_target_interval interval;
-    struct pt_ratelimit smaps_slow_said; /* "smaps_rollup of pid N took ..." (sampling.c) */
+    struct pt_target_sampling sampling;
 
-    bool pss_at_end;       /* smaps_rollup at every interval's end, or on its own timer */
-    bool membership_moved; /* a member joined or left since the last smaps_rollup sample */
+    bool pss_at_end; /* smaps_rollup at every interval's end, or on its own timer */
     struct pt_target_empty empty;
     bool sys_root_default;  /* the cgroup filesystem is looked for in our own /sys */
     unsigned warned_denied; /* enum pt_denied bits already logged */
@@ -216,17 +251,11 @@ struct pt_target {
     struct pt_target_events events;
 
     struct pt_target_exits exits;
-    pid_t self;             /* our own pid as the proc root names it (pidns.h):
-                               the subreaper in launch mode */
-    bool proc_root_ours;    /* self is getpid(): the proc root is our pid namespace's */
-    double threads_read_at; /* when --by thread last read the threads */
-    /* With a breakdown (options.breakdown, its groups in the ledger):
-     * their lines of the last interval (limit + 1 slots, allocated once). */
-    struct pt_group_report *group_reports;
-    char (*group_keys)[PT_GROUP_KEY_MAX]; /* their keys (groupkey.h), and its scratch */
-    char (*group_folds)[PT_GROUP_KEY_MAX];
-    size_t *group_order;
-    size_t n_group_reports;
+    struct pt_target_departures departures;
+    pid_t self;          /* our own pid as the proc root names it (pidns.h):
+                            the subreaper in launch mode */
+    bool proc_root_ours; /* self is getpid(): the proc root is our pid namespace's */
+    struct pt_target_group_lines group_lines;
 };
 
 static inline bool pt_target_by_process(const struct pt_target *t)
