@@ -90,7 +90,11 @@ class ContainerLaunch(ch.ContainerTestCase):
         memory = os.path.join(memory_mount(), container.lstrip("/"))
         # the container's limit did it, and counted it
         self.assertGreaterEqual(v1_value(os.path.join(memory, "memory.oom_control"), "oom_kill"), 1, msg)
-        self.assertLessEqual(max(p.fields["proc_rss_max"] for p in lines), LIMIT_MIB * h.MIB, msg)
+        # Its anonymous memory is charged to the container's cgroup, which
+        # the kernel keeps under the limit; its RSS also holds the pages of
+        # files (tail, libc) charged to whoever read them first, and was
+        # seen 1.4 MB over the limit.
+        self.assertLessEqual(max(p.fields["proc_anon_max"] for p in lines), LIMIT_MIB * h.MIB, msg)
         said = [l for l in execd.stderr_lines() if "no cgroup of its own" in l]
         self.assertEqual(len(said), 1, msg)
         self.assertIn("Read-only file system", said[0], msg)
