@@ -49,7 +49,7 @@ int pt_parse_pidfile(const char *buf, size_t len, pid_t *out)
     struct cursor c = {buf, buf + len};
     pid_t pid;
     skip_line_spaces(&c);
-    if (scan_pid(&c, &pid) || pid == 0 || pid > PT_PID_LIMIT)
+    if (scan_pid(&c, &pid) || pid == 0 || pid >= PT_PID_LIMIT)
         return -1;
     skip_line_spaces(&c);
     /* Ending without a newline is fine for a whole file, not for a cut one. */

@@ -20,7 +20,7 @@ int pt_parse_children(const char *buf, size_t len, int (*fn)(pid_t pid, void *ar
 int pt_parse_cgroup_procs(const char *buf, size_t len, int (*fn)(pid_t pid, void *arg), void *arg);
 
 /* A pid file, read as systemd's PIDFile= reads one: the first line holds
- * a decimal pid (1 .. PT_PID_LIMIT), with spaces or tabs around it;
+ * a decimal pid (1 .. PT_PID_LIMIT - 1), with spaces or tabs around it;
  * whatever follows the first newline is ignored (PostgreSQL's
  * postmaster.pid goes on with its data directory, port, ...). buf holds
  * the file's first len bytes, at most PT_PIDFILE_MAX: a first line that

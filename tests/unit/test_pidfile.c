@@ -28,7 +28,7 @@ START_TEST(test_pidfile_good)
         {"123", 123},
         {"  42  \n", 42},
         {"\t7\r\n", 7},
-        {"4194304", PT_PID_LIMIT},
+        {"4194303", PT_PID_LIMIT - 1},
         {"007\n", 7},
         {"1", 1},
         {"99\n\n", 99},
@@ -68,6 +68,7 @@ START_TEST(test_pidfile_bad)
         "pid=12",
         "x12\n",
         "99999999999999999999",
+        "4194304", /* PID_MAX_LIMIT: pid_max is at most it, every pid below */
         "4194305",
         "2147483648",
         "0x10",
