@@ -33,7 +33,7 @@ static void take_stat(struct pt_member *m, const struct pt_stat *st)
     m->ppid = st->ppid;
     m->state = st->state;
     memcpy(m->comm, st->comm, sizeof(m->comm));
-    m->zombie = st->state == 'Z' || st->state == 'X';
+    m->zombie = pt_task_has_exited(st->state);
     m->kernel_thread = st->flags & PT_PF_KTHREAD;
     m->num_threads = st->num_threads;
     m->had_threads |= st->num_threads > 1;
@@ -204,8 +204,8 @@ enum pt_read pt_member_read_smaps(struct pt_member *m, int proc_root_fd, struct 
      * a process still running has exec'd a new program, whose files are
      * opened again, under the permissions it has now. */
     struct pt_stat st;
-    if (kept && err == -ESRCH && pt_member_check_identity_stat(m, proc_root_fd, &st) == PT_READ_OK && st.state != 'Z' &&
-        st.state != 'X') {
+    if (kept && err == -ESRCH && pt_member_check_identity_stat(m, proc_root_fd, &st) == PT_READ_OK &&
+        !pt_task_has_exited(st.state)) {
         pt_member_reopen(m);
         r = pt_member_read_file(m, proc_root_fd, PT_MF_SMAPS, buf, &len, &err);
     }

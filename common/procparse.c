@@ -170,6 +170,11 @@ enum pt_task_state pt_task_state_of(char letter)
     }
 }
 
+bool pt_task_has_exited(char letter)
+{
+    return letter == 'Z' || letter == 'X';
+}
+
 int pt_parse_statm(const char *buf, size_t len, struct pt_statm *out)
 {
     struct cursor c = {buf, buf + len};

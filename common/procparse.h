@@ -64,6 +64,10 @@ int pt_parse_stat_with_blkio(const char *buf, size_t len, struct pt_stat *out);
 enum pt_task_state { PT_TS_RUNNING, PT_TS_SLEEPING, PT_TS_BLOCKED, PT_TS_STOPPED, PT_TS_ZOMBIE, PT_TS_OTHER };
 enum pt_task_state pt_task_state_of(char letter);
 
+/* Z or X: the task has exited (a zombie, or one being reaped); its memory
+ * map is gone, and so are the files bound to it. */
+bool pt_task_has_exited(char letter);
+
 /* A kernel thread (PF_KTHREAD in stat's flags, include/linux/sched.h): it
  * has no user memory and no command line. */
 #define PT_PF_KTHREAD 0x00200000u

@@ -500,21 +500,28 @@ END_TEST
 /* ==== statm ==== */
 
 /* Every letter of fs/proc/array.c's task_state_array, the older kernels'
- * x, K and W, and what no kernel prints. */
+ * x, K and W, and what no kernel prints; and which say the task has
+ * exited (its memory map gone). */
 START_TEST(test_state_letters)
 {
     static const struct {
         char letter;
         enum pt_task_state state;
+        bool exited;
     } cases[] = {
-        {'R', PT_TS_RUNNING}, {'S', PT_TS_SLEEPING}, {'I', PT_TS_SLEEPING}, {'D', PT_TS_BLOCKED},
-        {'T', PT_TS_STOPPED}, {'t', PT_TS_STOPPED},  {'Z', PT_TS_ZOMBIE},   {'X', PT_TS_OTHER},
-        {'x', PT_TS_OTHER},   {'P', PT_TS_OTHER},    {'K', PT_TS_OTHER},    {'W', PT_TS_OTHER},
-        {'r', PT_TS_OTHER},   {'\0', PT_TS_OTHER},   {')', PT_TS_OTHER},    {(char)0xff, PT_TS_OTHER},
+        {'R', PT_TS_RUNNING, false},      {'S', PT_TS_SLEEPING, false}, {'I', PT_TS_SLEEPING, false},
+        {'D', PT_TS_BLOCKED, false},      {'T', PT_TS_STOPPED, false},  {'t', PT_TS_STOPPED, false},
+        {'Z', PT_TS_ZOMBIE, true},        {'X', PT_TS_OTHER, true},     {'x', PT_TS_OTHER, false},
+        {'P', PT_TS_OTHER, false},        {'K', PT_TS_OTHER, false},    {'W', PT_TS_OTHER, false},
+        {'r', PT_TS_OTHER, false},        {'\0', PT_TS_OTHER, false},   {')', PT_TS_OTHER, false},
+        {(char)0xff, PT_TS_OTHER, false},
     };
-    for (size_t i = 0; i < COUNT(cases); i++)
+    for (size_t i = 0; i < COUNT(cases); i++) {
         ck_assert_msg(pt_task_state_of(cases[i].letter) == cases[i].state, "letter %#x",
                       (unsigned char)cases[i].letter);
+        ck_assert_msg(pt_task_has_exited(cases[i].letter) == cases[i].exited, "letter %#x exited",
+                      (unsigned char)cases[i].letter);
+    }
 }
 END_TEST
 
