@@ -241,10 +241,44 @@ class TestCgroup:
     # -- the v2 freezer
 
     def set_frozen(self, frozen):
+        """Freeze or thaw the cgroup and its children. Frozen, return only
+        once every thread is off its CPU: the kernel says "frozen 1" when
+        the last one enters the freezer's trap, before it calls schedule(),
+        and its run time since the scheduler last counted it is charged to
+        cpu.stat at that switch. Measured on this host: read at once, the
+        cgroup's usage grew 6 to 13 us later in 155 rounds of 200; read
+        once every thread was off its CPU, in none of 500."""
         self.write("cgroup.freeze", "1" if frozen else "0")
         want = f"frozen {int(frozen)}"
         h.wait_until(lambda: want in self.read("cgroup.events").splitlines(), h.START_TIMEOUT,
                      f"{self.rel}: {want}")
+        if frozen:
+            h.wait_until(lambda: not self.threads_on_cpu(), h.START_TIMEOUT,
+                         f"{self.rel}: every frozen thread off its CPU")
+
+    def threads_on_cpu(self):
+        """The threads of the cgroup and its children that are running or
+        runnable. /proc/TID/wchan is "0" for those: the kernel names where
+        a thread waits only once it is off the run queue (get_wchan), so
+        a name means its run time is charged."""
+        found = []
+        for d, _, _ in os.walk(self.dir()):
+            for tid in self._threads_of(d):
+                try:
+                    with open(f"/proc/{tid}/wchan") as f:
+                        if f.read() == "0":
+                            found.append(tid)
+                except FileNotFoundError:
+                    pass  # exited: charged at its exit
+        return found
+
+    @staticmethod
+    def _threads_of(d):
+        try:
+            with open(os.path.join(d, "cgroup.threads")) as f:
+                return f.read().split()
+        except FileNotFoundError:
+            return []
 
     # -- the kernel's counters, as the test reads them
 
