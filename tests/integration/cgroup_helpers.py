@@ -241,44 +241,7 @@ class TestCgroup:
     # -- the v2 freezer
 
     def set_frozen(self, frozen):
-        """Freeze or thaw the cgroup and its children. Frozen, return only
-        once every thread is off its CPU: the kernel says "frozen 1" when
-        the last one enters the freezer's trap, before it calls schedule(),
-        and its run time since the scheduler last counted it is charged to
-        cpu.stat at that switch. Measured on this host: read at once, the
-        cgroup's usage grew 6 to 13 us later in 155 rounds of 200; read
-        once every thread was off its CPU, in none of 500."""
-        self.write("cgroup.freeze", "1" if frozen else "0")
-        want = f"frozen {int(frozen)}"
-        h.wait_until(lambda: want in self.read("cgroup.events").splitlines(), h.START_TIMEOUT,
-                     f"{self.rel}: {want}")
-        if frozen:
-            h.wait_until(lambda: not self.threads_on_cpu(), h.START_TIMEOUT,
-                         f"{self.rel}: every frozen thread off its CPU")
-
-    def threads_on_cpu(self):
-        """The threads of the cgroup and its children that are running or
-        runnable. /proc/TID/wchan is "0" for those: the kernel names where
-        a thread waits only once it is off the run queue (get_wchan), so
-        a name means its run time is charged."""
-        found = []
-        for d, _, _ in os.walk(self.dir()):
-            for tid in self._threads_of(d):
-                try:
-                    with open(f"/proc/{tid}/wchan") as f:
-                        if f.read() == "0":
-                            found.append(tid)
-                except FileNotFoundError:
-                    pass  # exited: charged at its exit
-        return found
-
-    @staticmethod
-    def _threads_of(d):
-        try:
-            with open(os.path.join(d, "cgroup.threads")) as f:
-                return f.read().split()
-        except FileNotFoundError:
-            return []
+        set_frozen(self.dir(), frozen)
 
     # -- the kernel's counters, as the test reads them
 
@@ -295,6 +258,49 @@ class TestCgroup:
 
     def pressure(self, resource="cpu", kind="some"):
         return pressure_total(self.path(f"{resource}.pressure"), kind)
+
+
+def set_frozen(v2_dir, frozen):
+    """Freeze or thaw the v2 cgroup v2_dir and its children. Frozen,
+    return only once every thread is off its CPU: the kernel says "frozen
+    1" when the last one enters the freezer's trap, before it calls
+    schedule(), and its run time since the scheduler last counted it is
+    charged to cpu.stat at that switch. Measured on this host: read at
+    once, the cgroup's usage grew 6 to 13 us later in 155 rounds of 200;
+    read once every thread was off its CPU, in none of 500."""
+    with open(os.path.join(v2_dir, "cgroup.freeze"), "w") as f:
+        f.write("1" if frozen else "0")
+    want = f"frozen {int(frozen)}"
+
+    def said():
+        with open(os.path.join(v2_dir, "cgroup.events")) as f:
+            return want in f.read().splitlines()
+    h.wait_until(said, h.START_TIMEOUT, f"{v2_dir}: {want}")
+    if frozen:
+        h.wait_until(lambda: not threads_on_cpu(v2_dir), h.START_TIMEOUT,
+                     f"{v2_dir}: every frozen thread off its CPU")
+
+
+def threads_on_cpu(v2_dir):
+    """The threads of the cgroup v2_dir and its children that are running
+    or runnable. /proc/TID/wchan is "0" for those: the kernel names where a
+    thread waits only once it is off the run queue (get_wchan), so a name
+    means its run time is charged."""
+    found = []
+    for d, _, _ in os.walk(v2_dir):
+        try:
+            with open(os.path.join(d, "cgroup.threads")) as f:
+                tids = f.read().split()
+        except FileNotFoundError:
+            continue
+        for tid in tids:
+            try:
+                with open(f"/proc/{tid}/wchan") as f:
+                    if f.read() == "0":
+                        found.append(tid)
+            except FileNotFoundError:
+                pass  # exited: charged at its exit
+    return found
 
 
 def sleeper_argv(seconds="1000000"):

@@ -23,6 +23,7 @@ import time
 import unittest
 
 import accounting_helpers as ah
+import cgroup_helpers as cgh
 import harness as h
 import test_fork_events as fe
 
@@ -60,7 +61,7 @@ class DaemonReapedUnderLoad(fe.DaemonCase):
                     shell.stdin.flush()
                     daemon = int(ah.wait_file(f"{d}/daemon", h.START_TIMEOUT, "the daemon's pid"))
                     os.waitpid(daemon, 0)  # re-parented to us: reaped the moment it ends
-                    set_frozen(cgroup, True)
+                    cgh.set_frozen(cgroup, True)
                     frozen_at = time.monotonic()
                     used = fe.usage_usec(cgroup) - base
                     execd.wait_for(lambda e: any(when > frozen_at for when, _ in ah.target_points_with_time(e, "tree")),
@@ -68,20 +69,10 @@ class DaemonReapedUnderLoad(fe.DaemonCase):
                     execd.wait_batches(execd.batch_count() + 1)
                     execd.stop()
             finally:
-                set_frozen(cgroup, False)
+                cgh.set_frozen(cgroup, False)
                 shell.stdin.close()
                 shell.wait(h.BATCH_TIMEOUT)
         self.assert_tree_cpu_is_the_cgroups(execd, used, REAPED_BURN_SECONDS, REAPED_TOLERANCE)
-
-
-def set_frozen(cgroup, frozen):
-    with open(os.path.join(cgroup, "cgroup.freeze"), "w") as f:
-        f.write("1" if frozen else "0")
-
-    def done():
-        with open(os.path.join(cgroup, "cgroup.events")) as f:
-            return f"frozen {int(frozen)}" in f.read().splitlines()
-    h.wait_until(done, h.START_TIMEOUT, f"{cgroup}: frozen {int(frozen)}")
 
 
 if __name__ == "__main__":
