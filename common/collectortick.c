@@ -16,11 +16,11 @@ static int64_t realtime_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static void discover(struct pt_collector *c)
+static void discover(struct pt_collector *c, double now)
 {
     pt_procscan_run(&c->scan, c->targets, c->n_targets, c->events.fd >= 0);
     for (size_t i = 0; i < c->n_targets; i++)
-        pt_target_discover(&c->targets[i]);
+        pt_target_discover(&c->targets[i], now);
 }
 
 /* Say once that the descriptor budget is spent (fdbudget.h). */
@@ -45,7 +45,7 @@ double pt_collector_tick(struct pt_collector *c, double now)
     }
     pt_collector_follow_events(c);
     if (now >= c->next_discovery) {
-        discover(c);
+        discover(c, now);
         c->next_discovery += c->config.discovery_interval;
         if (c->next_discovery <= now) /* we were late: do not try to catch up */
             c->next_discovery = now + c->config.discovery_interval;

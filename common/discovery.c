@@ -36,18 +36,24 @@ static bool by_cgroups(const struct pt_target *t)
 
 /* A pid file may name anything: pid 1, a kernel thread or proctree itself
  * would make the target the host (or measure itself). Refused with one
- * line per pid named. */
-static bool refused_root(struct pt_target *t, pid_t pid)
+ * line per pid named, at most one a period (a hostile file may name pid 1
+ * and pid 2 in turn). */
+static bool refused_root(struct pt_target *t, pid_t pid, double now)
 {
     struct pt_stat st;
+    unsigned held;
+    char more[96];
     const char *why =
         pid == 1         ? "init (pid 1): the whole host"
         : pid == t->self ? "proctree itself"
         : pt_read_stat_by_pid(t->proc_root_fd, pid, &t->buf, &st) == PT_READ_OK && (st.flags & PT_PF_KTHREAD)
             ? "a kernel thread"
             : NULL;
-    if (why && pid != t->discovery.refused_pid)
-        pt_target_logf(t, PT_LOG_WARNING, "pid file names pid %d, %s; refused", (int)pid, why);
+    if (why && pid != t->discovery.refused_pid &&
+        pt_ratelimit_pass(&t->discovery.refused_said, now, PT_RATELIMIT_PERIOD, &held)) {
+        pt_ratelimit_held_tail(held, "like it", more, sizeof(more));
+        pt_target_logf(t, PT_LOG_WARNING, "pid file names pid %d, %s; refused%s", (int)pid, why, more);
+    }
     t->discovery.refused_pid = why ? pid : 0;
     return why != NULL;
 }
@@ -63,43 +69,49 @@ static bool pid_reused(struct pt_target *t, pid_t pid)
 }
 
 /* The pid file names another process than the root: the old tree leaves,
- * the new root joins (below) as a baseline member. */
-static bool pidfile_root(struct pt_target *t, pid_t pid)
+ * the new root joins (below) as a baseline member. Said at most once a
+ * period, with the target's stops (pt_target_restart_pass): a service
+ * that crash-loops restarts at every discovery. */
+static bool pidfile_root(struct pt_target *t, pid_t pid, double now)
 {
     if (pid > 0 && pid == t->discovery.root_pid && pt_target_live_member(t, pid))
         return true; /* the same root: checked when it was named first */
-    if (pid <= 0 || refused_root(t, pid))
+    if (pid <= 0 || refused_root(t, pid, now))
         return false;
     if (!t->discovery.root_pid)
         return true;
     bool moved = pid != t->discovery.root_pid;
     if (!moved && !pid_reused(t, pid))
         return true;
+    char more[96];
     if (pt_target_live_members(t) > 0) {
-        if (moved)
-            pt_target_logf(t, PT_LOG_INFO, "pid file names pid %d now, was %d: the tree of %d leaves the target",
-                           (int)pid, (int)t->discovery.root_pid, (int)t->discovery.root_pid);
-        else
-            pt_target_logf(t, PT_LOG_INFO, "pid file names pid %d, now another process: the old tree leaves the target",
-                           (int)pid);
+        bool say = pt_target_restart_pass(t, now, more, sizeof(more));
+        if (say && moved)
+            pt_target_logf(t, PT_LOG_INFO, "pid file names pid %d now, was %d: the tree of %d leaves the target%s",
+                           (int)pid, (int)t->discovery.root_pid, (int)t->discovery.root_pid, more);
+        else if (say)
+            pt_target_logf(t, PT_LOG_INFO,
+                           "pid file names pid %d, now another process: the old tree leaves the target%s", (int)pid,
+                           more);
         pt_target_leave_all(t);
-    } else if (pt_target_empty_unsaid(t)) {
+    } else if (pt_target_empty_unsaid(t) && pt_target_restart_pass(t, now, more, sizeof(more))) {
         /* The old tree went between two discoveries and the new root was
-         * there at the next: no empty target was said, so no "following
-         * again" will be; the restart is said here. */
+         * there at the next, or its line was held back: no empty target
+         * was said, so no "following again" will be; the restart is said
+         * here. */
         if (moved)
-            pt_target_logf(t, PT_LOG_INFO, "pid file names pid %d now, was %d, which has exited", (int)pid,
-                           (int)t->discovery.root_pid);
+            pt_target_logf(t, PT_LOG_INFO, "pid file names pid %d now, was %d, which has exited%s", (int)pid,
+                           (int)t->discovery.root_pid, more);
         else
-            pt_target_logf(t, PT_LOG_INFO, "pid file names pid %d, now another process (the old one has exited)",
-                           (int)pid);
+            pt_target_logf(t, PT_LOG_INFO, "pid file names pid %d, now another process (the old one has exited)%s",
+                           (int)pid, more);
     }
     return true;
 }
 
 /* The root the selector names now, joined as a baseline member when it is
  * new to the tree. A --pid root is pinned to the identity first seen. */
-static void resolve_root(struct pt_target *t)
+static void resolve_root(struct pt_target *t, double now)
 {
     pid_t pid = 0;
     uint64_t expected = 0;
@@ -110,13 +122,13 @@ static void resolve_root(struct pt_target *t)
         expected = t->discovery.root_starttime;
         break;
     case PT_SELECT_PIDFILE:
-        pid = pt_pidfile_read(&t->discovery.pidfile, t->selector.path, t->name);
+        pid = pt_pidfile_read(&t->discovery.pidfile, t->selector.path, t->name, now);
         break;
     default:
         break;
     }
     t->discovery.named_pid = pid;
-    if (t->selector.kind == PT_SELECT_PIDFILE && !pidfile_root(t, pid))
+    if (t->selector.kind == PT_SELECT_PIDFILE && !pidfile_root(t, pid, now))
         return;
     if (t->has_matcher) {
         /* cgroup members are listed by the cgroup; the others were offered
@@ -125,8 +137,8 @@ static void resolve_root(struct pt_target *t)
             pt_buf_reset(&t->discovery.scan_groups);
             t->discovery.cgroup_unnamed = 0;
             t->discovery.cgroup_error = pt_matcher_scan_cgroup(&t->matcher, &t->buf, collect_scanned, t);
-            pt_target_unit_scanned(t);
-            pt_target_cgroups_found(t);
+            pt_target_unit_scanned(t, now);
+            pt_target_cgroups_found(t, now);
             pt_target_cgroup_restarts(t);
         }
         join_pending(t, true);
@@ -271,11 +283,11 @@ static void join_pending(struct pt_target *t, bool baseline)
     t->discovery.n_pending = 0;
 }
 
-void pt_target_discover(struct pt_target *t)
+void pt_target_discover(struct pt_target *t, double now)
 {
     double cpu0 = pt_thread_cpu_seconds();
     pt_target_compact(t);
-    resolve_root(t);
+    resolve_root(t, now);
     if (t->selector.kind == PT_SELECT_CHILD) {
         collect_own_children(t);
         join_pending(t, false);
@@ -322,7 +334,7 @@ void pt_target_discover(struct pt_target *t)
     pt_target_compact(t);
     pt_target_unit_discovered(t);
 
-    pt_target_say_why_empty(t);
+    pt_target_say_why_empty(t, now);
     pt_interval_add_cpu(t, pt_thread_cpu_seconds() - cpu0);
     pt_target_debug_check(t, "a discovery");
 }

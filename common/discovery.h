@@ -20,8 +20,9 @@ const struct pt_matcher *pt_target_matcher(const struct pt_target *t);
  * pt_target_discover(). */
 void pt_target_offer_root(struct pt_target *t, pid_t pid);
 /* Resolve the selector (joining the roots offered since the last call)
- * and walk the tree for new descendants. */
-void pt_target_discover(struct pt_target *t);
+ * and walk the tree for new descendants; now (the tick's, pt_now()'s
+ * clock) is when, for the lines said at most once a period. */
+void pt_target_discover(struct pt_target *t, double now);
 /* The target is freed: what discovery keeps, too. */
 void pt_target_discovery_free(struct pt_target *t);
 

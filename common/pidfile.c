@@ -122,17 +122,21 @@ const char *pt_pidfile_problem(const struct pt_pidfile *pf, char *out, size_t ou
     return out;
 }
 
-static void warn(const struct pt_pidfile *pf, const char *path, const char *target_name)
+static void warn(struct pt_pidfile *pf, const char *path, const char *target_name, double now)
 {
-    char why[128];
+    char why[128], more[96];
+    unsigned held;
     if (pf->outcome == PT_PIDFILE_MISSING || !pt_pidfile_problem(pf, why, sizeof(why)))
         return; /* a stopped service often has none: the target's own line says so */
+    if (!pt_ratelimit_pass(&pf->warned[pf->outcome], now, PT_RATELIMIT_PERIOD, &held))
+        return;
+    pt_ratelimit_held_tail(held, "like it", more, sizeof(more));
     char name[PT_QUOTED_MAX], file[PT_QUOTED_MAX];
-    pt_logf(PT_LOG_WARNING, "target \"%s\": pid file \"%s\" %s; ignored until that changes",
-            pt_escape(name, sizeof(name), target_name), pt_escape(file, sizeof(file), path), why);
+    pt_logf(PT_LOG_WARNING, "target \"%s\": pid file \"%s\" %s; ignored until that changes%s",
+            pt_escape(name, sizeof(name), target_name), pt_escape(file, sizeof(file), path), why, more);
 }
 
-pid_t pt_pidfile_read(struct pt_pidfile *pf, const char *path, const char *target_name)
+pid_t pt_pidfile_read(struct pt_pidfile *pf, const char *path, const char *target_name, double now)
 {
     pid_t pid = 0;
     int detail = 0;
@@ -141,6 +145,6 @@ pid_t pt_pidfile_read(struct pt_pidfile *pf, const char *path, const char *targe
     pf->outcome = outcome;
     pf->detail = detail;
     if (changed)
-        warn(pf, path, target_name);
+        warn(pf, path, target_name, now);
     return outcome == PT_PIDFILE_PID ? pid : 0;
 }

@@ -15,7 +15,9 @@
  *     by pt_parse_pidfile (first line only). The content never reaches a
  *     log line.
  * A problem is logged once, as a warning naming the file and the reason,
- * when it first appears or changes; meanwhile the file names no pid. A
+ * when it first appears or changes (each kind at most once a period: a
+ * file that changes its problem at every read is said with the count of
+ * those held back); meanwhile the file names no pid. A
  * missing file is not a problem: a stopped service often has none.
  * Not defended: a path on a hung NFS or a FUSE mount can block the lookup
  * itself; nothing short of a separate thread avoids that. */
@@ -27,6 +29,7 @@
 #include <sys/types.h>
 
 #include "base.h"
+#include "ratelimit.h"
 
 enum pt_pidfile_outcome {
     PT_PIDFILE_PID,         /* the first line holds a pid */
@@ -35,21 +38,26 @@ enum pt_pidfile_outcome {
     PT_PIDFILE_NOT_REGULAR, /* a FIFO, device, directory or socket: mode holds S_IFMT */
     PT_PIDFILE_NO_PID,      /* read, but the first line is not a pid */
 };
+#define PT_PIDFILE_OUTCOMES (PT_PIDFILE_NO_PID + 1)
 
 /* The outcome of the last read, so that a problem is logged once. */
 struct pt_pidfile {
     enum pt_pidfile_outcome outcome;
     int detail;        /* errno for UNREADABLE, S_IFMT bits for NOT_REGULAR */
     bool said_mounted; /* the file is a mount of its own: said once */
+    /* the warning of each problem: a hostile file can change its problem
+     * (a FIFO, a directory, no pid) at every read */
+    struct pt_ratelimit warned[PT_PIDFILE_OUTCOMES];
 };
 
 /* The pid the file at path names now, or 0. A problem that differs from
- * the last call's is logged as a warning about target_name; so is, once,
+ * the last call's is logged as a warning about target_name, each kind of
+ * problem at most once a PT_RATELIMIT_PERIOD of now; so is, once,
  * a pid file that is a mount point of its own (a single file mounted into
  * a container: the mount pins the inode it was made with, so a new pid
  * file the service writes, a new inode as most services write it, is
  * never seen through it). */
-pid_t pt_pidfile_read(struct pt_pidfile *pf, const char *path, const char *target_name);
+pid_t pt_pidfile_read(struct pt_pidfile *pf, const char *path, const char *target_name, double now);
 /* What is wrong with the file at the last read, in words ("does not
  * exist", "is a FIFO, not a regular file", ...), into out; NULL when it
  * named a pid. */

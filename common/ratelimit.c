@@ -3,9 +3,14 @@
 #include <limits.h>
 #include <stdio.h>
 
+bool pt_ratelimit_due(const struct pt_ratelimit *r, double now)
+{
+    return !r->said || now >= r->next;
+}
+
 bool pt_ratelimit_pass(struct pt_ratelimit *r, double now, double period, unsigned *held)
 {
-    if (r->said && now < r->next) {
+    if (!pt_ratelimit_due(r, now)) {
         if (r->held < UINT_MAX)
             r->held++;
         return false;

@@ -27,6 +27,10 @@ struct pt_ratelimit {
  * if not, it is counted. */
 bool pt_ratelimit_pass(struct pt_ratelimit *r, double now, double period, unsigned *held);
 
+/* Would a line pass at now? Nothing is counted: for a line held back,
+ * to be said late once its period is over if it still holds. */
+bool pt_ratelimit_due(const struct pt_ratelimit *r, double now);
+
 /* The tail of a line said after held were held back within
  * PT_RATELIMIT_PERIOD: " (and HELD more WHAT in the last 10 minutes)",
  * "" for none, into out. */

@@ -25,7 +25,7 @@ void pt_target_cgroups_init(struct pt_target *t)
      * it. No scan runs for a launched command: pt_target_cgroups_found
      * names its one cgroup (selector.path) here, once. */
     pt_cgacct_set(&t->cgroups, NULL, 0);
-    pt_target_cgroups_found(t);
+    pt_target_cgroups_found(t, pt_now());
 }
 
 void pt_target_cgroups_free(struct pt_target *t)
@@ -150,7 +150,7 @@ static void say_unreadable(struct pt_target *t, const struct pt_cgacct *a, bool 
                    error == -ENAMETOOLONG ? over : "below no cgroup mount (a symbolic link made after the start?)");
 }
 
-void pt_target_cgroups_found(struct pt_target *t)
+void pt_target_cgroups_found(struct pt_target *t, double now)
 {
     if (t->has_matcher)
         say_scan_notes(t);
@@ -164,10 +164,14 @@ void pt_target_cgroups_found(struct pt_target *t)
         set_group_dirs(t);
         say_unreadable(t, &t->group_cgroups, &t->said_group_unreadable, "a line of the breakdown by cgroup");
     }
-    char missing[512];
-    if (pt_cgacct_gained(&t->cgroups, missing, sizeof(missing)))
-        pt_target_logf(t, PT_LOG_INFO, "cgroup_* metrics: the kernel offers %s for its cgroup now: reported from now",
-                       missing);
+    char missing[512], more[96];
+    unsigned held;
+    if (pt_cgacct_gained(&t->cgroups, missing, sizeof(missing)) &&
+        pt_ratelimit_pass(&t->gained_said, now, PT_RATELIMIT_PERIOD, &held)) {
+        pt_ratelimit_held_tail(held, "like it", more, sizeof(more));
+        pt_target_logf(t, PT_LOG_INFO, "cgroup_* metrics: the kernel offers %s for its cgroup now: reported from now%s",
+                       missing, more);
+    }
     if (t->said_cgroups || !pt_cgacct_missing(&t->cgroups, missing, sizeof(missing)))
         return; /* said once, when a cgroup is first open (it may appear later) */
     t->said_cgroups = true;

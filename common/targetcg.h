@@ -14,9 +14,11 @@
 void pt_target_cgroups_init(struct pt_target *t);
 void pt_target_cgroups_free(struct pt_target *t);
 
-/* After a scan of the cgroups (discovery.c): the cgroups now, and the
- * start line saying what the kernel does not offer for them. */
-void pt_target_cgroups_found(struct pt_target *t);
+/* After a scan of the cgroups (discovery.c) at now: the cgroups now,
+ * the start line saying what the kernel does not offer for them, and
+ * the line of what it offers since (at most once a period: each cgroup
+ * of the target made again may gain it again). */
+void pt_target_cgroups_found(struct pt_target *t, double now);
 
 /* The fast poll: memory in use, one read per cgroup. */
 void pt_target_cgroups_poll(struct pt_target *t);

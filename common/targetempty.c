@@ -27,8 +27,23 @@ enum empty_why {
     WHY_UNNAMED, /* the cgroup's (or unit's) processes cannot be named in this pid namespace */
     WHY_NO_MATCH,
     WHY_NO_MATCH_HIDDEN, /* and the proc root hides other users' processes */
+    WHY_COUNT
 };
-_Static_assert(WHY_NO_MATCH_HIDDEN < 16, "enum empty_why outgrows its 4 bits of empty_why's key");
+_Static_assert(WHY_COUNT <= 16, "enum empty_why outgrows its 4 bits of empty_why's key");
+
+/* The limiter of a line, in t->empty.limits. A target that was followed
+ * and stops has the one it shares with the restarts' lines (a crash loop
+ * is seen as stops, restarts or both, one line a period whichever way);
+ * an empty target's line has its reason's, each problem of a pid file
+ * one of its own: a line that tells something new (the file a FIFO now,
+ * the pid in it another) is not held back by another reason's. */
+#define LIMIT_STOPS WHY_NOT_SAID /* no line of its own: its place is free */
+_Static_assert(WHY_COUNT + PT_PIDFILE_OUTCOMES == PT_EMPTY_LIMITS, "PT_EMPTY_LIMITS: one per reason");
+
+static unsigned limit_of(enum empty_why why, enum pt_pidfile_outcome outcome)
+{
+    return why == WHY_PIDFILE ? WHY_COUNT + (unsigned)outcome : (unsigned)why;
+}
 
 /* A process with this pid exists in our pid namespace, visible or not
  * (kill(pid, 0) checks existence, EPERM included, and sends nothing). */
@@ -126,15 +141,115 @@ static void say_unnamed(const struct pt_target *t, char *what, size_t whatlen)
              subject, count, why);
 }
 
-void pt_target_say_why_empty(struct pt_target *t)
+/* Why the target is empty, in words, into what; false for no line. */
+static bool say_why(struct pt_target *t, enum empty_why why, const char *hidepid, char *what, size_t whatlen)
+{
+    char problem[128], q[PT_QUOTED_MAX];
+    pid_t pid = t->discovery.named_pid;
+    switch (why) {
+    case WHY_PIDFILE: /* its problem other than missing was said by pidfile.c */
+        snprintf(what, whatlen, "pid file \"%s\" %s", pt_escape(q, sizeof(q), t->selector.path),
+                 t->discovery.pidfile.outcome == PT_PIDFILE_MISSING &&
+                         pt_pidfile_problem(&t->discovery.pidfile, problem, sizeof(problem))
+                     ? problem
+                     : "names no pid (see its warning)");
+        break;
+    case WHY_REFUSED:
+        snprintf(what, whatlen, "the pid file names pid %d, refused", (int)pid);
+        break;
+    case WHY_NOT_RUNNING:
+        snprintf(what, whatlen, pid > 0 ? "pid %d is not running%s" : "no pid named", (int)pid,
+                 pid > 0 && t->self == getpid() && !pt_pidns_is_hosts(t->proc_root_fd)
+                     ? " in this pid namespace, which is not the host's (a container): a host's pid needs the "
+                       "host's /proc as the proc root (--proc-root or HOST_PROC; collectd: ProcRoot)"
+                     : "");
+        break;
+    case WHY_REUSED:
+        snprintf(what, whatlen, "pid %d has exited (the pid is another process's now)", (int)pid);
+        break;
+    case WHY_HIDDEN:
+        if (hidepid[0])
+            snprintf(what, whatlen, "pid %d runs but the proc root does not show it: it is mounted %s", (int)pid,
+                     hidepid);
+        else
+            say_other_namespace(t, pid, what, whatlen);
+        break;
+    case WHY_CGROUP_GONE:
+        snprintf(what, whatlen, "cgroup \"%s\" does not exist%s",
+                 pt_escape(q, sizeof(q), pt_matcher_cgroup(&t->matcher)),
+                 t->sys_root_default && in_container(t)
+                     ? " here: this process runs in a container, whose /sys shows its own cgroups; a host's cgroup "
+                       "needs the host's /sys, mounted and named by HOST_SYS or --sys-root (collectd: SysRoot)"
+                     : "");
+        break;
+    case WHY_UNNAMED:
+        say_unnamed(t, what, whatlen);
+        break;
+    case WHY_CGROUP_EMPTY:
+        snprintf(what, whatlen, "cgroup \"%s\" has no process",
+                 pt_escape(q, sizeof(q), pt_matcher_cgroup(&t->matcher)));
+        break;
+    case WHY_UNIT_GONE: {
+        const struct pt_sdunit *u = pt_matcher_unit(&t->matcher);
+        if (!pt_sdunit_systemd_manages(u)) /* not inactive: no systemd to know (targetunit.c said it) */
+            snprintf(what, whatlen, "%s \"%s\" has no cgroup: no systemd manages the cgroups read here",
+                     u->glob ? "no unit matching" : "unit", pt_escape(q, sizeof(q), u->name));
+        else if (u->glob)
+            snprintf(what, whatlen, "no unit matching \"%s\" is running (none has a cgroup)",
+                     pt_escape(q, sizeof(q), u->name));
+        else
+            snprintf(what, whatlen, "unit \"%s\" is %s (it has no cgroup)", pt_escape(q, sizeof(q), u->name),
+                     pt_sdunit_state(u));
+        break;
+    }
+    case WHY_UNIT_EMPTY:
+        snprintf(what, whatlen, "unit \"%s\" has a cgroup but no process",
+                 pt_escape(q, sizeof(q), pt_matcher_unit(&t->matcher)->name));
+        break;
+    case WHY_NO_MATCH:
+        snprintf(what, whatlen, "no process matches");
+        break;
+    case WHY_NO_MATCH_HIDDEN:
+        snprintf(what, whatlen,
+                 "no process matches among those shown: the proc root is mounted %s, which hides other "
+                 "users' processes (run as root, or in the mount's gid= group)",
+                 hidepid);
+        break;
+    default:
+        return false;
+    }
+    return true;
+}
+
+/* The line of why, now or late (held back when it came): said with the
+ * count its limiter held back, itself not among them. */
+static void say_line(struct pt_target *t, enum empty_why why, const char *hidepid, double now)
+{
+    unsigned held;
+    struct pt_ratelimit *limit = &t->empty.limits[t->empty.limiter];
+    bool late = t->empty.holding;
+    t->empty.holding = !pt_ratelimit_pass(limit, now, PT_RATELIMIT_PERIOD, &held);
+    char what[PT_QUOTED_MAX + 320], more[96];
+    if (t->empty.holding || !say_why(t, why, hidepid, what, sizeof(what)))
+        return;
+    if (late && held > 0)
+        held--;
+    pt_ratelimit_held_tail(held, t->empty.limiter == LIMIT_STOPS ? "restarts or stops" : "like it", more, sizeof(more));
+    t->empty.said_any = true;
+    pt_target_logf(t, PT_LOG_WARNING, "no live process: %s; will keep looking%s", what, more);
+}
+
+void pt_target_say_why_empty(struct pt_target *t, double now)
 {
     if (pt_target_live_members(t) > 0) {
-        if (t->empty.why != WHY_NOT_SAID)
+        if (t->empty.said_any)
             pt_target_logf(t, PT_LOG_INFO, "following pid %d again", (int)t->membership.members[0].pid);
         t->empty.why = WHY_NOT_SAID;
+        t->empty.followed = true;
+        t->empty.said_any = t->empty.holding = false;
         return;
     }
-    char hidepid[32] = "", problem[128], what[PT_QUOTED_MAX + 320], q[PT_QUOTED_MAX];
+    char hidepid[32] = "";
     enum empty_why why = why_empty(t, hidepid, sizeof(hidepid));
     /* The launched command ends, and its tree with it: the collector says
      * so ("exited with status"), and a discovery between the last reap
@@ -148,86 +263,30 @@ void pt_target_say_why_empty(struct pt_target *t)
     int key = why == WHY_PIDFILE
                   ? (int)why + 16 * ((int)t->discovery.pidfile.outcome + 16 * t->discovery.pidfile.detail)
                   : (int)why;
-    if (key == t->empty.why && pid == t->empty.pid)
+    if (key == t->empty.why && pid == t->empty.pid) {
+        /* the same reason: said already, or held back until its limit lets it */
+        if (t->empty.holding && pt_ratelimit_due(&t->empty.limits[t->empty.limiter], now))
+            say_line(t, why, hidepid, now);
         return;
+    }
     t->empty.why = key;
     t->empty.pid = pid;
-    switch (why) {
-    case WHY_PIDFILE: /* its problem other than missing was said by pidfile.c */
-        snprintf(what, sizeof(what), "pid file \"%s\" %s", pt_escape(q, sizeof(q), t->selector.path),
-                 t->discovery.pidfile.outcome == PT_PIDFILE_MISSING &&
-                         pt_pidfile_problem(&t->discovery.pidfile, problem, sizeof(problem))
-                     ? problem
-                     : "names no pid (see its warning)");
-        break;
-    case WHY_REFUSED:
-        snprintf(what, sizeof(what), "the pid file names pid %d, refused", (int)pid);
-        break;
-    case WHY_NOT_RUNNING:
-        snprintf(what, sizeof(what), pid > 0 ? "pid %d is not running%s" : "no pid named", (int)pid,
-                 pid > 0 && t->self == getpid() && !pt_pidns_is_hosts(t->proc_root_fd)
-                     ? " in this pid namespace, which is not the host's (a container): a host's pid needs the "
-                       "host's /proc as the proc root (--proc-root or HOST_PROC; collectd: ProcRoot)"
-                     : "");
-        break;
-    case WHY_REUSED:
-        snprintf(what, sizeof(what), "pid %d has exited (the pid is another process's now)", (int)pid);
-        break;
-    case WHY_HIDDEN:
-        if (hidepid[0])
-            snprintf(what, sizeof(what), "pid %d runs but the proc root does not show it: it is mounted %s", (int)pid,
-                     hidepid);
-        else
-            say_other_namespace(t, pid, what, sizeof(what));
-        break;
-    case WHY_CGROUP_GONE:
-        snprintf(what, sizeof(what), "cgroup \"%s\" does not exist%s",
-                 pt_escape(q, sizeof(q), pt_matcher_cgroup(&t->matcher)),
-                 t->sys_root_default && in_container(t)
-                     ? " here: this process runs in a container, whose /sys shows its own cgroups; a host's cgroup "
-                       "needs the host's /sys, mounted and named by HOST_SYS or --sys-root (collectd: SysRoot)"
-                     : "");
-        break;
-    case WHY_UNNAMED:
-        say_unnamed(t, what, sizeof(what));
-        break;
-    case WHY_CGROUP_EMPTY:
-        snprintf(what, sizeof(what), "cgroup \"%s\" has no process",
-                 pt_escape(q, sizeof(q), pt_matcher_cgroup(&t->matcher)));
-        break;
-    case WHY_UNIT_GONE: {
-        const struct pt_sdunit *u = pt_matcher_unit(&t->matcher);
-        if (!pt_sdunit_systemd_manages(u)) /* not inactive: no systemd to know (targetunit.c said it) */
-            snprintf(what, sizeof(what), "%s \"%s\" has no cgroup: no systemd manages the cgroups read here",
-                     u->glob ? "no unit matching" : "unit", pt_escape(q, sizeof(q), u->name));
-        else if (u->glob)
-            snprintf(what, sizeof(what), "no unit matching \"%s\" is running (none has a cgroup)",
-                     pt_escape(q, sizeof(q), u->name));
-        else
-            snprintf(what, sizeof(what), "unit \"%s\" is %s (it has no cgroup)", pt_escape(q, sizeof(q), u->name),
-                     pt_sdunit_state(u));
-        break;
-    }
-    case WHY_UNIT_EMPTY:
-        snprintf(what, sizeof(what), "unit \"%s\" has a cgroup but no process",
-                 pt_escape(q, sizeof(q), pt_matcher_unit(&t->matcher)->name));
-        break;
-    case WHY_NO_MATCH:
-        snprintf(what, sizeof(what), "no process matches");
-        break;
-    case WHY_NO_MATCH_HIDDEN:
-        snprintf(what, sizeof(what),
-                 "no process matches among those shown: the proc root is mounted %s, which hides other "
-                 "users' processes (run as root, or in the mount's gid= group)",
-                 hidepid);
-        break;
-    default:
-        return;
-    }
-    pt_target_logf(t, PT_LOG_WARNING, "no live process: %s; will keep looking", what);
+    t->empty.limiter = t->empty.followed ? LIMIT_STOPS : limit_of(why, t->discovery.pidfile.outcome);
+    t->empty.followed = false;
+    t->empty.holding = false;
+    say_line(t, why, hidepid, now);
+}
+
+bool pt_target_restart_pass(struct pt_target *t, double now, char *tail, size_t len)
+{
+    unsigned held;
+    if (!pt_ratelimit_pass(&t->empty.limits[LIMIT_STOPS], now, PT_RATELIMIT_PERIOD, &held))
+        return false;
+    pt_ratelimit_held_tail(held, "restarts or stops", tail, len);
+    return true;
 }
 
 bool pt_target_empty_unsaid(const struct pt_target *t)
 {
-    return t->empty.why == WHY_NOT_SAID;
+    return !t->empty.said_any;
 }

@@ -79,15 +79,28 @@ struct pt_target_discovery {
     uint32_t *pending_group;
     struct pt_buf scan_groups;
     const char *join_group;
+    /* "pid file names pid N, ...; refused": a hostile file may name pid 1
+     * and another pid in turn */
+    struct pt_ratelimit refused_said;
 };
 
-/* Why the target has no live process, as last said (targetempty.c
- * writes it). */
+/* The limiters of targetempty.c's lines: one shared by a followed
+ * target that stops and the lines of a restart, and one per reason of
+ * an empty target (each problem of a pid file one of its own). */
+#define PT_EMPTY_LIMITS 18
+
+/* Why the target has no live process, as last said or held back, and
+ * the limits of the lines that say so (targetempty.c writes it). */
 struct pt_target_empty {
     /* a key made of targetempty.c's enum and the pid file's outcome; 0:
-     * not said */
+     * the target had a live process at its last discovery (or no discovery yet) */
     int why;
-    pid_t pid; /* the pid it was about */
+    pid_t pid;        /* the pid it was about */
+    bool followed;    /* a live process at the last discovery */
+    bool said_any;    /* a line said since it was last followed: "following again" will be */
+    bool holding;     /* why's line held back: said late, once its limit lets it */
+    unsigned limiter; /* the one of limits why's line went to */
+    struct pt_ratelimit limits[PT_EMPTY_LIMITS];
 };
 
 /* What the target's interval saw, turned into its line at the end
@@ -233,6 +246,7 @@ struct pt_target {
      * the target's, and with --by cgroup of each line's; the last
      * interval's values of the target's; the start line said */
     bool has_cgroups, said_cgroups, said_unreadable, said_group_unreadable;
+    struct pt_ratelimit gained_said; /* "the kernel offers ... now": each cgroup made again may */
     struct pt_cgacct cgroups, group_cgroups;
     struct pt_cgvalues cgroup_sum;
     struct pt_target_unit unit;

@@ -7,6 +7,7 @@
 #include "membership.h"
 #include "procfile.h"
 #include "sdunit.h"
+#include "targetempty.h"
 
 static const struct pt_sdunit *unit_of(const struct pt_target *t)
 {
@@ -51,8 +52,10 @@ static void manager_of(const struct pt_sdunit *u, const char *dir, char *out, si
 
 /* A single name's directory changed: a user's unit taken, or the system
  * manager's unit found in its stead (or anywhere else): the processes
- * found at the old place are another unit's, and leave. */
-static void say_changed(struct pt_target *t, const struct pt_sdunit *u)
+ * found at the old place are another unit's, and leave. A system unit
+ * that crash-loops beside a user's of its name moves twice a restart:
+ * said at most once a period, with the target's other restarts. */
+static void say_changed(struct pt_target *t, const struct pt_sdunit *u, double now)
 {
     char q[PT_QUOTED_MAX], dir[PT_QUOTED_MAX], was[PT_QUOTED_MAX], now_of[PT_QUOTED_MAX + 32],
         was_of[PT_QUOTED_MAX + 32];
@@ -66,14 +69,16 @@ static void say_changed(struct pt_target *t, const struct pt_sdunit *u)
         return;
     }
     manager_of(u, u->previous, was_of, sizeof(was_of));
-    pt_target_logf(t, PT_LOG_INFO, "unit \"%s\": %s is followed now (\"%s\"), was %s (\"%s\")%s",
-                   pt_escape(q, sizeof(q), u->name), now_of, pt_escape(dir, sizeof(dir), u->dirs[0]), was_of,
-                   pt_escape(was, sizeof(was), u->previous),
-                   pt_target_live_members(t) ? ": the processes found there leave the target" : "");
+    char more[96];
+    if (pt_target_restart_pass(t, now, more, sizeof(more)))
+        pt_target_logf(t, PT_LOG_INFO, "unit \"%s\": %s is followed now (\"%s\"), was %s (\"%s\")%s%s",
+                       pt_escape(q, sizeof(q), u->name), now_of, pt_escape(dir, sizeof(dir), u->dirs[0]), was_of,
+                       pt_escape(was, sizeof(was), u->previous),
+                       pt_target_live_members(t) ? ": the processes found there leave the target" : "", more);
     pt_target_leave_all(t);
 }
 
-void pt_target_unit_scanned(struct pt_target *t)
+void pt_target_unit_scanned(struct pt_target *t, double now)
 {
     const struct pt_sdunit *u = unit_of(t);
     if (!u)
@@ -83,7 +88,7 @@ void pt_target_unit_scanned(struct pt_target *t)
     if (u->n_matched > u->n_dirs && !(t->unit.said & PT_SAID_UNIT_LIMIT))
         say_limit(t, u);
     if (!u->glob && u->n_dirs && u->changed)
-        say_changed(t, u);
+        say_changed(t, u, now);
     pt_pidmap_clear(&t->unit.scanned);
     for (size_t i = 0; i < t->discovery.n_pending && !(t->unit.said & PT_SAID_UNIT_OUTSIDE); i++)
         pt_pidmap_put(&t->unit.scanned, t->discovery.pending[i], 1);

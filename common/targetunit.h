@@ -9,9 +9,9 @@
 
 #include "targetstate.h"
 
-/* After a scan of the unit's cgroups (discovery.c), before the pids it
- * listed (t->discovery.pending) join. */
-void pt_target_unit_scanned(struct pt_target *t);
+/* After a scan of the unit's cgroups (discovery.c) at now, before the
+ * pids it listed (t->discovery.pending) join. */
+void pt_target_unit_scanned(struct pt_target *t, double now);
 
 /* After a discovery: members outside the unit's cgroups, said once. */
 void pt_target_unit_discovered(struct pt_target *t);

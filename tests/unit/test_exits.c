@@ -23,7 +23,7 @@ static void setup(void)
 {
     unit_tree_open(&tree);
     target = &tree.target;
-    pt_target_discover(target);
+    pt_target_discover(target, pt_now());
 }
 
 static void teardown(void)
@@ -130,7 +130,7 @@ static void init_by_process(void)
 static void by_process(void)
 {
     init_by_process();
-    pt_target_discover(target);
+    pt_target_discover(target, pt_now());
 }
 
 static double group_cpu(const char *name)
@@ -186,7 +186,7 @@ static void reaped_outside(int64_t run_us)
     pt_target_follow_exits(target, NULL, 0, true);
     unit_tree_put(&tree, 100, 1, "101");
     unit_tree_put(&tree, 101, 100, "");
-    pt_target_discover(target); /* born in the tree */
+    pt_target_discover(target, pt_now()); /* born in the tree */
     struct fx_proc daemon = {
         .pid = 101, .ppid = 1, .starttime = 101, .utime = 100, .stime = 20, .minflt = 10, .resident_pages = 1};
     fx_put_proc(tree.root, &daemon);
@@ -280,7 +280,7 @@ static void orphaned_member_exits(bool stop)
     unit_tree_put(&tree, 100, 1, "101");
     unit_tree_put(&tree, 101, 100, "102");
     unit_tree_put(&tree, 102, 101, "");
-    pt_target_discover(target);
+    pt_target_discover(target, pt_now());
     end_interval();
     fx_vanish(tree.root, 101);
     fx_vanish(tree.root, 102);
@@ -334,11 +334,11 @@ static void last_moments(bool stop, int64_t *worker, int64_t *sh)
     struct fx_proc child = {
         .pid = 101, .ppid = 100, .comm = "worker", .starttime = 101, .minflt = 10, .resident_pages = 1};
     fx_put_proc(tree.root, &parent);
-    pt_target_discover(target); /* sh joins as the root */
+    pt_target_discover(target, pt_now()); /* sh joins as the root */
     parent.children = "101";
     fx_put_proc(tree.root, &parent);
     fx_put_proc(tree.root, &child);
-    pt_target_discover(target); /* worker is born in the tree */
+    pt_target_discover(target, pt_now()); /* worker is born in the tree */
     end_interval();
     if (stop) {
         pt_target_stop_exits(target);

@@ -18,7 +18,7 @@ static void setup(void)
 {
     unit_tree_open(&tree);
     pt_target_follow_events(&t, NULL, 0, true); /* the collector drains before the first discovery */
-    pt_target_discover(&t);
+    pt_target_discover(&t, pt_now());
 }
 
 static void teardown(void)
@@ -62,7 +62,7 @@ START_TEST(forks_join_at_once_and_every_one_counts)
     ck_assert(!pt_target_has_member(&t, 102));
     ck_assert(!pt_target_has_member(&t, 104));
     unit_tree_put(&tree, 100, 1, "101");
-    pt_target_discover(&t);
+    pt_target_discover(&t, pt_now());
     ck_assert_uint_eq(pt_target_live_members(&t), 3);
     struct pt_units units = {PT_MEM_BYTES, PT_MEM_BYTES};
     struct pt_report report;
@@ -79,7 +79,7 @@ START_TEST(discovery_first_counts_once)
 {
     unit_tree_put(&tree, 105, 100, "");
     unit_tree_put(&tree, 100, 1, "105");
-    pt_target_discover(&t);
+    pt_target_discover(&t, pt_now());
     ck_assert(pt_target_has_member(&t, 105));
     fx_vanish(tree.root, 105);
     unit_tree_put(&tree, 100, 1, "");

@@ -138,13 +138,13 @@ static void record_log(enum pt_log_level level, const char *message, void *arg)
     snprintf(rec->last, sizeof(rec->last), "%s", message);
 }
 
-/* Read path through pf: the pid, and whether exactly one new warning
- * holding why was logged (why NULL: none). */
-static pid_t read_expect(struct pt_pidfile *pf, const char *path, struct log_record *rec, const char *why)
+/* Read path through pf at now: the pid, and whether exactly one new
+ * warning holding why was logged (why NULL: none). */
+static pid_t read_at(struct pt_pidfile *pf, const char *path, double now, struct log_record *rec, const char *why)
 {
     int before = rec->count;
     pt_log_set_sink(record_log, rec);
-    pid_t pid = pt_pidfile_read(pf, path, "svc");
+    pid_t pid = pt_pidfile_read(pf, path, "svc", now);
     pt_log_set_sink(NULL, NULL);
     ck_assert_int_eq(rec->count, before + (why != NULL));
     if (why) {
@@ -152,6 +152,15 @@ static pid_t read_expect(struct pt_pidfile *pf, const char *path, struct log_rec
         ck_assert_ptr_null(strchr(rec->last, '\n'));
     }
     return pid;
+}
+
+/* read_at, each read a PT_RATELIMIT_PERIOD after the last: every
+ * warning is let through, none is held back. */
+static pid_t read_expect(struct pt_pidfile *pf, const char *path, struct log_record *rec, const char *why)
+{
+    static double now;
+    now += PT_RATELIMIT_PERIOD;
+    return read_at(pf, path, now, rec, why);
 }
 
 static void replace_with_data(const char *path, const char *data, size_t len)
@@ -219,6 +228,37 @@ START_TEST(test_pidfile_reader)
 }
 END_TEST
 
+/* A hostile file that changes its problem at every read (a FIFO, then a
+ * directory, then a FIFO ...) warns once a period of each kind, then says
+ * how many were held back; another kind of problem is news at once. */
+START_TEST(test_pidfile_problems_rate_limited)
+{
+    char *root = fx_root_new();
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/svc.pid", root);
+    struct pt_pidfile pf = {0};
+    struct log_record rec = {0};
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    ck_assert_int_eq(read_at(&pf, path, 0.0, &rec, "is a FIFO, not a regular file"), 0);
+    for (int i = 1; i <= 4; i++) {
+        ck_assert_int_eq(remove(path), 0);
+        ck_assert_int_eq(i % 2 ? mkdir(path, 0700) : mkfifo(path, 0600), 0);
+        ck_assert_int_eq(read_at(&pf, path, i, &rec, NULL), 0); /* each a change, held back */
+    }
+    ck_assert_int_eq(remove(path), 0);
+    replace_with_data(path, TEXT("pid?\n"));
+    ck_assert_int_eq(read_at(&pf, path, 5.0, &rec, "has no pid on its first line"), 0);
+    ck_assert_ptr_null(strstr(rec.last, "more"));
+    unlink(path);
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    ck_assert_int_eq(read_at(&pf, path, PT_RATELIMIT_PERIOD, &rec, "is a directory, not a regular file"), 0);
+    ck_assert_msg(strstr(rec.last, "; ignored until that changes (and 4 more like it in the last 10 minutes)"), "%s",
+                  rec.last);
+    rmdir(path);
+    fx_root_free(root);
+}
+END_TEST
+
 /* ==== Runner ==== */
 
 int main(void)
@@ -230,6 +270,7 @@ int main(void)
     tcase_add_test(tc, test_pidfile_bad);
     tcase_add_test(tc, test_pidfile_bound);
     tcase_add_test(tc, test_pidfile_reader);
+    tcase_add_test(tc, test_pidfile_problems_rate_limited);
 
     return unit_run(suite);
 }

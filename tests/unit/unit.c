@@ -135,20 +135,33 @@ void unit_tree_put(struct unit_tree *u, pid_t pid, pid_t ppid, const char *child
     fx_put_proc(u->root, &p);
 }
 
-void unit_tree_open(struct unit_tree *u)
+/* The tree, and its target: --pid 100, or --pidfile on its app.pid. */
+static void open_tree(struct unit_tree *u, bool pid_file)
 {
     u->root = fx_root_new();
     u->root_fd = open(u->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     ck_assert_int_ge(u->root_fd, 0);
     u->budget = (struct pt_fd_budget){.limit = 1000};
     unit_tree_put(u, 100, 1, "");
-    struct pt_selector sel = {.kind = PT_SELECT_PID, .pid = 100};
+    snprintf(u->pid_file, sizeof(u->pid_file), "%s/app.pid", u->root);
+    struct pt_selector sel = pid_file ? (struct pt_selector){.kind = PT_SELECT_PIDFILE, .path = u->pid_file}
+                                      : (struct pt_selector){.kind = PT_SELECT_PID, .pid = 100};
     struct pt_target_options opt;
     pt_target_options_init(&opt);
     char err[256];
     ck_assert_msg(
         pt_target_init(&u->target, "app", &sel, &opt, true, u->root_fd, "/sys", &u->budget, err, sizeof(err)) == 0,
         "%s", err);
+}
+
+void unit_tree_open(struct unit_tree *u)
+{
+    open_tree(u, false);
+}
+
+void unit_tree_open_pidfile(struct unit_tree *u)
+{
+    open_tree(u, true);
 }
 
 void unit_tree_close(struct unit_tree *u)

@@ -67,8 +67,11 @@ struct unit_tree {
     int root_fd;
     struct pt_fd_budget budget;
     struct pt_target target;
+    char pid_file[4096]; /* the tree's app.pid (not written) */
 };
 void unit_tree_open(struct unit_tree *u);
+/* The same tree, with a --pidfile target "app" on its pid_file. */
+void unit_tree_open_pidfile(struct unit_tree *u);
 void unit_tree_close(struct unit_tree *u);
 /* Write process pid (child of ppid, with that children file) into it. */
 void unit_tree_put(struct unit_tree *u, pid_t pid, pid_t ppid, const char *children);
