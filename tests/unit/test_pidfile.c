@@ -172,11 +172,18 @@ static void replace_with_data(const char *path, const char *data, size_t len)
     fclose(f);
 }
 
-START_TEST(test_pidfile_reader)
+/* A fixture root, and the path of a pid file in it (not made). */
+static char *root_with_pidfile(char path[PATH_MAX])
 {
     char *root = fx_root_new();
+    snprintf(path, PATH_MAX, "%s/svc.pid", root);
+    return root;
+}
+
+START_TEST(test_pidfile_reader)
+{
     char path[PATH_MAX];
-    snprintf(path, sizeof(path), "%s/svc.pid", root);
+    char *root = root_with_pidfile(path);
     struct pt_pidfile pf = {0};
     struct log_record rec = {0};
 
@@ -233,9 +240,8 @@ END_TEST
  * how many were held back; another kind of problem is news at once. */
 START_TEST(test_pidfile_problems_rate_limited)
 {
-    char *root = fx_root_new();
     char path[PATH_MAX];
-    snprintf(path, sizeof(path), "%s/svc.pid", root);
+    char *root = root_with_pidfile(path);
     struct pt_pidfile pf = {0};
     struct log_record rec = {0};
     ck_assert_int_eq(mkfifo(path, 0600), 0);
