@@ -93,7 +93,7 @@ const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double 
     double seconds = now - c->interval_start;
     c->interval_start = now;
     pt_collector_follow_events(c); /* a process forked since the last tick is a member of this interval */
-    double blkio_since = pt_delayacct_on(&c->delayacct, c->proc_root_fd, now) ? c->delayacct.since : NAN;
+    double blkio_since = pt_delayacct_on(&c->delayacct, now) ? c->delayacct.since : NAN;
     for (size_t i = 0; i < c->n_targets; i++)
         pt_target_end_reads(&c->targets[i], now, blkio_since);
     pt_collector_follow_exits(c); /* the records of the interval's last moments */

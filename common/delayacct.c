@@ -1,5 +1,6 @@
 #include "delayacct.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,10 +34,14 @@ static bool has_word(const char *text, const char *word)
 }
 
 /* Read the sysctl at now: on, and since when the kernel counts. */
-static bool read_state(struct pt_delayacct *d, int proc_root_fd, double now, bool *known)
+static bool read_state(struct pt_delayacct *d, double now, bool *known)
 {
     char text[16];
-    *known = read_small(proc_root_fd, "sys/kernel/task_delayacct", text, sizeof(text)) > 0;
+    if (d->fd == -ENOENT) /* a kernel without it; or a proc root (HOST_PROC, a fixture) not filled yet */
+        d->fd = pt_open_at(d->proc_root_fd, "sys/kernel/task_delayacct");
+    ssize_t n = d->fd >= 0 ? pread(d->fd, text, sizeof(text) - 1, 0) : -1;
+    text[n > 0 ? n : 0] = '\0';
+    *known = n > 0;
     bool on = *known && text[0] == '1';
     if (on && d->state != 1)
         d->since = d->from_boot ? -INFINITY : now;
@@ -50,14 +55,26 @@ void pt_delayacct_init(struct pt_delayacct *d, int proc_root_fd)
 {
     char cmdline[4096]; /* the kernel's own, COMMAND_LINE_SIZE at most on most architectures */
     read_small(proc_root_fd, "cmdline", cmdline, sizeof(cmdline));
-    *d = (struct pt_delayacct){.state = -1, .said = -1, .from_boot = has_word(cmdline, "delayacct"), .since = NAN};
+    *d = (struct pt_delayacct){.proc_root_fd = proc_root_fd,
+                               .fd = pt_open_at(proc_root_fd, "sys/kernel/task_delayacct"),
+                               .state = -1,
+                               .said = -1,
+                               .from_boot = has_word(cmdline, "delayacct"),
+                               .since = NAN};
     bool known;
-    read_state(d, proc_root_fd, pt_now(), &known); /* a command launched next is forked after it */
+    read_state(d, pt_now(), &known); /* a command launched next is forked after it */
 }
 
-bool pt_delayacct_on(struct pt_delayacct *d, int proc_root_fd, double now)
+void pt_delayacct_close(struct pt_delayacct *d)
 {
-    bool known, on = read_state(d, proc_root_fd, now, &known);
+    if (d->fd >= 0)
+        close(d->fd);
+    d->fd = -1;
+}
+
+bool pt_delayacct_on(struct pt_delayacct *d, double now)
+{
+    bool known, on = read_state(d, now, &known);
     if (d->said == (int)on)
         return on;
     const char *now_word = d->said < 0 ? "" : " now";

@@ -15,7 +15,8 @@
  * started after `since`: boot with the boot option, else the reading that
  * found it 1 (the switch came before that reading, at a time proctree
  * cannot know). It is read when the collector is made and at each
- * interval's end (one small read for the whole collector); its state is
+ * interval's end (one pread of a descriptor kept open, for the whole
+ * collector: a sysctl's file says its value now at every read); its state is
  * said at the first report, so that a configuration refused says its
  * error alone, and at each change. */
 #ifndef PROCTREE_DELAYACCT_H
@@ -24,22 +25,26 @@
 #include <stdbool.h>
 
 struct pt_delayacct {
-    int state;      /* at the last reading: 0 off, 1 on; -1 none yet */
-    int said;       /* the state last said, the same way */
-    bool from_boot; /* "delayacct" on the kernel command line, and not seen 0 since */
-    double since;   /* while on: the kernel counts the tasks started after it
-                       (pt_now's clock); -INFINITY: every task */
+    int proc_root_fd; /* the collector's */
+    int fd;           /* the sysctl, kept open; -errno when it could not be opened (-ENOENT: looked for again) */
+    int state;        /* at the last reading: 0 off, 1 on; -1 none yet */
+    int said;         /* the state last said, the same way */
+    bool from_boot;   /* "delayacct" on the kernel command line, and not seen 0 since */
+    double since;     /* while on: the kernel counts the tasks started after it
+                         (pt_now's clock); -INFINITY: every task */
 };
 
 /* Reads <proc_root>/cmdline for the boot option, and the sysctl now
  * (pt_now()), saying nothing yet: a command launched after the collector
- * is made is a tree started after since. */
+ * is made is a tree started after since. The sysctl's descriptor is kept
+ * until pt_delayacct_close; proc_root_fd must outlive d. */
 void pt_delayacct_init(struct pt_delayacct *d, int proc_root_fd);
+void pt_delayacct_close(struct pt_delayacct *d);
 
 /* Is <proc_root>/sys/kernel/task_delayacct 1 now (read at now, the
  * collector's clock)? A missing or unreadable file (a kernel without
  * CONFIG_TASK_DELAY_ACCT, or from before 5.14, when it was a boot option
  * only) is off. */
-bool pt_delayacct_on(struct pt_delayacct *d, int proc_root_fd, double now);
+bool pt_delayacct_on(struct pt_delayacct *d, double now);
 
 #endif
