@@ -1,7 +1,6 @@
 #include "matcher.h"
 
 #include <assert.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -9,13 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <linux/magic.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 
 #include "base.h"
 #include "cgroupfs.h"
-#include "dirents.h"
+#include "cgscan.h"
 #include "sdunit.h"
 #include "escape.h"
 #include "member.h"
@@ -37,23 +34,10 @@ static void find_fs_devs(struct pt_matcher *m)
         }
 }
 
-/* Is the directory behind fd on a cgroup filesystem (v2, or a v1
- * hierarchy), or on the filesystem of a hierarchy found (a tree of
- * HOST_SYS, the unit tests' fixtures)? A directory elsewhere may hold a
- * "cgroup.procs" anyone wrote, naming pid 1: the whole host. */
-static bool on_cgroupfs(const struct pt_matcher *m, int fd, long *type)
+/* The filesystems a directory to scan may be on (cgscan.h). */
+static struct pt_cgscan_fs scan_fs(const struct pt_matcher *m)
 {
-    struct statfs sf;
-    struct stat st;
-    if (fstatfs(fd, &sf) != 0 || fstat(fd, &st) != 0)
-        return true; /* not known: the reads tell */
-    *type = (long)sf.f_type;
-    if (sf.f_type == CGROUP2_SUPER_MAGIC || sf.f_type == CGROUP_SUPER_MAGIC)
-        return true;
-    for (size_t i = 0; i < m->n_fs_devs; i++)
-        if (m->fs_dev[i] == st.st_dev)
-            return true;
-    return false;
+    return (struct pt_cgscan_fs){.devs = m->fs_dev, .n_devs = m->n_fs_devs};
 }
 
 /* m->cgroup as it is, a symbolic link resolved (once: cgroup_* reads
@@ -66,7 +50,8 @@ static int check_cgroup_dir(struct pt_matcher *m, char *err, size_t errlen)
     if (fd < 0)
         return 0;
     long type = 0;
-    bool ok = on_cgroupfs(m, fd, &type);
+    struct pt_cgscan_fs fs = scan_fs(m);
+    bool ok = pt_cgscan_on_cgroupfs(&fs, fd, &type);
     close(fd);
     char *real = realpath(m->cgroup, NULL);
     if (real && strcmp(real, m->cgroup) == 0) {
@@ -115,87 +100,6 @@ static int resolve_cgroup(struct pt_matcher *m, const char *path, char *err, siz
         snprintf(m->cgroup, len, "%s%s%s", mount, path[0] == '/' ? "" : "/", path);
     }
     return check_cgroup_dir(m, err, errlen);
-}
-
-/* One scan of a cgroup and its sub-cgroups: each pid goes to fn with
- * the name of its group (pt_matcher_scan_cgroup). */
-struct cgroup_scan {
-    int (*fn)(pid_t pid, const char *group, void *arg);
-    void *arg;
-    struct pt_buf *buf;
-    const char *group;
-    bool name_children; /* the directory scanned first names the groups of its children */
-    const struct pt_matcher *matcher;
-    struct pt_cgscan_notes *notes;
-    char path[PT_CGROUPFS_PATH_MAX]; /* the directory under scan, for the notes (cut to fit) */
-};
-
-static int scanned_pid(pid_t pid, void *arg)
-{
-    struct cgroup_scan *s = arg;
-    return s->fn(pid, s->group, s->arg);
-}
-
-/* The first path met with what, for the target to say. */
-static void note(struct cgroup_scan *s, unsigned what, const char *name)
-{
-    if (s->notes->met & what)
-        return;
-    s->notes->met |= what;
-    char *out = s->notes->path[__builtin_ctz(what)];
-    size_t size = sizeof(s->notes->path[0]);
-    if ((size_t)snprintf(out, size, "%s%s%s", s->path, name[0] ? "/" : "", name) >= size)
-        strcpy(out + size - 4, "..."); /* a path that does not fit, shown cut */
-}
-
-/* Every pid in dir/cgroup.procs, then in every sub-cgroup: on cgroup v2 a
- * service's processes often live in leaf sub-cgroups (".control" too). */
-static void scan_cgroup_dir(struct cgroup_scan *s, int dir_fd, int depth)
-{
-    ssize_t n = pt_read_regular_at(dir_fd, "cgroup.procs", s->buf);
-    if (n > 0)
-        pt_parse_cgroup_procs(s->buf->data, (size_t)n, scanned_pid, s);
-    else if (n == -EINVAL)
-        note(s, PT_CGSCAN_NOT_REGULAR, "cgroup.procs");
-    _Alignas(struct dirent64) char entries[PT_DIRENTS_LEVEL];
-    struct pt_dirents dir;
-    pt_dirents_init(&dir, dir_fd, entries, sizeof(entries));
-    const char *group = s->group;
-    size_t len = strlen(s->path);
-    for (const char *name; (name = pt_dirents_next_dir(&dir));) {
-        if (depth >= PT_CGROUP_SCAN_DEPTH) {
-            note(s, PT_CGSCAN_TOO_DEEP, "");
-            break;
-        }
-        int sub = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (sub >= 0) {
-            s->group = depth == 0 && s->name_children ? name : group;
-            if ((size_t)snprintf(s->path + len, sizeof(s->path) - len, "/%s", name) >= sizeof(s->path) - len)
-                strcpy(s->path + sizeof(s->path) - 4, "...");
-            scan_cgroup_dir(s, sub, depth + 1);
-            s->path[len] = '\0';
-            s->group = group;
-            close(sub);
-        }
-    }
-}
-
-/* Scan the cgroup at path; 0 or -errno when it cannot be opened. */
-static int scan_cgroup_at(struct cgroup_scan *s, const char *path)
-{
-    int dir_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir_fd < 0)
-        return -errno;
-    snprintf(s->path, sizeof(s->path), "%s", path);
-    long type;
-    if (!on_cgroupfs(s->matcher, dir_fd, &type)) {
-        note(s, PT_CGSCAN_NOT_CGROUPFS, "");
-        close(dir_fd);
-        return -EXDEV;
-    }
-    scan_cgroup_dir(s, dir_fd, 0);
-    close(dir_fd);
-    return 0;
 }
 
 /* ---- candidates ----------------------------------------------------- */
@@ -405,25 +309,32 @@ void pt_matcher_free(struct pt_matcher *m)
     free(m->cgroup);
     if (m->has_unit)
         pt_sdunit_free(&m->unit);
+    pt_cgscan_kept_close(&m->kept);
     memset(m, 0, sizeof(*m));
 }
 
 int pt_matcher_scan_cgroup(struct pt_matcher *m, struct pt_buf *buf, int (*fn)(pid_t pid, const char *group, void *arg),
                            void *arg)
 {
-    struct cgroup_scan s = {.fn = fn, .arg = arg, .buf = buf, .group = PT_CGROUP_OWN, .matcher = m, .notes = &m->notes};
+    struct pt_cgscan s = {
+        .fn = fn, .arg = arg, .buf = buf, .fs = scan_fs(m), .notes = &m->notes, .group = PT_CGROUP_OWN};
     if (m->kind == PT_SELECT_CGROUP) {
         s.name_children = true;
-        return scan_cgroup_at(&s, m->cgroup);
+        return pt_cgscan_dir(&s, m->cgroup, &m->kept);
     }
-    if (pt_sdunit_resolve(&m->unit) == 0)
+    if (pt_sdunit_resolve(&m->unit) == 0) {
+        pt_cgscan_kept_close(&m->kept);
         return -ENOENT;
+    }
     /* a unit's groups are its sub-cgroups; a glob's, the units it matched */
     s.name_children = !m->unit.glob;
+    if (!m->unit.glob && m->unit.n_dirs == 1)
+        return pt_cgscan_dir(&s, m->unit.dirs[0], &m->kept), 0;
+    pt_cgscan_kept_close(&m->kept); /* kept for one directory only */
     for (size_t i = 0; i < m->unit.n_dirs; i++) {
         if (m->unit.glob)
             s.group = m->unit.keys[i];
-        scan_cgroup_at(&s, m->unit.dirs[i]);
+        pt_cgscan_dir(&s, m->unit.dirs[i], NULL);
     }
     return 0;
 }

@@ -24,23 +24,11 @@
 #include <sys/types.h>
 
 #include "bounds.h"
+#include "cgscan.h"
 #include "selector.h"
 #include "procfile.h"
 #include "procparse.h"
 #include "sdunit.h"
-
-/* What scans of the cgroups met and could not use, each said once by the
- * target (targetcg.c), naming the first path met. */
-enum {
-    PT_CGSCAN_NOT_CGROUPFS = 1, /* a directory on no cgroup filesystem: refused */
-    PT_CGSCAN_NOT_REGULAR = 2,  /* a cgroup.procs that is no regular file (a FIFO): not read */
-    PT_CGSCAN_TOO_DEEP = 4,     /* sub-cgroups below PT_CGROUP_SCAN_DEPTH levels: not scanned */
-    PT_CGSCAN_KINDS = 3
-};
-struct pt_cgscan_notes {
-    unsigned met, said;                               /* bits of the above */
-    char path[PT_CGSCAN_KINDS][PT_CGROUPFS_PATH_MAX]; /* by bit: the first path met (cut to fit) */
-};
 
 /* Bytes of a command line --match looks at. */
 #define PT_MATCH_TEXT_MAX 4096
@@ -54,6 +42,7 @@ struct pt_matcher {
     struct pt_sdunit unit;         /* UNIT */
     struct pt_cgroupfs fs;         /* CGROUP, UNIT: the hierarchies, found once */
     struct pt_cgscan_notes notes;  /* CGROUP, UNIT */
+    struct pt_cgscan_kept kept;    /* CGROUP, a UNIT of one directory: kept open between scans */
     dev_t fs_dev[2 + PT_V1_COUNT]; /* CGROUP, UNIT: the devices of the hierarchies found */
     size_t n_fs_devs;
     bool has_regex, has_unit;

@@ -6,13 +6,11 @@
 #include <check.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +20,7 @@
 #include "cgstat.h"
 #include "collector.h"
 #include "fixture.h"
+#include "openats.h"
 #include "unit.h"
 
 /* ==== cgparse ==== (each on an exact copy: ASan sees an over-read) */
@@ -647,35 +646,13 @@ START_TEST(test_cgacct_last_read)
 }
 END_TEST
 
-/* Every openat made in this program (the library's), counted, then made
- * by the kernel: the test defines the entry points itself, as
- * test_alloc.c does the allocator's. */
-static long openats;
-
-static int counted_openat(int dirfd, const char *path, int flags, va_list ap)
-{
-    mode_t mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
-    openats++;
-    return (int)syscall(SYS_openat, dirfd, path, flags, mode);
-}
-
-/* (with _FILE_OFFSET_BITS=64, as built, <fcntl.h> names it openat64) */
-int openat(int dirfd, const char *path, int flags, ...)
-{
-    va_list ap;
-    va_start(ap, flags);
-    int fd = counted_openat(dirfd, path, flags, ap);
-    va_end(ap);
-    return fd;
-}
-
 /* The opens of one set of c (n of its cgroups named). */
 static long opens_of_set(struct two_cgroups *c, size_t n)
 {
     const char *dirs[] = {c->a, c->b};
-    long before = openats;
+    long before = unit_openats();
     pt_cgacct_set(&c->acct, dirs, n);
-    return openats - before;
+    return unit_openats() - before;
 }
 
 /* The looks again at what a cgroup lacks (every PT_CGACCT_REPROBE_SETS

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "fixture.h"
+#include "openats.h"
 #include "cgroupfs.h"
 #include "matcher.h"
 #include "unit.h"
@@ -718,6 +719,60 @@ START_TEST(test_unit_rewalk)
 }
 END_TEST
 
+/* A --cgroup's directory and its cgroup.procs are kept open between
+ * scans and read again from their start: a scan opens only the
+ * sub-cgroups. A cgroup made again at its path (another directory: the
+ * old one moved away keeps its inode) is opened again; one removed is
+ * gone (-ENOENT); one made again later is found. */
+START_TEST(test_scan_cgroup_kept_open)
+{
+    struct proc p = unified_host();
+    char *mountinfo; /* the fixture's hierarchy found (on the filesystem of the temp dir) */
+    ck_assert_int_ge(asprintf(&mountinfo, "26 22 0:23 / %s/sys/fs/cgroup rw - cgroup2 cgroup2 rw\n", p.root), 0);
+    fx_write(p.root, "self/mountinfo", mountinfo, -1);
+    free(mountinfo);
+    put_cgroup(&p, "svc", "10\n");
+    put_cgroup(&p, "svc/leaf", "20\n");
+    char *path, *old;
+    ck_assert_int_ge(asprintf(&path, "%s/sys/fs/cgroup/svc", p.root), 0);
+    ck_assert_int_ge(asprintf(&old, "%s/sys/fs/cgroup/svc.old", p.root), 0);
+    struct pt_matcher m;
+    struct pid_list list;
+    char groups[4096];
+    matcher_ok(&m, PT_SELECT_CGROUP, NULL, path, &p);
+    scan(&m, &p, &list);
+    assert_pids(&list, (const pid_t[]){10, 20}, 2);
+    long before = unit_openats();
+    scan(&m, &p, &list);
+    assert_pids(&list, (const pid_t[]){10, 20}, 2);
+    ck_assert_int_eq(unit_openats() - before, 2); /* leaf and its cgroup.procs, not svc's */
+    remove_tree(&p, "svc/leaf");
+    put_cgroup(&p, "svc", "10\n11\n"); /* written in place, as the kernel's */
+    before = unit_openats();
+    scan(&m, &p, &list);
+    assert_pids(&list, (const pid_t[]){10, 11}, 2);
+    ck_assert_int_eq(unit_openats() - before, 0);
+
+    ck_assert_int_eq(rename(path, old), 0);
+    put_cgroup(&p, "svc", "30\n");
+    before = unit_openats();
+    scan(&m, &p, &list);
+    assert_pids(&list, (const pid_t[]){30}, 1);
+    ck_assert_int_eq(unit_openats() - before, 2); /* the new directory and its cgroup.procs */
+    remove_tree(&p, "svc");
+    ck_assert_int_eq(scan_groups(&m, &p, &list, groups, sizeof(groups)), -ENOENT);
+    ck_assert_int_eq(list.count, 0);
+    put_cgroup(&p, "svc", "40\n");
+    scan(&m, &p, &list);
+    assert_pids(&list, (const pid_t[]){40}, 1);
+    pt_matcher_free(&m);
+    remove_tree(&p, "svc.old");
+    free(path);
+    free(old);
+    proc_free(&p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("matcher");
@@ -741,6 +796,7 @@ int main(void)
     tcase_add_test(tc, test_scan_cgroup_tree);
     tcase_add_test(tc, test_scan_cgroup_below_mount);
     tcase_add_test(tc, test_cgroup_off_the_cgroup_fs_refused);
+    tcase_add_test(tc, test_scan_cgroup_kept_open);
 
     tc = unit_tcase(suite, "unit");
     tcase_add_test(tc, test_unit_names);
