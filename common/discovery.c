@@ -41,7 +41,6 @@ static bool by_cgroups(const struct pt_target *t)
 static bool refused_root(struct pt_target *t, pid_t pid, double now)
 {
     struct pt_stat st;
-    unsigned held;
     char more[96];
     const char *why =
         pid == 1         ? "init (pid 1): the whole host"
@@ -50,8 +49,7 @@ static bool refused_root(struct pt_target *t, pid_t pid, double now)
             ? "a kernel thread"
             : NULL;
     if (why && pid != t->discovery.refused_pid &&
-        pt_ratelimit_pass(&t->discovery.refused_said, now, PT_RATELIMIT_PERIOD, &held)) {
-        pt_ratelimit_held_tail(held, "like it", more, sizeof(more));
+        pt_ratelimit_say(&t->discovery.refused_said, now, "like it", more, sizeof(more))) {
         pt_target_logf(t, PT_LOG_WARNING, "pid file names pid %d, %s; refused%s", (int)pid, why, more);
     }
     t->discovery.refused_pid = why ? pid : 0;

@@ -141,10 +141,8 @@ void pt_collector_follow_exits(struct pt_collector *c)
         stop_exits(c);
         return;
     }
-    unsigned held;
     char more[96];
-    if (!complete && pt_ratelimit_pass(&c->exit_loss_said, pt_now(), PT_RATELIMIT_PERIOD, &held)) {
-        pt_ratelimit_held_tail(held, "drains lost some", more, sizeof(more));
+    if (!complete && pt_ratelimit_say(&c->exit_loss_said, pt_now(), "drains lost some", more, sizeof(more))) {
         pt_logf(PT_LOG_WARNING,
                 "exit records were lost (a burst overflowed the socket); this interval leaves out "
                 "proc_processes_failed/killed and proc_exited_rss_peak_max, and its context switches may miss "
@@ -165,10 +163,8 @@ void pt_collector_follow_events(struct pt_collector *c)
         return;
     double cpu0 = pt_thread_cpu_seconds();
     bool complete = pt_procevents_drain(&c->events);
-    unsigned held;
     char more[96];
-    if (!complete && pt_ratelimit_pass(&c->event_loss_said, pt_now(), PT_RATELIMIT_PERIOD, &held)) {
-        pt_ratelimit_held_tail(held, "drains lost some", more, sizeof(more));
+    if (!complete && pt_ratelimit_say(&c->event_loss_said, pt_now(), "drains lost some", more, sizeof(more))) {
         pt_logf(PT_LOG_WARNING,
                 "process events were lost (a burst overflowed the socket); walking /proc once, and this "
                 "interval's proc_processes_started/exited may miss some%s",

@@ -125,12 +125,10 @@ const char *pt_pidfile_problem(const struct pt_pidfile *pf, char *out, size_t ou
 static void warn(struct pt_pidfile *pf, const char *path, const char *target_name, double now)
 {
     char why[128], more[96];
-    unsigned held;
     if (pf->outcome == PT_PIDFILE_MISSING || !pt_pidfile_problem(pf, why, sizeof(why)))
         return; /* a stopped service often has none: the target's own line says so */
-    if (!pt_ratelimit_pass(&pf->warned[pf->outcome], now, PT_RATELIMIT_PERIOD, &held))
+    if (!pt_ratelimit_say(&pf->warned[pf->outcome], now, "like it", more, sizeof(more)))
         return;
-    pt_ratelimit_held_tail(held, "like it", more, sizeof(more));
     char name[PT_QUOTED_MAX], file[PT_QUOTED_MAX];
     pt_logf(PT_LOG_WARNING, "target \"%s\": pid file \"%s\" %s; ignored until that changes%s",
             pt_escape(name, sizeof(name), target_name), pt_escape(file, sizeof(file), path), why, more);

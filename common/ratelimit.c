@@ -20,6 +20,15 @@ bool pt_ratelimit_pass(struct pt_ratelimit *r, double now, double period, unsign
     return true;
 }
 
+bool pt_ratelimit_say(struct pt_ratelimit *r, double now, const char *what, char *tail, size_t len)
+{
+    unsigned held;
+    if (!pt_ratelimit_pass(r, now, PT_RATELIMIT_PERIOD, &held))
+        return false;
+    pt_ratelimit_held_tail(held, what, tail, len);
+    return true;
+}
+
 void pt_ratelimit_held_tail(unsigned held, const char *what, char *out, size_t len)
 {
     if (len == 0)

@@ -31,6 +31,11 @@ bool pt_ratelimit_pass(struct pt_ratelimit *r, double now, double period, unsign
  * to be said late once its period is over if it still holds. */
 bool pt_ratelimit_due(const struct pt_ratelimit *r, double now);
 
+/* May the line be said at now, at most once a PT_RATELIMIT_PERIOD? If
+ * so, its tail (pt_ratelimit_held_tail: how many were held back, as
+ * what) is in tail: what nearly every limited line needs. */
+bool pt_ratelimit_say(struct pt_ratelimit *r, double now, const char *what, char *tail, size_t len);
+
 /* The tail of a line said after held were held back within
  * PT_RATELIMIT_PERIOD: " (and HELD more WHAT in the last 10 minutes)",
  * "" for none, into out. */

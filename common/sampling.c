@@ -170,10 +170,9 @@ static void smaps_timed(struct pt_target *t, struct pt_member *m)
     uint32_t before = m->smaps_period ? m->smaps_period : 1;
     m->smaps_period = before * 2 > PT_SMAPS_MAX_PERIOD ? PT_SMAPS_MAX_PERIOD : before * 2;
     m->smaps_wait = m->smaps_period - 1;
-    unsigned held;
-    if (before == 1 && pt_ratelimit_pass(&t->sampling.smaps_slow_said, pt_now(), PT_RATELIMIT_PERIOD, &held)) {
-        char more[96];
-        pt_ratelimit_held_tail(held, "times, other pids or again,", more, sizeof(more));
+    char more[96];
+    if (before == 1 &&
+        pt_ratelimit_say(&t->sampling.smaps_slow_said, pt_now(), "times, other pids or again,", more, sizeof(more))) {
         pt_target_logf(t, PT_LOG_INFO, "smaps_rollup of pid %d took %.1f ms; reading it less often%s", (int)m->pid,
                        took * 1e3, more);
     }

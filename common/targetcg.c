@@ -165,10 +165,8 @@ void pt_target_cgroups_found(struct pt_target *t, double now)
         say_unreadable(t, &t->group_cgroups, &t->said_group_unreadable, "a line of the breakdown by cgroup");
     }
     char missing[512], more[96];
-    unsigned held;
     if (pt_cgacct_gained(&t->cgroups, missing, sizeof(missing)) &&
-        pt_ratelimit_pass(&t->gained_said, now, PT_RATELIMIT_PERIOD, &held)) {
-        pt_ratelimit_held_tail(held, "like it", more, sizeof(more));
+        pt_ratelimit_say(&t->gained_said, now, "like it", more, sizeof(more))) {
         pt_target_logf(t, PT_LOG_INFO, "cgroup_* metrics: the kernel offers %s for its cgroup now: reported from now%s",
                        missing, more);
     }

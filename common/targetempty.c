@@ -279,11 +279,7 @@ void pt_target_say_why_empty(struct pt_target *t, double now)
 
 bool pt_target_restart_pass(struct pt_target *t, double now, char *tail, size_t len)
 {
-    unsigned held;
-    if (!pt_ratelimit_pass(&t->empty.limits[LIMIT_STOPS], now, PT_RATELIMIT_PERIOD, &held))
-        return false;
-    pt_ratelimit_held_tail(held, "restarts or stops", tail, len);
-    return true;
+    return pt_ratelimit_say(&t->empty.limits[LIMIT_STOPS], now, "restarts or stops", tail, len);
 }
 
 bool pt_target_empty_unsaid(const struct pt_target *t)

@@ -831,6 +831,14 @@ START_TEST(slow_smaps_said_once_in_a_while)
     ck_assert(pt_ratelimit_pass(&rl, 600.0, 600, &held));
     ck_assert_uint_eq(held, 2);
     ck_assert(!pt_ratelimit_pass(&rl, 601.0, 600, &held));
+    /* the same rule with the line's tail: none for nothing held back */
+    struct pt_ratelimit said = {0};
+    char tail[96] = "stale";
+    ck_assert(pt_ratelimit_say(&said, 0.0, "like it", tail, sizeof(tail)));
+    ck_assert_str_eq(tail, "");
+    ck_assert(!pt_ratelimit_say(&said, 599.9, "like it", tail, sizeof(tail)));
+    ck_assert(pt_ratelimit_say(&said, 600.0, "like it", tail, sizeof(tail)));
+    ck_assert_str_eq(tail, " (and 1 more like it in the last 10 minutes)");
 
     struct fx_proc r = proc(100, 1, 10, 0, 10, "101 102");
     struct fx_proc k1 = proc(101, 100, 11, 0, 10, NULL), k2 = proc(102, 100, 12, 0, 10, NULL);
