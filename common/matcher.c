@@ -328,13 +328,13 @@ int pt_matcher_scan_cgroup(struct pt_matcher *m, struct pt_buf *buf, int (*fn)(p
     }
     /* a unit's groups are its sub-cgroups; a glob's, the units it matched */
     s.name_children = !m->unit.glob;
-    if (!m->unit.glob && m->unit.n_dirs == 1)
-        return pt_cgscan_dir(&s, m->unit.dirs[0], &m->kept), 0;
-    pt_cgscan_kept_close(&m->kept); /* kept for one directory only */
+    bool one_dir = !m->unit.glob && m->unit.n_dirs == 1;
+    if (!one_dir)
+        pt_cgscan_kept_close(&m->kept); /* kept for a unit of one directory only */
     for (size_t i = 0; i < m->unit.n_dirs; i++) {
         if (m->unit.glob)
             s.group = m->unit.keys[i];
-        pt_cgscan_dir(&s, m->unit.dirs[i], NULL);
+        pt_cgscan_dir(&s, m->unit.dirs[i], one_dir ? &m->kept : NULL);
     }
     return 0;
 }
