@@ -5,21 +5,45 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "collector.h"
 
+/* A pipe's description of our own, non-blocking: -1 where it cannot be
+ * had (no reader left: O_NONBLOCK's open of a FIFO fails with ENXIO). */
+static int reopen_pipe(int fd)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+    return open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+}
+
 void execd_output_init(struct execd_output *out, int fd)
 {
     memset(out, 0, sizeof(*out));
     out->fd = fd;
-    out->saved_flags = fcntl(fd, F_GETFL);
     struct stat st;
-    /* Only a pipe or socket: O_NONBLOCK on a terminal would be shared
-     * with the shell that runs us. */
-    if (out->saved_flags >= 0 && fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
-        fcntl(fd, F_SETFL, out->saved_flags | O_NONBLOCK);
+    if (fstat(fd, &st) != 0)
+        return;
+    if (S_ISSOCK(st.st_mode)) {
+        out->socket = true;
+    } else if (S_ISFIFO(st.st_mode)) {
+        int own = reopen_pipe(fd);
+        if (own >= 0) {
+            out->fd = own;
+            out->own_fd = true;
+        } /* else blocking writes, as to a file: never the shared description's mode */
+    }
+}
+
+/* One write that never blocks on a socket or our own pipe description. */
+static ssize_t write_some(const struct execd_output *out, const char *data, size_t len)
+{
+    if (out->socket)
+        return send(out->fd, data, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+    return write(out->fd, data, len);
 }
 
 bool execd_output_waiting(const struct execd_output *out)
@@ -30,7 +54,7 @@ bool execd_output_waiting(const struct execd_output *out)
 int execd_output_flush(struct execd_output *out)
 {
     while (out->done < out->queue.len) {
-        ssize_t n = write(out->fd, out->queue.data + out->done, out->queue.len - out->done);
+        ssize_t n = write_some(out, out->queue.data + out->done, out->queue.len - out->done);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -83,8 +107,8 @@ void execd_output_end(struct execd_output *out, double seconds)
         if (left <= 0 || poll(&p, 1, (int)(left * 1000) + 1) <= 0)
             break;
     }
-    if (out->saved_flags >= 0)
-        fcntl(out->fd, F_SETFL, out->saved_flags);
+    if (out->own_fd)
+        close(out->fd);
     pt_buf_free(&out->queue);
     memset(out, 0, sizeof(*out));
 }
