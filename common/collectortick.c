@@ -38,18 +38,27 @@ static void note_budget(struct pt_collector *c)
 
 double pt_collector_tick(struct pt_collector *c, double now)
 {
-    if (!c->started) {
+    bool first = !c->started;
+    if (first) {
         c->started = true;
         c->next_poll = c->next_discovery = c->interval_start = now;
         c->next_pss = now + c->config.pss_interval;
+        /* open before the first discovery, which walks /proc only without
+         * them; drained after it: the events of a launched command that
+         * waited since pt_collector_listen need it a member to be followed */
+        if (c->n_targets > 0)
+            pt_collector_open_listeners(c);
+    } else {
+        pt_collector_follow_events(c);
     }
-    pt_collector_follow_events(c);
     if (now >= c->next_discovery) {
         discover(c, now);
         c->next_discovery += c->config.discovery_interval;
         if (c->next_discovery <= now) /* we were late: do not try to catch up */
             c->next_discovery = now + c->config.discovery_interval;
     }
+    if (first)
+        pt_collector_follow_events(c);
     if (now >= c->next_poll) {
         for (size_t i = 0; i < c->n_targets; i++)
             pt_target_poll(&c->targets[i]);
@@ -77,6 +86,11 @@ double pt_collector_tick(struct pt_collector *c, double now)
     note_budget(c);
     assert(next > now); /* a deadline already passed would make a frontend spin */
     return next;
+}
+
+void pt_collector_listen(struct pt_collector *c)
+{
+    pt_collector_open_listeners(c);
 }
 
 const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double now)

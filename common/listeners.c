@@ -113,7 +113,8 @@ static void open_exit_records(struct pt_collector *c)
  * elsewhere on the host the drains are most of that. */
 static void charge_drain(struct pt_collector *c, double cpu0)
 {
-    /* a listener is opened only once there is a target (follow_events) */
+    /* drained only once there is a target (follow_events), though it may
+     * have been opened before (pt_collector_listen) */
     assert(c->n_targets > 0);
     double spent = pt_thread_cpu_seconds() - cpu0;
     for (size_t i = 0; i < c->n_targets; i++)
@@ -130,7 +131,7 @@ static void stop_exits(struct pt_collector *c)
 
 void pt_collector_follow_exits(struct pt_collector *c)
 {
-    if (c->exits.fd < 0)
+    if (c->exits.fd < 0 || c->n_targets == 0) /* opened early (pt_collector_listen): kept for the targets */
         return;
     assert(c->events.fd >= 0); /* the records are opened with the events, and only then */
     double cpu0 = pt_thread_cpu_seconds();
@@ -153,12 +154,18 @@ void pt_collector_follow_exits(struct pt_collector *c)
         pt_target_follow_exits(&c->targets[i], c->exits.records, c->exits.n_records, complete);
 }
 
+void pt_collector_open_listeners(struct pt_collector *c)
+{
+    if (c->events_tried)
+        return;
+    open_events(c);
+    open_exit_records(c);
+}
+
 void pt_collector_follow_events(struct pt_collector *c)
 {
-    if (!c->events_tried && c->n_targets > 0) {
-        open_events(c);
-        open_exit_records(c);
-    }
+    if (c->n_targets > 0)
+        pt_collector_open_listeners(c);
     if (c->events.fd < 0)
         return;
     double cpu0 = pt_thread_cpu_seconds();

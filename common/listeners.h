@@ -10,6 +10,10 @@
 
 #include "collectorstate.h"
 
+/* Open both listeners, once (pt_collector_listen, collectortick.h);
+ * the first drain with a target opens them otherwise. */
+void pt_collector_open_listeners(struct pt_collector *c);
+
 /* Drain the events that arrived since the last tick, without waiting,
  * and hand them to the matching selectors' cache and to every target;
  * the first call with a target opens both listeners. */

@@ -141,6 +141,10 @@ int main(int argc, char **argv)
         execd_options_free(&o);
         return 2;
     }
+    /* launch mode: listening before the command starts, so that none of
+     * its forks is missed (collectortick.h) */
+    if (o.command)
+        pt_collector_listen(c);
     int status = 0;
     char command_name[16]; /* like comm: at most 15 bytes */
     for (size_t i = 0; i < o.n_targets && status == 0; i++) {
