@@ -35,6 +35,7 @@ static struct {
     struct pt_caps caps;
     unsigned said; /* PT_CAP_BIT()s the start line named */
     bool said_any;
+    uint32_t raised; /* the capability bits pt_caps_raise made effective */
 } process;
 
 const char *pt_cap_name(enum pt_cap cap)
@@ -112,6 +113,14 @@ const struct pt_caps *pt_caps_current(void)
     return &process.caps;
 }
 
+/* The first word's effective set made effective, the rest kept. */
+static bool set_effective(struct __user_cap_data_struct sets[2], uint32_t effective)
+{
+    struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+    sets[0].effective = effective;
+    return syscall(SYS_capset, &header, sets) == 0;
+}
+
 void pt_caps_raise(void)
 {
     struct __user_cap_data_struct sets[2];
@@ -121,14 +130,23 @@ void pt_caps_raise(void)
         for (int c = 0; c < PT_CAP_COUNT; c++)
             wanted |= UINT32_C(1) << caps_used[c].number;
         uint32_t raise = sets[0].permitted & wanted & ~sets[0].effective;
-        if (raise) {
-            struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
-            sets[0].effective |= raise;
-            syscall(SYS_capset, &header, sets);
-        }
+        if (raise && set_effective(sets, sets[0].effective | raise))
+            process.raised |= raise;
     }
     process.read = false;
     pt_caps_current();
+}
+
+bool pt_caps_lower(void)
+{
+    struct __user_cap_data_struct sets[2];
+    memset(sets, 0, sizeof(sets));
+    if (!process.raised)
+        return true;
+    if (!get_sets(sets) || !set_effective(sets, sets[0].effective & ~process.raised))
+        return false;
+    process.raised = 0; /* the snapshot is left as it was: the collector's state, raised again */
+    return true;
 }
 
 const char *pt_caps_why_missing(const struct pt_caps *caps, enum pt_cap cap, char *out, size_t outlen)

@@ -55,6 +55,18 @@ struct pt_caps {
  * read the snapshot again. */
 void pt_caps_raise(void);
 
+/* Make the capabilities pt_caps_raise raised only permitted again, so
+ * that what runs next runs with the permissions of the user who started
+ * proctree (launch mode: the command's cgroup, its output file, the exec
+ * and its PATH search; a file capability's CAP_DAC_READ_SEARCH would
+ * otherwise let a user run a program in a directory closed to him, and
+ * tell from the errors what exists there). The exec itself drops the
+ * permitted set of a user without capabilities of his own (the command's
+ * binary carries none); this covers what comes before it. Returns false
+ * when they could not be lowered (nothing is then to run). pt_caps_raise
+ * raises them again; the snapshot is not changed. */
+bool pt_caps_lower(void);
+
 /* This process's snapshot. */
 const struct pt_caps *pt_caps_current(void);
 

@@ -68,6 +68,19 @@ static int command_output_fd(const char *where)
     return fd;
 }
 
+/* What launch mode does for the user (the command's cgroup, its output
+ * file, the command and its PATH search) it does with the user's own
+ * permissions, never with the file capabilities raised for reading /proc
+ * (caps.h). False, said in one line, when they cannot be lowered. */
+static bool as_the_user(void)
+{
+    if (pt_caps_lower())
+        return true;
+    pt_logf(PT_LOG_ERROR, "cannot lower the capabilities raised for reading /proc (%s): COMMAND is not run with them",
+            strerror(errno));
+    return false;
+}
+
 /* The launched command must not read Telegraf's newlines nor write into
  * our line protocol: its stdin is /dev/null, its output goes where
  * --command-output says; it runs in cg, made as --launch-cgroup says.
@@ -75,19 +88,43 @@ static int command_output_fd(const char *where)
 static pid_t launch_command(const struct execd_options *o, struct pt_launch_cgroup *cg)
 {
     char err[256];
-    int out = command_output_fd(o->command_output);
-    if (out < 0)
+    if (!as_the_user())
         return -2;
-    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    pid_t pid = pt_launch(o->command, devnull, out, out, cg, err, sizeof(err));
-    if (devnull >= 0)
-        close(devnull);
-    close(out);
-    if (pid < 0) {
-        pt_logf(PT_LOG_ERROR, "%s", err);
-        return -127;
+    int out = command_output_fd(o->command_output);
+    pid_t pid = -2;
+    if (out >= 0) {
+        int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        pid = pt_launch(o->command, devnull, out, out, cg, err, sizeof(err));
+        if (devnull >= 0)
+            close(devnull);
+        close(out);
+        if (pid < 0) {
+            pt_logf(PT_LOG_ERROR, "%s", err);
+            pid = -127;
+        }
     }
+    pt_caps_raise();
     return pid;
+}
+
+/* A descriptor of 0, 1 or 2 closed by whoever started us would be the
+ * next one opened: a kept /proc or cgroup.procs file, which the launched
+ * command's dup2 then replaces, or our line protocol written into a file
+ * of ours. Each is opened on /dev/null first (open takes the lowest free
+ * number). False when one cannot be. */
+static bool open_standard_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+            continue;
+        int null = open("/dev/null", O_RDWR);
+        if (null != fd) {
+            if (null >= 0)
+                close(null);
+            return false;
+        }
+    }
+    return true;
 }
 
 static const char *base_name(const char *path)
@@ -101,6 +138,8 @@ int main(int argc, char **argv)
     /* First of all: a batch request or a stop that arrives while we start
      * up waits in the signalfd instead of killing us (SIGHUP, SIGUSR1 and
      * SIGUSR2 terminate by default). */
+    if (!open_standard_fds())
+        return 2; /* nowhere to say it: stderr may be what is missing */
     execd_block_signals();
     pt_log_set_sink(log_to_stderr, NULL);
     struct execd_options o;
@@ -122,8 +161,14 @@ int main(int argc, char **argv)
     struct pt_launch_cgroup cg = {0}; /* none made until launch mode makes it */
     if (o.command) {
         /* made first: the supervisor removes it should the worker die */
-        if (pt_launch_cgroup_make(&cg, o.launch_cgroup_mode, o.launch_cgroup, o.config.sys_root, err, sizeof(err)) !=
-            0) {
+        if (!as_the_user()) {
+            execd_options_free(&o);
+            return 2;
+        }
+        int made =
+            pt_launch_cgroup_make(&cg, o.launch_cgroup_mode, o.launch_cgroup, o.config.sys_root, err, sizeof(err));
+        pt_caps_raise();
+        if (made != 0) {
             pt_logf(PT_LOG_ERROR, "--launch-cgroup: %s", err);
             execd_options_free(&o);
             return 2;

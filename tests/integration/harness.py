@@ -881,3 +881,13 @@ def memtree(nprocs, mib_each):
 def iopump(nbytes):
     """Start iopump BYTES; send it b"go\\n" to move BYTES through read and write."""
     return Workload([iopump_path(), str(nbytes)], ready_count=1)
+
+
+def assert_line_possible(testcase, point):
+    """No impossible line: every X_min at most its X_max, no negative amount
+    (a float field of seconds, bytes or a count below 0)."""
+    for name, value in point.fields.items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            testcase.assertGreaterEqual(value, 0, f"{name} < 0: {point.raw}")
+        if name.endswith("_min") and name[:-4] + "_max" in point.fields:
+            testcase.assertLessEqual(value, point.fields[name[:-4] + "_max"], f"{name} > its max: {point.raw}")

@@ -136,6 +136,62 @@ class PermissionsTest(unittest.TestCase):
         self.assertIn("not in the bounding set", warned[0])
         self.assertIn("exit records", warned[0])
 
+    def launch_as_nobody(self, args, env=None):
+        """The binary with the documented file capabilities (=p), as nobody,
+        in launch mode: CompletedProcess."""
+        subprocess.run(["setcap", f"{SETCAP}=p", self.program], check=True)
+        return subprocess.run(
+            ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", self.program, "--once",
+             "--interval", "0.2s", "--no-launch-cgroup"] + args,
+            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=h.BATCH_TIMEOUT, env=env)
+
+    def test_launch_mode_lends_no_capability(self):
+        """The capabilities raised to read /proc are not the command's, nor
+        its exec's and PATH search's, nor its output file's: as nobody, a
+        program in a root-only 0700 directory is refused as a plain exec
+        refuses it (CAP_DAC_READ_SEARCH would pass the directory's search
+        check), and so is a world-writable file there; a program nobody may
+        run still runs, and the command holds no capability."""
+        closed = os.path.join(self.tmp, "closed")
+        os.mkdir(closed, 0o700)
+        secret = shutil.copy("/usr/bin/true", os.path.join(closed, "proctree-secret-true"))
+        os.chmod(secret, 0o755)
+        # (through sh: setpriv's own exec of it came before its capabilities were gone)
+        plain = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "sh", "-c",
+                                'exec "$0"', secret], capture_output=True, text=True)
+        self.assertEqual(plain.returncode, 126, "the directory must be closed to nobody for this test")
+
+        refused = self.launch_as_nobody(["--", secret])
+        self.assertEqual(refused.returncode, 127, refused.stderr)
+        self.assertIn("cannot run", refused.stderr)
+        self.assertIn("Permission denied", refused.stderr)
+
+        env = dict(os.environ, PATH=f"{closed}:/usr/bin:/bin")
+        searched = self.launch_as_nobody(["--", "proctree-secret-true"], env=env)
+        self.assertEqual(searched.returncode, 127, searched.stderr)
+        self.assertIn("Permission denied", searched.stderr)
+
+        trap = os.path.join(closed, "out")
+        with open(trap, "w"):
+            pass
+        os.chmod(trap, 0o666)
+        output = self.launch_as_nobody(["--command-output", trap, "--", "/usr/bin/true"])
+        self.assertEqual(output.returncode, 2, output.stderr)
+        self.assertIn("--command-output: cannot open", output.stderr)
+        self.assertEqual(os.path.getsize(trap), 0)
+
+        own = os.path.join(self.tmp, "nobodys")
+        os.mkdir(own, 0o755)
+        os.chown(own, NOBODY, NOBODY)
+        status = os.path.join(own, "status")
+        ran = self.launch_as_nobody(["--command-output", status, "--", "sh", "-c", "grep ^Cap /proc/self/status"])
+        self.assertEqual(ran.returncode, 0, ran.stderr)
+        self.assertEqual(len([p for p in ran.stdout.splitlines() if p.startswith("proctree,target=")]), 1, ran.stdout)
+        with open(status) as f:
+            caps = dict(line.split(":\t") for line in f.read().splitlines())
+        for held in ("CapInh", "CapPrm", "CapEff", "CapAmb"):
+            self.assertEqual(int(caps[held], 16), 0, f"{held} of the command: {caps}")
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
