@@ -25,6 +25,7 @@ struct pt_target_result {
 
 struct pt_batch {
     int64_t timestamp_ns; /* CLOCK_REALTIME at the interval's end, shared by all lines */
+    double seconds;       /* the interval's length (CLOCK_MONOTONIC), what its rates are over */
     size_t n_targets;
     struct pt_target_result *targets; /* owned by the collector, valid until the next interval ends */
     bool has_global;

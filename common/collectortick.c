@@ -105,6 +105,7 @@ const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double 
      * ends before it started */
     assert(c->started && now >= c->interval_start);
     double seconds = now - c->interval_start;
+    b->seconds = seconds;
     c->interval_start = now;
     pt_collector_follow_events(c); /* a process forked since the last tick is a member of this interval */
     double blkio_since = pt_delayacct_on(&c->delayacct, now) ? c->delayacct.since : NAN;

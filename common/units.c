@@ -38,6 +38,21 @@ int pt_mem_unit_parse(const char *text, enum pt_mem_unit *out)
     return -1;
 }
 
+double pt_mem_unit_bytes(enum pt_mem_unit unit)
+{
+    switch (unit) {
+    case PT_MEM_BYTES:
+        break;
+    case PT_MEM_KB:
+        return 1024.0;
+    case PT_MEM_MB:
+        return 1024.0 * 1024;
+    case PT_MEM_GB:
+        return 1024.0 * 1024 * 1024;
+    }
+    return 1.0;
+}
+
 const char *pt_mem_unit_name(enum pt_mem_unit unit)
 {
     switch (unit) {

@@ -18,6 +18,9 @@ enum pt_mem_unit { PT_MEM_BYTES, PT_MEM_KB, PT_MEM_MB, PT_MEM_GB };
  * for anything else (*out is then left alone). */
 int pt_mem_unit_parse(const char *text, enum pt_mem_unit *out);
 const char *pt_mem_unit_name(enum pt_mem_unit unit);
+/* How many bytes one of unit is (1, 1024, 1024^2, 1024^3): a value in
+ * unit back in bytes, for a renderer that picks its own. */
+double pt_mem_unit_bytes(enum pt_mem_unit unit);
 
 /* A duration: "250ms", "2s", "1.5" (seconds), "1m" (minutes), "100us".
  * Syntax: [0-9]+(\.[0-9]+)? then one of "", "ns", "us", "ms", "s", "m",
