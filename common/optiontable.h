@@ -112,6 +112,8 @@ enum pt_help_section {
     "bytes|kB|MB|GB for global_* memory (default bytes)") \
   X(PT_O_NO_GLOBAL, "no-global", "CollectGlobal", OFF, 0, 0, FOR_ALL(OUTPUT), "", \
     "do not report the global_* line") \
+  X(PT_O_FORMAT, "format", NULL, TEXT, 0, 0, FOR_ALL(OUTPUT), "FMT", \
+    "table: a row per target and interval in human\nunits, and a launched command's summary (the\ndefault when stdout is a terminal); influx: line\nprotocol, for Telegraf (the default otherwise)") \
   X(PT_O_DESCRIPTOR_BUDGET, "descriptor-budget", "DescriptorBudget", WHOLE, 0, PT_FD_BUDGET_MAX, FOR_ALL(OUTPUT), "N", \
     "keep at most N /proc files open (default: the\nopen-files limit, raised to its hard limit,\nless 64); others are opened at each read") \
   X(PT_O_PROC_ROOT, "proc-root", "ProcRoot", PROC_DIR, 0, 0, FOR_ALL(OUTPUT), "DIR", \

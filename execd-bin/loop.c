@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/signalfd.h>
@@ -13,6 +14,7 @@
 #include "lineproto.h"
 #include "output.h"
 #include "supervise.h"
+#include "table.h"
 
 /* What woke the loop; a batch and a stop may come together (a last
  * newline read with EOF): the batch is emitted first. ORPHANED: the
@@ -30,7 +32,14 @@ struct loop {
     int command_status;  /* its exit status once its tree is gone */
     struct pt_buf out;   /* the batch being built */
     struct execd_output stdout_queue;
+    size_t table_rows;                  /* --format table: rows since the columns' names */
+    size_t launched;                    /* the launched command's target, or SIZE_MAX */
+    struct pt_run_summary launched_run; /* its intervals so far, for the summary */
 };
+
+/* --format table says the columns' names again after this many batches,
+ * as top and vmstat do, so that they are on the screen. */
+#define TABLE_HEADER_EVERY 20
 
 static void stop_signals(sigset_t *set)
 {
@@ -49,11 +58,19 @@ void execd_block_signals(void)
     signal(SIGPIPE, SIG_IGN);
 }
 
-/* Close the interval and queue the batch (output.h: never blocks). */
+static int queue(struct loop *l);
+
+/* Close the interval and queue the batch, as line protocol or rows. */
 static int emit(struct loop *l)
 {
     const struct pt_batch *b = pt_collector_end_interval(l->c, pt_now());
     pt_buf_reset(&l->out);
+    if (l->launched < b->n_targets)
+        pt_run_summary_add(&l->launched_run, &b->targets[l->launched].report, b->seconds);
+    if (l->o->format == EXECD_FORMAT_TABLE) {
+        execd_table_batch(&l->out, b, &l->o->config.units, l->table_rows++ % TABLE_HEADER_EVERY == 0);
+        return queue(l);
+    }
     for (size_t i = 0; i < b->n_targets; i++) {
         const struct pt_target_result *t = &b->targets[i];
         pt_lp_append_report(&l->out, t->name, PT_SCOPE_PROC, &t->report, b->timestamp_ns);
@@ -63,6 +80,12 @@ static int emit(struct loop *l)
     }
     if (b->has_global)
         pt_lp_append_report(&l->out, NULL, PT_SCOPE_GLOBAL, &b->global, b->timestamp_ns);
+    return queue(l);
+}
+
+/* Queue what emit built (output.h: never blocks). */
+static int queue(struct loop *l)
+{
     if (l->out.len == 0)
         return 0;
     if (execd_output_batch(&l->stdout_queue, l->out.data, l->out.len) != 0) {
@@ -216,19 +239,42 @@ static void stop_command(struct loop *l, bool orphaned)
     }
 }
 
-static pid_t launched_pid(const struct execd_options *o)
+/* The launched command's target (its index in every batch), or SIZE_MAX. */
+static size_t launched_target(const struct execd_options *o)
 {
     for (size_t i = 0; i < o->n_targets; i++)
         if (o->targets[i].selector.kind == PT_SELECT_CHILD)
-            return o->targets[i].selector.pid;
-    return 0;
+            return i;
+    return SIZE_MAX;
+}
+
+/* --format table, launch mode: the summary of the command's whole run,
+ * queued after its last row. */
+static void summarise(struct loop *l, int status)
+{
+    if (l->o->format != EXECD_FORMAT_TABLE || l->launched == SIZE_MAX || l->launched_run.intervals == 0)
+        return;
+    pt_buf_reset(&l->out);
+    execd_table_summary(&l->out, l->o->command[0], status, &l->launched_run, &l->o->config.units);
+    queue(l);
+}
+
+/* Asked for batches by hand, at a terminal: say how, once. */
+static void say_how_to_ask(bool stdin_batches)
+{
+    if (stdin_batches && isatty(STDIN_FILENO))
+        pt_logf(PT_LOG_INFO, "a batch each time Enter is pressed (as Telegraf's signal = \"STDIN\" asks); end of input "
+                             "(Ctrl-D) stops; --interval DUR prints one every DUR");
 }
 
 int execd_loop(struct pt_collector *c, const struct execd_options *o)
 {
     sigset_t set;
     stop_signals(&set);
-    struct loop l = {.c = c, .o = o, .command = launched_pid(o)};
+    size_t launched = launched_target(o);
+    struct loop l = {.c = c, .o = o, .launched = launched};
+    l.command = launched != SIZE_MAX ? o->targets[launched].selector.pid : 0;
+    pt_run_summary_init(&l.launched_run);
     l.signal_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
     if (l.signal_fd < 0) {
         pt_logf(PT_LOG_ERROR, "signalfd: %s", strerror(errno));
@@ -237,6 +283,7 @@ int execd_loop(struct pt_collector *c, const struct execd_options *o)
     bool timed = o->interval > 0 || o->once;
     l.stdin_batches = !timed;
     l.watch_stdin = !o->once && (!timed || stdin_is_pipe());
+    say_how_to_ask(l.stdin_batches);
     execd_output_init(&l.stdout_queue, STDOUT_FILENO);
     double period = o->interval > 0 ? o->interval : 1.0;
     double next_emit = pt_now() + period;
@@ -305,6 +352,7 @@ int execd_loop(struct pt_collector *c, const struct execd_options *o)
     }
     if (l.command)
         stop_command(&l, orphaned);
+    summarise(&l, status);
     execd_output_end(&l.stdout_queue, FINAL_FLUSH);
     close(l.signal_fd);
     pt_buf_free(&l.out);

@@ -216,6 +216,8 @@ int main(int argc, char **argv)
             status = 2;
         }
     }
+    if (o.format == EXECD_FORMAT_AUTO) /* a person reads a terminal; anything else is a program's */
+        o.format = isatty(STDOUT_FILENO) ? EXECD_FORMAT_TABLE : EXECD_FORMAT_INFLUX;
     if (status == 0)
         status = execd_loop(c, &o);
     pt_collector_free(c);

@@ -95,6 +95,11 @@ static enum execd_parse parse_own(struct execd_options *o, const struct pt_optio
     case PT_O_COMMAND_OUTPUT:
         o->command_output = v->text;
         return EXECD_RUN;
+    case PT_O_FORMAT:
+        if (strcmp(v->text, "table") != 0 && strcmp(v->text, "influx") != 0)
+            return usage_error("--format: \"%s\": expected table or influx", q(v->text));
+        o->format = strcmp(v->text, "table") == 0 ? EXECD_FORMAT_TABLE : EXECD_FORMAT_INFLUX;
+        return EXECD_RUN;
     case PT_O_LAUNCH_CGROUP:
     case PT_O_NO_LAUNCH_CGROUP:
         if (o->launch_cgroup_mode != PT_LAUNCH_CGROUP_DEFAULT)

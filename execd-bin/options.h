@@ -15,10 +15,13 @@ struct execd_target {
     struct pt_target_options options; /* the defaults, then the options after it */
 };
 
+enum execd_format { EXECD_FORMAT_AUTO, EXECD_FORMAT_INFLUX, EXECD_FORMAT_TABLE };
+
 struct execd_options {
     struct pt_collector_config config;
     struct pt_target_options target_defaults; /* per-target options before every target */
     double interval;                          /* 0: one batch per stdin newline / signal */
+    enum execd_format format;                 /* --format; AUTO: table at a terminal, else influx */
     bool once;
     bool fd_budget_given; /* --descriptor-budget; else main() derives it */
     struct execd_target *targets;

@@ -1,0 +1,175 @@
+#include "table.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "escape.h"
+
+__attribute__((format(printf, 2, 3))) static void put(struct pt_buf *out, const char *format, ...)
+{
+    char text[512];
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(text, sizeof(text), format, ap);
+    va_end(ap);
+    pt_buf_puts(out, text);
+}
+
+static bool has(const struct pt_report *r, enum pt_metric_id id)
+{
+    return r->v[id].present;
+}
+
+static double value(const struct pt_report *r, enum pt_metric_id id)
+{
+    return pt_value_as_double(&r->v[id]);
+}
+
+/* A memory metric back in bytes, from the unit the options chose. */
+static double bytes(const struct pt_report *r, enum pt_metric_id id, const struct pt_units *units)
+{
+    enum pt_unit unit = pt_catalog[id].unit;
+    double scale = unit == PT_UNIT_PROC_MEMORY     ? pt_mem_unit_bytes(units->proc_memory)
+                   : unit == PT_UNIT_GLOBAL_MEMORY ? pt_mem_unit_bytes(units->global_memory)
+                                                   : 1.0;
+    return value(r, id) * scale;
+}
+
+/* "512 B", "1.5 KiB", "12.0 MiB", "1.21 GiB": three figures at most past
+ * the first thousand, binary multiples as the memory units are. */
+static const char *human(char *text, size_t len, double n)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    size_t u = 0;
+    while (n >= 1024 && u + 1 < sizeof(unit) / sizeof(unit[0])) {
+        n /= 1024;
+        u++;
+    }
+    if (u == 0)
+        snprintf(text, len, "%.0f B", n);
+    else
+        snprintf(text, len, n < 10 ? "%.2f %s" : n < 100 ? "%.1f %s" : "%.0f %s", n, unit[u]);
+    return text;
+}
+
+/* A figure, or "-" where the metric is absent (never a 0 that looks like
+ * a measurement). */
+static const char *human_of(char *text, size_t len, const struct pt_report *r, enum pt_metric_id id,
+                            const struct pt_units *units)
+{
+    if (!has(r, id))
+        return "-";
+    return human(text, len, bytes(r, id, units));
+}
+
+static const char *rate_of(char *text, size_t len, const struct pt_report *r, enum pt_metric_id id, double seconds)
+{
+    if (!has(r, id) || !(seconds > 0))
+        return "-";
+    human(text, len, value(r, id) / seconds);
+    size_t n = strlen(text);
+    snprintf(text + n, len - n, "/s");
+    return text;
+}
+
+/* A name as a column: escaped (a hostile name's control characters never
+ * reach the terminal), cut to width with "~" saying so. */
+static const char *column_name(char *text, size_t len, const char *name, size_t width)
+{
+    pt_escape(text, len, name);
+    if (strlen(text) > width && width >= 1) {
+        text[width - 1] = '~';
+        text[width] = '\0';
+    }
+    return text;
+}
+
+#define NAME_WIDTH 16
+
+void execd_table_batch(struct pt_buf *out, const struct pt_batch *b, const struct pt_units *units, bool header)
+{
+    if (header)
+        put(out, "%-8s  %-*s %6s %7s  %-21s %10s %11s %11s %6s\n", "TIME", NAME_WIDTH, "TARGET", "PROCS", "CPU%",
+            "RSS (min..max)", "PSS", "READ", "WRITE", "FDS");
+    char when[16] = "";
+    time_t t = (time_t)(b->timestamp_ns / 1000000000);
+    struct tm tm;
+    if (localtime_r(&t, &tm))
+        strftime(when, sizeof(when), "%H:%M:%S", &tm);
+    for (size_t i = 0; i < b->n_targets; i++) {
+        const struct pt_report *r = &b->targets[i].report;
+        char name[PT_QUOTED_MAX], lo[24], hi[24], band[48], pss[24], rd[24], wr[24], cpu[16], procs[16], fds[16];
+        snprintf(band, sizeof(band), "%s..%s", human_of(lo, sizeof(lo), r, PT_M_PROC_RSS_MIN, units),
+                 human_of(hi, sizeof(hi), r, PT_M_PROC_RSS_MAX, units));
+        snprintf(cpu, sizeof(cpu), has(r, PT_M_PROC_CPU_PERCENT) ? "%.1f" : "-", value(r, PT_M_PROC_CPU_PERCENT));
+        snprintf(procs, sizeof(procs), has(r, PT_M_PROC_PROCESSES) ? "%.0f" : "-", value(r, PT_M_PROC_PROCESSES));
+        snprintf(fds, sizeof(fds), has(r, PT_M_PROC_FDS) ? "%.0f" : "-", value(r, PT_M_PROC_FDS));
+        put(out, "%-8s  %-*s %6s %7s  %-21s %10s %11s %11s %6s\n", when, NAME_WIDTH,
+            column_name(name, sizeof(name), b->targets[i].name, NAME_WIDTH), procs, cpu, band,
+            human_of(pss, sizeof(pss), r, PT_M_PROC_PSS_MAX, units),
+            rate_of(rd, sizeof(rd), r, PT_M_PROC_IO_READ_BYTES, b->seconds),
+            rate_of(wr, sizeof(wr), r, PT_M_PROC_IO_WRITE_BYTES, b->seconds), fds);
+    }
+    if (b->has_global && has(&b->global, PT_M_GLOBAL_MEM_USED_MIN)) {
+        char lo[24], hi[24], band[48];
+        snprintf(band, sizeof(band), "%s..%s", human_of(lo, sizeof(lo), &b->global, PT_M_GLOBAL_MEM_USED_MIN, units),
+                 human_of(hi, sizeof(hi), &b->global, PT_M_GLOBAL_MEM_USED_MAX, units));
+        put(out, "%-8s  %-*s %6s %7s  %-21s\n", when, NAME_WIDTH, "(host mem used)", "", "", band);
+    }
+}
+
+/* "12.3 s", "2 min 3.4 s", "1 h 02 min" */
+static const char *duration(char *text, size_t len, double s)
+{
+    int minutes = (int)(s / 60);
+    if (s < 60)
+        snprintf(text, len, "%.2f s", s);
+    else if (s < 3600)
+        snprintf(text, len, "%d min %.1f s", minutes, s - 60.0 * minutes);
+    else
+        snprintf(text, len, "%d h %02d min", minutes / 60, minutes % 60);
+    return text;
+}
+
+static const char *count_of(char *text, size_t len, const struct pt_report *r, enum pt_metric_id id)
+{
+    if (!has(r, id))
+        return "-";
+    snprintf(text, len, "%.0f", value(r, id));
+    return text;
+}
+
+void execd_table_summary(struct pt_buf *out, const char *command, int status, const struct pt_run_summary *run,
+                         const struct pt_units *units)
+{
+    struct pt_report r;
+    pt_run_summary_report(run, &r);
+    char q[PT_QUOTED_MAX], a[32], b[32], c[32];
+    put(out, "\n\"%s\" and every process it started, over %s:\n", pt_escape(q, sizeof(q), command),
+        duration(a, sizeof(a), run->seconds));
+    if (status > 128)
+        put(out, "  %-22s killed by signal %d\n", "exit status", status - 128);
+    else
+        put(out, "  %-22s %d\n", "exit status", status);
+    if (has(&r, PT_M_PROC_CPU_USER_SECONDS))
+        put(out, "  %-22s user %s, system %s (%.0f %% of one CPU on average)\n", "CPU time",
+            duration(a, sizeof(a), value(&r, PT_M_PROC_CPU_USER_SECONDS)),
+            duration(b, sizeof(b), value(&r, PT_M_PROC_CPU_SYSTEM_SECONDS)), value(&r, PT_M_PROC_CPU_PERCENT));
+    put(out, "  %-22s RSS %s, PSS %s, USS %s (the tree's sums, at their highest)\n", "peak memory",
+        human_of(a, sizeof(a), &r, PT_M_PROC_RSS_MAX, units), human_of(b, sizeof(b), &r, PT_M_PROC_PSS_MAX, units),
+        human_of(c, sizeof(c), &r, PT_M_PROC_USS_MAX, units));
+    put(out, "  %-22s read %s, written %s\n", "I/O", human_of(a, sizeof(a), &r, PT_M_PROC_IO_READ_BYTES, units),
+        human_of(b, sizeof(b), &r, PT_M_PROC_IO_WRITE_BYTES, units));
+    put(out, "  %-22s %s started, %s failed, %s killed\n", "processes",
+        count_of(a, sizeof(a), &r, PT_M_PROC_PROCESSES_STARTED), count_of(b, sizeof(b), &r, PT_M_PROC_PROCESSES_FAILED),
+        count_of(c, sizeof(c), &r, PT_M_PROC_PROCESSES_KILLED));
+    /* the cgroup's own peak over its life is the run's; else the highest
+     * of the intervals' */
+    enum pt_metric_id peak =
+        has(&r, PT_M_CGROUP_MEMORY_PEAK_LIFETIME) ? PT_M_CGROUP_MEMORY_PEAK_LIFETIME : PT_M_CGROUP_MEMORY_PEAK;
+    if (has(&r, peak) || has(&r, PT_M_CGROUP_MEMORY_OOM_KILLS))
+        put(out, "  %-22s memory peak %s, OOM kills %s\n", "its cgroup (exact)",
+            human_of(a, sizeof(a), &r, peak, units), count_of(b, sizeof(b), &r, PT_M_CGROUP_MEMORY_OOM_KILLS));
+}

@@ -1,0 +1,170 @@
+"""--format table: what a person at a terminal reads.
+
+Why: a person who runs `proctree-execd -- make -j8` asks what the build
+cost, children included: line protocol of 1,900 characters a line does not
+answer. At a terminal (or with --format table) each interval is one aligned
+row per target in human units, and a launched command's end prints the
+summary of its whole tree. Its figures are the same numbers as the line
+protocol's, folded over the run (common/runsummary.h), so each is checked
+against the kernel's own account of a known workload: it forks five
+children (two exit non-zero with itself), then holds 64 MiB, reads and
+writes known amounts, and exits 7, writing its own VmHWM, rchar, wchar and
+CPU time (children included) just before. Where stdout is a pipe, nothing
+changes: line protocol, as --format influx writes it.
+"""
+
+import os
+import pty
+import re
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import harness as h
+
+WORKLOAD = r'''
+import os, sys, time
+truth = sys.argv[1]
+kids = []
+for i in range(5):
+    pid = os.fork()
+    if pid == 0:
+        os._exit(1 if i == 0 else 0)
+    kids.append(pid)
+for pid in kids:
+    os.waitpid(pid, 0)
+held = b"\1" * (64 << 20)
+with open("/dev/zero", "rb", buffering=0) as f:
+    for _ in range(16):
+        f.read(1 << 20)
+with open("/dev/null", "wb", buffering=0) as f:
+    for _ in range(8):
+        f.write(held[: 1 << 20])
+time.sleep(1.0)
+with open("/proc/self/status") as f:
+    hwm = [l.split()[1] for l in f if l.startswith("VmHWM:")][0]
+with open("/proc/self/io") as f:
+    io = dict(l.split(": ") for l in f.read().splitlines())
+t = os.times()
+with open(truth + ".tmp", "w") as f:
+    f.write(f"{int(hwm) * 1024} {io['rchar']} {io['wchar']} {t.user + t.children_user} {t.system + t.children_system}\n")
+os.rename(truth + ".tmp", truth)
+sys.exit(7)
+'''
+
+UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+
+
+def size(text):
+    number, unit = text.split()
+    return float(number) * UNITS[unit]
+
+
+def seconds(text):
+    m = re.fullmatch(r"(?:(\d+) min )?([\d.]+) s", text)
+    return int(m.group(1) or 0) * 60 + float(m.group(2))
+
+
+class Table(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="proctree-table-")
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
+        self.script = os.path.join(self.tmp, "work.py")
+        with open(self.script, "w") as f:
+            f.write(WORKLOAD)
+        self.truth = os.path.join(self.tmp, "truth")
+
+    def test_summary_of_a_known_tree(self):
+        proc = subprocess.run([h.execd_path(), "--format", "table", "--interval", "0.3s", "--", sys.executable,
+                               self.script, self.truth], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=h.START_TIMEOUT)
+        out = proc.stdout
+        describe = f"stdout:\n{out}\nstderr:\n{proc.stderr}"
+        self.assertEqual(proc.returncode, 7, describe)
+        with open(self.truth) as f:
+            hwm, rchar, wchar, user, system = (float(x) for x in f.read().split())
+        rows = [l for l in out.splitlines() if re.match(r"\d\d:\d\d:\d\d  python3", l)]
+        self.assertGreaterEqual(len(rows), 3, describe)
+        self.assertTrue(out.startswith("TIME "), describe)
+        for row in rows:  # no impossible row: min <= max, nothing negative
+            lo, hi = re.search(r"([\d.]+ \w+)\.\.([\d.]+ \w+)", row).groups()
+            self.assertLessEqual(size(lo), size(hi), row)
+            self.assertNotRegex(row, r"(?<![\w.])-\d", "a negative figure")
+        summary = dict(re.findall(r"^  (\S.*?)\s{2,}(.*)$", out, re.M))
+        self.assertEqual(summary["exit status"], "7", describe)
+        self.assertEqual(summary["processes"], "6 started, 2 failed, 0 killed", describe)
+        rss = re.match(r"RSS ([\d.]+ \w+), PSS ([\d.]+ \w+), USS", summary["peak memory"])
+        # the tree's peak is the parent's (the children exit before it
+        # allocates): its own high-water mark, to the printed figures
+        self.assertAlmostEqual(size(rss.group(1)), hwm, delta=0.02 * hwm, msg=describe)
+        self.assertLessEqual(size(rss.group(2)), size(rss.group(1)) * 1.005, describe)
+        io = re.match(r"read ([\d.]+ \w+), written ([\d.]+ \w+)", summary["I/O"])
+        self.assertAlmostEqual(size(io.group(1)), rchar, delta=0.01 * rchar, msg=describe)
+        self.assertAlmostEqual(size(io.group(2)), wchar, delta=0.01 * wchar + 4096, msg=describe)
+        cpu = re.match(r"user (.+?), system (.+?) \(", summary["CPU time"])
+        # clock ticks (10 ms) and the last moments after the workload's own
+        # reading: two ticks each way
+        self.assertAlmostEqual(seconds(cpu.group(1)), user, delta=0.025, msg=describe)
+        self.assertAlmostEqual(seconds(cpu.group(2)), system, delta=0.025, msg=describe)
+        cg = summary.get("its cgroup (exact)")
+        if cg is not None:
+            peak = re.match(r"memory peak ([\d.]+ \w+), OOM kills 0", cg)
+            self.assertIsNotNone(peak, describe)
+            self.assertGreaterEqual(size(peak.group(1)), 64 << 20, describe)
+
+    def test_a_pipe_gets_line_protocol(self):
+        """No --format and stdout a pipe: line protocol, the same fields as
+        --format influx gives."""
+        sleeper = subprocess.Popen(["sleep", "30"])
+        self.addCleanup(h.stop_process, sleeper)
+        shapes = []
+        for extra in ([], ["--format", "influx"]):
+            out = subprocess.run([h.execd_path(), "--once", "--interval", "0.2s", "--pid", str(sleeper.pid)] + extra,
+                                 stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                                 timeout=h.BATCH_TIMEOUT).stdout
+            points = [h.parse_line(line) for line in out.splitlines()]
+            for p in points:
+                h.assert_line_possible(self, p)
+            shapes.append([(p.measurement, sorted(p.tags), sorted(p.fields)) for p in points])
+        self.assertEqual(len(shapes[0]), 2, shapes)
+        self.assertEqual(shapes[0], shapes[1])
+
+    def read_pty(self, fd, until, timeout):
+        data = b""
+        deadline = time.monotonic() + timeout
+        while until not in data and time.monotonic() < deadline:
+            if select.select([fd], [], [], 0.1)[0]:
+                try:
+                    data += os.read(fd, 4096)
+                except OSError:
+                    break
+        return data
+
+    def test_a_terminal_gets_the_table_and_a_word_on_asking(self):
+        """Run by hand: stdout a terminal is a table; stdin a terminal
+        without --interval gets one line on how to ask for a batch."""
+        master, slave = pty.openpty()
+        self.addCleanup(os.close, master)
+        sleeper = subprocess.Popen(["sleep", "30"])
+        self.addCleanup(h.stop_process, sleeper)
+        proc = subprocess.Popen([h.execd_path(), "--pid", str(sleeper.pid)], stdin=slave, stdout=slave,
+                                stderr=slave)
+        os.close(slave)
+        try:
+            said = self.read_pty(master, b"Enter", h.BATCH_TIMEOUT)
+            self.assertIn(b"a batch each time Enter is pressed", said)
+            os.write(master, b"\n")
+            table = self.read_pty(master, b"(host mem used)", h.BATCH_TIMEOUT)
+            self.assertIn(b"TIME ", table)
+            self.assertRegex(table.decode(), r"\d\d:\d\d:\d\d  sleep +1 ")
+        finally:
+            proc.terminate()
+            proc.wait(timeout=h.BATCH_TIMEOUT)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
