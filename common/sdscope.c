@@ -58,8 +58,7 @@ int pt_sd_manager_socket(char *out, size_t outlen, char *err, size_t errlen)
 
 /* ---- the wire: D-Bus marshalling, native byte order -------------------- */
 
-#define MSG_MAX 2048         /* our call: names, a description, one pid */
-#define REPLY_MAX (64 << 10) /* a reply or signal of systemd's; more is refused */
+#define MSG_MAX 2048 /* our call: names, a description, one pid */
 
 struct out {
     uint8_t b[MSG_MAX];
@@ -345,17 +344,42 @@ static const char *in_str(struct in *r, char type)
     return s;
 }
 
-struct reply {
-    uint8_t type;
-    uint32_t reply_serial;
-    const char *error_name, *error_message;
-};
-
-/* Parse one message of len bytes (the fixed header included). */
-static int parse(const uint8_t *msg, size_t len, size_t fields_end, struct reply *out)
+/* The fixed header's byte order differs from ours. */
+static bool swapped(const uint8_t *head)
 {
-    struct in r = {msg, fields_end, 16, msg[0] == 'B' ? native_endian() != 'B' : native_endian() != 'l', false};
+    return head[0] == 'B' ? native_endian() != 'B' : native_endian() != 'l';
+}
+
+/* The header fields' end (from the message's start) and the whole
+ * message's length, from the fixed header: 0, or -1 when it is no D-Bus
+ * message of at most PT_SD_REPLY_MAX bytes. */
+static int message_extent(const uint8_t *head, size_t *fields_end, size_t *total)
+{
+    struct in h = {head, PT_SD_HEADER_SIZE, 4, swapped(head), false};
+    uint32_t body = in_u32(&h);
+    (void)in_u32(&h); /* its serial */
+    uint32_t fields = in_u32(&h);
+    *fields_end = PT_SD_HEADER_SIZE + (size_t)fields;
+    *total = ((*fields_end + 7) & ~(size_t)7) + body;
+    if ((head[0] != 'l' && head[0] != 'B') || fields > PT_SD_REPLY_MAX || body > PT_SD_REPLY_MAX ||
+        *total > PT_SD_REPLY_MAX)
+        return -1;
+    return 0;
+}
+
+size_t pt_sd_message_size(const uint8_t head[PT_SD_HEADER_SIZE])
+{
+    size_t fields_end, total;
+    return message_extent(head, &fields_end, &total) == 0 ? total : 0;
+}
+
+int pt_sd_parse_message(const uint8_t *msg, size_t len, struct pt_sd_reply *out)
+{
+    size_t fields_end, total;
     memset(out, 0, sizeof(*out));
+    if (len < PT_SD_HEADER_SIZE || message_extent(msg, &fields_end, &total) != 0 || total != len)
+        return -1;
+    struct in r = {msg, fields_end, PT_SD_HEADER_SIZE, swapped(msg), false};
     out->type = msg[1];
     while (!r.bad && r.at < fields_end) {
         in_align(&r, 8);
@@ -389,30 +413,25 @@ static int parse(const uint8_t *msg, size_t len, size_t fields_end, struct reply
 }
 
 /* Read messages until the reply to our call; signals are skipped. buf
- * holds REPLY_MAX bytes. */
-static int read_reply(int fd, uint8_t *buf, struct reply *rep, double deadline, char *err, size_t errlen)
+ * holds PT_SD_REPLY_MAX bytes. */
+static int read_reply(int fd, uint8_t *buf, struct pt_sd_reply *rep, double deadline, char *err, size_t errlen)
 {
     for (;;) {
-        if (recv_all(fd, buf, 16, deadline) != 0) {
+        if (recv_all(fd, buf, PT_SD_HEADER_SIZE, deadline) != 0) {
             snprintf(err, errlen, "%s",
                      errno == ECONNRESET ? "systemd closed the connection (it refused us)" : strerror(errno));
             return -1;
         }
-        struct in head = {buf, 16, 4, buf[0] == 'B' ? native_endian() != 'B' : native_endian() != 'l', false};
-        uint32_t body = in_u32(&head);
-        (void)in_u32(&head); /* its serial */
-        uint32_t fields = in_u32(&head);
-        size_t fields_end = 16 + (size_t)fields;
-        size_t total = ((fields_end + 7) & ~(size_t)7) + body;
-        if ((buf[0] != 'l' && buf[0] != 'B') || fields > REPLY_MAX || body > REPLY_MAX || total > REPLY_MAX) {
-            snprintf(err, errlen, "systemd's reply is not a D-Bus message of at most %d bytes", REPLY_MAX);
+        size_t total = pt_sd_message_size(buf);
+        if (total == 0) {
+            snprintf(err, errlen, "systemd's reply is not a D-Bus message of at most %d bytes", PT_SD_REPLY_MAX);
             return -1;
         }
-        if (recv_all(fd, buf + 16, total - 16, deadline) != 0) {
+        if (recv_all(fd, buf + PT_SD_HEADER_SIZE, total - PT_SD_HEADER_SIZE, deadline) != 0) {
             snprintf(err, errlen, "systemd's reply cannot be read: %s", strerror(errno));
             return -1;
         }
-        if (parse(buf, total, fields_end, rep) != 0) {
+        if (pt_sd_parse_message(buf, total, rep) != 0) {
             snprintf(err, errlen, "systemd's reply is malformed");
             return -1;
         }
@@ -453,8 +472,8 @@ static int call(int fd, const struct pt_sd_scope *s, double deadline, char *err,
                                                        : strerror(errno));
         return -1;
     }
-    uint8_t *buf = pt_xrealloc(NULL, REPLY_MAX);
-    struct reply rep;
+    uint8_t *buf = pt_xrealloc(NULL, PT_SD_REPLY_MAX);
+    struct pt_sd_reply rep;
     int r = read_reply(fd, buf, &rep, deadline, err, errlen);
     if (r == 0 && rep.type == 3) {
         char qn[PT_QUOTED_MAX], qm[PT_QUOTED_MAX];

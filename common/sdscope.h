@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Seconds the call may take, connect to reply. */
@@ -48,5 +49,37 @@ struct pt_sd_scope {
  * job runs: the caller waits for /proc/PID/cgroup to show it), or -1 with
  * a one-line reason in err (systemd's error name and message, escaped). */
 int pt_sd_start_scope(const char *socket, const struct pt_sd_scope *scope, double timeout, char *err, size_t errlen);
+
+/* ---- the reply's parsing, without a socket (fuzz/fuzz_sdscope.c) ---- */
+
+/* A message of systemd's is read whole into a buffer of this size: a
+ * longer one is refused. */
+#define PT_SD_REPLY_MAX (64 << 10)
+/* D-Bus's fixed header: byte order ('l' or 'B'), type, flags, version,
+ * then the body's length, the serial and the header fields' length (u32
+ * each, in that byte order). */
+#define PT_SD_HEADER_SIZE 16
+
+/* The whole length of the message that starts with the fixed header head:
+ * PT_SD_HEADER_SIZE .. PT_SD_REPLY_MAX, or 0 when head is not that of a
+ * D-Bus message of at most PT_SD_REPLY_MAX bytes. */
+size_t pt_sd_message_size(const uint8_t head[PT_SD_HEADER_SIZE]);
+
+/* What the client takes from a message: every pointer points into it. */
+struct pt_sd_reply {
+    uint8_t type;              /* the header's: 2 method return, 3 error, 4 signal, ... */
+    uint32_t reply_serial;     /* the REPLY_SERIAL field, 0 without one */
+    const char *error_name;    /* the ERROR_NAME field, NUL-terminated within the header fields; or NULL */
+    const char *error_message; /* type 3: the body's first string, NUL-terminated within it; or NULL */
+};
+
+/* One whole message of len bytes as received (len must be its
+ * pt_sd_message_size), in either byte order: its header fields walked,
+ * each at an 8-byte boundary with a one-type signature of u, s, o or g
+ * and a value within the fields; any other type, or a length past the
+ * fields, is malformed. 0, or -1 when malformed (out then holds nothing
+ * to use). The pt_sd_start_scope client's reader; exposed so that it can
+ * be tried without a socket. */
+int pt_sd_parse_message(const uint8_t *msg, size_t len, struct pt_sd_reply *out);
 
 #endif

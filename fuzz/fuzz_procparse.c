@@ -21,8 +21,8 @@
  *   > 0, an empty buffer gives 0, and a callback that returns non-zero at
  *   call k stops the scan there (exactly k calls, same pids) with -1;
  * - pidfile: the pid found, if any, is the one an independent model of the
- *   rules in procparse.h finds (first line only, whitespace around the pid,
- *   1 .. PT_PID_LIMIT, a first line that fills PT_PIDFILE_MAX bytes is
+ *   rules in pidparse.h finds (first line only, whitespace around the pid,
+ *   1 .. PT_PID_LIMIT - 1, a first line that fills PT_PIDFILE_MAX bytes is
  *   refused), also for the input padded to PT_PIDFILE_MAX bytes;
  * - the values proctree adds up stay within the maxima of procparse.h. */
 #include <stdbool.h>
@@ -299,8 +299,9 @@ static bool model_line_space(char ch)
     return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\v' || ch == '\f';
 }
 
-/* What procparse.h promises for a pid file, written as a model: the first
- * line is optional whitespace, decimal digits naming 1 .. PT_PID_LIMIT,
+/* What pidparse.h promises for a pid file, written as a model: the first
+ * line is optional whitespace, decimal digits naming 1 .. PT_PID_LIMIT - 1
+ * (PT_PID_LIMIT is the kernel's PID_MAX_LIMIT, which no pid reaches),
  * optional whitespace; the line ends at a newline, or at the end of a
  * buffer shorter than PT_PIDFILE_MAX (a full buffer may have been cut).
  * Returns the pid, or 0 when the file names none. */
@@ -314,7 +315,7 @@ static pid_t model_pidfile(const char *buf, size_t len)
     for (; i < len && buf[i] >= '0' && buf[i] <= '9'; i++)
         if (value <= PT_PID_LIMIT) /* once above, it stays above, without overflowing */
             value = value * 10 + (uint64_t)(buf[i] - '0');
-    if (i == digits || value == 0 || value > PT_PID_LIMIT)
+    if (i == digits || value == 0 || value >= PT_PID_LIMIT)
         return 0;
     while (i < len && model_line_space(buf[i]))
         i++;
@@ -336,7 +337,7 @@ static pid_t parse_pidfile_twice(const char *buf, size_t len)
     CHECK(rc[0] == rc[1]);
     if (rc[0] != 0)
         return 0;
-    CHECK(got[0] == got[1] && got[0] > 0 && got[0] <= PT_PID_LIMIT);
+    CHECK(got[0] == got[1] && got[0] > 0 && got[0] < PT_PID_LIMIT);
     return got[0];
 }
 

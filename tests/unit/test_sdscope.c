@@ -269,6 +269,38 @@ START_TEST(test_refusals_said)
 }
 END_TEST
 
+/* The parser alone, on the messages the fake manager sends. */
+START_TEST(test_parse_message)
+{
+    struct pt_sd_reply rep;
+    struct msg ret = message(2, NULL, "/org/freedesktop/systemd1/job/1");
+    ck_assert_uint_eq(pt_sd_message_size(ret.b), ret.n);
+    ck_assert_int_eq(pt_sd_parse_message(ret.b, ret.n, &rep), 0);
+    ck_assert_uint_eq(rep.type, 2);
+    ck_assert_uint_eq(rep.reply_serial, 1);
+    ck_assert_ptr_null(rep.error_name);
+    ck_assert_ptr_null(rep.error_message);
+    ck_assert_int_eq(pt_sd_parse_message(ret.b, ret.n - 1, &rep), -1); /* not its length */
+
+    struct msg e = message(3, "org.freedesktop.systemd1.UnitExists", "Unit exists.");
+    ck_assert_int_eq(pt_sd_parse_message(e.b, e.n, &rep), 0);
+    ck_assert_uint_eq(rep.type, 3);
+    ck_assert_str_eq(rep.error_name, "org.freedesktop.systemd1.UnitExists");
+    ck_assert_str_eq(rep.error_message, "Unit exists.");
+
+    struct msg sigm = message(4, NULL, NULL);
+    ck_assert_int_eq(pt_sd_parse_message(sigm.b, sigm.n, &rep), 0);
+    ck_assert_uint_eq(rep.type, 4);
+    ck_assert_uint_eq(rep.reply_serial, 0);
+
+    sigm.b[0] = 'x'; /* no byte order */
+    ck_assert_uint_eq(pt_sd_message_size(sigm.b), 0);
+    ck_assert_int_eq(pt_sd_parse_message(sigm.b, sigm.n, &rep), -1);
+    ret.b[17] = 200; /* a signature past the fields */
+    ck_assert_int_eq(pt_sd_parse_message(ret.b, ret.n, &rep), -1);
+}
+END_TEST
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -280,6 +312,7 @@ int main(void)
     tcase_add_test(tc, test_malformed_field_refused);
     tcase_add_test(tc, test_silence_ends_at_the_deadline);
     tcase_add_test(tc, test_refusals_said);
+    tcase_add_test(tc, test_parse_message);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
