@@ -57,7 +57,7 @@ static _Noreturn void supervise(pid_t worker, struct pt_launch_cgroup *cg)
         if (sig < 0)
             continue; /* EINTR */
         if (sig != SIGCHLD) {
-            kill(worker, sig);
+            kill(worker, sig); /* by pid: our child, reaped only below, after which we exit */
             continue;
         }
         int wstatus;
