@@ -121,8 +121,11 @@ static int read_signals(struct loop *l)
     int wake = WAKE_NONE;
     struct signalfd_siginfo si;
     while (read(l->signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-        if ((int)si.ssi_signo == EXECD_ORPHANED_SIGNAL)
-            return WAKE_ORPHANED | WAKE_STOP;
+        if ((int)si.ssi_signo == EXECD_ORPHANED_SIGNAL) {
+            if (execd_orphaned())
+                return WAKE_ORPHANED | WAKE_STOP;
+            continue; /* a SIGCONT of job control: it has resumed us already */
+        }
         switch (si.ssi_signo) {
         case SIGTERM:
         case SIGINT:

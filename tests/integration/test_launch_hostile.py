@@ -8,12 +8,16 @@ the job does:
   is reaped (its tree kept alive by a daemon that called setsid) is a
   stranger, and its process group is not the tree's: stopping must not
   signal it (a private pid namespace with a small pid_max makes the pid
-  come round within a second).
+  come round within a second);
+- a stopped worker (SIGSTOP) whose supervisor is SIGKILLed must still end
+  the tree and its cgroups: the kernel's death signal of the supervisor,
+  which a stopped process does not act on, must wake it.
 """
 
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -22,6 +26,7 @@ import unittest
 
 import harness as h
 import telegraf_harness as th
+from test_launch_cgroup import cgroups_of, mounts
 
 # A pid namespace's own kernel.pid_max is Linux 6.14's; before it, the
 # write inside the namespace would set the host's.
@@ -120,6 +125,51 @@ class StrangerTest(unittest.TestCase):
         self.assertFalse(found["daemon"], f"the tree's sleep outlives proctree-execd\n{said}")
         self.assertEqual(found["status"], 0, said)
         h.assert_no_sanitizer_report(found["stderr"], "proctree-execd")
+
+
+class LaunchCgroupCase(unittest.TestCase):
+    def setUp(self):
+        if os.getuid() != 0:
+            self.skipTest("proctree-execd must run as root to make cgroups")
+        self.v2, self.memory = mounts()
+        if not self.v2 or not os.access(self.v2, os.W_OK):
+            self.skipTest("no writable cgroup2 mount")
+        self.tmp = tempfile.mkdtemp(prefix="proctree-hostile-")
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
+
+    def dirs(self, pid):
+        """The command's cgroup directories in v2 and v1 memory."""
+        paths = cgroups_of(pid)
+        return [self.v2 + paths[""]] + ([self.memory + paths["memory"]] if self.memory else [])
+
+
+class StoppedWorkerTest(LaunchCgroupCase):
+    def test_a_stopped_worker_ends_the_tree_when_its_supervisor_is_killed(self):
+        """SIGSTOP to the worker, then SIGKILL to the supervisor: the tree
+        and its cgroups are gone within seconds (they lived until someone
+        sent the worker SIGCONT)."""
+        pidfile = os.path.join(self.tmp, "pid")
+        with h.Execd(["--interval", "0.3s", "--", "sh", "-c",
+                      f"echo $$ > {pidfile}; sleep 300 & sleep 300"]) as execd:
+            root = wait_pidfile(pidfile)
+            made = self.dirs(root)
+            tree = h.wait_until(lambda: len(h.descendants_and_self(root)) == 3 and h.descendants_and_self(root),
+                                h.START_TIMEOUT, "sh and its two sleeps")
+            worker = execd.worker_pid()
+            # whatever happens, no stopped worker is left behind (it acts once continued)
+            self.addCleanup(lambda: state(worker) and os.kill(worker, signal.SIGCONT))
+            os.kill(worker, signal.SIGSTOP)
+            h.wait_until(lambda: state(worker) == "T", h.START_TIMEOUT, "the worker stopped")
+            os.kill(execd.pid, signal.SIGKILL)
+            h.wait_until(lambda: not any(th.process_alive(p) for p in tree), 10,
+                         "the tree to end\n" + execd.describe())
+            h.wait_until(lambda: not any(os.path.exists(d) for d in made), 10,
+                         "the cgroups to be removed\n" + execd.describe())
+            h.wait_until(lambda: not th.process_alive(worker), 10, "the worker to exit")
+            execd.join()
+        lines = [l for l in execd.stderr_lines() if "SIGKILL" in l]
+        self.assertEqual(len(lines), 1, execd.describe())
+        self.assertIn("the process Telegraf started", lines[0])
 
 
 if __name__ == "__main__":
