@@ -11,9 +11,12 @@ the job does:
   come round within a second);
 - a stopped worker (SIGSTOP) whose supervisor is SIGKILLed must still end
   the tree and its cgroups: the kernel's death signal of the supervisor,
-  which a stopped process does not act on, must wake it.
+  which a stopped process does not act on, must wake it;
+- sub-cgroups with names of 200 bytes three deep (a path past the 512
+  bytes of proctree's buffers) are removed with the rest.
 """
 
+import contextlib
 import json
 import os
 import shutil
@@ -170,6 +173,42 @@ class StoppedWorkerTest(LaunchCgroupCase):
         lines = [l for l in execd.stderr_lines() if "SIGKILL" in l]
         self.assertEqual(len(lines), 1, execd.describe())
         self.assertIn("the process Telegraf started", lines[0])
+
+
+class LongPathTest(LaunchCgroupCase):
+    def test_sub_cgroups_past_512_bytes_of_path_are_removed(self):
+        """Three levels of 200-byte names in the command's cgroup (v2 and
+        v1 memory), the command moved into the deepest: all removed at the
+        end, without a warning (the walk built each path in 512 bytes, and
+        the cgroup stayed: "File name too long")."""
+        pidfile = os.path.join(self.tmp, "pid")
+        names = [c * 200 for c in "abc"]
+        with h.Execd(["--interval", "0.3s", "--", "sh", "-c",
+                      f"echo $$ > {pidfile}; while [ ! -e {pidfile}.go ]; do sleep 0.02; done"]) as execd:
+            child = wait_pidfile(pidfile)
+            made = self.dirs(child)
+            for d in made:  # as the job would: it runs as root in them
+                deepest = os.path.join(d, *names)
+                self.assertGreater(len(deepest), 512)
+                os.makedirs(deepest)
+                self.addCleanup(self.rmdirs, d, deepest)
+                with open(os.path.join(deepest, "cgroup.procs"), "w") as f:
+                    f.write(str(child))
+            open(pidfile + ".go", "w").close()
+            status = execd.wait_exit(15)
+        self.assertEqual(status, 0, execd.describe())
+        for d in made:
+            self.assertFalse(os.path.exists(d), f"{d[:80]}... is removed\n{execd.describe()}")
+        self.assertFalse([l for l in execd.stderr_lines() if l.startswith(("E! ", "W! "))], execd.describe())
+
+    @staticmethod
+    def rmdirs(top, deepest):
+        """Remove deepest and each parent up to top, children first."""
+        path = deepest
+        while len(path) >= len(top):
+            with contextlib.suppress(FileNotFoundError):
+                os.rmdir(path)
+            path = os.path.dirname(path)
 
 
 if __name__ == "__main__":
