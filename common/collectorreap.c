@@ -53,3 +53,8 @@ bool pt_collector_launch_finished(struct pt_collector *c, int *status)
     *status = c->launched_status;
     return true;
 }
+
+pid_t pt_collector_launched_unreaped(const struct pt_collector *c)
+{
+    return c->launched && !c->launched_exited ? c->launched_ours : 0;
+}

@@ -6,6 +6,7 @@
 #define PROCTREE_COLLECTORREAP_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 struct pt_collector;
 
@@ -18,5 +19,11 @@ void pt_collector_reap(struct pt_collector *c);
  * left (this process has no children at all). *status is then the exit
  * status, or 128+signal. */
 bool pt_collector_launch_finished(struct pt_collector *c, int *status);
+
+/* The launched command's pid while it is a child of ours not yet reaped
+ * (by pt_collector_reap, in the caller's thread: the pid, and so the id of
+ * the process group it leads, is still its own), else 0: the pid to give
+ * pt_launch_signal_tree (launchtree.h). */
+pid_t pt_collector_launched_unreaped(const struct pt_collector *c);
 
 #endif

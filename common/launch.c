@@ -125,7 +125,7 @@ void pt_launch_cgroup_keeper_end(struct pt_launch_cgroup *cg)
 {
     if (cg->keeper <= 0)
         return;
-    kill(cg->keeper, SIGKILL);
+    kill(cg->keeper, SIGKILL); /* by pid: our child, and cleared where it is reaped (supervise.c) */
     while (waitpid(cg->keeper, NULL, 0) < 0 && errno == EINTR)
         ;
     cg->keeper = 0;

@@ -206,41 +206,64 @@ static int remove_dir_at(int dirfd, const char *name)
     }
 }
 
-/* Remove the sub-cgroups of the directory open at fd (path: its name, for
- * the message), depth first: 0, or -errno with the one that stays in
- * failed. A symlink is never followed (O_NOFOLLOW), so the walk stays in
- * the made cgroup. */
-static int remove_below(int fd, const char *path, int depth, char *failed, size_t failedlen)
+/* A sub-cgroup on the walk down: its name in its parent's directory, and
+ * the parent's level (NULL: the parent is the made cgroup). The removal
+ * goes by directory descriptors and these names alone, so no length of
+ * path stops it (a job may nest 255-byte names as deep as the bound);
+ * the path is written out only for the message of one that stays. */
+struct level {
+    const char *name;
+    const struct level *up;
+};
+
+/* top, then each name down to l, into out: as much as fits, "..." at its
+ * end for what does not. */
+static void describe(char *out, size_t outlen, const char *top, const struct level *l)
+{
+    const char *names[PT_LAUNCH_SUBCGROUP_DEPTH + 1];
+    size_t n = 0;
+    for (; l && n < PT_ARRAY_LEN(names); l = l->up)
+        names[n++] = l->name;
+    int w = snprintf(out, outlen, "%s", top);
+    size_t len = w < 0 ? 0 : (size_t)w;
+    while (n > 0 && len < outlen) {
+        w = snprintf(out + len, outlen - len, "/%s", names[--n]);
+        len += w < 0 ? outlen : (size_t)w;
+    }
+    if (len >= outlen && outlen > 4)
+        memcpy(out + outlen - 4, "...", 4);
+}
+
+/* Remove the sub-cgroups of the directory open at fd (the made cgroup top,
+ * or the sub-cgroup up below it), depth first: 0, or -errno with the one
+ * that stays described in failed. A symlink is never followed
+ * (O_NOFOLLOW), so the walk stays in the made cgroup. */
+static int remove_below(int fd, const char *top, const struct level *up, int depth, char *failed, size_t failedlen)
 {
     DIR *d = fdopendir(fd);
     if (!d) {
+        int e = errno;
         close(fd);
-        snprintf(failed, failedlen, "%s", path);
-        return -errno;
+        describe(failed, failedlen, top, up);
+        return -e;
     }
     int r = 0;
     for (struct dirent *e; r == 0 && (e = readdir(d));) {
         if (e->d_type != DT_DIR || strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
-        char sub[PT_CGROUPFS_PATH_MAX];
-        int n = snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
-        if (n < 0 || (size_t)n >= sizeof(sub)) {
-            snprintf(failed, failedlen, "%s", path);
-            r = -ENAMETOOLONG;
-            break;
-        }
+        struct level sub = {e->d_name, up};      /* e stays valid: d is read no further meanwhile */
         if (depth > PT_LAUNCH_SUBCGROUP_DEPTH) { /* its entries are depth levels down */
-            snprintf(failed, failedlen, "%s", sub);
+            describe(failed, failedlen, top, &sub);
             r = -ELOOP; /* said as too deep */
             break;
         }
         int sfd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (sfd < 0 && errno != ENOENT) {
-            snprintf(failed, failedlen, "%s", sub);
             r = -errno;
-        } else if (sfd >= 0 && (r = remove_below(sfd, sub, depth + 1, failed, failedlen)) == 0 &&
+            describe(failed, failedlen, top, &sub);
+        } else if (sfd >= 0 && (r = remove_below(sfd, top, &sub, depth + 1, failed, failedlen)) == 0 &&
                    (r = remove_dir_at(dirfd(d), e->d_name)) != 0) {
-            snprintf(failed, failedlen, "%s", sub);
+            describe(failed, failedlen, top, &sub);
         }
     }
     closedir(d);
@@ -255,7 +278,8 @@ void pt_launch_cgroup_remove(struct pt_launch_cgroup *cg)
     for (size_t i = 0; i < cg->n_made; i++) {
         char failed[PT_CGROUPFS_PATH_MAX] = "";
         int fd = open(cg->made[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        int r = fd < 0 ? (errno == ENOENT ? 0 : -errno) : remove_below(fd, cg->made[i], 1, failed, sizeof(failed));
+        int r =
+            fd < 0 ? (errno == ENOENT ? 0 : -errno) : remove_below(fd, cg->made[i], NULL, 1, failed, sizeof(failed));
         if (fd >= 0 && r == 0)
             r = remove_dir_at(AT_FDCWD, cg->made[i]);
         if (r == 0)

@@ -95,8 +95,10 @@ void pt_launch_cgroup_close_procs(struct pt_launch_cgroup *cg);
 /* Remove what pt_launch_cgroup_make made, once no process is left in it
  * (the tree is gone: reaped): first the sub-cgroups the command made in
  * it, depth first (at most PT_LAUNCH_SUBCGROUP_DEPTH levels, never through
- * a symlink, never out of the made one). One line, naming the cgroup that
- * cannot be removed and why, for each made cgroup left. */
+ * a symlink, never out of the made one; by directory descriptors, so
+ * whatever the length of their paths). One line, naming the cgroup that
+ * cannot be removed (its path cut short if long) and why, for each made
+ * cgroup left. */
 void pt_launch_cgroup_remove(struct pt_launch_cgroup *cg);
 
 #endif

@@ -144,8 +144,11 @@ static int read_signals(struct loop *l)
     int wake = WAKE_NONE;
     struct signalfd_siginfo si;
     while (read(l->signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-        if ((int)si.ssi_signo == EXECD_ORPHANED_SIGNAL)
-            return WAKE_ORPHANED | WAKE_STOP;
+        if ((int)si.ssi_signo == EXECD_ORPHANED_SIGNAL) {
+            if (execd_orphaned())
+                return WAKE_ORPHANED | WAKE_STOP;
+            continue; /* a SIGCONT of job control: it has resumed us already */
+        }
         switch (si.ssi_signo) {
         case SIGTERM:
         case SIGINT:
@@ -209,7 +212,9 @@ static void wait_signal(struct loop *l, double deadline)
 /* No launched process may outlive us: SIGTERM to the command's process
  * group and every descendant (orphans come to us, the subreaper), then
  * SIGKILL to whatever is left; SIGKILL at once when orphaned (the
- * supervisor that Telegraf knows is gone: nobody waits for a stop). */
+ * supervisor that Telegraf knows is gone: nobody waits for a stop). The
+ * group only while the command is not reaped: then its pid is still its
+ * own, later it may be a stranger's group leader's (launchtree.h). */
 static void stop_command(struct loop *l, bool orphaned)
 {
     if (orphaned) {
@@ -218,8 +223,12 @@ static void stop_command(struct loop *l, bool orphaned)
                 "(pid %d) and its tree",
                 (int)l->command);
     } else {
-        pt_logf(PT_LOG_INFO, "stopping: SIGTERM to the launched command (pid %d) and its tree", (int)l->command);
-        pt_launch_signal_tree(l->command, SIGTERM);
+        if (pt_collector_launched_unreaped(l->c))
+            pt_logf(PT_LOG_INFO, "stopping: SIGTERM to the launched command (pid %d) and its tree", (int)l->command);
+        else
+            pt_logf(PT_LOG_INFO, "stopping: SIGTERM to the launched tree (its command, pid %d, has exited)",
+                    (int)l->command);
+        pt_launch_signal_tree(pt_collector_launched_unreaped(l->c), SIGTERM);
         double give_up = pt_now() + STOP_GRACE;
         while (!command_finished(l) && pt_now() < give_up)
             wait_signal(l, give_up);
@@ -229,7 +238,7 @@ static void stop_command(struct loop *l, bool orphaned)
     }
     double give_up = pt_now() + KILL_WAIT;
     while (!command_finished(l)) {
-        size_t left = pt_launch_signal_tree(l->command, SIGKILL);
+        size_t left = pt_launch_signal_tree(pt_collector_launched_unreaped(l->c), SIGKILL);
         double now = pt_now();
         if (now >= give_up) {
             pt_logf(PT_LOG_ERROR, "%zu processes of the launched tree survive SIGKILL", left);

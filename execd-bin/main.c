@@ -210,7 +210,8 @@ int main(int argc, char **argv)
         if (pt_collector_add_target(c, t->name, &t->selector, &t->options, err, sizeof(err)) != 0) {
             pt_logf(PT_LOG_ERROR, "%s%s: %s", t->option ? "--" : "-- COMMAND", t->option ? t->option : "", err);
             if (t->selector.kind == PT_SELECT_CHILD) { /* launched last, so nothing else runs */
-                kill(-t->selector.pid, SIGKILL);
+                /* its group by number: it is our child, reaped only below */
+                pt_launch_signal_tree(t->selector.pid, SIGKILL);
                 waitpid(t->selector.pid, NULL, 0); /* out of its cgroup */
             }
             status = 2;

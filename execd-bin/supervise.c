@@ -57,7 +57,7 @@ static _Noreturn void supervise(pid_t worker, struct pt_launch_cgroup *cg)
         if (sig < 0)
             continue; /* EINTR */
         if (sig != SIGCHLD) {
-            kill(worker, sig);
+            kill(worker, sig); /* by pid: our child, reaped only below, after which we exit */
             continue;
         }
         int wstatus;
@@ -83,9 +83,17 @@ static _Noreturn void supervise(pid_t worker, struct pt_launch_cgroup *cg)
     }
 }
 
+/* The worker's supervisor, 0 in it and without a split. */
+static pid_t supervisor;
+
+bool execd_orphaned(void)
+{
+    return supervisor && getppid() != supervisor;
+}
+
 int execd_supervise(struct pt_launch_cgroup *cg)
 {
-    pid_t supervisor = getpid();
+    supervisor = getpid();
     if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
         pt_logf(PT_LOG_ERROR, "cannot become a child subreaper: %s", strerror(errno));
         return -1;
@@ -96,16 +104,19 @@ int execd_supervise(struct pt_launch_cgroup *cg)
         pt_logf(PT_LOG_ERROR, "fork: %s", strerror(errno));
         return -1;
     }
-    if (worker > 0)
+    if (worker > 0) {
+        supervisor = 0;
         supervise(worker, cg);
+    }
     /* The worker: told when the supervisor dies, even if that was before
-     * it asked (then the signal is raised here, and waits in the mask). */
+     * it asked (then the signal is raised here, and waits in the mask),
+     * and woken if stopped (supervise.h). */
     if (prctl(PR_SET_PDEATHSIG, EXECD_ORPHANED_SIGNAL, 0, 0, 0) != 0)
         pt_logf(PT_LOG_WARNING,
                 "cannot ask to be told of the supervisor's death (%s): should it be killed, the "
                 "launched command outlives it",
                 strerror(errno));
-    else if (getppid() != supervisor)
+    else if (execd_orphaned())
         kill(getpid(), EXECD_ORPHANED_SIGNAL);
     return 0;
 }

@@ -21,17 +21,30 @@
  * dies (PR_SET_PDEATHSIG), and then kills the tree at once and exits
  * (loop.c). Only both dying together (a SIGKILL to the whole process
  * group or cgroup) leaves the tree running; a signal to the group is
- * taken by each once, as without the split. */
+ * taken by each once, as without the split.
+ *
+ * A stopped worker (SIGSTOP, SIGTSTP) acts on no signal until it is
+ * continued, and a SIGKILLed supervisor can do nothing for it: the tree
+ * and its cgroups would live until someone sent the worker SIGCONT. So
+ * the kernel sends it: the death signal is SIGCONT, whose generation
+ * alone resumes a stopped process (blocked, it still continues it, and
+ * waits in the signalfd). As anyone may send SIGCONT, the worker takes it
+ * for the supervisor's death only when its parent is no longer the
+ * supervisor (the kernel reparents it before it sends the signal). */
 #ifndef PROCTREE_EXECD_SUPERVISE_H
 #define PROCTREE_EXECD_SUPERVISE_H
 
 #include <signal.h>
+#include <stdbool.h>
 
 #include "launch.h"
 
-/* Sent to the worker when the supervisor dies: a real-time signal, which
- * nothing else sends us. */
-#define EXECD_ORPHANED_SIGNAL (SIGRTMIN + 2)
+/* Sent to the worker when the supervisor dies, stopped or not (above). */
+#define EXECD_ORPHANED_SIGNAL SIGCONT
+
+/* In the worker: the supervisor is gone (the process that forked us is no
+ * longer our parent). False where there was never one. */
+bool execd_orphaned(void);
 
 /* Split, after cg is made (the supervisor removes it should the worker
  * die; nothing else of it is used there) and with execd_block_signals in
