@@ -129,6 +129,15 @@ class OptionsTest(unittest.TestCase):
         for option in option_list():
             self.assertIn(option, res.stdout, "--help must list every option")
 
+    def test_help_after_a_target(self):
+        """--help after a target exits 0 with nothing on stderr: in the
+        sanitizer build the target list used to leak, and the leak report
+        made it exit 1 (as it made a usage error after a target exit 1,
+        not 2: test_bad_options' first case)."""
+        res = h.run_execd(["--pid", ME, "--help"])
+        self.assertEqual((res.returncode, res.stderr), (0, ""))
+        self.assertIn("usage", res.stdout.lower())
+
     def test_version(self):
         res = h.run_execd(["--version"])
         self.assertEqual(res.returncode, 0, res.stderr)
