@@ -11,7 +11,6 @@
 #include "proctree_plugin.h"
 
 #include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <strings.h>
 
@@ -114,14 +113,16 @@ static int get_value(const oconfig_item_t *option, const char *block, const stru
         return get_whole(option, block, def, &out->whole);
     case PT_ARG_DURATION:
     case PT_ARG_DURATION_OR_0: {
-        bool zero_ok = def->arg == PT_ARG_DURATION_OR_0;
+        /* in the table's range: collectd takes 1e22 and 1e-300, which no
+         * deadline can be made of (optiontable.h) */
         double seconds;
-        if (cf_util_get_double(option, &seconds) == 0 && isfinite(seconds) &&
-            (seconds > 0 || (zero_ok && seconds == 0))) {
+        char range[128];
+        if (cf_util_get_double(option, &seconds) == 0 && pt_option_duration_ok(def, seconds)) {
             out->seconds = seconds;
             return 0;
         }
-        option_error(option, block, zero_ok ? "expects a number of seconds, or 0" : "expects a number of seconds > 0");
+        pt_option_duration_range(range, sizeof range, def, false);
+        option_error(option, block, "expects %s", range);
         return -1;
     }
     case PT_ARG_NONE: /* proctree-execd's flags have no key */

@@ -9,6 +9,7 @@
 #include "proctree_plugin.h"
 
 #include "collectd/core/utils/common/common.h"
+#include "escape.h"
 
 static void dispatch_report(const struct pt_report *report, enum pt_scope scope, const char *instance, cdtime_t time)
 {
@@ -31,16 +32,13 @@ static void dispatch_report(const struct pt_report *report, enum pt_scope scope,
 }
 
 /* "TARGET-GROUP", cut at collectd's limit. A process name may hold '/'
- * (a path separator for the csv and rrd writers) and control characters:
- * they become '_'. */
+ * (a path separator for the csv and rrd writers) and control characters,
+ * C1 ones (U+0085 as c2 85) too: they become '_' (escape.h). */
 static void group_instance(char *out, size_t size, const char *target, const char *group)
 {
     int n = snprintf(out, size, "%s-", target);
-    for (size_t i = n > 0 ? (size_t)n : 0, j = 0; i + 1 < size && group[j]; i++, j++) {
-        unsigned char c = (unsigned char)group[j];
-        out[i] = c == '/' || c == '\\' || c < 0x20 || c == 0x7f ? '_' : (char)c;
-        out[i + 1] = '\0';
-    }
+    size_t at = n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+    pt_escape_collectd(out + at, size - at, group);
 }
 
 void ptcd_dispatch(const struct pt_batch *batch)

@@ -37,8 +37,20 @@ static void log_to_collectd(enum pt_log_level level, const char *line, void *arg
     plugin_log(severity[level], "proctree plugin: %s", line);
 }
 
+/* The latest deadline a timespec of this time_t takes: 1e15 s (32
+ * million years) where it has 64 bits, else 2^31 - 1. The table's
+ * options keep deadlines within a day of now; this keeps the casts below
+ * defined for any double (1e22 overflowed them). */
+#define DEADLINE_MAX (sizeof(time_t) < 8 ? 2147483647.0 : 1e15)
+
+/* A pt_now() deadline as pthread_cond_timedwait takes it: always valid
+ * (tv_nsec in range, never negative), so it cannot fail with EINVAL. */
 static struct timespec monotonic_timespec(double seconds)
 {
+    if (!(seconds > 0)) /* NaN too */
+        seconds = 0;
+    if (seconds > DEADLINE_MAX)
+        seconds = DEADLINE_MAX;
     struct timespec ts = {.tv_sec = (time_t)seconds};
 
     ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
@@ -54,10 +66,18 @@ static void *sampler(void *arg)
     while (!state.stop) {
         struct timespec deadline = monotonic_timespec(state.next_tick);
 
-        /* Anything but a timeout is shutdown or a spurious wake-up: the
-         * loop condition tells which. */
-        if (pthread_cond_timedwait(&state.wake, &state.lock, &deadline) == ETIMEDOUT)
+        /* 0 is shutdown or a spurious wake-up: the loop condition tells
+         * which. Any error (EINVAL: a deadline it cannot take) returns at
+         * once: looping on it would spin holding the lock, and collectd's
+         * read would wait on it for ever. */
+        int err = pthread_cond_timedwait(&state.wake, &state.lock, &deadline);
+        if (err == ETIMEDOUT) {
             state.next_tick = pt_collector_tick(state.collector, pt_now());
+        } else if (err != 0) {
+            pt_logf(PT_LOG_ERROR, "sampler thread: waiting for %.3f s: %s; sampling stops", state.next_tick,
+                    strerror(err));
+            break;
+        }
     }
     pthread_mutex_unlock(&state.lock);
     return NULL;

@@ -2,7 +2,8 @@
  * units and descriptor budget), its defaults, and the checks a frontend
  * runs on the roots before it builds one. Apart from collector.h so that
  * the collector's state (collectorstate.h), which holds a copy, sits below
- * the collector's parts. */
+ * the collector's parts. A cadence below PT_DURATION_MIN_MS (units.h),
+ * which no frontend takes, is kept as that by the tick. */
 #ifndef PROCTREE_COLLECTORCONFIG_H
 #define PROCTREE_COLLECTORCONFIG_H
 

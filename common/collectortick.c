@@ -36,13 +36,29 @@ static void note_budget(struct pt_collector *c)
             c->fd_budget.limit);
 }
 
+/* Move a cadence's deadline *due (now >= *due) one period on; when that
+ * is still not after now, we were late: one period after now, not a
+ * burst to catch up. The period is PT_DURATION_MIN_MS at least, the
+ * finest the option table lets a user give (a library caller may pass
+ * less). The deadline always ends after now: where now is so large that
+ * the period is lost to rounding (1 ns past 2^24 s of uptime), the step
+ * grows until it is not, for a deadline not after now would make a
+ * frontend spin. */
+static void advance(double *due, double now, double period)
+{
+    double step = period > PT_DURATION_MIN_MS / 1000.0 ? period : PT_DURATION_MIN_MS / 1000.0;
+    *due += step;
+    for (; !(*due > now) && isfinite(now); step *= 2)
+        *due = now + step;
+}
+
 double pt_collector_tick(struct pt_collector *c, double now)
 {
     bool first = !c->started;
     if (first) {
         c->started = true;
-        c->next_poll = c->next_discovery = c->interval_start = now;
-        c->next_pss = now + c->config.pss_interval;
+        c->next_poll = c->next_discovery = c->interval_start = c->next_pss = now;
+        advance(&c->next_pss, now, c->config.pss_interval);
         /* open before the first discovery, which walks /proc only without
          * them; drained after it: the events of a launched command that
          * waited since pt_collector_listen need it a member to be followed */
@@ -53,9 +69,7 @@ double pt_collector_tick(struct pt_collector *c, double now)
     }
     if (now >= c->next_discovery) {
         discover(c, now);
-        c->next_discovery += c->config.discovery_interval;
-        if (c->next_discovery <= now) /* we were late: do not try to catch up */
-            c->next_discovery = now + c->config.discovery_interval;
+        advance(&c->next_discovery, now, c->config.discovery_interval);
     }
     if (first)
         pt_collector_follow_events(c);
@@ -64,18 +78,14 @@ double pt_collector_tick(struct pt_collector *c, double now)
             pt_target_poll(&c->targets[i]);
         if (c->have_global)
             pt_global_poll(&c->global);
-        c->next_poll += c->config.poll_interval;
-        if (c->next_poll <= now)
-            c->next_poll = now + c->config.poll_interval;
+        advance(&c->next_poll, now, c->config.poll_interval);
     }
     double next = c->next_poll < c->next_discovery ? c->next_poll : c->next_discovery;
     if (c->config.pss_interval > 0) {
         if (now >= c->next_pss) {
             for (size_t i = 0; i < c->n_targets; i++)
                 pt_target_sample_pss(&c->targets[i]);
-            c->next_pss += c->config.pss_interval;
-            if (c->next_pss <= now)
-                c->next_pss = now + c->config.pss_interval;
+            advance(&c->next_pss, now, c->config.pss_interval);
         }
         if (c->next_pss < next)
             next = c->next_pss;
@@ -84,7 +94,7 @@ double pt_collector_tick(struct pt_collector *c, double now)
      * CPU to be shared out of (exits.c) */
     pt_collector_follow_exits(c);
     note_budget(c);
-    assert(next > now); /* a deadline already passed would make a frontend spin */
+    assert(next > now); /* advance() made sure of it for every finite now */
     return next;
 }
 

@@ -93,3 +93,25 @@ const char *pt_escape(char *out, size_t outlen, const char *text)
     out[used] = '\0';
     return out;
 }
+
+void pt_escape_collectd(char *out, size_t outlen, const char *name)
+{
+    const unsigned char *s = (const unsigned char *)name;
+    size_t len = strlen(name), used = 0;
+
+    for (size_t i = 0; i < len;) {
+        size_t n = pt_utf8_sequence_length(s + i, len - i);
+        bool underscore = (n == 1 && (s[i] < 0x20 || s[i] == 0x7f || s[i] == '/' || s[i] == '\\')) ||
+                          (n == 2 && s[i] == 0xc2 && s[i + 1] <= 0x9f); /* C1 control */
+        size_t take = n ? n : 1, put = underscore ? 1 : take;
+        if (used + put > outlen - 1)
+            break;
+        if (underscore)
+            out[used] = '_';
+        else
+            memcpy(out + used, s + i, take);
+        used += put;
+        i += take;
+    }
+    out[used] = '\0';
+}

@@ -24,6 +24,15 @@ size_t pt_utf8_sequence_length(const unsigned char *s, size_t avail);
  * Returns out, for use as a printf argument. */
 const char *pt_escape(char *out, size_t outlen, const char *text);
 
+/* A name (a process's comm, a cgroup's directory) as a part of collectd's
+ * identifiers: '/' (a path separator for the csv and rrd writers), '\'
+ * and every control character (C0, DEL, and a C1 control's two bytes)
+ * become one '_' each, as docs/METRICS.md says; anything else is kept,
+ * bytes of no UTF-8 sequence too (groupkey.c tells them apart). Writes at
+ * most outlen - 1 bytes and a NUL (outlen >= 1), cut at a whole
+ * character. */
+void pt_escape_collectd(char *out, size_t outlen, const char *name);
+
 /* Room for outside text quoted in a one-line message (it is cut past it). */
 #define PT_QUOTED_MAX 160
 

@@ -57,6 +57,38 @@ static int parse_whole(const char *text, unsigned long min, unsigned long max, u
     return 0;
 }
 
+bool pt_option_duration_ok(const struct pt_option_def *option, double seconds)
+{
+    if (option->arg == PT_ARG_DURATION_OR_0 && seconds == 0)
+        return true;
+    /* min / 1000.0 is the double "0.001" and "1ms" parse to: 1 ms is in */
+    return seconds >= (double)option->min / 1000 && seconds <= (double)option->max / 1000;
+}
+
+/* ms as a duration's text: "24h", "2s", "1ms". */
+static void duration_text(char *out, size_t outlen, unsigned long ms)
+{
+    if (ms % 3600000 == 0)
+        snprintf(out, outlen, "%luh", ms / 3600000);
+    else if (ms % 1000 == 0)
+        snprintf(out, outlen, "%lus", ms / 1000);
+    else
+        snprintf(out, outlen, "%lums", ms);
+}
+
+void pt_option_duration_range(char *out, size_t outlen, const struct pt_option_def *option, bool execd)
+{
+    char min[32], max[32];
+    const char *or_0 = option->arg == PT_ARG_DURATION_OR_0 ? ", or 0" : "";
+    duration_text(min, sizeof(min), option->min);
+    duration_text(max, sizeof(max), option->max);
+    if (execd)
+        snprintf(out, outlen, "a duration from %s to %s (e.g. 250ms, 2s, 1.5)%s", min, max, or_0);
+    else
+        snprintf(out, outlen, "a number of seconds from %g to %g (%s to %s)%s", (double)option->min / 1000,
+                 (double)option->max / 1000, min, max, or_0);
+}
+
 int pt_option_parse(const struct pt_option_def *option, const char *text, union pt_option_value *out, char *why,
                     size_t whylen)
 {
@@ -75,20 +107,17 @@ int pt_option_parse(const struct pt_option_def *option, const char *text, union 
         snprintf(why, whylen, option->arg == PT_ARG_PATH ? "a path, not an empty one" : "a value, not an empty one");
         return -1;
     case PT_ARG_DURATION_OR_0:
-        /* "0": the guard off (a read of any length is kept) */
-        if (strcmp(text, "0") == 0) {
-            out->seconds = 0;
+    case PT_ARG_DURATION: {
+        /* "0" of DURATION_OR_0: the guard off (a read of any length is kept) */
+        double seconds = 0;
+        if ((strcmp(text, "0") == 0 || pt_duration_parse(text, &seconds) == 0) &&
+            pt_option_duration_ok(option, seconds)) {
+            out->seconds = seconds;
             return 0;
         }
-        if (pt_duration_parse(text, &out->seconds) == 0)
-            return 0;
-        snprintf(why, whylen, "a duration (e.g. 250ms, 2s, 1.5), or 0");
+        pt_option_duration_range(why, whylen, option, true);
         return -1;
-    case PT_ARG_DURATION:
-        if (pt_duration_parse(text, &out->seconds) == 0)
-            return 0;
-        snprintf(why, whylen, "a duration > 0 (e.g. 250ms, 2s, 1.5)");
-        return -1;
+    }
     case PT_ARG_MEM_UNIT:
         if (pt_mem_unit_parse(text, &out->unit) == 0)
             return 0;

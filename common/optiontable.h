@@ -12,7 +12,10 @@
  *   arg:      how its value is written (enum pt_option_arg); OFF is a
  *             setting on by default: --no-X in proctree-execd, X true|false
  *             in collectd.
- *   min, max: the range of a WHOLE value.
+ *   min, max: the range of a WHOLE value; of a DURATION (and a
+ *             DURATION_OR_0 other than 0), in milliseconds: every
+ *             duration's is PT_DURATION_MIN_MS to PT_DURATION_MAX_MS
+ *             (units.h says why).
  *   scope:    SELECTS(kind): starts a target of that selector (a <Process>
  *             block's one selector); PER_TARGET: a setting of one target,
  *             given after the target in proctree-execd, inside the <Process>
@@ -88,7 +91,7 @@ enum pt_help_section {
     "at most N names (default 20, 1 to 1000); the\nrest are tagged process=other (thread=other,\ncgroup=other)") \
   X(PT_O_NO_PSS, "no-pss", "CollectPss", OFF, 0, 0, PER_TARGET, "", \
     "do not read smaps_rollup (no pss/shared/uss/swap)") \
-  X(PT_O_PSS_BUDGET, "pss-budget", "PssBudget", DURATION_OR_0, 0, 0, PER_TARGET, "DUR", \
+  X(PT_O_PSS_BUDGET, "pss-budget", "PssBudget", DURATION_OR_0, PT_DURATION_MIN_MS, PT_DURATION_MAX_MS, PER_TARGET, "DUR", \
     "a process whose smaps_rollup takes longer to read\n(it stalls the process) is read less often\n(default 5ms; 0: read every time however long)") \
   X(PT_O_NO_CTX_SWITCHES, "no-ctx-switches", "CollectContextSwitch", OFF, 0, 0, PER_TARGET, "", \
     "do not read every thread's status (no\nproc_ctx_switches_*)") \
@@ -96,15 +99,15 @@ enum pt_help_section {
     "do not count open file descriptors (no proc_fds,\nproc_fds_limit_percent, proc_fds_headroom)") \
   X(PT_O_NO_CGROUP_METRICS, "no-cgroup-metrics", "CollectCgroupMetrics", OFF, 0, 0, PER_TARGET, "", \
     "do not read a cgroup, unit or launched command's\ncgroup files (no cgroup_*)") \
-  X(PT_O_INTERVAL, "interval", NULL, DURATION, 0, 0, FOR_ALL(TIMING), "DUR", \
+  X(PT_O_INTERVAL, "interval", NULL, DURATION, PT_DURATION_MIN_MS, PT_DURATION_MAX_MS, FOR_ALL(TIMING), "DUR", \
     "one batch every DUR (Telegraf signal = \"none\")") \
   X(PT_O_ONCE, "once", NULL, NONE, 0, 0, FOR_ALL(TIMING), "", \
     "one batch after one interval (default 1s), exit") \
-  X(PT_O_POLL_INTERVAL, "poll-interval", "PollInterval", DURATION, 0, 0, FOR_ALL(TIMING), "DUR", \
+  X(PT_O_POLL_INTERVAL, "poll-interval", "PollInterval", DURATION, PT_DURATION_MIN_MS, PT_DURATION_MAX_MS, FOR_ALL(TIMING), "DUR", \
     "memory sampling period (default 100ms)") \
-  X(PT_O_DISCOVERY_INTERVAL, "discovery-interval", "DiscoveryInterval", DURATION, 0, 0, FOR_ALL(TIMING), "DUR", \
+  X(PT_O_DISCOVERY_INTERVAL, "discovery-interval", "DiscoveryInterval", DURATION, PT_DURATION_MIN_MS, PT_DURATION_MAX_MS, FOR_ALL(TIMING), "DUR", \
     "new-descendant discovery period (default 1s)") \
-  X(PT_O_PSS_INTERVAL, "pss-interval", "PssInterval", DURATION, 0, 0, FOR_ALL(TIMING), "DUR", \
+  X(PT_O_PSS_INTERVAL, "pss-interval", "PssInterval", DURATION, PT_DURATION_MIN_MS, PT_DURATION_MAX_MS, FOR_ALL(TIMING), "DUR", \
     "read smaps_rollup every DUR (default: once per\nbatch, at the interval's end)") \
   X(PT_O_PROC_MEMORY_UNIT, "proc-memory-unit", "ProcMemoryUnit", MEM_UNIT, 0, 0, FOR_ALL(OUTPUT), "U", \
     "bytes|kB|MB|GB for proc_* memory (default bytes)") \
@@ -181,6 +184,16 @@ union pt_option_value {
  * with why set: what was expected. */
 int pt_option_parse(const struct pt_option_def *option, const char *text, union pt_option_value *out, char *why,
                     size_t whylen);
+
+/* Is seconds in a DURATION or DURATION_OR_0 option's range (its min and
+ * max, milliseconds; or 0 where it takes 0)? NaN is not. */
+bool pt_option_duration_ok(const struct pt_option_def *option, double seconds);
+
+/* What such an option expects, for a frontend's error line: execd's
+ * "a duration from 1ms to 24h (e.g. 250ms, 2s, 1.5)", collectd's "a
+ * number of seconds from 0.001 to 86400 (1ms to 24h)"; ", or 0" after
+ * either where it takes 0. */
+void pt_option_duration_range(char *out, size_t outlen, const struct pt_option_def *option, bool execd);
 
 /* Store a value where its scope says: a SELECTOR's into selector, a
  * TARGET option's into target, a GLOBAL one's into config (the others may

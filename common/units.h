@@ -29,6 +29,20 @@ double pt_mem_unit_bytes(enum pt_mem_unit unit);
  * -1 (*seconds left alone). */
 int pt_duration_parse(const char *text, double *seconds);
 
+/* The range of every duration option (optiontable.h), in milliseconds.
+ * 1 ms: a poll reads every member's statm, which takes longer than that
+ * for any real tree, so a finer cadence is only a busy loop (and a
+ * read timed against a finer PSS budget would be judged by whether the
+ * scheduler preempted it); and a
+ * deadline 1 ms after CLOCK_MONOTONIC's now, in double seconds, stays
+ * after it for 2^43 s of uptime (1 ns did not past 2^24 s, 194 days).
+ * The tick keeps no finer cadence whatever it is given. 24 h: no batch,
+ * poll or budget is meant to be longer, and now + 24 h fits every
+ * conversion (time_t, a timespec, poll's int milliseconds, the table's
+ * unsigned long even where it has 32 bits). */
+#define PT_DURATION_MIN_MS 1UL
+#define PT_DURATION_MAX_MS (24UL * 3600 * 1000)
+
 /* How a catalog unit renders: memory follows the configured units. */
 struct pt_units {
     enum pt_mem_unit proc_memory;

@@ -24,7 +24,8 @@ static const struct {
                         "  (default)                 one batch per newline on stdin (Telegraf\n"
                         "                            signal = \"STDIN\"); SIGHUP, SIGUSR1 and SIGUSR2\n"
                         "                            also trigger a batch\n",
-                        "                            DUR: 250ms, 2s, 1.5 (seconds), 1m\n"},
+                        "                            DUR: 250ms, 2s, 1.5 (seconds), 1m; from 1ms\n"
+                        "                            to 24h\n"},
     [PT_HELP_OUTPUT] = {"Output:", "", ""},
     [PT_HELP_LAUNCH] = {"Launch mode (-- COMMAND):", "",
                         "  With --interval or --once, proctree-execd exits with COMMAND's status\n"

@@ -163,9 +163,17 @@ static int read_signals(struct loop *l)
     return wake;
 }
 
+/* The longest single wait: the table's longest duration (units.h). A
+ * later deadline (none that the options allow) is waited for in several
+ * wake-ups, each of which finds nothing due; the cast below is defined
+ * for every double that way, NaN (no wait) included. */
+#define WAIT_MAX (PT_DURATION_MAX_MS / 1000.0)
+
 static struct timespec until(double deadline, double now)
 {
     double wait = deadline > now ? deadline - now : 0;
+    if (wait > WAIT_MAX)
+        wait = WAIT_MAX;
     struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
     return ts;
 }

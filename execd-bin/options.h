@@ -36,7 +36,8 @@ struct execd_options {
 enum execd_parse { EXECD_RUN, EXECD_EXIT_OK, EXECD_EXIT_USAGE };
 
 /* Parse argv. On EXECD_EXIT_USAGE one line naming the culprit has been
- * written to stderr; on EXECD_EXIT_OK --help or --version was printed. */
+ * written to stderr; on EXECD_EXIT_OK --help or --version was printed.
+ * Only EXECD_RUN leaves out holding anything (execd_options_free). */
 enum execd_parse execd_parse_options(int argc, char **argv, struct execd_options *out);
 void execd_options_free(struct execd_options *options);
 

@@ -5,6 +5,8 @@
   list overwrote the other. Each gets its own instance now (groupkey.h).
 - A FIFO bound over the cgroup's cgroup.procs made `collectd -T` (and the
   daemon) wait for ever: it is refused, one line names it, -T ends.
+- A sub-cgroup named with a C1 control (U+0085) kept it raw in the plugin
+  instance; it is '_' now, as a C0 control is (issue 36).
 - 600 sub-cgroups, a process in each, BreakDownLimit 1000, under
   systemd's usual 1,024 open-files limit (collectd's csv writer then takes
   seconds a read for the 600 groups' values: a slow run, not a fault): each cgroup kept a descriptor
@@ -71,6 +73,17 @@ class CollectdCgroupHostile(unittest.TestCase):
             self.assertRegex(instance, r"~[0-9a-f]{8}$")
             rows = collectd.wait_csv(instance, "proc_processes", count=2)
             self.assertTrue(all(v == 1 for _, v in rows), (instance, rows))
+
+    def test_c1_control_becomes_underscore(self):
+        """A C1 control (U+0085, bytes c2 85) in a group's name is written
+        '_' in the plugin instance, as a C0 one is (docs/METRICS.md); it
+        was kept raw (issue 36)."""
+        cg = self.cgroup()
+        cg.spawn_in_subs(["nel\u0085x"])
+        collectd = self.collectd(cg)
+        rows = collectd.wait_csv("cg-nel_x", "proc_processes", count=1)
+        self.assertEqual(rows[-1][1], 1, rows)
+        self.assertEqual([i for i in self.instances(collectd) if "\u0085" in i], [])
 
     def test_fifo_cgroup_procs_in_test_mode(self):
         if not shutil.which("unshare"):

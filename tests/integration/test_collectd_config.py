@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import tempfile
+import time
 import unittest
 
 import collectd_harness as ch
@@ -88,17 +89,39 @@ GOOD = ("""  PollInterval 0.05
         + web("by-unit", 'Unit "php*-fpm.service"', 'BreakDown "cgroup"')
         + web("by-long-regex", 'Match "%s"' % ("a" * 4095)))
 
+# Numbers collectd parses but no deadline can be made of (issue 36): 300
+# zeros after the point aborted collectd on the tick's assert; 1e22
+# overflowed a cast and the sampler spun holding the lock (-T never
+# exited). Each is refused by its key's range (common/optiontable.h).
+# collectd's numbers have no exponent ("1e22" is a string to it).
+TINY = "0." + "0" * 300 + "1"
+BIG = "1" + "0" * 22
+EXTREME = [
+    ("PollInterval", "  PollInterval %s\n", TINY),
+    ("PollInterval", "  PollInterval %s\n", BIG),
+    ("PollInterval", "  PollInterval %s\n", "0.0009"),
+    ("DiscoveryInterval", "  DiscoveryInterval %s\n", BIG),
+    ("DiscoveryInterval", "  DiscoveryInterval %s\n", TINY),
+    ("PssInterval", "  PssInterval %s\n", BIG),
+    ("PssInterval", "  PssInterval %s\n", "86400.001"),
+    ("PssBudget", "  PssBudget %s\n", BIG),
+    ("PssBudget", web("web", "Pid 1", "PssBudget %s"), TINY),
+]
+# The ends of the range (and PssBudget's 0) are taken.
+BOUNDS = ("  PollInterval 0.001\n  DiscoveryInterval 86400\n  PssInterval 0.001\n  PssBudget 86400\n"
+          + web("me", f"Pid {os.getpid()}", "PssBudget 0.001") + web("off", f"Pid {os.getpid()}", "PssBudget 0"))
+
 # Before the logfile plugin is initialised collectd logs to stdout without
 # the level, so configuration errors are matched on the plugin's prefix.
 PLUGIN_LINE = re.compile(r"^.*proctree plugin: .*$", re.M)
 
 
 class CollectdConfig(unittest.TestCase):
-    def check(self, body):
+    def check(self, body, **kw):
         """Exit status of collectd -T, the plugin's log lines, the whole log."""
         with tempfile.TemporaryDirectory(prefix="proctree-collectd-conf-") as tmp:
             collectd = ch.Collectd(tmp, body)
-            status = collectd.check()
+            status = collectd.check(**kw)
             log = collectd.log()
         return status, PLUGIN_LINE.findall(log), log
 
@@ -109,6 +132,25 @@ class CollectdConfig(unittest.TestCase):
                 self.assertNotEqual(status, 0, f"collectd -T accepted:\n{body}\n{log}")
                 self.assertTrue(any(all(e in line for e in expected) for line in lines),
                                 f"no line with {expected}; got {lines}\n{log}")
+
+    def test_extreme_durations_refused_at_once(self):
+        for key, body, value in EXTREME:
+            with self.subTest(key=key, value=value[:12]):
+                started = time.monotonic()
+                # a hang (the old 1e22) fails here, in seconds, not at the suite's timeout
+                status, lines, log = self.check((body % value) + web("w", "Pid 1"), timeout=10)
+                took = time.monotonic() - started
+                self.assertNotIn("numeric argument", log, "collectd did not read it as a number: no test")
+                self.assertNotEqual(status, 0, log[-3000:])
+                self.assertLess(took, 2.0, log[-3000:])
+                named = [line for line in lines if f'"{key}"' in line]
+                self.assertEqual(len(named), 1, log[-3000:])
+                self.assertIn("expects a number of seconds from 0.001 to 86400 (1ms to 24h)", named[0])
+
+    def test_duration_bounds_taken(self):
+        status, lines, log = self.check(BOUNDS)
+        self.assertEqual(status, 0, log)
+        self.assertEqual([line for line in lines if "option" in line], [], log)
 
     def test_hostile_name_logged_escaped(self):
         """A name with a newline (an operator may paste anything) is logged on

@@ -49,6 +49,18 @@ BAD = [
     (["--pid", ME, "--name", "a", "--name", "b"], '--name "b": the target before it (--pid) is named "a"'),
     (["--name", "a", "--name", "b", "--", "true"], '--name "b"'),
     (["--pid", ME, "--pss-budget", "-1ms"], "--pss-budget"),
+    # every duration from 1ms to 24h (common/units.h): at 1ns the tick's
+    # deadline was lost to rounding after 194 days of uptime and it aborted
+    (["--pid", ME, "--poll-interval", "1ns"], '--poll-interval: "1ns": expected a duration from 1ms to 24h'),
+    (["--pid", ME, "--poll-interval", "999us"], "--poll-interval"),
+    (["--pid", ME, "--discovery-interval", "1ns"], "--discovery-interval: \"1ns\": expected a duration from 1ms"),
+    (["--pid", ME, "--discovery-interval", "25h"], "--discovery-interval"),
+    (["--pid", ME, "--pss-interval", "1us"], "--pss-interval"),
+    (["--pid", ME, "--pss-interval", "86401"], "--pss-interval"),
+    (["--pid", ME, "--interval", "1ns"], "--interval"),
+    (["--pid", ME, "--interval", "1441m"], "--interval"),
+    (["--pid", ME, "--pss-budget", "1ns"], "--pss-budget: \"1ns\": expected a duration from 1ms to 24h"),
+    (["--pid", ME, "--pss-budget", "24.001h"], "--pss-budget"),
     (["--pid", ME, "--by-limit", "0"], "--by-limit"),
     # a directory that is no proc: the option is named at start
     (["--pid", ME, "--proc-root", "/tmp"], "--proc-root"),
@@ -91,6 +103,13 @@ class OptionsTest(unittest.TestCase):
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertIn("proc_pss_max=", res.stdout)
 
+    def test_duration_bounds_taken(self):
+        """Both ends of the durations' range (common/units.h) are taken."""
+        res = h.run_execd(["--pid", ME, "--poll-interval", "1ms", "--discovery-interval", "24h", "--pss-interval",
+                           "1ms", "--pss-budget", "24h", "--once", "--interval", "1ms"])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("proc_rss_max=", res.stdout)
+
     def test_per_target_options(self):
         """A per-target option applies to the target before it; before every
         target, to all of them."""
@@ -109,6 +128,15 @@ class OptionsTest(unittest.TestCase):
         self.assertIn("usage", res.stdout.lower())
         for option in option_list():
             self.assertIn(option, res.stdout, "--help must list every option")
+
+    def test_help_after_a_target(self):
+        """--help after a target exits 0 with nothing on stderr: in the
+        sanitizer build the target list used to leak, and the leak report
+        made it exit 1 (as it made a usage error after a target exit 1,
+        not 2: test_bad_options' first case)."""
+        res = h.run_execd(["--pid", ME, "--help"])
+        self.assertEqual((res.returncode, res.stderr), (0, ""))
+        self.assertIn("usage", res.stdout.lower())
 
     def test_version(self):
         res = h.run_execd(["--version"])

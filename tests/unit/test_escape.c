@@ -82,6 +82,43 @@ START_TEST(test_escape_size_macro)
 }
 END_TEST
 
+/* collectd's instance names: docs/METRICS.md says '/', '\' and control
+ * characters become '_'; the C1 controls (U+0080..U+009F, two bytes
+ * each) used to be kept raw. */
+static const struct {
+    const char *in, *want;
+} collectd_cases[] = {
+    {"web", "web"},
+    {"a/b\\c", "a_b_c"},
+    {"tab\tx\nnl\x7f", "tab_x_nl_"},
+    {"nel\xc2\x85", "nel_"},
+    {"\xc2\x80\xc2\x9f", "__"},       /* the first and the last C1 control */
+    {"nbsp\xc2\xa0", "nbsp\xc2\xa0"}, /* U+00A0 is no control */
+    {"caf\xc3\xa9", "caf\xc3\xa9"},
+    {"bad\xff", "bad\xff"}, /* kept, as collectd would */
+};
+
+START_TEST(test_escape_collectd_cases)
+{
+    char out[64];
+    pt_escape_collectd(out, sizeof(out), collectd_cases[_i].in);
+    ck_assert_str_eq(out, collectd_cases[_i].want);
+}
+END_TEST
+
+/* Cut at a whole character: "é" does not fit in 1 byte, is not split. */
+START_TEST(test_escape_collectd_cut_whole)
+{
+    char out[5];
+    pt_escape_collectd(out, sizeof(out), "abc\xc3\xa9");
+    ck_assert_str_eq(out, "abc");
+    pt_escape_collectd(out, sizeof(out), "ab\xc2\x85\xc2\x85z");
+    ck_assert_str_eq(out, "ab__");
+    pt_escape_collectd(out, 1, "abc");
+    ck_assert_str_eq(out, "");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("escape");
@@ -91,6 +128,8 @@ int main(void)
     tcase_add_test(tc, test_escape_fits_exactly);
     tcase_add_test(tc, test_escape_cut_whole);
     tcase_add_test(tc, test_escape_size_macro);
+    tcase_add_loop_test(tc, test_escape_collectd_cases, 0, COUNT(collectd_cases));
+    tcase_add_test(tc, test_escape_collectd_cut_whole);
     suite_add_tcase(s, tc);
     return unit_run(s);
 }

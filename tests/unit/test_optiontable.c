@@ -87,6 +87,19 @@ static const struct {
     {PT_O_PSS_BUDGET, "-1", -1},
     {PT_O_POLL_INTERVAL, "0", -1},
     {PT_O_POLL_INTERVAL, "100ms", 0},
+    /* 1 ms to 24 h, both ends in (units.h) */
+    {PT_O_POLL_INTERVAL, "1ms", 0},
+    {PT_O_POLL_INTERVAL, "0.001", 0},
+    {PT_O_POLL_INTERVAL, "999us", -1},
+    {PT_O_POLL_INTERVAL, "1ns", -1},
+    {PT_O_DISCOVERY_INTERVAL, "24h", 0},
+    {PT_O_DISCOVERY_INTERVAL, "86400.001", -1},
+    {PT_O_PSS_INTERVAL, "1441m", -1},
+    {PT_O_INTERVAL, "1000us", 0},
+    {PT_O_INTERVAL, "0.5ms", -1},
+    {PT_O_PSS_BUDGET, "1ms", 0},
+    {PT_O_PSS_BUDGET, "1us", -1},
+    {PT_O_PSS_BUDGET, "25h", -1},
     {PT_O_PIDFILE, "", -1},
     {PT_O_MATCH, "", -1},
     {PT_O_BY, "cgroup", 0},
@@ -106,6 +119,27 @@ START_TEST(test_parse)
     ck_assert_msg(r == parses[_i].result, "--%s \"%s\": %d", pt_options[parses[_i].id].execd, parses[_i].text, r);
     if (r != 0)
         ck_assert_msg(why[0], "no reason for \"%s\"", parses[_i].text);
+}
+END_TEST
+
+/* Every duration has the range that the tick honours and every
+ * conversion fits (units.h); one without (min and max 0, as all were)
+ * took 1 ns and 1e22 s, and collectd's frontend any positive number. */
+START_TEST(test_durations_bounded)
+{
+    const struct pt_option_def *o = &pt_options[_i];
+    char range[128];
+
+    if (o->arg != PT_ARG_DURATION && o->arg != PT_ARG_DURATION_OR_0)
+        return;
+    ck_assert_uint_eq(o->min, PT_DURATION_MIN_MS);
+    ck_assert_uint_eq(o->max, PT_DURATION_MAX_MS);
+    ck_assert(!pt_option_duration_ok(o, 1e-301));
+    ck_assert(!pt_option_duration_ok(o, 1e22));
+    ck_assert(pt_option_duration_ok(o, 0.001) && pt_option_duration_ok(o, 86400));
+    ck_assert(pt_option_duration_ok(o, 0) == (o->arg == PT_ARG_DURATION_OR_0));
+    pt_option_duration_range(range, sizeof(range), o, false);
+    ck_assert_msg(strstr(range, "a number of seconds from 0.001 to 86400 (1ms to 24h)") == range, "%s", range);
 }
 END_TEST
 
@@ -146,6 +180,7 @@ int main(void)
     tcase_add_loop_test(tc, test_execd_entries_have_help, 0, PT_OPTION_COUNT);
     tcase_add_loop_test(tc, test_collectd_keys_are_stored, 0, PT_OPTION_COUNT);
     tcase_add_loop_test(tc, test_parse, 0, (int)(sizeof(parses) / sizeof(parses[0])));
+    tcase_add_loop_test(tc, test_durations_bounded, 0, PT_OPTION_COUNT);
     tcase_add_test(tc, test_pss_budget_zero_stored);
     tcase_add_test(tc, test_selector_lists);
     suite_add_tcase(suite, tc);
