@@ -64,7 +64,7 @@ static int get_whole(const oconfig_item_t *option, const char *block, const stru
 static const char *const expects_string[] = {
     [PT_ARG_PATH] = "a path, in quotes",
     [PT_ARG_TEXT] = "a string, in quotes",
-    [PT_ARG_MEM_UNIT] = "\"bytes\", \"kB\", \"MB\" or \"GB\"",
+    [PT_ARG_MEM_UNIT] = "\"bytes\", \"kB\", \"MB\", \"GB\", \"KiB\", \"MiB\" or \"GiB\"",
     [PT_ARG_BREAKDOWN] = "\"process\", \"thread\" or \"cgroup\"",
     [PT_ARG_PROC_DIR] = "a directory, in quotes",
     [PT_ARG_SYS_DIR] = "a directory, in quotes",

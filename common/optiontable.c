@@ -121,7 +121,7 @@ int pt_option_parse(const struct pt_option_def *option, const char *text, union 
     case PT_ARG_MEM_UNIT:
         if (pt_mem_unit_parse(text, &out->unit) == 0)
             return 0;
-        snprintf(why, whylen, "one of bytes, kB, MB, GB");
+        snprintf(why, whylen, "one of bytes, kB, MB, GB, KiB, MiB, GiB");
         return -1;
     case PT_ARG_BREAKDOWN:
         if (pt_breakdown_parse(text, &out->by) == 0)

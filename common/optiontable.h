@@ -44,7 +44,7 @@ enum pt_option_arg {
     PT_ARG_TEXT,          /* a non-empty string */
     PT_ARG_DURATION,      /* seconds > 0 */
     PT_ARG_DURATION_OR_0, /* seconds > 0, or 0 */
-    PT_ARG_MEM_UNIT,      /* bytes, kB, MB or GB (units.h) */
+    PT_ARG_MEM_UNIT,      /* bytes, kB, MB or GB, or KiB, MiB, GiB (units.h) */
     PT_ARG_BREAKDOWN,     /* process, thread or cgroup (selector.h) */
     PT_ARG_PROC_DIR,      /* a proc filesystem's directory, checked */
     PT_ARG_SYS_DIR,       /* a directory, checked */
@@ -110,9 +110,9 @@ enum pt_help_section {
   X(PT_O_PSS_INTERVAL, "pss-interval", "PssInterval", DURATION, PT_DURATION_MIN_MS, PT_DURATION_MAX_MS, FOR_ALL(TIMING), "DUR", \
     "read smaps_rollup every DUR (default: once per\nbatch, at the interval's end)") \
   X(PT_O_PROC_MEMORY_UNIT, "proc-memory-unit", "ProcMemoryUnit", MEM_UNIT, 0, 0, FOR_ALL(OUTPUT), "U", \
-    "bytes|kB|MB|GB for proc_* memory (default bytes)") \
+    "bytes|kB|MB|GB (or KiB|MiB|GiB, the same binary\nunits) for proc_* memory (default bytes)") \
   X(PT_O_GLOBAL_MEMORY_UNIT, "global-memory-unit", "GlobalMemoryUnit", MEM_UNIT, 0, 0, FOR_ALL(OUTPUT), "U", \
-    "bytes|kB|MB|GB for global_* memory (default bytes)") \
+    "bytes|kB|MB|GB (or KiB|MiB|GiB) for global_*\nmemory (default bytes)") \
   X(PT_O_NO_GLOBAL, "no-global", "CollectGlobal", OFF, 0, 0, FOR_ALL(OUTPUT), "", \
     "do not report the global_* line") \
   X(PT_O_FORMAT, "format", NULL, TEXT, 0, 0, FOR_ALL(OUTPUT), "FMT", \

@@ -20,11 +20,12 @@ static const struct {
     const char *text;
     enum pt_mem_unit unit;
 } mem_unit_names[] = {
-    /* The canonical spellings (pt_mem_unit_name()'s) first; the others are
-     * courtesies for people who write "B", "KiB" or "kb" out of habit. All
-     * of them mean powers of 1024. */
-    {"bytes", PT_MEM_BYTES}, {"kB", PT_MEM_KB}, {"MB", PT_MEM_MB},  {"GB", PT_MEM_GB},  {"B", PT_MEM_BYTES},
-    {"KB", PT_MEM_KB},       {"kb", PT_MEM_KB}, {"KiB", PT_MEM_KB}, {"MiB", PT_MEM_MB}, {"GiB", PT_MEM_GB},
+    /* The canonical spellings (pt_mem_unit_name()'s) first, then the IEC
+     * names of the same binary units: every one means powers of 1024, and
+     * the man pages, --help and the error list them all. "B", "KB" or "kb"
+     * are refused: documented nowhere, and "KB" reads as 1000 to some. */
+    {"bytes", PT_MEM_BYTES}, {"kB", PT_MEM_KB},  {"MB", PT_MEM_MB},  {"GB", PT_MEM_GB},
+    {"KiB", PT_MEM_KB},      {"MiB", PT_MEM_MB}, {"GiB", PT_MEM_GB},
 };
 
 int pt_mem_unit_parse(const char *text, enum pt_mem_unit *out)

@@ -13,9 +13,9 @@
 
 enum pt_mem_unit { PT_MEM_BYTES, PT_MEM_KB, PT_MEM_MB, PT_MEM_GB };
 
-/* "bytes", "kB", "MB", "GB" (exact spelling; "B", "KB"/"kb"/"KiB", "MiB"
- * and "GiB" are also accepted as a courtesy, all binary). Returns 0, or -1
- * for anything else (*out is then left alone). */
+/* "bytes", "kB", "MB", "GB", or their IEC names "KiB", "MiB", "GiB" (exact
+ * spelling; all binary: kB = KiB = 1024 bytes). Returns 0, or -1 for
+ * anything else (*out is then left alone). */
 int pt_mem_unit_parse(const char *text, enum pt_mem_unit *out);
 const char *pt_mem_unit_name(enum pt_mem_unit unit);
 /* How many bytes one of unit is (1, 1024, 1024^2, 1024^3): a value in

@@ -46,6 +46,8 @@ BAD = [
     ("BreakDown cgroup of a pid", web("web", "Pid 1", 'BreakDown "cgroup"'),
      ['<Process "web">', "breakdown by cgroup needs a cgroup or unit target"]),
     ("bad unit", '  ProcMemoryUnit "TB"\n', ['"ProcMemoryUnit"', "<Plugin proctree>"]),
+    ("a unit no page lists", '  ProcMemoryUnit "KB"\n',
+     ['"ProcMemoryUnit"', 'expects one of bytes, kB, MB, GB, KiB, MiB, GiB']),
     ("PollInterval 0", "  PollInterval 0\n" + web("web", "Pid 1"), ['"PollInterval"', "<Plugin proctree>"]),
     ("negative DiscoveryInterval", "  DiscoveryInterval -1\n", ['"DiscoveryInterval"']),
     ("PssInterval 0", "  PssInterval 0\n", ['"PssInterval"', "<Plugin proctree>"]),
@@ -71,7 +73,7 @@ BAD = [
 GOOD = ("""  PollInterval 0.05
   DiscoveryInterval 2
   PssInterval 0.5
-  ProcMemoryUnit "MB"
+  ProcMemoryUnit "MiB"
   GlobalMemoryUnit "GB"
   CollectGlobal false
   ProcRoot "/proc"

@@ -33,6 +33,9 @@ BAD = [
     (["--pid", ME, "--pss-interval", "0"], "--pss-interval"),
     (["--pid", ME, "--pss-budget", "x"], "--pss-budget"),
     (["--pid", ME, "--proc-memory-unit", "TB"], "--proc-memory-unit"),
+    # the units the man page, --help and the error list, and no others ("KB" reads as 1000 to some)
+    (["--pid", ME, "--proc-memory-unit", "KB"], '"KB": expected one of bytes, kB, MB, GB, KiB, MiB, GiB'),
+    (["--pid", ME, "--proc-memory-unit", "B"], "--proc-memory-unit"),
     (["--pid", ME, "--global-memory-unit", "pages"], "--global-memory-unit"),
     (["--pid", "abc"], "--pid"),
     # integers only, in the kernel's pid range: no fraction, sign, space or exponent

@@ -17,8 +17,8 @@ static const struct {
     const char *text;
     enum pt_mem_unit unit;
 } good_mem_units[] = {
-    {"bytes", PT_MEM_BYTES}, {"B", PT_MEM_BYTES}, {"kB", PT_MEM_KB},  {"KB", PT_MEM_KB}, {"kb", PT_MEM_KB},
-    {"KiB", PT_MEM_KB},      {"MB", PT_MEM_MB},   {"MiB", PT_MEM_MB}, {"GB", PT_MEM_GB}, {"GiB", PT_MEM_GB},
+    {"bytes", PT_MEM_BYTES}, {"kB", PT_MEM_KB}, {"KiB", PT_MEM_KB}, {"MB", PT_MEM_MB},
+    {"MiB", PT_MEM_MB},      {"GB", PT_MEM_GB}, {"GiB", PT_MEM_GB},
 };
 
 START_TEST(test_mem_unit_parse_good)
@@ -31,7 +31,8 @@ START_TEST(test_mem_unit_parse_good)
 END_TEST
 
 static const char *const bad_mem_units[] = {
-    "", "b", "byte", "Bytes", "kB ", " kB", "k", "K", "kiB", "Kb", "mb", "mB", "gb", "TB", "MiB\n", "1kB", "pages",
+    "",  "b",   "B",  "KB", "kb", "byte", "Bytes", "kB ",   " kB", "k",
+    "K", "kiB", "Kb", "mb", "mB", "gb",   "TB",    "MiB\n", "1kB", "pages",
 };
 
 START_TEST(test_mem_unit_parse_bad)
