@@ -25,6 +25,7 @@ freezes the cgroup around proctree's first and last reads knows exactly
 what proctree saw.
 """
 
+import contextlib
 import os
 import signal
 import time
@@ -349,3 +350,13 @@ def monotonic_wait(seconds):
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         time.sleep(min(0.1, end - time.monotonic()) if end > time.monotonic() else 0)
+
+
+def rmdirs(top, deepest):
+    """Remove deepest and each parent up to top, children first (a test's
+    cleanup of the sub-cgroups a command made)."""
+    path = deepest
+    while len(path) >= len(top):
+        with contextlib.suppress(FileNotFoundError):
+            os.rmdir(path)
+        path = os.path.dirname(path)

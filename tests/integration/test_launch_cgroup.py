@@ -28,6 +28,7 @@ import tempfile
 import time
 import unittest
 
+import cgroup_helpers
 import harness as h
 import telegraf_harness as th
 
@@ -267,7 +268,7 @@ class LaunchCgroupTest(unittest.TestCase):
             with open(pidfile) as f:
                 made = self.v2 + cgroups_of(int(f.read()))[""]
             deep = os.path.join(made, *["d"] * 33)
-            self.addCleanup(self.rmdirs, made, deep)
+            self.addCleanup(cgroup_helpers.rmdirs, made, deep)
             os.makedirs(deep)
             open(pidfile + ".go", "w").close()
             status = execd.wait_exit(15)
@@ -276,15 +277,6 @@ class LaunchCgroupTest(unittest.TestCase):
         self.assertEqual(len(warned), 1, execd.describe())
         self.assertIn(f'its sub-cgroup "{made}{"/d" * 33}" (made by the command) is more than 32 levels down',
                       warned[0])
-
-    @staticmethod
-    def rmdirs(top, deepest):
-        """Remove deepest and each parent up to top, children first."""
-        path = deepest
-        while len(path) >= len(top):
-            with contextlib.suppress(FileNotFoundError):
-                os.rmdir(path)
-            path = os.path.dirname(path)
 
     def test_no_launch_cgroup_gives_no_cgroup_fields(self):
         out = os.path.join(self.tmp, "cgroup")

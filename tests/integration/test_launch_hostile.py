@@ -16,7 +16,6 @@ the job does:
   bytes of proctree's buffers) are removed with the rest.
 """
 
-import contextlib
 import json
 import os
 import shutil
@@ -27,6 +26,7 @@ import tempfile
 import time
 import unittest
 
+import cgroup_helpers
 import harness as h
 import telegraf_harness as th
 from test_launch_cgroup import cgroups_of, mounts
@@ -191,7 +191,7 @@ class LongPathTest(LaunchCgroupCase):
                 deepest = os.path.join(d, *names)
                 self.assertGreater(len(deepest), 512)
                 os.makedirs(deepest)
-                self.addCleanup(self.rmdirs, d, deepest)
+                self.addCleanup(cgroup_helpers.rmdirs, d, deepest)
                 with open(os.path.join(deepest, "cgroup.procs"), "w") as f:
                     f.write(str(child))
             open(pidfile + ".go", "w").close()
@@ -200,15 +200,6 @@ class LongPathTest(LaunchCgroupCase):
         for d in made:
             self.assertFalse(os.path.exists(d), f"{d[:80]}... is removed\n{execd.describe()}")
         self.assertFalse([l for l in execd.stderr_lines() if l.startswith(("E! ", "W! "))], execd.describe())
-
-    @staticmethod
-    def rmdirs(top, deepest):
-        """Remove deepest and each parent up to top, children first."""
-        path = deepest
-        while len(path) >= len(top):
-            with contextlib.suppress(FileNotFoundError):
-                os.rmdir(path)
-            path = os.path.dirname(path)
 
 
 if __name__ == "__main__":

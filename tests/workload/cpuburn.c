@@ -32,9 +32,7 @@
 
 static double cpu_seconds(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    return clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 static double tv(struct timeval t)

@@ -19,13 +19,6 @@
 
 #include "workload.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int main(int argc, char **argv)
 {
     long long n, rate;
@@ -33,7 +26,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: forkstorm N RATE\n");
         return 2;
     }
-    double start = now();
+    double start = clock_seconds(CLOCK_MONOTONIC);
     for (long long i = 1; i <= n; i++) {
         pid_t pid = fork();
         if (pid < 0)
@@ -42,7 +35,7 @@ int main(int argc, char **argv)
             _exit(0);
         if (waitpid(pid, NULL, 0) != pid)
             die("waitpid");
-        double ahead = start + (double)i / (double)rate - now();
+        double ahead = start + (double)i / (double)rate - clock_seconds(CLOCK_MONOTONIC);
         if (ahead > 0)
             nanosleep(&(struct timespec){0, (long)(ahead * 1e9)}, NULL);
     }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "workload.h"
@@ -23,6 +24,14 @@ bool parse_number(const char *text, long long *value)
     char *end;
     *value = strtoll(text, &end, 10);
     return *end == '\0';
+}
+
+double clock_seconds(clockid_t clock)
+{
+    struct timespec ts;
+    if (clock_gettime(clock, &ts) != 0)
+        die("clock_gettime");
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 void write_all(int fd, const char *data, size_t len)

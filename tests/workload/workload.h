@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <time.h>
 
 /* Print "WHAT: strerror(errno)" on stderr and exit 1. _exit, not exit: it is
  * called in children forked from a multithreaded process (threadfork), where
@@ -24,6 +25,10 @@ bool parse_number(const char *text, long long *value);
 /* Write all LEN bytes of DATA to FD, retrying after EINTR and short writes:
  * the tests read whole stdout lines, a lost tail would make one vanish. */
 void write_all(int fd, const char *data, size_t len);
+
+/* A clock's reading in seconds (CLOCK_MONOTONIC for pacing,
+ * CLOCK_PROCESS_CPUTIME_ID for CPU burnt). */
+double clock_seconds(clockid_t clock);
 
 /* Print "WORD VALUE\n" on stdout in one write ("ready PID", "done N"): the
  * tests parse these lines as they come. */
