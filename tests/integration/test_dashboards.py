@@ -189,8 +189,8 @@ class Dashboards(unittest.TestCase):
         # and the databases have caught up with what the frontends printed
         # by then (Telegraf and the listener write once a second, carbon
         # as it can)
-        last_tg = cls.telegraf.batches()[-1][0]
-        last_cd = cls.collectd.csv_rows(TARGET, "proc_processes_started")[-1][0]
+        cls.last_tg = last_tg = cls.telegraf.batches()[-1][0]
+        cls.last_cd = last_cd = cls.collectd.csv_rows(TARGET, "proc_processes_started")[-1][0]
         h.wait_until(lambda: cls.influx.rows(TG_DB, f'SELECT last("proc_processes") FROM "proctree" '
                                              f"WHERE time >= {last_tg}"), h.START_TIMEOUT, "Telegraf's writes")
         h.wait_until(lambda: cls.listener_has(f"time >= {int(last_cd * 1e9) - 1_000_000}"), h.START_TIMEOUT,
@@ -213,8 +213,14 @@ class Dashboards(unittest.TestCase):
 
     # ---------------------------------------------------------- what the frontends printed
 
+    # Only what was printed up to the last interval the databases were seen
+    # to hold (setUpClass): the frontends go on meanwhile.
+
     def telegraf_points(self):
-        return [p for p in self.telegraf.points() if p.tags.get("host") == th.HOSTNAME]
+        return [p for p in self.telegraf.points() if p.tags.get("host") == th.HOSTNAME and p.timestamp <= self.last_tg]
+
+    def csv_rows(self, instance, metric):
+        return [(e, v) for e, v in self.collectd.csv_rows(instance, metric) if e <= self.last_cd]
 
     def telegraf_fields(self, scope):
         """Field names proctree-execd printed on the target's total ("total"),
@@ -352,7 +358,7 @@ class Dashboards(unittest.TestCase):
         return out
 
     def check_telegraf_rows(self):
-        batches = self.telegraf.batches()
+        batches = h.group_batches(self.telegraf_points())
         # a middle batch, with the group's line: every row's metric there
         ts, points = batches[len(batches) // 2]
         for row, (panel, t) in self.row_targets("proctree-telegraf-influxdb.json").items():
@@ -374,7 +380,7 @@ class Dashboards(unittest.TestCase):
         for row, (panel, t) in self.row_targets(name).items():
             metric = ROW_CHECKS[row]
             instance = f"{TARGET}-{GROUP}" if self.is_stack(panel) else TARGET
-            rows = self.collectd.csv_rows(instance, metric)
+            rows = self.csv_rows(instance, metric)
             # write_graphite sends the time rounded to the second
             # (CDTIME_T_TO_TIME_T): a middle row alone in its second, as
             # Graphite keeps one point a second
