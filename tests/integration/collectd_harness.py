@@ -14,12 +14,15 @@ Every wait polls with a deadline (harness.wait_until).
 """
 
 import glob
+import json
 import os
 import shutil
 import signal
 import socket
 import subprocess
 import time
+import urllib.parse
+import urllib.request
 
 from harness import (SOURCE_ROOT, START_TIMEOUT, InfluxDB, assert_no_sanitizer_report, collectd_section, free_ports,
                      stop_process, wait_until)
@@ -266,6 +269,7 @@ class Carbon:
         self.log_path = os.path.join(self.dir, "carbon.log")
         self.proc = None
         self.line_port = None
+        self.query_port = None  # the cache's query port (graphite-web's CARBONLINK_HOSTS)
 
     def start(self, attempts=3):
         """Start it and wait until the line receiver accepts connections.
@@ -277,10 +281,10 @@ class Carbon:
         with open(os.path.join(self.dir, "storage-schemas.conf"), "w") as f:
             f.write("[everything]\npattern = .*\nretentions = 1s:1h\n")
         for _ in range(attempts):
-            self.line_port, pickle_port, query_port = free_ports(3)
+            self.line_port, pickle_port, self.query_port = free_ports(3)
             conf = os.path.join(self.dir, "carbon.conf")
             with open(conf, "w") as f:
-                f.write(self._config_text(pickle_port, query_port))
+                f.write(self._config_text(pickle_port, self.query_port))
             with open(self.log_path, "wb") as log:
                 self.proc = subprocess.Popen([CARBON_CACHE, f"--config={conf}", "--nodaemon", "start"],
                                              stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
@@ -329,11 +333,14 @@ CACHE_QUERY_PORT = {query_port}
         self.stop()
 
     def log_tail(self, size=3000):
-        try:
-            with open(self.log_path, errors="replace") as f:
-                return f.read()[-size:]
-        except FileNotFoundError:
-            return "(no log)"
+        text = ""
+        for path in (self.log_path, os.path.join(self.dir, "storage", "log", "exception.log")):
+            try:
+                with open(path, errors="replace") as f:
+                    text += f.read()[-size:]
+            except FileNotFoundError:
+                pass
+        return text or "(no log)"
 
     def whisper_path(self, metric):
         return os.path.join(self.whisper_dir, *metric.split(".")) + ".wsp"
@@ -358,3 +365,98 @@ CACHE_QUERY_PORT = {query_port}
             if value != "None":
                 points.append((int(epoch), float(value)))
         return points
+
+
+# ---------------------------------------------------------------- graphite-web
+
+GRAPHITE_MANAGE = shutil.which("graphite-manage") or "/usr/bin/graphite-manage"
+
+
+class GraphiteWeb:
+    """Debian's graphite-web (its Django app, Django's own server) on a free
+    loopback port, reading a Carbon's whisper files and asking its cache
+    for the points not written yet. Its settings are a module of our own in
+    the temp dir (graphite.settings imports GRAPHITE_SETTINGS_MODULE), so
+    /etc/graphite is neither read nor needed; its storage (log, index) is in
+    the temp dir too. The render API needs no database. Stopped by its pid."""
+
+    def __init__(self, tmpdir, carbon):
+        self.dir = os.path.join(tmpdir, "graphite-web")
+        self.carbon = carbon
+        self.proc = None
+        self.port = None
+        self.log_path = os.path.join(self.dir, "graphite-web.log")
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, attempts=3):
+        storage = os.path.join(self.dir, "storage")
+        os.makedirs(os.path.join(storage, "log"), exist_ok=True)
+        with open(os.path.join(self.dir, "proctree_graphite_settings.py"), "w") as f:
+            f.write(f"""SECRET_KEY = "proctree-test-only"
+STORAGE_DIR = {storage!r}
+WHISPER_DIR = {self.carbon.whisper_dir!r}
+STANDARD_DIRS = [{self.carbon.whisper_dir!r}]
+LOG_DIR = {os.path.join(storage, "log")!r}
+INDEX_FILE = {os.path.join(storage, "index")!r}
+CARBONLINK_HOSTS = ["127.0.0.1:{self.carbon.query_port}:a"]
+ALLOWED_HOSTS = ["127.0.0.1"]
+""")
+        env = dict(os.environ, GRAPHITE_SETTINGS_MODULE="proctree_graphite_settings", PYTHONPATH=self.dir)
+        # The find API (Grafana's variables) reads the user's profile: its
+        # tables, in STORAGE_DIR/graphite.db (sqlite), are made first.
+        with open(self.log_path, "wb") as log:
+            subprocess.run([GRAPHITE_MANAGE, "migrate", "--noinput", "-v", "0"], stdin=subprocess.DEVNULL,
+                           stdout=log, stderr=subprocess.STDOUT, env=env, cwd=self.dir, timeout=120, check=True)
+        for _ in range(attempts):
+            self.port = free_ports(1)[0]
+            with open(self.log_path, "ab") as log:
+                self.proc = subprocess.Popen([GRAPHITE_MANAGE, "runserver", f"127.0.0.1:{self.port}", "--noreload"],
+                                             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                             env=env, cwd=self.dir)
+            if wait_until(self._ready_or_dead, START_TIMEOUT, "graphite-web's render API") == "ready":
+                return self
+        raise AssertionError(f"graphite-web did not start:\n{self.log_tail()}")
+
+    def _ready_or_dead(self):
+        if self.proc.poll() is not None:
+            return "dead"
+        try:
+            with urllib.request.urlopen(self.url + "/render?target=none&format=json", timeout=5) as r:
+                return "ready" if r.status == 200 else None
+        except OSError:
+            return None
+
+    def get(self, path, params):
+        """GET path?params (a list of pairs for repeated keys); the body."""
+        with urllib.request.urlopen(self.url + path + "?" + urllib.parse.urlencode(params), timeout=60) as r:
+            return r.read()
+
+    def render_json(self, targets, start, until):
+        """[{target, datapoints: [[value, epoch]...]}] of targets over start..until (epochs)."""
+        params = [("target", t) for t in targets] + [("from", str(start)), ("until", str(until)),
+                                                     ("format", "json")]
+        return json.loads(self.get("/render", params))
+
+    def stop(self):
+        if self.proc is not None:
+            stop_process(self.proc)
+            self.proc = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def log_tail(self, size=3000):
+        text = ""
+        for path in (self.log_path, os.path.join(self.dir, "storage", "log", "exception.log")):
+            try:
+                with open(path, errors="replace") as f:
+                    text += f.read()[-size:]
+            except FileNotFoundError:
+                pass
+        return text or "(no log)"
