@@ -131,7 +131,6 @@ static void member_left(struct pt_target *t, struct pt_member *m, struct pt_memb
     pt_member_close(m);
     if (!m->exit_counted)
         pt_interval_add_exited(t);
-    t->membership.moved = true;              /* what it shared is shared by fewer */
     pt_events_member_moved(t, m->pid, true); /* its forks may still be in the socket */
     if (t->exits.follows) {
         depart(t, m, reaper);
@@ -148,8 +147,7 @@ void pt_target_member_changed(struct pt_target *t, pid_t pid)
     struct pt_member *m = pt_target_live_member(t, pid);
     if (!m)
         return;
-    pt_member_reopen(m);
-    t->membership.moved = true; /* a new program's memory */
+    pt_member_reopen(m); /* a new program's memory */
 }
 
 /* Gone, as seen by a read in tree order (parents before children): if the
@@ -247,13 +245,6 @@ void pt_target_departures_settled(struct pt_target *t)
     pt_pidmap_clear(&t->departures.index);
 }
 
-bool pt_target_take_membership_moved(struct pt_target *t)
-{
-    bool moved = t->membership.moved;
-    t->membership.moved = false;
-    return moved;
-}
-
 void pt_target_membership_free(struct pt_target *t)
 {
     for (size_t i = 0; i < t->membership.n_members; i++)
@@ -334,7 +325,6 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
     if (!baseline && !pt_events_joins_forked(t, pid) && !m.exit_counted) /* else counted at its fork event */
         pt_interval_add_started(t);
     pt_events_member_moved(t, pid, !baseline);
-    t->membership.moved = true;
     t->membership.members[t->membership.n_members] = m;
     pt_pidmap_put(&t->membership.position_of, pid, (uint32_t)t->membership.n_members);
     return &t->membership.members[t->membership.n_members++];

@@ -45,9 +45,6 @@ struct pt_departure *pt_target_departure_of(const struct pt_target *t, pid_t pid
 /* The departures were settled by a drain of exit records, or no record is
  * to come: forgotten. */
 void pt_target_departures_settled(struct pt_target *t);
-/* Has a member joined, left or exec'd since the last call (the last
- * smaps_rollup sample)? */
-bool pt_target_take_membership_moved(struct pt_target *t);
 /* The target is freed: its members closed, their list and the departures
  * freed. */
 void pt_target_membership_free(struct pt_target *t);

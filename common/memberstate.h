@@ -84,11 +84,7 @@ struct pt_member {
     bool has_blkio;
     struct pt_smaps_rollup smaps; /* last read */
     bool has_smaps;
-    uint32_t smaps_period, smaps_wait; /* cost guard: read every period-th interval */
-    struct pt_statm statm;             /* the last poll's, when has_statm */
-    struct pt_statm statm_at_smaps;    /* statm when smaps was last tried */
-    bool has_statm;
-    uint32_t smaps_carried; /* samples in a row whose smaps was carried, memory unchanged */
+    uint32_t smaps_period, smaps_wait; /* --pss-budget: read every period-th sample */
     /* Its soft limit of open files (RLIMIT_NOFILE), a number when
      * has_fd_limit (not "unlimited", not unreadable); read when due. */
     uint64_t fd_limit;

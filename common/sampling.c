@@ -38,8 +38,6 @@ static void poll_members(struct pt_target *t)
         struct pt_statm sm;
         enum pt_read r = pt_member_read_statm(m, t->proc_root_fd, &t->buf, &sm);
         if (r == PT_READ_OK) {
-            m->statm = sm;
-            m->has_statm = true;
             int64_t now[PT_G_ANON + 1] = {
                 [PT_G_VM] = page_bytes(t, sm.size),
                 [PT_G_RSS] = page_bytes(t, sm.resident),
@@ -97,51 +95,33 @@ static int64_t read_all_counters(struct pt_target *t)
 }
 
 /* smaps_rollup is the dearest file by far (it walks the process's page
- * tables, under its memory lock), so it is read only when it can say
- * something new, and its last values stand in otherwise (pss_stale
- * counts them):
- *   - while no member's statm (size, resident, shared) has moved since
- *     its last smaps_rollup read, and no member joined or left, no member
- *     has mapped, touched, swapped or dropped a page, nor started or
- *     stopped sharing one with another: the tree is idle, and each member
- *     is read again at every PT_SMAPS_IDLE_PERIOD-th sample only, for
- *     what processes outside the tree change in its share of the pages it
- *     shares. Once any member moved, every member is read: a member's PSS
- *     changes when another touches the pages it shares (a parent's shared
- *     buffers, the workers it forked), with its own statm unchanged;
- *   - a member whose read takes longer than the budget (a large process,
- *     stalled while it is read) is read at every 2nd, 4th, ... sample (up
- *     to every 64th); a fast read brings it back to every sample. Saying
- *     so is rate-limited to once in 10 minutes per target: a member can
- *     go slow and fast again many times. */
+ * tables), yet every member's is read at every PSS sample: no cheaper rule
+ * is exact. A member's PSS moves with no sign in anything cheaper to read
+ * than the file itself: a fork shares all of its parent's pages and halves
+ * the parent's PSS; a write to a page shared since a fork (copy on write)
+ * gives the writer a page of its own and raises both sides' PSS; an exit,
+ * an exec, an munmap elsewhere, KSM, a process outside the tree mapping
+ * the same file or shared memory: none of them moves the member's own
+ * statm (size, resident and shared are counts of mapped pages, which a
+ * copy on write keeps), and the faults a copy on write costs are not all
+ * counted (one made through get_user_pages, an O_DIRECT read into the
+ * page, counts in no process's minflt). A reading carried from before
+ * any of them is a wrong number (issue 38: a prefork tree 8 to 25 % high
+ * for as long as its memory stayed still), so none is carried.
+ *
+ * The one exception is asked for: with --pss-budget / PssBudget (off by
+ * default), a member whose read takes longer than the budget (a large
+ * process, which the walk holds up) is read at every 2nd, 4th, ... sample
+ * (up to every 64th), its last values standing in meanwhile (pss_stale
+ * counts them); a fast read brings it back to every sample. Saying so is
+ * rate-limited to once in 10 minutes per target: a member can go slow and
+ * fast again many times. */
 #define PT_SMAPS_MAX_PERIOD 64
-#define PT_SMAPS_IDLE_PERIOD 10
 
-static bool same_statm(const struct pt_statm *a, const struct pt_statm *b)
-{
-    return a->size == b->size && a->resident == b->resident && a->shared == b->shared;
-}
-
-/* Has the tree's memory moved since the last smaps_rollup sample? */
-static bool tree_memory_moved(struct pt_target *t)
-{
-    bool moved = pt_target_take_membership_moved(t);
-    for (size_t i = 0; i < t->membership.n_members && !moved; i++) {
-        const struct pt_member *m = &t->membership.members[i];
-        bool unsampled = !m->has_smaps && !(m->denied & PT_DENIED_SMAPS) && !m->zombie; /* joined, exec'd */
-        moved = !m->gone && (unsampled || (m->has_statm && !same_statm(&m->statm, &m->statm_at_smaps)));
-    }
-    return moved;
-}
-
-static bool smaps_due(struct pt_member *m, bool tree_idle)
+static bool smaps_due(struct pt_member *m)
 {
     if (m->smaps_wait > 0) {
         m->smaps_wait--;
-        return false;
-    }
-    if (tree_idle && m->smaps_carried + 1 < PT_SMAPS_IDLE_PERIOD) {
-        m->smaps_carried++;
         return false;
     }
     return true;
@@ -151,7 +131,6 @@ static void smaps_timed(struct pt_target *t, struct pt_member *m)
 {
     double start = pt_now();
     struct pt_smaps_rollup sr;
-    m->statm_at_smaps = m->statm; /* what the tree's idleness is judged against, read or not */
     enum pt_read r = pt_member_read_smaps(m, t->proc_root_fd, &t->buf, &sr);
     if (r == PT_READ_NO_FDS)
         pt_interval_add_short(t, PT_SHORT_SMAPS);
@@ -162,7 +141,6 @@ static void smaps_timed(struct pt_target *t, struct pt_member *m)
     double took = pt_now() - start;
     m->smaps = sr;
     m->has_smaps = true;
-    m->smaps_carried = 0;
     if (t->options.pss_budget <= 0 || took <= t->options.pss_budget) {
         m->smaps_period = 1;
         return;
@@ -181,12 +159,12 @@ static void smaps_timed(struct pt_target *t, struct pt_member *m)
 static void sample_smaps(struct pt_target *t)
 {
     int64_t sum[PT_G_COUNT] = {0};
-    bool sampled = false, tree_idle = !tree_memory_moved(t);
+    bool sampled = false;
     for (size_t i = 0; i < t->membership.n_members; i++) {
         struct pt_member *m = &t->membership.members[i];
         if (m->gone)
             continue;
-        if (smaps_due(m, tree_idle)) {
+        if (smaps_due(m)) {
             smaps_timed(t, m);
             pt_target_warn_denied(t, m);
         } else if (m->has_smaps) {

@@ -51,7 +51,8 @@ const char *pt_breakdown_name(enum pt_breakdown by);
 struct pt_target_options {
     bool collect_pss;          /* smaps_rollup: pss, shared, uss, swap */
     double pss_budget;         /* seconds; a slower smaps_rollup read makes that
-                                  member's reads rarer (default 5 ms; 0 = no guard) */
+                                  member's reads rarer, its PSS carried meanwhile
+                                  (default 0: no guard, every member read every time) */
     bool collect_ctx_switches; /* every thread's status, once per interval */
     bool collect_fds;          /* fd/ of every member, once per interval */
     bool collect_cgroup;       /* a cgroup target's cgroup_* metrics (cgacct.h) */
@@ -61,11 +62,11 @@ struct pt_target_options {
                                  plugin instance: 127); 0: no limit (groupkey.h) */
 };
 
-/* All on; a 5 ms PSS budget; no breakdown. */
+/* All on; no PSS budget (no PSS carried); no breakdown. */
 static inline void pt_target_options_init(struct pt_target_options *options)
 {
     options->collect_pss = true;
-    options->pss_budget = 0.005;
+    options->pss_budget = 0;
     options->collect_ctx_switches = true;
     options->collect_fds = true;
     options->collect_cgroup = true;

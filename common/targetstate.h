@@ -169,7 +169,6 @@ struct pt_target_membership {
     size_t n_members, cap_members;
     struct pt_pidmap position_of; /* pid -> position in members */
     bool need_compaction;
-    bool moved; /* a member joined, left or exec'd since the last smaps_rollup sample */
 };
 
 /* What a target following the kernel's process events keeps between
