@@ -154,29 +154,6 @@ static int64_t last_moments_weight(const struct pt_departure *d)
     return weight > 0 ? weight : 1;
 }
 
-/* What /proc shows of a run time: the kernel's split of it in the ratio
- * of its samples, never below what it showed before (cputime_adjust() in
- * kernel/sched/cputime.c, with prev_cputime's clamps). shown holds, in
- * microseconds, what it showed before (user, system) and takes what it
- * shows now. */
-static void split_run_time(double run, double user_samples, double system_samples, double shown[PT_CPU_COUNT])
-{
-    if (shown[PT_CPU_USER] + shown[PT_CPU_SYSTEM] >= run)
-        return;
-    double system = system_samples <= 0 ? 0
-                    : user_samples <= 0 ? run
-                                        : run * system_samples / (user_samples + system_samples);
-    if (system < shown[PT_CPU_SYSTEM])
-        system = shown[PT_CPU_SYSTEM];
-    double user = run - system;
-    if (user < shown[PT_CPU_USER]) {
-        user = shown[PT_CPU_USER];
-        system = run - user;
-    }
-    shown[PT_CPU_USER] = user;
-    shown[PT_CPU_SYSTEM] = system;
-}
-
 /* The last moments of a member reaped outside the tree (a daemon that
  * init reaps at once), which no reaper's counters bring: what its records
  * show past its last read. Faults and I/O are exact. CPU, in
@@ -191,8 +168,8 @@ static void settle_outside(struct pt_target *t, const struct pt_departure *d, in
         double shown[PT_CPU_COUNT], before[PT_CPU_COUNT];
         for (int c = 0; c < PT_CPU_COUNT; c++)
             shown[c] = before[c] = (double)d->own[pt_ctr_of_cpu(c)] * PT_US_PER_SECOND / t->ticks_per_second;
-        split_run_time((double)d->recorded_run_us, (double)d->recorded[PT_CTR_USER_TICKS],
-                       (double)d->recorded[PT_CTR_SYSTEM_TICKS], shown);
+        pt_split_run_time((double)d->recorded_run_us, (double)d->recorded[PT_CTR_USER_TICKS],
+                          (double)d->recorded[PT_CTR_SYSTEM_TICKS], shown);
         for (int c = 0; c < PT_CPU_COUNT; c++)
             last[pt_ctr_of_cpu(c)] = (int64_t)(shown[c] - before[c]);
     }
@@ -351,6 +328,7 @@ static void follow_record(struct pt_target *t, const struct pt_exitrecord *r)
                 memcpy(m->comm, r->comm, sizeof(m->comm));
                 m->life_us = r->elapsed_us;
             }
+            pt_target_exact_cpu(t, m); /* a zombie read already */
         } else {
             if (r->pid == r->tgid) { /* the name it ended with, for its last moments */
                 memcpy(d->comm, r->comm, sizeof(d->comm));

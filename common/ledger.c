@@ -35,7 +35,8 @@ static struct pt_group *group_at(const struct pt_ledger *l, int32_t g)
 int64_t pt_ledger_counted(const struct pt_account *a, int k)
 {
     assert(k >= 0 && k < PT_CTR_COUNT);
-    return a->owed[k] > 0 && a->due[k] > a->ctr[k] ? a->due[k] : a->ctr[k];
+    int64_t v = a->owed[k] > 0 && a->due[k] > a->ctr[k] ? a->due[k] : a->ctr[k];
+    return pt_ctr_is_cpu(k) ? pt_sat_add(v, a->exact_cpu[pt_cpu_of_ctr(k)]) : v;
 }
 
 /* v (which may be negative) to counter k of the tree and of group: the
@@ -140,7 +141,11 @@ void pt_ledger_settle(struct pt_ledger *l, struct pt_account *a, bool final)
             a->owes = true;
             continue;
         }
-        if (a->ctr[k] < a->due[k]) {
+        /* what exact CPU it owes is rounding: a fold short of it is one */
+        int64_t rounding = pt_ctr_is_cpu(k) ? a->owed_exact[pt_cpu_of_ctr(k)] : 0;
+        if (pt_ctr_is_cpu(k))
+            a->owed_exact[pt_cpu_of_ctr(k)] = 0;
+        if (a->ctr[k] < pt_sat_sub(a->due[k], rounding)) {
             credit(l, a->group, k, a->owed[k]);
             if (pt_ctr_is_cpu(k)) /* no fold is coming */
                 a->unshared_cpu[pt_cpu_of_ctr(k)] = pt_sat_add(a->unshared_cpu[pt_cpu_of_ctr(k)], a->owed[k]);
@@ -171,6 +176,7 @@ static void owe(struct pt_ledger *l, struct pt_account *reaper, const struct pt_
     if (!reaper->owes) {
         memcpy(reaper->due, reaper->ctr_at_end, sizeof(reaper->due));
         memset(reaper->owed, 0, sizeof(reaper->owed));
+        memset(reaper->owed_exact, 0, sizeof(reaper->owed_exact));
         reaper->owes = true;
     }
     reaper->owed_round = l->round;
@@ -186,6 +192,9 @@ static void owe(struct pt_ledger *l, struct pt_account *reaper, const struct pt_
          * back, since the reaper's counters bring it */
         reaper->owed[k] = pt_sat_add(reaper->owed[k], v);
         reaper->due[k] = pt_sat_add(reaper->due[k], v);
+        if (pt_ctr_is_cpu(k))
+            reaper->owed_exact[pt_cpu_of_ctr(k)] =
+                pt_sat_add(reaper->owed_exact[pt_cpu_of_ctr(k)], a->exact_cpu[pt_cpu_of_ctr(k)]);
         if (a->group >= 0 && reaper->group >= 0)
             move(l, reaper->group, (uint32_t)a->group, k, v);
         if (pt_ctr_is_cpu(k)) /* given out of its folds */
@@ -304,6 +313,39 @@ static int64_t carry_ticks(const struct pt_ledger *l, int64_t *rest, int64_t us)
     return ticks;
 }
 
+void pt_ledger_exact_cpu(struct pt_ledger *l, struct pt_account *a, const double exact_us[PT_CPU_COUNT])
+{
+    assert(l->phase == PT_LEDGER_READING); /* counted from now on */
+    if (a->has_exact || !a->has_stat)
+        return;
+    a->has_exact = true;
+    double tick_us = PT_US_PER_SECOND / l->ticks_per_second;
+    for (int c = 0; c < PT_CPU_COUNT; c++) {
+        /* the truncation: less than a tick, whatever the records say */
+        double left = exact_us[c] - (double)a->own[pt_ctr_of_cpu((enum pt_cpu)c)] * tick_us;
+        left = left < 0 ? 0 : left >= tick_us ? tick_us - 1 : left;
+        a->exact_cpu[c] = carry_ticks(l, &l->exact_rest_us[c], (int64_t)left);
+    }
+}
+
+void pt_split_run_time(double run, double user_samples, double system_samples, double shown[PT_CPU_COUNT])
+{
+    if (shown[PT_CPU_USER] + shown[PT_CPU_SYSTEM] >= run)
+        return;
+    double system = system_samples <= 0 ? 0
+                    : user_samples <= 0 ? run
+                                        : run * system_samples / (user_samples + system_samples);
+    if (system < shown[PT_CPU_SYSTEM])
+        system = shown[PT_CPU_SYSTEM];
+    double user = run - system;
+    if (user < shown[PT_CPU_USER]) {
+        user = shown[PT_CPU_USER];
+        system = run - user;
+    }
+    shown[PT_CPU_USER] = user;
+    shown[PT_CPU_SYSTEM] = system;
+}
+
 void pt_ledger_add_lost(struct pt_ledger *l, int32_t group, const int64_t v[PT_CTR_COUNT])
 {
     struct pt_group *g = group >= 0 ? group_at(l, group) : NULL;
@@ -408,6 +450,14 @@ int pt_ledger_check(const struct pt_ledger *l, const struct pt_account *const *l
     for (size_t i = 0; i < n; i++) {
         const struct pt_account *a = live[i];
         for (int k = 0; k < PT_CTR_COUNT; k++) {
+            if (pt_ctr_is_cpu(k) &&
+                (a->exact_cpu[pt_cpu_of_ctr(k)] < 0 ||
+                 (a->owes && (a->owed_exact[pt_cpu_of_ctr(k)] < 0 || a->owed_exact[pt_cpu_of_ctr(k)] > a->owed[k])))) {
+                snprintf(why, whylen, "pid %d: exact CPU %lld of counter %d, owed of it %lld of %lld", (int)a->pid,
+                         (long long)a->exact_cpu[pt_cpu_of_ctr(k)], k, (long long)a->owed_exact[pt_cpu_of_ctr(k)],
+                         (long long)a->owed[k]);
+                return -1;
+            }
             if (a->owes && (a->owed[k] < 0 || a->owed[k] > a->due[k])) {
                 snprintf(why, whylen, "pid %d owes %lld of counter %d, due %lld", (int)a->pid, (long long)a->owed[k], k,
                          (long long)a->due[k]);

@@ -46,7 +46,20 @@
  *     and is settled only by the reaper's own counters, at a read in a
  *     later round or of its zombie;
  *   - a reaper's fold is given out in whole ticks that add up to exactly
- *     the fold, so no group is left below what it reported.
+ *     the fold, so no group is left below what it reported;
+ *   - a zombie's exact CPU (below) is never negative, nor is the part of a
+ *     debt it makes more than the debt (0 <= owed_exact <= owed).
+ *
+ * A zombie's stat truncates its user and its system CPU each to a clock
+ * tick, and its reaper's fold adds them exact (summed in nanoseconds,
+ * then truncated once): so a late reap of many short children would
+ * bring up to two ticks a child in its interval, more CPU than the host
+ * has there. Where the zombie's exit records give its exact run time,
+ * what its truncated stat leaves out counts with the zombie (exact_cpu,
+ * carried to whole ticks over many zombies), in the interval it ran in;
+ * its reaper then owes it too, but only as rounding (owed_exact): a fold
+ * short of it by a tick or two is still the fold, and at a reap that
+ * never comes (reaped outside the tree) it stays counted.
  *
  * Who owns what: the ledger owns its groups table and the shares waiting
  * for folds. Accounts live in the caller's members, which hand them in at
@@ -82,6 +95,13 @@ struct pt_account {
     int64_t due[PT_CTR_COUNT];        /* what ctr reaches once they have arrived */
     uint64_t owed_round;              /* the ledger's round when it last took a debt */
     bool owes;
+    /* Exited (its counters final), the ticks by enum pt_cpu its exit
+     * records' exact run time adds to its truncated stat (counted with
+     * it), once has_exact; and of owed, what such accounts it absorbed
+     * added: rounding, not proof of a fold (pt_ledger_settle). */
+    int64_t exact_cpu[PT_CPU_COUNT];
+    bool has_exact;
+    int64_t owed_exact[PT_CPU_COUNT];
     /* With folds shared (exit records, by process): its children's CPU
      * (stat's c* fields: the exact run time of the processes it reaped)
      * at the last read, how much of their growth since is not yet given
@@ -115,7 +135,8 @@ struct pt_ledger {
     uint64_t round;          /* intervals ended: debts are checked in a later round */
     int64_t adjust[PT_CTR_COUNT];
     int64_t high_water[PT_CTR_COUNT], interval_base[PT_CTR_COUNT];
-    int64_t cpu_rest_us[PT_CPU_COUNT]; /* as a group's, for usage the tree adds without one */
+    int64_t cpu_rest_us[PT_CPU_COUNT];   /* as a group's, for usage the tree adds without one */
+    int64_t exact_rest_us[PT_CPU_COUNT]; /* the rounding of the zombies' exact CPU so far */
     struct pt_share *shares;
     size_t n_shares, cap_shares;
     /* this interval */
@@ -164,6 +185,18 @@ void pt_ledger_read(struct pt_ledger *l, struct pt_account *a);
  * zombie's counters): settle them (see the header). An io debt that this
  * read could not refresh waits for a read that does. */
 void pt_ledger_settle(struct pt_ledger *l, struct pt_account *a, bool final);
+/* a has exited and its counters were read (final); exact_us is its
+ * own CPU (enum pt_cpu) as its exit records' exact run time gives it,
+ * split as /proc splits it (pt_split_run_time): what its truncated own
+ * ticks leave out (less than a tick each) counts with it from now on
+ * (once). */
+void pt_ledger_exact_cpu(struct pt_ledger *l, struct pt_account *a, const double exact_us[PT_CPU_COUNT]);
+/* A run time of run microseconds split between user and system as the
+ * kernel splits it for /proc (cputime_adjust() in kernel/sched/cputime.c,
+ * with prev_cputime's clamps): in the ratio of the tick's samples, never
+ * below what it showed before. shown holds, in microseconds, what it
+ * showed before (user, system) and takes what it shows now. */
+void pt_split_run_time(double run, double user_samples, double system_samples, double shown[PT_CPU_COUNT]);
 /* a moves to group to, with what it did since the last interval's end
  * (or its join); what it did before stays in its old group. */
 void pt_ledger_regroup(struct pt_ledger *l, struct pt_account *a, uint32_t to);

@@ -79,7 +79,7 @@ static enum pt_read read_io(struct pt_member *m, int proc_root_fd, struct pt_buf
     int err;
     struct pt_io io;
     enum pt_read r = pt_member_read_file(m, proc_root_fd, PT_MF_IO, buf, &len, &err);
-    pt_member_note_denied(m, err, PT_MF_IO, PT_DENIED_IO);
+    r = pt_member_note_denied(m, proc_root_fd, err, PT_MF_IO, PT_DENIED_IO, r);
     if (m->denied & PT_DENIED_IO)
         m->acct.has_io = false;
     if (r == PT_READ_GONE || r == PT_READ_NO_FDS)
@@ -209,7 +209,7 @@ enum pt_read pt_member_read_smaps(struct pt_member *m, int proc_root_fd, struct 
         pt_member_reopen(m);
         r = pt_member_read_file(m, proc_root_fd, PT_MF_SMAPS, buf, &len, &err);
     }
-    pt_member_note_denied(m, err, PT_MF_SMAPS, PT_DENIED_SMAPS);
+    r = pt_member_note_denied(m, proc_root_fd, err, PT_MF_SMAPS, PT_DENIED_SMAPS, r);
     if (r == PT_READ_OK && pt_parse_smaps_rollup(buf->data, len, out) != 0)
         r = PT_READ_FAILED;
     /* A zombie's smaps_rollup says ESRCH while the process still has to be
@@ -254,10 +254,8 @@ enum pt_read pt_member_count_fds(struct pt_member *m, int proc_root_fd, int64_t 
         return PT_READ_FAILED;
     bool transient;
     int fd = pt_member_file_fd(m, proc_root_fd, PT_MF_FD_DIR, &transient);
-    if (fd < 0) {
-        pt_member_note_denied(m, fd, PT_MF_FD_DIR, PT_DENIED_FDS);
-        return pt_read_error(fd);
-    }
+    if (fd < 0)
+        return pt_member_note_denied(m, proc_root_fd, fd, PT_MF_FD_DIR, PT_DENIED_FDS, pt_read_error(fd));
     enum pt_read r = count_dir_entries(m, fd, count);
     return transient ? pt_member_end_transient(m, proc_root_fd, fd, r) : r;
 }

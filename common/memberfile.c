@@ -47,12 +47,41 @@ void pt_member_drop_file(struct pt_member *m, enum pt_member_file f)
         pt_fd_budget_give(m->budget, member_files[f].hot);
 }
 
-void pt_member_note_denied(struct pt_member *m, int err, enum pt_member_file f, enum pt_denied what)
+/* Is m exiting or gone, as a read of its stat now shows? The kernel
+ * refuses io, smaps_rollup and fd/ of a process whose memory map is gone,
+ * whoever asks but root: those files are owned by root then (mode 0400 io,
+ * 0500 fd/: task_dump_owner() in fs/proc/base.c gives a task without an
+ * mm root's uid), and the ptrace check of a process without an mm is the
+ * same. The map goes in do_exit()'s exit_mm(), after exit_signals() set
+ * PF_EXITING in the task's flags, which are never cleared, and stat shows
+ * them (field 9): so a refusal caused by an exit is always followed by a
+ * stat with PF_EXITING, a state Z or X, or no stat of that process at all.
+ * The thread-group leader's stat is the one read, and the one whose mm
+ * /proc/PID/fd's owner and io's check use. m->zombie (its last stat read
+ * said it had exited) needs no read. */
+static enum pt_read exiting_or_gone(const struct pt_member *m, int proc_root_fd)
+{
+    if (m->zombie)
+        return PT_READ_FAILED;
+    struct pt_stat st;
+    enum pt_read r = pt_member_check_identity_stat(m, proc_root_fd, &st);
+    if (r == PT_READ_GONE)
+        return r;
+    return r == PT_READ_OK && (pt_task_has_exited(st.state) || (st.flags & PT_PF_EXITING)) ? PT_READ_FAILED
+                                                                                           : PT_READ_OK;
+}
+
+enum pt_read pt_member_note_denied(struct pt_member *m, int proc_root_fd, int err, enum pt_member_file f,
+                                   enum pt_denied what, enum pt_read r)
 {
     if (err != -EACCES && err != -EPERM)
-        return;
-    m->denied |= what;
+        return r;
     pt_member_drop_file(m, f);
+    enum pt_read exited = exiting_or_gone(m, proc_root_fd);
+    if (exited != PT_READ_OK)
+        return exited; /* a vanish: the file is not denied to us */
+    m->denied |= what;
+    return r;
 }
 
 int pt_member_open_by_path(const struct pt_member *m, int proc_root_fd, enum pt_member_file f)

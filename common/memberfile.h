@@ -22,9 +22,14 @@ enum pt_read pt_read_error(int err);
 /* Close a kept descriptor and give it back to the budget. */
 void pt_member_drop_file(struct pt_member *m, enum pt_member_file f);
 
-/* Note a file the permissions keep from us (at open or at a read), so it
- * is not tried again. */
-void pt_member_note_denied(struct pt_member *m, int err, enum pt_member_file f, enum pt_denied what);
+/* A read of file f ended with r and err (-errno, 0 when none). Where the
+ * permissions kept it from us (EACCES, EPERM) from a process that lives
+ * on, note it (what), so it is not tried again, and return r. A process
+ * that is exiting or gone is refused too, whoever asks (see memberfile.c):
+ * that is no permission problem, and nothing is noted: PT_READ_GONE when
+ * it is gone, else PT_READ_FAILED. Any other r is returned as it is. */
+enum pt_read pt_member_note_denied(struct pt_member *m, int proc_root_fd, int err, enum pt_member_file f,
+                                   enum pt_denied what, enum pt_read r);
 
 /* Open "<pid>/<file>" under the proc root. Returns fd or -errno. */
 int pt_member_open_by_path(const struct pt_member *m, int proc_root_fd, enum pt_member_file f);

@@ -201,6 +201,25 @@ void pt_target_read_counters(struct pt_target *t, struct pt_member *m)
     if (m->zombie && !m->children_settled)
         settle_children(t, m);
     pt_ledger_settle(&t->ledger, &m->acct, m->zombie);
+    pt_target_exact_cpu(t, m);
+}
+
+/* Its records are whole when it was born in the tree while they flowed,
+ * none lost since, and its main thread's came (life_us): for a process
+ * that never had other threads, that one is its whole life (with
+ * threads, their records' order does not say when all are in). Its stat
+ * is final once it has exited (a zombie's). */
+void pt_target_exact_cpu(struct pt_target *t, struct pt_member *m)
+{
+    if (m->gone || !m->zombie || !m->recorded_whole || m->had_threads || m->life_us <= 0 || m->recorded_run_us <= 0 ||
+        m->acct.has_exact)
+        return;
+    double shown[PT_CPU_COUNT];
+    for (int c = 0; c < PT_CPU_COUNT; c++)
+        shown[c] = (double)m->acct.own[pt_ctr_of_cpu((enum pt_cpu)c)] * PT_US_PER_SECOND / t->ticks_per_second;
+    pt_split_run_time((double)m->recorded_run_us, (double)m->recorded[PT_CTR_USER_TICKS],
+                      (double)m->recorded[PT_CTR_SYSTEM_TICKS], shown);
+    pt_ledger_exact_cpu(&t->ledger, &m->acct, shown);
 }
 
 void pt_target_leave_all(struct pt_target *t)

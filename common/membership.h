@@ -51,6 +51,9 @@ void pt_target_membership_free(struct pt_target *t);
 /* Refresh a member's counters, and settle what the read tells (it may
  * find the member gone). */
 void pt_target_read_counters(struct pt_target *t, struct pt_member *m);
+/* m's exact CPU (ledger.h, pt_ledger_exact_cpu), once its final stat (a
+ * zombie's) and its whole exit records are both in; called after each. */
+void pt_target_exact_cpu(struct pt_target *t, struct pt_member *m);
 /* A member whose name changed (exec) moves to its new name's group (by
  * process) with what it did since the last interval's end. */
 void pt_target_follow_name(struct pt_target *t, struct pt_member *m);

@@ -71,6 +71,9 @@ bool pt_task_has_exited(char letter);
 /* A kernel thread (PF_KTHREAD in stat's flags, include/linux/sched.h): it
  * has no user memory and no command line. */
 #define PT_PF_KTHREAD 0x00200000u
+/* A task in do_exit() (PF_EXITING): set before its memory map is dropped,
+ * never cleared. */
+#define PT_PF_EXITING 0x00000004u
 
 /* /proc/PID/statm, in pages: size resident shared (the first three). */
 struct pt_statm {

@@ -192,6 +192,37 @@ class PermissionsTest(unittest.TestCase):
         for held in ("CapInh", "CapPrm", "CapEff", "CapAmb"):
             self.assertEqual(int(caps[held], 16), 0, f"{held} of the command: {caps}")
 
+    def test_own_exits_are_no_denial(self):
+        """The kernel refuses io, smaps_rollup and fd/ of a process whose
+        memory is gone (exiting, a zombie) to all but root, the process's
+        own user included: such a refusal is the process vanishing, never a
+        missing capability. As nobody without capabilities, a command of
+        nobody's own whose children exit and stay zombies for a second
+        (then reaped), and a few that exit at once: no line says
+        "permission denied" (every process is nobody's, so any would be
+        false), and the tree's values come out, zombies counted."""
+        script = ("import os, time\n"
+                  "kids = [pid for pid in (os.fork() for _ in range(20)) if pid or os._exit(0)]\n"
+                  "time.sleep(1.5)\n"
+                  "for pid in kids: os.waitpid(pid, 0)\n"
+                  "for _ in range(50):\n"
+                  "    pid = os.fork()\n"
+                  "    if pid == 0: os._exit(0)\n"
+                  "    os.waitpid(pid, 0)\n"
+                  "time.sleep(0.5)\n")
+        wrapper = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+        with h.Execd(["--interval", "0.3s", "--no-launch-cgroup", "--", "python3", "-c", script], wrapper=wrapper,
+                     program=self.program) as execd:
+            status = execd.wait_exit(30)
+        self.assertEqual(status, 0, execd.describe())
+        self.assertFalse([l for l in execd.stderr_lines() if "permission denied" in l], execd.describe())
+        lines = [p for _, points in execd.batches() for p in points if p.tags]
+        self.assertTrue(any(l.fields.get("proc_processes_zombie", 0) >= 10 for l in lines), execd.describe())
+        for line in lines:
+            if line.fields.get("proc_processes", 0):
+                self.assertIn("proc_cpu_user_seconds", line.fields, line.raw)
+                self.assertIn("proc_io_read_syscalls", line.fields, line.raw)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

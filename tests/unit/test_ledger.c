@@ -150,6 +150,66 @@ START_TEST(short_lived_child_reaped_by_a_member)
 }
 END_TEST
 
+/* Zombie slot i's exact CPU: user_us of user, none of system. */
+static void exact(int i, double user_us)
+{
+    const double us[PT_CPU_COUNT] = {[PT_CPU_USER] = user_us, [PT_CPU_SYSTEM] = 0};
+    pt_ledger_exact_cpu(&l, &accounts[i], us);
+    check();
+}
+
+/* Zombies whose stats truncate 2.6 ticks to 2: the exit records' exact
+ * run time counts the rest in the interval they ran in, carried to whole
+ * ticks over the zombies (3 x 0.6: 2 ticks, 0.8 carried); the reaper's
+ * fold, exact (7.8 ticks to 7 over its own 0), brings nothing more, and
+ * a fold a tick short of the exact part is still the fold (no double
+ * count). Once only. */
+START_TEST(zombies_exact_cpu)
+{
+    start(0);
+    join(0, 100, NULL, 0, 0, 0, true);
+    for (int i = 1; i <= 3; i++) {
+        join(i, 200 + i, NULL, 0, 0, 0, false);
+        read_cpu(i, 2, 2);
+        exact(i, 26000);
+    }
+    exact(1, 99000); /* once */
+    ck_assert_int_eq(end_user(), 6 + 2);
+    for (int i = 1; i <= 3; i++)
+        leave(i, 0);
+    read_cpu(0, 7, 0); /* the fold: 7.8 ticks, truncated */
+    ck_assert_int_eq(end_user(), 0);
+    ck_assert(!accounts[0].owes);
+    read_cpu(0, 9, 2);
+    ck_assert_int_eq(end_user(), 1); /* after the rounding's tick, its own work */
+    stop();
+}
+END_TEST
+
+/* A zombie reaped outside the tree keeps its exact CPU; one whose reaper
+ * never shows it (SIGCHLD ignored: the kernel reaps without a fold) too,
+ * with its truncated part, counted once. */
+START_TEST(zombies_exact_cpu_without_a_fold)
+{
+    start(0);
+    join(0, 100, NULL, 10, 10, 0, true);
+    join(1, 201, NULL, 0, 0, 0, false);
+    join(2, 202, NULL, 0, 0, 0, false);
+    read_cpu(1, 4, 4);
+    read_cpu(2, 4, 4);
+    exact(1, 49000);
+    exact(2, 49000);
+    ck_assert_int_eq(end_user(), 10);
+    leave(1, -1); /* outside */
+    leave(2, 0);  /* by a reaper whose fold never comes */
+    ck_assert_int_eq(end_user(), 0);
+    ck_assert(!accounts[0].owes);
+    read_cpu(0, 13, 13);
+    ck_assert_int_eq(end_user(), 3);
+    stop();
+}
+END_TEST
+
 /* The reaper read before its counters show the child (the poll's reads
  * go parents first): the tree does not dip, and the fold that the next
  * read shows is not counted twice. */
@@ -410,6 +470,8 @@ int main(void)
     TCase *tc = unit_tcase(suite, "ledger");
     tcase_add_test(tc, short_lived_child_reaped_by_a_member);
     tcase_add_test(tc, transient_dip_is_carried);
+    tcase_add_test(tc, zombies_exact_cpu);
+    tcase_add_test(tc, zombies_exact_cpu_without_a_fold);
     tcase_add_test(tc, sigchld_ignored_loses_only_the_unseen);
     tcase_add_test(tc, orphan_reaped_outside);
     tcase_add_test(tc, pid_reuse_is_a_new_account);

@@ -33,6 +33,15 @@
  *                  WNOWAIT), so all stay zombies; then print "zombies N".
  *                  At the next line on stdin reap them all and print
  *                  "rusage CPU ..." as switches does.
+ *   exitkids latereap N
+ *                  N children at once, each spinning 20 ms of CPU and
+ *                  exiting; none is reaped until 4 s after the first fork
+ *                  and 2 s after the last exit (waited for with WNOWAIT),
+ *                  then all together; then print "rusage CPU ..." as
+ *                  switches does, and "late EXITED REAPED SELFCPU": when
+ *                  the last child had exited and when the reaping began
+ *                  (CLOCK_REALTIME seconds, as line protocol's timestamps)
+ *                  and the parent's own CPU seconds at the first.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -54,7 +63,7 @@
 
 static void sleep_ms(long ms)
 {
-    struct timespec ts = {.tv_sec = 0, .tv_nsec = ms * 1000000L};
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000L};
     while (nanosleep(&ts, &ts) != 0)
         ;
 }
@@ -135,6 +144,37 @@ static void zombies(long n)
         die("stdin");
     reap_children(n);
     say_rusage();
+}
+
+static void latereap(long n)
+{
+    double start = clock_seconds(CLOCK_MONOTONIC);
+    pid_t *kids = calloc((size_t)n, sizeof(*kids));
+    if (!kids)
+        die("calloc");
+    for (long i = 0; i < n; i++) {
+        kids[i] = fork_or_die();
+        if (kids[i] == 0) {
+            spin_cpu(0.02);
+            _exit(0);
+        }
+    }
+    for (long i = 0; i < n; i++) {
+        siginfo_t info;
+        if (waitid(P_PID, (id_t)kids[i], &info, WEXITED | WNOWAIT) != 0)
+            die("waitid");
+    }
+    double exited = clock_seconds(CLOCK_REALTIME), now = clock_seconds(CLOCK_MONOTONIC);
+    struct rusage self;
+    getrusage(RUSAGE_SELF, &self);
+    double left = start + 4 - now > 2 ? start + 4 - now : 2;
+    sleep_ms((long)(left * 1000));
+    double reaped = clock_seconds(CLOCK_REALTIME);
+    reap_children(n);
+    free(kids);
+    say_rusage();
+    printf("late %.6f %.6f %.6f\n", exited, reaped, cpu_seconds(&self));
+    fflush(stdout);
 }
 
 static void fates(void)
@@ -259,9 +299,11 @@ int main(int argc, char **argv)
     bool is_groups = counted && strcmp(argv[1], "groups") == 0;
     bool is_apart = counted && strcmp(argv[1], "apart") == 0;
     bool is_zombies = counted && strcmp(argv[1], "zombies") == 0;
-    if (!is_switches && !is_groups && !is_apart && !is_zombies && !(argc == 2 && strcmp(argv[1], "fates") == 0)) {
+    bool is_latereap = counted && strcmp(argv[1], "latereap") == 0;
+    if (!is_switches && !is_groups && !is_apart && !is_zombies && !is_latereap &&
+        !(argc == 2 && strcmp(argv[1], "fates") == 0)) {
         fprintf(stderr, "usage: exitkids switches N | exitkids groups N | exitkids apart N | exitkids zombies N | "
-                        "exitkids fates\n");
+                        "exitkids latereap N | exitkids fates\n");
         return 2;
     }
     char go[16];
@@ -273,6 +315,8 @@ int main(int argc, char **argv)
         groups((long)n, is_apart);
     else if (is_zombies)
         zombies((long)n);
+    else if (is_latereap)
+        latereap((long)n);
     else
         fates();
     wait_for_eof(0, "stdin");
