@@ -104,7 +104,7 @@ class LateReap(unittest.TestCase):
     since (its reaping), plus a tick per CPU for its stat's truncation and
     what the children ran after their records were sent (their exit's
     unmapping of their memory, closing of their files: 0.1 ms each, 1 ms
-    allowed; before, 300 children of 20 ms brought 0.36 and 0.53 s there); no
+    allowed; before, 300 children of 20 ms brought 0.36 s there in each of two runs); no
     interval holds more CPU than the host's CPUs can do in it (its length
     from the timestamps, plus a tick per CPU for the stat's truncation of
     the live members, and their lag, below); and the total is the children's (getrusage once
