@@ -207,13 +207,25 @@ LoadPlugin proctree
         breakdown group's) joined by epoch into lines, each checked against
         line_rules with the time since the epoch before as its interval."""
         plugin = "proctree" + (f"-{instance}" if instance else "")
+        lines = self._csv_lines(plugin)
+        # a breakdown group's instance is TARGET-NAME: its target's line
+        # (the longest instance it extends) tells what exited in the interval
+        host = os.path.join(self.csv_dir, HOSTNAME)
+        parents = [d for d in (os.listdir(host) if os.path.isdir(host) else [])
+                   if plugin.startswith(d + "-") and d.startswith("proctree-")]
+        target = self._csv_lines(max(parents, key=len)) if parents else None
+        line_rules.check_joined(lines, tags={"target": instance or ""}, where=f"collectd csv {plugin}: ",
+                                target=target)
+
+    def _csv_lines(self, plugin):
+        """{epoch: {metric: value}} of a plugin instance's csv files."""
         by_epoch = {}
         for path in glob.glob(os.path.join(self.csv_dir, HOSTNAME, plugin, "*-????-??-??")):
             # TYPE-TYPE_INSTANCE-YYYY-MM-DD: the type (a stock one) has no '-'
             metric = os.path.basename(path)[:-11].split("-", 1)[-1]
             for epoch, value in self._read_csv(path):
                 by_epoch.setdefault(epoch, {})[metric] = value
-        line_rules.check_joined(by_epoch, tags={"target": instance or ""}, where=f"collectd csv {plugin}: ")
+        return by_epoch
 
     def csv_sum(self, instance, *type_instances):
         """Sum of every row of these identifiers (0 while absent)."""

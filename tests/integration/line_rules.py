@@ -66,6 +66,8 @@ USEC = 1e-6
 PRESSURES = ("cpu", "memory", "io")
 STATES = ("proc_processes_running", "proc_processes_blocked", "proc_processes_stopped", "proc_processes_zombie")
 GLOB_CHARS = "*?["
+EXIT_COUNTS = ("proc_processes_exited", "collector_exit_records")
+GROUP_TAGS = ("process", "thread", "cgroup")
 
 # Known defects the validator finds and that are not mended at their cause
 # yet: {metric: why}. Keep it empty where it can be; each entry lets only
@@ -93,11 +95,14 @@ def _is_glob_target(tags):
     return any(c in (tags or {}).get("target", "") for c in GLOB_CHARS)
 
 
-def problems(fields, seconds=None, cpus=None, tags=None):
+def problems(fields, seconds=None, cpus=None, tags=None, exits=None):
     """What is impossible in one line's fields ({metric: value}): a list of
     sentences, empty when the line is possible. seconds: the interval's
     length (None: unknown, the time rules are skipped); cpus: the CPUs the
-    tree can use (the host's by default)."""
+    tree can use (the host's by default); exits: for a breakdown group's line,
+    which carries no count of what exited, its target's line of the same
+    interval (its proc_processes_exited, collector_exit_records), which
+    bound the group's."""
     cpus = cpus or host_cpus()
     found = []
 
@@ -172,9 +177,12 @@ def problems(fields, seconds=None, cpus=None, tags=None):
             bad(name, f"{s} > the interval's {seconds:.6f} s (+ {READ_WINDOW} s read window)")
 
     threads = _num(fields, "proc_threads")
-    if threads is not None:
-        exited = _num(fields, "collector_exit_records")
-        lived = threads + (exited if exited is not None else (_num(fields, "proc_processes_exited") or 0))
+    told = fields if any(_num(fields, k) is not None for k in EXIT_COUNTS) else exits
+    if threads is not None and told is not None:
+        # a group's threads that exited in the interval are counted on no
+        # line of its own: its target's counts bound them
+        exited = _num(told, "collector_exit_records")
+        lived = threads + (exited if exited is not None else (_num(told, "proc_processes_exited") or 0))
         for name, slack in (("proc_cpu_delay_seconds", 0.0), ("proc_blkio_delay_seconds", TICK)):
             d = _num(fields, name)
             if d is not None and d > lived * (window + slack) + 1e-9:
@@ -182,9 +190,9 @@ def problems(fields, seconds=None, cpus=None, tags=None):
     return found
 
 
-def check_line(fields, seconds=None, cpus=None, tags=None, raw=None):
+def check_line(fields, seconds=None, cpus=None, tags=None, raw=None, exits=None):
     """Raise ImpossibleLine naming every rule the line breaks."""
-    found = problems(fields, seconds, cpus, tags)
+    found = problems(fields, seconds, cpus, tags, exits)
     if found:
         what = f" (interval {seconds:.6f} s, {cpus or host_cpus()} CPUs)" if seconds else ""
         raise ImpossibleLine(f"impossible line{what}:\n  " + "\n  ".join(found) +
@@ -199,11 +207,13 @@ def check_batches(batches, interval=None, cpus=None):
     unknown (interval=None) or the configured one, given as interval."""
     last = {}
     for ts, points in batches:
+        targets = {p.tags.get("target"): p.fields for p in points
+                   if "target" in p.tags and not any(g in p.tags for g in GROUP_TAGS)}
         for p in points:
             series = (p.measurement, tuple(sorted(p.tags.items())))
             before = last.get(series)
             seconds = (ts - before) / 1e9 if before is not None and ts is not None else interval
-            check_line(p.fields, seconds, cpus, p.tags, p.raw)
+            check_line(p.fields, seconds, cpus, p.tags, p.raw, targets.get(p.tags.get("target")))
             if ts is not None:
                 last[series] = ts
     return batches
@@ -221,15 +231,16 @@ def check_series(metric, rows, cpus=None, tags=None, where=""):
     return rows
 
 
-def check_joined(by_epoch, interval=None, cpus=None, tags=None, where=""):
+def check_joined(by_epoch, interval=None, cpus=None, tags=None, where="", target=None):
     """{epoch: {metric: value}} of one collectd plugin instance (a target's
     or a breakdown group's line, split into one identifier per metric):
-    each epoch's values checked together as one line."""
+    each epoch's values checked together as one line; target: a group's
+    target's own {epoch: {metric: value}} (see problems' exits)."""
     previous = None
     for epoch in sorted(by_epoch):
         seconds = epoch - previous if previous is not None else interval
         try:
-            check_line(by_epoch[epoch], seconds, cpus, tags)
+            check_line(by_epoch[epoch], seconds, cpus, tags, exits=(target or {}).get(epoch))
         except ImpossibleLine as e:
             raise ImpossibleLine(f"{where}at {epoch}: {e}") from None
         previous = epoch

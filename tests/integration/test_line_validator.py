@@ -33,17 +33,17 @@ def batches(*fields_per_batch, step=SEC):
 
 
 # a quiet one-process tree's interval
-QUIET = {"proc_processes": 1, "proc_threads": 1, "proc_rss_min": 4096, "proc_rss_max": 8192,
+QUIET = {"proc_processes": 1, "proc_processes_exited": 0, "proc_threads": 1, "proc_rss_min": 4096, "proc_rss_max": 8192,
          "proc_cpu_user_seconds": 0.01, "proc_cpu_system_seconds": 0.0, "proc_cpu_percent": 1.0}
 
 
 class EachRuleCaught(unittest.TestCase):
-    def assertCaught(self, name, fields, seconds=None, cpus=None, tags=None):
-        found = r.problems(fields, seconds, cpus, tags)
+    def assertCaught(self, name, fields, seconds=None, cpus=None, tags=None, exits=None):
+        found = r.problems(fields, seconds, cpus, tags, exits)
         self.assertTrue(any(p.startswith(name + ":") for p in found), f"{name} not caught in {fields}: {found}")
 
-    def assertPossible(self, fields, seconds=None, cpus=None, tags=None):
-        self.assertEqual(r.problems(fields, seconds, cpus, tags), [])
+    def assertPossible(self, fields, seconds=None, cpus=None, tags=None, exits=None):
+        self.assertEqual(r.problems(fields, seconds, cpus, tags, exits), [])
 
     def test_a_quiet_line_passes(self):
         self.assertPossible(QUIET, 1.0)
@@ -103,6 +103,18 @@ class EachRuleCaught(unittest.TestCase):
         self.assertPossible(dict(QUIET, proc_threads=4, proc_cpu_delay_seconds=4.0), 1.0, cpus=1)
         self.assertCaught("proc_cpu_delay_seconds", dict(QUIET, proc_threads=4, proc_cpu_delay_seconds=4.1), 1.0)
         self.assertCaught("proc_blkio_delay_seconds", dict(QUIET, proc_threads=1, proc_blkio_delay_seconds=1.5), 1.0)
+        # a breakdown group's line counts no exits: its target's line of the
+        # interval bounds the threads of the group that exited
+        group = {"proc_processes": 0, "proc_threads": 0, "proc_cpu_delay_seconds": 0.4}
+        self.assertPossible(group, 1.0, exits={"proc_processes_exited": 1})
+        self.assertCaught("proc_cpu_delay_seconds", group, 1.0, exits={"proc_processes_exited": 0})
+        grp = "proctree,process=a,target=t proc_processes=0i,proc_threads=0i,proc_cpu_delay_seconds={} {}"
+        lines = [lp(QUIET, TS), grp.format(0.0, TS),
+                 lp(dict(QUIET, proc_processes_exited=1), TS + SEC), grp.format(0.4, TS + SEC)]
+        h.group_batches([h.parse_line(x) for x in lines])
+        lines[2] = lp(QUIET, TS + SEC)
+        with self.assertRaises(r.ImpossibleLine):
+            h.group_batches([h.parse_line(x) for x in lines])
 
 
 class ThroughTheHarness(unittest.TestCase):
