@@ -99,18 +99,19 @@ class EachRuleCaught(unittest.TestCase):
                           {"cgroup_pressure_memory_some_seconds": 0.1, "cgroup_pressure_memory_full_seconds": 0.2})
 
     def test_delays_over_the_threads(self):
-        # 4 threads waiting a whole second each: 4 s is possible on any host
-        self.assertPossible(dict(QUIET, proc_threads=4, proc_cpu_delay_seconds=4.0), 1.0, cpus=1)
-        self.assertCaught("proc_cpu_delay_seconds", dict(QUIET, proc_threads=4, proc_cpu_delay_seconds=4.1), 1.0)
-        self.assertCaught("proc_blkio_delay_seconds", dict(QUIET, proc_threads=1, proc_blkio_delay_seconds=1.5), 1.0)
+        # 4 threads waiting a whole second each, their waits begun in the
+        # interval before credited at their end: 8 s is possible on any host
+        self.assertPossible(dict(QUIET, proc_threads=4, proc_cpu_delay_seconds=8.0), 1.0, cpus=1)
+        self.assertCaught("proc_cpu_delay_seconds", dict(QUIET, proc_threads=4, proc_cpu_delay_seconds=8.2), 1.0)
+        self.assertCaught("proc_blkio_delay_seconds", dict(QUIET, proc_threads=1, proc_blkio_delay_seconds=2.1), 1.0)
         # a breakdown group's line counts no exits: its target's line of the
         # interval bounds the threads of the group that exited
-        group = {"proc_processes": 0, "proc_threads": 0, "proc_cpu_delay_seconds": 0.4}
+        group = {"proc_processes": 0, "proc_threads": 0, "proc_cpu_delay_seconds": 1.4}
         self.assertPossible(group, 1.0, exits={"proc_processes_exited": 1})
         self.assertCaught("proc_cpu_delay_seconds", group, 1.0, exits={"proc_processes_exited": 0})
         grp = "proctree,process=a,target=t proc_processes=0i,proc_threads=0i,proc_cpu_delay_seconds={} {}"
         lines = [lp(QUIET, TS), grp.format(0.0, TS),
-                 lp(dict(QUIET, proc_processes_exited=1), TS + SEC), grp.format(0.4, TS + SEC)]
+                 lp(dict(QUIET, proc_processes_exited=1), TS + SEC), grp.format(1.4, TS + SEC)]
         h.group_batches([h.parse_line(x) for x in lines])
         lines[2] = lp(QUIET, TS + SEC)
         with self.assertRaises(r.ImpossibleLine):
@@ -142,7 +143,7 @@ class ThroughTheHarness(unittest.TestCase):
             batches({"cgroup_pressure_cpu_some_seconds": 0.0}, {"cgroup_pressure_cpu_some_seconds": 7.5})
 
     def test_assert_line_possible(self):
-        p = h.parse_line(lp(dict(QUIET, proc_cpu_delay_seconds=2.0), TS))
+        p = h.parse_line(lp(dict(QUIET, proc_cpu_delay_seconds=3.0), TS))
         h.assert_line_possible(self, p)  # no interval: the delay is not judged
         with self.assertRaises(AssertionError):
             h.assert_line_possible(self, p, seconds=1.0)
