@@ -10,6 +10,14 @@ Builds on harness.py (InfluxDB, workloads, /proc truth, deadlines) with:
 * a private carbon-cache (127.0.0.1, free ports, every directory in the
   temp dir) and reading its whisper files back.
 
+Every value read back from collectd's outputs is checked against
+line_rules.py: a csv identifier's rows each time a test reads them, joined
+with the other identifiers of its plugin instance (one line of the target's
+or of a breakdown group's, split by collectd into one file per metric) by
+their epoch, each with the time since the row before as its interval;
+whisper points one metric at a time; the InfluxDB listener's rows by
+harness.InfluxDB.rows.
+
 Every wait polls with a deadline (harness.wait_until).
 """
 
@@ -24,6 +32,7 @@ import time
 import urllib.parse
 import urllib.request
 
+import line_rules
 from harness import (SOURCE_ROOT, START_TIMEOUT, InfluxDB, assert_no_sanitizer_report, collectd_section, free_ports,
                      stop_process, wait_until)
 
@@ -175,17 +184,51 @@ LoadPlugin proctree
         plugin = "proctree" + (f"-{instance}" if instance else "")
         return os.path.join(self.csv_dir, HOSTNAME, plugin, f"*-{type_instance}-????-??-??")
 
+    @staticmethod
+    def _read_csv(path):
+        """[(epoch, value)] of one csv file, complete rows only."""
+        rows = []
+        with open(path) as f:
+            for line in f:
+                if line.startswith("epoch") or not line.endswith("\n"):
+                    continue  # header, or a row still being written
+                epoch, value = line.strip().split(",")
+                rows.append((float(epoch), float(value)))
+        return rows
+
     def csv_rows(self, instance, type_instance):
-        """[(epoch, value)] of one identifier, oldest first ([] while absent)."""
+        """[(epoch, value)] of one identifier, oldest first ([] while absent);
+        the instance's line checked whole (check_csv_instance) first."""
+        self.check_csv_instance(instance)
         rows = []
         for path in sorted(glob.glob(self.csv_path_glob(instance, type_instance))):
-            with open(path) as f:
-                for line in f:
-                    if line.startswith("epoch") or not line.endswith("\n"):
-                        continue  # header, or a row still being written
-                    epoch, value = line.strip().split(",")
-                    rows.append((float(epoch), float(value)))
+            rows += self._read_csv(path)
         return rows
+
+    def check_csv_instance(self, instance):
+        """Every identifier of a plugin instance (a target's line, or a
+        breakdown group's) joined by epoch into lines, each checked against
+        line_rules with the time since the epoch before as its interval."""
+        plugin = "proctree" + (f"-{instance}" if instance else "")
+        lines = self._csv_lines(plugin)
+        # a breakdown group's instance is TARGET-NAME: its target's line
+        # (the longest instance it extends) tells what exited in the interval
+        host = os.path.join(self.csv_dir, HOSTNAME)
+        parents = [d for d in (os.listdir(host) if os.path.isdir(host) else [])
+                   if plugin.startswith(d + "-") and d.startswith("proctree-")]
+        target = self._csv_lines(max(parents, key=len)) if parents else None
+        line_rules.check_joined(lines, tags={"target": instance or ""}, where=f"collectd csv {plugin}: ",
+                                target=target)
+
+    def _csv_lines(self, plugin):
+        """{epoch: {metric: value}} of a plugin instance's csv files."""
+        by_epoch = {}
+        for path in glob.glob(os.path.join(self.csv_dir, HOSTNAME, plugin, "*-????-??-??")):
+            # TYPE-TYPE_INSTANCE-YYYY-MM-DD: the type (a stock one) has no '-'
+            metric = os.path.basename(path)[:-11].split("-", 1)[-1]
+            for epoch, value in self._read_csv(path):
+                by_epoch.setdefault(epoch, {})[metric] = value
+        return by_epoch
 
     def csv_sum(self, instance, *type_instances):
         """Sum of every row of these identifiers (0 while absent)."""
@@ -364,6 +407,10 @@ CACHE_QUERY_PORT = {query_port}
             epoch, value = line.split()
             if value != "None":
                 points.append((int(epoch), float(value)))
+        # HOST.proctree-INSTANCE.TYPE-TYPE_INSTANCE: one metric's series;
+        # whisper's 1 s slots keep no interval worth the name (gaps are left
+        # out), so only the rules of a value alone apply
+        line_rules.check_series(metric.rsplit(".", 1)[-1].split("-", 1)[-1], points, where=f"whisper {metric}: ")
         return points
 
 

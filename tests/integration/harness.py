@@ -33,6 +33,8 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 
+import line_rules
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE_ROOT = os.path.dirname(os.path.dirname(HERE))
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
@@ -318,7 +320,13 @@ bind-address = "127.0.0.1:{rpc_port}"
         return result
 
     def rows(self, db, q):
-        """Rows of a query as dicts: columns, plus the series' tags (GROUP BY *)."""
+        """Rows of a query as dicts: columns, plus the series' tags (GROUP BY *).
+
+        What proctree wrote is checked against line_rules as it is read
+        back: a row's columns named as metrics (proctree-execd's points), or
+        the value of a row whose type_instance names one (collectd's, through
+        the [[collectd]] listener); computed columns (derivatives, sums) are
+        not metrics and are left alone."""
         rows = []
         for series in self.query(db, q).get("series", []):
             tags = series.get("tags", {})
@@ -326,6 +334,12 @@ bind-address = "127.0.0.1:{rpc_port}"
                 row = dict(zip(series["columns"], values))
                 row.update(tags)
                 rows.append(row)
+        for row in rows:
+            metrics = {k: v for k, v in row.items() if k in metric_names()}
+            if row.get("type_instance") in metric_names() and "value" in row:
+                metrics[row["type_instance"]] = row["value"]
+            if metrics:
+                line_rules.check_line(metrics, tags=row, raw=f"InfluxDB {db}: {row}")
         return rows
 
 
@@ -414,7 +428,10 @@ def parse_line(line):
 
     proctree's output must be accepted by InfluxDB, so anything InfluxDB 1.6
     would refuse (missing fields, empty tag values, stray spaces, CR, unsigned
-    integers, NaN) raises ValueError here too, naming the line.
+    integers, NaN) raises ValueError here too, naming the line. A line no
+    interval can hold (line_rules.py: a negative amount, a min above its
+    max) raises line_rules.ImpossibleLine; the rules that need the
+    interval's length are checked by group_batches, which knows it.
     """
     try:
         if "\r" in line or "\t" in line:
@@ -449,23 +466,27 @@ def parse_line(line):
             if not _TIMESTAMP.fullmatch(sections[2]):
                 raise ValueError(f"bad timestamp {sections[2]!r}")
             timestamp = int(sections[2])
-        return Point(measurement, tags, fields, timestamp, line)
+        point = Point(measurement, tags, fields, timestamp, line)
     except ValueError as e:
         raise ValueError(f"invalid line protocol ({e}): {line!r}") from None
+    line_rules.check_line(point.fields, tags=point.tags, raw=line)
+    return point
 
 
 def group_batches(points):
     """Group points into batches by timestamp, in order of appearance.
 
     Every line of a batch carries the batch's timestamp, and batches are
-    written whole, so distinct timestamps are distinct batches.
+    written whole, so distinct timestamps are distinct batches. Every line
+    is checked against line_rules with its interval: the time since the
+    batch before (points of one run, in the order printed).
     """
     batches = {}
     for p in points:
         if p.timestamp is None:
             raise AssertionError(f"line without a timestamp: {p.raw!r}")
         batches.setdefault(p.timestamp, []).append(p)
-    return list(batches.items())
+    return line_rules.check_batches(list(batches.items()))
 
 
 def target_line(batch_points, target):
@@ -701,6 +722,17 @@ def run_execd(args, timeout=BATCH_TIMEOUT):
     return result
 
 
+_METRIC_NAMES = None
+
+
+def metric_names():
+    """The catalog's metric names (cached)."""
+    global _METRIC_NAMES
+    if _METRIC_NAMES is None:
+        _METRIC_NAMES = frozenset(catalog())
+    return _METRIC_NAMES
+
+
 def catalog():
     """Metric name -> (scope, unit) from common/catalog.h, the single source of names."""
     with open(os.path.join(SOURCE_ROOT, "common", "catalog.h")) as f:
@@ -883,11 +915,11 @@ def iopump(nbytes):
     return Workload([iopump_path(), str(nbytes)], ready_count=1)
 
 
-def assert_line_possible(testcase, point):
-    """No impossible line: every X_min at most its X_max, no negative amount
-    (a float field of seconds, bytes or a count below 0)."""
-    for name, value in point.fields.items():
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            testcase.assertGreaterEqual(value, 0, f"{name} < 0: {point.raw}")
-        if name.endswith("_min") and name[:-4] + "_max" in point.fields:
-            testcase.assertLessEqual(value, point.fields[name[:-4] + "_max"], f"{name} > its max: {point.raw}")
+def assert_line_possible(testcase, point, seconds=None):
+    """No impossible line (line_rules.py): every X_min at most its X_max, no
+    negative or non-finite amount, and, given the interval's length, no
+    time spent in it that it cannot hold."""
+    try:
+        line_rules.check_line(point.fields, seconds, tags=point.tags, raw=point.raw)
+    except line_rules.ImpossibleLine as e:
+        testcase.fail(str(e))

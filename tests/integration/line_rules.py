@@ -1,0 +1,255 @@
+"""One rule every line obeys: what no interval of any process tree can hold.
+
+The integration harnesses (harness.py's parse_line / Execd.points / batches,
+telegraf_harness.py, collectd_harness.py's csv, Graphite and InfluxDB
+readers) hand every line they read from either frontend to check_line(), so
+that an impossible number fails whichever test happened to print it, not
+only a test written to look for it. test_line_validator.py shows each rule
+caught on a crafted line.
+
+The rules, for a line of an interval of S seconds on a host of N CPUs:
+
+* every number is finite (no NaN, no inf) and none is negative: amounts,
+  counts, seconds and percentages alike;
+* every X_min is at most its X_max;
+* the processes counted in a state are at most the live processes;
+* a time spent in the interval fits in it:
+  - CPU (proc_cpu_user_seconds + proc_cpu_system_seconds, cgroup_cpu_user +
+    system, collector_cpu_seconds) at most S x N, and proc_cpu_percent at
+    most 100 x N;
+  - throttling (cgroup_cpu_throttled_seconds, counted per CPU's run queue)
+    at most S x N;
+  - a pressure stall's "some" (cgroup_pressure_*_some_seconds) at most S:
+    it is the share of wall time in which at least one task stalled (the
+    kernel's total is a mean over CPUs weighted by their busy time, so it
+    cannot pass the wall time), and "full" at most "some";
+  - delays summed over threads (proc_cpu_delay_seconds, run-queue waits;
+    proc_blkio_delay_seconds) at most 2 S x the threads that lived in the
+    interval: a thread waits at most the whole interval, and the kernel
+    credits a wait at its end, so the part before the interval of a wait
+    then in progress lands in it too (a run queue holds more threads than
+    CPUs, so the CPUs are no bound for these).
+
+The slack, and why (TICK = 1 / sysconf(_SC_CLK_TCK), 10 ms here):
+
+* /proc/PID/stat gives utime and stime in clock ticks, each the exact run
+  time (cputime_adjust's split of sum_exec_runtime) cut down to a tick. A
+  counter cut down at both ends of an interval grows by less than one tick
+  more than the time it counted, so a live process adds < 2 ticks (utime,
+  stime) to the interval's user + system; without exit records a process
+  reaped in the interval adds < 2 more (its last read was cut down, the
+  cutime/cstime its reaper gains is not). With exit records an exited
+  process's CPU is its exact run time: no slack for it.
+* A cgroup's CPU (cpu.stat usage_usec, v1 cpuacct.usage_*) and throttling
+  are charged by the scheduler at most a tick late per CPU: N ticks.
+* Pressure and cgroup times are printed in microseconds: 1 us for the
+  rounding of each of the interval's two reads.
+* The interval S is the difference of two batch timestamps; each batch's
+  files are read just after its timestamp is taken, so the window the reads
+  span can be longer than S by the time the reads take: READ_WINDOW, one
+  tick, per CPU for what N CPUs can do in it. This is the only allowance
+  not from the kernel's accounting.
+
+Where a line breaks a rule because of a defect that is known and not mended
+yet, KNOWN_DEFECTS names it and the exact metric, and nothing else is let
+through (see its comment).
+"""
+
+import math
+import os
+
+TICK = 1.0 / os.sysconf("SC_CLK_TCK")
+# The reads of a batch follow its timestamp (common/collectortick.c stamps
+# the batch, then reads every target): the window they span is longer than
+# the timestamps' difference by the difference in those delays.
+READ_WINDOW = TICK
+USEC = 1e-6
+
+PRESSURES = ("cpu", "memory", "io")
+STATES = ("proc_processes_running", "proc_processes_blocked", "proc_processes_stopped", "proc_processes_zombie")
+GLOB_CHARS = "*?["
+EXIT_COUNTS = ("proc_processes_exited", "collector_exit_records")
+GROUP_TAGS = ("process", "thread", "cgroup")
+
+# Known defects the validator finds and that are not mended at their cause
+# yet: {metric: why}. Keep it empty where it can be; each entry lets only
+# that metric's own rule through, never the others of the line.
+KNOWN_DEFECTS = {}
+
+
+class ImpossibleLine(AssertionError):
+    """A line that no interval of any process tree can produce."""
+
+
+def host_cpus():
+    """The CPUs the host has online: what any tree can run on at once."""
+    return os.cpu_count() or 1
+
+
+def _num(fields, name):
+    v = fields.get(name)
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def _is_glob_target(tags):
+    """A target of several cgroups (a glob of units): its cgroup_* times are
+    sums over cgroups, each of which may stall for the whole interval."""
+    return any(c in (tags or {}).get("target", "") for c in GLOB_CHARS)
+
+
+def problems(fields, seconds=None, cpus=None, tags=None, exits=None):
+    """What is impossible in one line's fields ({metric: value}): a list of
+    sentences, empty when the line is possible. seconds: the interval's
+    length (None: unknown, the time rules are skipped); cpus: the CPUs the
+    tree can use (the host's by default); exits: for a breakdown group's line,
+    which carries no count of what exited, its target's line of the same
+    interval (its proc_processes_exited, collector_exit_records), which
+    bound the group's."""
+    cpus = cpus or host_cpus()
+    found = []
+
+    def bad(name, text):
+        if name not in KNOWN_DEFECTS:
+            found.append(f"{name}: {text}")
+
+    for name, value in fields.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        if isinstance(value, float) and not math.isfinite(value):
+            bad(name, f"{value} is not a number")
+        elif value < 0:
+            bad(name, f"{value} < 0")
+        if name.endswith("_min"):
+            peer = _num(fields, name[:-4] + "_max")
+            if peer is not None and math.isfinite(value) and value > peer:
+                bad(name, f"{value} > its max {peer}")
+
+    processes = _num(fields, "proc_processes")
+    if processes is not None:
+        in_states = sum(_num(fields, s) or 0 for s in STATES)
+        if in_states > processes:
+            bad("proc_processes", f"{in_states} in a state of the {processes} live")
+
+    percent = _num(fields, "proc_cpu_percent")
+    if percent is not None and percent > 100.0 * cpus + 1e-6:
+        bad("proc_cpu_percent", f"{percent} > 100 x {cpus} CPUs")
+
+    for some in PRESSURES:
+        s, f = (_num(fields, f"cgroup_pressure_{some}_{k}_seconds") for k in ("some", "full"))
+        if s is not None and f is not None and f > s + 2 * USEC:
+            bad(f"cgroup_pressure_{some}_full_seconds", f"{f} > some {s}")
+
+    if seconds is None or not seconds > 0:
+        return found
+    window = seconds + READ_WINDOW
+
+    user, system = _num(fields, "proc_cpu_user_seconds"), _num(fields, "proc_cpu_system_seconds")
+    if user is not None and system is not None:
+        exit_records = _num(fields, "collector_exit_records") is not None
+        if processes is not None:
+            moved = processes + (0 if exit_records else (_num(fields, "proc_processes_exited") or 0))
+        else:
+            moved = cpus  # a --by thread line: no count; the CPUs' worth of threads
+        limit = cpus * window + 2 * TICK * moved
+        if user + system > limit + 1e-9:
+            bad("proc_cpu_user_seconds",
+                f"user {user} + system {system} = {user + system:.6f} s > {limit:.6f} s: "
+                f"{seconds:.6f} s x {cpus} CPUs (+ {READ_WINDOW} s read window per CPU, "
+                f"+ 2 ticks for each of {moved} processes)")
+
+    cg_user, cg_system = _num(fields, "cgroup_cpu_user_seconds"), _num(fields, "cgroup_cpu_system_seconds")
+    cg_limit = cpus * (window + TICK) + 2 * USEC
+    if cg_user is not None and cg_system is not None and cg_user + cg_system > cg_limit + 2 * USEC:
+        bad("cgroup_cpu_user_seconds",
+            f"user {cg_user} + system {cg_system} > {cg_limit:.6f} s ({seconds:.6f} s x {cpus} CPUs)")
+
+    collector = _num(fields, "collector_cpu_seconds")
+    if collector is not None and collector > cpus * window:
+        bad("collector_cpu_seconds", f"{collector} > {seconds:.6f} s x {cpus} CPUs")
+
+    glob = _is_glob_target(tags)
+    throttled = _num(fields, "cgroup_cpu_throttled_seconds")
+    if throttled is not None and not glob and throttled > cg_limit:
+        bad("cgroup_cpu_throttled_seconds", f"{throttled} > {seconds:.6f} s x {cpus} CPUs")
+
+    for some in PRESSURES:
+        name = f"cgroup_pressure_{some}_some_seconds"
+        s = _num(fields, name)
+        if s is not None and not glob and s > window + 2 * USEC:
+            bad(name, f"{s} > the interval's {seconds:.6f} s (+ {READ_WINDOW} s read window)")
+
+    threads = _num(fields, "proc_threads")
+    told = fields if any(_num(fields, k) is not None for k in EXIT_COUNTS) else exits
+    if threads is not None and told is not None:
+        # a group's threads that exited in the interval are counted on no
+        # line of its own: its target's counts bound them
+        exited = _num(told, "collector_exit_records")
+        lived = threads + (exited if exited is not None else (_num(told, "proc_processes_exited") or 0))
+        # The kernel credits a wait when it ends (schedstat's run_delay at
+        # sched_info_arrive, the block-I/O delay at the I/O's end), so an
+        # interval also holds the part before it of a wait in progress at
+        # its start: seen in execd-cgroup-metrics, one thread under a CPU
+        # quota credited 1.07 s in 0.96 s. A runnable or blocked thread of
+        # these tests waits less than an interval (a frozen one is not
+        # waiting), so each thread's credit is bounded by two intervals.
+        for name, slack in (("proc_cpu_delay_seconds", 0.0), ("proc_blkio_delay_seconds", TICK)):
+            d = _num(fields, name)
+            if d is not None and d > lived * (2 * window + slack) + 1e-9:
+                bad(name, f"{d} > 2 x {seconds:.6f} s x {lived} threads that lived in the interval")
+    return found
+
+
+def check_line(fields, seconds=None, cpus=None, tags=None, raw=None, exits=None):
+    """Raise ImpossibleLine naming every rule the line breaks."""
+    found = problems(fields, seconds, cpus, tags, exits)
+    if found:
+        what = f" (interval {seconds:.6f} s, {cpus or host_cpus()} CPUs)" if seconds else ""
+        raise ImpossibleLine(f"impossible line{what}:\n  " + "\n  ".join(found) +
+                             f"\n  line: {raw if raw is not None else fields}")
+
+
+def check_batches(batches, interval=None, cpus=None):
+    """Check every line of [(timestamp_ns, [Point])] (in the order printed).
+    A line's interval is the time since the last line of its series (the same
+    tags: one target's, or one breakdown group's, of one run; two programs
+    writing to one output never shorten each other's); the first line's is
+    unknown (interval=None) or the configured one, given as interval."""
+    last = {}
+    for ts, points in batches:
+        targets = {p.tags.get("target"): p.fields for p in points
+                   if "target" in p.tags and not any(g in p.tags for g in GROUP_TAGS)}
+        for p in points:
+            series = (p.measurement, tuple(sorted(p.tags.items())))
+            before = last.get(series)
+            seconds = (ts - before) / 1e9 if before is not None and ts is not None else interval
+            check_line(p.fields, seconds, cpus, p.tags, p.raw, targets.get(p.tags.get("target")))
+            if ts is not None:
+                last[series] = ts
+    return batches
+
+
+def check_series(metric, rows, cpus=None, tags=None, where=""):
+    """Rows [(epoch seconds, value)] of one metric, as a store keeps them
+    apart from the line they came in (a whisper file): each value checked
+    alone, by the rules that need no interval and no other field."""
+    for epoch, value in rows:
+        try:
+            check_line({metric: value}, None, cpus, tags)
+        except ImpossibleLine as e:
+            raise ImpossibleLine(f"{where}{metric} at {epoch}: {e}") from None
+    return rows
+
+
+def check_joined(by_epoch, interval=None, cpus=None, tags=None, where="", target=None):
+    """{epoch: {metric: value}} of one collectd plugin instance (a target's
+    or a breakdown group's line, split into one identifier per metric):
+    each epoch's values checked together as one line; target: a group's
+    target's own {epoch: {metric: value}} (see problems' exits)."""
+    previous = None
+    for epoch in sorted(by_epoch):
+        seconds = epoch - previous if previous is not None else interval
+        try:
+            check_line(by_epoch[epoch], seconds, cpus, tags, exits=(target or {}).get(epoch))
+        except ImpossibleLine as e:
+            raise ImpossibleLine(f"{where}at {epoch}: {e}") from None
+        previous = epoch

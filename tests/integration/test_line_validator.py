@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""line_rules.py, the rule every line of either frontend obeys, on crafted
+lines: each rule broken is caught, by the path the harnesses read lines
+through (parse_line, group_batches, collectd's csv join, InfluxDB rows),
+and a line at the edge of what the kernel allows passes. Needs no
+program: it checks the checker."""
+
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import harness as h  # noqa: E402
+import line_rules as r  # noqa: E402
+from collectd_harness import HOSTNAME, Collectd  # noqa: E402
+
+TS = 1_800_000_000_000_000_000
+SEC = 1_000_000_000
+CPUS = r.host_cpus()
+
+
+def lp(fields, ts, target="t"):
+    """A line of proctree-execd's line protocol."""
+    body = ",".join(f"{k}={v}i" if isinstance(v, int) else f"{k}={v!r}" for k, v in fields.items())
+    return f"proctree,target={target} {body} {ts}"
+
+
+def batches(*fields_per_batch, step=SEC):
+    """The batches of lines with these fields, step ns apart, as Execd.batches reads them."""
+    return h.group_batches([h.parse_line(lp(f, TS + i * step)) for i, f in enumerate(fields_per_batch)])
+
+
+# a quiet one-process tree's interval
+QUIET = {"proc_processes": 1, "proc_processes_exited": 0, "proc_threads": 1, "proc_rss_min": 4096, "proc_rss_max": 8192,
+         "proc_cpu_user_seconds": 0.01, "proc_cpu_system_seconds": 0.0, "proc_cpu_percent": 1.0}
+
+
+class EachRuleCaught(unittest.TestCase):
+    def assertCaught(self, name, fields, seconds=None, cpus=None, tags=None, exits=None):
+        found = r.problems(fields, seconds, cpus, tags, exits)
+        self.assertTrue(any(p.startswith(name + ":") for p in found), f"{name} not caught in {fields}: {found}")
+
+    def assertPossible(self, fields, seconds=None, cpus=None, tags=None, exits=None):
+        self.assertEqual(r.problems(fields, seconds, cpus, tags, exits), [])
+
+    def test_a_quiet_line_passes(self):
+        self.assertPossible(QUIET, 1.0)
+
+    def test_negative(self):
+        for name in ("proc_io_read_bytes", "proc_processes", "cgroup_pressure_io_some_seconds", "global_cached_min"):
+            self.assertCaught(name, dict(QUIET, **{name: -1}))
+
+    def test_not_a_number(self):
+        for bad in (float("nan"), float("inf"), float("-inf")):
+            self.assertCaught("proc_pss_max", dict(QUIET, proc_pss_max=bad))
+
+    def test_min_above_max(self):
+        self.assertCaught("proc_rss_min", dict(QUIET, proc_rss_min=8193))
+        self.assertCaught("global_mem_used_min", {"global_mem_used_min": 2.0, "global_mem_used_max": 1.0})
+        self.assertPossible(dict(QUIET, proc_rss_min=8192))
+
+    def test_more_in_states_than_live(self):
+        self.assertCaught("proc_processes", dict(QUIET, proc_processes_running=1, proc_processes_zombie=1))
+
+    def test_cpu_over_the_interval_times_the_cpus(self):
+        # the tick truncation of a live process's two counters is allowed,
+        # a tick's more is not
+        edge = CPUS * (1.0 + r.READ_WINDOW) + 2 * r.TICK
+        self.assertPossible(dict(QUIET, proc_cpu_user_seconds=edge, proc_cpu_system_seconds=0.0), 1.0)
+        self.assertCaught("proc_cpu_user_seconds",
+                          dict(QUIET, proc_cpu_user_seconds=edge - 0.5, proc_cpu_system_seconds=0.5 + r.TICK), 1.0)
+        # issue 38: 300 children of 20 ms reaped at once, 2.38 s in 1 s on
+        # 2 CPUs, exit records in use (their run time is exact)
+        self.assertCaught("proc_cpu_user_seconds",
+                          dict(QUIET, proc_cpu_user_seconds=2.2, proc_cpu_system_seconds=0.18,
+                               proc_processes_exited=300, collector_exit_records=300), 1.0, cpus=2)
+        self.assertCaught("proc_cpu_percent", dict(QUIET, proc_cpu_percent=100.0 * CPUS + 1))
+
+    def test_cgroup_cpu_and_throttling(self):
+        self.assertCaught("cgroup_cpu_user_seconds",
+                          {"cgroup_cpu_user_seconds": 2.0, "cgroup_cpu_system_seconds": 0.1}, 1.0, cpus=2)
+        self.assertPossible({"cgroup_cpu_user_seconds": 1.99, "cgroup_cpu_system_seconds": 0.02}, 1.0, cpus=2)
+        self.assertCaught("cgroup_cpu_throttled_seconds", {"cgroup_cpu_throttled_seconds": 2.1}, 1.0, cpus=2)
+        self.assertCaught("collector_cpu_seconds", {"collector_cpu_seconds": 2.1}, 1.0, cpus=2)
+
+    def test_pressure_some_over_the_interval(self):
+        # issue 38: 7.5 s of cpu "some" in a 1 s interval, 1.8 s in 0.23 s
+        self.assertCaught("cgroup_pressure_cpu_some_seconds", {"cgroup_pressure_cpu_some_seconds": 7.5}, 1.0)
+        self.assertCaught("cgroup_pressure_cpu_some_seconds", {"cgroup_pressure_cpu_some_seconds": 1.8}, 0.23)
+        self.assertCaught("cgroup_pressure_memory_some_seconds", {"cgroup_pressure_memory_some_seconds": 1.1}, 1.0)
+        self.assertPossible({"cgroup_pressure_io_some_seconds": 1.0, "cgroup_pressure_io_full_seconds": 1.0}, 1.0)
+        # some is no bound of a sum over a glob's cgroups
+        self.assertPossible({"cgroup_pressure_cpu_some_seconds": 3.0}, 1.0, tags={"target": "w@*.service"})
+
+    def test_pressure_full_over_some(self):
+        self.assertCaught("cgroup_pressure_memory_full_seconds",
+                          {"cgroup_pressure_memory_some_seconds": 0.1, "cgroup_pressure_memory_full_seconds": 0.2})
+
+    def test_delays_over_the_threads(self):
+        # 4 threads waiting a whole second each, their waits begun in the
+        # interval before credited at their end: 8 s is possible on any host
+        self.assertPossible(dict(QUIET, proc_threads=4, proc_cpu_delay_seconds=8.0), 1.0, cpus=1)
+        self.assertCaught("proc_cpu_delay_seconds", dict(QUIET, proc_threads=4, proc_cpu_delay_seconds=8.2), 1.0)
+        self.assertCaught("proc_blkio_delay_seconds", dict(QUIET, proc_threads=1, proc_blkio_delay_seconds=2.1), 1.0)
+        # a breakdown group's line counts no exits: its target's line of the
+        # interval bounds the threads of the group that exited
+        group = {"proc_processes": 0, "proc_threads": 0, "proc_cpu_delay_seconds": 1.4}
+        self.assertPossible(group, 1.0, exits={"proc_processes_exited": 1})
+        self.assertCaught("proc_cpu_delay_seconds", group, 1.0, exits={"proc_processes_exited": 0})
+        grp = "proctree,process=a,target=t proc_processes=0i,proc_threads=0i,proc_cpu_delay_seconds={} {}"
+        lines = [lp(QUIET, TS), grp.format(0.0, TS),
+                 lp(dict(QUIET, proc_processes_exited=1), TS + SEC), grp.format(1.4, TS + SEC)]
+        h.group_batches([h.parse_line(x) for x in lines])
+        lines[2] = lp(QUIET, TS + SEC)
+        with self.assertRaises(r.ImpossibleLine):
+            h.group_batches([h.parse_line(x) for x in lines])
+
+
+class ThroughTheHarness(unittest.TestCase):
+    """The paths the integration tests read lines through apply the rules."""
+
+    def test_parse_line(self):
+        with self.assertRaises(r.ImpossibleLine):
+            h.parse_line(lp(dict(QUIET, proc_rss_min=9000), TS))
+        with self.assertRaises(r.ImpossibleLine):
+            h.parse_line(lp(dict(QUIET, proc_io_read_bytes=-5), TS))
+
+    def test_batches_take_the_interval_from_the_timestamps(self):
+        busy = dict(QUIET, proc_cpu_user_seconds=float(CPUS), proc_cpu_system_seconds=0.0)
+        batches(QUIET, busy)  # CPUS s in 1 s: possible
+        with self.assertRaises(r.ImpossibleLine):
+            batches(QUIET, busy, step=SEC // 2)  # in 0.5 s: not
+        # the first batch has no interval: nothing timed is checked in it
+        batches(busy)
+        # another target's lines in between do not shorten an interval
+        lines = [lp(QUIET, TS), lp(QUIET, TS + SEC // 2, target="other"), lp(busy, TS + SEC)]
+        h.group_batches([h.parse_line(x) for x in lines])
+
+    def test_pressure_in_batches(self):
+        with self.assertRaises(r.ImpossibleLine):
+            batches({"cgroup_pressure_cpu_some_seconds": 0.0}, {"cgroup_pressure_cpu_some_seconds": 7.5})
+
+    def test_assert_line_possible(self):
+        p = h.parse_line(lp(dict(QUIET, proc_cpu_delay_seconds=3.0), TS))
+        h.assert_line_possible(self, p)  # no interval: the delay is not judged
+        with self.assertRaises(AssertionError):
+            h.assert_line_possible(self, p, seconds=1.0)
+
+    def test_collectd_csv_joined_by_epoch(self):
+        with tempfile.TemporaryDirectory() as d:
+            c = Collectd.__new__(Collectd)
+            c.csv_dir = os.path.join(d, "csv")
+            inst = os.path.join(c.csv_dir, HOSTNAME, "proctree-t")
+            os.makedirs(inst)
+
+            def write(type_, metric, rows):
+                with open(os.path.join(inst, f"{type_}-{metric}-2026-12-04"), "w") as f:
+                    f.write("epoch,value\n" + "".join(f"{e:.3f},{v}\n" for e, v in rows))
+
+            write("memory", "proc_rss_min", [(100.0, 10), (101.0, 10)])
+            write("memory", "proc_rss_max", [(100.0, 20), (101.0, 20)])
+            write("duration", "cgroup_pressure_cpu_some_seconds", [(100.0, 0.0), (101.0, 0.5)])
+            self.assertEqual(len(c.csv_rows("t", "proc_rss_max")), 2)
+            write("memory", "proc_rss_max", [(100.0, 20), (101.0, 5)])  # below its min at 101
+            with self.assertRaises(r.ImpossibleLine):
+                c.csv_rows("t", "proc_rss_max")
+            write("memory", "proc_rss_max", [(100.0, 20), (101.0, 20)])
+            write("duration", "cgroup_pressure_cpu_some_seconds", [(100.0, 0.0), (101.0, 7.5)])
+            with self.assertRaises(r.ImpossibleLine):
+                c.csv_rows("t", "proc_rss_max")
+
+    def test_influxdb_rows(self):
+        db = h.InfluxDB.__new__(h.InfluxDB)
+
+        def answer(*rows):
+            db.query = lambda _db, _q: {"series": [{"name": "proctree_value", "tags": {"type_instance": m},
+                                                    "columns": ["time", "value"], "values": [[1, v]]}
+                                                   for m, v in rows]}
+
+        answer(("proc_rss_max", 5.0))
+        self.assertEqual(db.rows("x", "q")[0]["value"], 5.0)
+        answer(("proc_io_read_bytes", -1.0))
+        with self.assertRaises(r.ImpossibleLine):
+            db.rows("x", "q")
+        # a computed column is no metric
+        db.query = lambda _db, _q: {"series": [{"name": "p", "columns": ["time", "derivative"],
+                                                "values": [[1, -3.0]]}]}
+        db.rows("x", "q")
+
+
+if __name__ == "__main__":
+    unittest.main()
