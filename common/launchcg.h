@@ -62,7 +62,7 @@ struct pt_launch_cgroup {
     unsigned leaf_enabled;
     /* why the command's cgroup has none of the controllers and never will
      * while it runs (launchleaf.h), for the start line; "" when it may */
-    char never[448];
+    char never[512];
 };
 
 /* The proc root, the host's in a container (HOST_PROC), names our pid

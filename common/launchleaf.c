@@ -22,10 +22,10 @@ static const char *const controllers[] = {"cpu", "io", "memory", "pids"};
 
 /* The cost and the remedy, after why (NEVER_FMT's %s: the cgroup, %s: what it holds). */
 #define NEVER_FMT                                                                                                      \
-    "the launched command's cgroup has no memory, pids, io or cpu controller, for good: cgroup v2 enables none "       \
-    "below a cgroup that holds processes (the root excepted), and proctree's own \"%s\" holds %s: no "                 \
-    "cgroup_memory_*, cgroup_pids, cgroup_io_* or cgroup_cpu_throttled_* (CPU time and stalls are there); a "          \
-    "delegated subtree gives them (proctree alone in its cgroup, Delegate=yes, or --launch-cgroup into one)"
+    "the launched command's cgroup has no controller, for good: by cgroup v2's no-internal-process rule none is "      \
+    "enabled below a cgroup holding processes, and proctree's \"%s\" holds %s: no cgroup_memory_*, cgroup_pids, "      \
+    "cgroup_io_*, cgroup_cpu_throttled_* (CPU time and stalls are there); a delegated subtree gives them (proctree "   \
+    "alone in its cgroup, Delegate=yes, --launch-cgroup into one)"
 
 /* Is word one of text's words (a cgroup.controllers or subtree_control)? */
 static bool has_word(const char *text, const char *word)
@@ -127,7 +127,7 @@ static int take(struct pt_launch_cgroup *cg, const char *dir, unsigned wanted, s
     long others = others_in(dir, buf);
     if (others != 0) {
         if (others > 0)
-            snprintf(held, heldlen, "%ld other process%s besides proctree's", others, others == 1 ? "" : "es");
+            snprintf(held, heldlen, "%ld other process%s", others, others == 1 ? "" : "es");
         else
             snprintf(held, heldlen, "proctree, whose cgroup.procs cannot be read (%s)", strerror((int)-others));
         return 0;

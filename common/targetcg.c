@@ -174,7 +174,7 @@ void pt_target_cgroups_found(struct pt_target *t, double now)
         return; /* said once, when a cgroup is first open (it may appear later) */
     t->said_cgroups = true;
     if (missing[0] && t->selector.kind == PT_SELECT_CHILD && t->selector.cgroup_never)
-        pt_target_logf(t, PT_LOG_INFO, "cgroup_* metrics: %s", t->selector.cgroup_never);
+        pt_target_logf(t, PT_LOG_INFO, "%s", t->selector.cgroup_never);
     else if (missing[0] && t->selector.kind == PT_SELECT_CHILD)
         /* made by proctree for the command: never looked for again */
         pt_target_logf(t, PT_LOG_INFO,
