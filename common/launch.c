@@ -18,6 +18,7 @@
 
 #include "base.h"
 #include "escape.h"
+#include "launchleaf.h"
 #include "launchscope.h"
 #include "sdscope.h"
 
@@ -48,11 +49,17 @@ int pt_launch_cgroup_make(struct pt_launch_cgroup *cg, enum pt_launch_cgroup_mod
     bool unified = r == 0 && primary == 0 && cg->where.v2[0];
     for (size_t h = 1; h < PT_LAUNCH_HIERARCHIES && unified; h++)
         unified = !pt_launch_cgroup_hierarchy(&cg->where, h)[0];
-    if (unified && mode == PT_LAUNCH_CGROUP_DEFAULT && pt_sd_booted() &&
-        !pt_launch_scope_plan(cg, strcmp(sys_root, "/sys") == 0 ? NULL : sys_root)) {
+    /* below our own cgroup, in cgroup v2 alone: systemd's scope where it
+     * manages the cgroups, else our own cgroup given up to it where we
+     * are its only processes (launchleaf.h) */
+    bool below_own = unified && mode == PT_LAUNCH_CGROUP_DEFAULT;
+    bool systemd = below_own && pt_sd_booted();
+    if (systemd && !pt_launch_scope_plan(cg, strcmp(sys_root, "/sys") == 0 ? NULL : sys_root)) {
         memset(&cg->where, 0, sizeof(cg->where));
         return 0; /* nothing of ours to make: the scope, or none */
     }
+    if (below_own && !systemd)
+        pt_launch_leaf_take(cg);
     dev_t devs[PT_LAUNCH_HIERARCHIES] = {0};
     ino_t inos[PT_LAUNCH_HIERARCHIES] = {0};
     for (size_t step = 0; r == 0 && step < PT_LAUNCH_HIERARCHIES; step++) {
@@ -87,6 +94,7 @@ int pt_launch_cgroup_make(struct pt_launch_cgroup *cg, enum pt_launch_cgroup_mod
         return 0;
     }
     pt_launch_cgroup_remove(cg);
+    pt_launch_leaf_restore(cg);
     if (cg->required) {
         snprintf(err, errlen, "%s", why);
         return -1;
@@ -96,6 +104,11 @@ int pt_launch_cgroup_make(struct pt_launch_cgroup *cg, enum pt_launch_cgroup_mod
     else
         say_none(why);
     return 0;
+}
+
+void pt_launch_cgroup_give_back(struct pt_launch_cgroup *cg)
+{
+    pt_launch_leaf_restore(cg);
 }
 
 void pt_launch_cgroup_keeper(struct pt_launch_cgroup *cg)

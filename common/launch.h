@@ -32,6 +32,13 @@
 int pt_launch_cgroup_make(struct pt_launch_cgroup *cg, enum pt_launch_cgroup_mode mode, const char *path,
                           const char *sys_root, char *err, size_t errlen);
 
+/* Our own cgroup put back as it was before pt_launch_cgroup_make, where
+ * it was given up to the command's (launchleaf.h: our processes moved to
+ * a leaf, controllers enabled for its children): by proctree's last
+ * process, once the command's cgroup is removed, so that nothing of ours
+ * is left in the leaf. Nothing to do elsewhere. */
+void pt_launch_cgroup_give_back(struct pt_launch_cgroup *cg);
+
 /* systemd removes a scope as soon as it holds no process, which the
  * kernel says as the last one exits, before we reap it: the last reads of
  * the command's cgroup would find it gone, and the last interval's CPU

@@ -53,6 +53,16 @@ struct pt_launch_cgroup {
     char not_below[PT_CGROUPFS_PATH_MAX];   /* pt_launch_cgroup_place's: the scope's is found as ours are */
     char fallback[640];                     /* what the command gets without the scope, said if it must */
     pid_t keeper;                           /* pt_launch_cgroup_keeper's, 0 when none */
+    /* launchleaf.h: where proctree's processes were the only ones in its
+     * own v2 cgroup (leaf_parent), they moved to leaf, and the
+     * controllers of leaf_enabled (bits of launchleaf.c's list) were
+     * enabled for its children, all put back at the end */
+    char leaf[PT_CGROUPFS_PATH_MAX]; /* "" when none was taken */
+    char leaf_parent[PT_CGROUPFS_PATH_MAX];
+    unsigned leaf_enabled;
+    /* why the command's cgroup has none of the controllers and never will
+     * while it runs (launchleaf.h), for the start line; "" when it may */
+    char never[512];
 };
 
 /* The proc root, the host's in a container (HOST_PROC), names our pid

@@ -29,6 +29,10 @@ struct pt_selector {
     /* CHILD with a cgroup: the hierarchies path's name is looked for in
      * (pt_launch_cgroup's where), read at the target's start */
     const struct pt_cgroupfs *cgroupfs;
+    /* CHILD with a cgroup: why it lacks its controllers for good (launch.h's
+     * cg->never), said in the start line; NULL when they may come. Read at
+     * the target's start, as cgroupfs is */
+    const char *cgroup_never;
     const char *value; /* MATCH regex, EXE name, USER name or uid, UNIT name or glob (copied) */
 };
 

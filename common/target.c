@@ -344,6 +344,7 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
         (selector->kind == PT_SELECT_CGROUP || selector->kind == PT_SELECT_UNIT || own_cgroup))
         pt_target_cgroups_init(t);
     t->selector.cgroupfs = NULL; /* the launcher's: read above, not kept */
+    t->selector.cgroup_never = NULL;
     t->proc_root_fd = proc_root_fd;
     t->page_size = sysconf(_SC_PAGESIZE);
     t->ticks_per_second = (double)sysconf(_SC_CLK_TCK);

@@ -173,7 +173,16 @@ void pt_target_cgroups_found(struct pt_target *t, double now)
     if (t->said_cgroups || !pt_cgacct_missing(&t->cgroups, missing, sizeof(missing)))
         return; /* said once, when a cgroup is first open (it may appear later) */
     t->said_cgroups = true;
-    if (missing[0])
+    if (missing[0] && t->selector.kind == PT_SELECT_CHILD && t->selector.cgroup_never)
+        pt_target_logf(t, PT_LOG_INFO, "%s", t->selector.cgroup_never);
+    else if (missing[0] && t->selector.kind == PT_SELECT_CHILD)
+        /* made by proctree for the command: never looked for again */
+        pt_target_logf(t, PT_LOG_INFO,
+                       "cgroup_* metrics: the kernel offers no %s for the launched command's cgroup (none in cgroup "
+                       "v1, a controller not "
+                       "enabled above it, or an older kernel): their metrics are left out",
+                       missing);
+    else if (missing[0])
         pt_target_logf(t, PT_LOG_INFO,
                        "cgroup_* metrics: the kernel offers no %s for its cgroup yet (a controller not enabled there, "
                        "or an older kernel): their metrics are left out until it does (looked for again every %d "

@@ -175,6 +175,7 @@ int main(int argc, char **argv)
         }
         if (execd_supervise(&cg) != 0) {
             pt_launch_cgroup_remove(&cg);
+            pt_launch_cgroup_give_back(&cg);
             execd_options_free(&o);
             return 2;
         }
@@ -206,6 +207,7 @@ int main(int argc, char **argv)
             }
             t->selector.path = cg.dir[0] ? cg.dir : NULL;
             t->selector.cgroupfs = &cg.where;
+            t->selector.cgroup_never = cg.never[0] ? cg.never : NULL;
         }
         if (pt_collector_add_target(c, t->name, &t->selector, &t->options, err, sizeof(err)) != 0) {
             pt_logf(PT_LOG_ERROR, "%s%s: %s", t->option ? "--" : "-- COMMAND", t->option ? t->option : "", err);
@@ -225,6 +227,10 @@ int main(int argc, char **argv)
     /* The loop returns once the tree is gone (or stopped): its cgroups
      * are empty, and were read for the last time. */
     pt_launch_cgroup_remove(&cg);
+    /* the supervisor, proctree's last process, gives back its own cgroup
+     * (supervise.c); if it died, we are the last */
+    if (execd_orphaned())
+        pt_launch_cgroup_give_back(&cg);
     execd_options_free(&o);
     return status;
 }

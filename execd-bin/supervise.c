@@ -78,6 +78,8 @@ static _Noreturn void supervise(pid_t worker, struct pt_launch_cgroup *cg)
              * gone: said once, by the one that could not */
             if (WIFSIGNALED(wstatus))
                 pt_launch_cgroup_remove(cg);
+            /* the last of proctree's processes: its own cgroup as it was */
+            pt_launch_cgroup_give_back(cg);
             exit(exit_status(wstatus));
         }
     }

@@ -13,6 +13,8 @@
  *   - is a subreaper too: should the worker die, the launched tree comes
  *     to it, and it kills and reaps all of it and removes the command's
  *     cgroup;
+ *   - as proctree's last process, puts its own cgroup back as it was
+ *     where launch mode gave it up to the command's (launchleaf.h);
  *   - on a systemd host, forks the keeper of the command's scope
  *     (launch.h: pt_launch_cgroup_keeper), which is not of the worker's
  *     tree, and kills it with what is left once the worker has exited;

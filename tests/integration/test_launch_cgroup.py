@@ -123,6 +123,10 @@ class LaunchCgroupTest(unittest.TestCase):
             made = self.dirs(paths)
             for d in made:
                 self.assertTrue(os.path.isdir(d), f"{d} exists during the run")
+            # where its parent holds processes (proctree's and others', no
+            # systemd: a CI runner's cgroup), v2 gives it no memory controller
+            with open(os.path.join(made[0], "cgroup.controllers")) as f:
+                command_memory = "memory" in f.read().split()
             open(go, "w").close()
             status = execd.wait_exit(30)
         self.assertEqual(status, 0, execd.describe())
@@ -144,7 +148,7 @@ class LaunchCgroupTest(unittest.TestCase):
             for line in lines:
                 self.assertIn("cgroup_memory_current_max", line.fields, line.raw)
                 self.assertIn("cgroup_memory_oom_kills", line.fields, line.raw)
-        if self.memory or v2_memory:  # a memory controller there is
+        if self.memory or (v2_memory and command_memory):  # a memory controller there is
             peak = max(line.fields.get("cgroup_memory_peak_lifetime", 0) for line in lines)
             self.assertGreaterEqual(peak, ALLOC, f"the freed {ALLOC // MIB} MiB are in the peak\n{execd.describe()}")
         said = [l for l in execd.stderr_lines() if "no cgroup of its own" in l]
