@@ -16,8 +16,8 @@ static bool copy_name(const char *s, size_t n, bool pdev, char out[PT_DRM_NAME_M
     for (size_t i = 0; i < n; i++)
         if (!name_char(s[i], pdev))
             return false;
+    memset(out, 0, PT_DRM_NAME_MAX); /* the bytes after it too: a name is copied whole */
     memcpy(out, s, n);
-    out[n] = '\0';
     return true;
 }
 
