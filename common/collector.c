@@ -72,6 +72,7 @@ void pt_collector_free(struct pt_collector *c)
     pt_procevents_close(&c->events);
     pt_exitrecords_close(&c->exits);
     pt_delayacct_close(&c->delayacct);
+    pt_gpu_free(&c->gpu);
     if (c->have_global)
         pt_global_free(&c->global);
     close(c->proc_root_fd);

@@ -17,6 +17,7 @@
 #include "exitrecords.h"
 #include "fdbudget.h"
 #include "global.h"
+#include "gpu.h"
 #include "procevents.h"
 #include "procscan.h"
 #include "ratelimit.h"
@@ -40,6 +41,7 @@ struct pt_collector {
     struct pt_fd_budget fd_budget;
     bool said_budget; /* the budget-reached line is written once */
     struct pt_delayacct delayacct;
+    struct pt_gpu gpu;           /* probed at the first tick */
     struct pt_procscan scan;     /* the host's processes, for the matching selectors */
     struct pt_procevents events; /* the kernel's process events, for scan and targets */
     bool events_tried;

@@ -8,6 +8,7 @@
 
 #include "collectorstate.h"
 #include "listeners.h"
+#include "targetgpu.h"
 
 static int64_t realtime_ns(void)
 {
@@ -16,11 +17,30 @@ static int64_t realtime_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* NVML's processes again (with busy: and its samples since the last
+ * end), the cost shared out evenly between the targets as the drains'
+ * is; nothing where the host has no NVIDIA GPU. */
+static void gpu_refresh(struct pt_collector *c, bool busy)
+{
+    if (!c->gpu.nvml_on || c->n_targets == 0)
+        return;
+    double cpu0 = pt_thread_cpu_seconds();
+    pt_gpu_refresh(&c->gpu, busy);
+    double share = (pt_thread_cpu_seconds() - cpu0) / (double)c->n_targets;
+    for (size_t i = 0; i < c->n_targets; i++)
+        pt_target_charge(&c->targets[i], share);
+}
+
 static void discover(struct pt_collector *c, double now)
 {
     pt_procscan_run(&c->scan, c->targets, c->n_targets, c->events.fd >= 0);
     for (size_t i = 0; i < c->n_targets; i++)
         pt_target_discover(&c->targets[i], now);
+    if (c->gpu.nvml_on) { /* GPU memory at the discovery's cadence (gpu.h) */
+        gpu_refresh(c, false);
+        for (size_t i = 0; i < c->n_targets; i++)
+            pt_target_gpu_sample(&c->targets[i], &c->gpu);
+    }
 }
 
 /* Say once that the descriptor budget is spent (fdbudget.h). */
@@ -59,6 +79,7 @@ double pt_collector_tick(struct pt_collector *c, double now)
         c->started = true;
         c->next_poll = c->next_discovery = c->interval_start = c->next_pss = now;
         advance(&c->next_pss, now, c->config.pss_interval);
+        pt_gpu_probe(&c->gpu, c->proc_root, c->sys_root, "/dev", NULL);
         /* open before the first discovery, which walks /proc only without
          * them; drained after it: the events of a launched command that
          * waited since pt_collector_listen need it a member to be followed */
@@ -122,6 +143,11 @@ const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double 
     for (size_t i = 0; i < c->n_targets; i++)
         pt_target_end_reads(&c->targets[i], now, blkio_since);
     pt_collector_follow_exits(c); /* the records of the interval's last moments */
+    if (pt_gpu_on(&c->gpu)) {
+        gpu_refresh(c, true);
+        for (size_t i = 0; i < c->n_targets; i++)
+            pt_target_gpu_end_reads(&c->targets[i], &c->gpu);
+    }
     for (size_t i = 0; i < c->n_targets; i++) {
         c->results[i].name = pt_target_name(&c->targets[i]);
         pt_target_end_interval(&c->targets[i], seconds, &c->config.units, &c->results[i].report);

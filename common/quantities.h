@@ -64,8 +64,9 @@ enum pt_tcount {
 #define PT_TC_ALL ((1u << PT_TC_COUNT) - 1)
 _Static_assert(PT_TC_COUNT < sizeof(unsigned) * CHAR_BIT, "enum pt_tcount outgrows its unsigned masks and PT_TC_ALL");
 
-/* Memory gauges: sums over the members at each poll. */
-enum pt_gauge { PT_G_VM, PT_G_RSS, PT_G_ANON, PT_G_PSS, PT_G_SHARED, PT_G_USS, PT_G_SWAP, PT_G_COUNT };
+/* Memory gauges: sums over the members at each poll (GPU: at each of
+ * its samples, targetgpu.h; its extrema are the target's gpu part's). */
+enum pt_gauge { PT_G_VM, PT_G_RSS, PT_G_ANON, PT_G_PSS, PT_G_SHARED, PT_G_USS, PT_G_SWAP, PT_G_GPU, PT_G_COUNT };
 
 /* The other amounts a line is handed, each counted as it happens (in the
  * unit its metric reports: bytes, seconds, counts). */
@@ -96,6 +97,8 @@ enum pt_amount {
     PT_A_RESTARTS,          /* times the target's root was replaced */
     PT_A_CPU_DELAY,         /* seconds runnable but waiting for a CPU */
     PT_A_BLKIO_DELAY,       /* seconds waiting for block I/O */
+    PT_A_GPU_BUSY,          /* seconds the tree kept GPU engines or SMs busy */
+    PT_A_GPU_PROCESSES,     /* live members using a GPU */
     PT_A_COUNT
 };
 /* lines.h keeps the amounts known as bits (its pt_line.has_amount asserts the width) */

@@ -15,6 +15,7 @@
 #include "membership.h"
 #include "saturate.h"
 #include "targetcg.h"
+#include "targetgpu.h"
 #include "targetinterval.h"
 #include "targetunit.h"
 
@@ -139,7 +140,10 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
     struct pt_line line;
     pt_line_init(&line, PT_LINES_ONE, seconds, t->ticks_per_second, t->cpu_percent_max);
     line.cgroup = cgroups;
-    line.gauges = t->interval.gauges;
+    struct pt_extrema gauges[PT_G_COUNT];
+    memcpy(gauges, t->interval.gauges, sizeof(gauges));
+    gauges[PT_G_GPU] = pt_target_gpu_memory(t, -1);
+    line.gauges = gauges;
     line.io_seen = t->ledger.io_seen;
     line.stat_seen = t->ledger.stat_seen;
     counter_deltas(t, line.delta);
@@ -170,6 +174,7 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
     pt_line_put(&line, PT_A_COLLECTOR_CPU, (double)(int64_t)(t->interval.cpu_seconds * 1e6 + 0.5) / 1e6);
     if (t->options.collect_pss)
         pt_line_put(&line, PT_A_PSS_STALE, (double)t->interval.pss_stale);
+    pt_target_gpu_put(t, -1, &line);
     pt_line_report(&line, units, report);
 }
 
@@ -225,12 +230,16 @@ static void fill_group_reports(struct pt_target *t, double seconds, const struct
             continue;
         struct pt_line line;
         pt_line_init(&line, of, seconds, t->ticks_per_second, t->cpu_percent_max);
-        line.gauges = g->gauges;
+        struct pt_extrema gauges[PT_G_COUNT];
+        memcpy(gauges, g->gauges, sizeof(gauges));
+        gauges[PT_G_GPU] = pt_target_gpu_memory(t, (int32_t)i);
+        line.gauges = gauges;
         line.io_seen = g->io_seen;
         line.stat_seen = g->stat_seen;
         line.cgroup = pt_target_cgroup_values(t, g->name);
         pt_ledger_group_deltas(&t->ledger, i, keep_base, line.delta);
         put_live(&line, g->tc, g->tc_seen & tcounts_shown(t), g->fds_seen ? g->fds : -1, g->processes, g->threads);
+        pt_target_gpu_put(t, (int32_t)i, &line);
         assert(t->group_lines.n <= t->ledger.groups.limit); /* limit + 1 lines */
         struct pt_group_report *r = &t->group_lines.reports[t->group_lines.n++];
         r->name = g->name;
@@ -292,6 +301,7 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
         fill_group_reports(t, counter_seconds, units);
     leave_out_unknown(t, report);
     pt_interval_end(t);
+    pt_target_gpu_end_interval(t);
     pt_target_exits_end_interval(t);
     pt_ledger_end_interval(&t->ledger);
     pt_target_debug_check(t, "the interval's end");
@@ -385,5 +395,6 @@ void pt_target_free(struct pt_target *t)
         pt_matcher_free(&t->matcher);
     pt_target_cgroups_free(t);
     pt_target_unit_free(t);
+    pt_target_gpu_free(t);
     memset(t, 0, sizeof(*t));
 }

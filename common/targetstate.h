@@ -20,6 +20,7 @@
 
 #include "base.h"
 #include "cgacct.h"
+#include "drmfdinfo.h"
 #include "exitrecords.h"
 #include "fdbudget.h"
 #include "groupkey.h"
@@ -208,6 +209,41 @@ struct pt_target_group_lines {
     size_t n;
 };
 
+/* A DRM client of the tree as of the last interval's end (targetgpu.c):
+ * its identity and its engines' counts then. */
+struct pt_gpu_client {
+    char pdev[PT_DRM_NAME_MAX];
+    uint64_t client_id;
+    double read_at; /* pt_now() */
+    bool seen;      /* in this read already: a holder after the first adds nothing */
+    size_t n_engines;
+    struct pt_drm_engine engine[PT_DRM_ENGINES_MAX];
+};
+
+/* A target's GPU use in the interval (targetgpu.c writes it): the memory
+ * samples' extrema, busy seconds and users, the tree's and, with a
+ * breakdown that partitions the members, each group's ([groups]
+ * allocated once the host's GPU is known); the DRM clients of the last
+ * end with the DRM memory they held, which stands in between ends. */
+struct pt_target_gpu {
+    bool on; /* the host has a GPU proctree reads */
+    struct pt_extrema memory;
+    double busy;
+    bool busy_known;
+    int64_t users;
+    bool users_known;
+    uint64_t drm_memory;
+    size_t groups; /* 0, or the breakdown's limit + 1 */
+    struct pt_extrema *group_memory;
+    double *group_busy;
+    int64_t *group_users;
+    uint64_t *group_drm_memory, *group_sum; /* group_sum: one sample's scratch */
+    struct pt_gpu_client *clients;
+    size_t n_clients, cap_clients;
+    bool *uses; /* the last end's scratch: whether each member uses a GPU */
+    size_t cap_uses;
+};
+
 /* A --unit target's lines said once (targetunit.h). */
 enum pt_said_unit { PT_SAID_UNIT_SYSTEMD = 1, PT_SAID_UNIT_LIMIT = 2, PT_SAID_UNIT_OUTSIDE = 4 };
 
@@ -269,6 +305,7 @@ struct pt_target {
                             the subreaper in launch mode */
     bool proc_root_ours; /* self is getpid(): the proc root is our pid namespace's */
     struct pt_target_group_lines group_lines;
+    struct pt_target_gpu gpu;
 };
 
 static inline bool pt_target_by_process(const struct pt_target *t)
