@@ -119,8 +119,8 @@ static void fuzz_mem_unit(const char *text)
         const char *text;
         enum pt_mem_unit unit;
     } documented[] = {
-        {"bytes", PT_MEM_BYTES}, {"kB", PT_MEM_KB}, {"MB", PT_MEM_MB},  {"GB", PT_MEM_GB},  {"B", PT_MEM_BYTES},
-        {"KB", PT_MEM_KB},       {"kb", PT_MEM_KB}, {"KiB", PT_MEM_KB}, {"MiB", PT_MEM_MB}, {"GiB", PT_MEM_GB},
+        {"bytes", PT_MEM_BYTES}, {"kB", PT_MEM_KB},  {"MB", PT_MEM_MB},  {"GB", PT_MEM_GB},
+        {"KiB", PT_MEM_KB},      {"MiB", PT_MEM_MB}, {"GiB", PT_MEM_GB},
     };
     const enum pt_mem_unit sentinel = (enum pt_mem_unit)77;
     enum pt_mem_unit unit = sentinel;
