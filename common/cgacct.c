@@ -203,6 +203,60 @@ void pt_cgacct_poll(struct pt_cgacct *a)
         pt_extrema_add(&a->current, sum);
 }
 
+/* Each group of time quantities that one bound holds (pt_cgacct_bound):
+ * user and system together, the throttling, each stall's some and full. */
+static const struct {
+    int q[2];
+    bool per_cpu;
+} bounded[] = {
+    {{PT_CGQ_CPU_USER_US, PT_CGQ_CPU_SYSTEM_US}, true},
+    {{PT_CGQ_THROTTLED_US, -1}, true},
+    {{PT_CGQ_CPU_SOME_US, -1}, false},
+    {{PT_CGQ_CPU_FULL_US, -1}, false},
+    {{PT_CGQ_MEMORY_SOME_US, -1}, false},
+    {{PT_CGQ_MEMORY_FULL_US, -1}, false},
+    {{PT_CGQ_IO_SOME_US, -1}, false},
+    {{PT_CGQ_IO_FULL_US, -1}, false},
+};
+
+/* e's time quantities of the interval in e->last, with what was deferred
+ * before, held to what the interval can hold; the rest deferred again. A
+ * group's excess is deferred from each of its quantities in proportion,
+ * so that user and system keep their split. A full's deferred part stays
+ * at most its some's: the grown totals keep full <= some, and taking the
+ * part over one bound from each keeps the order. */
+static void bound_times(struct pt_cgentry *e, double seconds, unsigned cpus, bool last)
+{
+    for (size_t g = 0; g < PT_ARRAY_LEN(bounded); g++) {
+        uint64_t total = 0;
+        for (int k = 0; k < 2 && bounded[g].q[k] >= 0; k++) {
+            int q = bounded[g].q[k];
+            if (!((e->last.known >> q) & 1u))
+                continue; /* unknown now: what was deferred waits */
+            e->last.value[q] += e->deferred[q];
+            e->deferred[q] = 0;
+            total += e->last.value[q];
+        }
+        double cap_us = seconds * 1e6 * (bounded[g].per_cpu ? (double)cpus : 1.0);
+        if (last || !(seconds > 0) || (double)total <= cap_us)
+            continue;
+        uint64_t cap = (uint64_t)cap_us, kept = 0;
+        for (int k = 0; k < 2 && bounded[g].q[k] >= 0; k++) {
+            int q = bounded[g].q[k];
+            if (!((e->last.known >> q) & 1u))
+                continue;
+            bool second = k == 1 || bounded[g].q[1] < 0;
+            /* the first in proportion, rounded down; the second what is left */
+            uint64_t share = second ? cap - kept : (uint64_t)((double)e->last.value[q] * (double)cap / (double)total);
+            if (share > e->last.value[q])
+                share = e->last.value[q];
+            e->deferred[q] = e->last.value[q] - share;
+            e->last.value[q] = share;
+            kept += share;
+        }
+    }
+}
+
 /* Read e: its values of the interval into e->last, what it carried
  * (cgroups that left, or were made again, in the interval) added. A
  * cgroup made again at its path (another inode) is opened again and
@@ -232,6 +286,7 @@ static bool end_entry(struct pt_cgacct *a, struct pt_cgentry *e)
     memset(e->carry, 0, sizeof(e->carry));
     e->carried = 0;
     e->reported = e->leaving;
+    bound_times(e, a->bound_seconds, a->bound_cpus, e->leaving || !read);
     if (!read)
         return false;
     const struct pt_cgstat *s = &e->stat;
@@ -244,6 +299,12 @@ static bool end_entry(struct pt_cgacct *a, struct pt_cgentry *e)
     if (!e->last.current.any)
         e->last.known &= ~(1u << PT_CGQ_MEMORY_CURRENT);
     return true;
+}
+
+void pt_cgacct_bound(struct pt_cgacct *a, double seconds, unsigned cpus)
+{
+    a->bound_seconds = seconds;
+    a->bound_cpus = cpus ? cpus : 1;
 }
 
 void pt_cgacct_end_interval(struct pt_cgacct *a, struct pt_cgvalues *sum)

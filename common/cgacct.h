@@ -57,6 +57,10 @@ struct pt_cgentry {
     bool told_unreset;                     /* its peak's refused reset was told (pt_cgacct_next_unreset) */
     struct pt_extrema current;             /* this interval's polls */
     struct pt_cgvalues last;               /* the last interval's */
+    /* growth of a time quantity past what its interval could hold
+     * (pt_cgacct_bound), reported in the next; each full's at most its
+     * some's, as the kernel's own totals are */
+    uint64_t deferred[PT_CGQ_CUMULATIVE_END];
 };
 
 struct pt_cgacct {
@@ -69,6 +73,8 @@ struct pt_cgacct {
     uint32_t gained;           /* quantities offered since last told (pt_cgacct_gained) */
     struct pt_extrema current; /* this interval's polls: the sum of memory in use */
     struct pt_buf buf;
+    double bound_seconds; /* pt_cgacct_bound's, for the next end; 0: none */
+    unsigned bound_cpus;
 };
 
 /* Each mask is wide enough for what it indexes (and its all-ones, one
@@ -102,6 +108,20 @@ void pt_cgacct_end_set(struct pt_cgacct *a);
 /* The poll: each cgroup's memory in use, and their sum, into this
  * interval's min and max (the sum only when each cgroup gives it). */
 void pt_cgacct_poll(struct pt_cgacct *a);
+
+/* The next pt_cgacct_end_interval's interval lasted seconds, on a host
+ * of cpus CPUs. A cgroup's time quantities grow over the time between two
+ * reads of its files, which follow the interval's end by as long as the
+ * reads before them took: on a loaded host that window outgrows the
+ * interval (a stall's "some" of 0.614 s was read for an interval of
+ * 0.493 s). So each cgroup's growth of the interval is reported at most
+ * what the interval can hold: its CPU time (user and system together) and
+ * throttling at most seconds x cpus, each stall's some and full at most
+ * seconds (a share of wall time); the rest is deferred to the next
+ * interval. The total stays the kernel's; only when it is reported moves,
+ * by the reads' lag. A cgroup read for the last time (it left) reports
+ * all it deferred. Without a call, nothing is bounded. */
+void pt_cgacct_bound(struct pt_cgacct *a, double seconds, unsigned cpus);
 
 /* Read every cgroup now: each one's values of the interval (in its
  * entry's last), and their sum into sum; starts the next interval. */

@@ -295,7 +295,7 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
     pt_interval_add_cpu(t, pt_thread_cpu_seconds() - cpu0);
 
     double counter_seconds = pt_interval_lasted(t, seconds);
-    const struct pt_cgvalues *cgroups = pt_target_cgroups_end(t);
+    const struct pt_cgvalues *cgroups = pt_target_cgroups_end(t, seconds);
     fill_report(t, counter_seconds, processes, threads, fds, cgroups, units, report);
     if (t->ledger.groups.list)
         fill_group_reports(t, counter_seconds, units);

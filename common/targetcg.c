@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base.h"
 #include "escape.h"
@@ -233,10 +234,15 @@ static void say_unreset(struct pt_target *t, struct pt_cgacct *a)
     }
 }
 
-const struct pt_cgvalues *pt_target_cgroups_end(struct pt_target *t)
+const struct pt_cgvalues *pt_target_cgroups_end(struct pt_target *t, double seconds)
 {
     if (!t->has_cgroups)
         return NULL;
+    /* each cgroup's times at most what the interval can hold (cgacct.h):
+     * the CPUs online now bound what its tasks can run */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    pt_cgacct_bound(&t->cgroups, seconds, cpus > 0 ? (unsigned)cpus : 1);
+    pt_cgacct_bound(&t->group_cgroups, seconds, cpus > 0 ? (unsigned)cpus : 1);
     pt_cgacct_end_interval(&t->cgroups, &t->cgroup_sum);
     say_unreset(t, &t->cgroups);
     if (t->options.breakdown == PT_BY_CGROUP) {

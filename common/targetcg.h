@@ -30,8 +30,10 @@ void pt_target_cgroup_restarts(struct pt_target *t);
 
 /* At the interval's end, before the lines are filled: the values of the
  * target's line (NULL for a target that is no cgroup), and then of a
- * --by cgroup group's (NULL for one that is no cgroup: "." and "other"). */
-const struct pt_cgvalues *pt_target_cgroups_end(struct pt_target *t);
+ * --by cgroup group's (NULL for one that is no cgroup: "." and "other");
+ * each cgroup's times at most what the interval of `seconds` can hold
+ * (pt_cgacct_bound). */
+const struct pt_cgvalues *pt_target_cgroups_end(struct pt_target *t, double seconds);
 const struct pt_cgvalues *pt_target_cgroup_values(const struct pt_target *t, const char *group);
 
 #endif

@@ -524,6 +524,54 @@ START_TEST(test_cgacct_intervals)
 }
 END_TEST
 
+/* pt_cgacct_bound: a cgroup's times grew over a window of reads longer
+ * than the interval (its reads lagged under load); the interval reports
+ * what it can hold, CPU time at most seconds x CPUs with user and system
+ * in proportion, a stall at most seconds, full never above some, and the
+ * rest the next interval: the totals are the kernel's. */
+START_TEST(test_cgacct_times_bounded_by_the_interval)
+{
+    put("sys/fs/cgroup/cgroup.procs", "");
+    fx_put_cgroup_v2(root, "sys/fs/cgroup/svc", 0, 100, 500);
+    struct pt_cgroupfs fs;
+    memset(&fs, 0, sizeof(fs));
+    snprintf(fs.v2, sizeof(fs.v2), "%s/sys/fs/cgroup", root);
+    struct pt_cgacct a;
+    pt_cgacct_init(&a, &fs, NULL);
+    char dir[600];
+    snprintf(dir, sizeof(dir), "%s/svc", fs.v2);
+    const char *dirs[] = {dir};
+    pt_cgacct_set(&a, dirs, 1);
+    /* 0.5 s on 2 CPUs: user 1.5 s and system 0.5 s grew (2 s > 1 s);
+     * some 0.8 s and full 0.6 s grew, at most 0.5 s each */
+    put("sys/fs/cgroup/svc/cpu.stat", "usage_usec 2000000\nuser_usec 1500000\nsystem_usec 500100\nnr_periods 4\n"
+                                      "nr_throttled 2\nthrottled_usec 300\n");
+    put("sys/fs/cgroup/svc/cpu.pressure", "some avg10=0.00 avg60=0.00 avg300=0.00 total=801000\n"
+                                          "full avg10=0.00 avg60=0.00 avg300=0.00 total=600400\n");
+    struct pt_cgvalues v;
+    pt_cgacct_bound(&a, 0.5, 2);
+    pt_cgacct_end_interval(&a, &v);
+    ck_assert_uint_eq(v.value[PT_CGQ_CPU_USER_US] + v.value[PT_CGQ_CPU_SYSTEM_US], 1000000);
+    ck_assert_uint_eq(v.value[PT_CGQ_CPU_USER_US], 750000); /* three quarters, as grown */
+    ck_assert_uint_eq(v.value[PT_CGQ_CPU_SOME_US], 500000);
+    ck_assert_uint_eq(v.value[PT_CGQ_CPU_FULL_US], 500000);
+    ck_assert_uint_eq(v.value[PT_CGQ_THROTTLED_US], 0);
+    /* nothing grows in the next 2 s: the deferred rest comes, within it */
+    pt_cgacct_bound(&a, 2.0, 2);
+    pt_cgacct_end_interval(&a, &v);
+    ck_assert_uint_eq(v.value[PT_CGQ_CPU_USER_US], 750000);
+    ck_assert_uint_eq(v.value[PT_CGQ_CPU_SYSTEM_US], 250000);
+    ck_assert_uint_eq(v.value[PT_CGQ_CPU_SOME_US], 300000);
+    ck_assert_uint_eq(v.value[PT_CGQ_CPU_FULL_US], 100000);
+    ck_assert_uint_le(v.value[PT_CGQ_CPU_FULL_US], v.value[PT_CGQ_CPU_SOME_US]);
+    /* and nothing is left */
+    pt_cgacct_bound(&a, 1.0, 2);
+    pt_cgacct_end_interval(&a, &v);
+    ck_assert_uint_eq(v.value[PT_CGQ_CPU_USER_US] + v.value[PT_CGQ_CPU_SYSTEM_US] + v.value[PT_CGQ_CPU_SOME_US], 0);
+    pt_cgacct_free(&a);
+}
+END_TEST
+
 /* A set of cgroups on the fixture's v2 hierarchy (no budget), and the
  * paths of the cgroups a and b below its root: what the cases of two
  * cgroups start from. */
@@ -791,6 +839,7 @@ int main(void)
     tcase_add_test(tc, test_keyed);
     tcase_add_test(tc, test_single);
     tcase_add_test(tc, test_pressure);
+    tcase_add_test(tc, test_cgacct_times_bounded_by_the_interval);
     tcase_add_test(tc, test_io_stat);
     tcase_add_test(tc, test_blkio_bytes);
     tc = unit_tcase(suite, "cgstat");
