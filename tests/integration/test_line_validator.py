@@ -98,24 +98,13 @@ class EachRuleCaught(unittest.TestCase):
         self.assertCaught("cgroup_pressure_memory_full_seconds",
                           {"cgroup_pressure_memory_some_seconds": 0.1, "cgroup_pressure_memory_full_seconds": 0.2})
 
-    def test_delays_over_the_threads(self):
-        # 4 threads waiting a whole second each, their waits begun in the
-        # interval before credited at their end: 8 s is possible on any host
-        self.assertPossible(dict(QUIET, proc_threads=4, proc_cpu_delay_seconds=8.0), 1.0, cpus=1)
-        self.assertCaught("proc_cpu_delay_seconds", dict(QUIET, proc_threads=4, proc_cpu_delay_seconds=8.2), 1.0)
-        self.assertCaught("proc_blkio_delay_seconds", dict(QUIET, proc_threads=1, proc_blkio_delay_seconds=2.1), 1.0)
-        # a breakdown group's line counts no exits: its target's line of the
-        # interval bounds the threads of the group that exited
-        group = {"proc_processes": 0, "proc_threads": 0, "proc_cpu_delay_seconds": 1.4}
-        self.assertPossible(group, 1.0, exits={"proc_processes_exited": 1})
-        self.assertCaught("proc_cpu_delay_seconds", group, 1.0, exits={"proc_processes_exited": 0})
-        grp = "proctree,process=a,target=t proc_processes=0i,proc_threads=0i,proc_cpu_delay_seconds={} {}"
-        lines = [lp(QUIET, TS), grp.format(0.0, TS),
-                 lp(dict(QUIET, proc_processes_exited=1), TS + SEC), grp.format(1.4, TS + SEC)]
-        h.group_batches([h.parse_line(x) for x in lines])
-        lines[2] = lp(QUIET, TS + SEC)
-        with self.assertRaises(r.ImpossibleLine):
-            h.group_batches([h.parse_line(x) for x in lines])
+    def test_delays_are_amounts_with_no_upper_bound(self):
+        # the kernel credits a wait when it ends, an exit record a whole
+        # life's: 90.7 s in 0.046 s was seen with 300 children runnable for
+        # seconds on two busy CPUs (line_rules.problems says why)
+        self.assertPossible(dict(QUIET, proc_threads=4, proc_cpu_delay_seconds=90.7), 0.046, cpus=2)
+        self.assertCaught("proc_cpu_delay_seconds", dict(QUIET, proc_cpu_delay_seconds=-0.1), 1.0)
+        self.assertCaught("proc_blkio_delay_seconds", dict(QUIET, proc_blkio_delay_seconds=float("nan")), 1.0)
 
 
 class ThroughTheHarness(unittest.TestCase):
@@ -143,8 +132,8 @@ class ThroughTheHarness(unittest.TestCase):
             batches({"cgroup_pressure_cpu_some_seconds": 0.0}, {"cgroup_pressure_cpu_some_seconds": 7.5})
 
     def test_assert_line_possible(self):
-        p = h.parse_line(lp(dict(QUIET, proc_cpu_delay_seconds=3.0), TS))
-        h.assert_line_possible(self, p)  # no interval: the delay is not judged
+        p = h.parse_line(lp(dict(QUIET, proc_cpu_user_seconds=10000.0), TS))
+        h.assert_line_possible(self, p)  # no interval: the time is not judged
         with self.assertRaises(AssertionError):
             h.assert_line_possible(self, p, seconds=1.0)
 
