@@ -198,6 +198,13 @@ def assert_clean_log(test, telegraf):
     log = telegraf.log_text()
     test.assertNotIn("parse error", log, telegraf.describe())
     for line in log.splitlines():
+        # Telegraf's own race at a stop, not a line of ours: its execd calls
+        # exec.Cmd.Wait, which closes the pipes, while its reader of our
+        # stderr may still be reading (Go's os/exec: "incorrect to call Wait
+        # before all reads from the pipe have completed"); seen once with
+        # the host's two CPUs busy with a dozen other tests
+        if line.endswith("read |0: file already closed"):
+            continue
         test.assertFalse(" E! " in line and "stderr:" in line, f"unprefixed stderr line: {line}\n{log}")
         test.assertNotIn("error reading stderr", line, log)
 
