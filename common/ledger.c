@@ -8,10 +8,12 @@
 #include "base.h"
 #include "saturate.h"
 
-void pt_ledger_init(struct pt_ledger *l, double ticks_per_second, uint32_t groups, bool partitions)
+void pt_ledger_init(struct pt_ledger *l, double ticks_per_second, unsigned cpus, uint32_t groups, bool partitions)
 {
     memset(l, 0, sizeof(*l));
     l->ticks_per_second = ticks_per_second;
+    l->cpus = cpus;
+    l->cpu_max = -1;
     l->partitions = groups > 0 && partitions;
     if (groups > 0)
         pt_groups_init(&l->groups, groups);
@@ -404,24 +406,34 @@ void pt_ledger_count(struct pt_ledger *l, const struct pt_account *a, int64_t th
     }
 }
 
-void pt_ledger_deltas(struct pt_ledger *l, bool keep_base, int64_t delta[PT_CTR_COUNT])
+/* The most CPU, in ticks, that the CPUs can run in seconds: rounded up,
+ * so that a tree that keeps them all busy never falls behind by the
+ * rounding (-1: unbounded). */
+static int64_t cpu_max_of(const struct pt_ledger *l, double seconds)
+{
+    double ticks = seconds * (double)l->cpus * l->ticks_per_second;
+    if (l->cpus == 0 || !(ticks >= 0 && ticks < 0x1p62)) /* NAN, infinite */
+        return -1;
+    int64_t whole = (int64_t)ticks;
+    return (double)whole < ticks ? whole + 1 : whole;
+}
+
+void pt_ledger_deltas(struct pt_ledger *l, bool keep_base, double seconds, int64_t delta[PT_CTR_COUNT])
 {
     assert(l->phase != PT_LEDGER_REPORTING); /* once an interval */
-    for (int k = 0; k < PT_CTR_COUNT; k++) {
-        int64_t now = l->phase == PT_LEDGER_COUNTING ? l->tree[k] : l->adjust[k];
-        if (now > l->high_water[k])
-            l->high_water[k] = now;
-        delta[k] = pt_sat_sub(l->high_water[k], l->interval_base[k]);
-        if (!keep_base)
-            l->interval_base[k] = l->high_water[k];
-    }
+    /* with no live account the tree has ended: no later line would show
+     * what it still has to report */
+    bool live = l->phase == PT_LEDGER_COUNTING;
+    l->cpu_max = live ? cpu_max_of(l, seconds) : -1;
+    l->cpu_reported = pt_counter_deltas(l->high_water, l->interval_base, live ? l->tree : l->adjust, keep_base,
+                                        l->cpu_max, &l->stat_seen, &l->cpu_waits, delta);
     l->phase = PT_LEDGER_REPORTING;
 }
 
 void pt_ledger_group_deltas(struct pt_ledger *l, uint32_t g, bool keep_base, int64_t delta[PT_CTR_COUNT])
 {
     assert(l->phase == PT_LEDGER_REPORTING && g <= l->groups.limit);
-    pt_groups_deltas(&l->groups, g, keep_base, delta);
+    pt_groups_deltas(&l->groups, g, keep_base, l->cpu_max, delta);
 }
 
 void pt_ledger_snapshot(const struct pt_ledger *l, struct pt_account *a)
@@ -473,6 +485,11 @@ int pt_ledger_check(const struct pt_ledger *l, const struct pt_account *const *l
     for (int k = 0; k < PT_CTR_COUNT; k++) {
         if (l->partitions)
             groups[k] = pt_sat_add(groups[k], l->groups.retired[k]);
+        if (k == 0 && l->cpu_max >= 0 && l->cpu_reported > l->cpu_max) {
+            snprintf(why, whylen, "the tree reported %lld ticks of CPU, over the interval's %lld",
+                     (long long)l->cpu_reported, (long long)l->cpu_max);
+            return -1;
+        }
         if (l->high_water[k] < l->interval_base[k]) {
             snprintf(why, whylen, "counter %d: the tree's base %lld is above its mark %lld", k,
                      (long long)l->interval_base[k], (long long)l->high_water[k]);
@@ -481,6 +498,11 @@ int pt_ledger_check(const struct pt_ledger *l, const struct pt_account *const *l
         for (uint32_t g = 0; l->groups.list && g <= l->groups.limit; g++) {
             const struct pt_group *gr = &l->groups.list[g];
             groups[k] = pt_sat_add(groups[k], l->partitions ? gr->adjust[k] : 0);
+            if (k == 0 && gr->cpu_max >= 0 && gr->cpu_reported > gr->cpu_max) {
+                snprintf(why, whylen, "group %u reported %lld ticks of CPU, over the interval's %lld", g,
+                         (long long)gr->cpu_reported, (long long)gr->cpu_max);
+                return -1;
+            }
             if (gr->high_water[k] < gr->interval_base[k]) {
                 snprintf(why, whylen, "counter %d: group %u's base is above its mark", k, g);
                 return -1;

@@ -48,7 +48,12 @@
  *   - a reaper's fold is given out in whole ticks that add up to exactly
  *     the fold, so no group is left below what it reported;
  *   - a zombie's exact CPU (below) is never negative, nor is the part of a
- *     debt it makes more than the debt (0 <= owed_exact <= owed).
+ *     debt it makes more than the debt (0 <= owed_exact <= owed);
+ *   - no interval reports more CPU (user + system), the tree's or any
+ *     group's, than its length x the CPUs can run, rounded up to a tick
+ *     (cpu_reported <= cpu_max), but the last line of a tree or a group
+ *     with no live member; what is over waits between the base and the
+ *     mark (base <= mark), so no tick is lost or reported twice.
  *
  * A zombie's stat truncates its user and its system CPU each to a clock
  * tick, and its reaper's fold adds them exact (summed in nanoseconds,
@@ -60,6 +65,25 @@
  * its reaper then owes it too, but only as rounding (owed_exact): a fold
  * short of it by a tick or two is still the fold, and at a reap that
  * never comes (reaped outside the tree) it stays counted.
+ *
+ * An interval's CPU is bounded by the host (cpus: the CPUs online). A
+ * live member's stat truncates its user and its system time each to a
+ * tick, so a counter read at an interval's two ends grows by up to a tick
+ * more than what ran between them: a tree of 300 live children once
+ * reported 3.98 CPU s in 1.76 s of a 2-CPU host, as the truncation of the
+ * last read gave its lag at once. No /proc file gives the exact run time
+ * of a process whole (schedstat is per thread, and an exited thread's is
+ * only in stat's truncated sum), and a ledger that counted it would need
+ * finer units than the ticks the kernel folds children in. So the deltas
+ * report at most what the CPUs can run in the interval's length (rounded
+ * up to a tick, so a tree that keeps every CPU busy never falls behind by
+ * the rounding), cut in the ratio of user to system, and leave the rest
+ * between the base and the mark for the next lines: the placement in
+ * time is bounded, the total stays the kernel's. What waits is only what
+ * the kernel showed late, at most the lag of every member (two ticks
+ * each) and the folds of the zombies reaped. A group that empties, and
+ * the tree once no account is live, report all that waits: no later
+ * line would show it (pt_counter_deltas in breakdown.h).
  *
  * Who owns what: the ledger owns its groups table and the shares waiting
  * for folds. Accounts live in the caller's members, which hand them in at
@@ -129,6 +153,7 @@ enum pt_ledger_phase { PT_LEDGER_READING, PT_LEDGER_COUNTING, PT_LEDGER_REPORTIN
 
 struct pt_ledger {
     double ticks_per_second;
+    unsigned cpus;           /* what an interval's CPU is bounded by (see the header), 0: none */
     bool partitions;         /* each member is in one group of groups.list, whose sum is the tree */
     bool shares_folds;       /* exit records give folds out to the groups (by process) */
     struct pt_groups groups; /* the breakdown's; list NULL without one */
@@ -145,12 +170,17 @@ struct pt_ledger {
     int64_t tc[PT_TC_COUNT];    /* and done */
     int64_t tree[PT_CTR_COUNT]; /* C, once pt_ledger_count() began */
     enum pt_ledger_phase phase;
+    /* the last deltas' CPU (user + system, ticks) and the most the
+     * interval could hold (-1: unbounded) */
+    int64_t cpu_reported, cpu_max;
+    bool cpu_waits; /* they left CPU for the next line (which shows it) */
 };
 
-/* groups: the breakdown's limit of named groups, 0 without a breakdown;
+/* cpus: the CPUs a tree can run on at once (0: no bound on an
+ * interval's CPU); groups: the breakdown's limit of named groups, 0 without a breakdown;
  * partitions: each member is in one of them, by its name or its cgroup
  * (the groups add up to the tree), else they are thread names. */
-void pt_ledger_init(struct pt_ledger *l, double ticks_per_second, uint32_t groups, bool partitions);
+void pt_ledger_init(struct pt_ledger *l, double ticks_per_second, unsigned cpus, uint32_t groups, bool partitions);
 void pt_ledger_free(struct pt_ledger *l);
 
 /* The counter as the tree counts it: the last value read, or what the
@@ -250,9 +280,11 @@ void pt_ledger_next_round(struct pt_ledger *l);
  * was read) into its group's. */
 void pt_ledger_count(struct pt_ledger *l, const struct pt_account *a, int64_t threads);
 /* ... then the interval's deltas, never negative, of the tree and of
- * group g; keep_base leaves the work for the next interval (some member
- * could not be read). */
-void pt_ledger_deltas(struct pt_ledger *l, bool keep_base, int64_t delta[PT_CTR_COUNT]);
+ * group g (before the lines read stat_seen: CPU deferred from the last
+ * line sets it, pt_counter_deltas); keep_base leaves the work for the next interval (some member
+ * could not be read). seconds: how long the interval lasted, which
+ * bounds its CPU (see the header; NAN or infinite: unbounded). */
+void pt_ledger_deltas(struct pt_ledger *l, bool keep_base, double seconds, int64_t delta[PT_CTR_COUNT]);
 void pt_ledger_group_deltas(struct pt_ledger *l, uint32_t g, bool keep_base, int64_t delta[PT_CTR_COUNT]);
 /* ... and, once counted, each live account's baseline for debts taken
  * from now on. */

@@ -42,9 +42,9 @@ static bool value_of(const struct pt_line *l, const struct pt_metric_def *m, dou
             return false;
         double cpu =
             (double)pt_sat_add(l->delta[PT_CTR_USER_TICKS], l->delta[PT_CTR_SYSTEM_TICKS]) / l->ticks_per_second;
-        /* A rate no tree can pass. The seconds can: what the kernel shows
-         * late (a tick truncated in each zombie's stat, given back by its
-         * reaper's fold) lands in the interval that sees it. */
+        /* A rate no tree can pass: the ledger bounds the CPU by the
+         * interval's length x the CPUs online (ledger.h); the configured
+         * CPUs bound it here too, for a line of no known length. */
         double percent = 100.0 * cpu / l->seconds;
         *raw = percent < l->cpu_percent_max ? percent : l->cpu_percent_max;
         return true;

@@ -43,9 +43,9 @@ pid_t pt_target_launched_pid(const struct pt_target *t)
 /* This interval's deltas of the tree, every live member counted (after
  * pt_ledger_count). Short of descriptors, some member was not read: its
  * work is left for the next interval, which reports it (the base stays). */
-static void counter_deltas(struct pt_target *t, int64_t delta[PT_CTR_COUNT])
+static void counter_deltas(struct pt_target *t, double seconds, int64_t delta[PT_CTR_COUNT])
 {
-    pt_ledger_deltas(&t->ledger, t->interval.short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS), delta);
+    pt_ledger_deltas(&t->ledger, t->interval.short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS), seconds, delta);
 }
 
 /* What a line reports of the live members, the tree's or a group's: the
@@ -145,8 +145,8 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
     gauges[PT_G_GPU] = pt_target_gpu_memory(t, -1);
     line.gauges = gauges;
     line.io_seen = t->ledger.io_seen;
+    counter_deltas(t, seconds, line.delta); /* first: CPU left from the last line is seen */
     line.stat_seen = t->ledger.stat_seen;
-    counter_deltas(t, line.delta);
     put_live(&line, t->ledger.tc, t->ledger.tc_seen & tcounts_shown(t), fds, processes, threads);
     put_states_and_age(t, &line);
     if (t->interval.fd_limit_known) {
@@ -235,9 +235,9 @@ static void fill_group_reports(struct pt_target *t, double seconds, const struct
         gauges[PT_G_GPU] = pt_target_gpu_memory(t, (int32_t)i);
         line.gauges = gauges;
         line.io_seen = g->io_seen;
-        line.stat_seen = g->stat_seen;
         line.cgroup = pt_target_cgroup_values(t, g->name);
         pt_ledger_group_deltas(&t->ledger, i, keep_base, line.delta);
+        line.stat_seen = g->stat_seen;
         put_live(&line, g->tc, g->tc_seen & tcounts_shown(t), g->fds_seen ? g->fds : -1, g->processes, g->threads);
         pt_target_gpu_put(t, (int32_t)i, &line);
         assert(t->group_lines.n <= t->ledger.groups.limit); /* limit + 1 lines */
@@ -360,11 +360,19 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
     t->ticks_per_second = (double)sysconf(_SC_CLK_TCK);
     long cpus = sysconf(_SC_NPROCESSORS_CONF);
     t->cpu_percent_max = 100.0 * (double)(cpus > 0 ? cpus : 1);
+    /* what an interval's CPU is bounded by (ledger.h): the CPUs online,
+     * where any member can run (its affinity and cpuset can change at any
+     * time); the configured ones where that is unknown */
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
     t->pss_at_end = pss_at_end;
     t->self = getpid();
     t->proc_root_ours = true;
     t->sys_root_default = strcmp(sys_root, "/sys") == 0;
-    pt_ledger_init(&t->ledger, t->ticks_per_second, options->breakdown != PT_BY_NONE ? options->breakdown_limit : 0,
+    pt_ledger_init(&t->ledger, t->ticks_per_second,
+                   (unsigned)(online > 0 ? online
+                              : cpus > 0 ? cpus
+                                         : 1),
+                   options->breakdown != PT_BY_NONE ? options->breakdown_limit : 0,
                    options->breakdown == PT_BY_PROCESS || options->breakdown == PT_BY_CGROUP);
     if (options->breakdown != PT_BY_NONE) {
         size_t lines = options->breakdown_limit + 1;

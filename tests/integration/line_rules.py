@@ -31,13 +31,14 @@ The rules, for a line of an interval of S seconds on a host of N CPUs:
 The slack, and why (TICK = 1 / sysconf(_SC_CLK_TCK), 10 ms here):
 
 * /proc/PID/stat gives utime and stime in clock ticks, each the exact run
-  time (cputime_adjust's split of sum_exec_runtime) cut down to a tick. A
-  counter cut down at both ends of an interval grows by less than one tick
-  more than the time it counted, so a live process adds < 2 ticks (utime,
-  stime) to the interval's user + system; without exit records a process
-  reaped in the interval adds < 2 more (its last read was cut down, the
-  cutime/cstime its reaper gains is not). With exit records an exited
-  process's CPU is its exact run time: no slack for it.
+  time cut down to a tick, so a counter read at an interval's two ends can
+  grow by up to a tick more than what ran between them (two a process:
+  utime, stime), and a zombie's fold brings its truncated ticks at the
+  reap. proctree reports at most the interval's length x the CPUs online,
+  rounded up to a tick (common/ledger.h), and leaves the rest for the next
+  lines: no slack per process. But a line with no live process left (the
+  tree's or a group's last) reports all that waited: at most two ticks
+  for each process that exited in its interval.
 * A cgroup's CPU (cpu.stat usage_usec, v1 cpuacct.usage_*) and throttling
   are charged by the scheduler at most a tick late per CPU: N ticks.
 * Pressure and cgroup times are printed in microseconds: 1 us for the
@@ -143,17 +144,17 @@ def problems(fields, seconds=None, cpus=None, tags=None, exits=None):
 
     user, system = _num(fields, "proc_cpu_user_seconds"), _num(fields, "proc_cpu_system_seconds")
     if user is not None and system is not None:
-        exit_records = _num(fields, "collector_exit_records") is not None
-        if processes is not None:
-            moved = processes + (0 if exit_records else (_num(fields, "proc_processes_exited") or 0))
-        else:
-            moved = cpus  # a --by thread line: no count; the CPUs' worth of threads
+        # the last line of a tree or group (no live process) gives all that
+        # waited: its exits' lag (a group's line counts no exits: its
+        # target's line of the interval bounds them)
+        told = fields if _num(fields, "proc_processes_exited") is not None else (exits or {})
+        moved = (_num(told, "proc_processes_exited") or 0) if processes == 0 else 0
         limit = cpus * window + 2 * TICK * moved
         if user + system > limit + 1e-9:
             bad("proc_cpu_user_seconds",
                 f"user {user} + system {system} = {user + system:.6f} s > {limit:.6f} s: "
-                f"{seconds:.6f} s x {cpus} CPUs (+ {READ_WINDOW} s read window per CPU, "
-                f"+ 2 ticks for each of {moved} processes)")
+                f"{seconds:.6f} s x {cpus} CPUs (+ {READ_WINDOW} s read window per CPU"
+                + (f", + 2 ticks for each of {moved} processes exited with the last" if moved else "") + ")")
 
     cg_user, cg_system = _num(fields, "cgroup_cpu_user_seconds"), _num(fields, "cgroup_cpu_system_seconds")
     cg_limit = cpus * (window + TICK) + 2 * USEC

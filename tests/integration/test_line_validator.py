@@ -65,12 +65,22 @@ class EachRuleCaught(unittest.TestCase):
         self.assertCaught("proc_processes", dict(QUIET, proc_processes_running=1, proc_processes_zombie=1))
 
     def test_cpu_over_the_interval_times_the_cpus(self):
-        # the tick truncation of a live process's two counters is allowed,
-        # a tick's more is not
-        edge = CPUS * (1.0 + r.READ_WINDOW) + 2 * r.TICK
+        # the read window is allowed, a tick's more is not: proctree leaves
+        # what the stats' truncation gives late for the next lines
+        edge = CPUS * (1.0 + r.READ_WINDOW)
         self.assertPossible(dict(QUIET, proc_cpu_user_seconds=edge, proc_cpu_system_seconds=0.0), 1.0)
         self.assertCaught("proc_cpu_user_seconds",
                           dict(QUIET, proc_cpu_user_seconds=edge - 0.5, proc_cpu_system_seconds=0.5 + r.TICK), 1.0)
+        # 300 live children's lag at once (3.98 s in 1.76 s of 2 CPUs)
+        self.assertCaught("proc_cpu_user_seconds",
+                          dict(QUIET, proc_processes=300, proc_cpu_user_seconds=3.5, proc_cpu_system_seconds=0.48),
+                          1.76, cpus=2)
+        # the last line of a tree (no live process) gives all that waited:
+        # two ticks for each process that exited with it
+        last = dict(QUIET, proc_processes=0, proc_processes_exited=3,
+                    proc_cpu_user_seconds=edge + 6 * r.TICK, proc_cpu_system_seconds=0.0)
+        self.assertPossible(last, 1.0)
+        self.assertCaught("proc_cpu_user_seconds", dict(last, proc_cpu_system_seconds=r.TICK), 1.0)
         # issue 38: 300 children of 20 ms reaped at once, 2.38 s in 1 s on
         # 2 CPUs, exit records in use (their run time is exact)
         self.assertCaught("proc_cpu_user_seconds",

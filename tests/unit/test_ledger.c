@@ -19,6 +19,8 @@
 static struct pt_ledger l;
 static struct pt_account accounts[MAX_LIVE];
 static bool alive[MAX_LIVE];
+/* how long the intervals last: unbounded CPU unless a case says */
+static double interval_seconds = 1e9;
 
 /* The invariants, over the live accounts. */
 static void check(void)
@@ -34,7 +36,8 @@ static void check(void)
 
 static void start(uint32_t groups)
 {
-    pt_ledger_init(&l, 100.0, groups, true);
+    pt_ledger_init(&l, 100.0, 2, groups, true);
+    interval_seconds = 1e9;
     memset(accounts, 0, sizeof(accounts));
     memset(alive, 0, sizeof(alive));
 }
@@ -112,7 +115,7 @@ static void end_interval(int64_t tree[PT_CTR_COUNT], int64_t groups[][PT_CTR_COU
     for (int i = 0; i < MAX_LIVE; i++)
         if (alive[i])
             pt_ledger_count(&l, &accounts[i], 1);
-    pt_ledger_deltas(&l, false, tree);
+    pt_ledger_deltas(&l, false, interval_seconds, tree);
     for (uint32_t g = 0; groups && g <= l.groups.limit; g++)
         pt_ledger_group_deltas(&l, g, false, groups[g]);
     for (int i = 0; i < MAX_LIVE; i++)
@@ -300,6 +303,58 @@ START_TEST(deltas_never_negative)
 }
 END_TEST
 
+/* An interval's CPU is at most its length x the CPUs (2 here, 100 ticks
+ * a second: 200 ticks in 1 s): what a counter brings late (the ticks the
+ * stats of many members truncated, given at once) waits for the next
+ * intervals, the tree's and each group's, and nothing is lost or counted
+ * twice. A group that empties, and the tree once it has no live account,
+ * report all they have left: no later line would. */
+START_TEST(interval_cpu_bounded_by_the_cpus)
+{
+    start(4);
+    interval_seconds = 1.0;
+    int64_t tree[PT_CTR_COUNT], groups[5][PT_CTR_COUNT];
+    int64_t tree_sum = 0, cc_sum = 0;
+    join(0, 100, "sh", 0, 0, 0, false);
+    join(1, 200, "cc", 0, 0, 0, false);
+    join(2, 300, "cc", 0, 0, 0, false);
+    read_cpu(0, 150, 150);
+    read_cpu(1, 130, 130);
+    read_cpu(2, 130, 130);
+    const int64_t want[][3] = {{200, 150, 200}, {200, 0, 60}, {10, 0, 0}, {200, 0, 200}, {200, 0, 500}, {300, 0, 0}};
+    for (int i = 0; i < 6; i++) {
+        if (i == 3) { /* cc's two grow by 700 and one leaves */
+            read_cpu(2, 530, 530);
+            leave(2, -1);
+            read_cpu(1, 430, 430);
+        }
+        if (i == 4) /* cc empties: its line reports the rest */
+            leave(1, -1);
+        if (i == 5) /* so does the tree's */
+            leave(0, -1);
+        end_interval(tree, groups);
+        ck_assert_int_eq(tree[USER], want[i][0]);
+        ck_assert_int_eq(groups[group_of("sh")][USER], want[i][1]);
+        if (i < 5)
+            ck_assert_int_eq(groups[group_of("cc")][USER], want[i][2]);
+        tree_sum += tree[USER];
+        cc_sum += i < 5 ? groups[group_of("cc")][USER] : 0;
+    }
+    ck_assert_int_eq(tree_sum, 150 + 430 + 530);
+    ck_assert_int_eq(cc_sum, 430 + 530);
+    /* the bound is rounded up to a whole tick: 0.5025 s on 2 CPUs, 100.5
+     * ticks, 101 */
+    join(3, 400, "sh", 0, 0, 0, false);
+    read_cpu(3, 1000, 1000);
+    interval_seconds = 0.5025;
+    ck_assert_int_eq(end_user(), 101);
+    ck_assert_int_eq(end_user(), 101);
+    interval_seconds = 10;
+    ck_assert_int_eq(end_user(), 1000 - 202);
+    stop();
+}
+END_TEST
+
 /* io that stops answering keeps what it showed; io that starts counts
  * from then on. */
 START_TEST(io_that_changes_its_answer)
@@ -476,6 +531,7 @@ int main(void)
     tcase_add_test(tc, orphan_reaped_outside);
     tcase_add_test(tc, pid_reuse_is_a_new_account);
     tcase_add_test(tc, deltas_never_negative);
+    tcase_add_test(tc, interval_cpu_bounded_by_the_cpus);
     tcase_add_test(tc, io_that_changes_its_answer);
     tcase_add_test(tc, groups_without_records);
     tcase_add_test(tc, folds_shared_by_the_records);
