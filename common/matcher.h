@@ -43,6 +43,7 @@ struct pt_matcher {
     struct pt_cgroupfs fs;         /* CGROUP, UNIT: the hierarchies, found once */
     struct pt_cgscan_notes notes;  /* CGROUP, UNIT */
     struct pt_cgscan_kept kept;    /* CGROUP, a UNIT of one directory: kept open between scans */
+    struct pt_fd_budget *budget;   /* for the kept sub-cgroups (cgscan.h); NULL: none kept */
     dev_t fs_dev[2 + PT_V1_COUNT]; /* CGROUP, UNIT: the devices of the hierarchies found */
     size_t n_fs_devs;
     bool has_regex, has_unit;
