@@ -346,6 +346,11 @@ int pt_matcher_scan_cgroup(struct pt_matcher *m, struct pt_buf *buf, int (*fn)(p
     return 0;
 }
 
+void pt_matcher_set_budget(struct pt_matcher *m, struct pt_fd_budget *budget)
+{
+    m->budget = budget;
+}
+
 const struct pt_cgroupfs *pt_matcher_cgroupfs(const struct pt_matcher *m)
 {
     return &m->fs;

@@ -800,7 +800,7 @@ START_TEST(test_scan_sub_cgroups_kept_open)
     struct pid_list list;
     char groups[4096];
     matcher_ok(&m, PT_SELECT_CGROUP, NULL, path, &p);
-    m.budget = &budget;
+    pt_matcher_set_budget(&m, &budget);
     scan_groups(&m, &p, &list, groups, sizeof(groups));
     assert_pids(&list, (const pid_t[]){10, 20, 30, 31}, 4);
     ck_assert_str_eq(groups, "10:.\n20:web\n30:db\n31:db\n");
