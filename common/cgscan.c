@@ -3,12 +3,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 
+#include "base.h"
 #include "dirents.h"
 #include "pidparse.h"
 #include "procfile.h"
@@ -55,41 +57,185 @@ static void take_procs(struct pt_cgscan *s, ssize_t n)
         note(s, PT_CGSCAN_NOT_REGULAR, "cgroup.procs");
 }
 
-static void scan_subs(struct pt_cgscan *s, int dir_fd, int depth);
+static void scan_subs(struct pt_cgscan *s, int dir_fd, struct pt_cgscan_subs *subs, int depth);
 
-/* A sub-cgroup: its cgroup.procs, then its own sub-cgroups. */
-static void scan_sub(struct pt_cgscan *s, int dir_fd, int depth)
+/* ---- kept sub-cgroups ---------------------------------------------------- */
+
+static void subs_free(struct pt_cgscan_subs *subs, struct pt_fd_budget *budget);
+
+/* Close what n keeps, its seats given back; its own sub-cgroups
+ * forgotten (they were below that directory). */
+static void sub_close(struct pt_cgscan_sub *n, struct pt_fd_budget *budget)
 {
+    if (n->dir_fd >= 0)
+        close(n->dir_fd);
+    if (n->procs_fd >= 0)
+        close(n->procs_fd);
+    for (; n->seats > 0; n->seats--)
+        if (budget)
+            pt_fd_budget_give(budget, false);
+    n->dir_fd = -1;
+    n->procs_fd = -ENOENT;
+    subs_free(&n->subs, budget);
+}
+
+static void subs_free(struct pt_cgscan_subs *subs, struct pt_fd_budget *budget)
+{
+    for (size_t i = 0; i < subs->n; i++) {
+        sub_close(&subs->list[i], budget);
+        free(subs->list[i].name);
+    }
+    free(subs->list);
+    *subs = (struct pt_cgscan_subs){0};
+}
+
+/* The entry of name in subs, added when it has none (a sub-cgroup seen
+ * for the first time: the only allocation), marked seen. */
+static struct pt_cgscan_sub *sub_named(struct pt_cgscan_subs *subs, const char *name)
+{
+    for (size_t k = 0; k < subs->n; k++) {
+        size_t i = (subs->next + k) % subs->n;
+        if (strcmp(subs->list[i].name, name) == 0) {
+            subs->next = i + 1;
+            subs->list[i].seen = true;
+            return &subs->list[i];
+        }
+    }
+    if (subs->n == subs->cap) {
+        subs->cap = subs->cap ? subs->cap * 2 : 4;
+        subs->list = pt_xrealloc_array(subs->list, subs->cap, sizeof(*subs->list));
+    }
+    struct pt_cgscan_sub *n = &subs->list[subs->n++];
+    *n = (struct pt_cgscan_sub){.name = pt_xstrdup(name), .dir_fd = -1, .procs_fd = -ENOENT, .seen = true};
+    subs->next = subs->n;
+    return n;
+}
+
+/* The entries the scan did not list are closed and forgotten, the
+ * others kept in order. */
+static void subs_sweep(struct pt_cgscan_subs *subs, struct pt_fd_budget *budget)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < subs->n; i++) {
+        if (subs->list[i].seen) {
+            subs->list[i].seen = false;
+            subs->list[kept++] = subs->list[i];
+            continue;
+        }
+        sub_close(&subs->list[i], budget);
+        free(subs->list[i].name);
+    }
+    subs->n = kept;
+    subs->next = 0;
+}
+
+/* Is n's kept directory still the one name names in its parent (not
+ * removed and made again, nor another moved there), and may it stay
+ * (the budget does not want its seats back)? */
+static bool sub_still_kept(struct pt_cgscan *s, struct pt_cgscan_sub *n, int parent_fd, const char *name)
+{
+    struct stat st;
+    return fstatat(parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == n->dev && st.st_ino == n->ino &&
+           !(s->budget && pt_fd_budget_over(s->budget, PT_FD_OTHER));
+}
+
+/* dir_fd (just opened by name) and its cgroup.procs kept in n when the
+ * budget has two seats: true, else n keeps nothing. */
+static bool sub_keep(struct pt_cgscan *s, struct pt_cgscan_sub *n, int dir_fd)
+{
+    struct stat st;
+    if (!s->budget || fstat(dir_fd, &st) != 0 || !pt_fd_budget_take(s->budget, false))
+        return false;
+    if (!pt_fd_budget_take(s->budget, false)) {
+        pt_fd_budget_give(s->budget, false);
+        return false;
+    }
+    n->dir_fd = dir_fd;
+    n->dev = st.st_dev;
+    n->ino = st.st_ino;
+    n->seats = 2;
+    n->procs_fd = pt_open_regular_at(dir_fd, "cgroup.procs", O_RDONLY);
+    if (n->procs_fd < 0) { /* nothing to keep there: its seat back */
+        pt_fd_budget_give(s->budget, false);
+        n->seats = 1;
+    }
+    return true;
+}
+
+/* A kept sub-cgroup's cgroup.procs from its start: bytes, or -errno (a
+ * file missing is looked for again, as a kept target's is). */
+static ssize_t sub_read_procs(struct pt_cgscan *s, struct pt_cgscan_sub *n)
+{
+    if (n->procs_fd == -ENOENT) {
+        n->procs_fd = pt_open_regular_at(n->dir_fd, "cgroup.procs", O_RDONLY);
+        if (n->procs_fd >= 0 && !pt_fd_budget_take(s->budget, false)) {
+            close(n->procs_fd); /* read by its name at each scan */
+            n->procs_fd = -ENOENT;
+            return pt_read_regular_at(n->dir_fd, "cgroup.procs", s->buf);
+        }
+        n->seats += n->procs_fd >= 0;
+    }
+    return n->procs_fd >= 0 ? pt_pread_all(n->procs_fd, s->buf) : n->procs_fd;
+}
+
+/* A sub-cgroup named name in the directory behind parent_fd: its
+ * cgroup.procs, then its own sub-cgroups; through n's kept descriptors
+ * (n NULL: nothing kept, all opened and closed now). */
+static void scan_sub(struct pt_cgscan *s, int parent_fd, const char *name, struct pt_cgscan_sub *n, int depth)
+{
+    if (n && n->dir_fd >= 0 && !sub_still_kept(s, n, parent_fd, name))
+        sub_close(n, s->budget);
+    bool kept = n && n->dir_fd >= 0;
+    int dir_fd = kept ? n->dir_fd : openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dir_fd < 0)
+        return;
+    if (!kept && n)
+        kept = sub_keep(s, n, dir_fd);
+    if (kept) {
+        ssize_t r = sub_read_procs(s, n);
+        if (r == -ENODEV) { /* removed since its fstatat: as a fresh open would, it is not there */
+            sub_close(n, s->budget);
+            return;
+        }
+        take_procs(s, r);
+        if (lseek(dir_fd, 0, SEEK_SET) == 0) /* its entries from the first */
+            scan_subs(s, dir_fd, &n->subs, depth);
+        return;
+    }
     take_procs(s, pt_read_regular_at(dir_fd, "cgroup.procs", s->buf));
-    scan_subs(s, dir_fd, depth);
+    scan_subs(s, dir_fd, NULL, depth);
+    close(dir_fd);
 }
 
 /* Every sub-cgroup of the directory behind dir_fd, read from its offset:
  * on cgroup v2 a service's processes often live in leaf sub-cgroups
- * (".control" too). */
-static void scan_subs(struct pt_cgscan *s, int dir_fd, int depth)
+ * (".control" too). subs: the kept ones (NULL: none kept below). */
+static void scan_subs(struct pt_cgscan *s, int dir_fd, struct pt_cgscan_subs *subs, int depth)
 {
     _Alignas(struct dirent64) char entries[PT_DIRENTS_LEVEL];
     struct pt_dirents dir;
     pt_dirents_init(&dir, dir_fd, entries, sizeof(entries));
     const char *group = s->group;
     size_t len = strlen(s->path);
+    bool listed = true;
+    for (size_t i = 0; subs && i < subs->n; i++)
+        subs->list[i].seen = false;
     for (const char *name; (name = pt_dirents_next_dir(&dir));) {
         if (depth >= PT_CGROUP_SCAN_DEPTH) {
             note(s, PT_CGSCAN_TOO_DEEP, "");
+            listed = false;
             break;
         }
-        int sub = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (sub >= 0) {
-            s->group = depth == 0 && s->name_children ? name : group;
-            if ((size_t)snprintf(s->path + len, sizeof(s->path) - len, "/%s", name) >= sizeof(s->path) - len)
-                strcpy(s->path + sizeof(s->path) - 4, "...");
-            scan_sub(s, sub, depth + 1);
-            s->path[len] = '\0';
-            s->group = group;
-            close(sub);
-        }
+        struct pt_cgscan_sub *n = subs ? sub_named(subs, name) : NULL;
+        s->group = depth == 0 && s->name_children ? (n ? n->name : name) : group;
+        if ((size_t)snprintf(s->path + len, sizeof(s->path) - len, "/%s", name) >= sizeof(s->path) - len)
+            strcpy(s->path + sizeof(s->path) - 4, "...");
+        scan_sub(s, dir_fd, n ? n->name : name, n, depth + 1);
+        s->path[len] = '\0';
+        s->group = group;
     }
+    if (subs && listed && dir.error == 0)
+        subs_sweep(subs, s->budget);
 }
 
 /* The directory at path and its cgroup.procs into k: 0, or -errno
@@ -154,8 +300,10 @@ int pt_cgscan_dir(struct pt_cgscan *s, const char *path, struct pt_cgscan_kept *
         n = read_procs(s, k);
     }
     take_procs(s, n);
+    if (kept)
+        k->budget = s->budget;
     if (lseek(k->dir_fd, 0, SEEK_SET) == 0) /* a kept directory's entries from the first */
-        scan_subs(s, k->dir_fd, 0);
+        scan_subs(s, k->dir_fd, kept ? &k->subs : NULL, 0);
     if (!kept)
         pt_cgscan_kept_close(&once);
     return 0;
@@ -168,5 +316,6 @@ void pt_cgscan_kept_close(struct pt_cgscan_kept *kept)
         if (kept->procs_fd >= 0)
             close(kept->procs_fd);
     }
+    subs_free(&kept->subs, kept->budget);
     memset(kept, 0, sizeof(*kept));
 }

@@ -4,12 +4,23 @@
  * The directory a target names (a --cgroup's, a single unit's) is kept
  * open with its cgroup.procs between scans, as members keep their /proc
  * files: a scan reads it again from offset 0 (a kept cgroup.procs starts
- * its walk of the cgroup's tasks again there), and opens only the
- * sub-cgroups, which come and go. The kept pair is the cgroup at the path
- * while stat() of the path names the same directory; a cgroup removed,
- * or made again at its path (another directory), is opened again by it.
- * A kept cgroup.procs of a removed cgroup reads ENODEV: opened again too.
- * Sub-cgroups and the units of a glob are opened at each scan. */
+ * its walk of the cgroup's tasks again there). The kept pair is the
+ * cgroup at the path while stat() of the path names the same directory;
+ * a cgroup removed, or made again at its path (another directory), is
+ * opened again by it. A kept cgroup.procs of a removed cgroup reads
+ * ENODEV: opened again too.
+ *
+ * Its sub-cgroups are kept the same way, each directory and its
+ * cgroup.procs, two descriptors of the budget (fdbudget.h, a file read
+ * once a discovery) while it allows: a scan lists the kept directory
+ * again, and a sub-cgroup it names is read through its kept pair while
+ * fstatat() of that name in its parent's kept directory finds the same
+ * directory (else it is opened again by its name: removed and made
+ * again, or another moved there); one no longer listed is closed and
+ * forgotten. Past the budget, or when it wants the seats back for
+ * members' statm, a sub-cgroup is opened and closed at each scan. The
+ * units of a glob are opened at each scan. Nothing is allocated while
+ * the sub-cgroups stay as they are. */
 #ifndef PROCTREE_CGSCAN_H
 #define PROCTREE_CGSCAN_H
 
@@ -20,6 +31,7 @@
 #include "bounds.h"
 #include "buf.h"
 #include "cgroupfs.h"
+#include "fdbudget.h"
 
 /* What scans of the cgroups met and could not use, each said once by the
  * target (targetcg.c), naming the first path met. */
@@ -34,14 +46,34 @@ struct pt_cgscan_notes {
     char path[PT_CGSCAN_KINDS][PT_CGROUPFS_PATH_MAX]; /* by bit: the first path met (cut to fit) */
 };
 
+/* Sub-cgroups kept open between scans, below a kept directory. */
+struct pt_cgscan_sub;
+struct pt_cgscan_subs {
+    struct pt_cgscan_sub *list;
+    size_t n, cap;
+    size_t next; /* where the next name is looked for first: a listing comes in the same order */
+};
+struct pt_cgscan_sub {
+    char *name;
+    int dir_fd, procs_fd; /* dir_fd -1: not kept; procs_fd as pt_cgscan_kept's */
+    unsigned seats;       /* descriptors taken from the budget for them */
+    dev_t dev;            /* the directory's identity when it was opened */
+    ino_t ino;
+    bool seen; /* listed by the scan under way */
+    struct pt_cgscan_subs subs;
+};
+
 /* The directory of a target kept open between scans, with its
- * cgroup.procs (-1 when it has none, or it is no regular file). Zeroed:
- * nothing kept. The scanner's own: opened and closed by pt_cgscan_*. */
+ * cgroup.procs (-errno when it has none, or it is no regular file), and
+ * its sub-cgroups. Zeroed: nothing kept. The scanner's own: opened and
+ * closed by pt_cgscan_*. */
 struct pt_cgscan_kept {
     bool open;
     int dir_fd, procs_fd;
     dev_t dev; /* the directory's identity when it was opened */
     ino_t ino;
+    struct pt_cgscan_subs subs;
+    struct pt_fd_budget *budget; /* the sub-cgroups' descriptors' */
 };
 
 /* The filesystems a directory to scan may be on: any cgroup filesystem,
@@ -67,13 +99,14 @@ struct pt_cgscan {
     struct pt_buf *buf; /* scratch */
     struct pt_cgscan_fs fs;
     struct pt_cgscan_notes *notes; /* what the scan met is added here */
+    struct pt_fd_budget *budget;   /* kept sub-cgroups' descriptors (NULL: none kept) */
     const char *group;             /* the group being scanned */
     bool name_children;
     char path[PT_CGROUPFS_PATH_MAX]; /* the directory under scan, for the notes (cut to fit) */
 };
 
 /* Scan the cgroup at path and below, through kept when not NULL (opened
- * there if needed, and kept). 0, or -errno when it cannot be opened (it
+ * there if needed, and kept, with its sub-cgroups within s->budget). 0, or -errno when it cannot be opened (it
  * does not exist: -ENOENT), or -EXDEV when it is on no cgroup filesystem
  * (noted). */
 int pt_cgscan_dir(struct pt_cgscan *s, const char *path, struct pt_cgscan_kept *kept);

@@ -1,4 +1,5 @@
-/* fdbudget: how many /proc descriptors proctree may keep open.
+/* fdbudget: how many /proc descriptors proctree may keep open, and for
+ * which files.
  *
  * A kept /proc file is sampled again with one pread (procfile.h), which is
  * why members keep theirs. But every kept descriptor counts against the
@@ -6,28 +7,62 @@
  * all its other plugins: a tree of a few hundred processes would take the
  * whole of it. So the collector keeps at most `limit` descriptors; a file
  * that does not fit is opened, read and closed at each read instead
- * (member.c), which costs two more syscalls and gives the same numbers.
+ * (member.c), which costs two more syscalls and a check of the member's
+ * identity, and gives the same numbers.
  *
- * The other files (read once an interval: six of a member's eight) may
- * take at most three quarters of the budget, so the hot ones (stat and
- * statm, read at every 100 ms poll) always have the last quarter: when a
- * tree outgrows the budget, the descriptors go where they save the most. */
+ * When a tree outgrows the budget, the descriptors go where they save the
+ * most, by rank (enum pt_fd_rank):
+ *   1. each member's statm, read at every poll (10 a second by default),
+ *      and a cgroup's file read at every poll (memory.current);
+ *   2. each member's stat, read once an interval and by the identity check
+ *      that follows a read by path when the member's statm is not kept;
+ *   3. everything else, read once an interval or less, and never more
+ *      than three quarters of the budget (a cgroup target's files
+ *      reserve no seats: its memory.current keeps the last quarter).
+ * A file of rank 2 or 3 is kept only while what is left of the budget
+ * still holds a descriptor for the statm (and, for rank 3, the stat) of
+ * every member that lacks one: the members known (pt_fd_budget_join)
+ * reserve their seats. A tree that grows after its files were kept takes
+ * them back: a kept descriptor whose rank is over (pt_fd_budget_over) is
+ * given back at its next read, which is then its last (member.c,
+ * threads.c), so the next poll keeps the statm in its place. */
 #ifndef PROCTREE_FDBUDGET_H
 #define PROCTREE_FDBUDGET_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-struct pt_fd_budget {
-    size_t limit;     /* descriptors that may be kept */
-    size_t kept;      /* descriptors kept now */
-    size_t kept_cold; /* of which not hot */
-    bool reached;     /* a file had to be read without keeping it */
+enum pt_fd_rank {
+    PT_FD_STATM, /* a member's statm: one a member, reserved */
+    PT_FD_POLL,  /* another file read at every poll (a cgroup's), ranked with statm, not reserved */
+    PT_FD_STAT,  /* a member's stat: one a member, reserved after the statms */
+    PT_FD_OTHER, /* the rest */
+    PT_FD_RANKS
 };
 
-/* May one more descriptor be kept? Counts it when it may. */
+struct pt_fd_budget {
+    size_t limit;                /* descriptors that may be kept */
+    size_t kept;                 /* descriptors kept now */
+    size_t by_rank[PT_FD_RANKS]; /* of which of each rank */
+    size_t members;              /* members known: each reserves a statm and a stat */
+    bool reached;                /* a file had to be read without keeping it */
+};
+
+/* May one more descriptor of this rank be kept? Counts it when it may. */
+bool pt_fd_budget_take_rank(struct pt_fd_budget *b, enum pt_fd_rank rank);
+/* A kept descriptor of this rank was closed. */
+void pt_fd_budget_give_rank(struct pt_fd_budget *b, enum pt_fd_rank rank);
+/* Should a kept descriptor of this rank be given back, so that one of a
+ * higher rank can be kept? */
+bool pt_fd_budget_over(const struct pt_fd_budget *b, enum pt_fd_rank rank);
+
+/* A member opened (its seats reserved) and closed. */
+void pt_fd_budget_join(struct pt_fd_budget *b);
+void pt_fd_budget_leave(struct pt_fd_budget *b);
+
+/* The same for a file that is read at every poll (hot: PT_FD_POLL) or
+ * not (PT_FD_OTHER). */
 bool pt_fd_budget_take(struct pt_fd_budget *b, bool hot);
-/* A kept descriptor (hot or not, as when it was taken) was closed. */
 void pt_fd_budget_give(struct pt_fd_budget *b, bool hot);
 
 /* The largest budget: more descriptors than Linux lets a process open. */

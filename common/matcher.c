@@ -317,7 +317,14 @@ int pt_matcher_scan_cgroup(struct pt_matcher *m, struct pt_buf *buf, int (*fn)(p
                            void *arg)
 {
     struct pt_cgscan s = {
-        .fn = fn, .arg = arg, .buf = buf, .fs = scan_fs(m), .notes = &m->notes, .group = PT_CGROUP_OWN};
+        .fn = fn,
+        .arg = arg,
+        .buf = buf,
+        .fs = scan_fs(m),
+        .notes = &m->notes,
+        .group = PT_CGROUP_OWN,
+        .budget = m->budget,
+    };
     if (m->kind == PT_SELECT_CGROUP) {
         s.name_children = true;
         return pt_cgscan_dir(&s, m->cgroup, &m->kept);
@@ -337,6 +344,11 @@ int pt_matcher_scan_cgroup(struct pt_matcher *m, struct pt_buf *buf, int (*fn)(p
         pt_cgscan_dir(&s, m->unit.dirs[i], one_dir ? &m->kept : NULL);
     }
     return 0;
+}
+
+void pt_matcher_set_budget(struct pt_matcher *m, struct pt_fd_budget *budget)
+{
+    m->budget = budget;
 }
 
 const struct pt_cgroupfs *pt_matcher_cgroupfs(const struct pt_matcher *m)

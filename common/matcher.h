@@ -43,6 +43,7 @@ struct pt_matcher {
     struct pt_cgroupfs fs;         /* CGROUP, UNIT: the hierarchies, found once */
     struct pt_cgscan_notes notes;  /* CGROUP, UNIT */
     struct pt_cgscan_kept kept;    /* CGROUP, a UNIT of one directory: kept open between scans */
+    struct pt_fd_budget *budget;   /* for the kept sub-cgroups (cgscan.h); NULL: none kept */
     dev_t fs_dev[2 + PT_V1_COUNT]; /* CGROUP, UNIT: the devices of the hierarchies found */
     size_t n_fs_devs;
     bool has_regex, has_unit;
@@ -91,6 +92,10 @@ bool pt_matcher_test(const struct pt_matcher *m, struct pt_candidate *c);
 int pt_matcher_scan_cgroup(struct pt_matcher *m, struct pt_buf *buf, int (*fn)(pid_t pid, const char *group, void *arg),
                            void *arg);
 /* The cgroup hierarchies, for --cgroup and --unit. */
+/* The descriptor budget of the sub-cgroups a scan keeps open (cgscan.h);
+ * without one (NULL, as after init) they are opened at each scan. */
+void pt_matcher_set_budget(struct pt_matcher *m, struct pt_fd_budget *budget);
+
 const struct pt_cgroupfs *pt_matcher_cgroupfs(const struct pt_matcher *m);
 /* The unit, for --unit. */
 const struct pt_sdunit *pt_matcher_unit(const struct pt_matcher *m);

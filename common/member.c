@@ -156,6 +156,8 @@ enum pt_read pt_member_open(struct pt_member *m, int proc_root_fd, struct pt_fd_
     for (int f = 0; f < PT_MF_COUNT; f++)
         m->fd[f] = -1;
     m->budget = budget;
+    if (budget)
+        pt_fd_budget_join(budget); /* its seats (fdbudget.h), until pt_member_close */
     m->fd_limit_due = true;
     snprintf(m->path, sizeof(m->path), "%d/", (int)pid);
 
@@ -176,6 +178,9 @@ void pt_member_close(struct pt_member *m)
     for (int f = 0; f < PT_MF_COUNT; f++)
         pt_member_drop_file(m, f);
     pt_threads_free(&m->threads, m->budget);
+    if (m->budget)
+        pt_fd_budget_leave(m->budget);
+    m->budget = NULL; /* closed again (a member gone, then freed): nothing left to give */
 }
 
 enum pt_read pt_member_read_statm(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, struct pt_statm *out)

@@ -7,21 +7,23 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 
 #include "procfile.h"
 
-/* What each file is, and whether it is read at every poll (hot: it may
- * use the whole descriptor budget, see fdbudget.h). */
+/* What each file is, and its rank for the descriptor budget (fdbudget.h:
+ * statm, read at every poll, first; then stat). */
 static const struct {
     const char *name; /* under "<pid>/"; the children file adds the pid */
-    bool hot;
+    enum pt_fd_rank rank;
     bool directory;
 } member_files[PT_MF_COUNT] = {
-    [PT_MF_STAT] = {"stat", true, false},      [PT_MF_STATM] = {"statm", true, false},
-    [PT_MF_IO] = {"io", false, false},         [PT_MF_CHILDREN] = {"children", false, false},
-    [PT_MF_STATUS] = {"status", false, false}, [PT_MF_SMAPS] = {"smaps_rollup", false, false},
-    [PT_MF_FD_DIR] = {"fd", false, true},      [PT_MF_SCHEDSTAT] = {"schedstat", false, false},
-    [PT_MF_LIMITS] = {"limits", false, false},
+    [PT_MF_STAT] = {"stat", PT_FD_STAT, false},      [PT_MF_STATM] = {"statm", PT_FD_STATM, false},
+    [PT_MF_IO] = {"io", PT_FD_OTHER, false},         [PT_MF_CHILDREN] = {"children", PT_FD_OTHER, false},
+    [PT_MF_STATUS] = {"status", PT_FD_OTHER, false}, [PT_MF_SMAPS] = {"smaps_rollup", PT_FD_OTHER, false},
+    [PT_MF_FD_DIR] = {"fd", PT_FD_OTHER, true},      [PT_MF_SCHEDSTAT] = {"schedstat", PT_FD_OTHER, false},
+    [PT_MF_LIMITS] = {"limits", PT_FD_OTHER, false},
 };
 
 bool pt_out_of_fds(int err)
@@ -43,8 +45,10 @@ void pt_member_drop_file(struct pt_member *m, enum pt_member_file f)
         return;
     close(m->fd[f]);
     m->fd[f] = -1;
+    if (f == PT_MF_STATM)
+        m->statm_vouches = false;
     if (m->budget)
-        pt_fd_budget_give(m->budget, member_files[f].hot);
+        pt_fd_budget_give_rank(m->budget, member_files[f].rank);
 }
 
 /* Is m exiting or gone, as a read of its stat now shows? The kernel
@@ -97,17 +101,48 @@ int pt_member_open_by_path(const struct pt_member *m, int proc_root_fd, enum pt_
     return fd >= 0 ? fd : -errno;
 }
 
+/* A descriptor just opened by path is kept: is it the member's? Every
+ * file but stat (whose starttime the reader compares) is vouched for
+ * once, by the identity check, before its first read; then it is bound
+ * to the process (a reaped one reads ESRCH), and a kept statm on procfs
+ * is the identity check itself (pt_member_check_identity). */
+static bool vouch_kept(struct pt_member *m, int proc_root_fd, enum pt_member_file f, int fd)
+{
+    if (f == PT_MF_STAT)
+        return true;
+    if (pt_member_check_identity(m, proc_root_fd) != PT_READ_OK)
+        return false;
+    struct statfs fs;
+    if (f == PT_MF_STATM)
+        m->statm_vouches = fstatfs(fd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
+    return true;
+}
+
 int pt_member_file_fd(struct pt_member *m, int proc_root_fd, enum pt_member_file f, bool *transient)
 {
     assert((unsigned)f < PT_MF_COUNT);
+    enum pt_fd_rank rank = member_files[f].rank;
     *transient = false;
-    if (m->fd[f] >= 0)
-        return m->fd[f];
-    int fd = pt_member_open_by_path(m, proc_root_fd, f);
+    int fd = m->fd[f];
+    if (fd >= 0) {
+        if (!m->budget || !pt_fd_budget_over(m->budget, rank))
+            return fd;
+        /* a file of a higher rank wants its seat: this read is its last */
+        m->fd[f] = -1;
+        if (f == PT_MF_STATM)
+            m->statm_vouches = false;
+        pt_fd_budget_give_rank(m->budget, rank);
+        *transient = true;
+        return fd;
+    }
+    fd = pt_member_open_by_path(m, proc_root_fd, f);
     if (fd < 0)
         return fd;
-    if (m->budget && pt_fd_budget_take(m->budget, member_files[f].hot))
-        return m->fd[f] = fd;
+    if (m->budget && pt_fd_budget_take_rank(m->budget, rank)) {
+        if (vouch_kept(m, proc_root_fd, f, fd))
+            return m->fd[f] = fd;
+        pt_fd_budget_give_rank(m->budget, rank); /* the read by path decides */
+    }
     *transient = true;
     return fd;
 }
@@ -140,6 +175,18 @@ enum pt_read pt_member_check_identity_stat(const struct pt_member *m, int proc_r
 
 enum pt_read pt_member_check_identity(const struct pt_member *m, int proc_root_fd)
 {
+    /* A kept statm is bound to the member's struct pid: it reads (zeros
+     * for a zombie) until the member is reaped, and ESRCH from then on,
+     * so a read of it says that the pid is still the member's: 1 us,
+     * where stat costs 4 (what it says of a fixture's files, it cannot). */
+    if (m->statm_vouches) {
+        char text[128];
+        ssize_t n = pread(m->fd[PT_MF_STATM], text, sizeof(text), 0);
+        if (n >= 0)
+            return PT_READ_OK;
+        if (errno == ESRCH)
+            return PT_READ_GONE;
+    }
     return pt_member_check_identity_stat(m, proc_root_fd, NULL);
 }
 

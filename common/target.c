@@ -349,6 +349,8 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
     t->has_matcher = matching;
     t->options = *options;
     t->budget = budget; /* before the cgroups, whose kept descriptors it counts */
+    if (matching)
+        pt_matcher_set_budget(&t->matcher, budget); /* and the kept sub-cgroups' (cgscan.h) */
     bool own_cgroup = selector->kind == PT_SELECT_CHILD && selector->path && selector->cgroupfs;
     if (options->collect_cgroup &&
         (selector->kind == PT_SELECT_CGROUP || selector->kind == PT_SELECT_UNIT || own_cgroup))

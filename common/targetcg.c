@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base.h"
@@ -191,6 +192,12 @@ void pt_target_cgroups_found(struct pt_target *t, double now)
                        missing, PT_CGACCT_REPROBE_SETS);
 }
 
+/* The path of the hierarchy where (targetstate.h) in dirs. */
+static const char *where_in(const struct pt_cgroup_dirs *dirs, int where)
+{
+    return where == 1 ? dirs->v2 : where == 2 ? dirs->v1[PT_V1_MEMORY] : dirs->v1[PT_V1_CPUACCT];
+}
+
 void pt_target_cgroup_restarts(struct pt_target *t)
 {
     const char *dir = NULL;
@@ -200,12 +207,25 @@ void pt_target_cgroup_restarts(struct pt_target *t)
         const struct pt_sdunit *u = pt_matcher_unit(&t->matcher);
         dir = !u->glob && u->n_dirs == 1 ? u->dirs[0] : NULL;
     }
+    const struct pt_cgroupfs *fs = pt_matcher_cgroupfs(&t->matcher);
     struct pt_cgroup_dirs dirs;
-    if (!dir || pt_cgroupfs_dirs_of(pt_matcher_cgroupfs(&t->matcher), dir, &dirs) != 0)
-        return;
-    uint64_t id = pt_cgroupfs_inode(&dirs);
-    if (id == 0)
-        return; /* not there now: what comes next is compared with the id last seen */
+    struct stat st;
+    uint64_t id = 0;
+    /* The hierarchy its id was taken in is looked at alone while the
+     * cgroup is there (one stat): a cgroup that some hierarchies lack is
+     * not looked for in each of them at every discovery. */
+    if (dir && t->root_cgroup_where && pt_cgroupfs_paths_of(fs, dir, &dirs) == 0 &&
+        stat(where_in(&dirs, t->root_cgroup_where), &st) == 0) {
+        id = (uint64_t)st.st_ino;
+    } else {
+        t->root_cgroup_where = 0;
+        if (!dir || pt_cgroupfs_dirs_of(fs, dir, &dirs) != 0)
+            return;
+        id = pt_cgroupfs_inode(&dirs); /* v2's, else v1 memory's, else cpuacct's */
+        if (id == 0)
+            return; /* not there now: what comes next is compared with the id last seen */
+        t->root_cgroup_where = dirs.v2[0] ? 1 : dirs.v1[PT_V1_MEMORY][0] ? 2 : 3;
+    }
     if (t->root_cgroup_id && id != t->root_cgroup_id)
         pt_interval_add_restart(t);
     t->root_cgroup_id = id;

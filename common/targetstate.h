@@ -275,6 +275,7 @@ struct pt_target {
     /* CGROUP, a single UNIT: the cgroup's id (pt_cgroupfs_inode) when last
      * seen, 0 never; another one is the cgroup made again, a restart */
     uint64_t root_cgroup_id;
+    int root_cgroup_where;     /* the hierarchy its id was taken in: 0 not known, 1 v2, 2 v1 memory, 3 v1 cpuacct */
     struct pt_matcher matcher; /* MATCH, EXE, USER, CGROUP, UNIT */
     bool has_matcher;
     /* A cgroup target's cgroups (targetcg.h): the kernel's accounting of

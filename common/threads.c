@@ -131,6 +131,12 @@ ssize_t pt_threads_read(struct pt_threads *ts, uint32_t i, enum pt_thread_file f
             th->fd[f] = fd;
     }
     ssize_t n = pt_pread_all(fd, buf);
+    if (kept && budget && pt_fd_budget_over(budget, PT_FD_OTHER)) {
+        /* a member's statm or stat wants its seat (fdbudget.h) */
+        th->fd[f] = -1;
+        pt_fd_budget_give(budget, false);
+        kept = false;
+    }
     if (!kept)
         close(fd);
     if (n <= 0 && f == PT_TF_STATUS) /* a status is never empty: the thread is gone */

@@ -1083,7 +1083,58 @@ START_TEST(budget_hot_files_may_use_all_of_it)
     pt_fd_budget_give(&b, false);
     ck_assert(pt_fd_budget_take(&b, false));
     ck_assert_uint_eq(b.kept, 8);
-    ck_assert_uint_eq(b.kept_cold, 6);
+    ck_assert_uint_eq(b.by_rank[PT_FD_OTHER], 6);
+}
+END_TEST
+
+/* Members reserve a statm, then a stat, each: the others get what is
+ * left, and give it back when the tree grows. */
+START_TEST(budget_members_reserve_statm_then_stat)
+{
+    struct pt_fd_budget b = {.limit = 10};
+    for (int i = 0; i < 3; i++)
+        pt_fd_budget_join(&b);
+    /* 3 statm + 3 stat reserved: 4 left for the others (under 3/4 of 10) */
+    for (int i = 0; i < 4; i++)
+        ck_assert(pt_fd_budget_take_rank(&b, PT_FD_OTHER));
+    ck_assert(!pt_fd_budget_take_rank(&b, PT_FD_OTHER));
+    ck_assert(!pt_fd_budget_over(&b, PT_FD_OTHER));
+    for (int i = 0; i < 3; i++)
+        ck_assert(pt_fd_budget_take_rank(&b, PT_FD_STAT));
+    for (int i = 0; i < 3; i++)
+        ck_assert(pt_fd_budget_take_rank(&b, PT_FD_STATM));
+    ck_assert_uint_eq(b.kept, 10);
+    /* two members more: their statm first, then their stat */
+    pt_fd_budget_join(&b);
+    pt_fd_budget_join(&b);
+    ck_assert(pt_fd_budget_over(&b, PT_FD_OTHER));
+    ck_assert(pt_fd_budget_over(&b, PT_FD_STAT)); /* 2 statm wanted, 0 free */
+    ck_assert(!pt_fd_budget_over(&b, PT_FD_STATM));
+    ck_assert(!pt_fd_budget_take_rank(&b, PT_FD_STATM));
+    pt_fd_budget_give_rank(&b, PT_FD_OTHER);
+    pt_fd_budget_give_rank(&b, PT_FD_OTHER);
+    ck_assert(!pt_fd_budget_over(&b, PT_FD_STAT)); /* the two statm fit now */
+    ck_assert(pt_fd_budget_over(&b, PT_FD_OTHER)); /* not yet the two stat */
+    ck_assert(!pt_fd_budget_take_rank(&b, PT_FD_STAT));
+    ck_assert(pt_fd_budget_take_rank(&b, PT_FD_STATM));
+    ck_assert(pt_fd_budget_take_rank(&b, PT_FD_STATM));
+    pt_fd_budget_give_rank(&b, PT_FD_OTHER);
+    pt_fd_budget_give_rank(&b, PT_FD_OTHER);
+    ck_assert(!pt_fd_budget_over(&b, PT_FD_OTHER));
+    ck_assert(!pt_fd_budget_take_rank(&b, PT_FD_OTHER)); /* the stats' seats */
+    ck_assert(pt_fd_budget_take_rank(&b, PT_FD_STAT));
+    ck_assert(pt_fd_budget_take_rank(&b, PT_FD_STAT));
+    ck_assert_uint_eq(b.kept, 10);
+    ck_assert_uint_eq(b.by_rank[PT_FD_STATM], 5);
+    ck_assert_uint_eq(b.by_rank[PT_FD_STAT], 5);
+    /* more members than the budget: statm takes all of it */
+    for (int i = 0; i < 10; i++)
+        pt_fd_budget_join(&b);
+    ck_assert(pt_fd_budget_over(&b, PT_FD_STAT));
+    ck_assert(!pt_fd_budget_over(&b, PT_FD_STATM));
+    for (int i = 0; i < 15; i++)
+        pt_fd_budget_leave(&b);
+    ck_assert_uint_eq(b.members, 0);
 }
 END_TEST
 
@@ -1147,6 +1198,93 @@ START_TEST(no_budget_reads_the_same_numbers)
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 500);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_CTX_SWITCHES_VOLUNTARY), 150 - 101);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_FDS), 3);
+}
+END_TEST
+
+/* Descriptors of the fixture's files named name (".../PID/name") this
+ * process holds. */
+static int kept_files(const char *name)
+{
+    int n = 0;
+    for (int fd = 0; fd < 4096; fd++) {
+        char link[64], target[1024];
+        snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+        ssize_t len = readlink(link, target, sizeof(target) - 1);
+        if (len <= 0)
+            continue;
+        target[len] = '\0';
+        const char *slash = strrchr(target, '/');
+        n += strncmp(target, root, strlen(root)) == 0 && slash && strcmp(slash + 1, name) == 0;
+    }
+    return n;
+}
+
+/* A budget that keeps some of the files reads the same numbers as one
+ * that keeps all, and is spent on statm first (fdbudget.h): three
+ * members and five descriptors are the three statm and two stat. */
+START_TEST(small_budget_keeps_statm_first)
+{
+    three_with_everything();
+    const struct pt_batch *b = two_intervals(1000);
+    struct pt_report kept = b->targets[0].report;
+    pt_collector_free(c);
+    c = NULL;
+    three_with_everything();
+    b = two_intervals(5);
+    for (int id = 0; id < PT_METRIC_COUNT; id++) {
+        if (pt_catalog[id].scope != PT_SCOPE_PROC || id == PT_M_COLLECTOR_CPU_SECONDS ||
+            id == PT_M_PROC_OLDEST_AGE_SECONDS)
+            continue;
+        const struct pt_value *v = value(b, 0, id);
+        ck_assert_msg(v->present == kept.v[id].present, "%s", pt_catalog[id].name);
+        ck_assert_msg(v->i == kept.v[id].i && v->f == kept.v[id].f, "%s", pt_catalog[id].name);
+    }
+    ck_assert_int_eq(kept_files("statm"), 3);
+    ck_assert_int_eq(kept_files("stat"), 2);
+    ck_assert_int_eq(kept_files("io") + kept_files("schedstat") + kept_files("children"), 0);
+}
+END_TEST
+
+/* A tree that grows past the budget takes the seats of the files read
+ * once an interval for its statm: one member with all of its files kept,
+ * then six more, within nine descriptors. */
+START_TEST(growing_tree_takes_seats_back_for_statm)
+{
+    struct fx_proc r = proc(100, 1, 10, 1000, 10, NULL);
+    fx_put_proc(root, &r);
+    put_status(100, 100, 1);
+    struct pt_collector_config config;
+    pt_collector_config_init(&config);
+    config.proc_root = root;
+    config.fd_budget = 9;
+    char err[256] = "";
+    c = pt_collector_new(&config, err, sizeof(err));
+    ck_assert_msg(c != NULL, "%s", err);
+    add_pid_target("app", 100);
+    double now = 0;
+    for (int tick = 0; tick < 10; tick++, now += 0.1)
+        pt_collector_tick(c, now);
+    pt_collector_end_interval(c, now);
+    ck_assert_int_eq(kept_files("statm"), 1);
+    ck_assert_int_gt(kept_files("io") + kept_files("schedstat") + kept_files("children"), 0);
+    r.children = "101 102 103 104 105 106";
+    fx_put_proc(root, &r);
+    for (pid_t pid = 101; pid <= 106; pid++) {
+        struct fx_proc k = proc(pid, 100, (uint64_t)pid, 100, 5, NULL);
+        fx_put_proc(root, &k);
+        put_status(pid, pid, 1);
+    }
+    const struct pt_batch *b = NULL;
+    for (int interval = 0; interval < 2; interval++) {
+        for (int tick = 0; tick < 10; tick++, now += 0.1)
+            pt_collector_tick(c, now);
+        b = pt_collector_end_interval(c, now);
+    }
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 7);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_RSS_MAX), (10 + 6 * 5) * page);
+    ck_assert_int_eq(kept_files("statm"), 7);
+    ck_assert_int_eq(kept_files("stat"), 2);
+    ck_assert_int_eq(kept_files("io") + kept_files("schedstat") + kept_files("children"), 0);
 }
 END_TEST
 
@@ -1977,8 +2115,11 @@ int main(void)
     tcase_add_test(tc, global_meminfo);
     tcase_add_test(tc, target_names_are_unique);
     tcase_add_test(tc, budget_hot_files_may_use_all_of_it);
+    tcase_add_test(tc, budget_members_reserve_statm_then_stat);
     tcase_add_test(tc, no_budget_reads_the_same_numbers);
     tcase_add_test(tc, no_budget_never_reads_a_reused_pid);
+    tcase_add_test(tc, small_budget_keeps_statm_first);
+    tcase_add_test(tc, growing_tree_takes_seats_back_for_statm);
     tcase_add_test(tc, out_of_descriptors_leaves_sums_out);
     tcase_add_test(tc, kernel_threads_are_not_matched);
     tcase_add_test(tc, match_text_is_bounded);

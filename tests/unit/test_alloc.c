@@ -108,7 +108,7 @@ static struct pt_collector *collector_on(const char *root, bool sys)
  * more: 50 polls, 5 discoveries and 5 closes. Each interval's batch goes
  * to seen (NULL: not looked at), which reads what the test checks after
  * the window: check allocates for each assertion. */
-static long steady_allocations(struct pt_collector *c, void (*seen)(const struct pt_batch *b, int interval))
+static long steady_intervals(struct pt_collector *c, void (*seen)(const struct pt_batch *b, int interval), int n)
 {
     double now = 0;
     for (int interval = 0; interval < 3; interval++) {
@@ -117,7 +117,7 @@ static long steady_allocations(struct pt_collector *c, void (*seen)(const struct
         pt_collector_end_interval(c, now);
     }
     allocations = 0;
-    for (int interval = 0; interval < 5; interval++) {
+    for (int interval = 0; interval < n; interval++) {
         for (int tick = 0; tick < 10; tick++, now += 0.1)
             pt_collector_tick(c, now);
         const struct pt_batch *b = pt_collector_end_interval(c, now);
@@ -127,8 +127,13 @@ static long steady_allocations(struct pt_collector *c, void (*seen)(const struct
     return allocations;
 }
 
-static int64_t processes[5];
-static size_t groups[5], thread_groups[5];
+static long steady_allocations(struct pt_collector *c, void (*seen)(const struct pt_batch *b, int interval))
+{
+    return steady_intervals(c, seen, 5);
+}
+
+static int64_t processes[10];
+static size_t groups[10], thread_groups[10];
 
 static void seen_pid_targets(const struct pt_batch *b, int interval)
 {
@@ -190,7 +195,7 @@ static void write_cgroup_tree(const char *root)
     put_cgroup(root, "sys/fs/cgroup/system.slice/app-two.service", "103\n");
 }
 
-static bool cgroup_seen[5];
+static bool cgroup_seen[10];
 
 static void seen_cgroup_target(const struct pt_batch *b, int interval)
 {
@@ -200,27 +205,41 @@ static void seen_cgroup_target(const struct pt_batch *b, int interval)
 }
 
 /* One cgroup target of the fixture, alone: its allocator calls in the
- * steady state, its processes, groups and cgroup_* metrics each
- * interval checked after the window. */
-static void check_cgroup_target(const struct pt_selector *sel, enum pt_breakdown by, size_t want_groups)
+ * steady state (intervals of them), its processes, groups and cgroup_*
+ * metrics each interval checked after the window. deeper: web's
+ * processes one level further down (web/worker), db with an empty
+ * sub-cgroup of its own (db/idle). */
+static void check_cgroup_target_over(const struct pt_selector *sel, enum pt_breakdown by, size_t want_groups,
+                                     int intervals, bool deeper)
 {
     char *root = fx_root_new();
     write_cgroup_tree(root);
+    if (deeper) {
+        put_cgroup(root, "sys/fs/cgroup/system.slice/app.service/web", "");
+        put_cgroup(root, "sys/fs/cgroup/system.slice/app.service/web/worker", "101\n");
+        put_cgroup(root, "sys/fs/cgroup/system.slice/app.service/db/idle", "");
+    }
     struct pt_collector *c = collector_on(root, true);
     struct pt_target_options options;
     pt_target_options_init(&options);
     options.breakdown = by;
     char err[256] = "";
     ck_assert_msg(pt_collector_add_target(c, "cg", sel, &options, err, sizeof(err)) == 0, "%s", err);
-    long counted = steady_allocations(c, seen_cgroup_target);
-    for (int interval = 0; interval < 5; interval++) {
+    long counted = steady_intervals(c, seen_cgroup_target, intervals);
+    for (int interval = 0; interval < intervals; interval++) {
         ck_assert_int_eq(processes[interval], 4);
         ck_assert_uint_eq(groups[interval], want_groups);
         ck_assert(cgroup_seen[interval]);
     }
     pt_collector_free(c);
     fx_root_free(root);
-    ck_assert_msg(counted == 0, "%ld allocator calls in 50 polls, 5 discoveries and 5 closes", counted);
+    ck_assert_msg(counted == 0, "%ld allocator calls in %d polls, %d discoveries and %d closes", counted,
+                  intervals * 10, intervals, intervals);
+}
+
+static void check_cgroup_target(const struct pt_selector *sel, enum pt_breakdown by, size_t want_groups)
+{
+    check_cgroup_target_over(sel, by, want_groups, 5, false);
 }
 
 START_TEST(cgroup_target_allocates_nothing)
@@ -253,6 +272,22 @@ START_TEST(unit_glob_allocates_nothing)
 }
 END_TEST
 
+/* Sub-cgroups two levels deep, kept open (cgscan.h): ten intervals, and
+ * by cgroup too */
+START_TEST(cgroup_sub_cgroups_allocate_nothing)
+{
+    struct pt_selector sel = {.kind = PT_SELECT_CGROUP, .path = "/system.slice/app.service"};
+    check_cgroup_target_over(&sel, PT_BY_NONE, 0, 10, true);
+}
+END_TEST
+
+START_TEST(cgroup_sub_cgroups_breakdown_allocates_nothing)
+{
+    struct pt_selector sel = {.kind = PT_SELECT_CGROUP, .path = "/system.slice/app.service"};
+    check_cgroup_target_over(&sel, PT_BY_CGROUP, 3, 10, true);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("alloc");
@@ -262,6 +297,8 @@ int main(void)
     tcase_add_test(tc, cgroup_breakdown_allocates_nothing);
     tcase_add_test(tc, unit_target_allocates_nothing);
     tcase_add_test(tc, unit_glob_allocates_nothing);
+    tcase_add_test(tc, cgroup_sub_cgroups_allocate_nothing);
+    tcase_add_test(tc, cgroup_sub_cgroups_breakdown_allocates_nothing);
     suite_add_tcase(s, tc);
     return unit_run(s);
 }

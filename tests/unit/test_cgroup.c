@@ -341,7 +341,7 @@ START_TEST(test_files_kept_open)
     struct pt_buf buf = {0};
     ck_assert_int_eq(pt_cgstat_open(&s, &dirs, &budget, &buf), 0);
     ck_assert_uint_eq(budget.kept, 7 + 2); /* the seven v2 files, memory.current and memory.peak */
-    ck_assert_uint_eq(budget.kept_cold, 7 + 1);
+    ck_assert_uint_eq(budget.by_rank[PT_FD_OTHER], 7 + 1);
     char from[600], to[600];
     snprintf(from, sizeof(from), "%s/cg", root);
     snprintf(to, sizeof(to), "%s/moved", root);
@@ -355,7 +355,7 @@ START_TEST(test_files_kept_open)
     ck_assert_uint_eq(s.value[PT_CGQ_MEMORY_CURRENT], 2000);
     pt_cgstat_close(&s);
     ck_assert_uint_eq(budget.kept, 0);
-    ck_assert_uint_eq(budget.kept_cold, 0);
+    ck_assert_uint_eq(budget.by_rank[PT_FD_OTHER], 0);
     pt_buf_free(&buf);
 }
 END_TEST

@@ -773,6 +773,107 @@ START_TEST(test_scan_cgroup_kept_open)
 }
 END_TEST
 
+/* The sub-cgroups of a --cgroup are kept open like its own directory,
+ * within the budget (two descriptors each): after the first scan, a scan
+ * opens nothing while they stay, and reads what a fresh open would:
+ * cgroup.procs written in place; a sub-cgroup made again under its name
+ * (the old directory moved away: another inode) opened again; one
+ * removed forgotten, its seats given back; one past the budget read by
+ * its name; kept ones given back when members want the seats. */
+START_TEST(test_scan_sub_cgroups_kept_open)
+{
+    struct proc p = unified_host();
+    char *mountinfo;
+    ck_assert_int_ge(asprintf(&mountinfo, "26 22 0:23 / %s/sys/fs/cgroup rw - cgroup2 cgroup2 rw\n", p.root), 0);
+    fx_write(p.root, "self/mountinfo", mountinfo, -1);
+    free(mountinfo);
+    put_cgroup(&p, "svc", "10\n");
+    put_cgroup(&p, "svc/web", "20\n");
+    put_cgroup(&p, "svc/db", "30\n");
+    put_cgroup(&p, "svc/db/replica", "31\n");
+    char *path, *from, *to;
+    ck_assert_int_ge(asprintf(&path, "%s/sys/fs/cgroup/svc", p.root), 0);
+    ck_assert_int_ge(asprintf(&from, "%s/sys/fs/cgroup/svc/web", p.root), 0);
+    ck_assert_int_ge(asprintf(&to, "%s/sys/fs/cgroup/web.old", p.root), 0);
+    struct pt_fd_budget budget = {.limit = 100};
+    struct pt_matcher m;
+    struct pid_list list;
+    char groups[4096];
+    matcher_ok(&m, PT_SELECT_CGROUP, NULL, path, &p);
+    pt_matcher_set_budget(&m, &budget);
+    scan_groups(&m, &p, &list, groups, sizeof(groups));
+    assert_pids(&list, (const pid_t[]){10, 20, 30, 31}, 4);
+    ck_assert_str_eq(groups, "10:.\n20:web\n30:db\n31:db\n");
+    ck_assert_uint_eq(budget.kept, 6); /* web, db, db/replica: a directory and its cgroup.procs each */
+    for (int i = 0; i < 3; i++) {
+        long before = unit_openats();
+        scan_groups(&m, &p, &list, groups, sizeof(groups));
+        ck_assert_int_eq(unit_openats() - before, 0);
+        assert_pids(&list, (const pid_t[]){10, 20, 30, 31}, 4);
+        ck_assert_str_eq(groups, "10:.\n20:web\n30:db\n31:db\n");
+    }
+    /* written in place, as the kernel's */
+    put_cgroup(&p, "svc/db/replica", "31\n32\n");
+    long before = unit_openats();
+    scan(&m, &p, &list);
+    assert_pids(&list, (const pid_t[]){10, 20, 30, 31, 32}, 5);
+    ck_assert_int_eq(unit_openats() - before, 0);
+
+    /* web made again under its name: the kept one is no longer it */
+    ck_assert_int_eq(rename(from, to), 0);
+    put_cgroup(&p, "svc/web", "21\n");
+    before = unit_openats();
+    scan_groups(&m, &p, &list, groups, sizeof(groups));
+    ck_assert_int_eq(unit_openats() - before, 2);
+    assert_pids(&list, (const pid_t[]){10, 21, 30, 31, 32}, 5);
+    ck_assert_str_eq(groups, "10:.\n21:web\n30:db\n31:db\n32:db\n");
+    ck_assert_uint_eq(budget.kept, 6);
+    before = unit_openats();
+    scan(&m, &p, &list);
+    ck_assert_int_eq(unit_openats() - before, 0);
+
+    /* db/replica removed: forgotten, its seats back */
+    remove_tree(&p, "svc/db/replica");
+    scan(&m, &p, &list);
+    assert_pids(&list, (const pid_t[]){10, 21, 30}, 3);
+    ck_assert_uint_eq(budget.kept, 4);
+
+    /* a new sub-cgroup past the budget: read by its name at each scan */
+    budget.limit = 4;
+    put_cgroup(&p, "svc/cache", "40\n");
+    for (int i = 0; i < 2; i++) {
+        before = unit_openats();
+        scan(&m, &p, &list);
+        assert_pids(&list, (const pid_t[]){10, 21, 30, 40}, 4);
+        ck_assert_int_eq(unit_openats() - before, 2);
+        ck_assert_uint_eq(budget.kept, 4);
+    }
+    /* members come and want the seats (a statm and a stat each,
+     * fdbudget.h): as many given back at the next scan */
+    pt_fd_budget_join(&budget);
+    scan(&m, &p, &list);
+    assert_pids(&list, (const pid_t[]){10, 21, 30, 40}, 4);
+    ck_assert_uint_eq(budget.kept, 2);
+    pt_fd_budget_join(&budget);
+    scan(&m, &p, &list);
+    assert_pids(&list, (const pid_t[]){10, 21, 30, 40}, 4);
+    ck_assert_uint_eq(budget.kept, 0);
+    pt_fd_budget_leave(&budget);
+    pt_fd_budget_leave(&budget);
+
+    budget.limit = 100;
+    scan(&m, &p, &list);
+    ck_assert_uint_eq(budget.kept, 6);
+    pt_matcher_free(&m);
+    ck_assert_uint_eq(budget.kept, 0);
+    remove_tree(&p, "web.old");
+    free(path);
+    free(from);
+    free(to);
+    proc_free(&p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("matcher");
@@ -797,6 +898,7 @@ int main(void)
     tcase_add_test(tc, test_scan_cgroup_below_mount);
     tcase_add_test(tc, test_cgroup_off_the_cgroup_fs_refused);
     tcase_add_test(tc, test_scan_cgroup_kept_open);
+    tcase_add_test(tc, test_scan_sub_cgroups_kept_open);
 
     tc = unit_tcase(suite, "unit");
     tcase_add_test(tc, test_unit_names);

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "fixture.h"
+#include "member.h"
+#include "memberfile.h"
 #include "procfile.h"
 #include "procparse.h"
 #include "unit.h"
@@ -321,6 +323,47 @@ START_TEST(test_pread_reaped_process)
 }
 END_TEST
 
+/* A member's kept statm is its identity check (memberfile.h): it says
+ * OK while the process lives and while it is a zombie (its pid is still
+ * its own), GONE once it is reaped (the pid may be another's), as the
+ * stat's starttime would; and a file of another rank past the budget is
+ * read by its path, vouched for by it. */
+START_TEST(test_kept_statm_vouches_for_the_member)
+{
+    int gate[2];
+    ck_assert_int_eq(pipe2(gate, O_CLOEXEC), 0);
+    pid_t kid = spawn_gated_child(gate[0]);
+    close(gate[0]);
+    int proc = open("/proc", O_PATH | O_DIRECTORY);
+    struct pt_fd_budget budget = {.limit = 1}; /* the statm only */
+    struct pt_buf buf = {0};
+    struct pt_member m;
+    ck_assert_int_eq(pt_member_open(&m, proc, &budget, kid, 0, &buf), PT_READ_OK);
+    struct pt_statm sm;
+    ck_assert_int_eq(pt_member_read_statm(&m, proc, &buf, &sm), PT_READ_OK);
+    ck_assert_int_ge(m.fd[PT_MF_STATM], 0);
+    ck_assert(m.statm_vouches);
+    ck_assert_int_lt(m.fd[PT_MF_STAT], 0);
+    ck_assert_uint_eq(budget.kept, 1);
+    ck_assert_int_eq(pt_member_check_identity(&m, proc), PT_READ_OK);
+    ck_assert_int_eq(pt_member_read_counters(&m, proc, &buf, false), PT_READ_OK);
+
+    close(gate[1]);
+    siginfo_t info;
+    ck_assert_int_eq(waitid(P_PID, (id_t)kid, &info, WEXITED | WNOWAIT), 0); /* a zombie */
+    ck_assert_int_eq(pt_member_check_identity(&m, proc), PT_READ_OK);
+    ck_assert_int_eq(waitpid(kid, NULL, 0), kid);
+    ck_assert_int_eq(pt_member_check_identity(&m, proc), PT_READ_GONE);
+    ck_assert_int_eq(pt_member_read_counters(&m, proc, &buf, false), PT_READ_GONE);
+
+    pt_member_close(&m);
+    ck_assert_uint_eq(budget.kept, 0);
+    ck_assert_uint_eq(budget.members, 0);
+    pt_buf_free(&buf);
+    close(proc);
+}
+END_TEST
+
 START_TEST(test_open_at)
 {
     char *root = fx_root_new();
@@ -368,6 +411,7 @@ int main(void)
     tcase_add_test(tc, test_pread_proc_self_stat);
     tcase_add_test(tc, test_pread_real_children_over_a_page);
     tcase_add_test(tc, test_pread_reaped_process);
+    tcase_add_test(tc, test_kept_statm_vouches_for_the_member);
     tcase_add_test(tc, test_open_at);
     tcase_add_test(tc, test_errno_is_gone);
 
