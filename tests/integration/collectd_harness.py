@@ -303,7 +303,34 @@ def influxdb_listening(stack, database):
 
 # ---------------------------------------------------------------- carbon
 
-class Carbon:
+class GraphiteDaemon:
+    """What carbon-cache and graphite-web share: started by start() as
+    self.proc, stopped by its pid, their log (self.log_path) and graphite's
+    exception log under self.dir."""
+
+    def stop(self):
+        if self.proc is not None:
+            stop_process(self.proc)
+            self.proc = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def log_tail(self, size=3000):
+        text = ""
+        for path in (self.log_path, os.path.join(self.dir, "storage", "log", "exception.log")):
+            try:
+                with open(path, errors="replace") as f:
+                    text += f.read()[-size:]
+            except FileNotFoundError:
+                pass
+        return text or "(no log)"
+
+
+class Carbon(GraphiteDaemon):
     """A private carbon-cache storing every metric at 1 s resolution."""
 
     def __init__(self, tmpdir):
@@ -364,26 +391,6 @@ CACHE_QUERY_PORT = {query_port}
         except OSError:
             return None
 
-    def stop(self):
-        if self.proc is not None:
-            stop_process(self.proc)
-            self.proc = None
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc):
-        self.stop()
-
-    def log_tail(self, size=3000):
-        text = ""
-        for path in (self.log_path, os.path.join(self.dir, "storage", "log", "exception.log")):
-            try:
-                with open(path, errors="replace") as f:
-                    text += f.read()[-size:]
-            except FileNotFoundError:
-                pass
-        return text or "(no log)"
 
     def whisper_path(self, metric):
         return os.path.join(self.whisper_dir, *metric.split(".")) + ".wsp"
@@ -419,7 +426,7 @@ CACHE_QUERY_PORT = {query_port}
 GRAPHITE_MANAGE = shutil.which("graphite-manage") or "/usr/bin/graphite-manage"
 
 
-class GraphiteWeb:
+class GraphiteWeb(GraphiteDaemon):
     """Debian's graphite-web (its Django app, Django's own server) on a free
     loopback port, reading a Carbon's whisper files and asking its cache
     for the points not written yet. Its settings are a module of our own in
@@ -487,23 +494,3 @@ ALLOWED_HOSTS = ["127.0.0.1"]
                                                      ("format", "json")]
         return json.loads(self.get("/render", params))
 
-    def stop(self):
-        if self.proc is not None:
-            stop_process(self.proc)
-            self.proc = None
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc):
-        self.stop()
-
-    def log_tail(self, size=3000):
-        text = ""
-        for path in (self.log_path, os.path.join(self.dir, "storage", "log", "exception.log")):
-            try:
-                with open(path, errors="replace") as f:
-                    text += f.read()[-size:]
-            except FileNotFoundError:
-                pass
-        return text or "(no log)"

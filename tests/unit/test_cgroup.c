@@ -468,34 +468,49 @@ START_TEST(test_refused_reset_is_said_once)
 }
 END_TEST
 
+/* The cgroup svc on the fixture's v2 hierarchy, its user time user_usec
+ * (fx_put_cgroup_v2), in a set of its own (no budget): what the cases of
+ * one cgroup start from. */
+struct one_cgroup {
+    struct pt_cgroupfs fs;
+    struct pt_cgacct a;
+    char dir[600];
+    const char *dirs[1];
+};
+
+static void one_cgroup_set(struct one_cgroup *c, unsigned user_usec)
+{
+    fx_put_cgroup_v2(root, "sys/fs/cgroup/svc", user_usec, 100, 500);
+    put("sys/fs/cgroup/cgroup.procs", "");
+    memset(c, 0, sizeof(*c));
+    snprintf(c->fs.v2, sizeof(c->fs.v2), "%s/sys/fs/cgroup", root);
+    pt_cgacct_init(&c->a, &c->fs, NULL);
+    snprintf(c->dir, sizeof(c->dir), "%s/svc", c->fs.v2);
+    c->dirs[0] = c->dir;
+    pt_cgacct_set(&c->a, c->dirs, 1);
+}
+
 /* cgacct: growth per interval, never negative; memory in use from the
  * polls; a cgroup there at the first set counts from then, one made
  * again at its path (another inode) from its start; one gone reports
  * nothing; what is missing is named. */
 START_TEST(test_cgacct_intervals)
 {
-    fx_put_cgroup_v2(root, "sys/fs/cgroup/svc", 1000, 100, 500);
-    put("sys/fs/cgroup/cgroup.procs", "");
-    struct pt_cgroupfs fs;
-    memset(&fs, 0, sizeof(fs));
-    snprintf(fs.v2, sizeof(fs.v2), "%s/sys/fs/cgroup", root);
-    struct pt_cgacct a;
-    pt_cgacct_init(&a, &fs, NULL);
-    char dir[600];
-    snprintf(dir, sizeof(dir), "%s/svc", fs.v2);
-    const char *dirs[] = {dir};
-    pt_cgacct_set(&a, dirs, 1);
+    struct one_cgroup c;
+    one_cgroup_set(&c, 1000);
+    struct pt_cgacct *a = &c.a;
+    const char *dir = c.dir, *const *dirs = c.dirs;
     char missing[256];
-    ck_assert(pt_cgacct_missing(&a, missing, sizeof(missing)));
+    ck_assert(pt_cgacct_missing(a, missing, sizeof(missing)));
     ck_assert_str_eq(missing, ""); /* the interval's peak stands for the lifetime's */
 
     put("sys/fs/cgroup/svc/memory.current", "300\n");
-    pt_cgacct_poll(&a);
+    pt_cgacct_poll(a);
     put("sys/fs/cgroup/svc/memory.current", "200\n");
-    pt_cgacct_poll(&a);
+    pt_cgacct_poll(a);
     fx_put_cgroup_v2(root, "sys/fs/cgroup/svc", 1600, 200, 700);
     struct pt_cgvalues v;
-    pt_cgacct_end_interval(&a, &v);
+    pt_cgacct_end_interval(a, &v);
     ck_assert_uint_eq(v.value[PT_CGQ_CPU_USER_US], 600); /* not the 1000 before the first set */
     ck_assert_uint_eq(v.value[PT_CGQ_CPU_SOME_US], 0);
     ck_assert(v.known & BIT(PT_CGQ_MEMORY_CURRENT));
@@ -509,18 +524,18 @@ START_TEST(test_cgacct_intervals)
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     ck_assert_int_eq(system(cmd), 0);
     fx_put_cgroup_v2(root, "sys/fs/cgroup/svc", 250, 50, 60);
-    pt_cgacct_set(&a, dirs, 1);
-    pt_cgacct_end_interval(&a, &v);
+    pt_cgacct_set(a, dirs, 1);
+    pt_cgacct_end_interval(a, &v);
     ck_assert_uint_eq(v.value[PT_CGQ_CPU_USER_US], 250);
     ck_assert_uint_eq(v.value[PT_CGQ_CPU_SOME_US], 1000);
     ck_assert(!(v.known & BIT(PT_CGQ_MEMORY_CURRENT))); /* no poll since */
 
     /* gone: nothing known, not zeros */
     ck_assert_int_eq(system(cmd), 0);
-    pt_cgacct_end_interval(&a, &v);
+    pt_cgacct_end_interval(a, &v);
     ck_assert_uint_eq(v.known, 0);
-    ck_assert(!pt_cgacct_missing(&a, missing, sizeof(missing))); /* none open: nothing to say yet */
-    pt_cgacct_free(&a);
+    ck_assert(!pt_cgacct_missing(a, missing, sizeof(missing))); /* none open: nothing to say yet */
+    pt_cgacct_free(a);
 }
 END_TEST
 
@@ -531,17 +546,9 @@ END_TEST
  * rest the next interval: the totals are the kernel's. */
 START_TEST(test_cgacct_times_bounded_by_the_interval)
 {
-    put("sys/fs/cgroup/cgroup.procs", "");
-    fx_put_cgroup_v2(root, "sys/fs/cgroup/svc", 0, 100, 500);
-    struct pt_cgroupfs fs;
-    memset(&fs, 0, sizeof(fs));
-    snprintf(fs.v2, sizeof(fs.v2), "%s/sys/fs/cgroup", root);
-    struct pt_cgacct a;
-    pt_cgacct_init(&a, &fs, NULL);
-    char dir[600];
-    snprintf(dir, sizeof(dir), "%s/svc", fs.v2);
-    const char *dirs[] = {dir};
-    pt_cgacct_set(&a, dirs, 1);
+    struct one_cgroup c;
+    one_cgroup_set(&c, 0);
+    struct pt_cgacct *a = &c.a;
     /* 0.5 s on 2 CPUs: user 1.5 s and system 0.5 s grew (2 s > 1 s);
      * some 0.8 s and full 0.6 s grew, at most 0.5 s each */
     put("sys/fs/cgroup/svc/cpu.stat", "usage_usec 2000000\nuser_usec 1500000\nsystem_usec 500100\nnr_periods 4\n"
@@ -549,26 +556,26 @@ START_TEST(test_cgacct_times_bounded_by_the_interval)
     put("sys/fs/cgroup/svc/cpu.pressure", "some avg10=0.00 avg60=0.00 avg300=0.00 total=801000\n"
                                           "full avg10=0.00 avg60=0.00 avg300=0.00 total=600400\n");
     struct pt_cgvalues v;
-    pt_cgacct_bound(&a, 0.5, 2);
-    pt_cgacct_end_interval(&a, &v);
+    pt_cgacct_bound(a, 0.5, 2);
+    pt_cgacct_end_interval(a, &v);
     ck_assert_uint_eq(v.value[PT_CGQ_CPU_USER_US] + v.value[PT_CGQ_CPU_SYSTEM_US], 1000000);
     ck_assert_uint_eq(v.value[PT_CGQ_CPU_USER_US], 750000); /* three quarters, as grown */
     ck_assert_uint_eq(v.value[PT_CGQ_CPU_SOME_US], 500000);
     ck_assert_uint_eq(v.value[PT_CGQ_CPU_FULL_US], 500000);
     ck_assert_uint_eq(v.value[PT_CGQ_THROTTLED_US], 0);
     /* nothing grows in the next 2 s: the deferred rest comes, within it */
-    pt_cgacct_bound(&a, 2.0, 2);
-    pt_cgacct_end_interval(&a, &v);
+    pt_cgacct_bound(a, 2.0, 2);
+    pt_cgacct_end_interval(a, &v);
     ck_assert_uint_eq(v.value[PT_CGQ_CPU_USER_US], 750000);
     ck_assert_uint_eq(v.value[PT_CGQ_CPU_SYSTEM_US], 250000);
     ck_assert_uint_eq(v.value[PT_CGQ_CPU_SOME_US], 300000);
     ck_assert_uint_eq(v.value[PT_CGQ_CPU_FULL_US], 100000);
     ck_assert_uint_le(v.value[PT_CGQ_CPU_FULL_US], v.value[PT_CGQ_CPU_SOME_US]);
     /* and nothing is left */
-    pt_cgacct_bound(&a, 1.0, 2);
-    pt_cgacct_end_interval(&a, &v);
+    pt_cgacct_bound(a, 1.0, 2);
+    pt_cgacct_end_interval(a, &v);
     ck_assert_uint_eq(v.value[PT_CGQ_CPU_USER_US] + v.value[PT_CGQ_CPU_SYSTEM_US] + v.value[PT_CGQ_CPU_SOME_US], 0);
-    pt_cgacct_free(&a);
+    pt_cgacct_free(a);
 }
 END_TEST
 
