@@ -1175,18 +1175,19 @@ static const struct pt_batch *two_intervals(size_t budget)
     return pt_collector_end_interval(c, 2.0);
 }
 
-/* Files read by open-read-close give what kept ones give. */
-START_TEST(no_budget_reads_the_same_numbers)
+/* The two intervals of three_with_everything with a descriptor budget of
+ * budget: the batch, its every proc_* value checked equal to the one a
+ * budget that keeps every file gives (but the two clocks read: our CPU,
+ * the time now). */
+static const struct pt_batch *same_numbers_with_budget(size_t budget)
 {
     three_with_everything();
-    const struct pt_batch *b = two_intervals(1000);
-    struct pt_report kept = b->targets[0].report;
+    struct pt_report kept = two_intervals(1000)->targets[0].report;
     pt_collector_free(c);
     c = NULL;
     three_with_everything();
-    b = two_intervals(0);
+    const struct pt_batch *b = two_intervals(budget);
     for (int id = 0; id < PT_METRIC_COUNT; id++) {
-        /* the two clocks read: our CPU, the time now */
         if (pt_catalog[id].scope != PT_SCOPE_PROC || id == PT_M_COLLECTOR_CPU_SECONDS ||
             id == PT_M_PROC_OLDEST_AGE_SECONDS)
             continue;
@@ -1194,6 +1195,13 @@ START_TEST(no_budget_reads_the_same_numbers)
         ck_assert_msg(v->present == kept.v[id].present, "%s", pt_catalog[id].name);
         ck_assert_msg(v->i == kept.v[id].i && v->f == kept.v[id].f, "%s", pt_catalog[id].name);
     }
+    return b;
+}
+
+/* Files read by open-read-close give what kept ones give. */
+START_TEST(no_budget_reads_the_same_numbers)
+{
+    const struct pt_batch *b = same_numbers_with_budget(0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 3);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 500);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_CTX_SWITCHES_VOLUNTARY), 150 - 101);
@@ -1224,21 +1232,7 @@ static int kept_files(const char *name)
  * members and five descriptors are the three statm and two stat. */
 START_TEST(small_budget_keeps_statm_first)
 {
-    three_with_everything();
-    const struct pt_batch *b = two_intervals(1000);
-    struct pt_report kept = b->targets[0].report;
-    pt_collector_free(c);
-    c = NULL;
-    three_with_everything();
-    b = two_intervals(5);
-    for (int id = 0; id < PT_METRIC_COUNT; id++) {
-        if (pt_catalog[id].scope != PT_SCOPE_PROC || id == PT_M_COLLECTOR_CPU_SECONDS ||
-            id == PT_M_PROC_OLDEST_AGE_SECONDS)
-            continue;
-        const struct pt_value *v = value(b, 0, id);
-        ck_assert_msg(v->present == kept.v[id].present, "%s", pt_catalog[id].name);
-        ck_assert_msg(v->i == kept.v[id].i && v->f == kept.v[id].f, "%s", pt_catalog[id].name);
-    }
+    same_numbers_with_budget(5);
     ck_assert_int_eq(kept_files("statm"), 3);
     ck_assert_int_eq(kept_files("stat"), 2);
     ck_assert_int_eq(kept_files("io") + kept_files("schedstat") + kept_files("children"), 0);
