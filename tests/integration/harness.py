@@ -815,6 +815,15 @@ def statm(pid):
     return size, resident, shared
 
 
+def pss_bytes(pid):
+    """/proc/PID/smaps_rollup's Pss in bytes: what a member adds to proc_pss_*."""
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError(f"no Pss in /proc/{pid}/smaps_rollup")
+
+
 def tree_resident_bytes(pids):
     """Sum of statm resident over pids: what proc_rss_* must report."""
     return sum(statm(p)[1] for p in pids)

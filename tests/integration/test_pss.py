@@ -27,14 +27,6 @@ EXECD = ["--name", "pss"]
 SHAREMEM = [sys.executable, os.path.join(h.SOURCE_ROOT, "tests", "workload", "sharemem.py")]
 
 
-def pss_bytes(pid):
-    with open(f"/proc/{pid}/smaps_rollup") as f:
-        for line in f:
-            if line.startswith("Pss:"):
-                return int(line.split()[1]) * 1024
-    raise AssertionError(f"no Pss in /proc/{pid}/smaps_rollup")
-
-
 class PssTest(unittest.TestCase):
     def batch(self, execd, count):
         """Ask for batch number count; its target line."""
@@ -71,7 +63,7 @@ class PssTest(unittest.TestCase):
                         line = self.batch(execd, count)
                         n = line.fields["proc_processes"]
                         self.assertIn(n, (k, k + 1), line.raw)
-                        truth = sum(pss_bytes(pid) for pid in members[:n])
+                        truth = sum(h.pss_bytes(pid) for pid in members[:n])
                         self.check(line, truth, f"batch {count}, child {k} touched the region", execd)
                         joined += n == k + 1
 
@@ -79,13 +71,13 @@ class PssTest(unittest.TestCase):
         with h.Workload(SHAREMEM + ["exec", "200", "16"]) as proc:
             with h.Execd(["--pid", proc.pid, *EXECD]) as execd:
                 line = self.batch(execd, 1)
-                self.check(line, pss_bytes(proc.pid), "before the exec", execd)
+                self.check(line, h.pss_bytes(proc.pid), "before the exec", execd)
                 self.batch(execd, 2)  # its smaps_rollup kept open, then idle
                 proc.send(b"go\n")
                 proc.read_lines(1, h.START_TIMEOUT, "ready after the exec")
                 for count in (3, 4):
                     line = self.batch(execd, count)
-                    self.check(line, pss_bytes(proc.pid), f"batch {count}, after the exec", execd)
+                    self.check(line, h.pss_bytes(proc.pid), f"batch {count}, after the exec", execd)
 
 
 if __name__ == "__main__":

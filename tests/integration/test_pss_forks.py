@@ -33,14 +33,6 @@ STABLE = 0.005  # the members' own sum may move this much while the tree holds s
 FORKSHARE = [sys.executable, os.path.join(h.SOURCE_ROOT, "tests", "workload", "forkshare.py"), str(MIB)]
 
 
-def pss_bytes(pid):
-    with open(f"/proc/{pid}/smaps_rollup") as f:
-        for line in f:
-            if line.startswith("Pss:"):
-                return int(line.split()[1]) * 1024
-    raise AssertionError(f"no Pss in /proc/{pid}/smaps_rollup")
-
-
 class PssForksTest(unittest.TestCase):
     longMessage = False  # a failed run's first line is the test's own message
 
@@ -48,13 +40,13 @@ class PssForksTest(unittest.TestCase):
         """The tree holds still: every batch that ends in this phase against
         the members' own PSS, read before and after those batches."""
         since = time.time_ns()
-        truth = sum(pss_bytes(pid) for pid in members)
+        truth = sum(h.pss_bytes(pid) for pid in members)
 
         def ended_after_since():
             return [b for b in execd.batches() if b[0] > since]
 
         execd.wait_for(lambda _: len(ended_after_since()) >= 1, h.BATCH_TIMEOUT, f"a batch after {what}")
-        after = sum(pss_bytes(pid) for pid in members)
+        after = sum(h.pss_bytes(pid) for pid in members)
         self.assertLessEqual(abs(after - truth), STABLE * truth,
                              f"{what}: the tree did not hold still ({truth} then {after})")
         checked = 0
