@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "base.h"
 #include "escape.h"
@@ -259,10 +258,10 @@ const struct pt_cgvalues *pt_target_cgroups_end(struct pt_target *t, double seco
     if (!t->has_cgroups)
         return NULL;
     /* each cgroup's times at most what the interval can hold (cgacct.h):
-     * the CPUs online now bound what its tasks can run */
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    pt_cgacct_bound(&t->cgroups, seconds, cpus > 0 ? (unsigned)cpus : 1);
-    pt_cgacct_bound(&t->group_cgroups, seconds, cpus > 0 ? (unsigned)cpus : 1);
+     * the CPUs its tasks can run on, the ledger's bound (read once at the
+     * start: sysconf's count of the CPUs online opens a file at each call) */
+    pt_cgacct_bound(&t->cgroups, seconds, t->ledger.cpus);
+    pt_cgacct_bound(&t->group_cgroups, seconds, t->ledger.cpus);
     pt_cgacct_end_interval(&t->cgroups, &t->cgroup_sum);
     say_unreset(t, &t->cgroups);
     if (t->options.breakdown == PT_BY_CGROUP) {
