@@ -58,16 +58,26 @@ void execd_block_signals(void)
     signal(SIGPIPE, SIG_IGN);
 }
 
-static int queue(struct loop *l);
+/* Queue what emit built (output.h: never blocks). */
+static int queue(struct loop *l)
+{
+    if (l->out.len == 0)
+        return 0;
+    if (execd_output_batch(&l->stdout_queue, l->out.data, l->out.len) != 0) {
+        pt_logf(PT_LOG_ERROR, "writing to stdout: %s; exiting", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
 
 /* Close the interval and queue the batch, as line protocol or rows. */
 static int emit(struct loop *l)
 {
     const struct pt_batch *b = pt_collector_end_interval(l->c, pt_now());
     pt_buf_reset(&l->out);
-    if (l->launched < b->n_targets)
-        pt_run_summary_add(&l->launched_run, &b->targets[l->launched].report, b->seconds);
     if (l->o->format == EXECD_FORMAT_TABLE) {
+        if (l->launched < b->n_targets) /* for the summary, which only the table prints */
+            pt_run_summary_add(&l->launched_run, &b->targets[l->launched].report, b->seconds);
         execd_table_batch(&l->out, b, &l->o->config.units, l->table_rows++ % TABLE_HEADER_EVERY == 0);
         return queue(l);
     }
@@ -81,18 +91,6 @@ static int emit(struct loop *l)
     if (b->has_global)
         pt_lp_append_report(&l->out, NULL, PT_SCOPE_GLOBAL, &b->global, b->timestamp_ns);
     return queue(l);
-}
-
-/* Queue what emit built (output.h: never blocks). */
-static int queue(struct loop *l)
-{
-    if (l->out.len == 0)
-        return 0;
-    if (execd_output_batch(&l->stdout_queue, l->out.data, l->out.len) != 0) {
-        pt_logf(PT_LOG_ERROR, "writing to stdout: %s; exiting", strerror(errno));
-        return -1;
-    }
-    return 0;
 }
 
 /* At most this much of stdin per wake-up: a stdin that is always
