@@ -14,11 +14,11 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "collector.h"
-#include "ratelimit.h"
-#include "fdbudget.h"
+#include "proctree/collector.h"
+#include "util/ratelimit.h"
+#include "proctree/fdbudget.h"
 #include "fixture.h"
-#include "matcher.h"
+#include "select/matcher.h"
 #include "unit.h"
 
 static char *root;

@@ -8,8 +8,8 @@
 #include <signal.h>
 #include <string.h>
 
-#include "ledger.h"
-#include "ledgerfolds.h"
+#include "accounting/ledger.h"
+#include "accounting/ledgerfolds.h"
 #include "unit.h"
 
 #define MAX_LIVE 8
