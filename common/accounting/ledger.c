@@ -34,7 +34,7 @@ static struct pt_group *group_at(const struct pt_ledger *l, int32_t g)
     return &l->groups.list[g];
 }
 
-int64_t pt_ledger_counted(const struct pt_account *a, int k)
+int64_t pt_ledger_account_value(const struct pt_account *a, int k)
 {
     assert(k >= 0 && k < PT_CTR_COUNT);
     int64_t v = a->owed[k] > 0 && a->due[k] > a->ctr[k] ? a->due[k] : a->ctr[k];
@@ -56,7 +56,7 @@ static void credit_account(struct pt_ledger *l, const struct pt_account *a, int 
 {
     for (int k = 0; k < PT_CTR_COUNT; k++)
         if (pt_account_has(a, k))
-            credit(l, a->group, k, sign > 0 ? pt_ledger_counted(a, k) : -pt_ledger_counted(a, k));
+            credit(l, a->group, k, sign > 0 ? pt_ledger_account_value(a, k) : -pt_ledger_account_value(a, k));
 }
 
 /* v of counter k from group from to group to: the sum stays. */
@@ -108,7 +108,7 @@ void pt_ledger_io_changed(struct pt_ledger *l, struct pt_account *a, bool had_io
         return;
     for (int k = 0; k < PT_CTR_IO_END; k++) {
         if (had_io) { /* left: what it showed stays counted; its io debts are counted now */
-            credit(l, a->group, k, pt_ledger_counted(a, k));
+            credit(l, a->group, k, pt_ledger_account_value(a, k));
             a->owed[k] = 0;
         } else { /* joined: its past was not seen */
             credit(l, a->group, k, -a->ctr[k]);
@@ -185,7 +185,7 @@ static void owe(struct pt_ledger *l, struct pt_account *reaper, const struct pt_
     for (int k = 0; k < PT_CTR_COUNT; k++) {
         if (!pt_account_has(a, k))
             continue;
-        int64_t v = pt_ledger_counted(a, k);
+        int64_t v = pt_ledger_account_value(a, k);
         if (!pt_account_has(reaper, k)) {
             credit(l, a->group, k, v);
             continue;
@@ -384,7 +384,7 @@ void pt_ledger_next_round(struct pt_ledger *l)
     l->round++;
 }
 
-void pt_ledger_count(struct pt_ledger *l, const struct pt_account *a, int64_t threads)
+void pt_ledger_add_account(struct pt_ledger *l, const struct pt_account *a, int64_t threads)
 {
     assert(l->phase != PT_LEDGER_REPORTING);
     if (l->phase == PT_LEDGER_READING) { /* C from adjust, then account by account: saturation then loses least */
@@ -400,9 +400,9 @@ void pt_ledger_count(struct pt_ledger *l, const struct pt_account *a, int64_t th
     for (int k = 0; k < PT_CTR_COUNT; k++) {
         if (!pt_account_has(a, k))
             continue;
-        l->tree[k] = pt_sat_add(l->tree[k], pt_ledger_counted(a, k));
+        l->tree[k] = pt_sat_add(l->tree[k], pt_ledger_account_value(a, k));
         if (g)
-            g->live[k] = pt_sat_add(g->live[k], pt_ledger_counted(a, k));
+            g->live[k] = pt_sat_add(g->live[k], pt_ledger_account_value(a, k));
     }
 }
 
@@ -476,9 +476,9 @@ int pt_ledger_check(const struct pt_ledger *l, const struct pt_account *const *l
                 return -1;
             }
             if (pt_account_has(a, k)) {
-                tree[k] = pt_sat_add(tree[k], pt_ledger_counted(a, k));
+                tree[k] = pt_sat_add(tree[k], pt_ledger_account_value(a, k));
                 if (l->partitions && a->group >= 0)
-                    groups[k] = pt_sat_add(groups[k], pt_ledger_counted(a, k));
+                    groups[k] = pt_sat_add(groups[k], pt_ledger_account_value(a, k));
             }
         }
     }

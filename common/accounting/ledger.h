@@ -147,7 +147,7 @@ struct pt_share {
 };
 
 /* Where the interval is, in the order the ledger asserts: its reads and
- * events; pt_ledger_count() of every live account (and their snapshots);
+ * events; pt_ledger_add_account() of every live account (and their snapshots);
  * the deltas, the tree's and then its groups'; pt_ledger_end_interval(). */
 enum pt_ledger_phase { PT_LEDGER_READING, PT_LEDGER_COUNTING, PT_LEDGER_REPORTING };
 
@@ -168,7 +168,7 @@ struct pt_ledger {
     bool stat_seen, io_seen;
     unsigned tc_seen;           /* the per-thread counts read (enum pt_tcount bits) */
     int64_t tc[PT_TC_COUNT];    /* and done */
-    int64_t tree[PT_CTR_COUNT]; /* C, once pt_ledger_count() began */
+    int64_t tree[PT_CTR_COUNT]; /* C, once pt_ledger_add_account() began */
     enum pt_ledger_phase phase;
     /* the last deltas' CPU (user + system, ticks) and the most the
      * interval could hold (-1: unbounded) */
@@ -185,7 +185,7 @@ void pt_ledger_free(struct pt_ledger *l);
 
 /* The counter as the tree counts it: the last value read, or what the
  * accounts it absorbed are due to bring when that is more. */
-int64_t pt_ledger_counted(const struct pt_account *a, int k);
+int64_t pt_ledger_account_value(const struct pt_account *a, int k);
 /* Microseconds (an exit record's CPU) to clock ticks, to the nearest. */
 int64_t pt_ledger_us_to_ticks(const struct pt_ledger *l, int64_t us);
 /* Does a hold real values of counter k (its stat or its io was read)? */
@@ -278,7 +278,7 @@ void pt_ledger_next_round(struct pt_ledger *l);
 /* At the interval's end, every live account once: its counted counters
  * into the tree's and its group's sums, and its threads (when its stat
  * was read) into its group's. */
-void pt_ledger_count(struct pt_ledger *l, const struct pt_account *a, int64_t threads);
+void pt_ledger_add_account(struct pt_ledger *l, const struct pt_account *a, int64_t threads);
 /* ... then the interval's deltas, never negative, of the tree and of
  * group g (before the lines read stat_seen: CPU deferred from the last
  * line sets it, pt_counter_deltas); keep_base leaves the work for the next interval (some member

@@ -48,7 +48,7 @@ struct pt_collector *pt_collector_new(const struct pt_collector_config *config, 
     c->exits.fd = -1;
     c->global.fd = -1;
     if (config->collect_global) {
-        int r = pt_global_init(&c->global, fd);
+        int r = pt_sysmem_init(&c->global, fd);
         if (r < 0) {
             char q[PT_QUOTED_MAX];
             snprintf(err, errlen, "\"%s/meminfo\": %s", pt_escape(q, sizeof(q), root), strerror(-r));
@@ -74,7 +74,7 @@ void pt_collector_free(struct pt_collector *c)
     pt_delayacct_close(&c->delayacct);
     pt_gpu_free(&c->gpu);
     if (c->have_global)
-        pt_global_free(&c->global);
+        pt_sysmem_free(&c->global);
     close(c->proc_root_fd);
     free(c->proc_root);
     free(c->sys_root);

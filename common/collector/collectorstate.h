@@ -16,7 +16,7 @@
 #include "netlink/delayacct.h"
 #include "netlink/exitrecords.h"
 #include "proctree/fdbudget.h"
-#include "procfs/meminfo.h"
+#include "procfs/sysmem.h"
 #include "gpu/gpu.h"
 #include "netlink/procevents.h"
 #include "collector/procscan.h"
@@ -35,7 +35,7 @@ struct pt_collector {
     struct pt_target *targets;
     size_t n_targets;
     struct pt_target_result *results;
-    struct pt_global global;
+    struct pt_sysmem global;
     bool have_global;
     struct pt_batch batch;
     struct pt_fd_budget fd_budget;

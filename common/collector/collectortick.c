@@ -98,7 +98,7 @@ double pt_collector_tick(struct pt_collector *c, double now)
         for (size_t i = 0; i < c->n_targets; i++)
             pt_target_poll(&c->targets[i]);
         if (c->have_global)
-            pt_global_poll(&c->global);
+            pt_sysmem_poll(&c->global);
         advance(&c->next_poll, now, c->config.poll_interval);
     }
     double next = c->next_poll < c->next_discovery ? c->next_poll : c->next_discovery;
@@ -154,7 +154,7 @@ const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double 
         c->results[i].breakdown_key = pt_target_breakdown_key(&c->targets[i]);
         c->results[i].groups = pt_target_group_reports(&c->targets[i], &c->results[i].n_groups);
     }
-    b->has_global = c->have_global && pt_global_end_interval(&c->global, &c->config.units, &b->global);
+    b->has_global = c->have_global && pt_sysmem_end_interval(&c->global, &c->config.units, &b->global);
     note_budget(c);
     return b;
 }

@@ -25,7 +25,8 @@ _Static_assert(sizeof(struct pt_nvml_sample) == 32 && offsetof(struct pt_nvml_sa
                    offsetof(struct pt_nvml_sample, sm_util) == 16,
                "nvmlProcessUtilizationSample_t's layout");
 
-const char *pt_nvml_error_name(int code)
+/* NVML's name of a return code ("NVML_ERROR_NOT_SUPPORTED"). */
+static const char *error_name(int code)
 {
     static const char *const names[] = {
         "NVML_SUCCESS",
@@ -70,8 +71,7 @@ static void failed(struct pt_nvml *n, enum pt_nvml_call call, unsigned device, i
         return;
     n->said[call] |= bit;
     pt_logf(PT_LOG_WARNING, "GPU: %s of device %u failed: %s (%d); the intervals it fails in leave the GPU %s out",
-            call_names[call], device, pt_nvml_error_name(code), code,
-            call == PT_NVML_UTILIZATION ? "busy time" : "memory");
+            call_names[call], device, error_name(code), code, call == PT_NVML_UTILIZATION ? "busy time" : "memory");
 }
 
 static unsigned long long realtime_us(void)
@@ -123,7 +123,7 @@ int pt_nvml_open(struct pt_nvml *n, const char *path, char *why, size_t whylen)
         n->shutdown();
     if (rc != NVML_SUCCESS) {
         snprintf(why, whylen, "%s: %s (%d)", rc == NVML_SUCCESS ? "" : "nvmlInit_v2 or nvmlDeviceGetCount_v2",
-                 pt_nvml_error_name(rc), rc);
+                 error_name(rc), rc);
         dlclose(n->lib);
         n->lib = NULL;
         return -1;
@@ -135,7 +135,7 @@ int pt_nvml_open(struct pt_nvml *n, const char *path, char *why, size_t whylen)
         void *dev = NULL;
         if ((rc = n->handle(i, &dev)) != NVML_SUCCESS || !dev) {
             pt_logf(PT_LOG_WARNING, "GPU: nvmlDeviceGetHandleByIndex_v2 of device %u failed: %s (%d); it is not read",
-                    i, pt_nvml_error_name(rc), rc);
+                    i, error_name(rc), rc);
             continue;
         }
         n->device[n->n_devices] = dev;

@@ -96,7 +96,4 @@ int pt_nvml_processes(struct pt_nvml *n,
  * (CLOCK_REALTIME, in microseconds). 0; -1 when a call failed. */
 int pt_nvml_busy(struct pt_nvml *n, void (*fn)(unsigned device, unsigned pid, double seconds, void *arg), void *arg);
 
-/* NVML's name of a return code ("NVML_ERROR_NOT_SUPPORTED"). */
-const char *pt_nvml_error_name(int code);
-
 #endif

@@ -38,11 +38,6 @@ static struct {
     uint32_t raised; /* the capability bits pt_caps_raise made effective */
 } process;
 
-const char *pt_cap_name(enum pt_cap cap)
-{
-    return caps_used[cap].name;
-}
-
 /* The capability sets, first word: capget has no glibc wrapper. */
 static bool get_sets(struct __user_cap_data_struct data[2])
 {

@@ -18,7 +18,8 @@
 #define PT_PROC_CGROUP_INIT_INO 0xEFFFFFFBU
 #define PT_PROC_PID_INIT_INO 0xEFFFFFFCU
 
-bool pt_pidns_is_procfs(int proc_root_fd)
+/* Is the proc root a proc filesystem (not a fixture tree)? */
+static bool is_procfs(int proc_root_fd)
 {
     struct statfs fs;
     return fstatfs(proc_root_fd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
@@ -29,7 +30,7 @@ pid_t pt_pidns_self(int proc_root_fd)
     char link[32];
     ssize_t n = readlinkat(proc_root_fd, "self", link, sizeof(link) - 1);
     if (n <= 0) /* a procfs resolves "self" in its namespace: ENOENT where we are not in it */
-        return pt_pidns_is_procfs(proc_root_fd) ? 0 : getpid();
+        return is_procfs(proc_root_fd) ? 0 : getpid();
     link[n] = '\0';
     char *end;
     long pid = strtol(link, &end, 10);
@@ -70,7 +71,7 @@ bool pt_pidns_in_container(int proc_root_fd)
 
 enum pt_pidns_events pt_pidns_events_fit(int proc_root_fd)
 {
-    if (!pt_pidns_is_procfs(proc_root_fd))
+    if (!is_procfs(proc_root_fd))
         return PT_EVENTS_NOT_PROCFS;
     if (!pt_pidns_is_hosts(proc_root_fd))
         return PT_EVENTS_OTHER_PID_NS;
@@ -82,7 +83,11 @@ enum pt_pidns_events pt_pidns_events_fit(int proc_root_fd)
     return PT_EVENTS_APPLY;
 }
 
-int pt_pidns_nspid(int proc_root_fd, pid_t pid, struct pt_buf *buf, pid_t *out)
+/* pid's NSpid in the proc root (pt_parse_nspid): its pid in each
+ * namespace from the proc root's down to its own, outermost first. Fills
+ * out (PT_NSPID_MAX) and returns how many; 0 when unknown (gone, no such
+ * line, malformed). */
+static int read_nspid(int proc_root_fd, pid_t pid, struct pt_buf *buf, pid_t *out)
 {
     char path[32];
     snprintf(path, sizeof(path), "%d/status", (int)pid);
@@ -98,7 +103,7 @@ int pt_pidns_nspid(int proc_root_fd, pid_t pid, struct pt_buf *buf, pid_t *out)
 static int our_depth(int proc_root_fd, pid_t root_self, struct pt_buf *buf)
 {
     pid_t nspid[PT_NSPID_MAX];
-    int n = pt_pidns_nspid(proc_root_fd, root_self, buf, nspid);
+    int n = read_nspid(proc_root_fd, root_self, buf, nspid);
     return n > 0 && nspid[n - 1] == getpid() ? n : 0;
 }
 
@@ -106,7 +111,7 @@ static int our_depth(int proc_root_fd, pid_t root_self, struct pt_buf *buf)
 static bool is_ours_at(int proc_root_fd, pid_t pid, int depth, pid_t ours, struct pt_buf *buf)
 {
     pid_t nspid[PT_NSPID_MAX];
-    int n = pt_pidns_nspid(proc_root_fd, pid, buf, nspid);
+    int n = read_nspid(proc_root_fd, pid, buf, nspid);
     return depth > 0 && n >= depth && nspid[depth - 1] == ours;
 }
 

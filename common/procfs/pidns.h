@@ -21,9 +21,6 @@
  * procfs (a fixture tree). */
 pid_t pt_pidns_self(int proc_root_fd);
 
-/* Is the proc root a proc filesystem (not a fixture tree)? */
-bool pt_pidns_is_procfs(int proc_root_fd);
-
 /* Is this process in the host's (the initial) pid namespace? Told by the
  * namespace's identity (its ns/pid inode, which the kernel fixes for the
  * initial one), never by what one procfs shows. True when it cannot be
@@ -54,12 +51,6 @@ enum pt_pidns_events {
     PT_EVENTS_OTHER_USER_NS,   /* this process runs in another user namespace */
 };
 enum pt_pidns_events pt_pidns_events_fit(int proc_root_fd);
-
-/* pid's NSpid in the proc root (pt_parse_nspid): its pid in each
- * namespace from the proc root's down to its own, outermost first. Fills
- * out (PT_NSPID_MAX) and returns how many; 0 when unknown (gone, no such
- * line, malformed). */
-int pt_pidns_nspid(int proc_root_fd, pid_t pid, struct pt_buf *buf, pid_t *out);
 
 /* Our child ours (its pid in our namespace, as fork() or waitid() give
  * it) as the proc root names it: the child of one of root_self's threads

@@ -47,8 +47,4 @@ static inline void pt_extrema_add(struct pt_extrema *e, int64_t value)
     e->any = true;
 }
 
-/* The value as a double, whatever its representation (collectd gauges);
- * NaN when the value is absent, as collectd spells an unknown gauge. */
-double pt_value_as_double(const struct pt_value *value);
-
 #endif

@@ -55,5 +55,8 @@ struct pt_units {
  * 1536 bytes is 2 kB). Floats are always finite. A non-finite or negative
  * raw amount leaves the value absent (no catalog metric can be negative). */
 void pt_value_set(struct pt_value *out, enum pt_metric_id id, double raw, const struct pt_units *units);
+/* The value as a double, whatever its representation (collectd gauges);
+ * NaN when the value is absent, as collectd spells an unknown gauge. */
+double pt_value_as_double(const struct pt_value *value);
 
 #endif

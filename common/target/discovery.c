@@ -8,7 +8,7 @@
  * file, or from a scan of every process's ppid on a kernel without
  * children files. What joining and leaving mean for the numbers is
  * membership.c's and the ledger's; the process events are followed in
- * targetevents.c, an empty target's lines said in targetempty.c. */
+ * targetevents.c, an empty target's lines said in targetstops.c. */
 #include "target/discovery.h"
 
 #include <assert.h>
@@ -18,7 +18,7 @@
 
 #include "target/membership.h"
 #include "target/targetcg.h"
-#include "target/targetempty.h"
+#include "target/targetstops.h"
 #include "target/targetevents.h"
 #include "target/targetinterval.h"
 #include "target/targetunit.h"
@@ -92,7 +92,7 @@ static bool pidfile_root(struct pt_target *t, pid_t pid, double now)
                            "pid file names pid %d, now another process: the old tree leaves the target%s", (int)pid,
                            more);
         pt_target_leave_all(t);
-    } else if (pt_target_empty_unsaid(t) && pt_target_restart_pass(t, now, more, sizeof(more))) {
+    } else if (pt_target_stops_unsaid(t) && pt_target_restart_pass(t, now, more, sizeof(more))) {
         /* The old tree went between two discoveries and the new root was
          * there at the next, or its line was held back: no empty target
          * was said, so no "following again" will be; the restart is said

@@ -1,6 +1,6 @@
 /* discovery: how a target finds its members: the selector's roots and
  * the walk of their descendants (the kernel's process events are
- * targetevents.h's, the lines of an empty target targetempty.h's). */
+ * targetevents.h's, the lines of an empty target targetstops.h's). */
 #ifndef PROCTREE_DISCOVERY_H
 #define PROCTREE_DISCOVERY_H
 

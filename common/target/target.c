@@ -41,7 +41,7 @@ pid_t pt_target_launched_pid(const struct pt_target *t)
 }
 
 /* This interval's deltas of the tree, every live member counted (after
- * pt_ledger_count). Short of descriptors, some member was not read: its
+ * pt_ledger_add_account). Short of descriptors, some member was not read: its
  * work is left for the next interval, which reports it (the base stays). */
 static void counter_deltas(struct pt_target *t, double seconds, int64_t delta[PT_CTR_COUNT])
 {
@@ -208,7 +208,7 @@ static void count_members(struct pt_target *t)
             pt_target_follow_name(t, m);
             pt_ledger_seen(&t->ledger, &m->acct);
         }
-        pt_ledger_count(&t->ledger, &m->acct, m->num_threads);
+        pt_ledger_add_account(&t->ledger, &m->acct, m->num_threads);
         pt_ledger_snapshot(&t->ledger, &m->acct);
     }
 }

@@ -5,7 +5,7 @@
  * saw), membership.c (members join and leave), exits.c (what exit records
  * settle), sampling.c (the reads of each cadence), targetevents.c
  * (following the process events), discovery.c (finding members),
- * targetempty.c (why it has no live process), target.c (the interval's
+ * targetstops.c (why it has no live process), target.c (the interval's
  * end, the life cycle). Each part of struct pt_target is written by one
  * file only (docs/DESIGN.md, "A target's parts and who writes them",
  * which tests/layering/check-writers holds the code to); the others read
@@ -85,15 +85,15 @@ struct pt_target_discovery {
     struct pt_ratelimit refused_said;
 };
 
-/* The limiters of targetempty.c's lines: one shared by a followed
+/* The limiters of targetstops.c's lines: one shared by a followed
  * target that stops and the lines of a restart, and one per reason of
  * an empty target (each problem of a pid file one of its own). */
 #define PT_EMPTY_LIMITS 18
 
 /* Why the target has no live process, as last said or held back, and
- * the limits of the lines that say so (targetempty.c writes it). */
-struct pt_target_empty {
-    /* a key made of targetempty.c's enum and the pid file's outcome; 0:
+ * the limits of the lines that say so (targetstops.c writes it). */
+struct pt_target_stops {
+    /* a key made of targetstops.c's enum and the pid file's outcome; 0:
      * the target had a live process at its last discovery (or no discovery yet) */
     int why;
     pid_t pid;        /* the pid it was about */
@@ -293,7 +293,7 @@ struct pt_target {
     struct pt_target_sampling sampling;
 
     bool pss_at_end; /* smaps_rollup at every interval's end, or on its own timer */
-    struct pt_target_empty empty;
+    struct pt_target_stops stops;
     bool sys_root_default;  /* the cgroup filesystem is looked for in our own /sys */
     unsigned warned_denied; /* enum pt_denied bits already logged */
     struct pt_buf buf;

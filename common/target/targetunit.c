@@ -7,7 +7,7 @@
 #include "target/membership.h"
 #include "procfs/procfile.h"
 #include "cgroup/sdunit.h"
-#include "target/targetempty.h"
+#include "target/targetstops.h"
 
 static const struct pt_sdunit *unit_of(const struct pt_target *t)
 {

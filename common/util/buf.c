@@ -16,7 +16,9 @@ void pt_buf_set_capacity(struct pt_buf *b, size_t cap)
     b->data[b->len] = '\0';
 }
 
-void pt_buf_reserve(struct pt_buf *b, size_t more)
+/* Room for at least more bytes after len, and the NUL after them; the
+ * capacity at least doubles when it grows. */
+static void reserve(struct pt_buf *b, size_t more)
 {
     if (b->cap && b->cap - b->len > more)
         return;
@@ -28,7 +30,7 @@ void pt_buf_reserve(struct pt_buf *b, size_t more)
 
 void pt_buf_append(struct pt_buf *b, const void *bytes, size_t n)
 {
-    pt_buf_reserve(b, n);
+    reserve(b, n);
     memcpy(b->data + b->len, bytes, n);
     b->len += n;
     b->data[b->len] = '\0';

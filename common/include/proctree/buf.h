@@ -22,9 +22,6 @@ struct pt_buf {
     size_t cap;
 };
 
-/* Room for at least more bytes after len, and the NUL after them; the
- * capacity at least doubles when it grows. */
-void pt_buf_reserve(struct pt_buf *b, size_t more);
 /* The capacity set to exactly cap (> len), for a reader that bounds what
  * it holds (procfile.c: no /proc file may make it hold more than 16 MiB). */
 void pt_buf_set_capacity(struct pt_buf *b, size_t cap);

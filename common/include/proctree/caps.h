@@ -70,9 +70,6 @@ bool pt_caps_lower(void);
 /* This process's snapshot. */
 const struct pt_caps *pt_caps_current(void);
 
-/* "CAP_SYS_PTRACE", ... */
-const char *pt_cap_name(enum pt_cap cap);
-
 /* Why cap is not usable, in words that say what to do, into out; NULL
  * when it is held and reaches the host's processes. */
 const char *pt_caps_why_missing(const struct pt_caps *caps, enum pt_cap cap, char *out, size_t outlen);

@@ -1,5 +1,5 @@
-/* targetempty: why a target has no live process, found and said. */
-#include "target/targetempty.h"
+/* targetstops: why a target has no live process, found and said. */
+#include "target/targetstops.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -31,7 +31,7 @@ enum empty_why {
 };
 _Static_assert(WHY_COUNT <= 16, "enum empty_why outgrows its 4 bits of empty_why's key");
 
-/* The limiter of a line, in t->empty.limits. A target that was followed
+/* The limiter of a line, in t->stops.limits. A target that was followed
  * and stops has the one it shares with the restarts' lines (a crash loop
  * is seen as stops, restarts or both, one line a period whichever way);
  * an empty target's line has its reason's, each problem of a pid file
@@ -223,30 +223,30 @@ static bool say_why(struct pt_target *t, enum empty_why why, const char *hidepid
 
 /* The line of why, now or late (held back when it came): said with the
  * count its limiter held back, itself not among them. */
-static void say_line(struct pt_target *t, enum empty_why why, const char *hidepid, double now)
+static void log_stop(struct pt_target *t, enum empty_why why, const char *hidepid, double now)
 {
     unsigned held;
-    struct pt_ratelimit *limit = &t->empty.limits[t->empty.limiter];
-    bool late = t->empty.holding;
-    t->empty.holding = !pt_ratelimit_pass(limit, now, PT_RATELIMIT_PERIOD, &held);
+    struct pt_ratelimit *limit = &t->stops.limits[t->stops.limiter];
+    bool late = t->stops.holding;
+    t->stops.holding = !pt_ratelimit_pass(limit, now, PT_RATELIMIT_PERIOD, &held);
     char what[PT_QUOTED_MAX + 320], more[96];
-    if (t->empty.holding || !say_why(t, why, hidepid, what, sizeof(what)))
+    if (t->stops.holding || !say_why(t, why, hidepid, what, sizeof(what)))
         return;
     if (late && held > 0)
         held--;
-    pt_ratelimit_held_tail(held, t->empty.limiter == LIMIT_STOPS ? "restarts or stops" : "like it", more, sizeof(more));
-    t->empty.said_any = true;
+    pt_ratelimit_held_tail(held, t->stops.limiter == LIMIT_STOPS ? "restarts or stops" : "like it", more, sizeof(more));
+    t->stops.said_any = true;
     pt_target_logf(t, PT_LOG_WARNING, "no live process: %s; will keep looking%s", what, more);
 }
 
 void pt_target_say_why_empty(struct pt_target *t, double now)
 {
     if (pt_target_live_members(t) > 0) {
-        if (t->empty.said_any)
+        if (t->stops.said_any)
             pt_target_logf(t, PT_LOG_INFO, "following pid %d again", (int)t->membership.members[0].pid);
-        t->empty.why = WHY_NOT_SAID;
-        t->empty.followed = true;
-        t->empty.said_any = t->empty.holding = false;
+        t->stops.why = WHY_NOT_SAID;
+        t->stops.followed = true;
+        t->stops.said_any = t->stops.holding = false;
         return;
     }
     char hidepid[32] = "";
@@ -263,26 +263,26 @@ void pt_target_say_why_empty(struct pt_target *t, double now)
     int key = why == WHY_PIDFILE
                   ? (int)why + 16 * ((int)t->discovery.pidfile.outcome + 16 * t->discovery.pidfile.detail)
                   : (int)why;
-    if (key == t->empty.why && pid == t->empty.pid) {
+    if (key == t->stops.why && pid == t->stops.pid) {
         /* the same reason: said already, or held back until its limit lets it */
-        if (t->empty.holding && pt_ratelimit_due(&t->empty.limits[t->empty.limiter], now))
-            say_line(t, why, hidepid, now);
+        if (t->stops.holding && pt_ratelimit_due(&t->stops.limits[t->stops.limiter], now))
+            log_stop(t, why, hidepid, now);
         return;
     }
-    t->empty.why = key;
-    t->empty.pid = pid;
-    t->empty.limiter = t->empty.followed ? LIMIT_STOPS : limit_of(why, t->discovery.pidfile.outcome);
-    t->empty.followed = false;
-    t->empty.holding = false;
-    say_line(t, why, hidepid, now);
+    t->stops.why = key;
+    t->stops.pid = pid;
+    t->stops.limiter = t->stops.followed ? LIMIT_STOPS : limit_of(why, t->discovery.pidfile.outcome);
+    t->stops.followed = false;
+    t->stops.holding = false;
+    log_stop(t, why, hidepid, now);
 }
 
 bool pt_target_restart_pass(struct pt_target *t, double now, char *tail, size_t len)
 {
-    return pt_ratelimit_say(&t->empty.limits[LIMIT_STOPS], now, "restarts or stops", tail, len);
+    return pt_ratelimit_say(&t->stops.limits[LIMIT_STOPS], now, "restarts or stops", tail, len);
 }
 
-bool pt_target_empty_unsaid(const struct pt_target *t)
+bool pt_target_stops_unsaid(const struct pt_target *t)
 {
-    return !t->empty.said_any;
+    return !t->stops.said_any;
 }

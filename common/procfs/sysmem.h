@@ -12,18 +12,18 @@
 #include "report/report.h"
 #include "report/units.h"
 
-struct pt_global {
+struct pt_sysmem {
     int fd; /* <proc root>/meminfo, kept open */
     struct pt_buf buf;
     struct pt_extrema used, cached, anon, swap_free;
 };
 
 /* Returns 0, or -errno when meminfo cannot be opened. */
-int pt_global_init(struct pt_global *g, int proc_root_fd);
-void pt_global_free(struct pt_global *g);
-void pt_global_poll(struct pt_global *g);
+int pt_sysmem_init(struct pt_sysmem *g, int proc_root_fd);
+void pt_sysmem_free(struct pt_sysmem *g);
+void pt_sysmem_poll(struct pt_sysmem *g);
 /* Fill the global_* values seen since the interval began, and begin the next. Returns
  * false when no poll succeeded in the interval. */
-bool pt_global_end_interval(struct pt_global *g, const struct pt_units *units, struct pt_report *report);
+bool pt_sysmem_end_interval(struct pt_sysmem *g, const struct pt_units *units, struct pt_report *report);
 
 #endif

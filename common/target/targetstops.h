@@ -1,4 +1,4 @@
-/* targetempty: what a target with no live process says. An empty target
+/* targetstops: what a target with no live process says. An empty target
  * looks like a stopped service, but a dozen other things make one (a pid
  * file naming pid 1, a pid the proc root hides, a cgroup of the host read
  * from a container's /sys, a unit not running, pids of another pid
@@ -26,7 +26,7 @@ void pt_target_say_why_empty(struct pt_target *t, double now);
 /* Will no "following again" be said when the target has a live process
  * next: it had one at its last discovery (or never had a discovery), or
  * every line since was held back? */
-bool pt_target_empty_unsaid(const struct pt_target *t);
+bool pt_target_stops_unsaid(const struct pt_target *t);
 
 /* May a line of a restart (the root replaced: a pid file naming another
  * process, a unit found at another manager's) be said at now? If so, tail

@@ -1,18 +1,18 @@
-#include "procfs/meminfo.h"
+#include "procfs/sysmem.h"
 
 #include <string.h>
 #include <unistd.h>
 
 #include "procfs/procparse.h"
 
-int pt_global_init(struct pt_global *g, int proc_root_fd)
+int pt_sysmem_init(struct pt_sysmem *g, int proc_root_fd)
 {
     memset(g, 0, sizeof(*g));
     g->fd = pt_open_at(proc_root_fd, "meminfo");
     return g->fd < 0 ? g->fd : 0;
 }
 
-void pt_global_free(struct pt_global *g)
+void pt_sysmem_free(struct pt_sysmem *g)
 {
     if (g->fd >= 0)
         close(g->fd);
@@ -20,7 +20,7 @@ void pt_global_free(struct pt_global *g)
     g->fd = -1;
 }
 
-void pt_global_poll(struct pt_global *g)
+void pt_sysmem_poll(struct pt_sysmem *g)
 {
     struct pt_meminfo mi;
     ssize_t n = pt_pread_record(g->fd, &g->buf);
@@ -42,9 +42,9 @@ static void put_extrema(struct pt_report *report, enum pt_metric_id min_id, cons
     pt_value_set(&report->v[min_id + 1], min_id + 1, (double)e->max, units);
 }
 
-bool pt_global_end_interval(struct pt_global *g, const struct pt_units *units, struct pt_report *report)
+bool pt_sysmem_end_interval(struct pt_sysmem *g, const struct pt_units *units, struct pt_report *report)
 {
-    pt_global_poll(g); /* the last sample of the interval */
+    pt_sysmem_poll(g); /* the last sample of the interval */
     memset(report, 0, sizeof(*report));
     bool any = g->used.any;
     if (any) {
