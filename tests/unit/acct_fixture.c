@@ -45,6 +45,20 @@ struct pt_collector *collector_for(const char *proc_root)
     return col;
 }
 
+void collector_with_cgroup2(void)
+{
+    fx_write(root, "sys/fs/cgroup/cgroup.controllers", "cpu memory\n", -1);
+    fx_write(root, "sys/fs/cgroup/cgroup.procs", "", -1);
+    struct pt_collector_config config;
+    pt_collector_config_init(&config);
+    char sys[512], err[256] = "";
+    snprintf(sys, sizeof(sys), "%s/sys", root);
+    config.proc_root = root;
+    config.sys_root = sys;
+    c = pt_collector_new(&config, err, sizeof(err));
+    ck_assert_msg(c != NULL, "collector: %s", err);
+}
+
 void add_pid_target_with(const char *name, pid_t pid, const struct pt_target_options *opt)
 {
     struct pt_selector sel = {.kind = PT_SELECT_PID, .pid = pid};

@@ -26,6 +26,10 @@ TCase *acct_tcase(Suite *s);
 
 /* A collector on proc_root with the default configuration. */
 struct pt_collector *collector_for(const char *proc_root);
+/* A cgroup2 mount of the fixture (sys/fs/cgroup, with the cpu and memory
+ * controllers and no process) and c, a collector on root whose sys root
+ * is root/sys. */
+void collector_with_cgroup2(void);
 /* Target name (NULL: the default name) on pid, with opt or the defaults. */
 void add_pid_target_with(const char *name, pid_t pid, const struct pt_target_options *opt);
 void add_pid_target(const char *name, pid_t pid);

@@ -82,17 +82,7 @@ START_TEST(breakdown_by_cgroup)
     fx_write(root, "cg/web.service/cgroup.procs", "200\n", -1); /* 201 is not listed: found from 200 */
     fx_write(root, "cg/db.service/cgroup.procs", "", -1);
     fx_write(root, "cg/db.service/main/cgroup.procs", "300\n", -1);
-    /* a cgroup2 mount of the fixture, so that cg is on a hierarchy's filesystem */
-    fx_write(root, "sys/fs/cgroup/cgroup.controllers", "cpu memory\n", -1);
-    fx_write(root, "sys/fs/cgroup/cgroup.procs", "", -1);
-    struct pt_collector_config config;
-    pt_collector_config_init(&config);
-    char sys[512];
-    snprintf(sys, sizeof(sys), "%s/sys", root);
-    config.proc_root = root;
-    config.sys_root = sys;
-    c = pt_collector_new(&config, NULL, 0);
-    ck_assert_ptr_nonnull(c);
+    collector_with_cgroup2(); /* so that cg is on a hierarchy's filesystem */
     struct pt_target_options opt;
     pt_target_options_init(&opt);
     opt.breakdown = PT_BY_CGROUP;

@@ -30,22 +30,14 @@ START_TEST(cgroup_metrics_on_lines)
 {
     struct fx_proc a = proc(200, 1, 20, 2000, 20, NULL), b = proc(300, 1, 30, 3000, 30, NULL);
     fx_put_proc(root, &a), fx_put_proc(root, &b);
-    fx_write(root, "sys/fs/cgroup/cgroup.controllers", "cpu memory\n", -1);
-    fx_write(root, "sys/fs/cgroup/cgroup.procs", "", -1);
     fx_write(root, "sys/fs/cgroup/svc/cgroup.procs", "", -1);
     fx_write(root, "sys/fs/cgroup/svc/a.service/cgroup.procs", "200\n", -1);
     fx_write(root, "sys/fs/cgroup/svc/b.service/cgroup.procs", "300\n", -1);
     put_cgroup_stats("sys/fs/cgroup/svc", 1000, 900);
     put_cgroup_stats("sys/fs/cgroup/svc/a.service", 400, 300);
     put_cgroup_stats("sys/fs/cgroup/svc/b.service", 600, 600);
-    struct pt_collector_config config;
-    pt_collector_config_init(&config);
-    char sys[512], err[256] = "";
-    snprintf(sys, sizeof(sys), "%s/sys", root);
-    config.proc_root = root;
-    config.sys_root = sys;
-    c = pt_collector_new(&config, err, sizeof(err));
-    ck_assert_msg(c != NULL, "%s", err);
+    collector_with_cgroup2();
+    char err[256] = "";
     struct pt_target_options opt;
     pt_target_options_init(&opt);
     opt.breakdown = PT_BY_CGROUP;

@@ -145,17 +145,9 @@ START_TEST(cgroup_made_again_is_a_restart)
 {
     struct fx_proc a = proc(200, 1, 20, 2000, 20, NULL);
     fx_put_proc(root, &a);
-    fx_write(root, "sys/fs/cgroup/cgroup.controllers", "cpu memory\n", -1);
-    fx_write(root, "sys/fs/cgroup/cgroup.procs", "", -1);
     fx_write(root, "sys/fs/cgroup/svc/cgroup.procs", "200\n", -1);
-    struct pt_collector_config config;
-    pt_collector_config_init(&config);
-    char sys[512], err[256] = "";
-    snprintf(sys, sizeof(sys), "%s/sys", root);
-    config.proc_root = root;
-    config.sys_root = sys;
-    c = pt_collector_new(&config, err, sizeof(err));
-    ck_assert_msg(c != NULL, "%s", err);
+    collector_with_cgroup2();
+    char err[256] = "";
     struct pt_target_options opt;
     pt_target_options_init(&opt);
     struct pt_selector sel = {.kind = PT_SELECT_CGROUP, .path = "/svc"};
