@@ -11,13 +11,10 @@
 #include "acct_fixture.h"
 #include "unit.h"
 
-/* A pid file that names a new process moves the target to it; the new
- * root's past is not reported as this interval's work. The restart is
- * said though no discovery saw the target empty between the two. */
-START_TEST(pidfile_follows_new_pid)
+/* svc.pid in the fixture, naming pid 300, and a collector with a
+ * --pidfile target on it (its default name, svc; PSS switched off). */
+static void watch_svc_pidfile(void)
 {
-    struct fx_proc a = proc(300, 1, 10, 1000, 10, NULL);
-    fx_put_proc(root, &a);
     fx_write(root, "svc.pid", "300\n", -1);
     char pidfile[512];
     snprintf(pidfile, sizeof(pidfile), "%s/svc.pid", root);
@@ -26,6 +23,16 @@ START_TEST(pidfile_follows_new_pid)
     struct pt_target_options opt = {.collect_pss = false};
     char err[256];
     ck_assert_int_eq(pt_collector_add_target(c, NULL, &sel, &opt, err, sizeof(err)), 0);
+}
+
+/* A pid file that names a new process moves the target to it; the new
+ * root's past is not reported as this interval's work. The restart is
+ * said though no discovery saw the target empty between the two. */
+START_TEST(pidfile_follows_new_pid)
+{
+    struct fx_proc a = proc(300, 1, 10, 1000, 10, NULL);
+    fx_put_proc(root, &a);
+    watch_svc_pidfile();
     pt_collector_tick(c, 0.0);
     const struct pt_batch *b = pt_collector_end_interval(c, 0.5);
     ck_assert_str_eq(b->targets[0].name, "svc");
@@ -63,14 +70,7 @@ START_TEST(pidfile_restart_with_the_same_pid)
     struct fx_proc a1 = proc(301, 300, 11, 500, 10, NULL);
     fx_put_proc(root, &a);
     fx_put_proc(root, &a1);
-    fx_write(root, "svc.pid", "300\n", -1);
-    char pidfile[512];
-    snprintf(pidfile, sizeof(pidfile), "%s/svc.pid", root);
-    c = collector_for(root);
-    struct pt_selector sel = {.kind = PT_SELECT_PIDFILE, .path = pidfile};
-    struct pt_target_options opt = {.collect_pss = false};
-    char err[256];
-    ck_assert_int_eq(pt_collector_add_target(c, NULL, &sel, &opt, err, sizeof(err)), 0);
+    watch_svc_pidfile();
     add_pid_target("pinned", 300);
     pt_collector_tick(c, 0.0);
     const struct pt_batch *b = pt_collector_end_interval(c, 0.5);
@@ -106,14 +106,7 @@ START_TEST(pidfile_switch_leaves_old_tree)
     fx_put_proc(root, &a1);
     fx_put_proc(root, &b);
     fx_put_proc(root, &init);
-    fx_write(root, "svc.pid", "300\n", -1);
-    char pidfile[512];
-    snprintf(pidfile, sizeof(pidfile), "%s/svc.pid", root);
-    c = collector_for(root);
-    struct pt_selector sel = {.kind = PT_SELECT_PIDFILE, .path = pidfile};
-    struct pt_target_options opt = {.collect_pss = false};
-    char err[256];
-    ck_assert_int_eq(pt_collector_add_target(c, NULL, &sel, &opt, err, sizeof(err)), 0);
+    watch_svc_pidfile();
     pt_collector_tick(c, 0.0);
     const struct pt_batch *b0 = pt_collector_end_interval(c, 0.5);
     ck_assert_int_eq(ivalue(b0, 0, PT_M_PROC_PROCESSES), 2);
