@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "proctree/base.h"
 #include "util/saturate.h"
@@ -268,19 +267,8 @@ static void add_tcounts(int64_t tc[PT_TC_COUNT], unsigned *seen, const int64_t v
     *seen |= which;
 }
 
-const char *pt_dbg_src = "?";
-int pt_dbg_pid;
 void pt_ledger_credit_tcounts(struct pt_ledger *l, int32_t group, const int64_t v[PT_TC_COUNT], unsigned which)
 {
-    {
-        char path[64];
-        snprintf(path, sizeof(path), "/tmp/wtt/tc.%d", (int)getpid());
-        FILE *f = fopen(path, "a");
-        if (f) {
-            fprintf(f, "%s %d %lld %lld %lld\n", pt_dbg_src, pt_dbg_pid, (long long)v[PT_TC_INVOLUNTARY], (long long)v[PT_TC_RUN_DELAY], (long long)v[PT_TC_VOLUNTARY]);
-            fclose(f);
-        }
-    }
     assert((which & ~PT_TC_ALL) == 0);
     add_tcounts(l->tc, &l->tc_seen, v, which);
     if (group >= 0) {

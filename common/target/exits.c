@@ -125,10 +125,6 @@ static void credit_late_tcounts(struct pt_target *t, struct pt_departure *d, con
         late[k] = v[k] > d->tc_base[k] ? v[k] - d->tc_base[k] : 0;
         d->tc_base[k] = pt_sat_sub(d->tc_base[k], pt_sat_sub(v[k], late[k]));
     }
-    extern const char *pt_dbg_src;
-    extern int pt_dbg_pid;
-    pt_dbg_src = "late";
-    pt_dbg_pid = d->pid;
     pt_ledger_credit_tcounts(&t->ledger, pt_target_group_of(t, d->comm, d->reaper), late, counted);
 }
 
@@ -248,7 +244,9 @@ static void thread_exited(struct pt_target *t, struct pt_member *m, struct pt_de
 {
     if (t->options.breakdown != PT_BY_THREAD)
         return;
-    struct pt_thread_usage fresh, *u = m ? pt_member_thread_usage_of(m, r->pid) : d ? departed_thread_usage(d, r->pid) : NULL;
+    struct pt_thread_usage fresh, *u = m   ? pt_member_thread_usage_of(m, r->pid)
+                                       : d ? departed_thread_usage(d, r->pid)
+                                           : NULL;
     bool count_past = m ? m->born || m->usage_sampled : d ? d->threads_count_past : true;
     if (u && u->final)
         u = NULL; /* settled: this is another thread that had its tid since */
@@ -311,10 +309,6 @@ static void unseen_thread_exit(struct pt_target *t, const struct pt_exitrecord *
     int32_t group = pt_target_group_of(t, r->comm, r->ppid);
     int64_t counts[PT_TC_COUNT];
     record_tcounts(r, counts);
-    extern const char *pt_dbg_src;
-    extern int pt_dbg_pid;
-    pt_dbg_src = "unseen";
-    pt_dbg_pid = r->tgid;
     pt_ledger_credit_tcounts(&t->ledger, group, counts, pt_target_tcounts_counted(t));
     thread_exited(t, NULL, NULL, r);
     int64_t v[PT_CTR_COUNT];

@@ -63,10 +63,6 @@ void pt_target_credit_tcounts(struct pt_target *t, struct pt_member *m, const in
         m->tc_exited[k] = 0;
         m->tc_known |= bit;
     }
-    extern const char *pt_dbg_src;
-    extern int pt_dbg_pid;
-    pt_dbg_src = m->zombie ? "member-zombie" : "member";
-    pt_dbg_pid = m->pid;
     if (counted)
         pt_ledger_credit_tcounts(&t->ledger, m->acct.group, grown, counted);
 }
