@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proctree/escape.h"
+
 #include "target/membership.h"
 #include "target/targetcg.h"
 #include "target/targetstops.h"
@@ -107,6 +109,28 @@ static bool pidfile_root(struct pt_target *t, pid_t pid, double now)
     return true;
 }
 
+/* What the scans of the cgroups could not use, each said once. */
+static void say_scan_notes(struct pt_target *t)
+{
+    static const char *const why[PT_CGSCAN_KINDS] = {
+        "is on no cgroup filesystem (statfs type not cgroup2 or cgroup): refused, its cgroup.procs could "
+        "name any process",
+        "is no regular file (a FIFO, a device, a link): not read, its processes are not followed",
+        "has sub-cgroups below the depth scanned: they are not scanned, their processes are missed unless a "
+        "member forks them",
+    };
+    struct pt_cgscan_notes *n = pt_matcher_notes(&t->matcher);
+    for (unsigned i = 0; i < PT_CGSCAN_KINDS; i++) {
+        if (!(n->met & ~n->said & (1u << i)))
+            continue;
+        n->said |= 1u << i;
+        char q[PT_QUOTED_MAX], depth[64] = "";
+        if (1u << i == PT_CGSCAN_TOO_DEEP)
+            snprintf(depth, sizeof(depth), " (%d levels below the target's cgroup are scanned)", PT_CGROUP_SCAN_DEPTH);
+        pt_target_logf(t, PT_LOG_WARNING, "\"%s\" %s%s", pt_escape(q, sizeof(q), n->path[i]), why[i], depth);
+    }
+}
+
 /* The root the selector names now, joined as a baseline member when it is
  * new to the tree. A --pid root is pinned to the identity first seen. */
 static void resolve_root(struct pt_target *t, double now)
@@ -136,8 +160,10 @@ static void resolve_root(struct pt_target *t, double now)
             t->discovery.cgroup_unnamed = 0;
             t->discovery.cgroup_error = pt_matcher_scan_cgroup(&t->matcher, &t->buf, collect_scanned, t);
             pt_target_unit_scanned(t, now);
-            pt_target_cgroups_found(t, now);
-            pt_target_cgroup_restarts(t);
+            say_scan_notes(t);
+            pt_targetcg_found(&t->cg, t, now);
+            if (pt_targetcg_restarted(&t->cg, t))
+                pt_interval_add_restart(t);
         }
         join_pending(t, true);
         return;

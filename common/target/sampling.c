@@ -72,7 +72,7 @@ void pt_target_poll(struct pt_target *t)
 {
     double cpu0 = pt_thread_cpu_seconds();
     poll_members(t);
-    pt_target_cgroups_poll(t);
+    pt_targetcg_poll(&t->cg, t);
     pt_target_compact(t);
     pt_interval_add_cpu(t, pt_thread_cpu_seconds() - cpu0);
     pt_target_debug_check(t, "a poll");
@@ -327,8 +327,8 @@ void pt_target_end_reads(struct pt_target *t, double now, double blkio_since)
     pt_ledger_next_round(&t->ledger);
     retry_denied(t);
     bool delayacct = !isnan(blkio_since), was_read = pt_interval_begin_end_reads(t, delayacct);
-    poll_members(t);           /* the last sample of the interval, */
-    pt_target_cgroups_poll(t); /* its cgroups' too: an interval with no poll before has this one */
+    poll_members(t);             /* the last sample of the interval, */
+    pt_targetcg_poll(&t->cg, t); /* its cgroups' too: an interval with no poll before has this one */
     int64_t threads = read_all_counters(t);
     if (t->options.collect_pss && t->pss_at_end)
         sample_smaps(t);

@@ -235,7 +235,7 @@ static void fill_group_reports(struct pt_target *t, double seconds, const struct
         gauges[PT_G_GPU] = pt_target_gpu_memory(t, (int32_t)i);
         line.gauges = gauges;
         line.io_seen = g->io_seen;
-        line.cgroup = pt_target_cgroup_values(t, g->name);
+        line.cgroup = pt_targetcg_values(t, g->name);
         pt_ledger_group_deltas(&t->ledger, i, keep_base, line.delta);
         line.stat_seen = g->stat_seen;
         put_live(&line, g->tc, g->tc_seen & tcounts_shown(t), g->fds_seen ? g->fds : -1, g->processes, g->threads);
@@ -295,7 +295,7 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
     pt_interval_add_cpu(t, pt_thread_cpu_seconds() - cpu0);
 
     double counter_seconds = pt_interval_lasted(t, seconds);
-    const struct pt_cgvalues *cgroups = pt_target_cgroups_end(t, seconds);
+    const struct pt_cgvalues *cgroups = pt_targetcg_end(&t->cg, t, seconds);
     fill_report(t, counter_seconds, processes, threads, fds, cgroups, units, report);
     if (t->ledger.groups.list)
         fill_group_reports(t, counter_seconds, units);
@@ -354,7 +354,7 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
     bool own_cgroup = selector->kind == PT_SELECT_CHILD && selector->path && selector->cgroupfs;
     if (options->collect_cgroup &&
         (selector->kind == PT_SELECT_CGROUP || selector->kind == PT_SELECT_UNIT || own_cgroup))
-        pt_target_cgroups_init(t);
+        pt_targetcg_init(&t->cg, t);
     t->selector.cgroupfs = NULL; /* the launcher's: read above, not kept */
     t->selector.cgroup_never = NULL;
     t->proc_root_fd = proc_root_fd;
@@ -403,7 +403,7 @@ void pt_target_free(struct pt_target *t)
     free((char *)t->selector.value);
     if (t->has_matcher)
         pt_matcher_free(&t->matcher);
-    pt_target_cgroups_free(t);
+    pt_targetcg_free(&t->cg);
     pt_target_unit_free(t);
     pt_target_gpu_free(t);
     memset(t, 0, sizeof(*t));

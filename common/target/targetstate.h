@@ -255,6 +255,22 @@ struct pt_target_unit {
     struct pt_pidmap scanned;
 };
 
+/* A cgroup target's cgroups (targetcg.h, which alone writes them: its
+ * functions are handed this part, and the target only to read): the
+ * kernel's accounting of the target's, and with --by cgroup of each line's;
+ * the last interval's values of the target's; the lines said once. */
+struct pt_target_cgroups {
+    bool on; /* a cgroup target: the rest is set up */
+    bool said_missing, said_unreadable, said_group_unreadable;
+    struct pt_ratelimit gained_said; /* "the kernel offers ... now": each cgroup made again may */
+    struct pt_cgacct target, groups;
+    struct pt_cgvalues sum;
+    /* CGROUP, a single UNIT: the cgroup's id (pt_cgroupfs_inode) when last
+     * seen, 0 never; another one is the cgroup made again, a restart */
+    uint64_t root_id;
+    int root_where; /* the hierarchy its id was taken in: 0 not known, 1 v2, 2 v1 memory, 3 v1 cpuacct */
+};
+
 /* One target: what it was made with (target.c: pt_target_init), its
  * parts (each struct pt_target_... says who writes it), the ledger
  * (changed only through ledger.h's functions), a cgroup target's cgroups
@@ -272,19 +288,9 @@ struct pt_target {
     struct pt_target_membership membership;
 
     struct pt_target_discovery discovery;
-    /* CGROUP, a single UNIT: the cgroup's id (pt_cgroupfs_inode) when last
-     * seen, 0 never; another one is the cgroup made again, a restart */
-    uint64_t root_cgroup_id;
-    int root_cgroup_where;     /* the hierarchy its id was taken in: 0 not known, 1 v2, 2 v1 memory, 3 v1 cpuacct */
     struct pt_matcher matcher; /* MATCH, EXE, USER, CGROUP, UNIT */
     bool has_matcher;
-    /* A cgroup target's cgroups (targetcg.h): the kernel's accounting of
-     * the target's, and with --by cgroup of each line's; the last
-     * interval's values of the target's; the start line said */
-    bool has_cgroups, said_cgroups, said_unreadable, said_group_unreadable;
-    struct pt_ratelimit gained_said; /* "the kernel offers ... now": each cgroup made again may */
-    struct pt_cgacct cgroups, group_cgroups;
-    struct pt_cgvalues cgroup_sum;
+    struct pt_target_cgroups cg;
     struct pt_target_unit unit;
 
     struct pt_ledger ledger; /* the tree's and its breakdown groups' amounts */
