@@ -22,7 +22,7 @@
 #include "target/targetcg.h"
 #include "target/targetstops.h"
 #include "target/targetevents.h"
-#include "target/targetinterval.h"
+#include "accounting/interval.h"
 #include "target/targetunit.h"
 
 /* ---- selector --------------------------------------------------------- */
@@ -163,7 +163,7 @@ static void resolve_root(struct pt_target *t, double now)
             say_scan_notes(t);
             pt_targetcg_found(&t->cg, t, now);
             if (pt_targetcg_restarted(&t->cg, t))
-                pt_interval_add_restart(t);
+                pt_interval_add_restart(&t->interval);
         }
         join_pending(t, true);
         return;
@@ -177,7 +177,7 @@ static void resolve_root(struct pt_target *t, double now)
     if (m) {
         /* another root where one was: the service restarted */
         if (t->discovery.root_pid && (t->discovery.root_pid != pid || t->discovery.root_starttime != m->starttime))
-            pt_interval_add_restart(t);
+            pt_interval_add_restart(&t->interval);
         t->discovery.root_pid = pid;
         t->discovery.root_starttime = m->starttime;
     }
@@ -337,7 +337,7 @@ void pt_target_discover(struct pt_target *t, double now)
                 continue;
             }
             if (r == PT_READ_NO_FDS)
-                pt_interval_add_short(t, PT_SHORT_MEMBERS);
+                pt_interval_add_short(&t->interval, PT_SHORT_MEMBERS);
             if (no_children_files) {
                 pt_target_logf(t, PT_LOG_INFO,
                                "no /proc/PID/task/TID/children (kernel without "
@@ -359,7 +359,7 @@ void pt_target_discover(struct pt_target *t, double now)
     pt_target_unit_discovered(t);
 
     pt_target_say_why_empty(t, now);
-    pt_interval_add_cpu(t, pt_thread_cpu_seconds() - cpu0);
+    pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
     pt_target_debug_check(t, "a discovery");
 }
 

@@ -34,7 +34,7 @@
 #include "accounting/ledgerfolds.h"
 #include "target/membership.h"
 #include "util/saturate.h"
-#include "target/targetinterval.h"
+#include "accounting/interval.h"
 
 /* A record's usage as counters, CPU in microseconds. */
 static void record_usage(const struct pt_exitrecord *r, int64_t v[PT_CTR_COUNT])
@@ -369,7 +369,7 @@ void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *rec
     pt_pidmap_clear(&t->exits.parent_of_unseen_gone);
     if (pt_target_by_process(t)) /* their zombies joined from these records, or are reaped */
         pt_events_unjoined_exits_settled(t);
-    pt_interval_add_cpu(t, pt_thread_cpu_seconds() - cpu0);
+    pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
     pt_target_debug_check(t, "exit records");
 }
 

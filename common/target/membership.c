@@ -8,7 +8,7 @@
 
 #include "target/eventstate.h"
 #include "util/saturate.h"
-#include "target/targetinterval.h"
+#include "accounting/interval.h"
 
 /* A member whose name changed (exec) moves to its new name's group with
  * what it did since the last interval's end: at that end, or when it
@@ -113,7 +113,7 @@ static void depart(struct pt_target *t, const struct pt_member *m, const struct 
         if (m->tc_known & (1u << k))
             d->tc_base[k] = m->tc[k] > m->tc_exited[k] ? m->tc[k] - m->tc_exited[k] : 0;
     pt_pidmap_put(&t->departures.index, m->pid, (uint32_t)t->departures.n++);
-    pt_interval_add_departure(t, m->starttime);
+    pt_interval_add_departure(&t->interval, m->starttime);
 }
 
 /* The member is gone, reaped by reaper (a member: its counters carry, or
@@ -130,7 +130,7 @@ static void member_left(struct pt_target *t, struct pt_member *m, struct pt_memb
     m->gone = true;
     pt_member_close(m);
     if (!m->exit_counted)
-        pt_interval_add_exited(t);
+        pt_interval_add_exited(&t->interval);
     pt_events_member_moved(t, m->pid, true); /* its forks may still be in the socket */
     if (t->exits.follows) {
         depart(t, m, reaper);
@@ -190,9 +190,9 @@ void pt_target_read_counters(struct pt_target *t, struct pt_member *m)
         return;
     }
     if (r == PT_READ_NO_FDS)
-        pt_interval_add_short(t, PT_SHORT_COUNTERS);
+        pt_interval_add_short(&t->interval, PT_SHORT_COUNTERS);
     if (r != PT_READ_OK) {
-        pt_interval_add_vanished(t);
+        pt_interval_add_vanished(&t->interval);
         return;
     }
     pt_target_warn_denied(t, m); /* io may refuse its first read, not its open */
@@ -304,8 +304,8 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
     if (r == PT_READ_NO_FDS) {
         /* The process is tried again at the next discovery tick; until it
          * has joined, every sum of the tree would be partial. */
-        pt_interval_add_vanished(t);
-        pt_interval_add_short(t, PT_SHORT_MEMBERS);
+        pt_interval_add_vanished(&t->interval);
+        pt_interval_add_short(&t->interval, PT_SHORT_MEMBERS);
     }
     if (r != PT_READ_OK)
         return NULL;
@@ -342,7 +342,7 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
      * again. */
     m.exit_counted = pt_events_joins_exited(t, pid);
     if (!baseline && !pt_events_joins_forked(t, pid) && !m.exit_counted) /* else counted at its fork event */
-        pt_interval_add_started(t);
+        pt_interval_add_started(&t->interval);
     pt_events_member_moved(t, pid, !baseline);
     t->membership.members[t->membership.n_members] = m;
     pt_pidmap_put(&t->membership.position_of, pid, (uint32_t)t->membership.n_members);
@@ -410,6 +410,11 @@ int pt_target_check(const struct pt_target *t, char *why, size_t whylen)
     }
     if (rc == 0)
         rc = pt_ledger_check(&t->ledger, live, n, why, whylen);
+    const char *broken = rc == 0 ? pt_interval_check(&t->interval) : NULL;
+    if (broken) {
+        snprintf(why, whylen, "the interval: %s", broken);
+        rc = -1;
+    }
     free(live);
     return rc;
 }

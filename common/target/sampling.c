@@ -8,7 +8,7 @@
 #include "util/ratelimit.h"
 #include "util/saturate.h"
 #include "target/targetcg.h"
-#include "target/targetinterval.h"
+#include "accounting/interval.h"
 
 /* Nobody in the tree will absorb this member's usage when it dies: its
  * parent is outside the tree (the root; an orphan re-parented to init or
@@ -53,8 +53,8 @@ static void poll_members(struct pt_target *t)
             continue;
         } else {
             if (r == PT_READ_NO_FDS)
-                pt_interval_add_short(t, PT_SHORT_STATM);
-            pt_interval_add_vanished(t);
+                pt_interval_add_short(&t->interval, PT_SHORT_STATM);
+            pt_interval_add_vanished(&t->interval);
         }
         /* With a breakdown every member is read: what a child does after
          * its last read counts in its reaper's group */
@@ -62,8 +62,8 @@ static void poll_members(struct pt_target *t)
             pt_target_read_counters(t, m);
     }
     if (sampled) {
-        pt_interval_add_gauges(t, sum, PT_G_VM, PT_G_ANON);
-        pt_interval_add_sample(t);
+        pt_interval_add_gauges(&t->interval, sum, PT_G_VM, PT_G_ANON);
+        pt_interval_add_sample(&t->interval);
         pt_ledger_end_poll(&t->ledger, PT_G_VM, PT_G_ANON);
     }
 }
@@ -74,7 +74,7 @@ void pt_target_poll(struct pt_target *t)
     poll_members(t);
     pt_targetcg_poll(&t->cg, t);
     pt_target_compact(t);
-    pt_interval_add_cpu(t, pt_thread_cpu_seconds() - cpu0);
+    pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
     pt_target_debug_check(t, "a poll");
 }
 
@@ -133,7 +133,7 @@ static void smaps_timed(struct pt_target *t, struct pt_member *m)
     struct pt_smaps_rollup sr;
     enum pt_read r = pt_member_read_smaps(m, t->proc_root_fd, &t->buf, &sr);
     if (r == PT_READ_NO_FDS)
-        pt_interval_add_short(t, PT_SHORT_SMAPS);
+        pt_interval_add_short(&t->interval, PT_SHORT_SMAPS);
     if (r == PT_READ_FAILED)
         m->has_smaps = false; /* denied, or no memory: its last values are not its memory now */
     if (r != PT_READ_OK)
@@ -168,7 +168,7 @@ static void sample_smaps(struct pt_target *t)
             smaps_timed(t, m);
             pt_target_warn_denied(t, m);
         } else if (m->has_smaps) {
-            pt_interval_add_pss_stale(t);
+            pt_interval_add_pss_stale(&t->interval);
         }
         if (!m->has_smaps)
             continue;
@@ -187,7 +187,7 @@ static void sample_smaps(struct pt_target *t)
     }
     if (!sampled)
         return;
-    pt_interval_add_gauges(t, sum, PT_G_PSS, PT_G_SWAP);
+    pt_interval_add_gauges(&t->interval, sum, PT_G_PSS, PT_G_SWAP);
     pt_ledger_end_poll(&t->ledger, PT_G_PSS, PT_G_SWAP);
 }
 
@@ -198,7 +198,7 @@ void pt_target_sample_pss(struct pt_target *t)
     double cpu0 = pt_thread_cpu_seconds();
     sample_smaps(t);
     pt_target_compact(t);
-    pt_interval_add_cpu(t, pt_thread_cpu_seconds() - cpu0);
+    pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
     pt_target_debug_check(t, "a PSS sample");
 }
 
@@ -226,7 +226,7 @@ static void sample_tcounts(struct pt_target *t)
         unsigned got;
         enum pt_read r = pt_member_read_tcounts(m, t->proc_root_fd, &t->buf, want, ns_per_tick, now, &got);
         if (r == PT_READ_NO_FDS)
-            pt_interval_add_short(t, PT_SHORT_CTX);
+            pt_interval_add_short(&t->interval, PT_SHORT_CTX);
         if (r == PT_READ_OK)
             pt_target_credit_tcounts(t, m, now, got);
     }
@@ -241,7 +241,7 @@ static void count_fd_limit(struct pt_target *t, struct pt_member *m, int64_t ope
         return;
     int64_t limit = (int64_t)m->fd_limit; /* at most PT_MAX_COUNT */
     double percent = limit > 0 ? 100.0 * (double)open / (double)limit : 100.0;
-    pt_interval_add_fd_limit(t, percent, limit > open ? limit - open : 0);
+    pt_interval_add_fd_limit(&t->interval, percent, limit > open ? limit - open : 0);
 }
 
 /* Open descriptors of the live members; -1 when none could be counted. */
@@ -260,7 +260,7 @@ static int64_t count_fds(struct pt_target *t, double now)
             count_fd_limit(t, &t->membership.members[i], n, now);
             pt_ledger_fds(&t->ledger, &t->membership.members[i].acct, n);
         } else if (r == PT_READ_NO_FDS) {
-            pt_interval_add_short(t, PT_SHORT_FDS);
+            pt_interval_add_short(&t->interval, PT_SHORT_FDS);
         }
         pt_target_warn_denied(t, &t->membership.members[i]);
     }
@@ -279,7 +279,7 @@ void pt_target_read_threads(struct pt_target *t)
             continue;
         enum pt_read r = pt_member_read_thread_usage(m, t->proc_root_fd, &t->buf);
         if (r == PT_READ_NO_FDS)
-            pt_interval_add_short(t, PT_SHORT_COUNTERS);
+            pt_interval_add_short(&t->interval, PT_SHORT_COUNTERS);
         if (r != PT_READ_OK && r != PT_READ_NO_FDS)
             continue;
         uint32_t n;
@@ -326,7 +326,7 @@ void pt_target_end_reads(struct pt_target *t, double now, double blkio_since)
     double cpu0 = pt_thread_cpu_seconds();
     pt_ledger_next_round(&t->ledger);
     retry_denied(t);
-    bool delayacct = !isnan(blkio_since), was_read = pt_interval_begin_end_reads(t, delayacct);
+    bool delayacct = !isnan(blkio_since), was_read = pt_interval_begin_end_reads(&t->interval, delayacct);
     poll_members(t);             /* the last sample of the interval, */
     pt_targetcg_poll(&t->cg, t); /* its cgroups' too: an interval with no poll before has this one */
     int64_t threads = read_all_counters(t);
@@ -336,7 +336,7 @@ void pt_target_end_reads(struct pt_target *t, double now, double blkio_since)
     bool blkio_shown = was_read && delayacct && all_started_after(t, blkio_since);
     int64_t fds = t->options.collect_fds ? count_fds(t, now) : -1;
     pt_target_compact(t);
-    pt_interval_end_reads_done(t, threads, fds, blkio_shown);
-    pt_interval_add_cpu(t, pt_thread_cpu_seconds() - cpu0);
+    pt_interval_end_reads_done(&t->interval, threads, fds, blkio_shown);
+    pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
     pt_target_debug_check(t, "the last reads");
 }

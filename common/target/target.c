@@ -16,7 +16,7 @@
 #include "util/saturate.h"
 #include "target/targetcg.h"
 #include "target/targetgpu.h"
-#include "target/targetinterval.h"
+#include "accounting/interval.h"
 #include "target/targetunit.h"
 
 const char *pt_target_name(const struct pt_target *t)
@@ -278,7 +278,7 @@ void pt_target_set_self(struct pt_target *t, pid_t self)
 
 void pt_target_charge(struct pt_target *t, double cpu_seconds)
 {
-    pt_interval_add_cpu(t, cpu_seconds);
+    pt_interval_add_cpu(&t->interval, cpu_seconds);
 }
 
 void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report)
@@ -292,15 +292,15 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
         pt_target_read_threads(t);
     count_members(t);
     int64_t processes = (int64_t)t->membership.n_members;
-    pt_interval_add_cpu(t, pt_thread_cpu_seconds() - cpu0);
+    pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
 
-    double counter_seconds = pt_interval_lasted(t, seconds);
+    double counter_seconds = pt_interval_lasted(&t->interval, seconds);
     const struct pt_cgvalues *cgroups = pt_targetcg_end(&t->cg, t, seconds);
     fill_report(t, counter_seconds, processes, threads, fds, cgroups, units, report);
     if (t->ledger.groups.list)
         fill_group_reports(t, counter_seconds, units);
     leave_out_unknown(t, report);
-    pt_interval_end(t);
+    pt_interval_end(&t->interval);
     pt_target_gpu_end_interval(t);
     pt_target_exits_end_interval(t);
     pt_ledger_end_interval(&t->ledger);

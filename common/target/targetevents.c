@@ -4,7 +4,7 @@
 #include "target/eventstate.h"
 #include "target/exits.h"
 #include "target/membership.h"
-#include "target/targetinterval.h"
+#include "accounting/interval.h"
 
 /* Was pid a process of the tree when it forked at time when? A member
  * that joined as (part of) a new root only from its join; one born in the
@@ -33,7 +33,7 @@ static void follow_start(struct pt_target *t, const struct pt_procevent *e)
         m->started_at = e->when; /* finer than its starttime's clock tick (exits.c) */
         return;
     }
-    pt_interval_add_started(t);
+    pt_interval_add_started(&t->interval);
     pt_events_forked_unjoined(t, e->pid, e->parent);
 }
 
@@ -45,7 +45,7 @@ static void follow_unseen_exit(struct pt_target *t, pid_t pid)
     pid_t parent = pt_events_exited(t, pid);
     if (parent < 0)
         return;
-    pt_interval_add_exited(t); /* a member's exit is counted when it is found gone */
+    pt_interval_add_exited(&t->interval); /* a member's exit is counted when it is found gone */
     pt_target_unseen_gone(t, pid, parent);
 }
 
@@ -65,7 +65,7 @@ void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *eve
         }
     }
     pt_events_drain_done(t);
-    pt_interval_add_cpu(t, pt_thread_cpu_seconds() - cpu0);
+    pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
     pt_target_debug_check(t, "process events");
 }
 

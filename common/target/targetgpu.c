@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "proctree/base.h"
-#include "target/targetinterval.h"
+#include "accounting/interval.h"
 
 /* The host's GPU is known now: the group arrays, once. */
 static void start(struct pt_target *t)
@@ -80,7 +80,7 @@ void pt_target_gpu_sample(struct pt_target *t, const struct pt_gpu *g)
         return;
     double cpu0 = pt_thread_cpu_seconds();
     sample(t, g);
-    pt_interval_add_cpu(t, pt_thread_cpu_seconds() - cpu0);
+    pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
 }
 
 /* ---- DRM clients ------------------------------------------------------ */
@@ -233,7 +233,7 @@ void pt_target_gpu_end_reads(struct pt_target *t, const struct pt_gpu *g)
                 gpu->group_users[gi]++;
         }
     gpu->users_known = true;
-    pt_interval_add_cpu(t, pt_thread_cpu_seconds() - cpu0);
+    pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
 }
 
 void pt_target_gpu_put(const struct pt_target *t, int32_t group, struct pt_line *line)

@@ -1,8 +1,7 @@
 /* targetstate: the state of one target (struct pt_target: its members, its
  * ledger, what the interval saw) and the lookups every part of it shares.
  * The parts, bottom-up, each calling only those below it: eventstate.c
- * (what the process events keep), targetinterval.c (what the interval
- * saw), membership.c (members join and leave), exits.c (what exit records
+ * (what the process events keep), membership.c (members join and leave), exits.c (what exit records
  * settle), sampling.c (the reads of each cadence), targetevents.c
  * (following the process events), discovery.c (finding members),
  * targetstops.c (why it has no live process), target.c (the interval's
@@ -24,6 +23,7 @@
 #include "netlink/exitrecords.h"
 #include "proctree/fdbudget.h"
 #include "report/groupkey.h"
+#include "accounting/interval.h"
 #include "accounting/ledger.h"
 #include "select/matcher.h"
 #include "member/member.h"
@@ -102,36 +102,6 @@ struct pt_target_stops {
     bool holding;     /* why's line held back: said late, once its limit lets it */
     unsigned limiter; /* the one of limits why's line went to */
     struct pt_ratelimit limits[PT_EMPTY_LIMITS];
-};
-
-/* What the target's interval saw, turned into its line at the end
- * (target.c). Written by targetinterval.c only: the parts tell it what
- * they see (pt_interval_add_...), and the interval's end resets it. */
-struct pt_target_interval {
-    struct pt_extrema gauges[PT_G_COUNT];
-    int64_t samples, vanished, started, exited, pss_stale;
-    int64_t restarts; /* the root replaced (pt_target_has_restarts) */
-    double cpu_seconds;
-    unsigned short_of_fds;  /* enum pt_short bits of this interval */
-    double counter_seconds; /* since the counters were last reported */
-    bool end_read;          /* pt_target_end_reads() done for this interval: */
-    int64_t end_threads, end_fds;
-    /* The block-I/O delay is read and credited while kernel.task_delayacct
-     * was 1 at the last interval's end (blkio_read), and shown only when
-     * it was 1 at both ends and the kernel counted every process of the
-     * interval, each started after it was switched on (pt_delayacct's
-     * since): the interval it is switched on in is a base, and a tree
-     * with older processes is left out, never an undercount. */
-    bool blkio_read, blkio_shown;
-    bool departed_any;                 /* members left since the last end, */
-    uint64_t departed_first_starttime; /* the earliest started of them */
-    /* Of the live members whose open descriptors and soft limit of them
-     * were both read at the interval's end (fd_limit_known): the highest
-     * share of its limit one has open, in percent, and the fewest more one
-     * can open (0 at or past its limit). */
-    bool fd_limit_known;
-    double fd_limit_worst_percent;
-    int64_t fd_headroom_least;
 };
 
 /* What the kernel's exit records settle (pt_target_follow_exits,
@@ -271,7 +241,8 @@ struct pt_target_cgroups {
     int root_where; /* the hierarchy its id was taken in: 0 not known, 1 v2, 2 v1 memory, 3 v1 cpuacct */
 };
 
-/* One target: what it was made with (target.c: pt_target_init), its
+/* One target: what it was made with (target.c: pt_target_init), what
+ * its interval saw (accounting/interval.h, told by every part), its
  * parts (each struct pt_target_... says who writes it), the ledger
  * (changed only through ledger.h's functions), a cgroup target's cgroups
  * (targetcg.c), the denials said (targetstate.c) and a scratch buffer. */
@@ -295,7 +266,7 @@ struct pt_target {
 
     struct pt_ledger ledger; /* the tree's and its breakdown groups' amounts */
 
-    struct pt_target_interval interval;
+    struct pt_interval interval;
     struct pt_target_sampling sampling;
 
     bool pss_at_end; /* smaps_rollup at every interval's end, or on its own timer */
