@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "util/bounds.h"
-#include "target/eventstate.h"
+#include "netlink/eventbook.h"
 #include "accounting/ledgerfolds.h"
 #include "target/membership.h"
 #include "util/saturate.h"
@@ -368,7 +368,7 @@ void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *rec
     settle_departures(t);
     pt_pidmap_clear(&t->exits.parent_of_unseen_gone);
     if (pt_target_by_process(t)) /* their zombies joined from these records, or are reaped */
-        pt_events_unjoined_exits_settled(t);
+        pt_eventbook_unjoined_exits_settled(&t->events);
     pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
     pt_target_debug_check(t, "exit records");
 }

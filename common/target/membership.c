@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "target/eventstate.h"
+#include "netlink/eventbook.h"
 #include "util/saturate.h"
 #include "accounting/interval.h"
 
@@ -131,7 +131,7 @@ static void member_left(struct pt_target *t, struct pt_member *m, struct pt_memb
     pt_member_close(m);
     if (!m->exit_counted)
         pt_interval_add_exited(&t->interval);
-    pt_events_member_moved(t, m->pid, true); /* its forks may still be in the socket */
+    pt_eventbook_member_moved(&t->events, m->pid, true); /* its forks may still be in the socket */
     if (t->exits.follows) {
         depart(t, m, reaper);
         static const int64_t none[PT_TC_COUNT];
@@ -231,7 +231,7 @@ void pt_target_leave_all(struct pt_target *t)
         pt_target_read_counters(t, m); /* its last values: may find it gone */
         m->recorded_whole = false;     /* what it does from now on is not the tree's */
         member_left(t, m, NULL);
-        pt_events_member_moved(t, m->pid, false);
+        pt_eventbook_member_moved(&t->events, m->pid, false);
     }
     pt_target_compact(t);
 }
@@ -340,10 +340,11 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
      * the reap (which then owes them, as for any member that leaves). One
      * the events counted already (started, and exited) is not counted
      * again. */
-    m.exit_counted = pt_events_joins_exited(t, pid);
-    if (!baseline && !pt_events_joins_forked(t, pid) && !m.exit_counted) /* else counted at its fork event */
+    m.exit_counted = pt_eventbook_joins_exited(&t->events, pid);
+    if (!baseline && !pt_eventbook_joins_forked(&t->events, pid) &&
+        !m.exit_counted) /* else counted at its fork event */
         pt_interval_add_started(&t->interval);
-    pt_events_member_moved(t, pid, !baseline);
+    pt_eventbook_member_moved(&t->events, pid, !baseline);
     t->membership.members[t->membership.n_members] = m;
     pt_pidmap_put(&t->membership.position_of, pid, (uint32_t)t->membership.n_members);
     return &t->membership.members[t->membership.n_members++];

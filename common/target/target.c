@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "target/eventstate.h"
+#include "netlink/eventbook.h"
 #include "report/groupkey.h"
 #include "accounting/ledgerfolds.h"
 #include "accounting/lines.h"
@@ -389,7 +389,7 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
 void pt_target_free(struct pt_target *t)
 {
     pt_target_membership_free(t);
-    pt_events_free(t);
+    pt_eventbook_free(&t->events);
     pt_target_exits_free(t);
     pt_buf_free(&t->buf);
     pt_target_discovery_free(t);

@@ -1,7 +1,7 @@
 /* targetevents: the process events of one drain, followed by a target. */
 #include "target/targetevents.h"
 
-#include "target/eventstate.h"
+#include "netlink/eventbook.h"
 #include "target/exits.h"
 #include "target/membership.h"
 #include "accounting/interval.h"
@@ -24,7 +24,7 @@ static bool forks_in_tree(const struct pt_target *t, pid_t pid, double when)
  * counted from the events alone. */
 static void follow_start(struct pt_target *t, const struct pt_procevent *e)
 {
-    pt_events_forked(t, e->pid); /* a new process has the pid */
+    pt_eventbook_forked(&t->events, e->pid); /* a new process has the pid */
     if (!forks_in_tree(t, e->parent, e->when) || pt_target_live_member(t, e->pid) ||
         pt_pidmap_get(&t->events.forks_ours_lately, e->pid) >= 0)
         return;
@@ -34,7 +34,7 @@ static void follow_start(struct pt_target *t, const struct pt_procevent *e)
         return;
     }
     pt_interval_add_started(&t->interval);
-    pt_events_forked_unjoined(t, e->pid, e->parent);
+    pt_eventbook_forked_unjoined(&t->events, e->pid, e->parent);
 }
 
 /* A process known only from its fork has exited: counted, and kept until
@@ -42,7 +42,7 @@ static void follow_start(struct pt_target *t, const struct pt_procevent *e)
  * children's: exits.c finds whose counters their usage went to). */
 static void follow_unseen_exit(struct pt_target *t, pid_t pid)
 {
-    pid_t parent = pt_events_exited(t, pid);
+    pid_t parent = pt_eventbook_exited(&t->events, pid);
     if (parent < 0)
         return;
     pt_interval_add_exited(&t->interval); /* a member's exit is counted when it is found gone */
@@ -52,7 +52,7 @@ static void follow_unseen_exit(struct pt_target *t, pid_t pid)
 void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *events, size_t n, bool complete)
 {
     double cpu0 = pt_thread_cpu_seconds();
-    pt_events_drain_begins(t, complete);
+    pt_eventbook_drain_begins(&t->events, complete);
     for (size_t i = 0; i < n; i++) {
         const struct pt_procevent *e = &events[i];
         if (e->kind == PT_PROCEVENT_START)
@@ -64,7 +64,7 @@ void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *eve
             pt_target_member_changed(t, e->pid);
         }
     }
-    pt_events_drain_done(t);
+    pt_eventbook_drain_done(&t->events);
     pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
     pt_target_debug_check(t, "process events");
 }
@@ -75,5 +75,5 @@ void pt_target_events_discovered(struct pt_target *t)
      * the others are reaped. By process with exit records a zombie joins
      * from its record only, which the records' drain follows (exits.c) */
     if (!(t->exits.follows && pt_target_by_process(t)))
-        pt_events_unjoined_exits_settled(t);
+        pt_eventbook_unjoined_exits_settled(&t->events);
 }

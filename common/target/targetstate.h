@@ -1,14 +1,11 @@
 /* targetstate: the state of one target (struct pt_target: its members, its
  * ledger, what the interval saw) and the lookups every part of it shares.
- * The parts, bottom-up, each calling only those below it: eventstate.c
- * (what the process events keep), membership.c (members join and leave), exits.c (what exit records
- * settle), sampling.c (the reads of each cadence), targetevents.c
- * (following the process events), discovery.c (finding members),
- * targetstops.c (why it has no live process), target.c (the interval's
- * end, the life cycle). Each part of struct pt_target is written by one
- * file only (docs/DESIGN.md, "A target's parts and who writes them",
- * which tests/layering/check-writers holds the code to); the others read
- * it, and tell that file what happened through its functions. */
+ * The parts, bottom-up, each calling only those below it: membership.c (members join and leave), exits.c (what exit
+ * records settle), sampling.c (the reads of each cadence), targetevents.c (following the process events), discovery.c
+ * (finding members), targetstops.c (why it has no live process), target.c (the interval's end, the life cycle). Each
+ * part of struct pt_target is written by one file only (docs/DESIGN.md, "A target's parts and who writes them", which
+ * tests/layering/check-writers holds the code to); the others read it, and tell that file what happened through its
+ * functions. */
 #ifndef PROCTREE_TARGETSTATE_H
 #define PROCTREE_TARGETSTATE_H
 
@@ -20,6 +17,7 @@
 #include "proctree/base.h"
 #include "cgroup/cgacct.h"
 #include "gpu/drmfdinfo.h"
+#include "netlink/eventbook.h"
 #include "netlink/exitrecords.h"
 #include "proctree/fdbudget.h"
 #include "report/groupkey.h"
@@ -142,25 +140,6 @@ struct pt_target_membership {
     bool need_compaction;
 };
 
-/* What a target following the kernel's process events keeps between
- * drains. Written by eventstate.c only, which is below the files that
- * tell it what happened: targetevents.c (the events), membership.c (a
- * join or a leave), exits.c (the unjoined exits a drain of exit records
- * settled). */
-struct pt_target_events {
-    bool follows; /* pt_target_follow_events was called */
-    /* pid -> its parent: forked in the tree, never joined (gone first):
-     * counted started, its exit awaited */
-    struct pt_pidmap parent_of_forked;
-    /* pid -> 1 when its forks are the tree's, 0 when it joined as a new
-     * root: members that joined or left since the last drain */
-    struct pt_pidmap forks_ours_lately;
-    /* pid -> 1: forked in the tree and exited, never joined, since the
-     * last discovery: counted started and exited; a zombie of them may
-     * still join */
-    struct pt_pidmap unjoined_exits;
-};
-
 /* What the reads of each cadence keep between them (sampling.c writes
  * it). */
 struct pt_target_sampling {
@@ -242,7 +221,8 @@ struct pt_target_cgroups {
 };
 
 /* One target: what it was made with (target.c: pt_target_init), what
- * its interval saw (accounting/interval.h, told by every part), its
+ * its interval saw (accounting/interval.h, told by every part), what
+ * following the process events keeps (netlink/eventbook.h), its
  * parts (each struct pt_target_... says who writes it), the ledger
  * (changed only through ledger.h's functions), a cgroup target's cgroups
  * (targetcg.c), the denials said (targetstate.c) and a scratch buffer. */
@@ -275,7 +255,7 @@ struct pt_target {
     unsigned warned_denied; /* enum pt_denied bits already logged */
     struct pt_buf buf;
 
-    struct pt_target_events events;
+    struct pt_eventbook events;
 
     struct pt_target_exits exits;
     struct pt_target_departures departures;
