@@ -1,9 +1,9 @@
 /* targetevents: the process events of one drain, followed by a target. */
-#include "target/targetevents.h"
+#include "tree/targetevents.h"
 
 #include "netlink/eventbook.h"
-#include "target/exits.h"
-#include "target/membership.h"
+#include "tree/exits.h"
+#include "tree/membership.h"
 #include "accounting/interval.h"
 
 /* Was pid a process of the tree when it forked at time when? A member

@@ -25,14 +25,14 @@
  * The last moments are taken only from members born in the tree while
  * records flowed (their records hold their whole life), and weigh no
  * more CPU than the time since the last read allowed. */
-#include "target/exits.h"
+#include "tree/exits.h"
 
 #include <string.h>
 
 #include "util/bounds.h"
 #include "netlink/eventbook.h"
 #include "accounting/ledgerfolds.h"
-#include "target/membership.h"
+#include "tree/membership.h"
 #include "util/saturate.h"
 #include "accounting/interval.h"
 

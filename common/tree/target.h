@@ -7,13 +7,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "target/discovery.h"
-#include "target/exits.h"
+#include "tree/discovery.h"
+#include "tree/exits.h"
 #include "report/report.h"
-#include "target/sampling.h"
+#include "tree/sampling.h"
 #include "select/selector.h"
-#include "target/targetevents.h"
-#include "target/targetstate.h"
+#include "tree/targetevents.h"
+#include "tree/targetstate.h"
 #include "report/units.h"
 
 /* sys_root: where the cgroup filesystem is looked for (cgroupfs.h).

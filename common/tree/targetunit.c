@@ -1,13 +1,13 @@
-#include "target/targetunit.h"
+#include "tree/targetunit.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "proctree/escape.h"
-#include "target/membership.h"
+#include "tree/membership.h"
 #include "procfs/procfile.h"
 #include "cgroup/sdunit.h"
-#include "target/targetstops.h"
+#include "tree/targetstops.h"
 
 static const struct pt_sdunit *unit_of(const struct pt_target *t)
 {

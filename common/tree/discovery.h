@@ -9,7 +9,7 @@
 #include <sys/types.h>
 
 #include "select/matcher.h"
-#include "target/targetstate.h"
+#include "tree/targetstate.h"
 
 /* Does the target take its roots from the collector's shared walk of the
  * proc root (--match, --exe, --user)? */

@@ -1,6 +1,6 @@
 /* targetstate: the lookups every part of a target shares, and its log
  * lines. */
-#include "target/targetstate.h"
+#include "tree/targetstate.h"
 
 #include <assert.h>
 #include <stdarg.h>

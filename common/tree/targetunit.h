@@ -7,7 +7,7 @@
 #ifndef PROCTREE_TARGETUNIT_H
 #define PROCTREE_TARGETUNIT_H
 
-#include "target/targetstate.h"
+#include "tree/targetstate.h"
 
 /* After a scan of the unit's cgroups (discovery.c) at now, before the
  * pids it listed (t->discovery.pending) join. */

@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "netlink/procevents.h"
-#include "target/targetstate.h"
+#include "tree/targetstate.h"
 
 /* The kernel's process events of one drain (procevents.h), in order;
  * complete is false when the kernel dropped some. A process forked by a

@@ -1,4 +1,4 @@
-#include "target/targetgpu.h"
+#include "tree/targetgpu.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "target/targetstate.h"
+#include "tree/targetstate.h"
 
 /* After a discovery at now: one line when the target becomes empty, and
  * again when the reason (or the pid) changes; one when it is followed

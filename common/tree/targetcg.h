@@ -12,7 +12,7 @@
 
 #include <stdbool.h>
 
-#include "target/targetstate.h"
+#include "tree/targetstate.h"
 
 /* Set up at the target's start, after its matcher (it is a cgroup
  * target: cg->on from then); a launched command's cgroup, which no scan

@@ -1,13 +1,13 @@
-#include "target/sampling.h"
+#include "tree/sampling.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "target/membership.h"
+#include "tree/membership.h"
 #include "util/ratelimit.h"
 #include "util/saturate.h"
-#include "target/targetcg.h"
+#include "tree/targetcg.h"
 #include "accounting/interval.h"
 
 /* Nobody in the tree will absorb this member's usage when it dies: its

@@ -9,7 +9,7 @@
  * children files. What joining and leaving mean for the numbers is
  * membership.c's and the ledger's; the process events are followed in
  * targetevents.c, an empty target's lines said in targetstops.c. */
-#include "target/discovery.h"
+#include "tree/discovery.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -18,12 +18,12 @@
 
 #include "proctree/escape.h"
 
-#include "target/membership.h"
-#include "target/targetcg.h"
-#include "target/targetstops.h"
-#include "target/targetevents.h"
+#include "tree/membership.h"
+#include "tree/targetcg.h"
+#include "tree/targetstops.h"
+#include "tree/targetevents.h"
 #include "accounting/interval.h"
-#include "target/targetunit.h"
+#include "tree/targetunit.h"
 
 /* ---- selector --------------------------------------------------------- */
 

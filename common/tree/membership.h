@@ -17,7 +17,7 @@
 
 #include "member/member.h"
 #include "member/threads.h"
-#include "target/targetstate.h"
+#include "tree/targetstate.h"
 
 /* Open pid as a new member. baseline: it joins as part of a new root's
  * tree (its past is not counted); otherwise it was born in the tree.

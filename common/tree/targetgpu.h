@@ -29,7 +29,7 @@
 
 #include "gpu/gpu.h"
 #include "accounting/lines.h"
-#include "target/targetstate.h"
+#include "tree/targetstate.h"
 
 /* A sample of the members' GPU memory from NVML's last refresh (the
  * collector's discovery). */

@@ -1,5 +1,5 @@
 /* targetstops: why a target has no live process, found and said. */
-#include "target/targetstops.h"
+#include "tree/targetstops.h"
 
 #include <assert.h>
 #include <errno.h>

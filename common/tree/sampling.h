@@ -5,7 +5,7 @@
 #ifndef PROCTREE_SAMPLING_H
 #define PROCTREE_SAMPLING_H
 
-#include "target/targetstate.h"
+#include "tree/targetstate.h"
 
 /* The fast poll: memory gauges of every member, counters of the members
  * nobody in the tree would absorb. */

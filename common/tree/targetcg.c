@@ -1,4 +1,4 @@
-#include "target/targetcg.h"
+#include "tree/targetcg.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-#include "target/target.h"
+#include "tree/target.h"
 
 #include <assert.h>
 #include <math.h>
@@ -12,12 +12,12 @@
 #include "report/groupkey.h"
 #include "accounting/ledgerfolds.h"
 #include "accounting/lines.h"
-#include "target/membership.h"
+#include "tree/membership.h"
 #include "util/saturate.h"
-#include "target/targetcg.h"
-#include "target/targetgpu.h"
+#include "tree/targetcg.h"
+#include "tree/targetgpu.h"
 #include "accounting/interval.h"
-#include "target/targetunit.h"
+#include "tree/targetunit.h"
 
 const char *pt_target_name(const struct pt_target *t)
 {

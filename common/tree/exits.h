@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 #include "netlink/exitrecords.h"
-#include "target/targetstate.h"
+#include "tree/targetstate.h"
 
 /* The kernel's exit records of one drain (exitrecords.h); complete is
  * false when the kernel dropped some. A record counts for the tree when

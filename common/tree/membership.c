@@ -1,4 +1,4 @@
-#include "target/membership.h"
+#include "tree/membership.h"
 
 #include <assert.h>
 #include <stdio.h>
