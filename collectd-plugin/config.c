@@ -15,8 +15,8 @@
 #include <strings.h>
 
 #include "collectd/core/utils/common/common.h"
-#include "escape.h"
-#include "optiontable.h"
+#include "proctree/escape.h"
+#include "proctree/optiontable.h"
 
 #define GLOBAL_BLOCK "<Plugin proctree>"
 

@@ -9,7 +9,7 @@
 #include "proctree_plugin.h"
 
 #include "collectd/core/utils/common/common.h"
-#include "escape.h"
+#include "proctree/escape.h"
 
 static void dispatch_report(const struct pt_report *report, enum pt_scope scope, const char *instance, cdtime_t time)
 {

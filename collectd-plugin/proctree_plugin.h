@@ -10,7 +10,7 @@
 #include "collectd/core/daemon/collectd.h"
 #include "collectd/core/daemon/plugin.h"
 
-#include "collector.h"
+#include "proctree/collector.h"
 
 /* Build a collector, with its targets, from a <Plugin proctree> block (an
  * empty block gives the defaults). Returns 0 and sets *out, or logs an

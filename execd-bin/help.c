@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "optiontable.h"
+#include "proctree/optiontable.h"
 
 /* Where an option's help text starts: "  --discovery-interval DUR  " */
 #define HELP_COLUMN 28

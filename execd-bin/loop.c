@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launch.h"
-#include "lineproto.h"
+#include "proctree/launch.h"
+#include "proctree/lineproto.h"
 #include "output.h"
 #include "supervise.h"
 #include "table.h"

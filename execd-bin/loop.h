@@ -8,7 +8,7 @@
 #ifndef PROCTREE_EXECD_LOOP_H
 #define PROCTREE_EXECD_LOOP_H
 
-#include "collector.h"
+#include "proctree/collector.h"
 #include "options.h"
 
 /* Block the signals the loop takes through its signalfd. Call before

@@ -11,11 +11,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "caps.h"
-#include "collector.h"
-#include "escape.h"
-#include "fdbudget.h"
-#include "launch.h"
+#include "proctree/caps.h"
+#include "proctree/collector.h"
+#include "proctree/escape.h"
+#include "proctree/fdbudget.h"
+#include "proctree/launch.h"
 #include "loop.h"
 #include "options.h"
 #include "supervise.h"

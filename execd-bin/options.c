@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector.h"
-#include "escape.h"
+#include "proctree/collector.h"
+#include "proctree/escape.h"
 #include "help.h"
-#include "optiontable.h"
+#include "proctree/optiontable.h"
 
 /* getopt's code of option id: above every character it returns. */
 #define CODE_BASE 256
@@ -117,7 +117,8 @@ static enum execd_parse parse_own(struct execd_options *o, const struct pt_optio
         execd_print_option_list(stdout);
         return EXECD_EXIT_OK;
     default: /* an entry of the table that nothing reads */
-        return usage_error("--%s: no part of proctree-execd reads it (common/optiontable.h)", def->execd);
+        return usage_error("--%s: no part of proctree-execd reads it (common/include/proctree/optiontable.h)",
+                           def->execd);
     }
 }
 

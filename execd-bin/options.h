@@ -5,8 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "collector.h"
-#include "launch.h"
+#include "proctree/collector.h"
+#include "proctree/launch.h"
 
 struct execd_target {
     const char *option; /* "pid", ... (NULL: -- COMMAND), for error messages */

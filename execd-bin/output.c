@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "collector.h"
+#include "proctree/collector.h"
 
 /* A pipe's description of our own, non-blocking: -1 where it cannot be
  * had (no reader left: O_NONBLOCK's open of a FIFO fails with ENXIO). */

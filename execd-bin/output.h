@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "buf.h"
+#include "proctree/buf.h"
 
 #define EXECD_OUTPUT_QUEUE_MAX (1024 * 1024)
 

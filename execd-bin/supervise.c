@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base.h"
+#include "proctree/base.h"
 
 /* How long the supervisor keeps killing what its worker left: SIGKILL
  * acts at once, but a process in uninterruptible sleep dies when its I/O

@@ -39,7 +39,7 @@
 #include <signal.h>
 #include <stdbool.h>
 
-#include "launch.h"
+#include "proctree/launch.h"
 
 /* Sent to the worker when the supervisor dies, stopped or not (above). */
 #define EXECD_ORPHANED_SIGNAL SIGCONT

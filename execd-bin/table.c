@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "escape.h"
+#include "proctree/escape.h"
 
 __attribute__((format(printf, 2, 3))) static void put(struct pt_buf *out, const char *format, ...)
 {

@@ -9,9 +9,9 @@
 
 #include <stdbool.h>
 
-#include "buf.h"
-#include "collector.h"
-#include "runsummary.h"
+#include "proctree/buf.h"
+#include "proctree/collector.h"
+#include "proctree/runsummary.h"
 
 /* The rows of one batch; with header, the columns' names first. Memory
  * values are in units' units (the options'), shown in binary multiples. */

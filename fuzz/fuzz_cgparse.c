@@ -1,4 +1,4 @@
-/* fuzz_cgparse: the cgroup file scanners of common/cgparse.h on arbitrary
+/* fuzz_cgparse: the cgroup file scanners of common/cgroup/cgparse.h on arbitrary
  * bytes.
  *
  * Input: the first byte picks the parser (modulo PARSER_COUNT, see the enum
@@ -35,8 +35,8 @@
 #include <string.h>
 
 #include "fuzz_check.h"
-#include "cgparse.h"
-#include "procparse.h"
+#include "cgroup/cgparse.h"
+#include "procfs/procparse.h"
 
 enum parser { P_KEYED, P_SINGLE, P_PRESSURE, P_IO_STAT, P_BLKIO, P_WELL_FORMED, PARSER_COUNT };
 

@@ -1,5 +1,5 @@
-/* fuzz_drmfdinfo: the DRM fdinfo parser of common/drmfdinfo.h, and the
- * "devices" scanner of common/gpu.h, on arbitrary bytes.
+/* fuzz_drmfdinfo: the DRM fdinfo parser of common/gpu/drmfdinfo.h, and the
+ * "devices" scanner of common/gpu/gpu.h, on arbitrary bytes.
  *
  * The input is the file content, copied into a malloc'd buffer of exactly
  * its length, never NUL-terminated, so ASan reports any read past len.
@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "drmfdinfo.h"
+#include "gpu/drmfdinfo.h"
 #include "fuzz_check.h"
-#include "gpu.h"
+#include "gpu/gpu.h"
 
 static bool name_ok(const char *s, bool may_be_empty, bool pdev)
 {

@@ -1,4 +1,4 @@
-/* fuzz_procparse: the /proc scanners of common/procparse.h on arbitrary bytes.
+/* fuzz_procparse: the /proc scanners of common/procfs/procparse.h on arbitrary bytes.
  *
  * Input: the first byte picks the parser (modulo PARSER_COUNT, see the enum
  * below), the rest is the file content. The content is copied into a
@@ -32,7 +32,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
-#include "procparse.h"
+#include "procfs/procparse.h"
 
 enum parser {
     P_STAT,

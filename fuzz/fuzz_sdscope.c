@@ -1,4 +1,4 @@
-/* fuzz_sdscope: the reading of systemd's D-Bus replies (common/sdscope.h's
+/* fuzz_sdscope: the reading of systemd's D-Bus replies (common/launch/sdscope.h's
  * pt_sd_message_size and pt_sd_parse_message, which pt_sd_start_scope's
  * reader calls on what comes over the manager's socket) on arbitrary bytes.
  *
@@ -33,7 +33,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
-#include "sdscope.h"
+#include "launch/sdscope.h"
 
 enum mode { M_STREAM, M_FITTED, M_BUILT, MODE_COUNT };
 

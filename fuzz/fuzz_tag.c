@@ -1,4 +1,4 @@
-/* fuzz_tag: InfluxDB line protocol output (common/lineproto.h) on arbitrary
+/* fuzz_tag: InfluxDB line protocol output (common/include/proctree/lineproto.h) on arbitrary
  * bytes.
  *
  * pt_lp_append_tag_value gets the whole input as a tag value, appended
@@ -32,9 +32,9 @@
 #include <string.h>
 
 #include "fuzz_check.h"
-#include "catalog.h"
-#include "lineproto.h"
-#include "report.h"
+#include "report/catalog.h"
+#include "proctree/lineproto.h"
+#include "report/report.h"
 
 /* ---- An independent model of the tag value rules ---- */
 

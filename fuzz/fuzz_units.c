@@ -1,5 +1,5 @@
 /* fuzz_units: the user-text parsers and the value conversion of
- * common/units.h.
+ * common/report/units.h.
  *
  * The input, as a C string (cut at its first NUL), goes to
  * pt_duration_parse and pt_mem_unit_parse; its first bytes also make raw
@@ -29,9 +29,9 @@
 #include <string.h>
 
 #include "fuzz_check.h"
-#include "catalog.h"
-#include "report.h"
-#include "units.h"
+#include "report/catalog.h"
+#include "report/report.h"
+#include "report/units.h"
 
 #define YEAR_SECONDS (365.0 * 24 * 3600)
 #define TEXT_LIMIT 64 /* DURATION_MAX_TEXT in units.c */

@@ -609,7 +609,7 @@ class Execd:
         """Launch mode: the process started is a supervisor whose one child,
         the worker, follows the command and is its parent
         (execd-bin/supervise.h); on a systemd host it also has a keeper of the
-        command's scope (common/launch.h), which is not it."""
+        command's scope (common/include/proctree/launch.h), which is not it."""
         def workers():
             return [k for k in children(self.pid) if comm(k) not in ("proctree-keeper", None)]
         kids = wait_until(workers, START_TIMEOUT, "proctree-execd's worker")
@@ -735,12 +735,12 @@ def metric_names():
 
 
 def catalog():
-    """Metric name -> (scope, unit) from common/catalog.h, the single source of names."""
-    with open(os.path.join(SOURCE_ROOT, "common", "catalog.h")) as f:
+    """Metric name -> (scope, unit) from common/report/catalog.h, the single source of names."""
+    with open(os.path.join(SOURCE_ROOT, "common", "report", "catalog.h")) as f:
         text = f.read()
     rows = re.findall(r'X\(\s*\w+\s*,\s*"(\w+)"\s*,\s*(\w+)\s*,\s*\w+\s*,\s*(\w+)\s*,', text)
     if not rows:
-        raise AssertionError("no metric found in common/catalog.h")
+        raise AssertionError("no metric found in common/report/catalog.h")
     return {name: (scope, unit) for name, scope, unit in rows}
 
 

@@ -35,7 +35,7 @@ The slack, and why (TICK = 1 / sysconf(_SC_CLK_TCK), 10 ms here):
   grow by up to a tick more than what ran between them (two a process:
   utime, stime), and a zombie's fold brings its truncated ticks at the
   reap. proctree reports at most the interval's length x the CPUs online,
-  rounded up to a tick (common/ledger.h), and leaves the rest for the next
+  rounded up to a tick (common/accounting/ledger.h), and leaves the rest for the next
   lines: no slack per process. But a line with no live process left (the
   tree's or a group's last) reports all that waited: at most two ticks
   for each process that exited in its interval.
@@ -58,7 +58,7 @@ import math
 import os
 
 TICK = 1.0 / os.sysconf("SC_CLK_TCK")
-# The reads of a batch follow its timestamp (common/collectortick.c stamps
+# The reads of a batch follow its timestamp (common/collector/collectortick.c stamps
 # the batch, then reads every target): the window they span is longer than
 # the timestamps' difference by the difference in those delays.
 READ_WINDOW = TICK

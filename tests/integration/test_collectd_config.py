@@ -52,7 +52,7 @@ BAD = [
     ("negative DiscoveryInterval", "  DiscoveryInterval -1\n", ['"DiscoveryInterval"']),
     ("PssInterval 0", "  PssInterval 0\n", ['"PssInterval"', "<Plugin proctree>"]),
     ("negative PssBudget", web("web", "Pid 1", "PssBudget -0.001"), ['"PssBudget"', '<Process "web">']),
-    # each key has one scope (common/optiontable.h), the same as proctree-execd's
+    # each key has one scope (common/include/proctree/optiontable.h), the same as proctree-execd's
     ("a global option in a block", web("web", "Pid 1", "PollInterval 1"),
      ['"PollInterval"', '<Process "web">', "global option"]),
     ("a selector outside every block", "  Pid 1\n", ['"Pid"', "<Plugin proctree>", "selector"]),
@@ -94,7 +94,7 @@ GOOD = ("""  PollInterval 0.05
 # Numbers collectd parses but no deadline can be made of (issue 36): 300
 # zeros after the point aborted collectd on the tick's assert; 1e22
 # overflowed a cast and the sampler spun holding the lock (-T never
-# exited). Each is refused by its key's range (common/optiontable.h).
+# exited). Each is refused by its key's range (common/include/proctree/optiontable.h).
 # collectd's numbers have no exponent ("1e22" is a string to it).
 TINY = "0." + "0" * 300 + "1"
 BIG = "1" + "0" * 22

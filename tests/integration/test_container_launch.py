@@ -34,7 +34,7 @@ def memory_mount():
 
 
 # The container's proctree-execd is its pid 1, and a launch cgroup is named
-# after its maker's pid as it sees it (common/launchcg.c): one it made at a
+# after its maker's pid as it sees it (common/launch/launchcg.c): one it made at a
 # hierarchy's root is this. Others there are named by the pid of a
 # proctree-execd on the host: a test run before this one (this one runs
 # alone) whose cgroup is not removed yet, or another run on a shared host.

@@ -1,5 +1,5 @@
 """Launch mode on a pure cgroup v2 host that no systemd manages (a
-container's entrypoint, a CI runner's job cgroup; common/launchleaf.h).
+container's entrypoint, a CI runner's job cgroup; common/launch/launchleaf.h).
 
 cgroup v2 enables a controller for a cgroup's children only while the
 cgroup holds no process (its no-internal-process rule, the root excepted),

@@ -13,7 +13,7 @@ How: the workload forks one worker at a time and holds still once the worker
 has read the memory (tests/workload/forkshare.py). At each stable point the
 test reads every member's own smaps_rollup Pss, then takes every batch whose
 interval ended after that point and before the next fork (its PSS is read
-after its timestamp: common/collectortick.c), and compares. The fault is
+after its timestamp: common/collector/collectortick.c), and compares. The fault is
 timing-bound, so the tree is made and measured RUNS times.
 """
 

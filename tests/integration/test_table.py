@@ -5,7 +5,7 @@ cost, children included: line protocol of 1,900 characters a line does not
 answer. At a terminal (or with --format table) each interval is one aligned
 row per target in human units, and a launched command's end prints the
 summary of its whole tree. Its figures are the same numbers as the line
-protocol's, folded over the run (common/runsummary.h), so each is checked
+protocol's, folded over the run (common/include/proctree/runsummary.h), so each is checked
 against the kernel's own account of a known workload: it forks five
 children (two exit non-zero with itself), then holds 64 MiB, reads and
 writes known amounts, and exits 7, writing its own VmHWM, rchar, wchar and

@@ -3,7 +3,7 @@ the man pages' check with it.
 
 Why: options used to be written twice, in execd-bin/options.c and
 collectd-plugin/config.c, and kept in step by a regex over the C source;
-they drifted. Now common/optiontable.h is the one place. This test copies
+they drifted. Now common/include/proctree/optiontable.h is the one place. This test copies
 the source tree, renames one option in that table alone (PollInterval,
 --poll-interval) and narrows one range (BreakDownLimit, --by-limit), builds
 the copy, and sees that proctree-execd and proctree.so both take the new
@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.join(SOURCE, "tests", "integration"))
 
 import collectd_harness as ch  # noqa: E402
 
-TABLE = os.path.join("common", "optiontable.h")
+TABLE = os.path.join("common", "include", "proctree", "optiontable.h")
 # (text of the entry as it is, as the copy gets it): each must be in the
 # table exactly once
 PATCHES = [

@@ -1,5 +1,5 @@
-/* nvml_standin: a small libnvidia-ml.so.1 for the tests of common/nvml.c
- * and common/gpu.c (test_gpu.c), with the entry points and layouts
+/* nvml_standin: a small libnvidia-ml.so.1 for the tests of common/gpu/nvml.c
+ * and common/gpu/gpu.c (test_gpu.c), with the entry points and layouts
  * nvml.h declares (the versioned names: nvmlInit_v2,
  * nvmlDeviceGetCount_v2, nvmlDeviceGetHandleByIndex_v2,
  * nvmlDeviceGetComputeRunningProcesses_v3,

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector.h"
+#include "proctree/collector.h"
 #include "fixture.h"
 #include "unit.h"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog.h"
+#include "report/catalog.h"
 #include "unit.h"
 
 /* Field names are written without escaping, so they must be plain. */

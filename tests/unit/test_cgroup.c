@@ -14,11 +14,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgacct.h"
-#include "cgparse.h"
-#include "cgroupfs.h"
-#include "cgstat.h"
-#include "collector.h"
+#include "cgroup/cgacct.h"
+#include "cgroup/cgparse.h"
+#include "cgroup/cgroupfs.h"
+#include "cgroup/cgstat.h"
+#include "proctree/collector.h"
 #include "fixture.h"
 #include "openats.h"
 #include "unit.h"

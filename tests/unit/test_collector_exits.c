@@ -18,7 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "collector.h"
+#include "proctree/collector.h"
 #include "unit.h"
 
 /* Where a record's (or an answer's) stats block begins: netlink and

@@ -16,9 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "collector.h"
+#include "proctree/collector.h"
 #include "fixture.h"
-#include "member.h"
+#include "member/member.h"
 #include "unit.h"
 
 #define NOBODY 65534

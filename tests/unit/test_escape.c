@@ -2,7 +2,7 @@
 #include <check.h>
 #include <string.h>
 
-#include "escape.h"
+#include "proctree/escape.h"
 #include "unit.h"
 
 static const struct {

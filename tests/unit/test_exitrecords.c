@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exitrecords.h"
+#include "netlink/exitrecords.h"
 #include "unit.h"
 
 #define FAMILY 27

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base.h"
+#include "proctree/base.h"
 #include "fixture.h"
-#include "target.h"
+#include "target/target.h"
 #include "unit.h"
 
 static struct unit_tree tree;

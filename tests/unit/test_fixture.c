@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "fixture.h"
-#include "procfile.h"
-#include "procparse.h"
+#include "procfs/procfile.h"
+#include "procfs/procparse.h"
 #include "unit.h"
 
 static void read_rel(const char *root, const char *rel, struct pt_buf *buf)

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "base.h"
+#include "proctree/base.h"
 #include "fixture.h"
-#include "target.h"
+#include "target/target.h"
 #include "unit.h"
 
 static struct unit_tree tree;

@@ -14,11 +14,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "discovery.h"
-#include "drmfdinfo.h"
+#include "target/discovery.h"
+#include "gpu/drmfdinfo.h"
 #include "fixture.h"
-#include "gpu.h"
-#include "targetgpu.h"
+#include "gpu/gpu.h"
+#include "target/targetgpu.h"
 #include "unit.h"
 
 #define KIB 1024ULL

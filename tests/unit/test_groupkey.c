@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "groupkey.h"
+#include "report/groupkey.h"
 #include "unit.h"
 
 #define N 64

@@ -8,8 +8,8 @@
 #include <signal.h>
 #include <string.h>
 
-#include "ledger.h"
-#include "ledgerfolds.h"
+#include "accounting/ledger.h"
+#include "accounting/ledgerfolds.h"
 #include "unit.h"
 
 #define MAX_LIVE 8
@@ -114,7 +114,7 @@ static void end_interval(int64_t tree[PT_CTR_COUNT], int64_t groups[][PT_CTR_COU
     check();
     for (int i = 0; i < MAX_LIVE; i++)
         if (alive[i])
-            pt_ledger_count(&l, &accounts[i], 1);
+            pt_ledger_add_account(&l, &accounts[i], 1);
     pt_ledger_deltas(&l, false, interval_seconds, tree);
     for (uint32_t g = 0; groups && g <= l.groups.limit; g++)
         pt_ledger_group_deltas(&l, g, false, groups[g]);
@@ -225,7 +225,7 @@ START_TEST(transient_dip_is_carried)
     ck_assert_int_eq(end_user(), 50);
     read_cpu(0, 0, 0); /* not folded yet */
     leave(1, 0);
-    ck_assert_int_eq(pt_ledger_counted(&accounts[0], USER), 50);
+    ck_assert_int_eq(pt_ledger_account_value(&accounts[0], USER), 50);
     accounts[0].ctr[USER] = 52; /* the fold at the interval's last read: its last read's 50, 2 unseen */
     ck_assert_int_eq(end_user(), 2);
     ck_assert(!accounts[0].owes);
@@ -504,7 +504,7 @@ START_TEST(end_before_the_deltas_aborts)
 {
     start(0);
     join(0, 100, NULL, 5, 5, 0, false);
-    pt_ledger_count(&l, &accounts[0], 1);
+    pt_ledger_add_account(&l, &accounts[0], 1);
     pt_ledger_end_interval(&l);
 }
 END_TEST
@@ -513,7 +513,7 @@ START_TEST(credit_after_the_count_aborts)
 {
     start(0);
     join(0, 100, NULL, 5, 5, 0, false);
-    pt_ledger_count(&l, &accounts[0], 1);
+    pt_ledger_add_account(&l, &accounts[0], 1);
     int64_t v[PT_CTR_COUNT] = {[FAULTS] = 1};
     pt_ledger_add_lost(&l, -1, v);
 }

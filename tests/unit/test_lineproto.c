@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lineproto.h"
+#include "proctree/lineproto.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define TS 1700000000000000000 /* an ordinary timestamp in ns */

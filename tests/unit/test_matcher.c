@@ -10,8 +10,8 @@
 
 #include "fixture.h"
 #include "openats.h"
-#include "cgroupfs.h"
-#include "matcher.h"
+#include "cgroup/cgroupfs.h"
+#include "select/matcher.h"
 #include "unit.h"
 
 /* A fake proc root, open as the matcher takes it. */

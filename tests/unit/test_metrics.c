@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog.h"
+#include "report/catalog.h"
 #include "unit.h"
 
 #define BEGIN_MARK "<!-- metric-table:begin -->\n"

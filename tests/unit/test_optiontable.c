@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "optiontable.h"
+#include "proctree/optiontable.h"
 
 START_TEST(test_names_unique)
 {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "procparse.h"
+#include "procfs/procparse.h"
 #include "unit.h"
 
 /* ---- Real content captured from this machine's /proc (Linux 6.18) ---- */

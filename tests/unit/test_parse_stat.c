@@ -9,8 +9,8 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "procfile.h"
-#include "procparse.h"
+#include "procfs/procfile.h"
+#include "procfs/procparse.h"
 #include "unit.h"
 
 /* ---- Real content captured from this machine's /proc (Linux 6.18) ---- */

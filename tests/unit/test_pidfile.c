@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "fixture.h"
-#include "pidfile.h"
+#include "select/pidfile.h"
 #include "unit.h"
 
 /* ==== pidfile ==== */

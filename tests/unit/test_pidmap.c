@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "pidmap.h"
+#include "util/pidmap.h"
 #include "unit.h"
 
 START_TEST(test_pidmap_empty)

@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "fixture.h"
-#include "member.h"
-#include "memberfile.h"
-#include "procfile.h"
-#include "procparse.h"
+#include "member/member.h"
+#include "member/memberfile.h"
+#include "procfs/procfile.h"
+#include "procfs/procparse.h"
 #include "unit.h"
 
 /* A fixture root with file rel holding len bytes of a repeating pattern. */

@@ -8,10 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "discovery.h"
-#include "sampling.h"
+#include "target/discovery.h"
+#include "target/sampling.h"
 #include "fixture.h"
-#include "ratelimit.h"
+#include "util/ratelimit.h"
 #include "unit.h"
 
 static struct unit_tree tree;

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "runsummary.h"
+#include "proctree/runsummary.h"
 
 static struct pt_run_summary run;
 

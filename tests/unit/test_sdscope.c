@@ -14,8 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "base.h"
-#include "sdscope.h"
+#include "proctree/base.h"
+#include "launch/sdscope.h"
 #include "unit.h"
 
 /* ---- a reply, marshalled as systemd would (native byte order) ---------- */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "fixture.h"
-#include "sdunit.h"
+#include "cgroup/sdunit.h"
 #include "unit.h"
 
 static const char *const USERS = "user.slice/user-1000.slice/user@1000.service/app.slice";

@@ -3,7 +3,7 @@
 #include <check.h>
 #include <stdlib.h>
 
-#include "selector.h"
+#include "select/selector.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 

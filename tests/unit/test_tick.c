@@ -8,7 +8,7 @@
 #include <check.h>
 #include <stdlib.h>
 
-#include "collector.h"
+#include "proctree/collector.h"
 #include "fixture.h"
 #include "unit.h"
 

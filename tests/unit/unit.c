@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "fixture.h"
-#include "pidfile.h"
+#include "select/pidfile.h"
 
 char *exact_copy(const char *data, size_t len)
 {

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "procfile.h"
-#include "procparse.h"
-#include "target.h"
+#include "procfs/procfile.h"
+#include "procfs/procparse.h"
+#include "target/target.h"
 
 /* A string literal or char array as (text, len), without its NUL. */
 #define TEXT(s) (s), strlen(s)

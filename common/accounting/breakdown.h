@@ -1,0 +1,114 @@
+/* breakdown: a target's amounts split by process name (--by process), or
+ * by the cgroup below the target's that holds each member (--by cgroup:
+ * a child is born in its parent's cgroup, and a member found by its
+ * parent, not by a scan of the cgroups, is in its parent's group).
+ *
+ * A group is a name and what its members did. Its cumulative counter is
+ * built as the tree's is (ledger.h), from the same events:
+ *
+ *     G = adjust + sum over its live members of their counted counters
+ *
+ * and every change the ledger makes to the tree's adjust is made to one
+ * group's adjust too, so the groups' G add up to the tree's C. The rules
+ * (docs/METRICS.md, "Breakdown"):
+ *   - a member reaped by a member keeps in its own group what its last
+ *     read showed; the reaper's group gives that back when the kernel
+ *     folds it into the reaper, so only the child's unseen last moments,
+ *     and the whole of a child proctree never saw, land in the reaper's
+ *     group (as the kernel folds them there);
+ *   - a member that changes its name (exec) moves to the new name's group
+ *     with what it did since the last interval's end (or its join), at the
+ *     next interval's end or when it leaves, whichever comes first.
+ * With the kernel's exit records, exits.c moves what the kernel folded
+ * into a reaper (a child's last moments, a child never seen) from the
+ * reaper's group to the child's: moves between groups, so the sum stays.
+ *
+ * Memory gauges are min/max of the group's sum at each poll. The table
+ * has a fixed number of slots (the limit, plus "other" for every name past
+ * it), allocated once: no allocation per poll. A slot whose group has no
+ * live member is freed once the interval it emptied in is reported. */
+#ifndef PROCTREE_BREAKDOWN_H
+#define PROCTREE_BREAKDOWN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "procfs/procparse.h"
+#include "report/quantities.h"
+#include "report/report.h"
+
+/* A group's name: a comm, or a cgroup's directory name (systemd's unit
+ * names are shorter), NUL included. */
+#define PT_GROUP_NAME_MAX 256
+
+/* The name of the group past the limit. */
+#define PT_GROUP_OTHER "other"
+
+struct pt_group {
+    char name[PT_GROUP_NAME_MAX]; /* raw bytes, as the kernel shows comm or names a cgroup */
+    bool in_use;
+    int64_t adjust[PT_CTR_COUNT];
+    int64_t high_water[PT_CTR_COUNT], interval_base[PT_CTR_COUNT];
+    /* the last deltas' CPU (user + system, ticks) and the most they could
+     * be (-1: unbounded), for pt_ledger_check */
+    int64_t cpu_reported, cpu_max;
+    bool cpu_waits; /* they left CPU for the next line */
+    /* this interval */
+    struct pt_extrema gauges[PT_G_COUNT];
+    int64_t poll[PT_G_COUNT];   /* the sums of the poll under way */
+    int64_t live[PT_CTR_COUNT]; /* its live members' counted counters, at the end */
+    bool stat_seen, io_seen, fds_seen;
+    unsigned tc_seen;        /* per-thread counts (enum pt_tcount bits) credited */
+    int64_t tc[PT_TC_COUNT]; /* and done */
+    int64_t processes, threads, fds;
+    /* CPU given from exit records and folds, in microseconds, less the
+     * whole clock ticks the group was given for it (ledger.c): kept across
+     * intervals, so many short processes lose nothing to rounding */
+    int64_t cpu_rest_us[2];
+    /* scratch of one fold's sharing out (share_fold in ledger.c) */
+    int64_t fold_weight_us, fold_ticks;
+    double fold_want;
+};
+
+struct pt_groups {
+    struct pt_group *list; /* limit named slots, then "other" */
+    uint32_t limit;
+    int64_t retired[PT_CTR_COUNT]; /* the adjust of the groups freed: with the groups
+                                      in use, what all groups ever added up to */
+};
+
+/* limit: named groups at most (>= 1). */
+void pt_groups_init(struct pt_groups *gs, uint32_t limit);
+void pt_groups_free(struct pt_groups *gs);
+/* The slot of the group named name (NUL-terminated), taking a free slot
+ * for a new name; "other"'s when none is free. */
+uint32_t pt_groups_find(struct pt_groups *gs, const char *name);
+/* Add v (which may be negative) to counter k of group g's adjust. */
+void pt_groups_adjust(struct pt_groups *gs, uint32_t g, int k, int64_t v);
+/* v of counter k from group from's adjust to group to's: the sum stays. */
+void pt_groups_move(struct pt_groups *gs, uint32_t from, uint32_t to, int k, int64_t v);
+/* One poll's sums of gauges [first, last] are in each group's poll[]:
+ * add them to the extrema of every group in use and clear them. */
+void pt_groups_end_poll(struct pt_groups *gs, int first, int last);
+/* The deltas of one cumulative counter set (the tree's, a group's) from
+ * its value now: never negative, the growth of its high-water mark past
+ * the base. The CPU (user + system) is at most cpu_max ticks (-1:
+ * unbounded), cut in the ratio of the two; none where the line shows no
+ * CPU (!*stat_seen); what it does not report stays between the base and
+ * the mark for a later line. *cpu_waits says the last deltas left CPU
+ * over their bound: this line then shows CPU (*stat_seen set). keep_base
+ * leaves the whole work for the next interval. Returns the CPU reported,
+ * user + system. */
+int64_t pt_counter_deltas(int64_t high_water[PT_CTR_COUNT], int64_t base[PT_CTR_COUNT], const int64_t now[PT_CTR_COUNT],
+                          bool keep_base, int64_t cpu_max, bool *stat_seen, bool *cpu_waits,
+                          int64_t delta[PT_CTR_COUNT]);
+/* This interval's deltas of group g, from its live[] (pt_counter_deltas):
+ * its CPU at most cpu_max, all of it once it has no live member (no later
+ * line would show the rest); keep_base leaves the work for the next
+ * interval. */
+void pt_groups_deltas(struct pt_groups *gs, uint32_t g, bool keep_base, int64_t cpu_max, int64_t delta[PT_CTR_COUNT]);
+/* The interval is reported: clear its values, free the empty groups
+ * (their adjust kept in retired) that have nothing left to report. */
+void pt_groups_end_interval(struct pt_groups *gs);
+
+#endif

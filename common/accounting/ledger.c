@@ -1,0 +1,518 @@
+#include "accounting/ledger.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proctree/base.h"
+#include "util/saturate.h"
+
+void pt_ledger_init(struct pt_ledger *l, double ticks_per_second, unsigned cpus, uint32_t groups, bool partitions)
+{
+    memset(l, 0, sizeof(*l));
+    l->ticks_per_second = ticks_per_second;
+    l->cpus = cpus;
+    l->cpu_max = -1;
+    l->partitions = groups > 0 && partitions;
+    if (groups > 0)
+        pt_groups_init(&l->groups, groups);
+}
+
+void pt_ledger_free(struct pt_ledger *l)
+{
+    if (l->groups.list)
+        pt_groups_free(&l->groups);
+    free(l->shares);
+    memset(l, 0, sizeof(*l));
+}
+
+/* Group slot g, as pt_groups_find() gave it. */
+static struct pt_group *group_at(const struct pt_ledger *l, int32_t g)
+{
+    assert(l->groups.list && g >= 0 && (uint32_t)g <= l->groups.limit);
+    return &l->groups.list[g];
+}
+
+int64_t pt_ledger_account_value(const struct pt_account *a, int k)
+{
+    assert(k >= 0 && k < PT_CTR_COUNT);
+    int64_t v = a->owed[k] > 0 && a->due[k] > a->ctr[k] ? a->due[k] : a->ctr[k];
+    return pt_ctr_is_cpu(k) ? pt_sat_add(v, a->exact_cpu[pt_cpu_of_ctr(k)]) : v;
+}
+
+/* v (which may be negative) to counter k of the tree and of group: the
+ * one way the tree's adjust changes, so the groups add up to it. */
+static void credit(struct pt_ledger *l, int32_t group, int k, int64_t v)
+{
+    assert(l->phase == PT_LEDGER_READING); /* the count copies adjust */
+    l->adjust[k] = pt_sat_add(l->adjust[k], v);
+    if (group >= 0)
+        pt_groups_adjust(&l->groups, (uint32_t)group, k, v);
+}
+
+/* Every counter a holds, times sign, to the tree and its group. */
+static void credit_account(struct pt_ledger *l, const struct pt_account *a, int sign)
+{
+    for (int k = 0; k < PT_CTR_COUNT; k++)
+        if (pt_account_has(a, k))
+            credit(l, a->group, k, sign > 0 ? pt_ledger_account_value(a, k) : -pt_ledger_account_value(a, k));
+}
+
+/* v of counter k from group from to group to: the sum stays. */
+static void move(struct pt_ledger *l, int32_t from, uint32_t to, int k, int64_t v)
+{
+    assert(l->phase != PT_LEDGER_REPORTING);
+    pt_groups_move(&l->groups, (uint32_t)from, to, k, v);
+}
+
+/* ---- membership events ---------------------------------------------- */
+
+static void note_folds(struct pt_ledger *l, struct pt_account *a, bool first)
+{
+    if (!a->has_stat)
+        return;
+    for (int c = 0; c < PT_CPU_COUNT; c++) {
+        int k = pt_ctr_of_cpu((enum pt_cpu)c);
+        int64_t children = pt_sat_sub(a->ctr[k], a->own[k]);
+        if (!first && l->shares_folds)
+            a->unshared_cpu[c] = pt_sat_add(a->unshared_cpu[c], pt_sat_sub(children, a->children_cpu[c]));
+        a->children_cpu[c] = children;
+    }
+}
+
+void pt_ledger_join(struct pt_ledger *l, struct pt_account *a, int32_t group, bool baseline)
+{
+    a->group = group;
+    note_folds(l, a, true);
+    memcpy(a->ctr_at_end, a->ctr, sizeof(a->ctr));
+    if (baseline)
+        credit_account(l, a, -1);
+    pt_ledger_seen(l, a);
+}
+
+void pt_ledger_seen(struct pt_ledger *l, const struct pt_account *a)
+{
+    l->stat_seen |= a->has_stat;
+    l->io_seen |= a->has_io;
+    if (a->group >= 0) {
+        struct pt_group *g = group_at(l, a->group);
+        g->stat_seen |= a->has_stat;
+        g->io_seen |= a->has_io;
+    }
+}
+
+void pt_ledger_io_changed(struct pt_ledger *l, struct pt_account *a, bool had_io)
+{
+    if (had_io == a->has_io)
+        return;
+    for (int k = 0; k < PT_CTR_IO_END; k++) {
+        if (had_io) { /* left: what it showed stays counted; its io debts are counted now */
+            credit(l, a->group, k, pt_ledger_account_value(a, k));
+            a->owed[k] = 0;
+        } else { /* joined: its past was not seen */
+            credit(l, a->group, k, -a->ctr[k]);
+            a->ctr_at_end[k] = a->ctr[k];
+        }
+    }
+}
+
+void pt_ledger_read(struct pt_ledger *l, struct pt_account *a)
+{
+    if (l->shares_folds)
+        note_folds(l, a, false);
+    pt_ledger_seen(l, a);
+}
+
+/* Absorption adds at least the owed values, so a counter still below due
+ * proves they never arrived (parent ignoring SIGCHLD, re-parented and
+ * reaped by init). They are then counted as for an account that left
+ * alone (adjust), and the reaper's own work counts in full from its
+ * counters. A counter at or above due took them. Either way the debt is
+ * over, so the tree total is adjust plus what was read again, and nothing
+ * keeps the high-water mark above it. */
+void pt_ledger_settle(struct pt_ledger *l, struct pt_account *a, bool final)
+{
+    if (!a->owes || (!final && a->owed_round == l->round))
+        return;
+    a->owes = false;
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        if (a->owed[k] == 0)
+            continue;
+        if (k < PT_CTR_IO_END && !a->io_fresh) {
+            a->owes = true;
+            continue;
+        }
+        /* what exact CPU it owes is rounding: a fold short of it is one */
+        int64_t rounding = pt_ctr_is_cpu(k) ? a->owed_exact[pt_cpu_of_ctr(k)] : 0;
+        if (pt_ctr_is_cpu(k))
+            a->owed_exact[pt_cpu_of_ctr(k)] = 0;
+        if (a->ctr[k] < pt_sat_sub(a->due[k], rounding)) {
+            credit(l, a->group, k, a->owed[k]);
+            if (pt_ctr_is_cpu(k)) /* no fold is coming */
+                a->unshared_cpu[pt_cpu_of_ctr(k)] = pt_sat_add(a->unshared_cpu[pt_cpu_of_ctr(k)], a->owed[k]);
+        }
+        a->owed[k] = 0;
+    }
+}
+
+void pt_ledger_regroup(struct pt_ledger *l, struct pt_account *a, uint32_t to)
+{
+    if (a->group < 0 || (uint32_t)a->group == to)
+        return;
+    for (int k = 0; k < PT_CTR_COUNT; k++)
+        if (pt_account_has(a, k))
+            move(l, (int32_t)to, (uint32_t)a->group, k, a->ctr_at_end[k]);
+    a->group = (int32_t)to;
+}
+
+/* reaper's counters gain at least a's last values, but only at a read
+ * that follows the reaping; until they show them, it counts as due = its
+ * counters at the last interval's end (read before a was last seen alive,
+ * so before the reaping) plus everything it owes. The tree total never
+ * dips, and pt_ledger_settle() decides later whether the usage arrived.
+ * A half the reaper's counters lack (io denied) can never show it: a's
+ * values of that half stay counted as if a had left alone. */
+static void owe(struct pt_ledger *l, struct pt_account *reaper, const struct pt_account *a)
+{
+    if (!reaper->owes) {
+        memcpy(reaper->due, reaper->ctr_at_end, sizeof(reaper->due));
+        memset(reaper->owed, 0, sizeof(reaper->owed));
+        memset(reaper->owed_exact, 0, sizeof(reaper->owed_exact));
+        reaper->owes = true;
+    }
+    reaper->owed_round = l->round;
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        if (!pt_account_has(a, k))
+            continue;
+        int64_t v = pt_ledger_account_value(a, k);
+        if (!pt_account_has(reaper, k)) {
+            credit(l, a->group, k, v);
+            continue;
+        }
+        /* a's group keeps what a was seen doing; the reaper's gives it
+         * back, since the reaper's counters bring it */
+        reaper->owed[k] = pt_sat_add(reaper->owed[k], v);
+        reaper->due[k] = pt_sat_add(reaper->due[k], v);
+        if (pt_ctr_is_cpu(k))
+            reaper->owed_exact[pt_cpu_of_ctr(k)] =
+                pt_sat_add(reaper->owed_exact[pt_cpu_of_ctr(k)], a->exact_cpu[pt_cpu_of_ctr(k)]);
+        if (a->group >= 0 && reaper->group >= 0)
+            move(l, reaper->group, (uint32_t)a->group, k, v);
+        if (pt_ctr_is_cpu(k)) /* given out of its folds */
+            reaper->unshared_cpu[pt_cpu_of_ctr(k)] = pt_sat_sub(reaper->unshared_cpu[pt_cpu_of_ctr(k)], v);
+    }
+}
+
+void pt_ledger_leave(struct pt_ledger *l, const struct pt_account *a, struct pt_account *reaper)
+{
+    if (reaper)
+        owe(l, reaper, a);
+    else
+        credit_account(l, a, +1);
+}
+
+/* ---- the breakdown's groups ------------------------------------------ */
+
+uint32_t pt_ledger_group_named(struct pt_ledger *l, const char *name)
+{
+    return pt_groups_find(&l->groups, name);
+}
+
+void pt_ledger_renamed(struct pt_ledger *l, struct pt_account *a, const char *comm)
+{
+    if (a->group >= 0 && strcmp(group_at(l, a->group)->name, comm) != 0)
+        pt_ledger_regroup(l, a, pt_groups_find(&l->groups, comm));
+}
+
+void pt_ledger_poll_gauges(struct pt_ledger *l, const struct pt_account *a, const int64_t *now, int first, int last)
+{
+    assert(first >= 0 && first <= last && last < PT_G_COUNT);
+    if (a->group < 0)
+        return;
+    struct pt_group *g = group_at(l, a->group);
+    for (int k = first; k <= last; k++)
+        g->poll[k] = pt_sat_add(g->poll[k], now[k]);
+}
+
+void pt_ledger_end_poll(struct pt_ledger *l, int first, int last)
+{
+    assert(first >= 0 && first <= last && last < PT_G_COUNT);
+    if (l->partitions)
+        pt_groups_end_poll(&l->groups, first, last);
+}
+
+void pt_ledger_fds(struct pt_ledger *l, const struct pt_account *a, int64_t fds)
+{
+    if (a->group < 0)
+        return;
+    struct pt_group *g = group_at(l, a->group);
+    g->fds = pt_sat_add(g->fds, fds);
+    g->fds_seen = true;
+}
+
+const struct pt_group *pt_ledger_group(const struct pt_ledger *l, uint32_t g)
+{
+    return group_at(l, (int32_t)g);
+}
+
+/* ---- what exit records and threads bring ---------------------------- */
+
+/* Counts v of which (enum pt_tcount bits) into tc, seen. */
+static void add_tcounts(int64_t tc[PT_TC_COUNT], unsigned *seen, const int64_t v[PT_TC_COUNT], unsigned which)
+{
+    for (int k = 0; k < PT_TC_COUNT; k++)
+        if (which & (1u << k))
+            tc[k] = pt_sat_add(tc[k], v[k]);
+    *seen |= which;
+}
+
+void pt_ledger_credit_tcounts(struct pt_ledger *l, int32_t group, const int64_t v[PT_TC_COUNT], unsigned which)
+{
+    assert((which & ~PT_TC_ALL) == 0);
+    add_tcounts(l->tc, &l->tc_seen, v, which);
+    if (group >= 0) {
+        struct pt_group *g = group_at(l, group);
+        add_tcounts(g->tc, &g->tc_seen, v, which);
+    }
+}
+
+void pt_ledger_credit_thread(struct pt_ledger *l, const char *comm, int64_t user_ticks, int64_t system_ticks, bool ctx,
+                             int64_t voluntary, int64_t involuntary)
+{
+    uint32_t gi = pt_groups_find(&l->groups, comm);
+    struct pt_group *g = group_at(l, (int32_t)gi);
+    g->processes++; /* its live threads: the slot is kept while there are some */
+    g->stat_seen = true;
+    pt_groups_adjust(&l->groups, gi, PT_CTR_USER_TICKS, user_ticks);
+    pt_groups_adjust(&l->groups, gi, PT_CTR_SYSTEM_TICKS, system_ticks);
+    if (ctx) {
+        const int64_t v[PT_TC_COUNT] = {[PT_TC_VOLUNTARY] = voluntary, [PT_TC_INVOLUNTARY] = involuntary};
+        add_tcounts(g->tc, &g->tc_seen, v, PT_TC_SWITCHES);
+    }
+}
+
+int64_t pt_ledger_us_to_ticks(const struct pt_ledger *l, int64_t us)
+{
+    double ticks = (double)us * l->ticks_per_second / PT_US_PER_SECOND + 0.5;
+    return ticks >= (double)INT64_MAX ? INT64_MAX : (int64_t)ticks;
+}
+
+static int64_t ticks_to_us(const struct pt_ledger *l, int64_t ticks)
+{
+    double us = (double)ticks * PT_US_PER_SECOND / l->ticks_per_second;
+    return us >= (double)INT64_MAX ? INT64_MAX : (int64_t)us;
+}
+
+/* us microseconds of CPU as whole clock ticks, to the nearest, with what
+ * rounding left over carried in *rest for the next: summed over many
+ * short processes, nothing is lost to rounding. */
+static int64_t carry_ticks(const struct pt_ledger *l, int64_t *rest, int64_t us)
+{
+    int64_t total = pt_sat_add(*rest, us);
+    int64_t ticks = pt_ledger_us_to_ticks(l, total);
+    *rest = pt_sat_sub(total, ticks_to_us(l, ticks));
+    return ticks;
+}
+
+void pt_ledger_exact_cpu(struct pt_ledger *l, struct pt_account *a, const double exact_us[PT_CPU_COUNT])
+{
+    assert(l->phase == PT_LEDGER_READING); /* counted from now on */
+    if (a->has_exact || !a->has_stat)
+        return;
+    a->has_exact = true;
+    double tick_us = PT_US_PER_SECOND / l->ticks_per_second;
+    for (int c = 0; c < PT_CPU_COUNT; c++) {
+        /* the truncation: less than a tick, whatever the records say */
+        double left = exact_us[c] - (double)a->own[pt_ctr_of_cpu((enum pt_cpu)c)] * tick_us;
+        left = left < 0 ? 0 : left >= tick_us ? tick_us - 1 : left;
+        a->exact_cpu[c] = carry_ticks(l, &l->exact_rest_us[c], (int64_t)left);
+    }
+}
+
+void pt_split_run_time(double run, double user_samples, double system_samples, double shown[PT_CPU_COUNT])
+{
+    if (shown[PT_CPU_USER] + shown[PT_CPU_SYSTEM] >= run)
+        return;
+    double system = system_samples <= 0 ? 0
+                    : user_samples <= 0 ? run
+                                        : run * system_samples / (user_samples + system_samples);
+    if (system < shown[PT_CPU_SYSTEM])
+        system = shown[PT_CPU_SYSTEM];
+    double user = run - system;
+    if (user < shown[PT_CPU_USER]) {
+        user = shown[PT_CPU_USER];
+        system = run - user;
+    }
+    shown[PT_CPU_USER] = user;
+    shown[PT_CPU_SYSTEM] = system;
+}
+
+void pt_ledger_add_lost(struct pt_ledger *l, int32_t group, const int64_t v[PT_CTR_COUNT])
+{
+    struct pt_group *g = group >= 0 ? group_at(l, group) : NULL;
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        int64_t n = v[k];
+        if (pt_ctr_is_cpu(k))
+            n = carry_ticks(l, g ? &g->cpu_rest_us[pt_cpu_of_ctr(k)] : &l->cpu_rest_us[pt_cpu_of_ctr(k)], n);
+        credit(l, group, k, n);
+    }
+    l->io_seen = l->stat_seen = true;
+    if (g)
+        g->io_seen = g->stat_seen = true;
+}
+
+void pt_ledger_move(struct pt_ledger *l, const struct pt_account *from, uint32_t to, const int64_t v[PT_CTR_COUNT])
+{
+    if (from->group < 0 || (uint32_t)from->group == to)
+        return;
+    struct pt_group *g = group_at(l, (int32_t)to);
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        if (v[k] == 0 || pt_ctr_is_cpu(k) || !pt_account_has(from, k))
+            continue;
+        move(l, from->group, to, k, v[k]);
+        g->io_seen |= k < PT_CTR_IO_END;
+        g->stat_seen |= k >= PT_CTR_IO_END;
+    }
+}
+
+/* ---- the interval ----------------------------------------------------- */
+
+void pt_ledger_next_round(struct pt_ledger *l)
+{
+    assert(l->phase == PT_LEDGER_READING);
+    l->round++;
+}
+
+void pt_ledger_add_account(struct pt_ledger *l, const struct pt_account *a, int64_t threads)
+{
+    assert(l->phase != PT_LEDGER_REPORTING);
+    if (l->phase == PT_LEDGER_READING) { /* C from adjust, then account by account: saturation then loses least */
+        memcpy(l->tree, l->adjust, sizeof(l->tree));
+        l->phase = PT_LEDGER_COUNTING;
+    }
+    struct pt_group *g = l->partitions && a->group >= 0 ? group_at(l, a->group) : NULL;
+    if (g) {
+        g->processes++;
+        if (a->has_stat)
+            g->threads = pt_sat_add(g->threads, threads);
+    }
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        if (!pt_account_has(a, k))
+            continue;
+        l->tree[k] = pt_sat_add(l->tree[k], pt_ledger_account_value(a, k));
+        if (g)
+            g->live[k] = pt_sat_add(g->live[k], pt_ledger_account_value(a, k));
+    }
+}
+
+/* The most CPU, in ticks, that the CPUs can run in seconds: rounded up,
+ * so that a tree that keeps them all busy never falls behind by the
+ * rounding (-1: unbounded). */
+static int64_t cpu_max_of(const struct pt_ledger *l, double seconds)
+{
+    double ticks = seconds * (double)l->cpus * l->ticks_per_second;
+    if (l->cpus == 0 || !(ticks >= 0 && ticks < 0x1p62)) /* NAN, infinite */
+        return -1;
+    int64_t whole = (int64_t)ticks;
+    return (double)whole < ticks ? whole + 1 : whole;
+}
+
+void pt_ledger_deltas(struct pt_ledger *l, bool keep_base, double seconds, int64_t delta[PT_CTR_COUNT])
+{
+    assert(l->phase != PT_LEDGER_REPORTING); /* once an interval */
+    /* with no live account the tree has ended: no later line would show
+     * what it still has to report */
+    bool live = l->phase == PT_LEDGER_COUNTING;
+    l->cpu_max = live ? cpu_max_of(l, seconds) : -1;
+    l->cpu_reported = pt_counter_deltas(l->high_water, l->interval_base, live ? l->tree : l->adjust, keep_base,
+                                        l->cpu_max, &l->stat_seen, &l->cpu_waits, delta);
+    l->phase = PT_LEDGER_REPORTING;
+}
+
+void pt_ledger_group_deltas(struct pt_ledger *l, uint32_t g, bool keep_base, int64_t delta[PT_CTR_COUNT])
+{
+    assert(l->phase == PT_LEDGER_REPORTING && g <= l->groups.limit);
+    pt_groups_deltas(&l->groups, g, keep_base, l->cpu_max, delta);
+}
+
+void pt_ledger_snapshot(const struct pt_ledger *l, struct pt_account *a)
+{
+    assert(l->phase != PT_LEDGER_READING);
+    memcpy(a->ctr_at_end, a->ctr, sizeof(a->ctr));
+}
+
+void pt_ledger_end_interval(struct pt_ledger *l)
+{
+    assert(l->phase == PT_LEDGER_REPORTING);
+    l->stat_seen = l->io_seen = false;
+    l->tc_seen = 0;
+    memset(l->tc, 0, sizeof(l->tc));
+    l->phase = PT_LEDGER_READING;
+    if (l->groups.list)
+        pt_groups_end_interval(&l->groups);
+}
+
+/* ---- invariants -------------------------------------------------------- */
+
+int pt_ledger_check(const struct pt_ledger *l, const struct pt_account *const *live, size_t n, char *why, size_t whylen)
+{
+    int64_t tree[PT_CTR_COUNT], groups[PT_CTR_COUNT] = {0};
+    memcpy(tree, l->adjust, sizeof(tree));
+    for (size_t i = 0; i < n; i++) {
+        const struct pt_account *a = live[i];
+        for (int k = 0; k < PT_CTR_COUNT; k++) {
+            if (pt_ctr_is_cpu(k) &&
+                (a->exact_cpu[pt_cpu_of_ctr(k)] < 0 ||
+                 (a->owes && (a->owed_exact[pt_cpu_of_ctr(k)] < 0 || a->owed_exact[pt_cpu_of_ctr(k)] > a->owed[k])))) {
+                snprintf(why, whylen, "pid %d: exact CPU %lld of counter %d, owed of it %lld of %lld", (int)a->pid,
+                         (long long)a->exact_cpu[pt_cpu_of_ctr(k)], k, (long long)a->owed_exact[pt_cpu_of_ctr(k)],
+                         (long long)a->owed[k]);
+                return -1;
+            }
+            if (a->owes && (a->owed[k] < 0 || a->owed[k] > a->due[k])) {
+                snprintf(why, whylen, "pid %d owes %lld of counter %d, due %lld", (int)a->pid, (long long)a->owed[k], k,
+                         (long long)a->due[k]);
+                return -1;
+            }
+            if (pt_account_has(a, k)) {
+                tree[k] = pt_sat_add(tree[k], pt_ledger_account_value(a, k));
+                if (l->partitions && a->group >= 0)
+                    groups[k] = pt_sat_add(groups[k], pt_ledger_account_value(a, k));
+            }
+        }
+    }
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        if (l->partitions)
+            groups[k] = pt_sat_add(groups[k], l->groups.retired[k]);
+        if (k == 0 && l->cpu_max >= 0 && l->cpu_reported > l->cpu_max) {
+            snprintf(why, whylen, "the tree reported %lld ticks of CPU, over the interval's %lld",
+                     (long long)l->cpu_reported, (long long)l->cpu_max);
+            return -1;
+        }
+        if (l->high_water[k] < l->interval_base[k]) {
+            snprintf(why, whylen, "counter %d: the tree's base %lld is above its mark %lld", k,
+                     (long long)l->interval_base[k], (long long)l->high_water[k]);
+            return -1;
+        }
+        for (uint32_t g = 0; l->groups.list && g <= l->groups.limit; g++) {
+            const struct pt_group *gr = &l->groups.list[g];
+            groups[k] = pt_sat_add(groups[k], l->partitions ? gr->adjust[k] : 0);
+            if (k == 0 && gr->cpu_max >= 0 && gr->cpu_reported > gr->cpu_max) {
+                snprintf(why, whylen, "group %u reported %lld ticks of CPU, over the interval's %lld", g,
+                         (long long)gr->cpu_reported, (long long)gr->cpu_max);
+                return -1;
+            }
+            if (gr->high_water[k] < gr->interval_base[k]) {
+                snprintf(why, whylen, "counter %d: group %u's base is above its mark", k, g);
+                return -1;
+            }
+        }
+        if (l->partitions && groups[k] != tree[k]) {
+            snprintf(why, whylen, "counter %d: the groups add up to %lld, the tree to %lld", k, (long long)groups[k],
+                     (long long)tree[k]);
+            return -1;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,53 @@
+/* lines: what one line reports, the tree's or a group's, put into a
+ * pt_report by the catalog.
+ *
+ * The accounting hands a line its amounts by the names of quantities.h
+ * (gauges, counters' deltas already computed, other amounts); each
+ * metric's value is then set from what its catalog entry names (the from
+ * column), on the lines its entry says carry it. Nothing here knows a
+ * metric by its id. */
+#ifndef PROCTREE_LINES_H
+#define PROCTREE_LINES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report/catalog.h"
+#include "cgroup/cgacct.h"
+#include "report/quantities.h"
+#include "report/report.h"
+#include "report/units.h"
+
+struct pt_line {
+    enum pt_lines of;                /* PT_LINES_ONE: the tree's line; else the breakdown a group's is of */
+    const struct pt_extrema *gauges; /* [PT_G_COUNT]: min/max of the polls' sums */
+    int64_t delta[PT_CTR_COUNT];     /* this interval's deltas, never negative */
+    bool io_seen, stat_seen;         /* the io, the stat counters were read */
+    double seconds;                  /* wall time the deltas were done in (CPU percent) */
+    double ticks_per_second;
+    double cpu_percent_max; /* what no tree can pass: 100 x the host's CPUs */
+    double amount[PT_A_COUNT];
+    unsigned has_amount;              /* bits 1u << enum pt_amount: the amounts known */
+    const struct pt_cgvalues *cgroup; /* a cgroup target's, or a --by cgroup line's, or NULL */
+};
+_Static_assert(PT_A_COUNT <= PT_MASK_BITS(struct pt_line, has_amount), "enum pt_amount outgrows has_amount");
+
+/* An empty line of the given kind: no amount known, no gauge (gauges must
+ * be set before pt_line_report when the line carries them). */
+void pt_line_init(struct pt_line *line, enum pt_lines of, double seconds, double ticks_per_second,
+                  double cpu_percent_max);
+/* Amount a of the line is v (in the unit of the metric it sets). */
+void pt_line_put(struct pt_line *line, enum pt_amount a, double v);
+/* The line's report: every metric of a target's line that this line
+ * carries and whose source is known; the others absent. */
+void pt_line_report(const struct pt_line *line, const struct pt_units *units, struct pt_report *report);
+
+/* Short of descriptors for the reads short (enum pt_short bits): leave
+ * out of report every metric that needs one of them. */
+void pt_line_drop_unknown(struct pt_report *report, unsigned short_reads);
+/* What those are, for the log: " memory", " PSS", ... one after the
+ * other (" membership (every proc_* metric)" first). */
+void pt_short_describe(unsigned short_reads, char *out, size_t len);
+
+#endif

@@ -1,0 +1,63 @@
+/* collectorstate: the collector's state (struct pt_collector), shared by
+ * the files that each do one of its jobs: collectornames.c (naming
+ * targets), collectorns.c (what a foreign pid namespace means, said),
+ * listeners.c (process events and exit records), collectortick.c (what
+ * is due when, and the interval's end), collectorreap.c (launch mode's
+ * children) and collector.c (building it, adding targets). */
+#ifndef PROCTREE_COLLECTORSTATE_H
+#define PROCTREE_COLLECTORSTATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "report/batch.h"
+#include "collector/collectorconfig.h"
+#include "netlink/delayacct.h"
+#include "netlink/exitrecords.h"
+#include "proctree/fdbudget.h"
+#include "procfs/sysmem.h"
+#include "gpu/gpu.h"
+#include "netlink/procevents.h"
+#include "collector/procscan.h"
+#include "util/ratelimit.h"
+#include "target/target.h"
+
+struct pt_collector {
+    struct pt_collector_config config;
+    char *proc_root;
+    char *sys_root;
+    int proc_root_fd;
+    /* Our pid as the proc root names it (pidns.h), used wherever a pid is
+     * compared with or looked up in the proc root; getpid() unless the
+     * proc root is another pid namespace's (a container's view of the host) */
+    pid_t self;
+    struct pt_target *targets;
+    size_t n_targets;
+    struct pt_target_result *results;
+    struct pt_sysmem global;
+    bool have_global;
+    struct pt_batch batch;
+    struct pt_fd_budget fd_budget;
+    bool said_budget; /* the budget-reached line is written once */
+    struct pt_delayacct delayacct;
+    struct pt_gpu gpu;           /* probed at the first tick */
+    struct pt_procscan scan;     /* the host's processes, for the matching selectors */
+    struct pt_procevents events; /* the kernel's process events, for scan and targets */
+    bool events_tried;
+    const char *events_refused_here; /* why, outside the host's namespaces; else NULL */
+    struct pt_exitrecords exits;     /* the kernel's exit records, for every target */
+    /* the loss lines, said at most once a period (a fork storm is every drain) */
+    struct pt_ratelimit exit_loss_said, event_loss_said;
+    bool started;
+    double next_poll, next_discovery, next_pss;
+    double interval_start;
+
+    /* launch mode */
+    struct pt_target *launched;
+    pid_t launched_ours; /* its pid in our namespace, as fork() gave it */
+    bool launched_exited;
+    int launched_status;
+};
+
+#endif

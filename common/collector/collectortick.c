@@ -1,0 +1,160 @@
+/* collectortick: what is due when, and the interval's end. */
+#include "collector/collectortick.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "collector/collectorstate.h"
+#include "collector/listeners.h"
+#include "target/targetgpu.h"
+
+static int64_t realtime_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* NVML's processes again (with busy: and its samples since the last
+ * end), the cost shared out evenly between the targets as the drains'
+ * is; nothing where the host has no NVIDIA GPU. */
+static void gpu_refresh(struct pt_collector *c, bool busy)
+{
+    if (!c->gpu.nvml_on || c->n_targets == 0)
+        return;
+    double cpu0 = pt_thread_cpu_seconds();
+    pt_gpu_refresh(&c->gpu, busy);
+    double share = (pt_thread_cpu_seconds() - cpu0) / (double)c->n_targets;
+    for (size_t i = 0; i < c->n_targets; i++)
+        pt_target_charge(&c->targets[i], share);
+}
+
+static void discover(struct pt_collector *c, double now)
+{
+    pt_procscan_run(&c->scan, c->targets, c->n_targets, c->events.fd >= 0);
+    for (size_t i = 0; i < c->n_targets; i++)
+        pt_target_discover(&c->targets[i], now);
+    if (c->gpu.nvml_on) { /* GPU memory at the discovery's cadence (gpu.h) */
+        gpu_refresh(c, false);
+        for (size_t i = 0; i < c->n_targets; i++)
+            pt_target_gpu_sample(&c->targets[i], &c->gpu);
+    }
+}
+
+/* Say once that the descriptor budget is spent (fdbudget.h). */
+static void note_budget(struct pt_collector *c)
+{
+    if (!c->fd_budget.reached || c->said_budget)
+        return;
+    c->said_budget = true;
+    pt_logf(PT_LOG_WARNING,
+            "descriptor budget reached: %zu /proc and cgroup files kept open; the others are opened and closed "
+            "at each read (slower, same numbers; a cgroup whose memory.peak is not kept reports its lifetime "
+            "peak, cgroup_memory_peak_lifetime, not the interval's)",
+            c->fd_budget.limit);
+}
+
+/* Move a cadence's deadline *due (now >= *due) one period on; when that
+ * is still not after now, we were late: one period after now, not a
+ * burst to catch up. The period is PT_DURATION_MIN_MS at least, the
+ * finest the option table lets a user give (a library caller may pass
+ * less). The deadline always ends after now: where now is so large that
+ * the period is lost to rounding (1 ns past 2^24 s of uptime), the step
+ * grows until it is not, for a deadline not after now would make a
+ * frontend spin. */
+static void advance(double *due, double now, double period)
+{
+    double step = period > PT_DURATION_MIN_MS / 1000.0 ? period : PT_DURATION_MIN_MS / 1000.0;
+    *due += step;
+    for (; !(*due > now) && isfinite(now); step *= 2)
+        *due = now + step;
+}
+
+double pt_collector_tick(struct pt_collector *c, double now)
+{
+    bool first = !c->started;
+    if (first) {
+        c->started = true;
+        c->next_poll = c->next_discovery = c->interval_start = c->next_pss = now;
+        advance(&c->next_pss, now, c->config.pss_interval);
+        pt_gpu_probe(&c->gpu, c->proc_root, c->sys_root, "/dev", NULL);
+        /* open before the first discovery, which walks /proc only without
+         * them; drained after it: the events of a launched command that
+         * waited since pt_collector_listen need it a member to be followed */
+        if (c->n_targets > 0)
+            pt_collector_open_listeners(c);
+    } else {
+        pt_collector_follow_events(c);
+    }
+    if (now >= c->next_discovery) {
+        discover(c, now);
+        advance(&c->next_discovery, now, c->config.discovery_interval);
+    }
+    if (first)
+        pt_collector_follow_events(c);
+    if (now >= c->next_poll) {
+        for (size_t i = 0; i < c->n_targets; i++)
+            pt_target_poll(&c->targets[i]);
+        if (c->have_global)
+            pt_sysmem_poll(&c->global);
+        advance(&c->next_poll, now, c->config.poll_interval);
+    }
+    double next = c->next_poll < c->next_discovery ? c->next_poll : c->next_discovery;
+    if (c->config.pss_interval > 0) {
+        if (now >= c->next_pss) {
+            for (size_t i = 0; i < c->n_targets; i++)
+                pt_target_sample_pss(&c->targets[i]);
+            advance(&c->next_pss, now, c->config.pss_interval);
+        }
+        if (c->next_pss < next)
+            next = c->next_pss;
+    }
+    /* after the polls: the folds they read are there for the records'
+     * CPU to be shared out of (exits.c) */
+    pt_collector_follow_exits(c);
+    note_budget(c);
+    assert(next > now); /* advance() made sure of it for every finite now */
+    return next;
+}
+
+void pt_collector_listen(struct pt_collector *c)
+{
+    pt_collector_open_listeners(c);
+}
+
+const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double now)
+{
+    if (!c->started)
+        pt_collector_tick(c, now);
+    struct pt_batch *b = &c->batch;
+    b->timestamp_ns = realtime_ns();
+    b->n_targets = c->n_targets;
+    b->targets = c->results;
+    /* the frontends pass CLOCK_MONOTONIC (collector.h): an interval never
+     * ends before it started */
+    assert(c->started && now >= c->interval_start);
+    double seconds = now - c->interval_start;
+    b->seconds = seconds;
+    c->interval_start = now;
+    pt_collector_follow_events(c); /* a process forked since the last tick is a member of this interval */
+    double blkio_since = pt_delayacct_on(&c->delayacct, now) ? c->delayacct.since : NAN;
+    for (size_t i = 0; i < c->n_targets; i++)
+        pt_target_end_reads(&c->targets[i], now, blkio_since);
+    pt_collector_follow_exits(c); /* the records of the interval's last moments */
+    if (pt_gpu_on(&c->gpu)) {
+        gpu_refresh(c, true);
+        for (size_t i = 0; i < c->n_targets; i++)
+            pt_target_gpu_end_reads(&c->targets[i], &c->gpu);
+    }
+    for (size_t i = 0; i < c->n_targets; i++) {
+        c->results[i].name = pt_target_name(&c->targets[i]);
+        pt_target_end_interval(&c->targets[i], seconds, &c->config.units, &c->results[i].report);
+        c->results[i].breakdown_key = pt_target_breakdown_key(&c->targets[i]);
+        c->results[i].groups = pt_target_group_reports(&c->targets[i], &c->results[i].n_groups);
+    }
+    b->has_global = c->have_global && pt_sysmem_end_interval(&c->global, &c->config.units, &b->global);
+    note_budget(c);
+    return b;
+}

@@ -1,0 +1,147 @@
+#include "member/threads.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proctree/base.h"
+
+static const char *const thread_file_name[PT_TF_COUNT] = {
+    [PT_TF_STATUS] = "status",
+    [PT_TF_CHILDREN] = "children",
+    [PT_TF_STAT] = "stat",
+    [PT_TF_SCHEDSTAT] = "schedstat",
+};
+
+static void close_thread(struct pt_thread *th, struct pt_fd_budget *budget)
+{
+    for (int f = 0; f < PT_TF_COUNT; f++) {
+        if (th->fd[f] < 0)
+            continue;
+        close(th->fd[f]);
+        th->fd[f] = -1;
+        if (budget)
+            pt_fd_budget_give(budget, false);
+    }
+}
+
+void pt_threads_free(struct pt_threads *ts, struct pt_fd_budget *budget)
+{
+    for (uint32_t i = 0; i < ts->count; i++)
+        close_thread(&ts->list[i], budget);
+    free(ts->list);
+    *ts = (struct pt_threads){0};
+}
+
+/* The tids of task/, ascending, into a list the walk fills. */
+struct tid_walk {
+    pid_t *tids;
+    uint32_t count, cap;
+};
+
+static void add_tid(pid_t tid, void *arg)
+{
+    struct tid_walk *w = arg;
+    if (w->count == w->cap) {
+        w->cap = w->cap ? w->cap * 2 : 16;
+        w->tids = pt_xrealloc_array(w->tids, w->cap, sizeof(*w->tids));
+    }
+    w->tids[w->count++] = tid;
+}
+
+static int by_tid(const void *a, const void *b)
+{
+    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+    return (x > y) - (x < y);
+}
+
+uint32_t pt_threads_find(const struct pt_threads *ts, pid_t tid)
+{
+    uint32_t lo = 0, hi = ts->count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (ts->list[mid].tid < tid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ts->count && ts->list[lo].tid == tid ? lo : ts->count;
+}
+
+int pt_threads_refresh(struct pt_threads *ts, int proc_root_fd, const char *member_path, int64_t num_threads,
+                       struct pt_fd_budget *budget)
+{
+    if (ts->fresh && (int64_t)ts->count == num_threads)
+        return 0;
+    char task[40];
+    snprintf(task, sizeof(task), "%stask", member_path);
+    struct tid_walk w = {0};
+    int err = pt_for_each_pid_in(proc_root_fd, task, add_tid, &w);
+    if (err) {
+        free(w.tids);
+        return err;
+    }
+    qsort(w.tids, w.count, sizeof(*w.tids), by_tid);
+    struct pt_thread *list = w.count ? pt_xalloc(w.count * sizeof(*list)) : NULL;
+    for (uint32_t i = 0; i < w.count; i++) {
+        uint32_t old = pt_threads_find(ts, w.tids[i]);
+        if (old < ts->count) {
+            list[i] = ts->list[old];
+            for (int f = 0; f < PT_TF_COUNT; f++)
+                ts->list[old].fd[f] = -1; /* moved */
+        } else {
+            list[i] = (struct pt_thread){.tid = w.tids[i]};
+            for (int f = 0; f < PT_TF_COUNT; f++)
+                list[i].fd[f] = -1;
+        }
+    }
+    free(w.tids);
+    pt_threads_free(ts, budget); /* what is left: the threads that ended */
+    ts->list = list;
+    ts->count = w.count;
+    ts->fresh = true;
+    return 0;
+}
+
+ssize_t pt_threads_read(struct pt_threads *ts, uint32_t i, enum pt_thread_file f, int proc_root_fd,
+                        const char *member_path, struct pt_fd_budget *budget, struct pt_buf *buf)
+{
+    struct pt_thread *th = &ts->list[i];
+    int fd = th->fd[f];
+    bool kept = fd >= 0;
+    if (!kept) {
+        char path[96];
+        snprintf(path, sizeof(path), "%stask/%d/%s", member_path, (int)th->tid, thread_file_name[f]);
+        fd = pt_open_at(proc_root_fd, path);
+        if (fd == -EMFILE || fd == -ENFILE)
+            return fd;
+        if (fd < 0) {
+            /* the thread is gone; or, for a file but its status, this
+             * kernel (a fixture) lacks it for a live thread */
+            snprintf(path, sizeof(path), "%stask/%d", member_path, (int)th->tid);
+            if (f == PT_TF_STATUS || faccessat(proc_root_fd, path, F_OK, 0) != 0)
+                ts->fresh = false;
+            return 0;
+        }
+        kept = budget && pt_fd_budget_take(budget, false);
+        if (kept)
+            th->fd[f] = fd;
+    }
+    ssize_t n = pt_pread_all(fd, buf);
+    if (kept && budget && pt_fd_budget_over(budget, PT_FD_OTHER)) {
+        /* a member's statm or stat wants its seat (fdbudget.h) */
+        th->fd[f] = -1;
+        pt_fd_budget_give(budget, false);
+        kept = false;
+    }
+    if (!kept)
+        close(fd);
+    if (n <= 0 && f == PT_TF_STATUS) /* a status is never empty: the thread is gone */
+        ts->fresh = false;
+    if (n < 0 && pt_errno_is_gone((int)n))
+        ts->fresh = false;
+    return n > 0 ? n : 0;
+}

@@ -1,0 +1,78 @@
+/* threads: the threads of a multi-threaded member, with their files kept.
+ *
+ * What only a thread's own files show: its context switches
+ * (task/TID/status), its delays (task/TID/schedstat, task/TID/stat) and
+ * the children it forked (task/TID/children; a child forked by a worker
+ * thread is listed under that thread alone).
+ * With a breakdown by thread name, a third: its name and own CPU time
+ * (task/TID/stat). A
+ * member with many threads would cost a walk of task/ and an open per
+ * thread and file at every read, so the list of threads and their
+ * descriptors are kept (within the descriptor budget) while they live.
+ *
+ * The list is walked again only when it may be wrong: the member's thread
+ * count differs from it, or a kept file said its thread is gone. A thread
+ * that ends and another that starts between two reads keep the count,
+ * but the gone one's descriptor reads ESRCH, so the list is walked then.
+ *
+ * A kept descriptor pins its thread; a file opened by path is vouched for
+ * by the caller, which checks the member's identity after reading. */
+#ifndef PROCTREE_THREADS_H
+#define PROCTREE_THREADS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "proctree/fdbudget.h"
+#include "procfs/procfile.h"
+#include "procfs/procparse.h"
+
+/* PT_TF_STAT is read only for a breakdown by thread name (--by thread)
+ * and, while kernel.task_delayacct is 1, for the block-I/O delay;
+ * PT_TF_SCHEDSTAT for the run-queue delay. */
+enum pt_thread_file { PT_TF_STATUS, PT_TF_CHILDREN, PT_TF_STAT, PT_TF_SCHEDSTAT, PT_TF_COUNT };
+
+/* A thread's own usage for the breakdown by thread name: its name and
+ * counters at this interval's end (now) and at the last (last). */
+struct pt_thread_usage {
+    char comm[PT_COMM_MAX]; /* task/TID/stat's, raw bytes */
+    int64_t utime, stime;   /* clock ticks, its own (no children) */
+    int64_t voluntary, involuntary;
+    bool cpu_now, ctx_now; /* read at this interval's end */
+    int64_t last_utime, last_stime, last_voluntary, last_involuntary;
+    bool cpu_last, ctx_last; /* the last_* hold a read */
+};
+
+struct pt_thread {
+    pid_t tid;
+    int fd[PT_TF_COUNT]; /* kept, or -1 */
+    struct pt_thread_usage usage;
+};
+
+/* Owns the array and the descriptors. Zero-initialised = empty, stale. */
+struct pt_threads {
+    struct pt_thread *list; /* ascending tid */
+    uint32_t count;
+    bool fresh; /* walked, and no file has said a thread is gone since */
+};
+
+/* Walk <member_path>task/ again when the list may be wrong (see above),
+ * keeping the descriptors of the threads that remain. Returns 0 or
+ * -errno (the member is gone: -ENOENT/-ESRCH; no descriptors: -EMFILE). */
+int pt_threads_refresh(struct pt_threads *ts, int proc_root_fd, const char *member_path, int64_t num_threads,
+                       struct pt_fd_budget *budget);
+
+/* Index of tid in the list (ascending tid), or count when it is not there. */
+uint32_t pt_threads_find(const struct pt_threads *ts, pid_t tid);
+
+/* Read file f of thread i into buf (to its end). Returns its length; 0
+ * when the thread is gone (the list is then walked at the next refresh);
+ * -EMFILE/-ENFILE when no descriptor could be had. */
+ssize_t pt_threads_read(struct pt_threads *ts, uint32_t i, enum pt_thread_file f, int proc_root_fd,
+                        const char *member_path, struct pt_fd_budget *budget, struct pt_buf *buf);
+
+/* Close every kept descriptor (back to the budget) and free the list. */
+void pt_threads_free(struct pt_threads *ts, struct pt_fd_budget *budget);
+
+#endif

@@ -1,0 +1,66 @@
+#include "report/catalog.h"
+
+const struct pt_metric_def pt_catalog[PT_METRIC_COUNT] = {
+#define PT_X_DEF(id, name, scope, kind, unit, ctype, from, reads, lines, source, desc)                                 \
+    [id] = {name, PT_SCOPE_##scope, PT_KIND_##kind, PT_UNIT_##unit, ctype, from, reads, PT_LINES_##lines, source, desc},
+    PT_CATALOG(PT_X_DEF)
+#undef PT_X_DEF
+};
+
+const char *pt_kind_name(enum pt_kind kind)
+{
+    switch (kind) {
+    case PT_KIND_GAUGE_MIN:
+        return "gauge (min)";
+    case PT_KIND_GAUGE_MAX:
+        return "gauge (max)";
+    case PT_KIND_DELTA:
+        return "delta";
+    case PT_KIND_COUNT:
+        return "count";
+    case PT_KIND_RATIO:
+        return "delta / time";
+    }
+    return "?";
+}
+
+const char *pt_unit_name(enum pt_unit unit)
+{
+    switch (unit) {
+    case PT_UNIT_PROC_MEMORY:
+        return "proc memory unit";
+    case PT_UNIT_GLOBAL_MEMORY:
+        return "global memory unit";
+    case PT_UNIT_BYTES:
+        return "bytes";
+    case PT_UNIT_SECONDS:
+        return "seconds";
+    case PT_UNIT_PERCENT:
+        return "percent";
+    case PT_UNIT_NUMBER:
+        return "count";
+    }
+    return "?";
+}
+
+const char *pt_metric_switch(enum pt_metric_id id)
+{
+    switch (id) {
+    case PT_M_PROC_PSS_MIN ... PT_M_PROC_SWAP_MAX:
+    case PT_M_COLLECTOR_PSS_STALE:
+        return "--no-pss";
+    case PT_M_PROC_CTX_SWITCHES_VOLUNTARY:
+    case PT_M_PROC_CTX_SWITCHES_INVOLUNTARY:
+        return "--no-ctx-switches";
+    case PT_M_PROC_FDS:
+    case PT_M_PROC_FDS_LIMIT_PERCENT:
+    case PT_M_PROC_FDS_HEADROOM:
+        return "--no-fds";
+    case PT_M_CGROUP_CPU_USER_SECONDS ... PT_M_CGROUP_IO_WRITE_BYTES:
+        return "--no-cgroup-metrics";
+    case PT_M_GLOBAL_MEM_USED_MIN ... PT_M_GLOBAL_SWAP_FREE_MAX:
+        return "--no-global";
+    default:
+        return NULL;
+    }
+}

@@ -1,0 +1,62 @@
+/* units: memory units, durations, and turning raw sums into report values.
+ *
+ * Memory units are binary, as /proc counts them: kB = 1024 bytes,
+ * MB = 1024 kB, GB = 1024 MB. Memory in bytes or kB is reported as an
+ * integer (pages are whole kB); in MB or GB as a float. */
+#ifndef PROCTREE_UNITS_H
+#define PROCTREE_UNITS_H
+
+#include <stdint.h>
+
+#include "report/catalog.h"
+#include "report/report.h"
+
+enum pt_mem_unit { PT_MEM_BYTES, PT_MEM_KB, PT_MEM_MB, PT_MEM_GB };
+
+/* "bytes", "kB", "MB", "GB", or their IEC names "KiB", "MiB", "GiB" (exact
+ * spelling; all binary: kB = KiB = 1024 bytes). Returns 0, or -1 for
+ * anything else (*out is then left alone). */
+int pt_mem_unit_parse(const char *text, enum pt_mem_unit *out);
+const char *pt_mem_unit_name(enum pt_mem_unit unit);
+/* How many bytes one of unit is (1, 1024, 1024^2, 1024^3): a value in
+ * unit back in bytes, for a renderer that picks its own. */
+double pt_mem_unit_bytes(enum pt_mem_unit unit);
+
+/* A duration: "250ms", "2s", "1.5" (seconds), "1m" (minutes), "100us".
+ * Syntax: [0-9]+(\.[0-9]+)? then one of "", "ns", "us", "ms", "s", "m",
+ * "h"; no sign, exponent or spaces. Must be between 1 ns and one year
+ * (365 days), and at most 64 bytes long. Returns 0 and sets *seconds, or
+ * -1 (*seconds left alone). */
+int pt_duration_parse(const char *text, double *seconds);
+
+/* The range of every duration option (optiontable.h), in milliseconds.
+ * 1 ms: a poll reads every member's statm, which takes longer than that
+ * for any real tree, so a finer cadence is only a busy loop (and a
+ * read timed against a finer PSS budget would be judged by whether the
+ * scheduler preempted it); and a
+ * deadline 1 ms after CLOCK_MONOTONIC's now, in double seconds, stays
+ * after it for 2^43 s of uptime (1 ns did not past 2^24 s, 194 days).
+ * The tick keeps no finer cadence whatever it is given. 24 h: no batch,
+ * poll or budget is meant to be longer, and now + 24 h fits every
+ * conversion (time_t, a timespec, poll's int milliseconds, the table's
+ * unsigned long even where it has 32 bits). */
+#define PT_DURATION_MIN_MS 1UL
+#define PT_DURATION_MAX_MS (24UL * 3600 * 1000)
+
+/* How a catalog unit renders: memory follows the configured units. */
+struct pt_units {
+    enum pt_mem_unit proc_memory;
+    enum pt_mem_unit global_memory;
+};
+
+/* Fill a report value for metric id from a raw amount: bytes for memory
+ * and byte metrics, seconds for seconds, percent for percent, plain counts
+ * otherwise. Integers are rounded half up and saturate at INT64_MAX (so
+ * 1536 bytes is 2 kB). Floats are always finite. A non-finite or negative
+ * raw amount leaves the value absent (no catalog metric can be negative). */
+void pt_value_set(struct pt_value *out, enum pt_metric_id id, double raw, const struct pt_units *units);
+/* The value as a double, whatever its representation (collectd gauges);
+ * NaN when the value is absent, as collectd spells an unknown gauge. */
+double pt_value_as_double(const struct pt_value *value);
+
+#endif

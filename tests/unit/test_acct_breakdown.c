@@ -1,0 +1,243 @@
+/* Breakdown rule: with --by process, cgroup or thread, the tree's line is
+ * split into one line per group (a process name, a cgroup below the
+ * target's, a thread name; past the limit of names, "other"), each with
+ * its members' own share: the groups add up to the tree, a reaped member
+ * keeps in its group what it was seen doing while its last moments count
+ * in its reaper's, and a group with no member left gives its last line,
+ * then its slot to a new name. docs/DESIGN.md, "Accounting" and "How one
+ * number travels: `proc_cpu_user_seconds`"; docs/METRICS.md, "Breakdown
+ * by process name", "Breakdown by cgroup", "Breakdown by thread name". */
+#include <check.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "acct_fixture.h"
+#include "unit.h"
+
+/* sh running cc1 twice, ld and as, with at most 2 names: sh and cc1 get
+ * their lines, ld and as share "other"; every amount adds up to the
+ * total. A cc1 reaped by sh keeps in its group what it was seen doing;
+ * sh's line shows only sh's own work, and a child never seen (its usage
+ * arrives in sh's counters alone) counts in sh's group. */
+START_TEST(breakdown_by_process_name)
+{
+    struct fx_proc sh = proc(100, 1, 10, 1000, 10, "101 102 103 104");
+    struct fx_proc cc1 = proc(101, 100, 11, 0, 5, NULL), cc1b = proc(102, 100, 12, 0, 6, NULL);
+    struct fx_proc ld = proc(103, 100, 13, 0, 7, NULL), as = proc(104, 100, 14, 0, 8, NULL);
+    sh.comm = "sh", cc1.comm = cc1b.comm = "cc1", ld.comm = "ld", as.comm = "as";
+    fx_put_proc(root, &sh), fx_put_proc(root, &cc1), fx_put_proc(root, &cc1b), fx_put_proc(root, &ld);
+    fx_put_proc(root, &as);
+    c = collector_for(root);
+    struct pt_target_options opt;
+    pt_target_options_init(&opt);
+    opt.breakdown = PT_BY_PROCESS;
+    opt.breakdown_limit = 2;
+    add_pid_target_with("app", 100, &opt);
+    pt_collector_tick(c, 0.0);
+    pt_collector_end_interval(c, 1.0); /* sh joined as a root: its past is not counted */
+
+    cc1.io.rchar = 300, cc1b.io.rchar = 200, ld.io.rchar = 70, as.io.rchar = 30, sh.io.rchar = 1010;
+    fx_put_proc(root, &cc1), fx_put_proc(root, &cc1b), fx_put_proc(root, &ld), fx_put_proc(root, &as);
+    fx_put_proc(root, &sh);
+    const struct pt_batch *b = pt_collector_end_interval(c, 2.0);
+    ck_assert_uint_eq(b->targets[0].n_groups, 3);
+    ck_assert_str_eq(b->targets[0].breakdown_key, "process");
+    ck_assert_int_eq(group_int(b, "cc1", PT_M_PROC_IO_READ_BYTES), 500);
+    ck_assert_int_eq(group_int(b, "cc1", PT_M_PROC_PROCESSES), 2);
+    ck_assert_int_eq(group_int(b, "cc1", PT_M_PROC_RSS_MAX), 11 * page);
+    ck_assert_int_eq(group_int(b, "other", PT_M_PROC_IO_READ_BYTES), 100);
+    ck_assert_int_eq(group_int(b, "other", PT_M_PROC_PROCESSES), 2);
+    ck_assert_int_eq(group_int(b, "sh", PT_M_PROC_IO_READ_BYTES), 10);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 610);
+    ck_assert_ptr_null(group(b, "ld"));
+
+    /* cc1 (101) reads 100 more after its last read, exits, and sh reaps
+     * it: sh's io gains its 400, and 50 of a child never seen */
+    fx_vanish(root, 101);
+    sh.io.rchar = 1010 + 400 + 50, sh.children = "102 103 104";
+    fx_put_proc(root, &sh);
+    b = pt_collector_end_interval(c, 3.0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 150); /* cc1's 300 were reported already */
+    ck_assert_int_eq(group_int(b, "cc1", PT_M_PROC_IO_READ_BYTES), 0);
+    ck_assert_int_eq(group_int(b, "sh", PT_M_PROC_IO_READ_BYTES), 150); /* the unseen 100 and 50 */
+    ck_assert_int_eq(group_int(b, "cc1", PT_M_PROC_PROCESSES), 1);
+}
+END_TEST
+
+/* --by cgroup on a cgroup target: a process is in the group of the cgroup
+ * directly below the target's that the scan found it in ("." for the
+ * target's own), a descendant found through its parent in its parent's
+ * (a child is born in its parent's cgroup), and keeps its group when it
+ * execs; the groups add up to the tree, a reaped child's last moments in
+ * its reaper's group. Another target is refused. */
+START_TEST(breakdown_by_cgroup)
+{
+    struct fx_proc mgr = proc(100, 1, 10, 1000, 10, NULL);
+    struct fx_proc web = proc(200, 1, 20, 2000, 20, "201");
+    struct fx_proc worker = proc(201, 200, 21, 0, 5, NULL);
+    struct fx_proc db = proc(300, 1, 30, 3000, 30, NULL);
+    mgr.comm = "mgr", web.comm = "nginx", worker.comm = "nginx", db.comm = "postgres";
+    fx_put_proc(root, &mgr), fx_put_proc(root, &web), fx_put_proc(root, &worker), fx_put_proc(root, &db);
+    fx_write(root, "cg/cgroup.procs", "100\n", -1);
+    fx_write(root, "cg/web.service/cgroup.procs", "200\n", -1); /* 201 is not listed: found from 200 */
+    fx_write(root, "cg/db.service/cgroup.procs", "", -1);
+    fx_write(root, "cg/db.service/main/cgroup.procs", "300\n", -1);
+    collector_with_cgroup2(); /* so that cg is on a hierarchy's filesystem */
+    struct pt_target_options opt;
+    pt_target_options_init(&opt);
+    opt.breakdown = PT_BY_CGROUP;
+    char path[512], err[256] = "";
+    snprintf(path, sizeof(path), "%s/cg", root);
+    struct pt_selector sel = {.kind = PT_SELECT_CGROUP, .path = path};
+    ck_assert_msg(pt_collector_add_target(c, "svc", &sel, &opt, err, sizeof(err)) == 0, "%s", err);
+    struct pt_selector pid_sel = {.kind = PT_SELECT_PID, .pid = 100};
+    ck_assert_int_eq(pt_collector_add_target(c, "pid", &pid_sel, &opt, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "a breakdown by cgroup needs a cgroup or unit target");
+    pt_collector_tick(c, 0.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.0);
+    ck_assert_str_eq(b->targets[0].breakdown_key, "cgroup");
+    ck_assert_uint_eq(b->targets[0].n_groups, 3);
+    ck_assert_int_eq(group_int(b, ".", PT_M_PROC_PROCESSES), 1);
+    ck_assert_int_eq(group_int(b, "web.service", PT_M_PROC_PROCESSES), 2);
+    ck_assert_int_eq(group_int(b, "db.service", PT_M_PROC_PROCESSES), 1);
+    ck_assert_int_eq(group_int(b, "web.service", PT_M_PROC_RSS_MAX), 25 * page);
+
+    /* the worker execs into another name: same cgroup, same group */
+    worker.comm = "php", worker.io.rchar = 70, web.io.rchar = 2010, db.io.rchar = 3100;
+    fx_put_proc(root, &worker), fx_put_proc(root, &web), fx_put_proc(root, &db);
+    b = pt_collector_end_interval(c, 2.0);
+    ck_assert_int_eq(group_int(b, "web.service", PT_M_PROC_IO_READ_BYTES), 80);
+    ck_assert_int_eq(group_int(b, "db.service", PT_M_PROC_IO_READ_BYTES), 100);
+    ck_assert_ptr_null(group(b, "php"));
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 180);
+
+    /* the worker reads 30 more, exits and is reaped: its reaper's group
+     * has them, and the groups still add up to the tree */
+    fx_vanish(root, 201);
+    web.io.rchar = 2010 + 100, web.children = NULL;
+    fx_put_proc(root, &web);
+    b = pt_collector_end_interval(c, 3.0);
+    ck_assert_int_eq(group_int(b, "web.service", PT_M_PROC_IO_READ_BYTES), 30);
+    ck_assert_int_eq(group_int(b, "web.service", PT_M_PROC_PROCESSES), 1);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 30);
+}
+END_TEST
+
+/* A group whose members are all gone gives its last line, then its slot
+ * to a new name; a member that execs moves to its new name's group. */
+START_TEST(breakdown_groups_are_recycled)
+{
+    struct fx_proc sh = proc(100, 1, 10, 1000, 10, "101");
+    struct fx_proc a = proc(101, 100, 11, 0, 5, NULL);
+    sh.comm = "sh", a.comm = "a";
+    fx_put_proc(root, &sh), fx_put_proc(root, &a);
+    c = collector_for(root);
+    struct pt_target_options opt;
+    pt_target_options_init(&opt);
+    opt.breakdown = PT_BY_PROCESS;
+    opt.breakdown_limit = 3;
+    add_pid_target_with("app", 100, &opt);
+    pt_collector_tick(c, 0.0);
+    pt_collector_end_interval(c, 1.0);
+    a.comm = "b", a.io.rchar = 40; /* exec */
+    fx_put_proc(root, &a);
+    const struct pt_batch *b = pt_collector_end_interval(c, 2.0);
+    ck_assert_int_eq(group_int(b, "b", PT_M_PROC_IO_READ_BYTES), 40);
+    ck_assert_int_eq(group_int(b, "a", PT_M_PROC_PROCESSES), 0);
+    ck_assert_int_eq(group_int(b, "a", PT_M_PROC_IO_READ_BYTES), 0);
+    b = pt_collector_end_interval(c, 3.0);
+    ck_assert_ptr_null(group(b, "a"));
+    ck_assert_uint_eq(b->targets[0].n_groups, 2);
+}
+END_TEST
+
+/* A thread of the fixture: its task/TID/stat (name, own CPU) and status. */
+static void put_thread(pid_t pid, pid_t tid, const char *comm, uint64_t utime, uint64_t stime, int voluntary)
+{
+    struct fx_proc th = {.pid = tid, .ppid = 1, .comm = comm, .utime = utime, .stime = stime};
+    fx_put_thread(root, pid, &th);
+    put_thread_status(pid, tid, voluntary);
+}
+
+static double group_seconds(const struct pt_batch *b, const char *name, enum pt_metric_id id)
+{
+    const struct pt_report *r = group(b, name);
+    ck_assert_msg(r != NULL, "no group %s", name);
+    ck_assert_msg(r->v[id].present, "%s of %s absent", pt_catalog[id].name, name);
+    return r->v[id].is_int ? (double)r->v[id].i : r->v[id].f;
+}
+
+/* --by thread: a JVM-like root (main "java", two "worker", one "gc") and
+ * a single-threaded child "sh", at most 2 names: java and worker get
+ * their lines, gc and sh share "other". Each line is what its threads did
+ * since the last interval's end (their own CPU, not their children's),
+ * the past of a process that joined as a root is not counted, a thread
+ * born since counts whole, and a line carries CPU and switches only. */
+START_TEST(breakdown_by_thread_name)
+{
+    const double tick = 1.0 / (double)sysconf(_SC_CLK_TCK);
+    struct fx_proc java = proc(100, 1, 10, 0, 10, "101");
+    java.comm = "java", java.num_threads = 4;
+    struct fx_proc sh = proc(101, 100, 11, 0, 5, NULL);
+    sh.comm = "sh", sh.utime = 50, sh.cutime = 900; /* its children's are not a thread's */
+    fx_put_proc(root, &java), fx_put_proc(root, &sh);
+    put_status(101, 10, 1);
+    put_thread(100, 100, "java", 100, 10, 5);
+    put_thread(100, 1001, "worker", 1000, 100, 50);
+    put_thread(100, 1002, "worker", 2000, 200, 60);
+    put_thread(100, 1003, "gc", 300, 30, 70);
+    c = collector_for(root);
+    struct pt_target_options opt;
+    pt_target_options_init(&opt);
+    opt.breakdown = PT_BY_THREAD;
+    opt.breakdown_limit = 2;
+    add_pid_target_with("app", 100, &opt);
+    pt_collector_tick(c, 0.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.0); /* joined as a root: no past */
+    ck_assert_str_eq(b->targets[0].breakdown_key, "thread");
+    ck_assert_double_eq_tol(group_seconds(b, "worker", PT_M_PROC_CPU_USER_SECONDS), 0, 1e-9);
+
+    put_thread(100, 100, "java", 105, 10, 6);
+    put_thread(100, 1001, "worker", 1010, 102, 53);
+    put_thread(100, 1002, "worker", 2020, 200, 64);
+    put_thread(100, 1003, "gc", 303, 30, 70);
+    sh.utime = 54, sh.cutime = 5000;
+    fx_put_proc(root, &sh);
+    put_status(101, 12, 1);
+    b = pt_collector_end_interval(c, 2.0);
+    ck_assert_uint_eq(b->targets[0].n_groups, 3);
+    ck_assert_double_eq_tol(group_seconds(b, "java", PT_M_PROC_CPU_USER_SECONDS), 5 * tick, 1e-9);
+    ck_assert_double_eq_tol(group_seconds(b, "worker", PT_M_PROC_CPU_USER_SECONDS), 30 * tick, 1e-9);
+    ck_assert_double_eq_tol(group_seconds(b, "worker", PT_M_PROC_CPU_SYSTEM_SECONDS), 2 * tick, 1e-9);
+    ck_assert_double_eq_tol(group_seconds(b, "worker", PT_M_PROC_CPU_PERCENT), 100.0 * 32 * tick, 1e-6);
+    ck_assert_int_eq(group_int(b, "worker", PT_M_PROC_CTX_SWITCHES_VOLUNTARY), 3 + 4);
+    ck_assert_double_eq_tol(group_seconds(b, "other", PT_M_PROC_CPU_USER_SECONDS), (3 + 4) * tick, 1e-9);
+    ck_assert_int_eq(group_int(b, "other", PT_M_PROC_CTX_SWITCHES_VOLUNTARY), 0 + 2);
+    ck_assert_ptr_null(group(b, "gc"));
+    ck_assert(!group(b, "worker")->v[PT_M_PROC_PROCESSES].present);
+    ck_assert(!group(b, "worker")->v[PT_M_PROC_RSS_MAX].present);
+    ck_assert(!group(b, "worker")->v[PT_M_PROC_MINOR_FAULTS].present);
+
+    /* a worker born since counts whole; one whose counter went back
+     * (a reused tid) counts nothing, never less */
+    java.num_threads = 5;
+    fx_put_proc(root, &java);
+    put_thread(100, 1004, "worker", 7, 0, 1);
+    put_thread(100, 1001, "worker", 1, 0, 0);
+    b = pt_collector_end_interval(c, 3.0);
+    ck_assert_double_eq_tol(group_seconds(b, "worker", PT_M_PROC_CPU_USER_SECONDS), 7 * tick, 1e-9);
+    ck_assert_int_eq(group_int(b, "worker", PT_M_PROC_CTX_SWITCHES_VOLUNTARY), 1);
+    ck_assert_double_eq_tol(group_seconds(b, "java", PT_M_PROC_CPU_USER_SECONDS), 0, 1e-9);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("acct_breakdown");
+    TCase *tc = acct_tcase(s);
+    tcase_add_test(tc, breakdown_by_process_name);
+    tcase_add_test(tc, breakdown_by_cgroup);
+    tcase_add_test(tc, breakdown_groups_are_recycled);
+    tcase_add_test(tc, breakdown_by_thread_name);
+    return unit_run(s);
+}
