@@ -3,12 +3,16 @@
  * answers as scripted, hostile answers included: each ends in one line
  * within the deadline, never a hang. */
 #include <check.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -337,14 +341,15 @@ static struct msg malformed_field(uint32_t serial)
     return e;
 }
 
-/* sd-bus drops a message whose header fields it cannot parse: the reply
- * never comes, and the call ends at the deadline. */
+/* sd-bus drops a message whose header fields it cannot parse (systemd
+ * 252; an older one may refuse it, EBADMSG): the reply never comes, and
+ * the call ends at the deadline. */
 START_TEST(test_malformed_field_refused)
 {
     char err[256] = "";
     double took;
     ck_assert_int_eq(call(ANSWER, malformed_field, err, sizeof(err), &took), -1);
-    ck_assert_msg(strstr(err, "timed out"), "%s", err);
+    ck_assert_msg(strstr(err, "timed out") || strstr(err, strerror(EBADMSG)), "%s", err);
 }
 END_TEST
 
@@ -384,6 +389,44 @@ START_TEST(test_bad_messages_refused)
 }
 END_TEST
 
+/* The first bytes pattern in e's header fields or body changed to with
+ * (as long). */
+static void retype(struct msg *e, const char *pattern, size_t len, const char *with)
+{
+    uint8_t *at = memmem(e->b, e->n, pattern, len);
+    ck_assert_ptr_nonnull(at);
+    memcpy(at, with, len);
+}
+
+static struct msg error_message_not_a_string(uint32_t serial)
+{
+    struct msg e = unit_exists(serial);
+    retype(&e, "\x08\x01g\0\x01s\0", 7, "\x08\x01g\0\x01u\0"); /* the body's signature: a u32 */
+    return e;
+}
+
+static struct msg reply_serial_a_string(uint32_t serial)
+{
+    struct msg e = job(serial);
+    retype(&e, "\x05\x01u\0", 4, "\x05\x01s\0"); /* REPLY_SERIAL's type: s */
+    return e;
+}
+
+/* Wrong types: an error whose body is no message (a u32 where its
+ * signature says so) is still the error its name says; a REPLY_SERIAL
+ * of type s makes no reply of the message (sd-bus drops it, or refuses
+ * it), so the call ends at the deadline or at the refusal. */
+START_TEST(test_wrong_types_refused)
+{
+    char err[256] = "";
+    double took;
+    ck_assert_int_eq(call(ANSWER, error_message_not_a_string, err, sizeof(err), &took), -1);
+    ck_assert_msg(strstr(err, "org.freedesktop.systemd1.UnitExists"), "%s", err);
+    ck_assert_int_eq(call(ANSWER, reply_serial_a_string, err, sizeof(err), &took), -1);
+    ck_assert_msg(strstr(err, "timed out") || strstr(err, strerror(EBADMSG)), "%s", err);
+}
+END_TEST
+
 START_TEST(test_silence_ends_at_the_deadline)
 {
     char err[256] = "";
@@ -418,6 +461,79 @@ START_TEST(test_refusals_said)
 }
 END_TEST
 
+/* The file dlopen finds for PT_SD_LIBRARY, found in a child (the
+ * library is not loaded here): 0, or -1. */
+static int library_file(char *path, size_t cap)
+{
+    int p[2];
+    ck_assert_int_eq(pipe(p), 0);
+    pid_t child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        void *lib = dlopen(PT_SD_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+        struct link_map *map = NULL;
+        if (lib && dlinfo(lib, RTLD_DI_LINKMAP, &map) == 0 && map->l_name[0] == '/')
+            (void)!write(p[1], map->l_name, strlen(map->l_name));
+        _exit(0);
+    }
+    close(p[1]);
+    size_t len = 0;
+    ssize_t n;
+    while (len < cap - 1 && (n = read(p[0], path + len, cap - 1 - len)) > 0)
+        len += (size_t)n;
+    path[len] = '\0';
+    close(p[0]);
+    waitpid(child, NULL, 0);
+    return path[0] == '/' ? 0 : -1;
+}
+
+/* A host without libsystemd.so.0, as root: in a mount namespace of a
+ * child's own, /dev/null is mounted over the library's file. The call
+ * ends at once, in one line that names the library; elsewhere (not root,
+ * no mount namespace, the library already loaded with CK_FORK=no) it is
+ * skipped, saying so. */
+START_TEST(test_no_libsystemd_said)
+{
+    char path[4096] = "";
+    if (geteuid() != 0 || dlopen(PT_SD_LIBRARY, RTLD_NOW | RTLD_NOLOAD) || library_file(path, sizeof(path)) != 0) {
+        fprintf(stderr, "test_no_libsystemd_said: skipped (not root, or %s loaded already or not found)\n",
+                PT_SD_LIBRARY);
+        return;
+    }
+    int p[2];
+    ck_assert_int_eq(pipe(p), 0);
+    pid_t child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        close(p[0]);
+        if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+            mount("/dev/null", path, NULL, MS_BIND, NULL) != 0)
+            _exit(77);
+        char err[256] = "";
+        const struct pt_sd_scope s = {"x.scope", NULL, "d", {1}, 1};
+        double start = pt_now();
+        int r = pt_sd_start_scope("/nonexistent/socket", &s, 0.5, err, sizeof(err));
+        (void)!write(p[1], err, strlen(err));
+        _exit(r == -1 && pt_now() - start < 0.5 ? 0 : 1);
+    }
+    close(p[1]);
+    char err[256] = "";
+    ssize_t n = read(p[0], err, sizeof(err) - 1);
+    close(p[0]);
+    int status;
+    waitpid(child, &status, 0);
+    ck_assert(WIFEXITED(status));
+    if (WEXITSTATUS(status) == 77) {
+        fprintf(stderr, "test_no_libsystemd_said: skipped (no mount namespace of our own here)\n");
+        return;
+    }
+    err[n > 0 ? n : 0] = '\0';
+    ck_assert_msg(WEXITSTATUS(status) == 0, "the call did not fail at once: %s", err);
+    ck_assert_msg(strstr(err, PT_SD_LIBRARY " (systemd's sd-bus") && strstr(err, "cannot be loaded"), "%s", err);
+    ck_assert_msg(!strchr(err, '\n'), "one line: %s", err);
+}
+END_TEST
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -429,8 +545,10 @@ int main(void)
     tcase_add_test(tc, test_huge_length_refused);
     tcase_add_test(tc, test_malformed_field_refused);
     tcase_add_test(tc, test_bad_messages_refused);
+    tcase_add_test(tc, test_wrong_types_refused);
     tcase_add_test(tc, test_silence_ends_at_the_deadline);
     tcase_add_test(tc, test_refusals_said);
+    tcase_add_test(tc, test_no_libsystemd_said);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
