@@ -124,7 +124,7 @@ int pt_sd_start_scope(const char *socket, const struct pt_sd_scope *scope, doubl
     sd_bus_message *m = NULL;
     sd_bus_error e = SD_BUS_ERROR_NULL;
     int r = sd.sd_bus_new(&bus), ready = 0;
-    if (r >= 0 && (r = sd.sd_bus_set_address(bus, address)) >= 0 && (r = sd.sd_bus_negotiate_fds(bus, 0)) >= 0 &&
+    if (r < 0 || (r = sd.sd_bus_set_address(bus, address)) < 0 || (r = sd.sd_bus_negotiate_fds(bus, 0)) < 0 ||
         (r = sd.sd_bus_start(bus)) < 0)
         snprintf(err, errlen, "cannot connect to \"%s\": %s", pt_escape(qn, sizeof(qn), socket), strerror(-r));
     bool connected = r >= 0;
