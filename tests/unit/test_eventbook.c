@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "netlink/eventbook.h"
+#include "unit.h"
 
 static const pid_t pids[] = {100, 101, 102, 103};
 
@@ -104,15 +105,10 @@ END_TEST
 int main(void)
 {
     Suite *suite = suite_create("eventbook");
-    TCase *tc = tcase_create("eventbook");
+    TCase *tc = unit_tcase(suite, "eventbook");
     tcase_add_test(tc, test_unjoined_fork_exit_join_settle);
     tcase_add_test(tc, test_pid_reused_after_an_unjoined_exit);
     tcase_add_test(tc, test_moves_and_a_drain_cut_short);
     tcase_add_test(tc, test_check_names_a_pid_in_both_maps);
-    suite_add_tcase(suite, tc);
-    SRunner *runner = srunner_create(suite);
-    srunner_run_all(runner, CK_NORMAL);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return unit_run(suite);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "accounting/interval.h"
+#include "unit.h"
 
 /* Every event is followed by the check, as the ledger's tests do. */
 #define CHECKED(iv, call)                                                                                              \
@@ -143,15 +144,10 @@ END_TEST
 int main(void)
 {
     Suite *suite = suite_create("interval");
-    TCase *tc = tcase_create("interval");
+    TCase *tc = unit_tcase(suite, "interval");
     tcase_add_test(tc, test_counts_and_extrema_then_end_starts_again);
     tcase_add_test(tc, test_short_interval_keeps_the_counters_base);
     tcase_add_test(tc, test_departures_fd_limits_and_end_reads);
     tcase_add_test(tc, test_check_names_each_broken_invariant);
-    suite_add_tcase(suite, tc);
-    SRunner *runner = srunner_create(suite);
-    srunner_run_all(runner, CK_NORMAL);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return unit_run(suite);
 }
