@@ -63,7 +63,7 @@ static bool value_of(const struct pt_line *l, const struct pt_metric_def *m, dou
         return true;
     }
     case PT_FROM_MEMINFO:
-        return false; /* the global line's (global.c) */
+        return false; /* the global line's (sysmem.c) */
     }
     return false;
 }

@@ -21,7 +21,7 @@
 #include "netlink/procevents.h"
 #include "collector/procscan.h"
 #include "util/ratelimit.h"
-#include "target/target.h"
+#include "tree/target.h"
 
 struct pt_collector {
     struct pt_collector_config config;

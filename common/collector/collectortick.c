@@ -8,7 +8,7 @@
 
 #include "collector/collectorstate.h"
 #include "collector/listeners.h"
-#include "target/targetgpu.h"
+#include "tree/targetgpu.h"
 
 static int64_t realtime_ns(void)
 {

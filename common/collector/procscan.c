@@ -7,7 +7,7 @@
 
 #include "select/matcher.h"
 #include "member/member.h"
-#include "target/target.h"
+#include "tree/target.h"
 
 void pt_procscan_init(struct pt_procscan *s, int proc_root_fd, pid_t self)
 {

@@ -26,7 +26,7 @@
  *          PT_CG(enum pt_cgq) — the kernel's accounting of the target's
  *          cgroups (cgacct.h), on a cgroup target's line only: its growth
  *          for a cumulative one, microseconds as seconds;
- *          PT_MEMINFO — the global line's (global.c).
+ *          PT_MEMINFO — the global line's (procfs/sysmem.c).
  *   reads: the enum pt_short bits of the reads it needs whole: short of
  *          descriptors for one of them, it is left out (collector_* need
  *          none: they tell what happened).
@@ -34,7 +34,7 @@
  *          ONE (none), BY_PROCESS (--by process and --by cgroup), BY_ANY
  *          (--by thread too), BY_CGROUP (--by cgroup only).
  * Every GAUGE_MIN entry is immediately followed by its GAUGE_MAX twin
- * (global.c indexes the pair as id, id + 1; a unit test checks it). */
+ * (procfs/sysmem.c indexes the pair as id, id + 1; a unit test checks it). */
 #ifndef PROCTREE_CATALOG_H
 #define PROCTREE_CATALOG_H
 

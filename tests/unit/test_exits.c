@@ -14,7 +14,7 @@
 
 #include "proctree/base.h"
 #include "fixture.h"
-#include "target/target.h"
+#include "tree/target.h"
 #include "unit.h"
 
 static struct unit_tree tree;

@@ -8,7 +8,7 @@
 
 #include "proctree/base.h"
 #include "fixture.h"
-#include "target/target.h"
+#include "tree/target.h"
 #include "unit.h"
 
 static struct unit_tree tree;

@@ -14,11 +14,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "target/discovery.h"
+#include "tree/discovery.h"
 #include "gpu/drmfdinfo.h"
 #include "fixture.h"
 #include "gpu/gpu.h"
-#include "target/targetgpu.h"
+#include "tree/targetgpu.h"
 #include "unit.h"
 
 #define KIB 1024ULL

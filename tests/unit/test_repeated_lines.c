@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "target/discovery.h"
-#include "target/sampling.h"
+#include "tree/discovery.h"
+#include "tree/sampling.h"
 #include "fixture.h"
 #include "util/ratelimit.h"
 #include "unit.h"

@@ -12,7 +12,7 @@
 
 #include "procfs/procfile.h"
 #include "procfs/procparse.h"
-#include "target/target.h"
+#include "tree/target.h"
 
 /* A string literal or char array as (text, len), without its NUL. */
 #define TEXT(s) (s), strlen(s)

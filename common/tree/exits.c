@@ -1,0 +1,441 @@
+/* exits: what the kernel's exit records (exitrecords.h) settle for a
+ * target (docs/METRICS.md, "Accounting" and "Breakdown").
+ *
+ * A record is the tree's when its process is a member (live, or gone
+ * since the last drain), a process forked in the tree that never joined
+ * (gone before a poll could see it), or a child of a member. It brings:
+ *   - the exited thread's context switches, which /proc forgets;
+ *   - for a process's main thread, its exit status and peak RSS;
+ *   - the thread's own usage: CPU, faults, I/O. The kernel folds a reaped
+ *     process's usage into its reaper's counters, so the tree's total has
+ *     it already; the breakdown moves it from the reaper's group to the
+ *     process's own, keeping the groups' sum. A process the tree never
+ *     saw that is reaped outside it (orphaned, then reaped by init) adds
+ *     its usage to the tree, which would lose it otherwise.
+ *
+ * A member's own usage until its last read is in its group already; what
+ * it did after (its last moments) is its records' sum less its own usage
+ * at that read. The records' faults and I/O are exact and move as they
+ * are. Their CPU is not: it is the scheduler tick's samples, which on a
+ * busy host part from the run time by tens of percent. The exact figure
+ * is in the reaper's stat, whose children's CPU grows by the run time of
+ * each process it reaps: so a record's CPU only weighs its process's
+ * share (struct pt_share) of that growth, given out once the reaper's
+ * counters show it (the drain follows the polls, so they mostly do).
+ * The last moments are taken only from members born in the tree while
+ * records flowed (their records hold their whole life), and weigh no
+ * more CPU than the time since the last read allowed. */
+#include "tree/exits.h"
+
+#include <string.h>
+
+#include "util/bounds.h"
+#include "netlink/eventbook.h"
+#include "accounting/ledgerfolds.h"
+#include "tree/membership.h"
+#include "util/saturate.h"
+#include "accounting/interval.h"
+
+/* A record's usage as counters, CPU in microseconds. */
+static void record_usage(const struct pt_exitrecord *r, int64_t v[PT_CTR_COUNT])
+{
+    v[PT_CTR_RCHAR] = r->rchar;
+    v[PT_CTR_WCHAR] = r->wchar;
+    v[PT_CTR_STORAGE_READ] = r->read_bytes;
+    v[PT_CTR_STORAGE_WRITE] = r->write_bytes;
+    v[PT_CTR_CANCELLED_WRITE] = r->cancelled_write_bytes;
+    v[PT_CTR_SYSCR] = r->syscr;
+    v[PT_CTR_SYSCW] = r->syscw;
+    v[PT_CTR_USER_TICKS] = r->utime_us;
+    v[PT_CTR_SYSTEM_TICKS] = r->stime_us;
+    v[PT_CTR_MINFLT] = r->minflt;
+    v[PT_CTR_MAJFLT] = r->majflt;
+}
+
+/* pid's parent at its fork if it is a process of the tree that never
+ * joined (forked in it, gone first), else -1. */
+static pid_t unseen_parent(const struct pt_target *t, pid_t pid)
+{
+    long p = pt_pidmap_get(&t->exits.parent_of_unseen_gone, pid);
+    return (pid_t)(p >= 0 ? p : pt_pidmap_get(&t->events.parent_of_forked, pid));
+}
+
+/* ---- where a process's usage went -------------------------------------- */
+
+enum fold { FOLD_MEMBER, FOLD_OUTSIDE, FOLD_UNKNOWN };
+
+/* The counters the kernel folds a process's usage into when its parent
+ * (parent, as the record says) reaps it: a live member's (*into), up
+ * through parents that never joined (each folds it into its own parent).
+ * Outside the tree when the chain leaves it (an orphan reaped by init).
+ * Unknown when a departed member is on the way (whether its last read
+ * held the usage cannot be told), or when we are the reaper (launch mode
+ * joins and reads what it reaps, pt_target_final_read). */
+static enum fold fold_target(const struct pt_target *t, pid_t parent, struct pt_member **into)
+{
+    for (int depth = 0; depth < PT_FOLD_DEPTH && parent > 0; depth++) {
+        *into = pt_target_live_member(t, parent);
+        if (*into)
+            return FOLD_MEMBER;
+        if (pt_target_departure_of(t, parent) || parent == t->self)
+            return FOLD_UNKNOWN;
+        pid_t up = unseen_parent(t, parent);
+        if (up < 0)
+            return FOLD_OUTSIDE;
+        parent = up;
+    }
+    return FOLD_UNKNOWN;
+}
+
+/* ---- CPU shared out from the reapers' folds ------------------------------ */
+
+void pt_target_note_exit(struct pt_target *t, pid_t pid, double when)
+{
+    struct pt_member *m = pt_target_live_member(t, pid);
+    struct pt_departure *d = m ? NULL : pt_target_departure_of(t, pid);
+    if (m)
+        m->exited_at = when;
+    else if (d)
+        d->exited_at = when;
+}
+
+/* ---- departed members --------------------------------------------------- */
+
+/* A record's per-thread counts (enum pt_tcount). */
+static void record_tcounts(const struct pt_exitrecord *r, int64_t v[PT_TC_COUNT])
+{
+    v[PT_TC_VOLUNTARY] = r->nvcsw;
+    v[PT_TC_INVOLUNTARY] = r->nivcsw;
+    v[PT_TC_RUN_DELAY] = r->cpu_delay_ns;
+    v[PT_TC_BLKIO_DELAY] = r->blkio_delay_ns;
+}
+
+/* The counts of a departed member's thread whose record came after it
+ * left: what its last reads did not count. */
+static void credit_late_tcounts(struct pt_target *t, struct pt_departure *d, const struct pt_exitrecord *r)
+{
+    unsigned counted = d->tc_counted & pt_target_tcounts_counted(t);
+    if (!counted)
+        return;
+    int64_t v[PT_TC_COUNT], late[PT_TC_COUNT] = {0};
+    record_tcounts(r, v);
+    for (int k = 0; k < PT_TC_COUNT; k++) {
+        if (!(counted & (1u << k)))
+            continue;
+        late[k] = v[k] > d->tc_base[k] ? v[k] - d->tc_base[k] : 0;
+        d->tc_base[k] = pt_sat_sub(d->tc_base[k], pt_sat_sub(v[k], late[k]));
+    }
+    pt_ledger_credit_tcounts(&t->ledger, pt_target_group_of(t, d->comm, d->reaper), late, counted);
+}
+
+/* The share of a departed member's life that came after its last read,
+ * 0 to 1; -1 without its main thread's record. */
+static double share_after_read(const struct pt_departure *d)
+{
+    if (d->life_us <= 0)
+        return -1;
+    /* its exit event's time, else its start (to a clock tick) and life */
+    double life = (double)d->life_us / PT_US_PER_SECOND;
+    double after = (d->exited_at > 0 ? d->exited_at : d->start + life) - d->read_at;
+    return after < 0 ? 0 : after > life ? 1 : after / life;
+}
+
+/* The CPU a departed member used after its last read, as its records'
+ * samples weigh it: their sum over its life, in the share of its life
+ * that came after the read (on a busy host the samples fall short of the
+ * run time its reads showed, so their difference would say nothing). */
+static int64_t last_moments_weight(const struct pt_departure *d)
+{
+    int64_t samples = pt_sat_add(d->recorded[PT_CTR_USER_TICKS], d->recorded[PT_CTR_SYSTEM_TICKS]);
+    double after = share_after_read(d);
+    if (after < 0)
+        return 1; /* no main thread record: a little, and alone the whole fold */
+    int64_t weight = (int64_t)((double)samples * after);
+    return weight > 0 ? weight : 1;
+}
+
+/* The last moments of a member reaped outside the tree (a daemon that
+ * init reaps at once), which no reaper's counters bring: what its records
+ * show past its last read. Faults and I/O are exact. CPU, in
+ * microseconds, is what /proc would have shown at its exit less what its
+ * last read showed: its records' exact run time split as the kernel
+ * splits it (its samples alone part from the run time by several percent
+ * of its whole life on a busy host, 6.45 s for 6.0 s here). Without the
+ * run time in a record, nothing past the last read. */
+static void settle_outside(struct pt_target *t, const struct pt_departure *d, int64_t last[PT_CTR_COUNT])
+{
+    if (d->has_stat && d->recorded_run_us > 0) {
+        double shown[PT_CPU_COUNT], before[PT_CPU_COUNT];
+        for (int c = 0; c < PT_CPU_COUNT; c++)
+            shown[c] = before[c] = (double)d->own[pt_ctr_of_cpu(c)] * PT_US_PER_SECOND / t->ticks_per_second;
+        pt_split_run_time((double)d->recorded_run_us, (double)d->recorded[PT_CTR_USER_TICKS],
+                          (double)d->recorded[PT_CTR_SYSTEM_TICKS], shown);
+        for (int c = 0; c < PT_CPU_COUNT; c++)
+            last[pt_ctr_of_cpu(c)] = (int64_t)(shown[c] - before[c]);
+    }
+    /* by cgroup the group it was in; by process its name's at its end */
+    int32_t group = t->options.breakdown == PT_BY_CGROUP ? d->group : pt_target_group_of(t, d->comm, 0);
+    pt_ledger_add_lost(&t->ledger, group, last);
+}
+
+/* A departed member's last moments, now that all its records are in: from
+ * its reaper's group to its own; the faults and I/O its records show past
+ * its last read, its CPU as a share of the reaper's fold. */
+static void settle_departure(struct pt_target *t, const struct pt_departure *d)
+{
+    if (!d->whole)
+        return;
+    struct pt_member *reaper = d->reaper ? pt_target_live_member(t, d->reaper) : NULL;
+    if (d->reaper && !reaper) /* it left too: whether its last read held them is unknown */
+        return;
+    int64_t last[PT_CTR_COUNT] = {0};
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        bool has = k < PT_CTR_IO_END ? d->has_io : d->has_stat;
+        int64_t v = has && !pt_ctr_is_cpu(k) ? pt_sat_sub(d->recorded[k], d->own[k]) : 0;
+        last[k] = v > 0 ? v : 0;
+    }
+    if (!reaper) {
+        settle_outside(t, d, last);
+        return;
+    }
+    if (!pt_target_by_process(t))
+        return; /* the reaper's counters bring the rest to the tree and its group */
+    pt_ledger_move(&t->ledger, &reaper->acct, pt_ledger_group_named(&t->ledger, d->comm), last);
+    pt_ledger_add_share(&t->ledger, &reaper->acct, d->comm, last_moments_weight(d));
+}
+
+static void settle_departures(struct pt_target *t)
+{
+    for (size_t i = 0; i < t->departures.n; i++)
+        settle_departure(t, &t->departures.list[i]);
+    pt_target_departures_settled(t);
+}
+
+/* ---- the breakdown by thread name --------------------------------------- */
+
+/* Thread tid's usage as the reads of a departed member credited it. */
+static struct pt_thread_usage *departed_thread_usage(struct pt_departure *d, pid_t tid)
+{
+    return tid == d->pid ? &d->main_usage : pt_threads_usage_of(&d->threads, tid);
+}
+
+/* A record's switches since its thread's last read (all of them when it
+ * was never read and its past counts), never negative. */
+static int64_t switches_since(int64_t final, int64_t last, bool had_last, bool count_past)
+{
+    int64_t d = had_last ? pt_sat_sub(final, last) : count_past ? final : 0;
+    return d > 0 ? d : 0;
+}
+
+/* A thread exited: what it did since its last read goes to its name's
+ * group, and nothing more after (its usage is final: a zombie's stat read
+ * later shows the same end, truncated). Of a member (live or departed),
+ * through the usage its reads kept: its CPU is what /proc would have shown
+ * at its exit less what its last read showed, its record's exact run time
+ * split as the kernel splits it (its samples alone part from the run time
+ * by tens of percent on a busy host), so the thread lines add up to what
+ * the tree counts of its threads. A thread none of whose reads was
+ * credited counts whole when its process's threads do (born in the tree,
+ * or read before), or when it started after the last read of the
+ * threads (it exited after the last drain, so it started after that less
+ * its life); of a process that never joined, all of it. */
+static void thread_exited(struct pt_target *t, struct pt_member *m, struct pt_departure *d,
+                          const struct pt_exitrecord *r)
+{
+    if (t->options.breakdown != PT_BY_THREAD)
+        return;
+    struct pt_thread_usage fresh, *u = m   ? pt_member_thread_usage_of(m, r->pid)
+                                       : d ? departed_thread_usage(d, r->pid)
+                                           : NULL;
+    bool count_past = m ? m->born || m->usage_sampled : d ? d->threads_count_past : true;
+    if (u && u->final)
+        u = NULL; /* settled: this is another thread that had its tid since */
+    if (!u) {
+        memset(&fresh, 0, sizeof(fresh));
+        u = &fresh;
+        count_past =
+            count_past || t->exits.drained_at - (double)r->elapsed_us / PT_US_PER_SECOND > t->sampling.threads_read_at;
+        if (!count_past)
+            return;
+    }
+    memcpy(u->comm, r->comm, sizeof(u->comm));
+    /* its CPU as its last read showed it (none: a thread whose past is
+     * not the tree's credits nothing) and as its end shows it */
+    double tick_us = PT_US_PER_SECOND / t->ticks_per_second;
+    double before[PT_CPU_COUNT] = {0}, end[PT_CPU_COUNT];
+    const double samples[PT_CPU_COUNT] = {[PT_CPU_USER] = (double)r->utime_us, [PT_CPU_SYSTEM] = (double)r->stime_us};
+    if (u->cpu_last) {
+        before[PT_CPU_USER] = (double)u->last_utime * tick_us;
+        before[PT_CPU_SYSTEM] = (double)u->last_stime * tick_us;
+    }
+    memcpy(end, before, sizeof(end));
+    if (u->cpu_last || count_past) {
+        if (r->run_us >= 0)
+            pt_split_run_time((double)r->run_us, samples[PT_CPU_USER], samples[PT_CPU_SYSTEM], end);
+        else /* no run time in the record: its samples, never below the read */
+            for (int c = 0; c < PT_CPU_COUNT; c++)
+                end[c] = samples[c] > end[c] ? samples[c] : end[c];
+    }
+    int64_t cpu_us[PT_CPU_COUNT];
+    for (int c = 0; c < PT_CPU_COUNT; c++)
+        cpu_us[c] = end[c] > before[c] ? (int64_t)(end[c] - before[c] + 0.5) : 0;
+    pt_ledger_credit_thread_exit(&t->ledger, u->comm, cpu_us,
+                                 switches_since(r->nvcsw, u->last_voluntary, u->ctx_last, count_past),
+                                 switches_since(r->nivcsw, u->last_involuntary, u->ctx_last, count_past));
+    u->final = true;
+    u->cpu_now = u->ctx_now = false; /* its files are gone: the next read finds nothing */
+}
+
+/* ---- one record --------------------------------------------------------- */
+
+/* A process's end, from its main thread's record. ac_exitcode is the
+ * wait status: a signal in the low 7 bits, else the exit code above. */
+static void note_process_exit(struct pt_target *t, const struct pt_exitrecord *r)
+{
+    if (r->exitcode & 0x7f)
+        t->exits.killed++;
+    else if ((r->exitcode >> 8) & 0xff)
+        t->exits.failed++;
+    if (r->rss_peak_kb > t->exits.rss_peak_kb)
+        t->exits.rss_peak_kb = r->rss_peak_kb;
+}
+
+/* A thread of a process the tree never saw: its switches are the tree's
+ * and its name's group's, and its usage its name's group's (the process
+ * breakdown names it by the thread: its process's name is not in the
+ * record). */
+static void unseen_thread_exit(struct pt_target *t, const struct pt_exitrecord *r, bool outside_known)
+{
+    int32_t group = pt_target_group_of(t, r->comm, r->ppid);
+    int64_t counts[PT_TC_COUNT];
+    record_tcounts(r, counts);
+    pt_ledger_credit_tcounts(&t->ledger, group, counts, pt_target_tcounts_counted(t));
+    thread_exited(t, NULL, NULL, r);
+    int64_t v[PT_CTR_COUNT];
+    record_usage(r, v);
+    struct pt_member *into = NULL;
+    enum fold f = fold_target(t, r->ppid, &into);
+    if (f == FOLD_MEMBER && pt_target_by_process(t)) { /* by cgroup, the fold is its parent's group's already */
+        pt_ledger_add_share(&t->ledger, &into->acct, r->comm, pt_sat_add(v[PT_CTR_USER_TICKS], v[PT_CTR_SYSTEM_TICKS]));
+        pt_ledger_move(&t->ledger, &into->acct, (uint32_t)group, v);
+    } else if (f == FOLD_OUTSIDE && outside_known)
+        pt_ledger_add_lost(&t->ledger, group, v);
+}
+
+/* A record of a member's child that never joined (it lived less than a
+ * poll): if the process is still there, a zombie its parent has not
+ * reaped yet (or alive, for a thread's record), it joins now, so its CPU
+ * counts in this interval from its own final counters, not in the
+ * parent's at the reap, however late that comes (with a breakdown by
+ * process or thread too: its records settle it as a member's, in its
+ * name's group or its threads'). NULL when it is gone (reaped: its
+ * parent's counters hold its usage) or another's. */
+static struct pt_member *join_recorded(struct pt_target *t, const struct pt_exitrecord *r)
+{
+    if (!pt_target_live_member(t, r->ppid) || pt_target_departure_of(t, r->tgid))
+        return NULL;
+    struct pt_stat st;
+    if (pt_read_stat_by_pid(t->proc_root_fd, r->tgid, &t->buf, &st) != PT_READ_OK || st.ppid != r->ppid ||
+        (r->pid == r->tgid && st.state != 'Z'))
+        return NULL; /* reaped, or a new process has the pid */
+    return pt_target_join_recorded(t, r->tgid, st.starttime);
+}
+
+/* One record: is it the tree's, and what does it settle? */
+static void follow_record(struct pt_target *t, const struct pt_exitrecord *r)
+{
+    int64_t v[PT_CTR_COUNT];
+    struct pt_member *m = pt_target_live_member(t, r->tgid);
+    if (!m)
+        m = join_recorded(t, r);
+    struct pt_departure *d = m ? NULL : pt_target_departure_of(t, r->tgid);
+    if (m || d) {
+        record_usage(r, v);
+        int64_t *recorded = m ? m->recorded : d->recorded;
+        for (int k = 0; k < PT_CTR_COUNT; k++)
+            recorded[k] = pt_sat_add(recorded[k], v[k]);
+        int64_t *run = m ? &m->recorded_run_us : &d->recorded_run_us;
+        *run = *run < 0 || r->run_us < 0 ? -1 : pt_sat_add(*run, r->run_us);
+        if (m) { /* credited at its next read (pt_target_credit_tcounts) */
+            m->had_threads |= r->pid != r->tgid;
+            int64_t counts[PT_TC_COUNT];
+            record_tcounts(r, counts);
+            for (int k = 0; k < PT_TC_COUNT; k++)
+                m->tc_exited[k] = pt_sat_add(m->tc_exited[k], counts[k]);
+            if (r->pid == r->tgid) { /* the name it ended with, for its group */
+                memcpy(m->comm, r->comm, sizeof(m->comm));
+                m->life_us = r->elapsed_us;
+            }
+            pt_target_exact_cpu(t, m); /* a zombie read already */
+        } else {
+            if (r->pid == r->tgid) { /* the name it ended with, for its last moments */
+                memcpy(d->comm, r->comm, sizeof(d->comm));
+                d->life_us = r->elapsed_us;
+            }
+            credit_late_tcounts(t, d, r);
+        }
+        thread_exited(t, m, d, r);
+    } else {
+        /* forked in the tree: an orphan reaped outside leaves the tree;
+         * else the child of a member (live, or gone since the last drain) */
+        bool forked_here = unseen_parent(t, r->tgid) >= 0;
+        if (!forked_here && !pt_target_live_member(t, r->ppid) && !pt_target_departure_of(t, r->ppid))
+            return;
+        unseen_thread_exit(t, r, forked_here);
+    }
+    t->exits.records++;
+    if (r->pid == r->tgid)
+        note_process_exit(t, r);
+}
+
+void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *records, size_t n, bool complete)
+{
+    double cpu0 = pt_thread_cpu_seconds();
+    t->exits.drained_at = pt_now();
+    t->exits.follows = true;
+    pt_ledger_records_followed(&t->ledger, pt_target_by_process(t));
+    if (!complete) { /* some member's records are missing: its sum is not its whole usage */
+        t->exits.record_losses++;
+        for (size_t i = 0; i < t->membership.n_members; i++)
+            t->membership.members[i].recorded_whole = false;
+        for (size_t i = 0; i < t->departures.n; i++)
+            t->departures.list[i].whole = false;
+    }
+    for (size_t i = 0; i < n; i++)
+        follow_record(t, &records[i]);
+    settle_departures(t);
+    pt_pidmap_clear(&t->exits.parent_of_unseen_gone);
+    if (pt_target_groups_by_name(t)) /* their zombies joined from these records, or are reaped */
+        pt_eventbook_unjoined_exits_settled(&t->events);
+    if (t->options.breakdown == PT_BY_THREAD) /* the records of the threads the walks found ended are in */
+        for (size_t i = 0; i < t->membership.n_members; i++)
+            pt_member_threads_settled(&t->membership.members[i]);
+    pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
+    pt_target_debug_check(t, "exit records");
+}
+
+void pt_target_stop_exits(struct pt_target *t)
+{
+    t->exits.follows = false;
+    pt_target_departures_settled(t);
+    pt_pidmap_clear(&t->exits.parent_of_unseen_gone);
+    pt_ledger_records_stopped(&t->ledger);
+    for (size_t i = 0; i < t->membership.n_members; i++) /* no record is to come: none has its whole usage */
+        t->membership.members[i].recorded_whole = false;
+}
+
+void pt_target_unseen_gone(struct pt_target *t, pid_t pid, pid_t parent)
+{
+    if (t->exits.follows)
+        pt_pidmap_put(&t->exits.parent_of_unseen_gone, pid, (uint32_t)parent);
+}
+
+void pt_target_exits_end_interval(struct pt_target *t)
+{
+    t->exits.failed = t->exits.killed = t->exits.rss_peak_kb = t->exits.records = t->exits.record_losses = 0;
+}
+
+void pt_target_exits_free(struct pt_target *t)
+{
+    pt_pidmap_free(&t->exits.parent_of_unseen_gone);
+}

@@ -1,0 +1,36 @@
+/* exits: what the kernel's exit records (exitrecords.h) settle for a
+ * target (see exits.c). */
+#ifndef PROCTREE_EXITS_H
+#define PROCTREE_EXITS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "netlink/exitrecords.h"
+#include "tree/targetstate.h"
+
+/* The kernel's exit records of one drain (exitrecords.h); complete is
+ * false when the kernel dropped some. A record counts for the tree when
+ * its process is a member (live, or left since the last drain) or a child
+ * of one (a process that lived less than a poll). It brings the exited
+ * thread's context switches (docs/METRICS.md, Accounting) and, for a
+ * process's main thread, its exit status and peak RSS. */
+void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *records, size_t n, bool complete);
+/* The collector stopped listening for exit records: the target works as
+ * if it never had them (no exit metrics, no last moments from records),
+ * dropping what waited for records to come. */
+void pt_target_stop_exits(struct pt_target *t);
+/* The kernel's process events say pid exited at when (pt_now's clock):
+ * a member's, or a departed one's, last moments end there. */
+void pt_target_note_exit(struct pt_target *t, pid_t pid, double when);
+/* pid, forked in the tree by parent and gone before it could join, has
+ * exited: with exit records followed, its parent is kept until the next
+ * drain, which finds whose counters its usage, and its children's, went
+ * to. */
+void pt_target_unseen_gone(struct pt_target *t, pid_t pid, pid_t parent);
+/* The interval's line is made: the records' counts start again. */
+void pt_target_exits_end_interval(struct pt_target *t);
+void pt_target_exits_free(struct pt_target *t);
+
+#endif

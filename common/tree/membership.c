@@ -1,0 +1,443 @@
+#include "tree/membership.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "netlink/eventbook.h"
+#include "util/saturate.h"
+#include "accounting/interval.h"
+
+/* A member whose name changed (exec) moves to its new name's group with
+ * what it did since the last interval's end: at that end, or when it
+ * leaves before it (then what it did under its new name is not left in
+ * the old name's group). */
+void pt_target_follow_name(struct pt_target *t, struct pt_member *m)
+{
+    if (pt_target_by_process(t))
+        pt_ledger_renamed(&t->ledger, &m->acct, m->comm);
+}
+
+static void settle_children(struct pt_target *t, struct pt_member *parent);
+
+/* Read m's counters, moving its io in or out of the tree's when the
+ * permissions changed their answer. */
+static enum pt_read read_member_counters(struct pt_target *t, struct pt_member *m)
+{
+    bool had_io = m->acct.has_io;
+    enum pt_read r = pt_member_read_counters(m, t->proc_root_fd, &t->buf, t->interval.blkio_read);
+    pt_ledger_io_changed(&t->ledger, &m->acct, had_io);
+    return r;
+}
+
+unsigned pt_target_tcounts_counted(const struct pt_target *t)
+{
+    return (t->options.collect_ctx_switches ? PT_TC_SWITCHES : 0u) | 1u << PT_TC_RUN_DELAY |
+           (t->interval.blkio_read ? 1u << PT_TC_BLKIO_DELAY : 0u);
+}
+
+/* Each count of m since its last read, now that its live threads sum to
+ * now: that sum, plus the final counts of the threads whose exit records
+ * came since, less the last read's sum (which counted those threads up
+ * to then). Never negative; a member born in the tree brings its whole
+ * count, one joined as a root none before its first read. */
+void pt_target_credit_tcounts(struct pt_target *t, struct pt_member *m, const int64_t now[PT_TC_COUNT], unsigned read)
+{
+    /* to the group of the name it has now, as its counters since the
+     * interval's end go (a child that renames itself after its fork) */
+    pt_target_follow_name(t, m);
+    unsigned counted = read & pt_target_tcounts_counted(t);
+    int64_t grown[PT_TC_COUNT] = {0};
+    for (int k = 0; k < PT_TC_COUNT; k++) {
+        unsigned bit = 1u << k;
+        if (!(read & bit))
+            continue;
+        bool known = m->tc_known & bit;
+        if ((counted & bit) && (known || m->born)) {
+            int64_t total = pt_sat_add(now[k], m->tc_exited[k]), base = known ? m->tc[k] : 0;
+            grown[k] = total > base ? total - base : 0;
+        }
+        m->tc[k] = now[k];
+        m->tc_exited[k] = 0;
+        m->tc_known |= bit;
+    }
+    if (counted)
+        pt_ledger_credit_tcounts(&t->ledger, m->acct.group, grown, counted);
+}
+
+/* CLOCK_BOOTTIME seconds as pt_now()'s clock (CLOCK_MONOTONIC): a
+ * process's starttime is in the first, which also counts suspended time. */
+static double monotonic_of_boot(double boot)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_BOOTTIME, &ts);
+    return boot - ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - pt_now());
+}
+
+double pt_target_start_time(const struct pt_target *t, uint64_t starttime)
+{
+    return monotonic_of_boot((double)starttime / t->ticks_per_second);
+}
+
+/* m has left, reaped by reaper (a live member) or outside the tree (NULL):
+ * keep what settling it from its exit records needs (exits.c), its
+ * threads' usage handed over. */
+static void depart(struct pt_target *t, struct pt_member *m, const struct pt_member *reaper)
+{
+    if (t->departures.n == t->departures.cap) {
+        t->departures.cap = t->departures.cap ? t->departures.cap * 2 : 16;
+        t->departures.list = pt_xrealloc_array(t->departures.list, t->departures.cap, sizeof(*t->departures.list));
+    }
+    struct pt_departure *d = &t->departures.list[t->departures.n];
+    *d = (struct pt_departure){
+        .pid = m->pid,
+        .reaper = reaper ? reaper->pid : 0,
+        .group = m->acct.group,
+        .has_stat = m->acct.has_stat,
+        .has_io = m->acct.has_io,
+        .whole = m->recorded_whole,
+        .read_at = m->read_at,
+        .exited_at = m->exited_at,
+        .start = m->started_at > 0 ? m->started_at : monotonic_of_boot((double)m->starttime / t->ticks_per_second),
+        .life_us = m->life_us,
+        .recorded_run_us = m->recorded_run_us,
+        .tc_counted = pt_target_tcounts_counted(t) & (m->born ? PT_TC_ALL : m->tc_known),
+        .threads_count_past = m->born || m->usage_sampled,
+    };
+    pt_member_hand_thread_usage(m, &d->main_usage, &d->threads);
+    memcpy(d->comm, m->comm, sizeof(d->comm));
+    memcpy(d->own, m->acct.own, sizeof(d->own));
+    memcpy(d->recorded, m->recorded, sizeof(d->recorded));
+    /* pt_target_credit_tcounts credits the records come so far against
+     * the last read; what of it they did not cover, later ones repeat */
+    for (int k = 0; k < PT_TC_COUNT; k++)
+        if (m->tc_known & (1u << k))
+            d->tc_base[k] = m->tc[k] > m->tc_exited[k] ? m->tc[k] - m->tc_exited[k] : 0;
+    pt_pidmap_put(&t->departures.index, m->pid, (uint32_t)t->departures.n++);
+    pt_interval_add_departure(&t->interval, m->starttime);
+}
+
+/* The member is gone, reaped by reaper (a member: its counters carry, or
+ * will carry, m's whole usage) or by someone outside the tree (NULL: m's
+ * last values move into adjust, so what it did stays counted). Its member
+ * children are settled first, since m's own counters took the ones it
+ * reaped. */
+static void member_left(struct pt_target *t, struct pt_member *m, struct pt_member *reaper)
+{
+    if (m->gone)
+        return;
+    pt_target_follow_name(t, m);
+    pt_ledger_seen(&t->ledger, &m->acct);
+    m->gone = true;
+    if (t->exits.follows)
+        depart(t, m, reaper); /* before its threads' usage goes with its files */
+    pt_member_close(m);
+    if (!m->exit_counted)
+        pt_interval_add_exited(&t->interval);
+    pt_eventbook_member_moved(&t->events, m->pid, true); /* its forks may still be in the socket */
+    if (t->exits.follows) {
+        static const int64_t none[PT_TC_COUNT];
+        pt_target_credit_tcounts(t, m, none, PT_TC_ALL); /* its live threads now are none */
+    }
+    t->membership.need_compaction = true;
+    settle_children(t, m);
+    pt_ledger_leave(&t->ledger, &m->acct, reaper ? &reaper->acct : NULL);
+}
+
+void pt_target_member_changed(struct pt_target *t, pid_t pid)
+{
+    struct pt_member *m = pt_target_live_member(t, pid);
+    if (!m)
+        return;
+    pt_member_reopen(m); /* a new program's memory */
+}
+
+/* Gone, as seen by a read in tree order (parents before children): if the
+ * parent is a member still there, it reaped this one. */
+void pt_target_member_gone(struct pt_target *t, struct pt_member *m)
+{
+    member_left(t, m, pt_target_live_member(t, m->ppid));
+}
+
+/* A member that exited took with it the usage of every child it reaped:
+ * its counters are final (a zombie) or no longer ours to read (gone). Its
+ * children still alive were re-parented when it exited. So its member
+ * children are settled before anything else reads them: the gone ones
+ * were reaped by it (it owes them: adding their last values to adjust as
+ * well would count them twice, as make -> sh -> cc would show), the
+ * others get their new parent and become exposed. A child that was
+ * re-parented and then reaped by init before this check is taken as
+ * reaped by it too; the debt check then finds that it never arrived. */
+static void settle_children(struct pt_target *t, struct pt_member *parent)
+{
+    parent->children_settled = true;
+    pid_t pid = parent->pid;
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        struct pt_member *m = &t->membership.members[i];
+        if (m->gone || m->ppid != pid || m == parent)
+            continue;
+        if (read_member_counters(t, m) == PT_READ_GONE)
+            member_left(t, m, parent);
+        else if (m->zombie && !m->children_settled)
+            settle_children(t, m);
+    }
+}
+
+/* Refresh a member's counters, and settle what the read tells. */
+void pt_target_read_counters(struct pt_target *t, struct pt_member *m)
+{
+    enum pt_read r = read_member_counters(t, m);
+    if (r == PT_READ_GONE) {
+        pt_target_member_gone(t, m);
+        return;
+    }
+    if (r == PT_READ_NO_FDS)
+        pt_interval_add_short(&t->interval, PT_SHORT_COUNTERS);
+    if (r != PT_READ_OK) {
+        pt_interval_add_vanished(&t->interval);
+        return;
+    }
+    pt_target_warn_denied(t, m); /* io may refuse its first read, not its open */
+    m->read_at = pt_now();
+    pt_ledger_read(&t->ledger, &m->acct);
+    if (m->zombie && !m->children_settled)
+        settle_children(t, m);
+    pt_ledger_settle(&t->ledger, &m->acct, m->zombie);
+    pt_target_exact_cpu(t, m);
+}
+
+/* Its records are whole when it was born in the tree while they flowed,
+ * none lost since, and its main thread's came (life_us): for a process
+ * that never had other threads, that one is its whole life (with
+ * threads, their records' order does not say when all are in). Its stat
+ * is final once it has exited (a zombie's). */
+void pt_target_exact_cpu(struct pt_target *t, struct pt_member *m)
+{
+    if (m->gone || !m->zombie || !m->recorded_whole || m->had_threads || m->life_us <= 0 || m->recorded_run_us <= 0 ||
+        m->acct.has_exact)
+        return;
+    double shown[PT_CPU_COUNT];
+    for (int c = 0; c < PT_CPU_COUNT; c++)
+        shown[c] = (double)m->acct.own[pt_ctr_of_cpu((enum pt_cpu)c)] * PT_US_PER_SECOND / t->ticks_per_second;
+    pt_split_run_time((double)m->recorded_run_us, (double)m->recorded[PT_CTR_USER_TICKS],
+                      (double)m->recorded[PT_CTR_SYSTEM_TICKS], shown);
+    pt_ledger_exact_cpu(&t->ledger, &m->acct, shown);
+}
+
+void pt_target_leave_all(struct pt_target *t)
+{
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        struct pt_member *m = &t->membership.members[i];
+        if (m->gone)
+            continue;
+        pt_target_read_counters(t, m); /* its last values: may find it gone */
+        m->recorded_whole = false;     /* what it does from now on is not the tree's */
+        member_left(t, m, NULL);
+        pt_eventbook_member_moved(&t->events, m->pid, false);
+    }
+    pt_target_compact(t);
+}
+
+void pt_target_compact(struct pt_target *t)
+{
+    if (!t->membership.need_compaction)
+        return;
+    size_t kept = 0;
+    for (size_t i = 0; i < t->membership.n_members; i++)
+        if (!t->membership.members[i].gone)
+            t->membership.members[kept++] = t->membership.members[i];
+    t->membership.n_members = kept;
+    pt_pidmap_clear(&t->membership.position_of);
+    for (size_t i = 0; i < kept; i++)
+        pt_pidmap_put(&t->membership.position_of, t->membership.members[i].pid, (uint32_t)i);
+    t->membership.need_compaction = false;
+}
+
+struct pt_departure *pt_target_departure_of(const struct pt_target *t, pid_t pid)
+{
+    long i = pt_pidmap_get(&t->departures.index, pid);
+    assert(i < (long)t->departures.n);
+    return i < 0 ? NULL : &t->departures.list[i];
+}
+
+void pt_target_departures_settled(struct pt_target *t)
+{
+    for (size_t i = 0; i < t->departures.n; i++)
+        pt_threads_free(&t->departures.list[i].threads, NULL); /* its descriptors closed when it left */
+    t->departures.n = 0;
+    pt_pidmap_clear(&t->departures.index);
+}
+
+void pt_target_membership_free(struct pt_target *t)
+{
+    for (size_t i = 0; i < t->membership.n_members; i++)
+        pt_member_close(&t->membership.members[i]);
+    free(t->membership.members);
+    pt_pidmap_free(&t->membership.position_of);
+    pt_target_departures_settled(t);
+    free(t->departures.list);
+    pt_pidmap_free(&t->departures.index);
+}
+
+int32_t pt_target_group_of(struct pt_target *t, const char *comm, pid_t parent)
+{
+    if (pt_target_by_process(t))
+        return (int32_t)pt_ledger_group_named(&t->ledger, comm);
+    if (t->options.breakdown != PT_BY_CGROUP)
+        return -1;
+    const struct pt_member *p = pt_target_live_member(t, parent);
+    return p && p->acct.group >= 0 ? p->acct.group : (int32_t)pt_ledger_group_named(&t->ledger, PT_CGROUP_OWN);
+}
+
+/* The group a member joins: by cgroup the one the scan of the cgroups
+ * found it in, else as any process's (pt_target_group_of). */
+static int32_t join_group(struct pt_target *t, const struct pt_member *m)
+{
+    if (t->options.breakdown == PT_BY_CGROUP && t->discovery.join_group)
+        return (int32_t)pt_ledger_group_named(&t->ledger, t->discovery.join_group);
+    return pt_target_group_of(t, m->comm, m->ppid);
+}
+
+/* Open pid as a new member. baseline: it joins as part of a new root's
+ * tree (its past is not counted); otherwise it was born in the tree.
+ * recorded: pid's exit record is being followed (exits.c), which settles
+ * it as a member's, so a zombie joins even with a breakdown. */
+static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline, bool recorded)
+{
+    struct pt_member m;
+    enum pt_read r = pt_member_open(&m, t->proc_root_fd, t->budget, pid, expected_starttime, &t->buf);
+    if (r == PT_READ_NO_FDS) {
+        /* The process is tried again at the next discovery tick; until it
+         * has joined, every sum of the tree would be partial. */
+        pt_interval_add_vanished(&t->interval);
+        pt_interval_add_short(&t->interval, PT_SHORT_MEMBERS);
+    }
+    if (r != PT_READ_OK)
+        return NULL;
+    if (m.zombie && !baseline && !recorded && t->exits.follows && pt_target_groups_by_name(t) && m.ppid != t->self) {
+        /* With a breakdown its exit record, once followed while it could
+         * not join, gave its group its usage (exits.c): joined too, its
+         * group would count it twice. Launch mode joins what it reaps
+         * itself. */
+        pt_member_close(&m);
+        return NULL;
+    }
+    if (m.kernel_thread && t->has_matcher) {
+        /* Kernel threads hold no user memory and would add the kernel's
+         * own work to "root's programs": only --pid may name one. */
+        pt_member_close(&m);
+        return NULL;
+    }
+    if (t->membership.n_members == t->membership.cap_members) {
+        t->membership.cap_members = t->membership.cap_members ? t->membership.cap_members * 2 : 16;
+        t->membership.members =
+            pt_xrealloc_array(t->membership.members, t->membership.cap_members, sizeof(*t->membership.members));
+    }
+    pt_target_warn_denied(t, &m);
+    m.baseline_walk = baseline;
+    m.born = !baseline;
+    m.since = baseline ? pt_now() : 0;
+    m.recorded_whole = !baseline && t->exits.follows;
+    m.read_at = pt_now();
+    pt_ledger_join(&t->ledger, &m.acct, join_group(t, &m), baseline);
+    /* A zombie joins too (but for a breakdown's, above): its counters are
+     * final, and count in the interval it ran in, not in its reaper's at
+     * the reap (which then owes them, as for any member that leaves). One
+     * the events counted already (started, and exited) is not counted
+     * again. */
+    m.exit_counted = pt_eventbook_joins_exited(&t->events, pid);
+    if (!baseline && !pt_eventbook_joins_forked(&t->events, pid) &&
+        !m.exit_counted) /* else counted at its fork event */
+        pt_interval_add_started(&t->interval);
+    pt_eventbook_member_moved(&t->events, pid, !baseline);
+    t->membership.members[t->membership.n_members] = m;
+    pt_pidmap_put(&t->membership.position_of, pid, (uint32_t)t->membership.n_members);
+    return &t->membership.members[t->membership.n_members++];
+}
+
+struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline)
+{
+    return join(t, pid, expected_starttime, baseline, false);
+}
+
+struct pt_member *pt_target_join_recorded(struct pt_target *t, pid_t pid, uint64_t starttime)
+{
+    return join(t, pid, starttime, false, true);
+}
+
+/* One reading of a thread's counter against the last: what it did since,
+ * never negative; a thread first seen counts its whole past when it was
+ * born in the tree (count_past), none of it otherwise. */
+static int64_t since_last(int64_t now, int64_t *last, bool had_last, bool count_past)
+{
+    int64_t d = had_last ? pt_sat_sub(now, *last) : count_past ? now : 0;
+    *last = now;
+    return d > 0 ? d : 0;
+}
+
+/* A thread's usage since the last interval's end, to its name's group;
+ * none once its exit record settled it (exits.c). */
+void pt_target_credit_thread(struct pt_target *t, struct pt_thread_usage *u, bool count_past)
+{
+    if (!u->cpu_now || u->final)
+        return;
+    int64_t user = since_last(u->utime, &u->last_utime, u->cpu_last, count_past);
+    int64_t system = since_last(u->stime, &u->last_stime, u->cpu_last, count_past);
+    u->cpu_last = true;
+    int64_t voluntary = 0, involuntary = 0;
+    if (u->ctx_now) {
+        voluntary = since_last(u->voluntary, &u->last_voluntary, u->ctx_last, count_past);
+        involuntary = since_last(u->involuntary, &u->last_involuntary, u->ctx_last, count_past);
+        u->ctx_last = true;
+    }
+    pt_ledger_credit_thread(&t->ledger, u->comm, user, system, u->ctx_now, voluntary, involuntary);
+}
+
+/* ---- invariants ------------------------------------------------------- */
+
+int pt_target_check(const struct pt_target *t, char *why, size_t whylen)
+{
+    const struct pt_account **live = pt_xrealloc_array(NULL, t->membership.n_members + 1, sizeof(*live));
+    size_t n = 0;
+    int rc = 0;
+    for (size_t i = 0; i < t->membership.n_members && rc == 0; i++) {
+        const struct pt_member *m = &t->membership.members[i];
+        if (m->gone)
+            continue;
+        live[n++] = &m->acct;
+        long at = pt_pidmap_get(&t->membership.position_of, m->pid);
+        const struct pt_member *parent = pt_target_live_member(t, m->ppid);
+        if (at != (long)i) {
+            snprintf(why, whylen, "member %d is at %zu, its index says %ld", (int)m->pid, i, at);
+            rc = -1;
+        } else if (parent && parent > m) {
+            snprintf(why, whylen, "member %d comes before its parent %d", (int)m->pid, (int)m->ppid);
+            rc = -1;
+        }
+    }
+    if (rc == 0)
+        rc = pt_ledger_check(&t->ledger, live, n, why, whylen);
+    const char *broken = rc == 0 ? pt_interval_check(&t->interval) : NULL;
+    if (broken) {
+        snprintf(why, whylen, "the interval: %s", broken);
+        rc = -1;
+    }
+    free(live);
+    return rc;
+}
+
+void pt_target_debug_check(const struct pt_target *t, const char *step)
+{
+#ifdef PT_CHECK_INVARIANTS
+    char why[200];
+    if (pt_target_check(t, why, sizeof(why)) != 0) {
+        pt_target_logf(t, PT_LOG_ERROR, "invariant broken after %s: %s", step, why);
+        abort();
+    }
+#else
+    (void)t;
+    (void)step;
+#endif
+}

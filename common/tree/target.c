@@ -1,0 +1,410 @@
+#include "tree/target.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "netlink/eventbook.h"
+#include "report/groupkey.h"
+#include "accounting/ledgerfolds.h"
+#include "accounting/lines.h"
+#include "tree/membership.h"
+#include "util/saturate.h"
+#include "tree/targetcg.h"
+#include "tree/targetgpu.h"
+#include "accounting/interval.h"
+#include "tree/targetunit.h"
+
+const char *pt_target_name(const struct pt_target *t)
+{
+    return t->name;
+}
+
+const char *pt_target_breakdown_key(const struct pt_target *t)
+{
+    return pt_breakdown_name(t->options.breakdown);
+}
+
+const struct pt_group_report *pt_target_group_reports(const struct pt_target *t, size_t *n)
+{
+    *n = t->group_lines.n;
+    return t->group_lines.reports;
+}
+
+pid_t pt_target_launched_pid(const struct pt_target *t)
+{
+    return t->selector.kind == PT_SELECT_CHILD ? t->selector.pid : 0;
+}
+
+/* This interval's deltas of the tree, every live member counted (after
+ * pt_ledger_add_account). Short of descriptors, some member was not read: its
+ * work is left for the next interval, which reports it (the base stays). */
+static void counter_deltas(struct pt_target *t, double seconds, int64_t delta[PT_CTR_COUNT])
+{
+    pt_ledger_deltas(&t->ledger, t->interval.short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS), seconds, delta);
+}
+
+/* What a line reports of the live members, the tree's or a group's: the
+ * per-thread counts read (tc_seen bits), descriptors, processes, threads. */
+static void put_live(struct pt_line *line, const int64_t tc[PT_TC_COUNT], unsigned tc_seen, int64_t fds,
+                     int64_t processes, int64_t threads)
+{
+    static const struct {
+        enum pt_amount amount;
+        double unit; /* of the amount, in the count's */
+    } tc_amounts[PT_TC_COUNT] = {
+        [PT_TC_VOLUNTARY] = {PT_A_CTX_VOLUNTARY, 1},
+        [PT_TC_INVOLUNTARY] = {PT_A_CTX_INVOLUNTARY, 1},
+        [PT_TC_RUN_DELAY] = {PT_A_CPU_DELAY, 1e9},
+        [PT_TC_BLKIO_DELAY] = {PT_A_BLKIO_DELAY, 1e9},
+    };
+    for (int k = 0; k < PT_TC_COUNT; k++)
+        if (tc_seen & (1u << k))
+            pt_line_put(line, tc_amounts[k].amount, (double)tc[k] / tc_amounts[k].unit);
+    if (fds >= 0) /* -1: not counted */
+        pt_line_put(line, PT_A_FDS, (double)fds);
+    pt_line_put(line, PT_A_PROCESSES, (double)processes);
+    if (line->stat_seen)
+        pt_line_put(line, PT_A_THREADS, (double)threads);
+}
+
+/* The live members by the state their last stat read showed (zombies are
+ * members until reaped, so proc_processes counts them too), and the age of
+ * the oldest: its starttime (clock ticks since boot) against CLOCK_BOOTTIME,
+ * the clock the kernel gives starttime in (a time namespace's, in one). */
+static void put_states_and_age(const struct pt_target *t, struct pt_line *line)
+{
+    static const struct {
+        enum pt_task_state state;
+        enum pt_amount amount;
+    } counted[] = {
+        {PT_TS_RUNNING, PT_A_RUNNING},
+        {PT_TS_BLOCKED, PT_A_BLOCKED},
+        {PT_TS_STOPPED, PT_A_STOPPED},
+        {PT_TS_ZOMBIE, PT_A_ZOMBIE},
+    };
+    int64_t in_state[PT_TS_OTHER + 1] = {0};
+    uint64_t oldest = UINT64_MAX;
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        const struct pt_member *m = &t->membership.members[i];
+        if (m->gone || !m->acct.has_stat)
+            continue;
+        in_state[pt_task_state_of(m->state)]++;
+        if (m->starttime < oldest)
+            oldest = m->starttime;
+    }
+    if (t->ledger.stat_seen)
+        for (size_t k = 0; k < PT_ARRAY_LEN(counted); k++)
+            pt_line_put(line, counted[k].amount, (double)in_state[counted[k].state]);
+    struct timespec now;
+    if (oldest == UINT64_MAX || clock_gettime(CLOCK_BOOTTIME, &now) != 0)
+        return;
+    double age = (double)now.tv_sec + (double)now.tv_nsec / 1e9 - (double)oldest / t->ticks_per_second;
+    /* starttime is truncated to a tick: never a negative age */
+    pt_line_put(line, PT_A_OLDEST_AGE, age > 0 ? (double)(int64_t)(age * 100 + 0.5) / 100 : 0);
+}
+
+/* Which targets have one root that can be replaced (a pinned one never
+ * is: 0); those that gather many (a pattern, a glob of units) have none. */
+static bool has_restarts(const struct pt_target *t)
+{
+    switch (t->selector.kind) {
+    case PT_SELECT_PID:
+    case PT_SELECT_CHILD:
+    case PT_SELECT_PIDFILE:
+    case PT_SELECT_CGROUP:
+        return true;
+    case PT_SELECT_UNIT:
+        return !pt_matcher_unit(&t->matcher)->glob;
+    default:
+        return false;
+    }
+}
+
+/* The per-thread counts shown: the block-I/O delay only when the kernel
+ * counted it for the whole interval and tree (blkio_shown). */
+static unsigned tcounts_shown(const struct pt_target *t)
+{
+    return t->interval.blkio_shown ? PT_TC_ALL : PT_TC_ALL & ~(1u << PT_TC_BLKIO_DELAY);
+}
+
+/* The tree's line: its amounts, named as the catalog sets metrics from
+ * them (catalog.h, lines.h). */
+static void fill_report(struct pt_target *t, double seconds, int64_t processes, int64_t threads, int64_t fds,
+                        const struct pt_cgvalues *cgroups, const struct pt_units *units, struct pt_report *report)
+{
+    struct pt_line line;
+    pt_line_init(&line, PT_LINES_ONE, seconds, t->ticks_per_second, t->cpu_percent_max);
+    line.cgroup = cgroups;
+    struct pt_extrema gauges[PT_G_COUNT];
+    memcpy(gauges, t->interval.gauges, sizeof(gauges));
+    gauges[PT_G_GPU] = pt_target_gpu_memory(t, -1);
+    line.gauges = gauges;
+    line.io_seen = t->ledger.io_seen;
+    counter_deltas(t, seconds, line.delta); /* first: CPU left from the last line is seen */
+    line.stat_seen = t->ledger.stat_seen;
+    put_live(&line, t->ledger.tc, t->ledger.tc_seen & tcounts_shown(t), fds, processes, threads);
+    put_states_and_age(t, &line);
+    if (t->interval.fd_limit_known) {
+        pt_line_put(&line, PT_A_FDS_LIMIT_PERCENT, t->interval.fd_limit_worst_percent);
+        pt_line_put(&line, PT_A_FDS_HEADROOM, (double)t->interval.fd_headroom_least);
+    }
+    if (has_restarts(t))
+        pt_line_put(&line, PT_A_RESTARTS, (double)t->interval.restarts);
+    pt_line_put(&line, PT_A_STARTED, (double)t->interval.started);
+    pt_line_put(&line, PT_A_EXITED, (double)t->interval.exited);
+    /* what the exit records tell, only where they are in use; failed,
+     * killed and the peak are left out of an interval that lost records */
+    if (t->exits.follows) {
+        pt_line_put(&line, PT_A_EXIT_RECORDS, (double)t->exits.records);
+        pt_line_put(&line, PT_A_EXIT_RECORD_LOSSES, (double)t->exits.record_losses);
+    }
+    if (t->exits.follows && t->exits.record_losses == 0) {
+        pt_line_put(&line, PT_A_FAILED, (double)t->exits.failed);
+        pt_line_put(&line, PT_A_KILLED, (double)t->exits.killed);
+        pt_line_put(&line, PT_A_EXITED_RSS_PEAK, (double)t->exits.rss_peak_kb * 1024.0);
+    }
+    pt_line_put(&line, PT_A_SAMPLES, (double)t->interval.samples);
+    pt_line_put(&line, PT_A_VANISHED, (double)t->interval.vanished);
+    /* thread CPU clocks are not meaningful below a microsecond */
+    pt_line_put(&line, PT_A_COLLECTOR_CPU, (double)(int64_t)(t->interval.cpu_seconds * 1e6 + 0.5) / 1e6);
+    if (t->options.collect_pss)
+        pt_line_put(&line, PT_A_PSS_STALE, (double)t->interval.pss_stale);
+    pt_target_gpu_put(t, -1, &line);
+    pt_line_report(&line, units, report);
+}
+
+/* Short of descriptors: leave out what was not read whole, and say so in
+ * one line per interval. */
+static void leave_out_unknown(struct pt_target *t, struct pt_report *report)
+{
+    if (!t->interval.short_of_fds)
+        return;
+    pt_line_drop_unknown(report, t->interval.short_of_fds);
+    for (size_t i = 0; i < t->group_lines.n; i++)
+        pt_line_drop_unknown(&t->group_lines.reports[i].report, t->interval.short_of_fds);
+    char what[160];
+    pt_short_describe(t->interval.short_of_fds, what, sizeof(what));
+    pt_target_logf(t, PT_LOG_ERROR,
+                   "out of file descriptors (EMFILE/ENFILE); left out this interval:%s; "
+                   "raise the open-files limit (LimitNOFILE=) or lower the descriptor budget",
+                   what);
+}
+
+/* Every live member counted into the tree's sums, and into its group's
+ * once it is in its name's group; then the baseline for debts taken from
+ * now on. */
+static void count_members(struct pt_target *t)
+{
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        struct pt_member *m = &t->membership.members[i];
+        if (m->gone)
+            continue;
+        if (pt_target_partitions(t)) {
+            pt_target_follow_name(t, m);
+            pt_ledger_seen(&t->ledger, &m->acct);
+        }
+        pt_ledger_add_account(&t->ledger, &m->acct, m->num_threads);
+        pt_ledger_snapshot(&t->ledger, &m->acct);
+    }
+}
+
+/* The breakdown's lines: every group in use this interval, each
+ * carrying what the catalog puts on its breakdown's lines. */
+static void fill_group_reports(struct pt_target *t, double seconds, const struct pt_units *units)
+{
+    bool keep_base = t->interval.short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS);
+    /* a cgroup's line carries what a process name's does, and its own
+     * cgroup's accounting */
+    enum pt_lines of = t->options.breakdown == PT_BY_THREAD   ? PT_LINES_BY_THREAD
+                       : t->options.breakdown == PT_BY_CGROUP ? PT_LINES_BY_PROCESS | PT_LINES_BY_CGROUP
+                                                              : PT_LINES_BY_PROCESS;
+    t->group_lines.n = 0;
+    for (uint32_t i = 0; i <= t->ledger.groups.limit; i++) {
+        const struct pt_group *g = pt_ledger_group(&t->ledger, i);
+        if (!g->in_use)
+            continue;
+        struct pt_line line;
+        pt_line_init(&line, of, seconds, t->ticks_per_second, t->cpu_percent_max);
+        struct pt_extrema gauges[PT_G_COUNT];
+        memcpy(gauges, g->gauges, sizeof(gauges));
+        gauges[PT_G_GPU] = pt_target_gpu_memory(t, (int32_t)i);
+        line.gauges = gauges;
+        line.io_seen = g->io_seen;
+        line.cgroup = pt_targetcg_values(t, g->name);
+        pt_ledger_group_deltas(&t->ledger, i, keep_base, line.delta);
+        line.stat_seen = g->stat_seen;
+        put_live(&line, g->tc, g->tc_seen & tcounts_shown(t), g->fds_seen ? g->fds : -1, g->processes, g->threads);
+        pt_target_gpu_put(t, (int32_t)i, &line);
+        assert(t->group_lines.n <= t->ledger.groups.limit); /* limit + 1 lines */
+        struct pt_group_report *r = &t->group_lines.reports[t->group_lines.n++];
+        r->name = g->name;
+        pt_line_report(&line, units, &r->report);
+    }
+    /* each line's name unique as the frontends write it, within their cut */
+    bool other_last = pt_ledger_group(&t->ledger, t->ledger.groups.limit)->in_use;
+    size_t cut = 0, max = t->options.line_name_max, own = strlen(t->name) + 1;
+    if (max)
+        cut = max > own + 2 * PT_GROUP_KEY_SUFFIX ? max - own : 2 * PT_GROUP_KEY_SUFFIX;
+    pt_group_keys(t->group_lines.reports, t->group_lines.n, other_last, cut, t->group_lines.keys, t->group_lines.folds,
+                  t->group_lines.order);
+}
+
+static struct pt_account *live_account(void *target, pid_t pid)
+{
+    struct pt_member *m = pt_target_live_member(target, pid);
+    return m ? &m->acct : NULL;
+}
+
+/* The CPU of the processes the exit records weighed, out of their
+ * reapers' folds (exits.c, ledger.h), once the interval's reads and
+ * records are in. */
+static void share_folds(struct pt_target *t)
+{
+    pt_ledger_share_folds(&t->ledger, live_account, t);
+    for (size_t i = 0; i < t->membership.n_members; i++)
+        pt_ledger_folds_given(&t->ledger, &t->membership.members[i].acct);
+}
+
+void pt_target_set_self(struct pt_target *t, pid_t self)
+{
+    t->self = self;
+    t->proc_root_ours = self == getpid();
+}
+
+void pt_target_charge(struct pt_target *t, double cpu_seconds)
+{
+    pt_interval_add_cpu(&t->interval, cpu_seconds);
+}
+
+void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report)
+{
+    if (!t->interval.end_read)
+        pt_target_end_reads(t, pt_now(), NAN); /* a caller without a collector: its clock, no delayacct */
+    double cpu0 = pt_thread_cpu_seconds();
+    int64_t threads = t->interval.end_threads, fds = t->interval.end_fds;
+    share_folds(t);
+    if (t->ledger.groups.list && !pt_target_partitions(t))
+        pt_target_read_threads(t);
+    count_members(t);
+    int64_t processes = (int64_t)t->membership.n_members;
+    pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
+
+    double counter_seconds = pt_interval_lasted(&t->interval, seconds);
+    const struct pt_cgvalues *cgroups = pt_targetcg_end(&t->cg, t, seconds);
+    fill_report(t, counter_seconds, processes, threads, fds, cgroups, units, report);
+    if (t->ledger.groups.list)
+        fill_group_reports(t, counter_seconds, units);
+    leave_out_unknown(t, report);
+    pt_interval_end(&t->interval);
+    pt_target_gpu_end_interval(t);
+    pt_target_exits_end_interval(t);
+    pt_ledger_end_interval(&t->ledger);
+    pt_target_debug_check(t, "the interval's end");
+}
+
+/* ---- launch mode ------------------------------------------------------ */
+
+void pt_target_final_read(struct pt_target *t, pid_t pid)
+{
+    struct pt_member *m = pt_target_live_member(t, pid);
+    if (!m)
+        m = pt_target_join(t, pid, 0, false);
+    if (m)
+        pt_target_read_counters(t, m);
+}
+
+void pt_target_reaped(struct pt_target *t, pid_t pid)
+{
+    struct pt_member *m = pt_target_live_member(t, pid);
+    if (m)
+        pt_target_member_gone(t, m);
+}
+
+/* ---- life cycle ------------------------------------------------------- */
+
+int pt_target_init(struct pt_target *t, const char *name, const struct pt_selector *selector,
+                   const struct pt_target_options *options, bool pss_at_end, int proc_root_fd, const char *sys_root,
+                   struct pt_fd_budget *budget, char *err, size_t errlen)
+{
+    memset(t, 0, sizeof(*t));
+    t->name = pt_xstrdup(name);
+    t->selector = *selector;
+    t->selector.path = selector->path ? pt_xstrdup(selector->path) : NULL;
+    t->selector.value = selector->value ? pt_xstrdup(selector->value) : NULL;
+    if (options->breakdown == PT_BY_CGROUP && selector->kind != PT_SELECT_CGROUP && selector->kind != PT_SELECT_UNIT) {
+        snprintf(err, errlen, "a breakdown by cgroup needs a cgroup or unit target");
+        pt_target_free(t);
+        return -1;
+    }
+    bool matching = selector->kind >= PT_SELECT_MATCH;
+    if (matching && pt_matcher_init(&t->matcher, selector, proc_root_fd, sys_root, err, errlen) != 0) {
+        pt_target_free(t);
+        return -1;
+    }
+    t->has_matcher = matching;
+    t->options = *options;
+    t->budget = budget; /* before the cgroups, whose kept descriptors it counts */
+    if (matching)
+        pt_matcher_set_budget(&t->matcher, budget); /* and the kept sub-cgroups' (cgscan.h) */
+    bool own_cgroup = selector->kind == PT_SELECT_CHILD && selector->path && selector->cgroupfs;
+    if (options->collect_cgroup &&
+        (selector->kind == PT_SELECT_CGROUP || selector->kind == PT_SELECT_UNIT || own_cgroup))
+        pt_targetcg_init(&t->cg, t);
+    t->selector.cgroupfs = NULL; /* the launcher's: read above, not kept */
+    t->selector.cgroup_never = NULL;
+    t->proc_root_fd = proc_root_fd;
+    t->page_size = sysconf(_SC_PAGESIZE);
+    t->ticks_per_second = (double)sysconf(_SC_CLK_TCK);
+    long cpus = sysconf(_SC_NPROCESSORS_CONF);
+    t->cpu_percent_max = 100.0 * (double)(cpus > 0 ? cpus : 1);
+    /* what an interval's CPU is bounded by (ledger.h): the CPUs online,
+     * where any member can run (its affinity and cpuset can change at any
+     * time); the configured ones where that is unknown */
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    t->pss_at_end = pss_at_end;
+    t->self = getpid();
+    t->proc_root_ours = true;
+    t->sys_root_default = strcmp(sys_root, "/sys") == 0;
+    pt_ledger_init(&t->ledger, t->ticks_per_second,
+                   (unsigned)(online > 0 ? online
+                              : cpus > 0 ? cpus
+                                         : 1),
+                   options->breakdown != PT_BY_NONE ? options->breakdown_limit : 0,
+                   options->breakdown == PT_BY_PROCESS || options->breakdown == PT_BY_CGROUP);
+    if (options->breakdown != PT_BY_NONE) {
+        size_t lines = options->breakdown_limit + 1;
+        t->group_lines.reports = pt_xalloc(lines * sizeof(*t->group_lines.reports));
+        t->group_lines.keys = pt_xalloc(lines * sizeof(*t->group_lines.keys));
+        t->group_lines.folds = pt_xalloc(lines * sizeof(*t->group_lines.folds));
+        t->group_lines.order = pt_xalloc(lines * sizeof(*t->group_lines.order));
+    }
+    return 0;
+}
+
+void pt_target_free(struct pt_target *t)
+{
+    pt_target_membership_free(t);
+    pt_eventbook_free(&t->events);
+    pt_target_exits_free(t);
+    pt_buf_free(&t->buf);
+    pt_target_discovery_free(t);
+    pt_ledger_free(&t->ledger);
+    free(t->group_lines.reports);
+    free(t->group_lines.keys);
+    free(t->group_lines.folds);
+    free(t->group_lines.order);
+    free(t->name);
+    free((char *)t->selector.path);
+    free((char *)t->selector.value);
+    if (t->has_matcher)
+        pt_matcher_free(&t->matcher);
+    pt_targetcg_free(&t->cg);
+    pt_target_unit_free(t);
+    pt_target_gpu_free(t);
+    memset(t, 0, sizeof(*t));
+}

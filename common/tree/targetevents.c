@@ -1,0 +1,80 @@
+/* targetevents: the process events of one drain, followed by a target. */
+#include "tree/targetevents.h"
+
+#include "netlink/eventbook.h"
+#include "tree/exits.h"
+#include "tree/membership.h"
+#include "accounting/interval.h"
+
+/* Was pid a process of the tree when it forked at time when? A member
+ * that joined as (part of) a new root only from its join; one born in the
+ * tree, or known from a fork event, always. */
+static bool forks_in_tree(const struct pt_target *t, pid_t pid, double when)
+{
+    const struct pt_member *m = pt_target_live_member(t, pid);
+    if (m)
+        return m->since <= when;
+    return pt_pidmap_get(&t->events.parent_of_forked, pid) >= 0 ||
+           pt_pidmap_get(&t->events.forks_ours_lately, pid) == 1;
+}
+
+/* A fork in the tree: the child joins now, unless it was a member
+ * already (discovery read it before this drain) or is gone (its exit
+ * is in the same drain: its pid may be another's by now). Then it is
+ * counted from the events alone. */
+static void follow_start(struct pt_target *t, const struct pt_procevent *e)
+{
+    pt_eventbook_forked(&t->events, e->pid); /* a new process has the pid */
+    if (!forks_in_tree(t, e->parent, e->when) || pt_target_live_member(t, e->pid) ||
+        pt_pidmap_get(&t->events.forks_ours_lately, e->pid) >= 0)
+        return;
+    struct pt_member *m = e->ends ? NULL : pt_target_join(t, e->pid, 0, false);
+    if (m) {
+        m->started_at = e->when; /* finer than its starttime's clock tick (exits.c) */
+        return;
+    }
+    pt_interval_add_started(&t->interval);
+    pt_eventbook_forked_unjoined(&t->events, e->pid, e->parent);
+}
+
+/* A process known only from its fork has exited: counted, and kept until
+ * the exit records that follow these events have been read (its own, its
+ * children's: exits.c finds whose counters their usage went to). */
+static void follow_unseen_exit(struct pt_target *t, pid_t pid)
+{
+    pid_t parent = pt_eventbook_exited(&t->events, pid);
+    if (parent < 0)
+        return;
+    pt_interval_add_exited(&t->interval); /* a member's exit is counted when it is found gone */
+    pt_target_unseen_gone(t, pid, parent);
+}
+
+void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *events, size_t n, bool complete)
+{
+    double cpu0 = pt_thread_cpu_seconds();
+    pt_eventbook_drain_begins(&t->events, complete);
+    for (size_t i = 0; i < n; i++) {
+        const struct pt_procevent *e = &events[i];
+        if (e->kind == PT_PROCEVENT_START)
+            follow_start(t, e);
+        else if (e->kind == PT_PROCEVENT_EXIT) {
+            follow_unseen_exit(t, e->pid);
+            pt_target_note_exit(t, e->pid, e->when);
+        } else if (e->kind == PT_PROCEVENT_EXEC || e->kind == PT_PROCEVENT_CREDS) {
+            pt_target_member_changed(t, e->pid);
+        }
+    }
+    pt_eventbook_drain_done(&t->events);
+    pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
+    pt_target_debug_check(t, "process events");
+}
+
+void pt_target_events_discovered(struct pt_target *t)
+{
+    /* a zombie among them was in a member's children file, and joined:
+     * the others are reaped. With a breakdown by name (process, thread)
+     * and exit records a zombie joins from its record only, which the
+     * records' drain follows (exits.c) */
+    if (!(t->exits.follows && pt_target_groups_by_name(t)))
+        pt_eventbook_unjoined_exits_settled(&t->events);
+}

@@ -1,0 +1,79 @@
+/* targetstate: the lookups every part of a target shares, and its log
+ * lines. */
+#include "tree/targetstate.h"
+
+#include <assert.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "proctree/caps.h"
+#include "proctree/escape.h"
+
+/* One log line about t: 'target "NAME": ' and the message. The name is
+ * escaped: whoever names a process or writes a pid file chooses it. */
+void pt_target_logf(const struct pt_target *t, enum pt_log_level level, const char *fmt, ...)
+{
+    char name[PT_QUOTED_MAX], what[PT_LOG_LINE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    pt_logf(level, "target \"%s\": %s", pt_escape(name, sizeof(name), t->name), what);
+}
+
+struct pt_member *pt_target_live_member(const struct pt_target *t, pid_t pid)
+{
+    long i = pt_pidmap_get(&t->membership.position_of, pid);
+    assert(i < (long)t->membership.n_members);
+    if (i < 0 || t->membership.members[i].gone)
+        return NULL;
+    return &t->membership.members[i];
+}
+
+/* Permission denied on io, smaps_rollup or fd/ (another user's process):
+ * the metrics they feed are left out for that process. Say so once per
+ * target and kind, with the capabilities missing and why (caps.h): a
+ * warning, or information where the start line named them already. Each
+ * file needs its own: smaps_rollup ptrace access (CAP_SYS_PTRACE), fd/
+ * (mode 0500) the file permission check (CAP_DAC_READ_SEARCH), io (0400)
+ * both. */
+void pt_target_warn_denied(struct pt_target *t, const struct pt_member *m)
+{
+    static const struct {
+        enum pt_denied bit;
+        const char *file, *metrics;
+        unsigned needs;
+    } kinds[] = {
+        {PT_DENIED_IO, "io", "I/O", PT_CAP_BIT(PT_CAP_SYS_PTRACE) | PT_CAP_BIT(PT_CAP_DAC_READ_SEARCH)},
+        {PT_DENIED_SMAPS, "smaps_rollup", "PSS, USS, shared and swap", PT_CAP_BIT(PT_CAP_SYS_PTRACE)},
+        {PT_DENIED_FDS, "fd/", "fd", PT_CAP_BIT(PT_CAP_DAC_READ_SEARCH)},
+    };
+    for (size_t k = 0; k < PT_ARRAY_LEN(kinds); k++) {
+        if (!(m->denied & kinds[k].bit) || (t->warned_denied & kinds[k].bit))
+            continue;
+        t->warned_denied |= kinds[k].bit;
+        struct pt_buf why = {0};
+        unsigned missing = pt_caps_describe_missing(pt_caps_current(), kinds[k].needs, &why);
+        bool said = missing && !(missing & ~pt_caps_said());
+        pt_target_logf(t, said ? PT_LOG_INFO : PT_LOG_WARNING,
+                       "permission denied on /proc/%d/%s; %s metrics leave out such processes (%s%s)", (int)m->pid,
+                       kinds[k].file, kinds[k].metrics, missing ? "missing " : "",
+                       missing ? why.data
+                               : "the capabilities it needs are held: a security module (AppArmor, SELinux, Yama's "
+                                 "ptrace_scope) refuses it");
+        pt_buf_free(&why);
+    }
+}
+
+bool pt_target_has_member(const struct pt_target *t, pid_t pid)
+{
+    return pt_target_live_member(t, pid) != NULL;
+}
+
+size_t pt_target_live_members(const struct pt_target *t)
+{
+    size_t live = 0;
+    for (size_t i = 0; i < t->membership.n_members; i++)
+        live += !t->membership.members[i].gone;
+    return live;
+}

@@ -1,0 +1,306 @@
+/* targetstate: the state of one target (struct pt_target: its members, its
+ * ledger, what the interval saw) and the lookups every part of it shares.
+ * The parts, bottom-up, each calling only those below it: membership.c (members join and leave), exits.c (what exit
+ * records settle), sampling.c (the reads of each cadence), targetevents.c (following the process events), discovery.c
+ * (finding members), targetstops.c (why it has no live process), target.c (the interval's end, the life cycle). Each
+ * part of struct pt_target is written by one file only (docs/DESIGN.md, "A target's parts and who writes them", which
+ * tests/layering/check-writers holds the code to); the others read it, and tell that file what happened through its
+ * functions. */
+#ifndef PROCTREE_TARGETSTATE_H
+#define PROCTREE_TARGETSTATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "proctree/base.h"
+#include "cgroup/cgacct.h"
+#include "gpu/drmfdinfo.h"
+#include "netlink/eventbook.h"
+#include "netlink/exitrecords.h"
+#include "proctree/fdbudget.h"
+#include "report/groupkey.h"
+#include "accounting/interval.h"
+#include "accounting/ledger.h"
+#include "select/matcher.h"
+#include "member/member.h"
+#include "select/pidfile.h"
+#include "util/pidmap.h"
+#include "report/quantities.h"
+#include "util/ratelimit.h"
+#include "report/report.h"
+#include "select/selector.h"
+
+/* A member gone since the last drain of exit records, with what settling
+ * it from the records still to come needs (exits.c). */
+struct pt_departure {
+    pid_t pid;
+    pid_t reaper;           /* the member that reaped it; 0: reaped outside the tree */
+    char comm[PT_COMM_MAX]; /* its name at its end: its group's (a slot may be
+                               freed and taken by another name meanwhile) */
+    int32_t group;          /* its ledger group when it left (by cgroup), or -1 */
+    bool has_stat, has_io;
+    bool whole;                     /* recorded will hold all of its own usage */
+    int64_t own[PT_CTR_COUNT];      /* its own usage at its last read */
+    int64_t recorded[PT_CTR_COUNT]; /* its exited threads' (CPU in microseconds) */
+    int64_t recorded_run_us;        /* their exact run time; -1: a record lacked it */
+    double read_at;                 /* its last read (pt_now's clock) */
+    double exited_at;               /* its exit, same clock; 0: not known yet */
+    double start;                   /* its start, same clock (its fork event's, or
+                                       its starttime's, to a clock tick) */
+    int64_t life_us;                /* start to exit, once its main thread's record came */
+    unsigned tc_counted;            /* its per-thread counts that count (pt_target_credit_tcounts) */
+    int64_t tc_base[PT_TC_COUNT];   /* what its last reads counted of the threads
+                                       whose records are still to come */
+    /* --by thread: its threads' usage as their reads credited it, for
+     * their records still to come (owned: freed when settled) */
+    struct pt_thread_usage main_usage;
+    struct pt_threads threads;
+    bool threads_count_past; /* a thread of it not read counts whole */
+};
+
+/* How the target finds its members (discovery.c writes it, and frees
+ * it): the roots the selector named, what the last scan of its
+ * cgroups saw, and the pids found by one read, waiting to join. */
+struct pt_target_discovery {
+    struct pt_pidfile pidfile; /* PIDFILE: what its last read found */
+    pid_t root_pid;            /* identity of the selected root once seen */
+    pid_t refused_pid;         /* PIDFILE: the pid last refused (1, a kernel thread, ours) */
+    uint64_t root_starttime;
+    pid_t named_pid;  /* PID, PIDFILE: the pid the selector names now, or 0 */
+    int cgroup_error; /* CGROUP: the last scan's -errno, or 0 */
+    /* CGROUP, UNIT: processes the last scan listed but could not name: a 0
+     * in cgroup.procs (one outside our pid namespace), or every one where
+     * the proc root is another pid namespace's (its pids are not ours) */
+    size_t cgroup_unnamed;
+    bool scan_fallback; /* no children files: build the tree from ppids */
+    pid_t *pending;     /* child pids found by one children read */
+    size_t n_pending, cap_pending;
+    /* --by cgroup: the group each pending pid was found in by a scan of
+     * the cgroups, an offset in scan_groups, or NO_SCAN_GROUP (found by
+     * its parent); and the one of the member joining now, or NULL */
+    uint32_t *pending_group;
+    struct pt_buf scan_groups;
+    const char *join_group;
+    /* "pid file names pid N, ...; refused": a hostile file may name pid 1
+     * and another pid in turn */
+    struct pt_ratelimit refused_said;
+};
+
+/* The limiters of targetstops.c's lines: one shared by a followed
+ * target that stops and the lines of a restart, and one per reason of
+ * an empty target (each problem of a pid file one of its own). */
+#define PT_EMPTY_LIMITS 18
+
+/* Why the target has no live process, as last said or held back, and
+ * the limits of the lines that say so (targetstops.c writes it). */
+struct pt_target_stops {
+    /* a key made of targetstops.c's enum and the pid file's outcome; 0:
+     * the target had a live process at its last discovery (or no discovery yet) */
+    int why;
+    pid_t pid;        /* the pid it was about */
+    bool followed;    /* a live process at the last discovery */
+    bool said_any;    /* a line said since it was last followed: "following again" will be */
+    bool holding;     /* why's line held back: said late, once its limit lets it */
+    unsigned limiter; /* the one of limits why's line went to */
+    struct pt_ratelimit limits[PT_EMPTY_LIMITS];
+};
+
+/* What the kernel's exit records settle (pt_target_follow_exits,
+ * exits.c): the forks gone unseen since the last drain, and this
+ * interval's counts from the records. Written by exits.c only: the
+ * process events tell it of a fork gone before it could join
+ * (pt_target_unseen_gone), the interval's end resets the counts
+ * (pt_target_exits_end_interval). */
+struct pt_target_exits {
+    bool follows;
+    /* pid -> its parent: forked in the tree, gone before it could join,
+     * since the last drain */
+    struct pt_pidmap parent_of_unseen_gone;
+    /* when exit records were last drained: what came then exited before */
+    double drained_at;
+    /* this interval's; none lost: every record came */
+    int64_t failed, killed, rss_peak_kb, records, record_losses;
+};
+
+/* The members gone since the last drain of exit records, each with what
+ * settling it from the records still to come needs. Written by
+ * membership.c only: a member that leaves while exit records are followed
+ * is added, and pt_target_departures_settled() forgets them all. The
+ * records in the list are exits.c's to settle (their fields). */
+struct pt_target_departures {
+    struct pt_departure *list;
+    size_t n, cap;
+    struct pt_pidmap index; /* pid -> its place in list */
+};
+
+/* The target's members, in tree order. Written by membership.c only
+ * (pt_target_join, pt_target_compact, ..., pt_target_membership_free);
+ * the other parts read it, and read or sample the members in it. */
+struct pt_target_membership {
+    struct pt_member *members; /* parents before their children */
+    size_t n_members, cap_members;
+    struct pt_pidmap position_of; /* pid -> position in members */
+    bool need_compaction;
+};
+
+/* What the reads of each cadence keep between them (sampling.c writes
+ * it). */
+struct pt_target_sampling {
+    struct pt_ratelimit smaps_slow_said; /* "smaps_rollup of pid N took ..." */
+    double threads_read_at;              /* when --by thread last read the threads */
+};
+
+/* With a breakdown (options.breakdown, its groups in the ledger): their
+ * lines of the last interval, limit + 1 slots allocated once (target.c
+ * writes it). */
+struct pt_target_group_lines {
+    struct pt_group_report *reports;
+    char (*keys)[PT_GROUP_KEY_MAX]; /* their keys (groupkey.h), and its scratch */
+    char (*folds)[PT_GROUP_KEY_MAX];
+    size_t *order;
+    size_t n;
+};
+
+/* A DRM client of the tree as of the last interval's end (targetgpu.c):
+ * its identity and its engines' counts then. */
+struct pt_gpu_client {
+    char pdev[PT_DRM_NAME_MAX];
+    uint64_t client_id;
+    double read_at; /* pt_now() */
+    bool seen;      /* in this read already: a holder after the first adds nothing */
+    size_t n_engines;
+    struct pt_drm_engine engine[PT_DRM_ENGINES_MAX];
+};
+
+/* A target's GPU use in the interval (targetgpu.c writes it): the memory
+ * samples' extrema, busy seconds and users, the tree's and, with a
+ * breakdown that partitions the members, each group's ([groups]
+ * allocated once the host's GPU is known); the DRM clients of the last
+ * end with the DRM memory they held, which stands in between ends. */
+struct pt_target_gpu {
+    bool on; /* the host has a GPU proctree reads */
+    struct pt_extrema memory;
+    double busy;
+    bool busy_known;
+    int64_t users;
+    bool users_known;
+    uint64_t drm_memory;
+    size_t groups; /* 0, or the breakdown's limit + 1 */
+    struct pt_extrema *group_memory;
+    double *group_busy;
+    int64_t *group_users;
+    uint64_t *group_drm_memory, *group_sum; /* group_sum: one sample's scratch */
+    struct pt_gpu_client *clients;
+    size_t n_clients, cap_clients;
+    bool *uses; /* the last end's scratch: whether each member uses a GPU */
+    size_t cap_uses;
+};
+
+/* A --unit target's lines said once (targetunit.h). */
+enum pt_said_unit { PT_SAID_UNIT_SYSTEMD = 1, PT_SAID_UNIT_LIMIT = 2, PT_SAID_UNIT_OUTSIDE = 4 };
+
+/* What a --unit target keeps (targetunit.c writes it): the lines said
+ * once (enum pt_said_unit bits), and the pids the last scan of its
+ * cgroups listed. */
+struct pt_target_unit {
+    unsigned said;
+    struct pt_pidmap scanned;
+};
+
+/* A cgroup target's cgroups (targetcg.h, which alone writes them: its
+ * functions are handed this part, and the target only to read): the
+ * kernel's accounting of the target's, and with --by cgroup of each line's;
+ * the last interval's values of the target's; the lines said once. */
+struct pt_target_cgroups {
+    bool on; /* a cgroup target: the rest is set up */
+    bool said_missing, said_unreadable, said_group_unreadable;
+    struct pt_ratelimit gained_said; /* "the kernel offers ... now": each cgroup made again may */
+    struct pt_cgacct target, groups;
+    struct pt_cgvalues sum;
+    /* CGROUP, a single UNIT: the cgroup's id (pt_cgroupfs_inode) when last
+     * seen, 0 never; another one is the cgroup made again, a restart */
+    uint64_t root_id;
+    int root_where; /* the hierarchy its id was taken in: 0 not known, 1 v2, 2 v1 memory, 3 v1 cpuacct */
+};
+
+/* One target: what it was made with (target.c: pt_target_init), what
+ * its interval saw (accounting/interval.h, told by every part), what
+ * following the process events keeps (netlink/eventbook.h), its
+ * parts (each struct pt_target_... says who writes it), the ledger
+ * (changed only through ledger.h's functions), a cgroup target's cgroups
+ * (targetcg.c), the denials said (targetstate.c) and a scratch buffer. */
+struct pt_target {
+    char *name;
+    struct pt_selector selector; /* path owned */
+    struct pt_target_options options;
+    int proc_root_fd;
+    struct pt_fd_budget *budget; /* the collector's, shared by all targets */
+    long page_size;
+    double ticks_per_second;
+    double cpu_percent_max; /* 100 x the host's CPUs */
+
+    struct pt_target_membership membership;
+
+    struct pt_target_discovery discovery;
+    struct pt_matcher matcher; /* MATCH, EXE, USER, CGROUP, UNIT */
+    bool has_matcher;
+    struct pt_target_cgroups cg;
+    struct pt_target_unit unit;
+
+    struct pt_ledger ledger; /* the tree's and its breakdown groups' amounts */
+
+    struct pt_interval interval;
+    struct pt_target_sampling sampling;
+
+    bool pss_at_end; /* smaps_rollup at every interval's end, or on its own timer */
+    struct pt_target_stops stops;
+    bool sys_root_default;  /* the cgroup filesystem is looked for in our own /sys */
+    unsigned warned_denied; /* enum pt_denied bits already logged */
+    struct pt_buf buf;
+
+    struct pt_eventbook events;
+
+    struct pt_target_exits exits;
+    struct pt_target_departures departures;
+    pid_t self;          /* our own pid as the proc root names it (pidns.h):
+                            the subreaper in launch mode */
+    bool proc_root_ours; /* self is getpid(): the proc root is our pid namespace's */
+    struct pt_target_group_lines group_lines;
+    struct pt_target_gpu gpu;
+};
+
+static inline bool pt_target_by_process(const struct pt_target *t)
+{
+    return t->options.breakdown == PT_BY_PROCESS;
+}
+
+/* A breakdown whose groups partition the members (by process name, by
+ * cgroup): each member is in one group, and the groups add up to the
+ * tree. */
+static inline bool pt_target_partitions(const struct pt_target *t)
+{
+    return t->options.breakdown == PT_BY_PROCESS || t->options.breakdown == PT_BY_CGROUP;
+}
+
+/* A breakdown by the names exit records carry (process, thread): a
+ * record settles the group it names, so a zombie it names is not joined. */
+static inline bool pt_target_groups_by_name(const struct pt_target *t)
+{
+    return t->options.breakdown == PT_BY_PROCESS || t->options.breakdown == PT_BY_THREAD;
+}
+
+/* One log line about t: 'target "NAME": ' (escaped) and the message. */
+__attribute__((format(printf, 3, 4))) void pt_target_logf(const struct pt_target *t, enum pt_log_level level,
+                                                          const char *fmt, ...);
+/* The live member with this pid, or NULL. */
+struct pt_member *pt_target_live_member(const struct pt_target *t, pid_t pid);
+/* Is pid a live member of the target? */
+bool pt_target_has_member(const struct pt_target *t, pid_t pid);
+size_t pt_target_live_members(const struct pt_target *t);
+/* Permission denied on m's io, smaps_rollup or fd/: say so once per
+ * target and kind. */
+void pt_target_warn_denied(struct pt_target *t, const struct pt_member *m);
+
+#endif
