@@ -277,10 +277,12 @@ void pt_ledger_credit_tcounts(struct pt_ledger *l, int32_t group, const int64_t 
     }
 }
 
-void pt_ledger_credit_thread(struct pt_ledger *l, const char *comm, int64_t user_ticks, int64_t system_ticks, bool ctx,
-                             int64_t voluntary, int64_t involuntary)
+static int64_t carry_ticks(const struct pt_ledger *l, int64_t *rest, int64_t us);
+
+/* CPU ticks and switches of a thread to group gi alone. */
+static void credit_thread(struct pt_ledger *l, uint32_t gi, int64_t user_ticks, int64_t system_ticks, bool ctx,
+                          int64_t voluntary, int64_t involuntary)
 {
-    uint32_t gi = pt_groups_find(&l->groups, comm);
     struct pt_group *g = group_at(l, (int32_t)gi);
     g->processes++; /* its live threads: the slot is kept while there are some */
     g->stat_seen = true;
@@ -290,6 +292,25 @@ void pt_ledger_credit_thread(struct pt_ledger *l, const char *comm, int64_t user
         const int64_t v[PT_TC_COUNT] = {[PT_TC_VOLUNTARY] = voluntary, [PT_TC_INVOLUNTARY] = involuntary};
         add_tcounts(g->tc, &g->tc_seen, v, PT_TC_SWITCHES);
     }
+}
+
+void pt_ledger_credit_thread(struct pt_ledger *l, const char *comm, int64_t user_ticks, int64_t system_ticks, bool ctx,
+                             int64_t voluntary, int64_t involuntary)
+{
+    credit_thread(l, pt_groups_find(&l->groups, comm), user_ticks, system_ticks, ctx, voluntary, involuntary);
+}
+
+void pt_ledger_credit_thread_exit(struct pt_ledger *l, const char *comm, const int64_t cpu_us[PT_CPU_COUNT],
+                                  int64_t voluntary, int64_t involuntary)
+{
+    uint32_t gi = pt_groups_find(&l->groups, comm);
+    struct pt_group *g = group_at(l, (int32_t)gi);
+    int64_t ticks[PT_CPU_COUNT];
+    for (int c = 0; c < PT_CPU_COUNT; c++) {
+        assert(cpu_us[c] >= 0);
+        ticks[c] = carry_ticks(l, &g->cpu_rest_us[c], cpu_us[c]);
+    }
+    credit_thread(l, gi, ticks[PT_CPU_USER], ticks[PT_CPU_SYSTEM], true, voluntary, involuntary);
 }
 
 int64_t pt_ledger_us_to_ticks(const struct pt_ledger *l, int64_t us)

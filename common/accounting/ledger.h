@@ -264,6 +264,12 @@ void pt_ledger_credit_tcounts(struct pt_ledger *l, int32_t group, const int64_t 
  * thread of that name did, to its group alone. */
 void pt_ledger_credit_thread(struct pt_ledger *l, const char *comm, int64_t user_ticks, int64_t system_ticks, bool ctx,
                              int64_t voluntary, int64_t involuntary);
+/* ... and of a thread that exited, settled by its exit record: its CPU
+ * since its last read in microseconds (by enum pt_cpu, never negative),
+ * carried to whole ticks over its group's exits, so that many short
+ * threads lose nothing to rounding; and its switches since. */
+void pt_ledger_credit_thread_exit(struct pt_ledger *l, const char *comm, const int64_t cpu_us[PT_CPU_COUNT],
+                                  int64_t voluntary, int64_t involuntary);
 /* Usage v (CPU in microseconds) that left the tree with a process it
  * never saw: the tree's, and group's (-1: none). */
 void pt_ledger_add_lost(struct pt_ledger *l, int32_t group, const int64_t v[PT_CTR_COUNT]);

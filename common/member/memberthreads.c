@@ -163,8 +163,20 @@ struct pt_thread_usage *pt_member_thread_usage_of(struct pt_member *m, pid_t tid
 {
     if (tid == m->pid)
         return &m->main_usage;
-    uint32_t i = pt_threads_find(&m->threads, tid);
-    return i < m->threads.count ? &m->threads.list[i].usage : NULL;
+    return pt_threads_usage_of(&m->threads, tid);
+}
+
+void pt_member_threads_settled(struct pt_member *m)
+{
+    pt_threads_forget_ended(&m->threads);
+}
+
+void pt_member_hand_thread_usage(struct pt_member *m, struct pt_thread_usage *main, struct pt_threads *threads)
+{
+    *main = m->main_usage;
+    pt_threads_close(&m->threads, m->budget);
+    *threads = m->threads;
+    m->threads = (struct pt_threads){0};
 }
 
 /* One thread's name and own CPU from its task/TID/stat. */

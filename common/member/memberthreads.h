@@ -32,7 +32,15 @@ enum pt_read pt_member_read_thread_usage(struct pt_member *m, int proc_root_fd, 
 /* Its threads' usage records, n of them (the main thread's is main_usage). */
 struct pt_thread_usage *pt_member_thread_usage(struct pt_member *m, uint32_t i, uint32_t *n);
 
-/* Thread tid's usage record, or NULL when the kept list does not hold it. */
+/* Thread tid's usage record, or NULL when the kept lists (its live
+ * threads, those ended and not settled) do not hold it. */
 struct pt_thread_usage *pt_member_thread_usage_of(struct pt_member *m, pid_t tid);
+/* The exit records that follow its last walks of task/ are in: its ended
+ * threads' usage goes (threads.h). */
+void pt_member_threads_settled(struct pt_member *m);
+/* m has left: its threads' usage, for the exit records still to come, to
+ * *main (its main thread's) and *threads (the others', their descriptors
+ * closed, back to the budget), which own it from now on. */
+void pt_member_hand_thread_usage(struct pt_member *m, struct pt_thread_usage *main, struct pt_threads *threads);
 
 #endif

@@ -28,12 +28,25 @@ static void close_thread(struct pt_thread *th, struct pt_fd_budget *budget)
     }
 }
 
-void pt_threads_free(struct pt_threads *ts, struct pt_fd_budget *budget)
+void pt_threads_close(struct pt_threads *ts, struct pt_fd_budget *budget)
 {
     for (uint32_t i = 0; i < ts->count; i++)
         close_thread(&ts->list[i], budget);
+}
+
+void pt_threads_free(struct pt_threads *ts, struct pt_fd_budget *budget)
+{
+    pt_threads_close(ts, budget);
     free(ts->list);
+    free(ts->ended);
     *ts = (struct pt_threads){0};
+}
+
+void pt_threads_forget_ended(struct pt_threads *ts)
+{
+    free(ts->ended);
+    ts->ended = NULL;
+    ts->n_ended = 0;
 }
 
 /* The tids of task/, ascending, into a list the walk fills. */
@@ -58,17 +71,41 @@ static int by_tid(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-uint32_t pt_threads_find(const struct pt_threads *ts, pid_t tid)
+/* Index of tid in list[0 .. count) (ascending tid), or count. */
+static uint32_t find_in(const struct pt_thread *list, uint32_t count, pid_t tid)
 {
-    uint32_t lo = 0, hi = ts->count;
+    uint32_t lo = 0, hi = count;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (ts->list[mid].tid < tid)
+        if (list[mid].tid < tid)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < ts->count && ts->list[lo].tid == tid ? lo : ts->count;
+    return lo < count && list[lo].tid == tid ? lo : count;
+}
+
+uint32_t pt_threads_find(const struct pt_threads *ts, pid_t tid)
+{
+    return find_in(ts->list, ts->count, tid);
+}
+
+struct pt_thread_usage *pt_threads_usage_of(struct pt_threads *ts, pid_t tid)
+{
+    uint32_t i = find_in(ts->list, ts->count, tid);
+    if (i < ts->count)
+        return &ts->list[i].usage;
+    for (i = 0; i < ts->n_ended; i++) /* a few, in no order */
+        if (ts->ended[i].tid == tid)
+            return &ts->ended[i].usage;
+    return NULL;
+}
+
+/* Does an ended thread's usage wait for its exit record? Only one
+ * credited from a read (--by thread) and not settled yet. */
+static bool to_settle(const struct pt_thread_usage *u)
+{
+    return u->cpu_last && !u->final;
 }
 
 int pt_threads_refresh(struct pt_threads *ts, int proc_root_fd, const char *member_path, int64_t num_threads,
@@ -90,8 +127,7 @@ int pt_threads_refresh(struct pt_threads *ts, int proc_root_fd, const char *memb
         uint32_t old = pt_threads_find(ts, w.tids[i]);
         if (old < ts->count) {
             list[i] = ts->list[old];
-            for (int f = 0; f < PT_TF_COUNT; f++)
-                ts->list[old].fd[f] = -1; /* moved */
+            ts->list[old].tid = 0; /* moved */
         } else {
             list[i] = (struct pt_thread){.tid = w.tids[i]};
             for (int f = 0; f < PT_TF_COUNT; f++)
@@ -99,7 +135,23 @@ int pt_threads_refresh(struct pt_threads *ts, int proc_root_fd, const char *memb
         }
     }
     free(w.tids);
-    pt_threads_free(ts, budget); /* what is left: the threads that ended */
+    /* what is left of the old list: the threads that ended, their
+     * descriptors closed; those whose usage was credited and is not
+     * settled yet join the ended ones of the walks before (their records
+     * may not be in yet either) */
+    uint32_t ended = 0;
+    for (uint32_t i = 0; i < ts->count; i++)
+        ended += ts->list[i].tid != 0 && to_settle(&ts->list[i].usage);
+    if (ended)
+        ts->ended = pt_xrealloc_array(ts->ended, (size_t)ts->n_ended + ended, sizeof(*ts->ended));
+    for (uint32_t i = 0; i < ts->count; i++) {
+        if (ts->list[i].tid == 0)
+            continue;
+        close_thread(&ts->list[i], budget);
+        if (to_settle(&ts->list[i].usage))
+            ts->ended[ts->n_ended++] = ts->list[i];
+    }
+    free(ts->list);
     ts->list = list;
     ts->count = w.count;
     ts->fresh = true;

@@ -34,7 +34,9 @@
 enum pt_thread_file { PT_TF_STATUS, PT_TF_CHILDREN, PT_TF_STAT, PT_TF_SCHEDSTAT, PT_TF_COUNT };
 
 /* A thread's own usage for the breakdown by thread name: its name and
- * counters at this interval's end (now) and at the last (last). */
+ * counters at this interval's end (now) and at the last (last). Once its
+ * exit record has settled it (final), nothing more is credited for it: a
+ * zombie's stat read later shows its end again, truncated. */
 struct pt_thread_usage {
     char comm[PT_COMM_MAX]; /* task/TID/stat's, raw bytes */
     int64_t utime, stime;   /* clock ticks, its own (no children) */
@@ -42,6 +44,7 @@ struct pt_thread_usage {
     bool cpu_now, ctx_now; /* read at this interval's end */
     int64_t last_utime, last_stime, last_voluntary, last_involuntary;
     bool cpu_last, ctx_last; /* the last_* hold a read */
+    bool final;              /* its exit record settled it */
 };
 
 struct pt_thread {
@@ -50,11 +53,18 @@ struct pt_thread {
     struct pt_thread_usage usage;
 };
 
-/* Owns the array and the descriptors. Zero-initialised = empty, stale. */
+/* Owns the arrays and the descriptors. Zero-initialised = empty, stale.
+ * A walk that finds threads gone keeps the usage credited from their
+ * reads (ended, no descriptor) until the exit records that follow it are
+ * in (pt_threads_forget_ended): a thread's record is sent before it
+ * leaves task/, yet may be drained after the walk, and settles it from
+ * its last read (exits.c). */
 struct pt_threads {
     struct pt_thread *list; /* ascending tid */
     uint32_t count;
-    bool fresh; /* walked, and no file has said a thread is gone since */
+    bool fresh;              /* walked, and no file has said a thread is gone since */
+    struct pt_thread *ended; /* gone at the last walks, not settled yet; in no order */
+    uint32_t n_ended;
 };
 
 /* Walk <member_path>task/ again when the list may be wrong (see above),
@@ -65,6 +75,12 @@ int pt_threads_refresh(struct pt_threads *ts, int proc_root_fd, const char *memb
 
 /* Index of tid in the list (ascending tid), or count when it is not there. */
 uint32_t pt_threads_find(const struct pt_threads *ts, pid_t tid);
+/* The usage of thread tid, live or ended and not settled yet; NULL when
+ * neither list holds it. */
+struct pt_thread_usage *pt_threads_usage_of(struct pt_threads *ts, pid_t tid);
+/* The exit records that follow the walks are in: the ended threads'
+ * usage goes. */
+void pt_threads_forget_ended(struct pt_threads *ts);
 
 /* Read file f of thread i into buf (to its end). Returns its length; 0
  * when the thread is gone (the list is then walked at the next refresh);
@@ -72,7 +88,9 @@ uint32_t pt_threads_find(const struct pt_threads *ts, pid_t tid);
 ssize_t pt_threads_read(struct pt_threads *ts, uint32_t i, enum pt_thread_file f, int proc_root_fd,
                         const char *member_path, struct pt_fd_budget *budget, struct pt_buf *buf);
 
-/* Close every kept descriptor (back to the budget) and free the list. */
+/* Close every kept descriptor (back to the budget), keeping the lists. */
+void pt_threads_close(struct pt_threads *ts, struct pt_fd_budget *budget);
+/* Close every kept descriptor (back to the budget) and free the lists. */
 void pt_threads_free(struct pt_threads *ts, struct pt_fd_budget *budget);
 
 #endif

@@ -213,37 +213,76 @@ static void settle_departures(struct pt_target *t)
 
 /* ---- the breakdown by thread name --------------------------------------- */
 
+/* Thread tid's usage as the reads of a departed member credited it. */
+static struct pt_thread_usage *departed_thread_usage(struct pt_departure *d, pid_t tid)
+{
+    return tid == d->pid ? &d->main_usage : pt_threads_usage_of(&d->threads, tid);
+}
+
+/* A record's switches since its thread's last read (all of them when it
+ * was never read and its past counts), never negative. */
+static int64_t switches_since(int64_t final, int64_t last, bool had_last, bool count_past)
+{
+    int64_t d = had_last ? pt_sat_sub(final, last) : count_past ? final : 0;
+    return d > 0 ? d : 0;
+}
+
 /* A thread exited: what it did since its last read goes to its name's
- * group. Of a member (live, or departed when departed), through its kept
- * usage record; one the member's list does not hold (born since the list
- * was read, or dropped) only when it started after the last read of the
+ * group, and nothing more after (its usage is final: a zombie's stat read
+ * later shows the same end, truncated). Of a member (live or departed),
+ * through the usage its reads kept: its CPU is what /proc would have shown
+ * at its exit less what its last read showed, its record's exact run time
+ * split as the kernel splits it (its samples alone part from the run time
+ * by tens of percent on a busy host), so the thread lines add up to what
+ * the tree counts of its threads. A thread none of whose reads was
+ * credited counts whole when its process's threads do (born in the tree,
+ * or read before), or when it started after the last read of the
  * threads (it exited after the last drain, so it started after that less
- * its life): else part of it may have been credited already. Of a process
- * that never joined, all of it. */
-static void thread_exited(struct pt_target *t, struct pt_member *m, bool departed, const struct pt_exitrecord *r)
+ * its life); of a process that never joined, all of it. */
+static void thread_exited(struct pt_target *t, struct pt_member *m, struct pt_departure *d,
+                          const struct pt_exitrecord *r)
 {
     if (t->options.breakdown != PT_BY_THREAD)
         return;
-    struct pt_thread_usage fresh, *u = m ? pt_member_thread_usage_of(m, r->pid) : NULL;
-    bool count_past = !m && !departed;
-    if (u) {
-        count_past = m->born || m->usage_sampled;
-    } else {
+    struct pt_thread_usage fresh, *u = m   ? pt_member_thread_usage_of(m, r->pid)
+                                       : d ? departed_thread_usage(d, r->pid)
+                                           : NULL;
+    bool count_past = m ? m->born || m->usage_sampled : d ? d->threads_count_past : true;
+    if (u && u->final)
+        u = NULL; /* settled: this is another thread that had its tid since */
+    if (!u) {
         memset(&fresh, 0, sizeof(fresh));
         u = &fresh;
-        /* it exited before this drain: started before now less its life */
         count_past =
             count_past || t->exits.drained_at - (double)r->elapsed_us / PT_US_PER_SECOND > t->sampling.threads_read_at;
         if (!count_past)
             return;
     }
     memcpy(u->comm, r->comm, sizeof(u->comm));
-    u->utime = pt_ledger_us_to_ticks(&t->ledger, r->utime_us);
-    u->stime = pt_ledger_us_to_ticks(&t->ledger, r->stime_us);
-    u->voluntary = r->nvcsw;
-    u->involuntary = r->nivcsw;
-    u->cpu_now = u->ctx_now = true;
-    pt_target_credit_thread(t, u, count_past);
+    /* its CPU as its last read showed it (none: a thread whose past is
+     * not the tree's credits nothing) and as its end shows it */
+    double tick_us = PT_US_PER_SECOND / t->ticks_per_second;
+    double before[PT_CPU_COUNT] = {0}, end[PT_CPU_COUNT];
+    const double samples[PT_CPU_COUNT] = {[PT_CPU_USER] = (double)r->utime_us, [PT_CPU_SYSTEM] = (double)r->stime_us};
+    if (u->cpu_last) {
+        before[PT_CPU_USER] = (double)u->last_utime * tick_us;
+        before[PT_CPU_SYSTEM] = (double)u->last_stime * tick_us;
+    }
+    memcpy(end, before, sizeof(end));
+    if (u->cpu_last || count_past) {
+        if (r->run_us >= 0)
+            pt_split_run_time((double)r->run_us, samples[PT_CPU_USER], samples[PT_CPU_SYSTEM], end);
+        else /* no run time in the record: its samples, never below the read */
+            for (int c = 0; c < PT_CPU_COUNT; c++)
+                end[c] = samples[c] > end[c] ? samples[c] : end[c];
+    }
+    int64_t cpu_us[PT_CPU_COUNT];
+    for (int c = 0; c < PT_CPU_COUNT; c++)
+        cpu_us[c] = end[c] > before[c] ? (int64_t)(end[c] - before[c] + 0.5) : 0;
+    pt_ledger_credit_thread_exit(&t->ledger, u->comm, cpu_us,
+                                 switches_since(r->nvcsw, u->last_voluntary, u->ctx_last, count_past),
+                                 switches_since(r->nivcsw, u->last_involuntary, u->ctx_last, count_past));
+    u->final = true;
     u->cpu_now = u->ctx_now = false; /* its files are gone: the next read finds nothing */
 }
 
@@ -271,7 +310,7 @@ static void unseen_thread_exit(struct pt_target *t, const struct pt_exitrecord *
     int64_t counts[PT_TC_COUNT];
     record_tcounts(r, counts);
     pt_ledger_credit_tcounts(&t->ledger, group, counts, pt_target_tcounts_counted(t));
-    thread_exited(t, NULL, false, r);
+    thread_exited(t, NULL, NULL, r);
     int64_t v[PT_CTR_COUNT];
     record_usage(r, v);
     struct pt_member *into = NULL;
@@ -287,15 +326,14 @@ static void unseen_thread_exit(struct pt_target *t, const struct pt_exitrecord *
  * poll): if the process is still there, a zombie its parent has not
  * reaped yet (or alive, for a thread's record), it joins now, so its CPU
  * counts in this interval from its own final counters, not in the
- * parent's at the reap, however late that comes (by process too: its
- * group is its name's, and the record settles it as a departed member's).
- * NULL when it is gone (reaped: its parent's counters hold its usage) or
- * another's. */
+ * parent's at the reap, however late that comes (with a breakdown by
+ * process or thread too: its records settle it as a member's, in its
+ * name's group or its threads'). NULL when it is gone (reaped: its
+ * parent's counters hold its usage) or another's. */
 static struct pt_member *join_recorded(struct pt_target *t, const struct pt_exitrecord *r)
 {
-    if (t->options.breakdown == PT_BY_THREAD || !pt_target_live_member(t, r->ppid) ||
-        pt_target_departure_of(t, r->tgid))
-        return NULL; /* its threads' groups take it from the records alone */
+    if (!pt_target_live_member(t, r->ppid) || pt_target_departure_of(t, r->tgid))
+        return NULL;
     struct pt_stat st;
     if (pt_read_stat_by_pid(t->proc_root_fd, r->tgid, &t->buf, &st) != PT_READ_OK || st.ppid != r->ppid ||
         (r->pid == r->tgid && st.state != 'Z'))
@@ -336,7 +374,7 @@ static void follow_record(struct pt_target *t, const struct pt_exitrecord *r)
             }
             credit_late_tcounts(t, d, r);
         }
-        thread_exited(t, m, d != NULL, r);
+        thread_exited(t, m, d, r);
     } else {
         /* forked in the tree: an orphan reaped outside leaves the tree;
          * else the child of a member (live, or gone since the last drain) */
@@ -367,8 +405,11 @@ void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *rec
         follow_record(t, &records[i]);
     settle_departures(t);
     pt_pidmap_clear(&t->exits.parent_of_unseen_gone);
-    if (pt_target_by_process(t)) /* their zombies joined from these records, or are reaped */
+    if (pt_target_groups_by_name(t)) /* their zombies joined from these records, or are reaped */
         pt_eventbook_unjoined_exits_settled(&t->events);
+    if (t->options.breakdown == PT_BY_THREAD) /* the records of the threads the walks found ended are in */
+        for (size_t i = 0; i < t->membership.n_members; i++)
+            pt_member_threads_settled(&t->membership.members[i]);
     pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
     pt_target_debug_check(t, "exit records");
 }

@@ -82,8 +82,9 @@ double pt_target_start_time(const struct pt_target *t, uint64_t starttime)
 }
 
 /* m has left, reaped by reaper (a live member) or outside the tree (NULL):
- * keep what settling it from its exit records needs (exits.c). */
-static void depart(struct pt_target *t, const struct pt_member *m, const struct pt_member *reaper)
+ * keep what settling it from its exit records needs (exits.c), its
+ * threads' usage handed over. */
+static void depart(struct pt_target *t, struct pt_member *m, const struct pt_member *reaper)
 {
     if (t->departures.n == t->departures.cap) {
         t->departures.cap = t->departures.cap ? t->departures.cap * 2 : 16;
@@ -103,7 +104,9 @@ static void depart(struct pt_target *t, const struct pt_member *m, const struct 
         .life_us = m->life_us,
         .recorded_run_us = m->recorded_run_us,
         .tc_counted = pt_target_tcounts_counted(t) & (m->born ? PT_TC_ALL : m->tc_known),
+        .threads_count_past = m->born || m->usage_sampled,
     };
+    pt_member_hand_thread_usage(m, &d->main_usage, &d->threads);
     memcpy(d->comm, m->comm, sizeof(d->comm));
     memcpy(d->own, m->acct.own, sizeof(d->own));
     memcpy(d->recorded, m->recorded, sizeof(d->recorded));
@@ -128,12 +131,13 @@ static void member_left(struct pt_target *t, struct pt_member *m, struct pt_memb
     pt_target_follow_name(t, m);
     pt_ledger_seen(&t->ledger, &m->acct);
     m->gone = true;
+    if (t->exits.follows)
+        depart(t, m, reaper); /* before its threads' usage goes with its files */
     pt_member_close(m);
     if (!m->exit_counted)
         pt_interval_add_exited(&t->interval);
     pt_eventbook_member_moved(&t->events, m->pid, true); /* its forks may still be in the socket */
     if (t->exits.follows) {
-        depart(t, m, reaper);
         static const int64_t none[PT_TC_COUNT];
         pt_target_credit_tcounts(t, m, none, PT_TC_ALL); /* its live threads now are none */
     }
@@ -260,6 +264,8 @@ struct pt_departure *pt_target_departure_of(const struct pt_target *t, pid_t pid
 
 void pt_target_departures_settled(struct pt_target *t)
 {
+    for (size_t i = 0; i < t->departures.n; i++)
+        pt_threads_free(&t->departures.list[i].threads, NULL); /* its descriptors closed when it left */
     t->departures.n = 0;
     pt_pidmap_clear(&t->departures.index);
 }
@@ -270,6 +276,7 @@ void pt_target_membership_free(struct pt_target *t)
         pt_member_close(&t->membership.members[i]);
     free(t->membership.members);
     pt_pidmap_free(&t->membership.position_of);
+    pt_target_departures_settled(t);
     free(t->departures.list);
     pt_pidmap_free(&t->departures.index);
 }
@@ -370,10 +377,11 @@ static int64_t since_last(int64_t now, int64_t *last, bool had_last, bool count_
     return d > 0 ? d : 0;
 }
 
-/* A thread's usage since the last interval's end, to its name's group. */
+/* A thread's usage since the last interval's end, to its name's group;
+ * none once its exit record settled it (exits.c). */
 void pt_target_credit_thread(struct pt_target *t, struct pt_thread_usage *u, bool count_past)
 {
-    if (!u->cpu_now)
+    if (!u->cpu_now || u->final)
         return;
     int64_t user = since_last(u->utime, &u->last_utime, u->cpu_last, count_past);
     int64_t system = since_last(u->stime, &u->last_stime, u->cpu_last, count_past);

@@ -287,6 +287,8 @@ void pt_target_read_threads(struct pt_target *t)
         for (uint32_t k = 0; k < n; k++)
             pt_target_credit_thread(t, pt_member_thread_usage(m, k, &n), m->born || m->usage_sampled);
         m->usage_sampled = true;
+        if (!t->exits.follows) /* no record will settle the threads that ended */
+            pt_member_threads_settled(m);
     }
     t->sampling.threads_read_at = pt_now(); /* after: a thread born since was not read */
 }

@@ -72,8 +72,9 @@ void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *eve
 void pt_target_events_discovered(struct pt_target *t)
 {
     /* a zombie among them was in a member's children file, and joined:
-     * the others are reaped. By process with exit records a zombie joins
-     * from its record only, which the records' drain follows (exits.c) */
-    if (!(t->exits.follows && pt_target_by_process(t)))
+     * the others are reaped. With a breakdown by name (process, thread)
+     * and exit records a zombie joins from its record only, which the
+     * records' drain follows (exits.c) */
+    if (!(t->exits.follows && pt_target_groups_by_name(t)))
         pt_eventbook_unjoined_exits_settled(&t->events);
 }

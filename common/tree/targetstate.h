@@ -53,6 +53,11 @@ struct pt_departure {
     unsigned tc_counted;            /* its per-thread counts that count (pt_target_credit_tcounts) */
     int64_t tc_base[PT_TC_COUNT];   /* what its last reads counted of the threads
                                        whose records are still to come */
+    /* --by thread: its threads' usage as their reads credited it, for
+     * their records still to come (owned: freed when settled) */
+    struct pt_thread_usage main_usage;
+    struct pt_threads threads;
+    bool threads_count_past; /* a thread of it not read counts whole */
 };
 
 /* How the target finds its members (discovery.c writes it, and frees

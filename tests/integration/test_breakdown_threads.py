@@ -82,14 +82,14 @@ class ExitedThreads(unittest.TestCase):
         cpu = ah.breakdown_sums(execd, "nt", "thread", "proc_cpu_user_seconds", "proc_cpu_system_seconds")
         for name, seconds in truth.items():
             self.assertIn(name, cpu, execd.describe())
-            # The records' CPU is the scheduler tick's samples: close to
-            # the run time for a thread that had a core to itself, with no
-            # bound the kernel keeps for one that shared it (docs/METRICS.md,
-            # "Breakdown by thread name").
-            if name in contended:
-                self.assertGreater(cpu[name], 0, f"{name}: {cpu} against {truth}")
-            else:
-                self.assertLessEqual(abs(cpu[name] - seconds), 0.1 * seconds + 0.03, f"{name}: {cpu} against {truth}")
+            # The records' CPU is the thread's exact run time, what it
+            # measured of itself, whether or not it shared a core (its tick
+            # samples, which the lines once took, part from that by tens of
+            # percent on a busy host: docs/METRICS.md, "Breakdown by thread
+            # name").
+            self.assertLessEqual(abs(cpu[name] - seconds), 0.1 * seconds + 0.03,
+                                 f"{name} ({'shared a core' if name in contended else 'had a core'}): "
+                                 f"{cpu} against {truth}")
         # the main thread only waited: the process's stat, which counts its
         # exited threads too, is not taken for its own
         self.assertLess(cpu.get("namedthreads", 0), 0.1, cpu)

@@ -29,6 +29,7 @@ for the next lines (ledger.h).
 """
 
 import os
+import time
 import unittest
 
 import accounting_helpers as ah
@@ -114,46 +115,86 @@ class LateReap(unittest.TestCase):
     next read gives that lag at once (300 children: 3.98 CPU s in 1.76 s
     and 4.61 in 1.62 s of a 2-CPU host); proctree reports at most the
     interval's length x the CPUs, rounded up to a tick, and leaves the rest
-    for the next lines (ledger.h). The total is the children's (getrusage
-    once reaped) plus the parent's own within 1 %, the target's line and,
-    by process, the groups' lines summed."""
+    for the next lines (ledger.h). So a line that ends just after the last
+    exit may leave some of the children's CPU to the next: after the last
+    exit, the lines hold only the parent's work from the first one below
+    its bound on (1.46 s waited once past a line that ended 2 ms after the
+    exit). The total is the children's (getrusage once reaped) plus the
+    parent's own within 1 %, the target's line and, by process or thread,
+    the groups' lines summed.
+
+    By thread the thread lines hold each child's CPU once: what its reads
+    showed, then its record's run time past the last read, and nothing of
+    its zombie's stat after. They used to count it from the record's tick
+    samples against the last read and then the zombie's stat against the
+    samples, about the larger of the two each: 8.72 s against the
+    children's 6.06.
+
+    Run-queue and block-I/O delays (the target's line; a thread line
+    carries none) are bounded by what the threads could wait: a thread
+    waits at most while it lives, so up to each line no more than the
+    children's lives so far (forked, at most till they had all exited)
+    and the parent's since the test began, the next line's timestamp
+    being after this one's reads."""
 
     def run_late_reap(self, args=(), key=None):
+        began = time.time()  # before the parent started: its delay counts from later
         results, _, execd = ah.drive(self, [exitkids_path(), "latereap", str(LATE)],
                                      ["--interval", "1s", "--name", "kids", *args], [(b"go\n", 2)])
+        finished = time.time()  # proctree-execd stopped: every line's reads were done
         if not any("using the kernel's exit records" in line for line in execd.stderr_lines()):
             self.skipTest("no exit records here (CAP_NET_ADMIN, Linux 6.0)")
         rusage, late = results[0][0].split(), results[0][1].split()
         self.assertEqual((rusage[0], late[0]), ("rusage", "late"), results)
         done = float(rusage[1]) + float(rusage[5])  # the children's CPU and the parent's own
-        exited, reaped, self_at_exit = (float(v) for v in late[1:])
+        exited, reaped, self_at_exit, forked = (float(v) for v in late[1:])
         points = ah.target_points(execd, "kids")
 
         def cpu(p):
             return p.fields.get("proc_cpu_user_seconds", 0) + p.fields.get("proc_cpu_system_seconds", 0)
 
+        def delay(p):
+            return p.fields.get("proc_cpu_delay_seconds", 0) + p.fields.get("proc_blkio_delay_seconds", 0)
+
         spans = [(last.timestamp / 1e9, p.timestamp / 1e9) for last, p in zip(points, points[1:])]
         groups = {}  # the breakdown's lines by interval end
         for p in ah.breakdown_lines(execd, "kids", key) if key else ():
             groups.setdefault(p.timestamp, []).append(p)
-        what = (f"children's and parent's CPU {done}, last exit {exited}, reap {reaped}; by interval (start, end, "
-                f"CPU, groups' CPU): {[(b, e, round(cpu(p), 3), [(g.tags[key], round(cpu(g), 3)) for g in groups.get(p.timestamp, [])]) for (b, e), p in zip(spans, points[1:])]}; "
+        what = (f"children's and parent's CPU {done}, forked {forked}, last exit {exited}, reap {reaped}; "
+                f"by interval (start, end, CPU, delay, groups' CPU): "
+                f"{[(b, e, round(cpu(p), 3), round(delay(p), 3), [(g.tags[key], round(cpu(g), 3)) for g in groups.get(p.timestamp, [])]) for (b, e), p in zip(spans, points[1:])]}; "
                 f"record losses {ah.field_sum(points, 'collector_exit_record_losses')}\n{execd.describe()}")
         tick = 1 / os.sysconf("SC_CLK_TCK")
         cpus = os.cpu_count()
         for (begin, end), p in zip(spans, points[1:]):
             for line in [p, *groups.get(p.timestamp, [])]:
                 self.assertLessEqual(cpu(line), (end - begin) * cpus + tick * cpus, f"{line.raw}\n{what}")
-        after = sum(cpu(p) for (begin, _), p in zip(spans, points[1:]) if begin > exited)
-        self.assertTrue(any(begin > exited and end > reaped for begin, end in spans), what)
+        # what waited for lines past the exit is all out at the first one
+        # below its bound (the bound is ceil(length x CPUs), the length by
+        # proctree's clock: a tick of slack)
+        settled, waits = exited, False
+        for (begin, end), p in zip(spans, points[1:]):
+            if begin > exited:
+                if not waits:
+                    break
+                settled = end
+            waits = cpu(p) >= (end - begin) * cpus - tick
+        after = sum(cpu(p) for (begin, _), p in zip(spans, points[1:]) if begin >= settled)
+        self.assertTrue(any(begin >= settled and end > reaped for begin, end in spans), what)
         # what a child runs after its record (the kernel sends it before it
         # frees its memory and files) is in its fold alone: 0.1 ms here
         self.assertLessEqual(after, float(rusage[5]) - self_at_exit + tick * cpus + LATE * 0.001, what)
         total = sum(cpu(p) for p in points)
         self.assertLessEqual(abs(total - done), 0.01 * done, what)
-        if key == "process":
+        if key in ("process", "thread"):
             in_groups = sum(cpu(g) for lines in groups.values() for g in lines)
             self.assertLessEqual(abs(in_groups - done), 0.01 * done, f"groups {in_groups}: {what}")
+        waited = 0
+        for p, following in zip(points, points[1:] + [None]):
+            waited += delay(p)
+            until = following.timestamp / 1e9 if following else finished
+            could = LATE * max(0.0, min(exited, until) - forked) + (until - began)
+            self.assertLessEqual(waited, could, f"delays up to {p.raw}\n{what}")
         self.assertEqual(ah.negative_deltas(points), [], execd.describe())
         return points, groups, done, what
 
@@ -162,6 +203,10 @@ class LateReap(unittest.TestCase):
 
     def test_by_process(self):
         self.run_late_reap(("--by", "process"), "process")
+
+    def test_by_thread(self):
+        self.run_late_reap(("--by", "thread"), "thread")
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

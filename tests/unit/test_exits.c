@@ -6,6 +6,8 @@
  * what it says is read from the reports it fills. */
 #include <check.h>
 #include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -112,18 +114,23 @@ START_TEST(zombie_child_counts_when_its_record_comes)
 }
 END_TEST
 
-/* The target again, with a breakdown by process, not yet discovered. */
-static void init_by_process(void)
+/* The target again, with breakdown by, not yet discovered. */
+static void init_with(enum pt_breakdown by)
 {
     pt_target_free(target);
     struct pt_selector selector = {.kind = PT_SELECT_PID, .pid = 100};
     struct pt_target_options options;
     pt_target_options_init(&options);
-    options.breakdown = PT_BY_PROCESS;
+    options.breakdown = by;
     char err[256];
     ck_assert_msg(pt_target_init(target, "app", &selector, &options, true, tree.root_fd, "/sys", &tree.budget, err,
                                  sizeof(err)) == 0,
                   "%s", err);
+}
+
+static void init_by_process(void)
+{
+    init_with(PT_BY_PROCESS);
 }
 
 /* The target again, with a breakdown by process. */
@@ -133,14 +140,21 @@ static void by_process(void)
     pt_target_discover(target, pt_now());
 }
 
-static double group_cpu(const char *name)
+/* Group name's line of the last interval, or NULL. */
+static const struct pt_report *group_report(const char *name)
 {
     size_t n;
     const struct pt_group_report *groups = pt_target_group_reports(target, &n);
     for (size_t i = 0; i < n; i++)
-        if (strcmp(groups[i].name, name) == 0 && groups[i].report.v[PT_M_PROC_CPU_USER_SECONDS].present)
-            return groups[i].report.v[PT_M_PROC_CPU_USER_SECONDS].f;
-    return 0;
+        if (strcmp(groups[i].name, name) == 0)
+            return &groups[i].report;
+    return NULL;
+}
+
+static double group_cpu(const char *name)
+{
+    const struct pt_report *r = group_report(name);
+    return r && r->v[PT_M_PROC_CPU_USER_SECONDS].present ? r->v[PT_M_PROC_CPU_USER_SECONDS].f : 0;
 }
 
 /* The same by process: the zombie joins from its record too, so its CPU
@@ -384,6 +398,350 @@ START_TEST(stopped_records_drop_a_members_claim)
 }
 END_TEST
 
+/* ---- --by thread: short children reaped late ------------------------------ */
+
+#define KIDS 300
+#define KID_RUN_US 20300 /* each child's exact run time */
+
+static double tick_us(void)
+{
+    return 1e6 / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* Child i's records' tick samples: 0 to 40 ms, 20 ms on average, as a
+ * child of 20 ms sharing a busy host with 300 others is sampled. */
+static int64_t kid_samples_us(int i, enum pt_cpu c)
+{
+    return c == PT_CPU_USER ? 10000 * (i % 4) : 10000 * (i / 4 % 2);
+}
+
+/* Its CPU (enum pt_cpu) in microseconds as /proc shows it at its end:
+ * the run time split in the ratio of the samples (cputime_adjust). */
+static double kid_split_us(int i, enum pt_cpu c)
+{
+    double user = (double)kid_samples_us(i, PT_CPU_USER), system = (double)kid_samples_us(i, PT_CPU_SYSTEM);
+    double system_us = system <= 0 ? 0 : user <= 0 ? KID_RUN_US : KID_RUN_US * system / (user + system);
+    return c == PT_CPU_USER ? KID_RUN_US - system_us : system_us;
+}
+
+/* ... in whole ticks as its zombie's stat shows it: each part truncated. */
+static uint64_t kid_final_ticks(int i, enum pt_cpu c)
+{
+    return (uint64_t)(kid_split_us(i, c) / tick_us());
+}
+
+/* pid's schedstat (a run-queue delay in ns) and status (switches). */
+static void put_sched(pid_t pid, int64_t delay_ns, int64_t voluntary, int64_t involuntary)
+{
+    char rel[64], text[256];
+    snprintf(rel, sizeof(rel), "%d/schedstat", (int)pid);
+    snprintf(text, sizeof(text), "1000 %lld 9\n", (long long)delay_ns);
+    fx_write(tree.root, rel, text, -1);
+    snprintf(rel, sizeof(rel), "%d/status", (int)pid);
+    snprintf(text, sizeof(text),
+             "Name:\tkid\nUid:\t0\t0\t0\t0\nThreads:\t1\nvoluntary_ctxt_switches:\t%lld\n"
+             "nonvoluntary_ctxt_switches:\t%lld\n",
+             (long long)voluntary, (long long)involuntary);
+    fx_write(tree.root, rel, text, -1);
+}
+
+/* Child i (pid 1000 + i) of kids (100): running with a tick of the CPU it
+ * will end with shown, or a zombie with its final stat. */
+static void put_kid(int i, bool zombie)
+{
+    uint64_t user = kid_final_ticks(i, PT_CPU_USER), system = kid_final_ticks(i, PT_CPU_SYSTEM);
+    if (!zombie) { /* a tick of the part that has one at the end: its stat never goes back */
+        user = user > 0, system = user ? 0 : 1;
+    }
+    struct fx_proc kid = {.pid = 1000 + i,
+                          .ppid = 100,
+                          .comm = "kid",
+                          .state = zombie ? 'Z' : 'R',
+                          .starttime = 1000 + (uint64_t)i,
+                          .utime = user,
+                          .stime = system,
+                          .resident_pages = zombie ? 0 : 1};
+    fx_put_proc(tree.root, &kid);
+}
+
+/* Its exit record: its exact run time, its samples, and its whole life's
+ * run-queue delay and switches. */
+static struct pt_exitrecord kid_record(int i, int64_t delay_ns, int64_t voluntary, int64_t involuntary)
+{
+    struct pt_exitrecord r = exited(1000 + i, 100, 0, voluntary, 100);
+    memcpy(r.comm, "kid", 4);
+    r.nivcsw = involuntary;
+    r.cpu_delay_ns = delay_ns;
+    r.run_us = KID_RUN_US;
+    r.utime_us = kid_samples_us(i, PT_CPU_USER);
+    r.stime_us = kid_samples_us(i, PT_CPU_SYSTEM);
+    r.elapsed_us = delay_ns / 1000 + KID_RUN_US;
+    return r;
+}
+
+/* kids (100), with children 1000 .. 1000 + n - 1 in its children file. */
+static void put_parent(int n, uint64_t cutime, uint64_t cstime)
+{
+    static char children[KIDS * 8];
+    size_t len = 0;
+    children[0] = '\0';
+    for (int i = 0; i < n; i++)
+        len += (size_t)snprintf(children + len, sizeof(children) - len, "%s%d", i ? " " : "", 1000 + i);
+    struct fx_proc parent = {.pid = 100,
+                             .ppid = 1,
+                             .comm = "kids",
+                             .starttime = 100,
+                             .utime = 5,
+                             .cutime = cutime,
+                             .cstime = cstime,
+                             .resident_pages = 1,
+                             .children = children};
+    fx_put_proc(tree.root, &parent);
+}
+
+static double cpu_of(const struct pt_report *r)
+{
+    double cpu = 0;
+    for (int k = 0; r && k < 2; k++) {
+        enum pt_metric_id id = k ? PT_M_PROC_CPU_SYSTEM_SECONDS : PT_M_PROC_CPU_USER_SECONDS;
+        cpu += r->v[id].present ? r->v[id].f : 0;
+    }
+    return cpu;
+}
+
+static int64_t int_of(const struct pt_report *r, enum pt_metric_id id)
+{
+    return r && r->v[id].present ? r->v[id].i : 0;
+}
+
+/* --by thread: 300 children of 20.3 ms each (as exitkids latereap runs
+ * them), reaped together long after they exited. 100 are read running
+ * at the first interval's end (a tick of CPU shown, 0.5 s of run-queue
+ * delay, 3 and 10 switches), then exit in the second; 100 more are born
+ * and exit within the second, 100 within the third, never seen running.
+ * Their parent reaps them all at the eighth. Each child's records give
+ * its exact run time, its tick samples (0 to 40 ms: tens of percent off
+ * either way), its final delay and switches.
+ *
+ * The thread lines hold each child's CPU exactly once: what its reads
+ * showed, then what its record's run time adds past the last read, and
+ * nothing from its zombie's stat after (which shows its end again,
+ * truncated) nor at the reap. So thread=kid adds up to the children's
+ * exact run time (300 x 20.3 ms, as the parent's fold at the reap shows
+ * it), as the tree's line does. It used to take each child's CPU from
+ * two measures against one baseline: its record's samples as grown past
+ * the last read (the baseline set to them even when lower), then its
+ * zombie's stat as grown past the samples, so a child counted about the
+ * larger of the two and each dip again: 6.62 s here, 8.72 s against the
+ * children's 6.06 in exitkids latereap; and the zombies never seen
+ * running did not join, so the tree's line had their CPU at the reap.
+ * No line holds more CPU than the interval's length x the CPUs, rounded
+ * up to a tick; each child's delay and switches count once. */
+START_TEST(late_reap_by_thread_counts_each_child_once)
+{
+    const double tick = tick_us() / 1e6;
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    init_with(PT_BY_THREAD);
+    pt_target_follow_exits(target, NULL, 0, true);
+    put_parent(0, 0, 0);
+    put_sched(100, 0, 0, 0);
+    pt_target_discover(target, pt_now()); /* the root, its past not counted */
+    end_interval();
+    ck_assert_str_eq(pt_target_breakdown_key(target), "thread");
+
+    double kid_cpu = 0, tree_cpu = 0, delay = 0;
+    int64_t voluntary = 0, involuntary = 0, tree_voluntary = 0, tree_involuntary = 0;
+    for (int interval = 1; interval <= 10; interval++) {
+        struct pt_exitrecord records[100];
+        size_t n = 0;
+        if (interval == 1) { /* 100 born, read running */
+            for (int i = 0; i < 100; i++) {
+                put_kid(i, false);
+                put_sched(1000 + i, 500000000, 3, 10);
+            }
+            put_parent(100, 0, 0);
+        } else if (interval == 2 || interval == 3) {
+            if (interval == 2) /* the first 100 end */
+                for (int i = 0; i < 100; i++) {
+                    put_kid(i, true);
+                    records[n++] = kid_record(i, 1500000000, 5, 30);
+                }
+            /* 100 are born and end within the interval */
+            int first = interval == 2 ? 100 : 200;
+            for (int i = first; i < first + 100; i++)
+                put_kid(i, true);
+            put_parent(first + 100, 0, 0);
+        } else if (interval == 8) { /* reaped: the kernel folds their exact CPU, summed, into kids' */
+            double user_us = 0, system_us = 0;
+            for (int i = 0; i < KIDS; i++) {
+                fx_vanish(tree.root, 1000 + i);
+                user_us += kid_split_us(i, PT_CPU_USER);
+                system_us += kid_split_us(i, PT_CPU_SYSTEM);
+            }
+            put_parent(0, (uint64_t)(user_us / tick_us()), (uint64_t)(system_us / tick_us()));
+        }
+        pt_target_discover(target, pt_now());
+        pt_target_poll(target);
+        pt_target_follow_exits(target, records, n, true);
+        if (interval == 2 || interval == 3) { /* the records of the children never seen running */
+            n = 0;
+            int first = interval == 2 ? 100 : 200;
+            for (int i = first; i < first + 100; i++)
+                records[n++] = kid_record(i, 800000000, 2, 20);
+            pt_target_follow_exits(target, records, n, true);
+        }
+        end_interval();
+        const struct pt_report *kid = group_report("kid");
+        double bound = (1.0 + tick) * (double)cpus + 1e-9;
+        ck_assert_msg(cpu_of(kid) <= bound, "interval %d: thread=kid %.3f s, more than %.3f", interval, cpu_of(kid),
+                      bound);
+        ck_assert_msg(cpu_of(&report) <= bound, "interval %d: the tree %.3f s", interval, cpu_of(&report));
+        ck_assert_double_eq_tol(cpu_of(group_report("kids")), 0, 1e-9); /* the parent only waited */
+        if (interval >= 8) {                                            /* at the reap, and after, nothing new */
+            ck_assert_msg(cpu_of(kid) < 1e-9, "interval %d: thread=kid %.3f s", interval, cpu_of(kid));
+            ck_assert_msg(cpu_of(&report) < 1e-9, "interval %d: the tree %.3f s", interval, cpu_of(&report));
+        }
+        kid_cpu += cpu_of(kid);
+        tree_cpu += cpu_of(&report);
+        voluntary += int_of(kid, PT_M_PROC_CTX_SWITCHES_VOLUNTARY);
+        involuntary += int_of(kid, PT_M_PROC_CTX_SWITCHES_INVOLUNTARY);
+        tree_voluntary += int_of(&report, PT_M_PROC_CTX_SWITCHES_VOLUNTARY);
+        tree_involuntary += int_of(&report, PT_M_PROC_CTX_SWITCHES_INVOLUNTARY);
+        double d = report.v[PT_M_PROC_CPU_DELAY_SECONDS].present ? report.v[PT_M_PROC_CPU_DELAY_SECONDS].f : 0;
+        const double want[] = {[1] = 100 * 0.5, [2] = 100 * 1.0 + 100 * 0.8, [3] = 100 * 0.8};
+        ck_assert_msg(fabs(d - (interval <= 3 ? want[interval] : 0)) < 1e-6, "interval %d: %.3f s of run-queue delay",
+                      interval, d);
+        delay += d;
+    }
+    const double exact = KIDS * KID_RUN_US / 1e6;
+    ck_assert_msg(fabs(kid_cpu - exact) <= 0.01 * exact, "thread=kid %.3f s against %.3f", kid_cpu, exact);
+    ck_assert_msg(fabs(tree_cpu - exact) <= 0.01 * exact, "the tree %.3f s against %.3f", tree_cpu, exact);
+    ck_assert_double_eq_tol(delay, 100 * 1.5 + 200 * 0.8, 1e-6);
+    ck_assert_int_eq(voluntary, 100 * 5 + 200 * 2);
+    ck_assert_int_eq(involuntary, 100 * 30 + 200 * 20);
+    ck_assert_int_eq(tree_voluntary, voluntary);
+    ck_assert_int_eq(tree_involuntary, involuntary);
+}
+END_TEST
+
+/* Thread tid of pid: its task/TID/stat with this name and CPU, or gone
+ * (its directory removed, as a walk of task/ finds it then). */
+static void put_task(pid_t pid, pid_t tid, const char *comm, uint64_t utime, uint64_t stime)
+{
+    struct fx_proc th = {.pid = tid, .ppid = 1, .comm = comm, .utime = utime, .stime = stime};
+    fx_put_thread(tree.root, pid, &th);
+}
+
+static void task_gone(pid_t pid, pid_t tid)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/%d/task/%d/stat", tree.root, (int)pid, (int)tid);
+    ck_assert_int_eq(unlink(path), 0);
+    snprintf(path, sizeof(path), "%s/%d/task/%d", tree.root, (int)pid, (int)tid);
+    ck_assert_int_eq(rmdir(path), 0);
+}
+
+/* A thread's record: its run time, its (inflated) samples, its switches. */
+static struct pt_exitrecord thread_record(pid_t tid, pid_t tgid, const char *comm, int64_t run_us)
+{
+    struct pt_exitrecord r = exited(tid, 100, 0, 4, 10);
+    r.tgid = tgid;
+    snprintf(r.comm, sizeof(r.comm), "%s", comm);
+    r.run_us = run_us;
+    r.utime_us = 2 * run_us; /* samples: nothing to go by */
+    r.elapsed_us = 1000000;
+    return r;
+}
+
+/* The seconds of CPU of each thread name's line, summed over the
+ * intervals so far. */
+static double sum_app, sum_worker, sum_tool;
+
+static void end_thread_interval(void)
+{
+    end_interval();
+    sum_app += cpu_of(group_report("app"));
+    sum_worker += cpu_of(group_report("worker"));
+    sum_tool += cpu_of(group_report("tool"));
+}
+
+/* --by thread, each thread that ends credited once: its reads up to the
+ * last, then its record's run time past that read, whatever order its
+ * end is seen in.
+ *   - worker (1011), a thread of app (101, born in the tree), read at 3
+ *     ticks, exits; a walk of app's task/ finds it gone before its record
+ *     comes (its usage is kept for the record, which settles it then);
+ *   - app itself exits and its parent reaps it before its record comes
+ *     (its main thread's usage leaves with it for the record);
+ *   - tool (102, single-threaded) is read running at a tick, then as a
+ *     zombie at 2 (its stat truncated), and only then its record comes.
+ * Each record's run time is whole ticks (50, 40 and 30 ms), its samples
+ * twice that: a line that took the samples, or added the zombie's stat to
+ * them, shows more. */
+START_TEST(exited_threads_credited_once)
+{
+    const double tick = tick_us() / 1e6;
+    sum_app = sum_worker = sum_tool = 0;
+    init_with(PT_BY_THREAD);
+    pt_target_follow_exits(target, NULL, 0, true);
+    struct fx_proc parent = {.pid = 100, .ppid = 1, .comm = "sh", .starttime = 100, .resident_pages = 1};
+    fx_put_proc(tree.root, &parent);
+    pt_target_discover(target, pt_now()); /* sh the root, its past not counted */
+    end_thread_interval();
+    parent.children = "101 102";
+    struct fx_proc app = {
+        .pid = 101, .ppid = 100, .comm = "app", .starttime = 101, .utime = 4, .num_threads = 2, .resident_pages = 1};
+    struct fx_proc tool = {.pid = 102, .ppid = 100, .comm = "tool", .starttime = 102, .utime = 1, .resident_pages = 1};
+    fx_put_proc(tree.root, &parent);
+    fx_put_proc(tree.root, &app);
+    fx_put_proc(tree.root, &tool);
+    put_task(101, 101, "app", 1, 0);
+    put_task(101, 1011, "worker", 3, 0);
+    pt_target_discover(target, pt_now()); /* app and tool born in the tree */
+    end_thread_interval();
+    ck_assert_double_eq_tol(sum_worker, 3 * tick, 1e-9);
+    ck_assert_double_eq_tol(sum_app, tick, 1e-9);
+    ck_assert_double_eq_tol(sum_tool, tick, 1e-9);
+
+    /* worker ends: app's walk finds it gone, its record is not in yet;
+     * tool ends, its zombie read */
+    app.num_threads = 1, app.utime = 5;
+    fx_put_proc(tree.root, &app);
+    task_gone(101, 1011);
+    tool.state = 'Z', tool.utime = 2;
+    fx_put_proc(tree.root, &tool);
+    pt_target_follow_exits(target, NULL, 0, true);
+    end_thread_interval();
+    ck_assert_double_eq_tol(sum_worker, 3 * tick, 1e-9);
+    ck_assert_double_eq_tol(sum_tool, 2 * tick, 1e-9);
+
+    /* their records: worker's 50 ms and tool's 30 ms, past the reads */
+    const struct pt_exitrecord late[] = {thread_record(1011, 101, "worker", 50000),
+                                         thread_record(102, 102, "tool", 30000)};
+    pt_target_follow_exits(target, late, 2, true);
+    end_thread_interval();
+    ck_assert_double_eq_tol(sum_worker, 0.05, 1e-9);
+    ck_assert_double_eq_tol(sum_tool, 0.03, 1e-9);
+
+    /* app exits at 4 ticks of its main thread, and is reaped before its
+     * record comes */
+    put_task(101, 101, "app", 2, 0);
+    end_thread_interval();
+    ck_assert_double_eq_tol(sum_app, 2 * tick, 1e-9);
+    fx_vanish(tree.root, 101);
+    parent.children = "102", parent.cutime = 9;
+    fx_put_proc(tree.root, &parent);
+    pt_target_poll(target);
+    const struct pt_exitrecord app_end = thread_record(101, 101, "app", 40000);
+    pt_target_follow_exits(target, &app_end, 1, true);
+    end_thread_interval();
+    end_thread_interval();
+    ck_assert_double_eq_tol(sum_app, 0.04, 1e-9);
+    ck_assert_double_eq_tol(sum_worker, 0.05, 1e-9);
+    ck_assert_double_eq_tol(sum_tool, 0.03, 1e-9);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("exits");
@@ -401,6 +759,8 @@ int main(void)
     tcase_add_test(tc, stopped_records_leave_nothing_waiting);
     tcase_add_test(tc, last_moments_go_to_their_group);
     tcase_add_test(tc, stopped_records_drop_a_members_claim);
+    tcase_add_test(tc, late_reap_by_thread_counts_each_child_once);
+    tcase_add_test(tc, exited_threads_credited_once);
     suite_add_tcase(s, tc);
     return unit_run(s);
 }

@@ -38,10 +38,11 @@
  *                  exiting; none is reaped until 4 s after the first fork
  *                  and 2 s after the last exit (waited for with WNOWAIT),
  *                  then all together; then print "rusage CPU ..." as
- *                  switches does, and "late EXITED REAPED SELFCPU": when
- *                  the last child had exited and when the reaping began
- *                  (CLOCK_REALTIME seconds, as line protocol's timestamps)
- *                  and the parent's own CPU seconds at the first.
+ *                  switches does, and "late EXITED REAPED SELFCPU FORKED":
+ *                  when the last child had exited and when the reaping
+ *                  began (CLOCK_REALTIME seconds, as line protocol's
+ *                  timestamps), the parent's own CPU seconds at the first,
+ *                  and when the first child was forked (before the fork).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -148,7 +149,7 @@ static void zombies(long n)
 
 static void latereap(long n)
 {
-    double start = clock_seconds(CLOCK_MONOTONIC);
+    double start = clock_seconds(CLOCK_MONOTONIC), forked = clock_seconds(CLOCK_REALTIME);
     pid_t *kids = calloc((size_t)n, sizeof(*kids));
     if (!kids)
         die("calloc");
@@ -173,7 +174,7 @@ static void latereap(long n)
     reap_children(n);
     free(kids);
     say_rusage();
-    printf("late %.6f %.6f %.6f\n", exited, reaped, cpu_seconds(&self));
+    printf("late %.6f %.6f %.6f %.6f\n", exited, reaped, cpu_seconds(&self), forked);
     fflush(stdout);
 }
 
