@@ -313,16 +313,17 @@ void pt_ledger_credit_thread_exit(struct pt_ledger *l, const char *comm, const i
     credit_thread(l, gi, ticks[PT_CPU_USER], ticks[PT_CPU_SYSTEM], true, voluntary, involuntary);
 }
 
-int64_t pt_ledger_us_to_ticks(const struct pt_ledger *l, int64_t us)
-{
-    double ticks = (double)us * l->ticks_per_second / PT_US_PER_SECOND + 0.5;
-    return ticks >= (double)INT64_MAX ? INT64_MAX : (int64_t)ticks;
-}
-
 static int64_t ticks_to_us(const struct pt_ledger *l, int64_t ticks)
 {
     double us = (double)ticks * PT_US_PER_SECOND / l->ticks_per_second;
     return us >= (double)INT64_MAX ? INT64_MAX : (int64_t)us;
+}
+
+/* Microseconds (an exit record's CPU) to clock ticks, to the nearest. */
+static int64_t us_to_ticks(const struct pt_ledger *l, int64_t us)
+{
+    double ticks = (double)us * l->ticks_per_second / PT_US_PER_SECOND + 0.5;
+    return ticks >= (double)INT64_MAX ? INT64_MAX : (int64_t)ticks;
 }
 
 /* us microseconds of CPU as whole clock ticks, to the nearest, with what
@@ -331,7 +332,7 @@ static int64_t ticks_to_us(const struct pt_ledger *l, int64_t ticks)
 static int64_t carry_ticks(const struct pt_ledger *l, int64_t *rest, int64_t us)
 {
     int64_t total = pt_sat_add(*rest, us);
-    int64_t ticks = pt_ledger_us_to_ticks(l, total);
+    int64_t ticks = us_to_ticks(l, total);
     *rest = pt_sat_sub(total, ticks_to_us(l, ticks));
     return ticks;
 }

@@ -186,8 +186,6 @@ void pt_ledger_free(struct pt_ledger *l);
 /* The counter as the tree counts it: the last value read, or what the
  * accounts it absorbed are due to bring when that is more. */
 int64_t pt_ledger_account_value(const struct pt_account *a, int k);
-/* Microseconds (an exit record's CPU) to clock ticks, to the nearest. */
-int64_t pt_ledger_us_to_ticks(const struct pt_ledger *l, int64_t us);
 /* Does a hold real values of counter k (its stat or its io was read)? */
 static inline bool pt_account_has(const struct pt_account *a, int k)
 {

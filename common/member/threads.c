@@ -85,7 +85,8 @@ static uint32_t find_in(const struct pt_thread *list, uint32_t count, pid_t tid)
     return lo < count && list[lo].tid == tid ? lo : count;
 }
 
-uint32_t pt_threads_find(const struct pt_threads *ts, pid_t tid)
+/* Index of tid in the list (ascending tid), or count when it is not there. */
+static uint32_t threads_find(const struct pt_threads *ts, pid_t tid)
 {
     return find_in(ts->list, ts->count, tid);
 }
@@ -124,7 +125,7 @@ int pt_threads_refresh(struct pt_threads *ts, int proc_root_fd, const char *memb
     qsort(w.tids, w.count, sizeof(*w.tids), by_tid);
     struct pt_thread *list = w.count ? pt_xalloc(w.count * sizeof(*list)) : NULL;
     for (uint32_t i = 0; i < w.count; i++) {
-        uint32_t old = pt_threads_find(ts, w.tids[i]);
+        uint32_t old = threads_find(ts, w.tids[i]);
         if (old < ts->count) {
             list[i] = ts->list[old];
             ts->list[old].tid = 0; /* moved */

@@ -73,8 +73,6 @@ struct pt_threads {
 int pt_threads_refresh(struct pt_threads *ts, int proc_root_fd, const char *member_path, int64_t num_threads,
                        struct pt_fd_budget *budget);
 
-/* Index of tid in the list (ascending tid), or count when it is not there. */
-uint32_t pt_threads_find(const struct pt_threads *ts, pid_t tid);
 /* The usage of thread tid, live or ended and not settled yet; NULL when
  * neither list holds it. */
 struct pt_thread_usage *pt_threads_usage_of(struct pt_threads *ts, pid_t tid);

@@ -397,7 +397,10 @@ void pt_target_credit_thread(struct pt_target *t, struct pt_thread_usage *u, boo
 
 /* ---- invariants ------------------------------------------------------- */
 
-int pt_target_check(const struct pt_target *t, char *why, size_t whylen)
+#ifdef PT_CHECK_INVARIANTS
+/* Do the invariants hold, the ledger's over the live members too? 0, or
+ * -1 with why. */
+static int check(const struct pt_target *t, char *why, size_t whylen)
 {
     const struct pt_account **live = pt_xrealloc_array(NULL, t->membership.n_members + 1, sizeof(*live));
     size_t n = 0;
@@ -428,11 +431,13 @@ int pt_target_check(const struct pt_target *t, char *why, size_t whylen)
     return rc;
 }
 
+#endif
+
 void pt_target_debug_check(const struct pt_target *t, const char *step)
 {
 #ifdef PT_CHECK_INVARIANTS
     char why[200];
-    if (pt_target_check(t, why, sizeof(why)) != 0) {
+    if (check(t, why, sizeof(why)) != 0) {
         pt_target_logf(t, PT_LOG_ERROR, "invariant broken after %s: %s", step, why);
         abort();
     }

@@ -2,7 +2,7 @@
  * to the ledger (ledger.h), and a member that leaves kept as a departure
  * (targetstate.h) for the exit records to settle.
  *
- * Invariants (pt_target_check() asserts them, with the ledger's):
+ * Invariants (pt_target_debug_check() asserts them, with the ledger's):
  *   - members are in tree order: a live member's parent, when it is a
  *     live member, comes before it, so a read in order meets a reaper
  *     before what it reaped;
@@ -74,11 +74,9 @@ double pt_target_start_time(const struct pt_target *t, uint64_t starttime);
  * live threads summing to now: their growth since its last read is the
  * tree's, and now is the base of the next. */
 void pt_target_credit_tcounts(struct pt_target *t, struct pt_member *m, const int64_t now[PT_TC_COUNT], unsigned read);
-/* Do the invariants hold, the ledger's over the live members too? 0, or
- * -1 with why. */
-int pt_target_check(const struct pt_target *t, char *why, size_t whylen);
-/* Built with check_invariants (PT_CHECK_INVARIANTS): pt_target_check()
- * after a step, aborting with its line when it fails; else nothing. */
+/* Built with check_invariants (PT_CHECK_INVARIANTS): the invariants above
+ * checked after a step, the ledger's over the live members and the
+ * interval's too, aborting with the broken one's line; else nothing. */
 void pt_target_debug_check(const struct pt_target *t, const char *step);
 
 /* The breakdown by thread name: a thread's usage u, read now (cpu_now,
