@@ -142,7 +142,7 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
     line.cgroup = cgroups;
     struct pt_extrema gauges[PT_G_COUNT];
     memcpy(gauges, t->interval.gauges, sizeof(gauges));
-    gauges[PT_G_GPU] = pt_target_gpu_memory(t, -1);
+    gauges[PT_G_GPU] = pt_targetgpu_memory(&t->gpu, -1);
     line.gauges = gauges;
     line.io_seen = t->ledger.io_seen;
     counter_deltas(t, seconds, line.delta); /* first: CPU left from the last line is seen */
@@ -174,7 +174,7 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
     pt_line_put(&line, PT_A_COLLECTOR_CPU, (double)(int64_t)(t->interval.cpu_seconds * 1e6 + 0.5) / 1e6);
     if (t->options.collect_pss)
         pt_line_put(&line, PT_A_PSS_STALE, (double)t->interval.pss_stale);
-    pt_target_gpu_put(t, -1, &line);
+    pt_targetgpu_put(&t->gpu, -1, &line);
     pt_line_report(&line, units, report);
 }
 
@@ -232,14 +232,14 @@ static void fill_group_reports(struct pt_target *t, double seconds, const struct
         pt_line_init(&line, of, seconds, t->ticks_per_second, t->cpu_percent_max);
         struct pt_extrema gauges[PT_G_COUNT];
         memcpy(gauges, g->gauges, sizeof(gauges));
-        gauges[PT_G_GPU] = pt_target_gpu_memory(t, (int32_t)i);
+        gauges[PT_G_GPU] = pt_targetgpu_memory(&t->gpu, (int32_t)i);
         line.gauges = gauges;
         line.io_seen = g->io_seen;
         line.cgroup = pt_targetcg_values(t, g->name);
         pt_ledger_group_deltas(&t->ledger, i, keep_base, line.delta);
         line.stat_seen = g->stat_seen;
         put_live(&line, g->tc, g->tc_seen & tcounts_shown(t), g->fds_seen ? g->fds : -1, g->processes, g->threads);
-        pt_target_gpu_put(t, (int32_t)i, &line);
+        pt_targetgpu_put(&t->gpu, (int32_t)i, &line);
         assert(t->group_lines.n <= t->ledger.groups.limit); /* limit + 1 lines */
         struct pt_group_report *r = &t->group_lines.reports[t->group_lines.n++];
         r->name = g->name;
@@ -301,7 +301,7 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
         fill_group_reports(t, counter_seconds, units);
     leave_out_unknown(t, report);
     pt_interval_end(&t->interval);
-    pt_target_gpu_end_interval(t);
+    pt_targetgpu_end_interval(&t->gpu);
     pt_target_exits_end_interval(t);
     pt_ledger_end_interval(&t->ledger);
     pt_target_debug_check(t, "the interval's end");
@@ -405,6 +405,6 @@ void pt_target_free(struct pt_target *t)
         pt_matcher_free(&t->matcher);
     pt_targetcg_free(&t->cg);
     pt_target_unit_free(t);
-    pt_target_gpu_free(t);
+    pt_targetgpu_free(&t->gpu);
     memset(t, 0, sizeof(*t));
 }

@@ -4,12 +4,10 @@
 #include <string.h>
 
 #include "proctree/base.h"
-#include "accounting/interval.h"
 
 /* The host's GPU is known now: the group arrays, once. */
-static void start(struct pt_target *t)
+static void start(struct pt_target_gpu *gpu, const struct pt_target *t)
 {
-    struct pt_target_gpu *gpu = &t->gpu;
     gpu->on = true;
     if (!pt_target_partitions(t))
         return;
@@ -22,20 +20,20 @@ static void start(struct pt_target *t)
     gpu->group_sum = pt_xalloc(n * sizeof(*gpu->group_sum));
 }
 
-static bool ready(struct pt_target *t, const struct pt_gpu *g)
+static bool ready(struct pt_target_gpu *gpu, const struct pt_target *t, const struct pt_gpu *g)
 {
     if (!pt_gpu_on(g))
         return false;
-    if (!t->gpu.on)
-        start(t);
+    if (!gpu->on)
+        start(gpu, t);
     return true;
 }
 
 /* m's group slot, or -1 (no breakdown that partitions the members). */
-static int32_t group_of(const struct pt_target *t, const struct pt_member *m)
+static int32_t group_of(const struct pt_target_gpu *gpu, const struct pt_member *m)
 {
     int32_t gi = m->acct.group;
-    return t->gpu.groups && gi >= 0 && (size_t)gi < t->gpu.groups ? gi : -1;
+    return gpu->groups && gi >= 0 && (size_t)gi < gpu->groups ? gi : -1;
 }
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
@@ -50,9 +48,8 @@ static bool live(const struct pt_member *m)
 
 /* One memory sample: NVML's bytes of each live member plus the DRM
  * clients' of the last end. */
-static void sample(struct pt_target *t, const struct pt_gpu *g)
+static void sample(struct pt_target_gpu *gpu, const struct pt_target *t, const struct pt_gpu *g)
 {
-    struct pt_target_gpu *gpu = &t->gpu;
     if (g->nvml_on && !g->memory_known)
         return; /* a device's listing failed: no partial sum */
     uint64_t sum = gpu->drm_memory;
@@ -65,7 +62,7 @@ static void sample(struct pt_target *t, const struct pt_gpu *g)
             if (!live(m) || !(p = pt_gpu_find(g, m->pid)))
                 continue;
             sum = sat_add(sum, p->bytes);
-            int32_t gi = group_of(t, m);
+            int32_t gi = group_of(gpu, m);
             if (gi >= 0)
                 gpu->group_sum[gi] = sat_add(gpu->group_sum[gi], p->bytes);
         }
@@ -74,19 +71,17 @@ static void sample(struct pt_target *t, const struct pt_gpu *g)
         pt_extrema_add(&gpu->group_memory[k], gpu->group_sum[k] > INT64_MAX ? INT64_MAX : (int64_t)gpu->group_sum[k]);
 }
 
-void pt_target_gpu_sample(struct pt_target *t, const struct pt_gpu *g)
+void pt_targetgpu_sample(struct pt_target_gpu *gpu, const struct pt_target *t, const struct pt_gpu *g)
 {
-    if (!ready(t, g) || !g->nvml_on)
+    if (!ready(gpu, t, g) || !g->nvml_on)
         return;
-    double cpu0 = pt_thread_cpu_seconds();
-    sample(t, g);
-    pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
+    sample(gpu, t, g);
 }
 
 /* ---- DRM clients ------------------------------------------------------ */
 
 struct scan {
-    struct pt_target *t;
+    struct pt_target_gpu *gpu;
     const struct pt_member *m;
     int32_t group;
     double now;
@@ -123,7 +118,7 @@ static double engine_busy(const struct pt_drm_engine *e, const struct pt_drm_eng
 static void take_client(const struct pt_drm_client *c, void *arg)
 {
     struct scan *s = arg;
-    struct pt_target_gpu *gpu = &s->t->gpu;
+    struct pt_target_gpu *gpu = s->gpu;
     s->holds = true;
     struct pt_gpu_client *known = client_find(gpu, c);
     if (known && known->seen)
@@ -159,9 +154,8 @@ static void take_client(const struct pt_drm_client *c, void *arg)
 
 /* Every live member's DRM clients: the DRM memory that stands until the
  * next end, their busy time into the interval's, their holders users. */
-static void read_drm(struct pt_target *t, const struct pt_gpu *g, bool *uses)
+static void read_drm(struct pt_target_gpu *gpu, const struct pt_target *t, const struct pt_gpu *g, bool *uses)
 {
-    struct pt_target_gpu *gpu = &t->gpu;
     for (size_t i = 0; i < gpu->n_clients; i++)
         gpu->clients[i].seen = false;
     gpu->drm_memory = 0;
@@ -172,7 +166,7 @@ static void read_drm(struct pt_target *t, const struct pt_gpu *g, bool *uses)
         const struct pt_member *m = &t->membership.members[i];
         if (!live(m))
             continue;
-        struct scan s = {.t = t, .m = m, .group = group_of(t, m), .now = now};
+        struct scan s = {.gpu = gpu, .m = m, .group = group_of(gpu, m), .now = now};
         pt_drm_scan(t->proc_root_fd, m->pid, g->drm_major, take_client, &s);
         if (!s.holds)
             continue;
@@ -192,12 +186,10 @@ static void read_drm(struct pt_target *t, const struct pt_gpu *g, bool *uses)
     gpu->n_clients = out;
 }
 
-void pt_target_gpu_end_reads(struct pt_target *t, const struct pt_gpu *g)
+void pt_targetgpu_end_reads(struct pt_target_gpu *gpu, const struct pt_target *t, const struct pt_gpu *g)
 {
-    if (!ready(t, g))
+    if (!ready(gpu, t, g))
         return;
-    double cpu0 = pt_thread_cpu_seconds();
-    struct pt_target_gpu *gpu = &t->gpu;
     /* whether each member uses a GPU, kept: a tree grows it */
     size_t n = t->membership.n_members;
     if (n > gpu->cap_uses) {
@@ -207,7 +199,7 @@ void pt_target_gpu_end_reads(struct pt_target *t, const struct pt_gpu *g)
     bool *uses = gpu->uses;
     memset(uses, 0, n * sizeof(*uses));
     if (g->drm_on)
-        read_drm(t, g, uses);
+        read_drm(gpu, t, g, uses);
     gpu->busy_known = !g->nvml_on || g->busy_known;
     if (g->nvml_on)
         for (size_t i = 0; i < n; i++) {
@@ -217,28 +209,26 @@ void pt_target_gpu_end_reads(struct pt_target *t, const struct pt_gpu *g)
                 continue;
             uses[i] = true;
             gpu->busy += p->busy;
-            int32_t gi = group_of(t, m);
+            int32_t gi = group_of(gpu, m);
             if (gi >= 0)
                 gpu->group_busy[gi] += p->busy;
         }
-    sample(t, g);
+    sample(gpu, t, g);
     gpu->users = 0;
     for (size_t k = 0; k < gpu->groups; k++)
         gpu->group_users[k] = 0;
     for (size_t i = 0; i < n; i++)
         if (uses[i]) {
             gpu->users++;
-            int32_t gi = group_of(t, &t->membership.members[i]);
+            int32_t gi = group_of(gpu, &t->membership.members[i]);
             if (gi >= 0)
                 gpu->group_users[gi]++;
         }
     gpu->users_known = true;
-    pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
 }
 
-void pt_target_gpu_put(const struct pt_target *t, int32_t group, struct pt_line *line)
+void pt_targetgpu_put(const struct pt_target_gpu *gpu, int32_t group, struct pt_line *line)
 {
-    const struct pt_target_gpu *gpu = &t->gpu;
     if (!gpu->on || (group >= 0 && (size_t)group >= gpu->groups))
         return;
     if (gpu->busy_known)
@@ -249,18 +239,16 @@ void pt_target_gpu_put(const struct pt_target *t, int32_t group, struct pt_line 
         pt_line_put(line, PT_A_GPU_PROCESSES, (double)(group >= 0 ? gpu->group_users[group] : gpu->users));
 }
 
-struct pt_extrema pt_target_gpu_memory(const struct pt_target *t, int32_t group)
+struct pt_extrema pt_targetgpu_memory(const struct pt_target_gpu *gpu, int32_t group)
 {
-    const struct pt_target_gpu *gpu = &t->gpu;
     struct pt_extrema none = {0};
     if (!gpu->on || (group >= 0 && (size_t)group >= gpu->groups))
         return none;
     return group >= 0 ? gpu->group_memory[group] : gpu->memory;
 }
 
-void pt_target_gpu_end_interval(struct pt_target *t)
+void pt_targetgpu_end_interval(struct pt_target_gpu *gpu)
 {
-    struct pt_target_gpu *gpu = &t->gpu;
     memset(&gpu->memory, 0, sizeof(gpu->memory));
     gpu->busy = 0;
     gpu->busy_known = false;
@@ -271,9 +259,8 @@ void pt_target_gpu_end_interval(struct pt_target *t)
     }
 }
 
-void pt_target_gpu_free(struct pt_target *t)
+void pt_targetgpu_free(struct pt_target_gpu *gpu)
 {
-    struct pt_target_gpu *gpu = &t->gpu;
     free(gpu->group_memory);
     free(gpu->group_busy);
     free(gpu->group_users);

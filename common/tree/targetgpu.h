@@ -1,6 +1,7 @@
 /* targetgpu: a target's GPU use (struct pt_target_gpu, targetstate.h),
  * summed over its members from the host's GPUs (gpu.h). Only this file
- * writes it.
+ * writes it: its functions are handed the part, the target only to read
+ * (the CPU its reads take is the caller's to tell the interval).
  *
  * Memory: a sample is the sum over the live members of NVML's memory of
  * their pids (every device, compute and graphics) and of their DRM
@@ -33,17 +34,17 @@
 
 /* A sample of the members' GPU memory from NVML's last refresh (the
  * collector's discovery). */
-void pt_target_gpu_sample(struct pt_target *t, const struct pt_gpu *g);
+void pt_targetgpu_sample(struct pt_target_gpu *gpu, const struct pt_target *t, const struct pt_gpu *g);
 /* At the interval's end, after g's refresh with busy time: the members'
  * DRM clients read, a memory sample, the busy time and the users. */
-void pt_target_gpu_end_reads(struct pt_target *t, const struct pt_gpu *g);
+void pt_targetgpu_end_reads(struct pt_target_gpu *gpu, const struct pt_target *t, const struct pt_gpu *g);
 /* The amounts of the tree's line (group -1) or of group's line: busy
  * time and users; and its memory samples' extrema (PT_G_GPU's), none
  * where the host has no GPU. */
-void pt_target_gpu_put(const struct pt_target *t, int32_t group, struct pt_line *line);
-struct pt_extrema pt_target_gpu_memory(const struct pt_target *t, int32_t group);
+void pt_targetgpu_put(const struct pt_target_gpu *gpu, int32_t group, struct pt_line *line);
+struct pt_extrema pt_targetgpu_memory(const struct pt_target_gpu *gpu, int32_t group);
 /* The interval's end: its samples and busy time forgotten. */
-void pt_target_gpu_end_interval(struct pt_target *t);
-void pt_target_gpu_free(struct pt_target *t);
+void pt_targetgpu_end_interval(struct pt_target_gpu *gpu);
+void pt_targetgpu_free(struct pt_target_gpu *gpu);
 
 #endif
