@@ -47,7 +47,7 @@ static bool refused_root(struct pt_target *t, pid_t pid, double now)
     const char *why =
         pid == 1         ? "init (pid 1): the whole host"
         : pid == t->self ? "proctree itself"
-        : pt_read_stat_by_pid(t->proc_root_fd, pid, &t->buf, &st) == PT_READ_OK && (st.flags & PT_PF_KTHREAD)
+        : pt_read_stat_by_pid(t->proc_root_fd, pid, t->buf, &st) == PT_READ_OK && (st.flags & PT_PF_KTHREAD)
             ? "a kernel thread"
             : NULL;
     if (why && pid != t->discovery.refused_pid &&
@@ -64,7 +64,7 @@ static bool refused_root(struct pt_target *t, pid_t pid, double now)
 static bool pid_reused(struct pt_target *t, pid_t pid)
 {
     struct pt_stat st;
-    return pt_read_stat_by_pid(t->proc_root_fd, pid, &t->buf, &st) == PT_READ_OK &&
+    return pt_read_stat_by_pid(t->proc_root_fd, pid, t->buf, &st) == PT_READ_OK &&
            st.starttime != t->discovery.root_starttime;
 }
 
@@ -158,7 +158,7 @@ static void resolve_root(struct pt_target *t, double now)
         if (by_cgroups(t)) {
             pt_buf_reset(&t->discovery.scan_groups);
             t->discovery.cgroup_unnamed = 0;
-            t->discovery.cgroup_error = pt_matcher_scan_cgroup(&t->matcher, &t->buf, collect_scanned, t);
+            t->discovery.cgroup_error = pt_matcher_scan_cgroup(&t->matcher, t->buf, collect_scanned, t);
             pt_target_unit_scanned(t, now);
             say_scan_notes(t);
             pt_targetcg_found(&t->cg, t, now);
@@ -249,7 +249,7 @@ static void add_ppid_pair(pid_t pid, void *arg)
 {
     struct ppid_scan *scan = arg;
     struct pt_stat st;
-    if (pt_read_stat_by_pid(scan->t->proc_root_fd, pid, &scan->t->buf, &st) != PT_READ_OK)
+    if (pt_read_stat_by_pid(scan->t->proc_root_fd, pid, scan->t->buf, &st) != PT_READ_OK)
         return;
     if (scan->count == scan->cap) {
         scan->cap = scan->cap ? scan->cap * 2 : 256;
@@ -288,9 +288,9 @@ static void collect_own_children(struct pt_target *t)
 {
     char path[64];
     snprintf(path, sizeof(path), "%d/task/%d/children", (int)t->self, (int)t->self);
-    ssize_t n = pt_read_file_at(t->proc_root_fd, path, &t->buf);
+    ssize_t n = pt_read_file_at(t->proc_root_fd, path, t->buf);
     if (n > 0)
-        pt_parse_children(t->buf.data, (size_t)n, collect_pid, t);
+        pt_parse_children(t->buf->data, (size_t)n, collect_pid, t);
 }
 
 static void join_pending(struct pt_target *t, bool baseline)
@@ -329,8 +329,8 @@ void pt_target_discover(struct pt_target *t, double now)
             children_from_scan(t, pairs, n_pairs, t->membership.members[i].pid);
         } else {
             bool no_children_files = false;
-            enum pt_read r = pt_member_read_children(&t->membership.members[i], t->proc_root_fd, &t->buf, collect_pid,
-                                                     t, &no_children_files);
+            enum pt_read r = pt_member_read_children(&t->membership.members[i], t->proc_root_fd, t->buf, collect_pid, t,
+                                                     &no_children_files);
             if (r == PT_READ_GONE) {
                 t->discovery.n_pending = 0;
                 pt_target_member_gone(t, &t->membership.members[i]);

@@ -335,7 +335,7 @@ static struct pt_member *join_recorded(struct pt_target *t, const struct pt_exit
     if (!pt_target_live_member(t, r->ppid) || pt_target_departure_of(t, r->tgid))
         return NULL;
     struct pt_stat st;
-    if (pt_read_stat_by_pid(t->proc_root_fd, r->tgid, &t->buf, &st) != PT_READ_OK || st.ppid != r->ppid ||
+    if (pt_read_stat_by_pid(t->proc_root_fd, r->tgid, t->buf, &st) != PT_READ_OK || st.ppid != r->ppid ||
         (r->pid == r->tgid && st.state != 'Z'))
         return NULL; /* reaped, or a new process has the pid */
     return pt_target_join_recorded(t, r->tgid, st.starttime);

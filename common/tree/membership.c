@@ -27,7 +27,7 @@ static void settle_children(struct pt_target *t, struct pt_member *parent);
 static enum pt_read read_member_counters(struct pt_target *t, struct pt_member *m)
 {
     bool had_io = m->acct.has_io;
-    enum pt_read r = pt_member_read_counters(m, t->proc_root_fd, &t->buf, t->interval.blkio_read);
+    enum pt_read r = pt_member_read_counters(m, t->proc_root_fd, t->buf, t->interval.blkio_read);
     pt_ledger_io_changed(&t->ledger, &m->acct, had_io);
     return r;
 }
@@ -307,7 +307,7 @@ static int32_t join_group(struct pt_target *t, const struct pt_member *m)
 static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline, bool recorded)
 {
     struct pt_member m;
-    enum pt_read r = pt_member_open(&m, t->proc_root_fd, t->budget, pid, expected_starttime, &t->buf);
+    enum pt_read r = pt_member_open(&m, t->proc_root_fd, t->budget, pid, expected_starttime, t->buf);
     if (r == PT_READ_NO_FDS) {
         /* The process is tried again at the next discovery tick; until it
          * has joined, every sum of the tree would be partial. */

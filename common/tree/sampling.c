@@ -36,7 +36,7 @@ static void poll_members(struct pt_target *t)
         if (m->gone)
             continue;
         struct pt_statm sm;
-        enum pt_read r = pt_member_read_statm(m, t->proc_root_fd, &t->buf, &sm);
+        enum pt_read r = pt_member_read_statm(m, t->proc_root_fd, t->buf, &sm);
         if (r == PT_READ_OK) {
             int64_t now[PT_G_ANON + 1] = {
                 [PT_G_VM] = page_bytes(t, sm.size),
@@ -131,7 +131,7 @@ static void smaps_timed(struct pt_target *t, struct pt_member *m)
 {
     double start = pt_now();
     struct pt_smaps_rollup sr;
-    enum pt_read r = pt_member_read_smaps(m, t->proc_root_fd, &t->buf, &sr);
+    enum pt_read r = pt_member_read_smaps(m, t->proc_root_fd, t->buf, &sr);
     if (r == PT_READ_NO_FDS)
         pt_interval_add_short(&t->interval, PT_SHORT_SMAPS);
     if (r == PT_READ_FAILED)
@@ -224,7 +224,7 @@ static void sample_tcounts(struct pt_target *t)
         }
         int64_t now[PT_TC_COUNT];
         unsigned got;
-        enum pt_read r = pt_member_read_tcounts(m, t->proc_root_fd, &t->buf, want, ns_per_tick, now, &got);
+        enum pt_read r = pt_member_read_tcounts(m, t->proc_root_fd, t->buf, want, ns_per_tick, now, &got);
         if (r == PT_READ_NO_FDS)
             pt_interval_add_short(&t->interval, PT_SHORT_CTX);
         if (r == PT_READ_OK)
@@ -237,7 +237,7 @@ static void sample_tcounts(struct pt_target *t)
  * headroom. A member whose limit is unlimited or unreadable is left out. */
 static void count_fd_limit(struct pt_target *t, struct pt_member *m, int64_t open, double now)
 {
-    if (pt_member_read_fd_limit(m, t->proc_root_fd, &t->buf, now) != PT_READ_OK || !m->has_fd_limit)
+    if (pt_member_read_fd_limit(m, t->proc_root_fd, t->buf, now) != PT_READ_OK || !m->has_fd_limit)
         return;
     int64_t limit = (int64_t)m->fd_limit; /* at most PT_MAX_COUNT */
     double percent = limit > 0 ? 100.0 * (double)open / (double)limit : 100.0;
@@ -277,7 +277,7 @@ void pt_target_read_threads(struct pt_target *t)
         struct pt_member *m = &t->membership.members[i];
         if (m->gone)
             continue;
-        enum pt_read r = pt_member_read_thread_usage(m, t->proc_root_fd, &t->buf);
+        enum pt_read r = pt_member_read_thread_usage(m, t->proc_root_fd, t->buf);
         if (r == PT_READ_NO_FDS)
             pt_interval_add_short(&t->interval, PT_SHORT_COUNTERS);
         if (r != PT_READ_OK && r != PT_READ_NO_FDS)

@@ -332,6 +332,7 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
                    struct pt_fd_budget *budget, char *err, size_t errlen)
 {
     memset(t, 0, sizeof(*t));
+    t->buf = pt_xalloc(sizeof(*t->buf));
     t->name = pt_xstrdup(name);
     t->selector = *selector;
     t->selector.path = selector->path ? pt_xstrdup(selector->path) : NULL;
@@ -391,7 +392,9 @@ void pt_target_free(struct pt_target *t)
     pt_target_membership_free(t);
     pt_eventbook_free(&t->events);
     pt_target_exits_free(t);
-    pt_buf_free(&t->buf);
+    if (t->buf)
+        pt_buf_free(t->buf);
+    free(t->buf);
     pt_target_discovery_free(t);
     pt_ledger_free(&t->ledger);
     free(t->group_lines.reports);

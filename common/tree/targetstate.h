@@ -258,7 +258,9 @@ struct pt_target {
     struct pt_target_stops stops;
     bool sys_root_default;  /* the cgroup filesystem is looked for in our own /sys */
     unsigned warned_denied; /* enum pt_denied bits already logged */
-    struct pt_buf buf;
+    /* the scratch buffer of one read: any part writes it, a part handed the
+     * target to read too (allocated by pt_target_init) */
+    struct pt_buf *buf;
 
     struct pt_eventbook events;
 

@@ -73,7 +73,7 @@ static enum empty_why why_empty(struct pt_target *t, char *hidepid, size_t hidep
             return WHY_REUSED;
         if (!pid_exists(t->discovery.named_pid))
             return WHY_NOT_RUNNING;
-        pt_proc_root_hidepid(t->proc_root_fd, &t->buf, hidepid, hidepid_len);
+        pt_proc_root_hidepid(t->proc_root_fd, t->buf, hidepid, hidepid_len);
         return WHY_HIDDEN;
     }
     case PT_SELECT_CGROUP:
@@ -84,8 +84,7 @@ static enum empty_why why_empty(struct pt_target *t, char *hidepid, size_t hidep
             return WHY_UNNAMED;
         return t->selector.kind == PT_SELECT_UNIT ? WHY_UNIT_EMPTY : WHY_CGROUP_EMPTY;
     default:
-        return pt_proc_root_hidepid(t->proc_root_fd, &t->buf, hidepid, hidepid_len) ? WHY_NO_MATCH_HIDDEN
-                                                                                    : WHY_NO_MATCH;
+        return pt_proc_root_hidepid(t->proc_root_fd, t->buf, hidepid, hidepid_len) ? WHY_NO_MATCH_HIDDEN : WHY_NO_MATCH;
     }
 }
 
@@ -94,7 +93,7 @@ static enum empty_why why_empty(struct pt_target *t, char *hidepid, size_t hidep
  * our pid is looked for (one walk, said once). */
 static void say_other_namespace(struct pt_target *t, pid_t pid, char *what, size_t whatlen)
 {
-    pid_t there = t->self != getpid() ? pt_pidns_find_in_root(t->proc_root_fd, t->self, pid, &t->buf) : 0;
+    pid_t there = t->self != getpid() ? pt_pidns_find_in_root(t->proc_root_fd, t->self, pid, t->buf) : 0;
     char found[64] = "";
     if (there > 0)
         snprintf(found, sizeof(found), " (pid %d there)", (int)there);
@@ -111,7 +110,7 @@ static bool in_container(struct pt_target *t)
 {
     if (pt_pidns_in_container(t->proc_root_fd))
         return true;
-    return pt_read_file_at(AT_FDCWD, "/proc/self/mountinfo", &t->buf) > 0 && pt_cgroupfs_shows_part(t->buf.data);
+    return pt_read_file_at(AT_FDCWD, "/proc/self/mountinfo", t->buf) > 0 && pt_cgroupfs_shows_part(t->buf->data);
 }
 
 /* The cgroup's processes are not this pid namespace's to name: said with

@@ -100,8 +100,8 @@ static bool cgroup_of(struct pt_target *t, bool v2, pid_t pid, char *out, size_t
 {
     char path[32];
     snprintf(path, sizeof(path), "%d/cgroup", (int)pid);
-    ssize_t n = pt_read_file_at(t->proc_root_fd, path, &t->buf);
-    for (const char *line = n > 0 ? t->buf.data : NULL; line && *line;) {
+    ssize_t n = pt_read_file_at(t->proc_root_fd, path, t->buf);
+    for (const char *line = n > 0 ? t->buf->data : NULL; line && *line;) {
         const char *end = strchr(line, '\n'), *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
         size_t line_len = end ? (size_t)(end - line) : strlen(line);
         if (c2 && (size_t)(c2 - line) < line_len) {
