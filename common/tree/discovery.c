@@ -159,7 +159,12 @@ static void resolve_root(struct pt_target *t, double now)
             pt_buf_reset(&t->discovery.scan_groups);
             t->discovery.cgroup_unnamed = 0;
             t->discovery.cgroup_error = pt_matcher_scan_cgroup(&t->matcher, t->buf, collect_scanned, t);
-            pt_target_unit_scanned(t, now);
+            if (pt_targetunit_scanned(&t->unit, t)) {
+                char more[96];
+                if (pt_target_restart_pass(t, now, more, sizeof(more)))
+                    pt_targetunit_say_moved(t, more);
+                pt_target_leave_all(t);
+            }
             say_scan_notes(t);
             pt_targetcg_found(&t->cg, t, now);
             if (pt_targetcg_restarted(&t->cg, t))
@@ -356,7 +361,7 @@ void pt_target_discover(struct pt_target *t, double now)
         t->membership.members[i].baseline_walk = false;
     pt_target_events_discovered(t);
     pt_target_compact(t);
-    pt_target_unit_discovered(t);
+    pt_targetunit_discovered(&t->unit, t);
 
     pt_target_say_why_empty(t, now);
     pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);

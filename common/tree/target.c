@@ -407,7 +407,7 @@ void pt_target_free(struct pt_target *t)
     if (t->has_matcher)
         pt_matcher_free(&t->matcher);
     pt_targetcg_free(&t->cg);
-    pt_target_unit_free(t);
+    pt_targetunit_free(&t->unit);
     pt_targetgpu_free(&t->gpu);
     memset(t, 0, sizeof(*t));
 }

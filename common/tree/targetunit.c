@@ -4,10 +4,8 @@
 #include <string.h>
 
 #include "proctree/escape.h"
-#include "tree/membership.h"
 #include "procfs/procfile.h"
 #include "cgroup/sdunit.h"
-#include "tree/targetstops.h"
 
 static const struct pt_sdunit *unit_of(const struct pt_target *t)
 {
@@ -15,10 +13,10 @@ static const struct pt_sdunit *unit_of(const struct pt_target *t)
 }
 
 /* At the first scan: the cgroups read have no systemd's layout. */
-static void say_no_systemd(struct pt_target *t, const struct pt_sdunit *u)
+static void say_no_systemd(struct pt_target_unit *unit, const struct pt_target *t, const struct pt_sdunit *u)
 {
     char q[PT_QUOTED_MAX], root[PT_QUOTED_MAX];
-    t->unit.said |= PT_SAID_UNIT_SYSTEMD;
+    unit->said |= PT_SAID_UNIT_SYSTEMD;
     if (pt_sdunit_systemd_manages(u))
         return;
     pt_target_logf(t, PT_LOG_WARNING,
@@ -30,10 +28,10 @@ static void say_no_systemd(struct pt_target *t, const struct pt_sdunit *u)
                    pt_escape(root, sizeof(root), u->fs.v2[0] ? u->fs.v2 : u->fs.systemd_v1));
 }
 
-static void say_limit(struct pt_target *t, const struct pt_sdunit *u)
+static void say_limit(struct pt_target_unit *unit, const struct pt_target *t, const struct pt_sdunit *u)
 {
     char q[PT_QUOTED_MAX];
-    t->unit.said |= PT_SAID_UNIT_LIMIT;
+    unit->said |= PT_SAID_UNIT_LIMIT;
     pt_target_logf(t, PT_LOG_WARNING,
                    "unit glob \"%s\" matches %zu units, more than the %d one glob takes (PT_SDUNIT_MATCHES_MAX): the "
                    "first %zu found are followed, the others are left out; split the glob",
@@ -50,53 +48,54 @@ static void manager_of(const struct pt_sdunit *u, const char *dir, char *out, si
         snprintf(out, len, "the system manager's");
 }
 
-/* A single name's directory changed: a user's unit taken, or the system
- * manager's unit found in its stead (or anywhere else): the processes
- * found at the old place are another unit's, and leave. A system unit
- * that crash-loops beside a user's of its name moves twice a restart:
- * said at most once a period, with the target's other restarts. */
-static void say_changed(struct pt_target *t, const struct pt_sdunit *u, double now)
+/* The system manager runs no unit of a single name: a user manager's is
+ * followed, said when it is taken. */
+static void say_user_taken(const struct pt_target *t, const struct pt_sdunit *u)
 {
-    char q[PT_QUOTED_MAX], dir[PT_QUOTED_MAX], was[PT_QUOTED_MAX], now_of[PT_QUOTED_MAX + 32],
-        was_of[PT_QUOTED_MAX + 32];
+    char q[PT_QUOTED_MAX], dir[PT_QUOTED_MAX], now_of[PT_QUOTED_MAX + 32];
     manager_of(u, u->dirs[0], now_of, sizeof(now_of));
-    if (!u->moved) {
-        if (u->last_user)
-            pt_target_logf(t, PT_LOG_INFO,
-                           "unit \"%s\": the system manager runs no unit of this name: %s is followed (\"%s\"), "
-                           "until the system manager's starts",
-                           pt_escape(q, sizeof(q), u->name), now_of, pt_escape(dir, sizeof(dir), u->dirs[0]));
-        return;
-    }
-    manager_of(u, u->previous, was_of, sizeof(was_of));
-    char more[96];
-    if (pt_target_restart_pass(t, now, more, sizeof(more)))
-        pt_target_logf(t, PT_LOG_INFO, "unit \"%s\": %s is followed now (\"%s\"), was %s (\"%s\")%s%s",
-                       pt_escape(q, sizeof(q), u->name), now_of, pt_escape(dir, sizeof(dir), u->dirs[0]), was_of,
-                       pt_escape(was, sizeof(was), u->previous),
-                       pt_target_live_members(t) ? ": the processes found there leave the target" : "", more);
-    pt_target_leave_all(t);
+    pt_target_logf(t, PT_LOG_INFO,
+                   "unit \"%s\": the system manager runs no unit of this name: %s is followed (\"%s\"), "
+                   "until the system manager's starts",
+                   pt_escape(q, sizeof(q), u->name), now_of, pt_escape(dir, sizeof(dir), u->dirs[0]));
 }
 
-void pt_target_unit_scanned(struct pt_target *t, double now)
+bool pt_targetunit_scanned(struct pt_target_unit *unit, const struct pt_target *t)
 {
     const struct pt_sdunit *u = unit_of(t);
     if (!u)
+        return false;
+    if (!(unit->said & PT_SAID_UNIT_SYSTEMD))
+        say_no_systemd(unit, t, u);
+    if (u->n_matched > u->n_dirs && !(unit->said & PT_SAID_UNIT_LIMIT))
+        say_limit(unit, t, u);
+    bool changed = !u->glob && u->n_dirs && u->changed;
+    if (changed && !u->moved && u->last_user)
+        say_user_taken(t, u);
+    pt_pidmap_clear(&unit->scanned);
+    for (size_t i = 0; i < t->discovery.n_pending && !(unit->said & PT_SAID_UNIT_OUTSIDE); i++)
+        pt_pidmap_put(&unit->scanned, t->discovery.pending[i], 1);
+    return changed && u->moved;
+}
+
+void pt_targetunit_say_moved(const struct pt_target *t, const char *more)
+{
+    const struct pt_sdunit *u = unit_of(t);
+    char q[PT_QUOTED_MAX], dir[PT_QUOTED_MAX], was[PT_QUOTED_MAX], now_of[PT_QUOTED_MAX + 32],
+        was_of[PT_QUOTED_MAX + 32];
+    if (!u || !u->n_dirs)
         return;
-    if (!(t->unit.said & PT_SAID_UNIT_SYSTEMD))
-        say_no_systemd(t, u);
-    if (u->n_matched > u->n_dirs && !(t->unit.said & PT_SAID_UNIT_LIMIT))
-        say_limit(t, u);
-    if (!u->glob && u->n_dirs && u->changed)
-        say_changed(t, u, now);
-    pt_pidmap_clear(&t->unit.scanned);
-    for (size_t i = 0; i < t->discovery.n_pending && !(t->unit.said & PT_SAID_UNIT_OUTSIDE); i++)
-        pt_pidmap_put(&t->unit.scanned, t->discovery.pending[i], 1);
+    manager_of(u, u->dirs[0], now_of, sizeof(now_of));
+    manager_of(u, u->previous, was_of, sizeof(was_of));
+    pt_target_logf(t, PT_LOG_INFO, "unit \"%s\": %s is followed now (\"%s\"), was %s (\"%s\")%s%s",
+                   pt_escape(q, sizeof(q), u->name), now_of, pt_escape(dir, sizeof(dir), u->dirs[0]), was_of,
+                   pt_escape(was, sizeof(was), u->previous),
+                   pt_target_live_members(t) ? ": the processes found there leave the target" : "", more);
 }
 
 /* The cgroup path of pid in the hierarchy at mount (v2's "0::" line, or
  * name=systemd's) into out; false when it cannot be read. */
-static bool cgroup_of(struct pt_target *t, bool v2, pid_t pid, char *out, size_t len)
+static bool cgroup_of(const struct pt_target *t, bool v2, pid_t pid, char *out, size_t len)
 {
     char path[32];
     snprintf(path, sizeof(path), "%d/cgroup", (int)pid);
@@ -133,10 +132,10 @@ static bool in_unit(const struct pt_sdunit *u, const char *mount, const char *re
     return false;
 }
 
-void pt_target_unit_discovered(struct pt_target *t)
+void pt_targetunit_discovered(struct pt_target_unit *unit, const struct pt_target *t)
 {
     const struct pt_sdunit *u = unit_of(t);
-    if (!u || !u->n_dirs || (t->unit.said & PT_SAID_UNIT_OUTSIDE))
+    if (!u || !u->n_dirs || (unit->said & PT_SAID_UNIT_OUTSIDE))
         return;
     bool v2 = pt_cgroupfs_below(u->fs.v2, u->dirs[0]) != NULL;
     const char *mount = v2 ? u->fs.v2 : u->fs.systemd_v1;
@@ -150,7 +149,7 @@ void pt_target_unit_discovered(struct pt_target *t)
         members++;
         /* one the scan listed is in; one that joined since by a fork is
          * where its parent was, unless it moved: its own file says */
-        if (pt_pidmap_get(&t->unit.scanned, m->pid) >= 0 || !cgroup_of(t, v2, m->pid, rel, sizeof(rel)))
+        if (pt_pidmap_get(&unit->scanned, m->pid) >= 0 || !cgroup_of(t, v2, m->pid, rel, sizeof(rel)))
             continue;
         /* a path above our cgroup namespace's root cannot be placed */
         if (rel[0] != '/' || strncmp(rel, "/..", 3) == 0 || in_unit(u, mount, rel))
@@ -165,8 +164,8 @@ void pt_target_unit_discovered(struct pt_target *t)
     }
     if (!outside)
         return;
-    t->unit.said |= PT_SAID_UNIT_OUTSIDE;
-    pt_pidmap_clear(&t->unit.scanned);
+    unit->said |= PT_SAID_UNIT_OUTSIDE;
+    pt_pidmap_clear(&unit->scanned);
     char q[PT_QUOTED_MAX], w0[PT_QUOTED_MAX], w1[PT_QUOTED_MAX];
     pt_target_logf(t, PT_LOG_INFO,
                    "%zu of its %zu processes run outside unit \"%s\"'s cgroups (in \"%s\"%s%s%s%s): processes of "
@@ -176,7 +175,7 @@ void pt_target_unit_discovered(struct pt_target *t)
                    where[1][0] ? "\"" : "", more ? ", ..." : "");
 }
 
-void pt_target_unit_free(struct pt_target *t)
+void pt_targetunit_free(struct pt_target_unit *unit)
 {
-    pt_pidmap_free(&t->unit.scanned);
+    pt_pidmap_free(&unit->scanned);
 }
