@@ -70,7 +70,7 @@ static bool pid_reused(struct pt_target *t, pid_t pid)
 
 /* The pid file names another process than the root: the old tree leaves,
  * the new root joins (below) as a baseline member. Said at most once a
- * period, with the target's stops (pt_target_restart_pass): a service
+ * period, with the target's stops (pt_targetstops_restart_pass): a service
  * that crash-loops restarts at every discovery. */
 static bool pidfile_root(struct pt_target *t, pid_t pid, double now)
 {
@@ -85,7 +85,7 @@ static bool pidfile_root(struct pt_target *t, pid_t pid, double now)
         return true;
     char more[96];
     if (pt_target_live_members(t) > 0) {
-        bool say = pt_target_restart_pass(t, now, more, sizeof(more));
+        bool say = pt_targetstops_restart_pass(&t->stops, now, more, sizeof(more));
         if (say && moved)
             pt_target_logf(t, PT_LOG_INFO, "pid file names pid %d now, was %d: the tree of %d leaves the target%s",
                            (int)pid, (int)t->discovery.root_pid, (int)t->discovery.root_pid, more);
@@ -94,7 +94,7 @@ static bool pidfile_root(struct pt_target *t, pid_t pid, double now)
                            "pid file names pid %d, now another process: the old tree leaves the target%s", (int)pid,
                            more);
         pt_target_leave_all(t);
-    } else if (pt_target_stops_unsaid(t) && pt_target_restart_pass(t, now, more, sizeof(more))) {
+    } else if (pt_targetstops_unsaid(&t->stops) && pt_targetstops_restart_pass(&t->stops, now, more, sizeof(more))) {
         /* The old tree went between two discoveries and the new root was
          * there at the next, or its line was held back: no empty target
          * was said, so no "following again" will be; the restart is said
@@ -161,7 +161,7 @@ static void resolve_root(struct pt_target *t, double now)
             t->discovery.cgroup_error = pt_matcher_scan_cgroup(&t->matcher, t->buf, collect_scanned, t);
             if (pt_targetunit_scanned(&t->unit, t)) {
                 char more[96];
-                if (pt_target_restart_pass(t, now, more, sizeof(more)))
+                if (pt_targetstops_restart_pass(&t->stops, now, more, sizeof(more)))
                     pt_targetunit_say_moved(t, more);
                 pt_target_leave_all(t);
             }
@@ -363,7 +363,7 @@ void pt_target_discover(struct pt_target *t, double now)
     pt_target_compact(t);
     pt_targetunit_discovered(&t->unit, t);
 
-    pt_target_say_why_empty(t, now);
+    pt_targetstops_say_why_empty(&t->stops, t, now);
     pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
     pt_target_debug_check(t, "a discovery");
 }

@@ -31,7 +31,7 @@ enum empty_why {
 };
 _Static_assert(WHY_COUNT <= 16, "enum empty_why outgrows its 4 bits of empty_why's key");
 
-/* The limiter of a line, in t->stops.limits. A target that was followed
+/* The limiter of a line, in s->limits. A target that was followed
  * and stops has the one it shares with the restarts' lines (a crash loop
  * is seen as stops, restarts or both, one line a period whichever way);
  * an empty target's line has its reason's, each problem of a pid file
@@ -54,7 +54,7 @@ static bool pid_exists(pid_t pid)
 
 /* Why the target is empty; hidepid gets the proc root's option when the
  * reason is that it hides processes (our mountinfo is read only then). */
-static enum empty_why why_empty(struct pt_target *t, char *hidepid, size_t hidepid_len)
+static enum empty_why why_empty(const struct pt_target *t, char *hidepid, size_t hidepid_len)
 {
     switch (t->selector.kind) {
     case PT_SELECT_PIDFILE:
@@ -91,7 +91,7 @@ static enum empty_why why_empty(struct pt_target *t, char *hidepid, size_t hidep
 /* pid runs in our pid namespace, the proc root is another's: pids are
  * the proc root's. Where the proc root shows ours, the pid it gives
  * our pid is looked for (one walk, said once). */
-static void say_other_namespace(struct pt_target *t, pid_t pid, char *what, size_t whatlen)
+static void say_other_namespace(const struct pt_target *t, pid_t pid, char *what, size_t whatlen)
 {
     pid_t there = t->self != getpid() ? pt_pidns_find_in_root(t->proc_root_fd, t->self, pid, t->buf) : 0;
     char found[64] = "";
@@ -106,7 +106,7 @@ static void say_other_namespace(struct pt_target *t, pid_t pid, char *what, size
 /* Does this process see the cgroups as a container does: in a pid or
  * cgroup namespace of its own, or with its cgroup mounts showing only a
  * part of the hierarchies (read when a line needs it, not per poll)? */
-static bool in_container(struct pt_target *t)
+static bool in_container(const struct pt_target *t)
 {
     if (pt_pidns_in_container(t->proc_root_fd))
         return true;
@@ -141,7 +141,7 @@ static void say_unnamed(const struct pt_target *t, char *what, size_t whatlen)
 }
 
 /* Why the target is empty, in words, into what; false for no line. */
-static bool say_why(struct pt_target *t, enum empty_why why, const char *hidepid, char *what, size_t whatlen)
+static bool say_why(const struct pt_target *t, enum empty_why why, const char *hidepid, char *what, size_t whatlen)
 {
     char problem[128], q[PT_QUOTED_MAX];
     pid_t pid = t->discovery.named_pid;
@@ -222,30 +222,31 @@ static bool say_why(struct pt_target *t, enum empty_why why, const char *hidepid
 
 /* The line of why, now or late (held back when it came): said with the
  * count its limiter held back, itself not among them. */
-static void log_stop(struct pt_target *t, enum empty_why why, const char *hidepid, double now)
+static void log_stop(struct pt_target_stops *s, const struct pt_target *t, enum empty_why why, const char *hidepid,
+                     double now)
 {
     unsigned held;
-    struct pt_ratelimit *limit = &t->stops.limits[t->stops.limiter];
-    bool late = t->stops.holding;
-    t->stops.holding = !pt_ratelimit_pass(limit, now, PT_RATELIMIT_PERIOD, &held);
+    struct pt_ratelimit *limit = &s->limits[s->limiter];
+    bool late = s->holding;
+    s->holding = !pt_ratelimit_pass(limit, now, PT_RATELIMIT_PERIOD, &held);
     char what[PT_QUOTED_MAX + 320], more[96];
-    if (t->stops.holding || !say_why(t, why, hidepid, what, sizeof(what)))
+    if (s->holding || !say_why(t, why, hidepid, what, sizeof(what)))
         return;
     if (late && held > 0)
         held--;
-    pt_ratelimit_held_tail(held, t->stops.limiter == LIMIT_STOPS ? "restarts or stops" : "like it", more, sizeof(more));
-    t->stops.said_any = true;
+    pt_ratelimit_held_tail(held, s->limiter == LIMIT_STOPS ? "restarts or stops" : "like it", more, sizeof(more));
+    s->said_any = true;
     pt_target_logf(t, PT_LOG_WARNING, "no live process: %s; will keep looking%s", what, more);
 }
 
-void pt_target_say_why_empty(struct pt_target *t, double now)
+void pt_targetstops_say_why_empty(struct pt_target_stops *s, const struct pt_target *t, double now)
 {
     if (pt_target_live_members(t) > 0) {
-        if (t->stops.said_any)
+        if (s->said_any)
             pt_target_logf(t, PT_LOG_INFO, "following pid %d again", (int)t->membership.members[0].pid);
-        t->stops.why = WHY_NOT_SAID;
-        t->stops.followed = true;
-        t->stops.said_any = t->stops.holding = false;
+        s->why = WHY_NOT_SAID;
+        s->followed = true;
+        s->said_any = s->holding = false;
         return;
     }
     char hidepid[32] = "";
@@ -262,26 +263,26 @@ void pt_target_say_why_empty(struct pt_target *t, double now)
     int key = why == WHY_PIDFILE
                   ? (int)why + 16 * ((int)t->discovery.pidfile.outcome + 16 * t->discovery.pidfile.detail)
                   : (int)why;
-    if (key == t->stops.why && pid == t->stops.pid) {
+    if (key == s->why && pid == s->pid) {
         /* the same reason: said already, or held back until its limit lets it */
-        if (t->stops.holding && pt_ratelimit_due(&t->stops.limits[t->stops.limiter], now))
-            log_stop(t, why, hidepid, now);
+        if (s->holding && pt_ratelimit_due(&s->limits[s->limiter], now))
+            log_stop(s, t, why, hidepid, now);
         return;
     }
-    t->stops.why = key;
-    t->stops.pid = pid;
-    t->stops.limiter = t->stops.followed ? LIMIT_STOPS : limit_of(why, t->discovery.pidfile.outcome);
-    t->stops.followed = false;
-    t->stops.holding = false;
-    log_stop(t, why, hidepid, now);
+    s->why = key;
+    s->pid = pid;
+    s->limiter = s->followed ? LIMIT_STOPS : limit_of(why, t->discovery.pidfile.outcome);
+    s->followed = false;
+    s->holding = false;
+    log_stop(s, t, why, hidepid, now);
 }
 
-bool pt_target_restart_pass(struct pt_target *t, double now, char *tail, size_t len)
+bool pt_targetstops_restart_pass(struct pt_target_stops *s, double now, char *tail, size_t len)
 {
-    return pt_ratelimit_say(&t->stops.limits[LIMIT_STOPS], now, "restarts or stops", tail, len);
+    return pt_ratelimit_say(&s->limits[LIMIT_STOPS], now, "restarts or stops", tail, len);
 }
 
-bool pt_target_stops_unsaid(const struct pt_target *t)
+bool pt_targetstops_unsaid(const struct pt_target_stops *s)
 {
-    return !t->stops.said_any;
+    return !s->said_any;
 }

@@ -5,9 +5,11 @@
  * namespace): one line names which it is and how to mend it, said again
  * only when the reason changes, and a line when it is followed again;
  * none of them more than once a period for one reason, nor for a service
- * that crash-loops (whose restarts the same limit holds). */
-#ifndef PROCTREE_TARGETEMPTY_H
-#define PROCTREE_TARGETEMPTY_H
+ * that crash-loops (whose restarts the same limit holds). Its part,
+ * struct pt_target_stops (targetstate.h), is handed to what writes it,
+ * the target only to read. */
+#ifndef PROCTREE_TARGETSTOPS_H
+#define PROCTREE_TARGETSTOPS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -18,21 +20,21 @@
  * again when the reason (or the pid) changes; one when it is followed
  * again, if the target's emptiness was said. Each at most once a
  * PT_RATELIMIT_PERIOD: a followed target that stops shares its limit
- * with the restarts' lines (pt_target_restart_pass), an empty target's
+ * with the restarts' lines (pt_targetstops_restart_pass), an empty target's
  * line has its reason's. A line held back is said late, once its limit
  * lets it, if the target is empty still for the same reason. */
-void pt_target_say_why_empty(struct pt_target *t, double now);
+void pt_targetstops_say_why_empty(struct pt_target_stops *s, const struct pt_target *t, double now);
 
 /* Will no "following again" be said when the target has a live process
  * next: it had one at its last discovery (or never had a discovery), or
  * every line since was held back? */
-bool pt_target_stops_unsaid(const struct pt_target *t);
+bool pt_targetstops_unsaid(const struct pt_target_stops *s);
 
 /* May a line of a restart (the root replaced: a pid file naming another
  * process, a unit found at another manager's) be said at now? If so, tail
  * gets the line's tail (pt_ratelimit_held_tail). One limit a target for
  * those and for its stops: a service that crash-loops says one line a
  * period, whether discoveries see it restarted or stopped. */
-bool pt_target_restart_pass(struct pt_target *t, double now, char *tail, size_t len);
+bool pt_targetstops_restart_pass(struct pt_target_stops *s, double now, char *tail, size_t len);
 
 #endif
