@@ -745,7 +745,7 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("exits");
-    TCase *tc = tcase_create("records");
+    TCase *tc = unit_tcase(s, "records");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, exits_of_the_tree_count);
     tcase_add_test(tc, zombie_child_counts_when_its_record_comes);
@@ -761,6 +761,5 @@ int main(void)
     tcase_add_test(tc, stopped_records_drop_a_members_claim);
     tcase_add_test(tc, late_reap_by_thread_counts_each_child_once);
     tcase_add_test(tc, exited_threads_credited_once);
-    suite_add_tcase(s, tc);
     return unit_run(s);
 }
