@@ -120,8 +120,9 @@ class LateReap(unittest.TestCase):
     exit, the lines hold only the parent's work from the first one below
     its bound on (1.46 s waited once past a line that ended 2 ms after the
     exit). The total is the children's (getrusage once reaped) plus the
-    parent's own within 1 %, the target's line and, by process or thread,
-    the groups' lines summed.
+    parent's own within 1 %, the target's line and, by process, the
+    groups' lines summed; by thread the thread lines, less what the
+    children ran past their records (in the parent's fold alone).
 
     By thread the thread lines hold each child's CPU once: what its reads
     showed, then its record's run time past the last read, and nothing of
@@ -186,9 +187,17 @@ class LateReap(unittest.TestCase):
         self.assertLessEqual(after, float(rusage[5]) - self_at_exit + tick * cpus + LATE * 0.001, what)
         total = sum(cpu(p) for p in points)
         self.assertLessEqual(abs(total - done), 0.01 * done, what)
-        if key in ("process", "thread"):
-            in_groups = sum(cpu(g) for lines in groups.values() for g in lines)
+        in_groups = sum(cpu(g) for lines in groups.values() for g in lines)
+        if key == "process":
             self.assertLessEqual(abs(in_groups - done), 0.01 * done, f"groups {in_groups}: {what}")
+        elif key == "thread":
+            # never over; under by at most what the children ran past their
+            # records, which the reap gives their parent's fold and no thread
+            # line (docs/METRICS.md): the allowance the tree's line gets above
+            # (6.02 and 6.12 s against 6.08 and 6.27 in CI, the second built
+            # with AddressSanitizer, whose mappings make an exit longer)
+            self.assertLessEqual(in_groups, done * 1.01, f"groups {in_groups}: {what}")
+            self.assertGreaterEqual(in_groups, done * 0.99 - LATE * 0.001, f"groups {in_groups}: {what}")
         waited = 0
         for p, following in zip(points, points[1:] + [None]):
             waited += delay(p)
