@@ -131,6 +131,7 @@ static void member_left(struct pt_target *t, struct pt_member *m, struct pt_memb
     pt_target_follow_name(t, m);
     pt_ledger_seen(&t->ledger, &m->acct);
     m->gone = true;
+    pt_memberlist_left(&t->membership);
     if (t->exits.follows)
         depart(t, m, reaper); /* before its threads' usage goes with its files */
     pt_member_close(m);
@@ -141,7 +142,6 @@ static void member_left(struct pt_target *t, struct pt_member *m, struct pt_memb
         static const int64_t none[PT_TC_COUNT];
         pt_target_credit_tcounts(t, m, none, PT_TC_ALL); /* its live threads now are none */
     }
-    t->membership.need_compaction = true;
     settle_children(t, m);
     pt_ledger_leave(&t->ledger, &m->acct, reaper ? &reaper->acct : NULL);
 }
@@ -242,17 +242,7 @@ void pt_target_leave_all(struct pt_target *t)
 
 void pt_target_compact(struct pt_target *t)
 {
-    if (!t->membership.need_compaction)
-        return;
-    size_t kept = 0;
-    for (size_t i = 0; i < t->membership.n_members; i++)
-        if (!t->membership.members[i].gone)
-            t->membership.members[kept++] = t->membership.members[i];
-    t->membership.n_members = kept;
-    pt_pidmap_clear(&t->membership.position_of);
-    for (size_t i = 0; i < kept; i++)
-        pt_pidmap_put(&t->membership.position_of, t->membership.members[i].pid, (uint32_t)i);
-    t->membership.need_compaction = false;
+    pt_memberlist_compact(&t->membership);
 }
 
 struct pt_departure *pt_target_departure_of(const struct pt_target *t, pid_t pid)
@@ -272,10 +262,7 @@ void pt_target_departures_settled(struct pt_target *t)
 
 void pt_target_membership_free(struct pt_target *t)
 {
-    for (size_t i = 0; i < t->membership.n_members; i++)
-        pt_member_close(&t->membership.members[i]);
-    free(t->membership.members);
-    pt_pidmap_free(&t->membership.position_of);
+    pt_memberlist_free(&t->membership);
     pt_target_departures_settled(t);
     free(t->departures.list);
     pt_pidmap_free(&t->departures.index);
@@ -330,11 +317,6 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
         pt_member_close(&m);
         return NULL;
     }
-    if (t->membership.n_members == t->membership.cap_members) {
-        t->membership.cap_members = t->membership.cap_members ? t->membership.cap_members * 2 : 16;
-        t->membership.members =
-            pt_xrealloc_array(t->membership.members, t->membership.cap_members, sizeof(*t->membership.members));
-    }
     pt_target_warn_denied(t, &m);
     m.baseline_walk = baseline;
     m.born = !baseline;
@@ -352,9 +334,7 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
         !m.exit_counted) /* else counted at its fork event */
         pt_interval_add_started(&t->interval);
     pt_eventbook_member_moved(&t->events, pid, !baseline);
-    t->membership.members[t->membership.n_members] = m;
-    pt_pidmap_put(&t->membership.position_of, pid, (uint32_t)t->membership.n_members);
-    return &t->membership.members[t->membership.n_members++];
+    return pt_memberlist_add(&t->membership, &m);
 }
 
 struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline)
@@ -402,27 +382,21 @@ void pt_target_credit_thread(struct pt_target *t, struct pt_thread_usage *u, boo
  * -1 with why. */
 static int check(const struct pt_target *t, char *why, size_t whylen)
 {
+    const char *broken = pt_memberlist_check(&t->membership, why, whylen);
+    if (broken) {
+        size_t n = strlen(why);
+        snprintf(why + n, whylen - n, " (the members: %s)", broken);
+        return -1;
+    }
     const struct pt_account **live = pt_xrealloc_array(NULL, t->membership.n_members + 1, sizeof(*live));
     size_t n = 0;
     int rc = 0;
-    for (size_t i = 0; i < t->membership.n_members && rc == 0; i++) {
-        const struct pt_member *m = &t->membership.members[i];
-        if (m->gone)
-            continue;
-        live[n++] = &m->acct;
-        long at = pt_pidmap_get(&t->membership.position_of, m->pid);
-        const struct pt_member *parent = pt_target_live_member(t, m->ppid);
-        if (at != (long)i) {
-            snprintf(why, whylen, "member %d is at %zu, its index says %ld", (int)m->pid, i, at);
-            rc = -1;
-        } else if (parent && parent > m) {
-            snprintf(why, whylen, "member %d comes before its parent %d", (int)m->pid, (int)m->ppid);
-            rc = -1;
-        }
-    }
+    for (size_t i = 0; i < t->membership.n_members; i++)
+        if (!t->membership.members[i].gone)
+            live[n++] = &t->membership.members[i].acct;
     if (rc == 0)
         rc = pt_ledger_check(&t->ledger, live, n, why, whylen);
-    const char *broken = rc == 0 ? pt_interval_check(&t->interval) : NULL;
+    broken = rc == 0 ? pt_interval_check(&t->interval) : NULL;
     if (broken) {
         snprintf(why, whylen, "the interval: %s", broken);
         rc = -1;

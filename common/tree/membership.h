@@ -1,13 +1,11 @@
 /* membership: a target's members, joining and leaving, each change told
  * to the ledger (ledger.h), and a member that leaves kept as a departure
- * (targetstate.h) for the exit records to settle.
+ * (targetstate.h) for the exit records to settle. The list itself is
+ * member/memberlist.h's, written only here.
  *
- * Invariants (pt_target_debug_check() asserts them, with the ledger's):
- *   - members are in tree order: a live member's parent, when it is a
- *     live member, comes before it, so a read in order meets a reaper
- *     before what it reaped;
- *   - the index finds every live member at its place, and a pid is live
- *     in one member at most. */
+ * Invariants (pt_target_debug_check() asserts them): the list's
+ * (memberlist.h: tree order, its index), the ledger's over the live
+ * members, the interval's. */
 #ifndef PROCTREE_MEMBERSHIP_H
 #define PROCTREE_MEMBERSHIP_H
 

@@ -23,11 +23,7 @@ void pt_target_logf(const struct pt_target *t, enum pt_log_level level, const ch
 
 struct pt_member *pt_target_live_member(const struct pt_target *t, pid_t pid)
 {
-    long i = pt_pidmap_get(&t->membership.position_of, pid);
-    assert(i < (long)t->membership.n_members);
-    if (i < 0 || t->membership.members[i].gone)
-        return NULL;
-    return &t->membership.members[i];
+    return pt_memberlist_live(&t->membership, pid);
 }
 
 /* Permission denied on io, smaps_rollup or fd/ (another user's process):

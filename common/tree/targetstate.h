@@ -25,6 +25,7 @@
 #include "accounting/ledger.h"
 #include "select/matcher.h"
 #include "member/member.h"
+#include "member/memberlist.h"
 #include "select/pidfile.h"
 #include "util/pidmap.h"
 #include "report/quantities.h"
@@ -135,16 +136,6 @@ struct pt_target_departures {
     struct pt_pidmap index; /* pid -> its place in list */
 };
 
-/* The target's members, in tree order. Written by membership.c only
- * (pt_target_join, pt_target_compact, ..., pt_target_membership_free);
- * the other parts read it, and read or sample the members in it. */
-struct pt_target_membership {
-    struct pt_member *members; /* parents before their children */
-    size_t n_members, cap_members;
-    struct pt_pidmap position_of; /* pid -> position in members */
-    bool need_compaction;
-};
-
 /* What the reads of each cadence keep between them (sampling.c writes
  * it). */
 struct pt_target_sampling {
@@ -241,7 +232,10 @@ struct pt_target {
     double ticks_per_second;
     double cpu_percent_max; /* 100 x the host's CPUs */
 
-    struct pt_target_membership membership;
+    /* the members, in tree order (member/memberlist.h): written by
+     * membership.c only, through memberlist.h's functions; the other parts
+     * read it, and read or sample the members in it */
+    struct pt_memberlist membership;
 
     struct pt_target_discovery discovery;
     struct pt_matcher matcher; /* MATCH, EXE, USER, CGROUP, UNIT */
