@@ -8,7 +8,11 @@
  *     in one member at most;
  *   - members are in tree order: a live member's parent, when it is a
  *     live member, comes before it, so a read in order meets a reaper
- *     before what it reaped;
+ *     before what it reaped; unless a member joined after a child of
+ *     its own (a walk of /proc offers pids in their order, and a child's
+ *     pid is below its parent's once pids wrap; a process that starts to
+ *     match after its child): then a reorder is due, done by the next
+ *     compaction;
  *   - a member marked gone since the last compaction is told
  *     (pt_memberlist_left): the compaction then drops it.
  *
@@ -31,6 +35,11 @@ struct pt_memberlist {
     size_t n_members, cap_members;
     struct pt_pidmap position_of; /* pid -> position in members */
     bool need_compaction;
+    /* the parents of members that joined without their parent in the
+     * list (a pid -> 1 set, rebuilt at each compaction): one of them that
+     * joins comes after its child, and a reorder is due */
+    struct pt_pidmap parent_missing;
+    bool need_order;
 };
 
 /* m appended (copied: the list owns it now), found by its pid from now
@@ -41,7 +50,9 @@ struct pt_member *pt_memberlist_live(const struct pt_memberlist *ml, pid_t pid);
 /* A member of the list was marked gone (and closed): the next compaction
  * drops it. */
 void pt_memberlist_left(struct pt_memberlist *ml);
-/* Drop the members gone since the last compaction, if any. */
+/* Drop the members gone since the last compaction, if any, and when a
+ * reorder is due, put every live member after its live parent (members
+ * that are not each other's ancestors keep their order). */
 void pt_memberlist_compact(struct pt_memberlist *ml);
 /* Every member closed, the array and index freed; the list is empty. */
 void pt_memberlist_free(struct pt_memberlist *ml);

@@ -112,11 +112,58 @@ START_TEST(test_each_broken_invariant_is_caught)
 }
 END_TEST
 
+/* pids wrapped, or a parent that started to match after its child: the
+ * list says a reorder is due, and the next compaction puts each parent
+ * before its children, the others in their order. */
+START_TEST(test_parent_joining_after_its_child_is_put_before_it)
+{
+    struct pt_memberlist ml = {0};
+    add(&ml, 7, 1);     /* an unrelated root */
+    add(&ml, 300, 200); /* grandchild of 50, child of 200 (neither in yet) */
+    add(&ml, 200, 50);
+    ck_assert(ml.need_order);
+    add(&ml, 50, 1);
+    add(&ml, 301, 200);
+    add(&ml, 8, 7);
+    ck_assert(ml.need_order && ml.need_compaction);
+    CHECKED(&ml, pt_memberlist_compact(&ml));
+    ck_assert(!ml.need_order);
+    pid_t want[] = {7, 50, 200, 8, 300, 301}; /* by depth, each depth in list order */
+    ck_assert_uint_eq(ml.n_members, 6);
+    for (size_t i = 0; i < 6; i++) {
+        ck_assert_int_eq(ml.members[i].pid, want[i]);
+        ck_assert_ptr_eq(pt_memberlist_live(&ml, want[i]), &ml.members[i]);
+    }
+    /* a child whose parent is in the list already: nothing due */
+    add(&ml, 302, 200);
+    ck_assert(!ml.need_order);
+    pt_memberlist_free(&ml);
+}
+END_TEST
+
+/* Hostile ppids that make a cycle: the order still ends. */
+START_TEST(test_a_cycle_of_parents_ends)
+{
+    struct pt_memberlist ml = {0};
+    add(&ml, 20, 21);
+    struct pt_member m = member(21, 20);
+    pt_memberlist_add(&ml, &m);
+    ck_assert(ml.need_order);
+    pt_memberlist_compact(&ml);
+    ck_assert_uint_eq(ml.n_members, 2);
+    ck_assert_ptr_nonnull(pt_memberlist_live(&ml, 20));
+    ck_assert_ptr_nonnull(pt_memberlist_live(&ml, 21));
+    pt_memberlist_free(&ml);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("memberlist");
     TCase *tc = unit_tcase(s, "list");
     tcase_add_test(tc, test_join_leave_compact_keeps_order_and_index);
     tcase_add_test(tc, test_each_broken_invariant_is_caught);
+    tcase_add_test(tc, test_parent_joining_after_its_child_is_put_before_it);
+    tcase_add_test(tc, test_a_cycle_of_parents_ends);
     return unit_run(s);
 }
