@@ -77,7 +77,7 @@ static enum fold fold_target(const struct pt_target *t, pid_t parent, struct pt_
         *into = pt_target_live_member(t, parent);
         if (*into)
             return FOLD_MEMBER;
-        if (pt_target_departure_of(t, parent) || parent == t->self)
+        if (pt_departures_of(&t->departures, parent) || parent == t->self)
             return FOLD_UNKNOWN;
         pid_t up = unseen_parent(t, parent);
         if (up < 0)
@@ -92,7 +92,7 @@ static enum fold fold_target(const struct pt_target *t, pid_t parent, struct pt_
 void pt_target_note_exit(struct pt_target *t, pid_t pid, double when)
 {
     struct pt_member *m = pt_target_live_member(t, pid);
-    struct pt_departure *d = m ? NULL : pt_target_departure_of(t, pid);
+    struct pt_departure *d = m ? NULL : pt_departures_of(&t->departures, pid);
     if (m)
         m->exited_at = when;
     else if (d)
@@ -332,7 +332,7 @@ static void unseen_thread_exit(struct pt_target *t, const struct pt_exitrecord *
  * parent's counters hold its usage) or another's. */
 static struct pt_member *join_recorded(struct pt_target *t, const struct pt_exitrecord *r)
 {
-    if (!pt_target_live_member(t, r->ppid) || pt_target_departure_of(t, r->tgid))
+    if (!pt_target_live_member(t, r->ppid) || pt_departures_of(&t->departures, r->tgid))
         return NULL;
     struct pt_stat st;
     if (pt_read_stat_by_pid(t->proc_root_fd, r->tgid, t->buf, &st) != PT_READ_OK || st.ppid != r->ppid ||
@@ -348,7 +348,7 @@ static void follow_record(struct pt_target *t, const struct pt_exitrecord *r)
     struct pt_member *m = pt_target_live_member(t, r->tgid);
     if (!m)
         m = join_recorded(t, r);
-    struct pt_departure *d = m ? NULL : pt_target_departure_of(t, r->tgid);
+    struct pt_departure *d = m ? NULL : pt_departures_of(&t->departures, r->tgid);
     if (m || d) {
         record_usage(r, v);
         int64_t *recorded = m ? m->recorded : d->recorded;
@@ -379,7 +379,7 @@ static void follow_record(struct pt_target *t, const struct pt_exitrecord *r)
         /* forked in the tree: an orphan reaped outside leaves the tree;
          * else the child of a member (live, or gone since the last drain) */
         bool forked_here = unseen_parent(t, r->tgid) >= 0;
-        if (!forked_here && !pt_target_live_member(t, r->ppid) && !pt_target_departure_of(t, r->ppid))
+        if (!forked_here && !pt_target_live_member(t, r->ppid) && !pt_departures_of(&t->departures, r->ppid))
             return;
         unseen_thread_exit(t, r, forked_here);
     }

@@ -86,11 +86,7 @@ double pt_target_start_time(const struct pt_target *t, uint64_t starttime)
  * threads' usage handed over. */
 static void depart(struct pt_target *t, struct pt_member *m, const struct pt_member *reaper)
 {
-    if (t->departures.n == t->departures.cap) {
-        t->departures.cap = t->departures.cap ? t->departures.cap * 2 : 16;
-        t->departures.list = pt_xrealloc_array(t->departures.list, t->departures.cap, sizeof(*t->departures.list));
-    }
-    struct pt_departure *d = &t->departures.list[t->departures.n];
+    struct pt_departure *d = pt_departures_add(&t->departures, m->pid);
     *d = (struct pt_departure){
         .pid = m->pid,
         .reaper = reaper ? reaper->pid : 0,
@@ -115,7 +111,6 @@ static void depart(struct pt_target *t, struct pt_member *m, const struct pt_mem
     for (int k = 0; k < PT_TC_COUNT; k++)
         if (m->tc_known & (1u << k))
             d->tc_base[k] = m->tc[k] > m->tc_exited[k] ? m->tc[k] - m->tc_exited[k] : 0;
-    pt_pidmap_put(&t->departures.index, m->pid, (uint32_t)t->departures.n++);
     pt_interval_add_departure(&t->interval, m->starttime);
 }
 
@@ -245,27 +240,15 @@ void pt_target_compact(struct pt_target *t)
     pt_memberlist_compact(&t->membership);
 }
 
-struct pt_departure *pt_target_departure_of(const struct pt_target *t, pid_t pid)
-{
-    long i = pt_pidmap_get(&t->departures.index, pid);
-    assert(i < (long)t->departures.n);
-    return i < 0 ? NULL : &t->departures.list[i];
-}
-
 void pt_target_departures_settled(struct pt_target *t)
 {
-    for (size_t i = 0; i < t->departures.n; i++)
-        pt_threads_free(&t->departures.list[i].threads, NULL); /* its descriptors closed when it left */
-    t->departures.n = 0;
-    pt_pidmap_clear(&t->departures.index);
+    pt_departures_clear(&t->departures);
 }
 
 void pt_target_membership_free(struct pt_target *t)
 {
     pt_memberlist_free(&t->membership);
-    pt_target_departures_settled(t);
-    free(t->departures.list);
-    pt_pidmap_free(&t->departures.index);
+    pt_departures_free(&t->departures);
 }
 
 int32_t pt_target_group_of(struct pt_target *t, const char *comm, pid_t parent)
@@ -386,6 +369,12 @@ static int check(const struct pt_target *t, char *why, size_t whylen)
     if (broken) {
         size_t n = strlen(why);
         snprintf(why + n, whylen - n, " (the members: %s)", broken);
+        return -1;
+    }
+    broken = pt_departures_check(&t->departures, why, whylen);
+    if (broken) {
+        size_t n = strlen(why);
+        snprintf(why + n, whylen - n, " (the departures: %s)", broken);
         return -1;
     }
     const struct pt_account **live = pt_xrealloc_array(NULL, t->membership.n_members + 1, sizeof(*live));

@@ -1,11 +1,11 @@
 /* membership: a target's members, joining and leaving, each change told
  * to the ledger (ledger.h), and a member that leaves kept as a departure
- * (targetstate.h) for the exit records to settle. The list itself is
- * member/memberlist.h's, written only here.
+ * (member/departures.h) for the exit records to settle. The list itself is
+ * member/memberlist.h's, written only here, as the departures are.
  *
  * Invariants (pt_target_debug_check() asserts them): the list's
- * (memberlist.h: tree order, its index), the ledger's over the live
- * members, the interval's. */
+ * (memberlist.h: tree order, its index), the departures' (departures.h),
+ * the ledger's over the live members, the interval's. */
 #ifndef PROCTREE_MEMBERSHIP_H
 #define PROCTREE_MEMBERSHIP_H
 
@@ -38,8 +38,6 @@ void pt_target_member_gone(struct pt_target *t, struct pt_member *m);
 void pt_target_leave_all(struct pt_target *t);
 /* Drop the members that are gone, if any. */
 void pt_target_compact(struct pt_target *t);
-/* The member pid gone since the last drain of exit records, or NULL. */
-struct pt_departure *pt_target_departure_of(const struct pt_target *t, pid_t pid);
 /* The departures were settled by a drain of exit records, or no record is
  * to come: forgotten. */
 void pt_target_departures_settled(struct pt_target *t);

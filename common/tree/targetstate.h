@@ -25,6 +25,7 @@
 #include "accounting/ledger.h"
 #include "select/matcher.h"
 #include "member/member.h"
+#include "member/departures.h"
 #include "member/memberlist.h"
 #include "select/pidfile.h"
 #include "util/pidmap.h"
@@ -32,34 +33,6 @@
 #include "util/ratelimit.h"
 #include "report/report.h"
 #include "select/selector.h"
-
-/* A member gone since the last drain of exit records, with what settling
- * it from the records still to come needs (exits.c). */
-struct pt_departure {
-    pid_t pid;
-    pid_t reaper;           /* the member that reaped it; 0: reaped outside the tree */
-    char comm[PT_COMM_MAX]; /* its name at its end: its group's (a slot may be
-                               freed and taken by another name meanwhile) */
-    int32_t group;          /* its ledger group when it left (by cgroup), or -1 */
-    bool has_stat, has_io;
-    bool whole;                     /* recorded will hold all of its own usage */
-    int64_t own[PT_CTR_COUNT];      /* its own usage at its last read */
-    int64_t recorded[PT_CTR_COUNT]; /* its exited threads' (CPU in microseconds) */
-    int64_t recorded_run_us;        /* their exact run time; -1: a record lacked it */
-    double read_at;                 /* its last read (pt_now's clock) */
-    double exited_at;               /* its exit, same clock; 0: not known yet */
-    double start;                   /* its start, same clock (its fork event's, or
-                                       its starttime's, to a clock tick) */
-    int64_t life_us;                /* start to exit, once its main thread's record came */
-    unsigned tc_counted;            /* its per-thread counts that count (pt_target_credit_tcounts) */
-    int64_t tc_base[PT_TC_COUNT];   /* what its last reads counted of the threads
-                                       whose records are still to come */
-    /* --by thread: its threads' usage as their reads credited it, for
-     * their records still to come (owned: freed when settled) */
-    struct pt_thread_usage main_usage;
-    struct pt_threads threads;
-    bool threads_count_past; /* a thread of it not read counts whole */
-};
 
 /* How the target finds its members (discovery.c writes it, and frees
  * it): the roots the selector named, what the last scan of its
@@ -123,17 +96,6 @@ struct pt_target_exits {
     double drained_at;
     /* this interval's; none lost: every record came */
     int64_t failed, killed, rss_peak_kb, records, record_losses;
-};
-
-/* The members gone since the last drain of exit records, each with what
- * settling it from the records still to come needs. Written by
- * membership.c only: a member that leaves while exit records are followed
- * is added, and pt_target_departures_settled() forgets them all. The
- * records in the list are exits.c's to settle (their fields). */
-struct pt_target_departures {
-    struct pt_departure *list;
-    size_t n, cap;
-    struct pt_pidmap index; /* pid -> its place in list */
 };
 
 /* What the reads of each cadence keep between them (sampling.c writes
@@ -259,7 +221,11 @@ struct pt_target {
     struct pt_eventbook events;
 
     struct pt_target_exits exits;
-    struct pt_target_departures departures;
+    /* the members gone since the last drain of exit records
+     * (member/departures.h): added by membership.c as they leave, their
+     * records settled by exits.c, forgotten by membership.c's
+     * pt_target_departures_settled */
+    struct pt_departures departures;
     pid_t self;          /* our own pid as the proc root names it (pidns.h):
                             the subreaper in launch mode */
     bool proc_root_ours; /* self is getpid(): the proc root is our pid namespace's */
