@@ -89,7 +89,7 @@ static enum fold fold_target(const struct pt_target *t, pid_t parent, struct pt_
 
 /* ---- CPU shared out from the reapers' folds ------------------------------ */
 
-void pt_target_note_exit(struct pt_target *t, pid_t pid, double when)
+void pt_exits_note_exit(struct pt_target *t, pid_t pid, double when)
 {
     struct pt_member *m = pt_target_live_member(t, pid);
     struct pt_departure *d = m ? NULL : pt_departures_of(&t->departures, pid);
@@ -388,7 +388,7 @@ static void follow_record(struct pt_target *t, const struct pt_exitrecord *r)
         note_process_exit(t, r);
 }
 
-void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *records, size_t n, bool complete)
+void pt_exits_follow(struct pt_target *t, const struct pt_exitrecord *records, size_t n, bool complete)
 {
     double cpu0 = pt_thread_cpu_seconds();
     t->exits.drained_at = pt_now();
@@ -414,7 +414,7 @@ void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *rec
     pt_target_debug_check(t, "exit records");
 }
 
-void pt_target_stop_exits(struct pt_target *t)
+void pt_exits_stop(struct pt_target *t)
 {
     t->exits.follows = false;
     pt_target_departures_settled(t);
@@ -424,18 +424,31 @@ void pt_target_stop_exits(struct pt_target *t)
         t->membership.members[i].recorded_whole = false;
 }
 
-void pt_target_unseen_gone(struct pt_target *t, pid_t pid, pid_t parent)
+void pt_exits_unseen_gone(struct pt_target_exits *x, pid_t pid, pid_t parent)
 {
-    if (t->exits.follows)
-        pt_pidmap_put(&t->exits.parent_of_unseen_gone, pid, (uint32_t)parent);
+    if (x->follows)
+        pt_pidmap_put(&x->parent_of_unseen_gone, pid, (uint32_t)parent);
 }
 
-void pt_target_exits_end_interval(struct pt_target *t)
+void pt_exits_put(const struct pt_target_exits *x, struct pt_line *line)
 {
-    t->exits.failed = t->exits.killed = t->exits.rss_peak_kb = t->exits.records = t->exits.record_losses = 0;
+    if (!x->follows)
+        return;
+    pt_line_put(line, PT_A_EXIT_RECORDS, (double)x->records);
+    pt_line_put(line, PT_A_EXIT_RECORD_LOSSES, (double)x->record_losses);
+    if (x->record_losses == 0) {
+        pt_line_put(line, PT_A_FAILED, (double)x->failed);
+        pt_line_put(line, PT_A_KILLED, (double)x->killed);
+        pt_line_put(line, PT_A_EXITED_RSS_PEAK, (double)x->rss_peak_kb * 1024.0);
+    }
 }
 
-void pt_target_exits_free(struct pt_target *t)
+void pt_exits_end_interval(struct pt_target_exits *x)
 {
-    pt_pidmap_free(&t->exits.parent_of_unseen_gone);
+    x->failed = x->killed = x->rss_peak_kb = x->records = x->record_losses = 0;
+}
+
+void pt_exits_free(struct pt_target_exits *x)
+{
+    pt_pidmap_free(&x->parent_of_unseen_gone);
 }

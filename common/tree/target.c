@@ -157,17 +157,7 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
         pt_line_put(&line, PT_A_RESTARTS, (double)t->interval.restarts);
     pt_line_put(&line, PT_A_STARTED, (double)t->interval.started);
     pt_line_put(&line, PT_A_EXITED, (double)t->interval.exited);
-    /* what the exit records tell, only where they are in use; failed,
-     * killed and the peak are left out of an interval that lost records */
-    if (t->exits.follows) {
-        pt_line_put(&line, PT_A_EXIT_RECORDS, (double)t->exits.records);
-        pt_line_put(&line, PT_A_EXIT_RECORD_LOSSES, (double)t->exits.record_losses);
-    }
-    if (t->exits.follows && t->exits.record_losses == 0) {
-        pt_line_put(&line, PT_A_FAILED, (double)t->exits.failed);
-        pt_line_put(&line, PT_A_KILLED, (double)t->exits.killed);
-        pt_line_put(&line, PT_A_EXITED_RSS_PEAK, (double)t->exits.rss_peak_kb * 1024.0);
-    }
+    pt_exits_put(&t->exits, &line); /* what the exit records tell */
     pt_line_put(&line, PT_A_SAMPLES, (double)t->interval.samples);
     pt_line_put(&line, PT_A_VANISHED, (double)t->interval.vanished);
     /* thread CPU clocks are not meaningful below a microsecond */
@@ -302,7 +292,7 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
     leave_out_unknown(t, report);
     pt_interval_end(&t->interval);
     pt_targetgpu_end_interval(&t->gpu);
-    pt_target_exits_end_interval(t);
+    pt_exits_end_interval(&t->exits);
     pt_ledger_end_interval(&t->ledger);
     pt_target_debug_check(t, "the interval's end");
 }
@@ -391,7 +381,7 @@ void pt_target_free(struct pt_target *t)
 {
     pt_target_membership_free(t);
     pt_eventbook_free(&t->events);
-    pt_target_exits_free(t);
+    pt_exits_free(&t->exits);
     if (t->buf)
         pt_buf_free(t->buf);
     free(t->buf);

@@ -46,7 +46,7 @@ static void follow_unseen_exit(struct pt_target *t, pid_t pid)
     if (parent < 0)
         return;
     pt_interval_add_exited(&t->interval); /* a member's exit is counted when it is found gone */
-    pt_target_unseen_gone(t, pid, parent);
+    pt_exits_unseen_gone(&t->exits, pid, parent);
 }
 
 void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *events, size_t n, bool complete)
@@ -59,7 +59,7 @@ void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *eve
             follow_start(t, e);
         else if (e->kind == PT_PROCEVENT_EXIT) {
             follow_unseen_exit(t, e->pid);
-            pt_target_note_exit(t, e->pid, e->when);
+            pt_exits_note_exit(t, e->pid, e->when);
         } else if (e->kind == PT_PROCEVENT_EXEC || e->kind == PT_PROCEVENT_CREDS) {
             pt_target_member_changed(t, e->pid);
         }

@@ -81,12 +81,12 @@ struct pt_target_stops {
     struct pt_ratelimit limits[PT_EMPTY_LIMITS];
 };
 
-/* What the kernel's exit records settle (pt_target_follow_exits,
+/* What the kernel's exit records settle (pt_exits_follow,
  * exits.c): the forks gone unseen since the last drain, and this
  * interval's counts from the records. Written by exits.c only: the
  * process events tell it of a fork gone before it could join
- * (pt_target_unseen_gone), the interval's end resets the counts
- * (pt_target_exits_end_interval). */
+ * (pt_exits_unseen_gone), the interval's end resets the counts
+ * (pt_exits_end_interval). */
 struct pt_target_exits {
     bool follows;
     /* pid -> its parent: forked in the tree, gone before it could join,
