@@ -2,10 +2,12 @@
  * The rules are in lineproto.h; this file only follows them. */
 #include "proctree/lineproto.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "proctree/escape.h"
@@ -79,16 +81,28 @@ static void append_int(struct pt_buf *out, int64_t v)
 }
 
 /* A float field: "%.15g" is short and never shows binary noise such as
- * 0.30000000000000004. A bare "3" would be read as a float too, but as
- * text it looks like an integer to people and to other parsers, so a
- * ".0" is added when there is neither '.' nor exponent. snprintf uses
+ * 0.30000000000000004. But below 1e-4 it writes an exponent, and a person
+ * (or a regular expression) reads cgroup_pressure_cpu_some_seconds=7.5e-05,
+ * 75 us, as 7.5 seconds in a 1 s interval: such a value is written in
+ * fixed point with the same digits, 0.000075 (to a double's least, 324
+ * places: the buffer holds them). A bare "3" would be read as a float too,
+ * but as text it looks like an integer to people and to other parsers, so
+ * a ".0" is added when there is neither '.' nor exponent. snprintf uses
  * LC_NUMERIC for the decimal point: proctree never calls setlocale(), so
  * it is the "C" locale's '.'; a caller that sets a locale must keep
  * LC_NUMERIC at "C". The caller has already ruled out NaN and Inf. */
 static void append_float(struct pt_buf *out, double v)
 {
-    char buf[40];
+    char buf[352]; /* "-0.", 324 places and 14 more digits, the NUL */
     int n = snprintf(buf, sizeof(buf), "%.15g", v);
+    const char *e = strchr(buf, 'e');
+    if (e && e[1] == '-') {
+        /* d.ddde-X: the digits after the point, then X places to the left */
+        const char *point = strchr(buf, '.');
+        int fraction = point ? (int)(e - point - 1) : 0, places = atoi(e + 2) + fraction;
+        n = snprintf(buf, sizeof(buf), "%.*f", places, v);
+        assert(n > 0 && (size_t)n < sizeof(buf));
+    }
     pt_buf_append(out, buf, (size_t)n);
     if (strpbrk(buf, ".e") == NULL)
         pt_buf_puts(out, ".0");

@@ -665,7 +665,9 @@ class Execd:
             return list(self.err)
 
     def points(self):
-        return [parse_line(line) for line in self.lines()]
+        """Its lines parsed (parse_line), each written as a person reads it
+        (line_rules.check_written: no float in exponent form)."""
+        return [parse_line(line_rules.check_written(line)) for line in self.lines()]
 
     def batches(self):
         return group_batches(self.points())

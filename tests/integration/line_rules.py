@@ -11,6 +11,8 @@ The rules, for a line of an interval of S seconds on a host of N CPUs:
 
 * every number is finite (no NaN, no inf) and none is negative: amounts,
   counts, seconds and percentages alike;
+* proctree-execd writes no float with a negative exponent (check_written):
+  7.5e-05 is read as 7.5 by a person;
 * every X_min is at most its X_max;
 * the processes counted in a state are at most the live processes;
 * a time spent in the interval fits in it:
@@ -56,6 +58,7 @@ through (see its comment).
 
 import math
 import os
+import re
 
 TICK = 1.0 / os.sysconf("SC_CLK_TCK")
 # The reads of a batch follow its timestamp (common/collector/collectortick.c stamps
@@ -188,6 +191,25 @@ def problems(fields, seconds=None, cpus=None, tags=None, exits=None):
     # interval. Only the thread's whole life bounds it, and a line does not
     # say that.
     return found
+
+
+# A float field's value with a negative exponent: 7.5e-05 is 75 us, which a
+# person reading the line (and a regular expression) takes for 7.5.
+# proctree-execd writes every float below 1e-4 in fixed point
+# (common/report/lineproto.c); only a value of 1e15 or more, which no
+# metric of the catalog reaches, keeps "%.15g"'s exponent (1e+15).
+_EXPONENT_FIELD = re.compile(r"[ ,][a-z0-9_]+=-?[0-9.]+e-[0-9]+(?=[, ]|$)")
+
+
+def check_written(raw):
+    """raw, a line proctree-execd wrote, when no field of it has a negative
+    exponent; else raise ImpossibleLine naming it. Telegraf's and collectd's own
+    output are theirs to write, and not checked so."""
+    found = _EXPONENT_FIELD.search(raw)
+    if found:
+        raise ImpossibleLine(f"a float in exponent form, read as {found.group()[1:].split('=')[1].split('e')[0]} "
+                             f"by a person: {found.group()[1:]}\n  line: {raw}")
+    return raw
 
 
 def check_line(fields, seconds=None, cpus=None, tags=None, raw=None, exits=None):

@@ -141,6 +141,18 @@ class ThroughTheHarness(unittest.TestCase):
         with self.assertRaises(r.ImpossibleLine):
             batches({"cgroup_pressure_cpu_some_seconds": 0.0}, {"cgroup_pressure_cpu_some_seconds": 7.5})
 
+    def test_a_float_in_exponent_form(self):
+        # the "7.5 s in a 1 s interval" read from 7.5e-05 (75 us)
+        tiny = lp(QUIET, TS).replace("proc_cpu_percent=1.0", "cgroup_pressure_cpu_some_seconds=7.5e-05")
+        with self.assertRaisesRegex(r.ImpossibleLine, "read as 7.5 by a person"):
+            r.check_written(tiny)
+        self.assertEqual(h.parse_line(tiny).fields["cgroup_pressure_cpu_some_seconds"], 7.5e-05)
+        huge = lp(QUIET, TS).replace("proc_cpu_percent=1.0", "proc_cpu_percent=1e+15")  # not misread as 1
+        for plain in (lp(QUIET, TS), tiny.replace("7.5e-05", "0.000075"), huge):
+            self.assertEqual(r.check_written(plain), plain)
+        with self.assertRaises(r.ImpossibleLine):
+            r.check_written(lp(QUIET, TS).replace("proc_cpu_user_seconds=0.01", "proc_cpu_user_seconds=1e-09"))
+
     def test_assert_line_possible(self):
         p = h.parse_line(lp(dict(QUIET, proc_cpu_user_seconds=10000.0), TS))
         h.assert_line_possible(self, p)  # no interval: the time is not judged

@@ -329,11 +329,18 @@ static const struct {
     {{true, false, 0, 123456789012345}, "123456789012345.0"},
     {{true, false, 0, 1e15}, "1e+15"},
     {{true, false, 0, 1e20}, "1e+20"},
-    {{true, false, 0, 1e-7}, "1e-07"},
+    /* below 1e-4 in fixed point with %.15g's digits: "7.5e-05" reads as 7.5 */
+    {{true, false, 0, 1e-7}, "0.0000001"},
+    {{true, false, 0, 7.5e-05}, "0.000075"},
+    {{true, false, 0, 1.8e-05}, "0.000018"},
+    {{true, false, 0, -7.5e-05}, "-0.000075"},
+    {{true, false, 0, 1e-4}, "0.0001"},
+    {{true, false, 0, 9.99999999999999e-05}, "0.0000999999999999999"},
+    {{true, false, 0, 1.23456789012345e-07}, "0.000000123456789012345"},
+    {{true, false, 0, 1.224227357e-08}, "0.00000001224227357"},
     {{true, false, 0, 0.1 + 0.2}, "0.3"},
     {{true, false, 0, 1.0 / 3}, "0.333333333333333"},
     {{true, false, 0, 1.7976931348623157e308}, "1.79769313486232e+308"},
-    {{true, false, 0, 4.9406564584124654e-324}, "4.94065645841247e-324"},
     /* an int value's f and a float value's i are ignored */
     {{true, true, 42, 9.5}, "42i"},
     {{true, false, 42, 9.5}, "9.5"},
@@ -346,6 +353,23 @@ START_TEST(test_field_value)
     char want[128];
 
     snprintf(want, sizeof(want), "proctree proc_cpu_percent=%s 0\n", value_cases[_i].want);
+    ck_assert_int_eq(pt_lp_append_report(&out, NULL, PT_SCOPE_PROC, &r, 0), 1);
+    assert_out_eq(&out, want);
+    pt_buf_free(&out);
+}
+END_TEST
+
+/* A double's least value: 323 zeros after the point, then %.15g's 15
+ * digits; nothing cut. */
+START_TEST(test_field_value_least_double)
+{
+    struct pt_buf out = {0};
+    struct pt_value v = {true, false, 0, 4.9406564584124654e-324};
+    struct pt_report r = one_field(PT_M_PROC_CPU_PERCENT, v);
+    char want[400] = "proctree proc_cpu_percent=0.";
+    size_t n = strlen(want);
+    memset(want + n, '0', 323);
+    snprintf(want + n + 323, sizeof(want) - n - 323, "494065645841247 0\n");
     ck_assert_int_eq(pt_lp_append_report(&out, NULL, PT_SCOPE_PROC, &r, 0), 1);
     assert_out_eq(&out, want);
     pt_buf_free(&out);
@@ -435,6 +459,7 @@ static Suite *lineproto_suite(void)
     tcase_add_test(line, test_line_no_fields);
     tcase_add_test(line, test_line_skips_nonfinite);
     tcase_add_loop_test(line, test_field_value, 0, COUNT(value_cases));
+    tcase_add_test(line, test_field_value_least_double);
     tcase_add_test(line, test_timestamp_range);
     tcase_add_test(line, test_buffer_growth);
     tcase_add_test(line, test_line_is_one_line);
