@@ -21,7 +21,7 @@
  * first bytes: the line must be "proctree[,target=<escaped>] f=v[,f=v]
  * <timestamp>\n" with exactly one '\n', no '\r', the tag left out when it
  * would be empty, a non-finite float dropped, integers ending in 'i',
- * floats carrying a '.' or an exponent, and nothing at all appended when
+ * floats carrying a '.' or an exponent (never a negative one), and nothing at all appended when
  * no field is present. */
 #include <inttypes.h>
 #include <math.h>
@@ -192,6 +192,8 @@ static void check_field(const char *f, size_t n, bool *saw_int, bool *saw_float)
             point_or_exp |= v[k] == '.' || v[k] == 'e';
         }
         CHECK(point_or_exp);
+        for (size_t k = 0; k + 1 < vn; k++) /* below 1e-4 in fixed point: 7.5e-05 reads as 7.5 */
+            CHECK(!(v[k] == 'e' && v[k + 1] == '-'));
         *saw_float = true;
     }
 }
