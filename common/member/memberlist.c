@@ -37,6 +37,14 @@ void pt_memberlist_left(struct pt_memberlist *ml)
     ml->need_compaction = true;
 }
 
+/* The index found again from the list, as it is now. */
+static void reindex(struct pt_memberlist *ml)
+{
+    pt_pidmap_clear(&ml->position_of);
+    for (size_t i = 0; i < ml->n_members; i++)
+        pt_pidmap_put(&ml->position_of, ml->members[i].pid, (uint32_t)i);
+}
+
 /* The live members in tree order: each one's depth below the list's
  * roots (its live parent's + 1, following parents through the index; a
  * cycle that hostile ppids may make is cut at n), then a stable sort by
@@ -75,14 +83,10 @@ void pt_memberlist_compact(struct pt_memberlist *ml)
         if (!ml->members[i].gone)
             ml->members[kept++] = ml->members[i];
     ml->n_members = kept;
-    pt_pidmap_clear(&ml->position_of);
-    for (size_t i = 0; i < kept; i++)
-        pt_pidmap_put(&ml->position_of, ml->members[i].pid, (uint32_t)i);
-    if (ml->need_order) {
+    reindex(ml);
+    if (ml->need_order) { /* the order follows parents through the index */
         order(ml);
-        pt_pidmap_clear(&ml->position_of);
-        for (size_t i = 0; i < kept; i++)
-            pt_pidmap_put(&ml->position_of, ml->members[i].pid, (uint32_t)i);
+        reindex(ml);
     }
     pt_pidmap_clear(&ml->parent_missing);
     for (size_t i = 0; i < kept; i++)

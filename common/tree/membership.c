@@ -365,32 +365,27 @@ void pt_target_credit_thread(struct pt_target *t, struct pt_thread_usage *u, boo
  * -1 with why. */
 static int check(const struct pt_target *t, char *why, size_t whylen)
 {
-    const char *broken = pt_memberlist_check(&t->membership, why, whylen);
-    if (broken) {
-        size_t n = strlen(why);
-        snprintf(why + n, whylen - n, " (the members: %s)", broken);
-        return -1;
+    const char *broken = pt_memberlist_check(&t->membership, why, whylen), *part = "members";
+    if (!broken) {
+        broken = pt_departures_check(&t->departures, why, whylen);
+        part = "departures";
     }
-    broken = pt_departures_check(&t->departures, why, whylen);
-    if (broken) {
+    if (broken) { /* why has its details: the rule broken after them */
         size_t n = strlen(why);
-        snprintf(why + n, whylen - n, " (the departures: %s)", broken);
+        snprintf(why + n, whylen - n, " (the %s: %s)", part, broken);
         return -1;
     }
     const struct pt_account **live = pt_xrealloc_array(NULL, t->membership.n_members + 1, sizeof(*live));
     size_t n = 0;
-    int rc = 0;
     for (size_t i = 0; i < t->membership.n_members; i++)
         if (!t->membership.members[i].gone)
             live[n++] = &t->membership.members[i].acct;
-    if (rc == 0)
-        rc = pt_ledger_check(&t->ledger, live, n, why, whylen);
-    broken = rc == 0 ? pt_interval_check(&t->interval) : NULL;
-    if (broken) {
+    int rc = pt_ledger_check(&t->ledger, live, n, why, whylen);
+    free(live);
+    if (rc == 0 && (broken = pt_interval_check(&t->interval)) != NULL) {
         snprintf(why, whylen, "the interval: %s", broken);
         rc = -1;
     }
-    free(live);
     return rc;
 }
 
