@@ -8,14 +8,7 @@
 #include "member/departures.h"
 #include "unit.h"
 
-/* Every event is followed by the check, as the ledger's tests do. */
-#define CHECKED(ds, call)                                                                                              \
-    do {                                                                                                               \
-        call;                                                                                                          \
-        char why_[160] = "";                                                                                           \
-        const char *broken_ = pt_departures_check(ds, why_, sizeof(why_));                                             \
-        ck_assert_msg(broken_ == NULL, "%s (%s) after %s", broken_, why_, #call);                                      \
-    } while (0)
+#define CHECKED(ds, call) UNIT_CHECKED(pt_departures_check, ds, call)
 
 START_TEST(test_add_find_clear)
 {

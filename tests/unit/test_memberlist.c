@@ -7,14 +7,7 @@
 #include "member/memberlist.h"
 #include "unit.h"
 
-/* Every event is followed by the check, as the ledger's tests do. */
-#define CHECKED(ml, call)                                                                                              \
-    do {                                                                                                               \
-        call;                                                                                                          \
-        char why_[160] = "";                                                                                           \
-        const char *broken_ = pt_memberlist_check(ml, why_, sizeof(why_));                                             \
-        ck_assert_msg(broken_ == NULL, "%s (%s) after %s", broken_, why_, #call);                                      \
-    } while (0)
+#define CHECKED(ml, call) UNIT_CHECKED(pt_memberlist_check, ml, call)
 
 /* A member with no kept file (nothing for a close to give back). */
 static struct pt_member member(pid_t pid, pid_t ppid)

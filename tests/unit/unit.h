@@ -17,6 +17,17 @@
 /* A string literal or char array as (text, len), without its NUL. */
 #define TEXT(s) (s), strlen(s)
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+/* call, then the invariants of obj: check(obj, why, whylen) returns NULL
+ * or the rule broken, why its details (memberlist.h, departures.h). Every
+ * event of a no-I/O module's test is followed by its check, as the
+ * ledger's tests do. */
+#define UNIT_CHECKED(check, obj, call)                                                                                 \
+    do {                                                                                                               \
+        call;                                                                                                          \
+        char why_[160] = "";                                                                                           \
+        const char *broken_ = check(obj, why_, sizeof(why_));                                                          \
+        ck_assert_msg(broken_ == NULL, "%s (%s) after %s", broken_, why_, #call);                                      \
+    } while (0)
 
 /* A heap copy of exactly len bytes: the byte after the data is a redzone. */
 char *exact_copy(const char *data, size_t len);
