@@ -198,7 +198,7 @@ def problems(fields, seconds=None, cpus=None, tags=None, exits=None):
 # proctree-execd writes every float below 1e-4 in fixed point
 # (common/report/lineproto.c); only a value of 1e15 or more, which no
 # metric of the catalog reaches, keeps "%.15g"'s exponent (1e+15).
-_EXPONENT_FIELD = re.compile(r"[ ,][a-z0-9_]+=-?[0-9.]+e-[0-9]+(?=[, ]|$)")
+_EXPONENT_FIELD = re.compile(r"[ ,](?P<field>[a-z0-9_]+=(?P<mantissa>-?[0-9.]+)e-[0-9]+)(?=[, ]|$)")
 
 
 def check_written(raw):
@@ -207,8 +207,8 @@ def check_written(raw):
     output are theirs to write, and not checked so."""
     found = _EXPONENT_FIELD.search(raw)
     if found:
-        raise ImpossibleLine(f"a float in exponent form, read as {found.group()[1:].split('=')[1].split('e')[0]} "
-                             f"by a person: {found.group()[1:]}\n  line: {raw}")
+        raise ImpossibleLine(f"a float in exponent form, read as {found['mantissa']} by a person: "
+                             f"{found['field']}\n  line: {raw}")
     return raw
 
 
