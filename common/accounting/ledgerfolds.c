@@ -89,7 +89,7 @@ static int by_reaper(const void *a, const void *b)
  * records did not weigh: a member joined as a root, a lost record). Done
  * once an interval: a reaper's children's CPU is in clock ticks, and a
  * short window's growth, a few ticks, would give each its rounding. */
-void pt_ledger_share_folds(struct pt_ledger *l, struct pt_account *(*live)(void *ctx, pid_t pid), void *ctx)
+void pt_ledger_share_folds(struct pt_ledger *l, struct pt_account *(*live)(const void *ctx, pid_t pid), const void *ctx)
 {
     assert(l->phase == PT_LEDGER_READING); /* the folds given are counted */
     if (!l->shares_folds)

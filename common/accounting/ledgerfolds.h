@@ -30,7 +30,8 @@ void pt_ledger_add_share(struct pt_ledger *l, const struct pt_account *reaper, c
  * share whose reaper shows no fold yet waits (a few times). live finds a
  * live account by pid; then every live account is handed to
  * pt_ledger_folds_given(). */
-void pt_ledger_share_folds(struct pt_ledger *l, struct pt_account *(*live)(void *ctx, pid_t pid), void *ctx);
+void pt_ledger_share_folds(struct pt_ledger *l, struct pt_account *(*live)(const void *ctx, pid_t pid),
+                           const void *ctx);
 void pt_ledger_folds_given(const struct pt_ledger *l, struct pt_account *a);
 
 #endif

@@ -39,12 +39,8 @@ static void discover(struct pt_collector *c, double now)
         pt_target_discover(&c->targets[i], now);
     if (c->gpu.nvml_on) { /* GPU memory at the discovery's cadence (gpu.h) */
         gpu_refresh(c, false);
-        for (size_t i = 0; i < c->n_targets; i++) {
-            struct pt_target *t = &c->targets[i];
-            double cpu0 = pt_thread_cpu_seconds();
-            pt_targetgpu_sample(&t->gpu, t, &c->gpu);
-            pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
-        }
+        for (size_t i = 0; i < c->n_targets; i++)
+            pt_target_gpu_sample(&c->targets[i], &c->gpu);
     }
 }
 
@@ -150,12 +146,8 @@ const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double 
     pt_collector_follow_exits(c); /* the records of the interval's last moments */
     if (pt_gpu_on(&c->gpu)) {
         gpu_refresh(c, true);
-        for (size_t i = 0; i < c->n_targets; i++) {
-            struct pt_target *t = &c->targets[i];
-            double cpu0 = pt_thread_cpu_seconds();
-            pt_targetgpu_end_reads(&t->gpu, t, &c->gpu);
-            pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
-        }
+        for (size_t i = 0; i < c->n_targets; i++)
+            pt_target_gpu_end_reads(&c->targets[i], &c->gpu);
     }
     for (size_t i = 0; i < c->n_targets; i++) {
         c->results[i].name = pt_target_name(&c->targets[i]);

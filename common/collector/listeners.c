@@ -126,7 +126,7 @@ static void stop_exits(struct pt_collector *c)
 {
     pt_exitrecords_close(&c->exits);
     for (size_t i = 0; i < c->n_targets; i++)
-        pt_exits_stop(&c->targets[i]);
+        pt_target_stop_exits(&c->targets[i]);
 }
 
 void pt_collector_follow_exits(struct pt_collector *c)
@@ -151,7 +151,7 @@ void pt_collector_follow_exits(struct pt_collector *c)
                 more);
     }
     for (size_t i = 0; i < c->n_targets; i++)
-        pt_exits_follow(&c->targets[i], c->exits.records, c->exits.n_records, complete);
+        pt_target_follow_exits(&c->targets[i], c->exits.records, c->exits.n_records, complete);
 }
 
 void pt_collector_open_listeners(struct pt_collector *c)

@@ -123,9 +123,9 @@ static bool ask_matchers(struct pt_procscan *s, pid_t pid, struct pt_target *tar
         return true;
     size_t k = 0;
     for (size_t i = 0; i < n_targets; i++) {
-        if (!pt_target_wants_scan(&targets[i]))
+        if (!pt_discovery_wants_scan(&targets[i]))
             continue;
-        if (pt_matcher_test(pt_target_matcher(&targets[i]), &c))
+        if (pt_matcher_test(pt_discovery_matcher(&targets[i]), &c))
             bits[k / 64] |= (uint64_t)1 << (k % 64);
         k++;
     }
@@ -264,7 +264,7 @@ static void offer(struct pt_procscan *s, struct pt_target *targets, size_t n_tar
         bool fresh = false;
         for (size_t i = 0, k = 0; i < n_targets; i++) {
             struct pt_target *t = &targets[i];
-            if (!pt_target_wants_scan(t))
+            if (!pt_discovery_wants_scan(t))
                 continue;
             size_t bit = k++;
             if (!has_bit(verdict(s, slot), bit) || pt_target_has_member(t, pid))
@@ -310,7 +310,7 @@ void pt_procscan_run(struct pt_procscan *s, struct pt_target *targets, size_t n_
 {
     size_t n_scanned = 0;
     for (size_t i = 0; i < n_targets; i++)
-        n_scanned += pt_target_wants_scan(&targets[i]);
+        n_scanned += pt_discovery_wants_scan(&targets[i]);
     if (n_scanned == 0)
         return;
     if (!s->started)

@@ -80,7 +80,7 @@ void pt_procscan_init(struct pt_procscan *s, int proc_root_fd, pid_t self);
 void pt_procscan_free(struct pt_procscan *s);
 
 /* Once per discovery: offer each of the targets that want it
- * (pt_target_wants_scan) the processes its matcher takes now. events:
+ * (pt_discovery_wants_scan) the processes its matcher takes now. events:
  * the collector follows the kernel's process events (it hands them over
  * with pt_procscan_follow_events), so /proc is walked only when some were
  * lost. */

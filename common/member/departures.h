@@ -41,7 +41,7 @@ struct pt_departure {
     double start;                   /* its start, same clock (its fork event's, or
                                        its starttime's, to a clock tick) */
     int64_t life_us;                /* start to exit, once its main thread's record came */
-    unsigned tc_counted;          /* its per-thread counts that count (tree/membership.c's pt_target_credit_tcounts) */
+    unsigned tc_counted; /* its per-thread counts that count (tree/membership.c's pt_membership_credit_tcounts) */
     int64_t tc_base[PT_TC_COUNT]; /* what its last reads counted of the threads
                                      whose records are still to come */
     /* --by thread: its threads' usage as their reads credited it, for

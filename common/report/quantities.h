@@ -51,7 +51,7 @@ static inline enum pt_cpu pt_cpu_of_ctr(int k)
 /* What the kernel counts per thread and forgets when the thread exits,
  * unless its exit record carries it (exitrecords.h): a member's are
  * summed over its live threads at each interval's end and credited as
- * their growth (pt_target_credit_tcounts). A mask of bits 1u << k says
+ * their growth (pt_membership_credit_tcounts). A mask of bits 1u << k says
  * which were read, or are counted. Delays in nanoseconds. */
 enum pt_tcount {
     PT_TC_VOLUNTARY,   /* context switches: status voluntary_ctxt_switches; records nvcsw */

@@ -9,21 +9,36 @@
 #include <sys/types.h>
 
 #include "select/matcher.h"
+#include "tree/membership.h"
 #include "tree/targetstate.h"
+
+/* What finding members writes, each part by its own type: its own part
+ * (written here only), and what it tells: the membership's parts (a root
+ * joins, an old tree leaves), the matcher's scan of the cgroups and its
+ * notes said, the cgroups found, a --unit target's scan, an empty
+ * target's lines. */
+struct pt_discovery_parts {
+    const struct pt_membership_parts *mp;
+    struct pt_target_discovery *d;
+    struct pt_matcher *matcher;
+    struct pt_target_cgroups *cg;
+    struct pt_target_unit *unit;
+    struct pt_target_stops *stops;
+};
 
 /* Does the target take its roots from the collector's shared walk of the
  * proc root (--match, --exe, --user)? */
-bool pt_target_wants_scan(const struct pt_target *t);
+bool pt_discovery_wants_scan(const struct pt_target *t);
 /* Its matcher, for that walk. */
-const struct pt_matcher *pt_target_matcher(const struct pt_target *t);
+const struct pt_matcher *pt_discovery_matcher(const struct pt_target *t);
 /* The walk found a process the matcher takes: a root for the next
- * pt_target_discover(). */
-void pt_target_offer_root(struct pt_target *t, pid_t pid);
+ * pt_discovery_run(). */
+void pt_discovery_offer_root(struct pt_target_discovery *d, pid_t pid);
 /* Resolve the selector (joining the roots offered since the last call)
  * and walk the tree for new descendants; now (the tick's, pt_now()'s
  * clock) is when, for the lines said at most once a period. */
-void pt_target_discover(struct pt_target *t, double now);
+void pt_discovery_run(const struct pt_target *t, const struct pt_discovery_parts *dp, double now);
 /* The target is freed: what discovery keeps, too. */
-void pt_target_discovery_free(struct pt_target *t);
+void pt_discovery_free(struct pt_target_discovery *d);
 
 #endif

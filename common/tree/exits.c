@@ -89,7 +89,7 @@ static enum fold fold_target(const struct pt_target *t, pid_t parent, struct pt_
 
 /* ---- CPU shared out from the reapers' folds ------------------------------ */
 
-void pt_exits_note_exit(struct pt_target *t, pid_t pid, double when)
+void pt_exits_note_exit(const struct pt_target *t, pid_t pid, double when)
 {
     struct pt_member *m = pt_target_live_member(t, pid);
     struct pt_departure *d = m ? NULL : pt_departures_of(&t->departures, pid);
@@ -112,9 +112,10 @@ static void record_tcounts(const struct pt_exitrecord *r, int64_t v[PT_TC_COUNT]
 
 /* The counts of a departed member's thread whose record came after it
  * left: what its last reads did not count. */
-static void credit_late_tcounts(struct pt_target *t, struct pt_departure *d, const struct pt_exitrecord *r)
+static void credit_late_tcounts(const struct pt_target *t, struct pt_ledger *ledger, struct pt_departure *d,
+                                const struct pt_exitrecord *r)
 {
-    unsigned counted = d->tc_counted & pt_target_tcounts_counted(t);
+    unsigned counted = d->tc_counted & pt_membership_tcounts_counted(t);
     if (!counted)
         return;
     int64_t v[PT_TC_COUNT], late[PT_TC_COUNT] = {0};
@@ -125,7 +126,7 @@ static void credit_late_tcounts(struct pt_target *t, struct pt_departure *d, con
         late[k] = v[k] > d->tc_base[k] ? v[k] - d->tc_base[k] : 0;
         d->tc_base[k] = pt_sat_sub(d->tc_base[k], pt_sat_sub(v[k], late[k]));
     }
-    pt_ledger_credit_tcounts(&t->ledger, pt_target_group_of(t, d->comm, d->reaper), late, counted);
+    pt_ledger_credit_tcounts(ledger, pt_membership_group_of(t, ledger, d->comm, d->reaper), late, counted);
 }
 
 /* The share of a departed member's life that came after its last read,
@@ -162,7 +163,8 @@ static int64_t last_moments_weight(const struct pt_departure *d)
  * splits it (its samples alone part from the run time by several percent
  * of its whole life on a busy host, 6.45 s for 6.0 s here). Without the
  * run time in a record, nothing past the last read. */
-static void settle_outside(struct pt_target *t, const struct pt_departure *d, int64_t last[PT_CTR_COUNT])
+static void settle_outside(const struct pt_target *t, struct pt_ledger *ledger, const struct pt_departure *d,
+                           int64_t last[PT_CTR_COUNT])
 {
     if (d->has_stat && d->recorded_run_us > 0) {
         double shown[PT_CPU_COUNT], before[PT_CPU_COUNT];
@@ -174,14 +176,14 @@ static void settle_outside(struct pt_target *t, const struct pt_departure *d, in
             last[pt_ctr_of_cpu(c)] = (int64_t)(shown[c] - before[c]);
     }
     /* by cgroup the group it was in; by process its name's at its end */
-    int32_t group = t->options.breakdown == PT_BY_CGROUP ? d->group : pt_target_group_of(t, d->comm, 0);
-    pt_ledger_add_lost(&t->ledger, group, last);
+    int32_t group = t->options.breakdown == PT_BY_CGROUP ? d->group : pt_membership_group_of(t, ledger, d->comm, 0);
+    pt_ledger_add_lost(ledger, group, last);
 }
 
 /* A departed member's last moments, now that all its records are in: from
  * its reaper's group to its own; the faults and I/O its records show past
  * its last read, its CPU as a share of the reaper's fold. */
-static void settle_departure(struct pt_target *t, const struct pt_departure *d)
+static void settle_departure(const struct pt_target *t, struct pt_ledger *ledger, const struct pt_departure *d)
 {
     if (!d->whole)
         return;
@@ -195,20 +197,20 @@ static void settle_departure(struct pt_target *t, const struct pt_departure *d)
         last[k] = v > 0 ? v : 0;
     }
     if (!reaper) {
-        settle_outside(t, d, last);
+        settle_outside(t, ledger, d, last);
         return;
     }
     if (!pt_target_by_process(t))
         return; /* the reaper's counters bring the rest to the tree and its group */
-    pt_ledger_move(&t->ledger, &reaper->acct, pt_ledger_group_named(&t->ledger, d->comm), last);
-    pt_ledger_add_share(&t->ledger, &reaper->acct, d->comm, last_moments_weight(d));
+    pt_ledger_move(ledger, &reaper->acct, pt_ledger_group_named(ledger, d->comm), last);
+    pt_ledger_add_share(ledger, &reaper->acct, d->comm, last_moments_weight(d));
 }
 
-static void settle_departures(struct pt_target *t)
+static void settle_departures(const struct pt_target *t, const struct pt_membership_parts *mp)
 {
     for (size_t i = 0; i < t->departures.n; i++)
-        settle_departure(t, &t->departures.list[i]);
-    pt_target_departures_settled(t);
+        settle_departure(t, mp->ledger, &t->departures.list[i]);
+    pt_membership_departures_settled(mp);
 }
 
 /* ---- the breakdown by thread name --------------------------------------- */
@@ -239,8 +241,8 @@ static int64_t switches_since(int64_t final, int64_t last, bool had_last, bool c
  * or read before), or when it started after the last read of the
  * threads (it exited after the last drain, so it started after that less
  * its life); of a process that never joined, all of it. */
-static void thread_exited(struct pt_target *t, struct pt_member *m, struct pt_departure *d,
-                          const struct pt_exitrecord *r)
+static void thread_exited(const struct pt_target *t, struct pt_ledger *ledger, struct pt_member *m,
+                          struct pt_departure *d, const struct pt_exitrecord *r)
 {
     if (t->options.breakdown != PT_BY_THREAD)
         return;
@@ -279,7 +281,7 @@ static void thread_exited(struct pt_target *t, struct pt_member *m, struct pt_de
     int64_t cpu_us[PT_CPU_COUNT];
     for (int c = 0; c < PT_CPU_COUNT; c++)
         cpu_us[c] = end[c] > before[c] ? (int64_t)(end[c] - before[c] + 0.5) : 0;
-    pt_ledger_credit_thread_exit(&t->ledger, u->comm, cpu_us,
+    pt_ledger_credit_thread_exit(ledger, u->comm, cpu_us,
                                  switches_since(r->nvcsw, u->last_voluntary, u->ctx_last, count_past),
                                  switches_since(r->nivcsw, u->last_involuntary, u->ctx_last, count_past));
     u->final = true;
@@ -290,36 +292,37 @@ static void thread_exited(struct pt_target *t, struct pt_member *m, struct pt_de
 
 /* A process's end, from its main thread's record. ac_exitcode is the
  * wait status: a signal in the low 7 bits, else the exit code above. */
-static void note_process_exit(struct pt_target *t, const struct pt_exitrecord *r)
+static void note_process_exit(struct pt_target_exits *x, const struct pt_exitrecord *r)
 {
     if (r->exitcode & 0x7f)
-        t->exits.killed++;
+        x->killed++;
     else if ((r->exitcode >> 8) & 0xff)
-        t->exits.failed++;
-    if (r->rss_peak_kb > t->exits.rss_peak_kb)
-        t->exits.rss_peak_kb = r->rss_peak_kb;
+        x->failed++;
+    if (r->rss_peak_kb > x->rss_peak_kb)
+        x->rss_peak_kb = r->rss_peak_kb;
 }
 
 /* A thread of a process the tree never saw: its switches are the tree's
  * and its name's group's, and its usage its name's group's (the process
  * breakdown names it by the thread: its process's name is not in the
  * record). */
-static void unseen_thread_exit(struct pt_target *t, const struct pt_exitrecord *r, bool outside_known)
+static void unseen_thread_exit(const struct pt_target *t, struct pt_ledger *ledger, const struct pt_exitrecord *r,
+                               bool outside_known)
 {
-    int32_t group = pt_target_group_of(t, r->comm, r->ppid);
+    int32_t group = pt_membership_group_of(t, ledger, r->comm, r->ppid);
     int64_t counts[PT_TC_COUNT];
     record_tcounts(r, counts);
-    pt_ledger_credit_tcounts(&t->ledger, group, counts, pt_target_tcounts_counted(t));
-    thread_exited(t, NULL, NULL, r);
+    pt_ledger_credit_tcounts(ledger, group, counts, pt_membership_tcounts_counted(t));
+    thread_exited(t, ledger, NULL, NULL, r);
     int64_t v[PT_CTR_COUNT];
     record_usage(r, v);
     struct pt_member *into = NULL;
     enum fold f = fold_target(t, r->ppid, &into);
     if (f == FOLD_MEMBER && pt_target_by_process(t)) { /* by cgroup, the fold is its parent's group's already */
-        pt_ledger_add_share(&t->ledger, &into->acct, r->comm, pt_sat_add(v[PT_CTR_USER_TICKS], v[PT_CTR_SYSTEM_TICKS]));
-        pt_ledger_move(&t->ledger, &into->acct, (uint32_t)group, v);
+        pt_ledger_add_share(ledger, &into->acct, r->comm, pt_sat_add(v[PT_CTR_USER_TICKS], v[PT_CTR_SYSTEM_TICKS]));
+        pt_ledger_move(ledger, &into->acct, (uint32_t)group, v);
     } else if (f == FOLD_OUTSIDE && outside_known)
-        pt_ledger_add_lost(&t->ledger, group, v);
+        pt_ledger_add_lost(ledger, group, v);
 }
 
 /* A record of a member's child that never joined (it lived less than a
@@ -330,7 +333,8 @@ static void unseen_thread_exit(struct pt_target *t, const struct pt_exitrecord *
  * process or thread too: its records settle it as a member's, in its
  * name's group or its threads'). NULL when it is gone (reaped: its
  * parent's counters hold its usage) or another's. */
-static struct pt_member *join_recorded(struct pt_target *t, const struct pt_exitrecord *r)
+static struct pt_member *join_recorded(const struct pt_target *t, const struct pt_membership_parts *mp,
+                                       const struct pt_exitrecord *r)
 {
     if (!pt_target_live_member(t, r->ppid) || pt_departures_of(&t->departures, r->tgid))
         return NULL;
@@ -338,16 +342,17 @@ static struct pt_member *join_recorded(struct pt_target *t, const struct pt_exit
     if (pt_read_stat_by_pid(t->proc_root_fd, r->tgid, t->buf, &st) != PT_READ_OK || st.ppid != r->ppid ||
         (r->pid == r->tgid && st.state != 'Z'))
         return NULL; /* reaped, or a new process has the pid */
-    return pt_target_join_recorded(t, r->tgid, st.starttime);
+    return pt_membership_join_recorded(t, mp, r->tgid, st.starttime);
 }
 
 /* One record: is it the tree's, and what does it settle? */
-static void follow_record(struct pt_target *t, const struct pt_exitrecord *r)
+static void follow_record(const struct pt_target *t, struct pt_target_exits *x, const struct pt_membership_parts *mp,
+                          const struct pt_exitrecord *r)
 {
     int64_t v[PT_CTR_COUNT];
     struct pt_member *m = pt_target_live_member(t, r->tgid);
     if (!m)
-        m = join_recorded(t, r);
+        m = join_recorded(t, mp, r);
     struct pt_departure *d = m ? NULL : pt_departures_of(&t->departures, r->tgid);
     if (m || d) {
         record_usage(r, v);
@@ -356,7 +361,7 @@ static void follow_record(struct pt_target *t, const struct pt_exitrecord *r)
             recorded[k] = pt_sat_add(recorded[k], v[k]);
         int64_t *run = m ? &m->recorded_run_us : &d->recorded_run_us;
         *run = *run < 0 || r->run_us < 0 ? -1 : pt_sat_add(*run, r->run_us);
-        if (m) { /* credited at its next read (pt_target_credit_tcounts) */
+        if (m) { /* credited at its next read (pt_membership_credit_tcounts) */
             m->had_threads |= r->pid != r->tgid;
             int64_t counts[PT_TC_COUNT];
             record_tcounts(r, counts);
@@ -366,60 +371,61 @@ static void follow_record(struct pt_target *t, const struct pt_exitrecord *r)
                 memcpy(m->comm, r->comm, sizeof(m->comm));
                 m->life_us = r->elapsed_us;
             }
-            pt_target_exact_cpu(t, m); /* a zombie read already */
+            pt_membership_exact_cpu(t, mp->ledger, m); /* a zombie read already */
         } else {
             if (r->pid == r->tgid) { /* the name it ended with, for its last moments */
                 memcpy(d->comm, r->comm, sizeof(d->comm));
                 d->life_us = r->elapsed_us;
             }
-            credit_late_tcounts(t, d, r);
+            credit_late_tcounts(t, mp->ledger, d, r);
         }
-        thread_exited(t, m, d, r);
+        thread_exited(t, mp->ledger, m, d, r);
     } else {
         /* forked in the tree: an orphan reaped outside leaves the tree;
          * else the child of a member (live, or gone since the last drain) */
         bool forked_here = unseen_parent(t, r->tgid) >= 0;
         if (!forked_here && !pt_target_live_member(t, r->ppid) && !pt_departures_of(&t->departures, r->ppid))
             return;
-        unseen_thread_exit(t, r, forked_here);
+        unseen_thread_exit(t, mp->ledger, r, forked_here);
     }
-    t->exits.records++;
+    x->records++;
     if (r->pid == r->tgid)
-        note_process_exit(t, r);
+        note_process_exit(x, r);
 }
 
-void pt_exits_follow(struct pt_target *t, const struct pt_exitrecord *records, size_t n, bool complete)
+void pt_exits_follow(const struct pt_target *t, struct pt_target_exits *x, const struct pt_membership_parts *mp,
+                     const struct pt_exitrecord *records, size_t n, bool complete)
 {
     double cpu0 = pt_thread_cpu_seconds();
-    t->exits.drained_at = pt_now();
-    t->exits.follows = true;
-    pt_ledger_records_followed(&t->ledger, pt_target_by_process(t));
+    x->drained_at = pt_now();
+    x->follows = true;
+    pt_ledger_records_followed(mp->ledger, pt_target_by_process(t));
     if (!complete) { /* some member's records are missing: its sum is not its whole usage */
-        t->exits.record_losses++;
+        x->record_losses++;
         for (size_t i = 0; i < t->membership.n_members; i++)
             t->membership.members[i].recorded_whole = false;
         for (size_t i = 0; i < t->departures.n; i++)
             t->departures.list[i].whole = false;
     }
     for (size_t i = 0; i < n; i++)
-        follow_record(t, &records[i]);
-    settle_departures(t);
-    pt_pidmap_clear(&t->exits.parent_of_unseen_gone);
+        follow_record(t, x, mp, &records[i]);
+    settle_departures(t, mp);
+    pt_pidmap_clear(&x->parent_of_unseen_gone);
     if (pt_target_groups_by_name(t)) /* their zombies joined from these records, or are reaped */
-        pt_eventbook_unjoined_exits_settled(&t->events);
+        pt_eventbook_unjoined_exits_settled(mp->events);
     if (t->options.breakdown == PT_BY_THREAD) /* the records of the threads the walks found ended are in */
         for (size_t i = 0; i < t->membership.n_members; i++)
             pt_member_threads_settled(&t->membership.members[i]);
-    pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
+    pt_interval_add_cpu(mp->interval, pt_thread_cpu_seconds() - cpu0);
     pt_target_debug_check(t, "exit records");
 }
 
-void pt_exits_stop(struct pt_target *t)
+void pt_exits_stop(const struct pt_target *t, struct pt_target_exits *x, const struct pt_membership_parts *mp)
 {
-    t->exits.follows = false;
-    pt_target_departures_settled(t);
-    pt_pidmap_clear(&t->exits.parent_of_unseen_gone);
-    pt_ledger_records_stopped(&t->ledger);
+    x->follows = false;
+    pt_membership_departures_settled(mp);
+    pt_pidmap_clear(&x->parent_of_unseen_gone);
+    pt_ledger_records_stopped(mp->ledger);
     for (size_t i = 0; i < t->membership.n_members; i++) /* no record is to come: none has its whole usage */
         t->membership.members[i].recorded_whole = false;
 }

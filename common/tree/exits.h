@@ -11,6 +11,7 @@
 
 #include "netlink/exitrecords.h"
 #include "accounting/lines.h"
+#include "tree/membership.h"
 #include "tree/targetstate.h"
 
 /* The kernel's exit records of one drain (exitrecords.h); complete is
@@ -19,14 +20,15 @@
  * of one (a process that lived less than a poll). It brings the exited
  * thread's context switches (docs/METRICS.md, Accounting) and, for a
  * process's main thread, its exit status and peak RSS. */
-void pt_exits_follow(struct pt_target *t, const struct pt_exitrecord *records, size_t n, bool complete);
+void pt_exits_follow(const struct pt_target *t, struct pt_target_exits *x, const struct pt_membership_parts *mp,
+                     const struct pt_exitrecord *records, size_t n, bool complete);
 /* The collector stopped listening for exit records: the target works as
  * if it never had them (no exit metrics, no last moments from records),
  * dropping what waited for records to come. */
-void pt_exits_stop(struct pt_target *t);
+void pt_exits_stop(const struct pt_target *t, struct pt_target_exits *x, const struct pt_membership_parts *mp);
 /* The kernel's process events say pid exited at when (pt_now's clock):
  * a member's, or a departed one's, last moments end there. */
-void pt_exits_note_exit(struct pt_target *t, pid_t pid, double when);
+void pt_exits_note_exit(const struct pt_target *t, pid_t pid, double when);
 /* pid, forked in the tree by parent and gone before it could join, has
  * exited: with exit records followed, its parent is kept until the next
  * drain, which finds whose counters its usage, and its children's, went

@@ -14,25 +14,25 @@
  * what it did since the last interval's end: at that end, or when it
  * leaves before it (then what it did under its new name is not left in
  * the old name's group). */
-void pt_target_follow_name(struct pt_target *t, struct pt_member *m)
+void pt_membership_follow_name(const struct pt_target *t, struct pt_ledger *ledger, struct pt_member *m)
 {
     if (pt_target_by_process(t))
-        pt_ledger_renamed(&t->ledger, &m->acct, m->comm);
+        pt_ledger_renamed(ledger, &m->acct, m->comm);
 }
 
-static void settle_children(struct pt_target *t, struct pt_member *parent);
+static void settle_children(const struct pt_target *t, const struct pt_membership_parts *mp, struct pt_member *parent);
 
 /* Read m's counters, moving its io in or out of the tree's when the
  * permissions changed their answer. */
-static enum pt_read read_member_counters(struct pt_target *t, struct pt_member *m)
+static enum pt_read read_member_counters(const struct pt_target *t, struct pt_ledger *ledger, struct pt_member *m)
 {
     bool had_io = m->acct.has_io;
     enum pt_read r = pt_member_read_counters(m, t->proc_root_fd, t->buf, t->interval.blkio_read);
-    pt_ledger_io_changed(&t->ledger, &m->acct, had_io);
+    pt_ledger_io_changed(ledger, &m->acct, had_io);
     return r;
 }
 
-unsigned pt_target_tcounts_counted(const struct pt_target *t)
+unsigned pt_membership_tcounts_counted(const struct pt_target *t)
 {
     return (t->options.collect_ctx_switches ? PT_TC_SWITCHES : 0u) | 1u << PT_TC_RUN_DELAY |
            (t->interval.blkio_read ? 1u << PT_TC_BLKIO_DELAY : 0u);
@@ -43,12 +43,13 @@ unsigned pt_target_tcounts_counted(const struct pt_target *t)
  * came since, less the last read's sum (which counted those threads up
  * to then). Never negative; a member born in the tree brings its whole
  * count, one joined as a root none before its first read. */
-void pt_target_credit_tcounts(struct pt_target *t, struct pt_member *m, const int64_t now[PT_TC_COUNT], unsigned read)
+void pt_membership_credit_tcounts(const struct pt_target *t, struct pt_ledger *ledger, struct pt_member *m,
+                                  const int64_t now[PT_TC_COUNT], unsigned read)
 {
     /* to the group of the name it has now, as its counters since the
      * interval's end go (a child that renames itself after its fork) */
-    pt_target_follow_name(t, m);
-    unsigned counted = read & pt_target_tcounts_counted(t);
+    pt_membership_follow_name(t, ledger, m);
+    unsigned counted = read & pt_membership_tcounts_counted(t);
     int64_t grown[PT_TC_COUNT] = {0};
     for (int k = 0; k < PT_TC_COUNT; k++) {
         unsigned bit = 1u << k;
@@ -64,7 +65,7 @@ void pt_target_credit_tcounts(struct pt_target *t, struct pt_member *m, const in
         m->tc_known |= bit;
     }
     if (counted)
-        pt_ledger_credit_tcounts(&t->ledger, m->acct.group, grown, counted);
+        pt_ledger_credit_tcounts(ledger, m->acct.group, grown, counted);
 }
 
 /* CLOCK_BOOTTIME seconds as pt_now()'s clock (CLOCK_MONOTONIC): a
@@ -76,7 +77,7 @@ static double monotonic_of_boot(double boot)
     return boot - ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - pt_now());
 }
 
-double pt_target_start_time(const struct pt_target *t, uint64_t starttime)
+double pt_membership_start_time(const struct pt_target *t, uint64_t starttime)
 {
     return monotonic_of_boot((double)starttime / t->ticks_per_second);
 }
@@ -84,9 +85,10 @@ double pt_target_start_time(const struct pt_target *t, uint64_t starttime)
 /* m has left, reaped by reaper (a live member) or outside the tree (NULL):
  * keep what settling it from its exit records needs (exits.c), its
  * threads' usage handed over. */
-static void depart(struct pt_target *t, struct pt_member *m, const struct pt_member *reaper)
+static void depart(const struct pt_target *t, const struct pt_membership_parts *mp, struct pt_member *m,
+                   const struct pt_member *reaper)
 {
-    struct pt_departure *d = pt_departures_add(&t->departures, m->pid);
+    struct pt_departure *d = pt_departures_add(mp->departures, m->pid);
     *d = (struct pt_departure){
         .pid = m->pid,
         .reaper = reaper ? reaper->pid : 0,
@@ -99,19 +101,19 @@ static void depart(struct pt_target *t, struct pt_member *m, const struct pt_mem
         .start = m->started_at > 0 ? m->started_at : monotonic_of_boot((double)m->starttime / t->ticks_per_second),
         .life_us = m->life_us,
         .recorded_run_us = m->recorded_run_us,
-        .tc_counted = pt_target_tcounts_counted(t) & (m->born ? PT_TC_ALL : m->tc_known),
+        .tc_counted = pt_membership_tcounts_counted(t) & (m->born ? PT_TC_ALL : m->tc_known),
         .threads_count_past = m->born || m->usage_sampled,
     };
     pt_member_hand_thread_usage(m, &d->main_usage, &d->threads);
     memcpy(d->comm, m->comm, sizeof(d->comm));
     memcpy(d->own, m->acct.own, sizeof(d->own));
     memcpy(d->recorded, m->recorded, sizeof(d->recorded));
-    /* pt_target_credit_tcounts credits the records come so far against
+    /* pt_membership_credit_tcounts credits the records come so far against
      * the last read; what of it they did not cover, later ones repeat */
     for (int k = 0; k < PT_TC_COUNT; k++)
         if (m->tc_known & (1u << k))
             d->tc_base[k] = m->tc[k] > m->tc_exited[k] ? m->tc[k] - m->tc_exited[k] : 0;
-    pt_interval_add_departure(&t->interval, m->starttime);
+    pt_interval_add_departure(mp->interval, m->starttime);
 }
 
 /* The member is gone, reaped by reaper (a member: its counters carry, or
@@ -119,29 +121,30 @@ static void depart(struct pt_target *t, struct pt_member *m, const struct pt_mem
  * last values move into adjust, so what it did stays counted). Its member
  * children are settled first, since m's own counters took the ones it
  * reaped. */
-static void member_left(struct pt_target *t, struct pt_member *m, struct pt_member *reaper)
+static void member_left(const struct pt_target *t, const struct pt_membership_parts *mp, struct pt_member *m,
+                        struct pt_member *reaper)
 {
     if (m->gone)
         return;
-    pt_target_follow_name(t, m);
-    pt_ledger_seen(&t->ledger, &m->acct);
+    pt_membership_follow_name(t, mp->ledger, m);
+    pt_ledger_seen(mp->ledger, &m->acct);
     m->gone = true;
-    pt_memberlist_left(&t->membership);
+    pt_memberlist_left(mp->list);
     if (t->exits.follows)
-        depart(t, m, reaper); /* before its threads' usage goes with its files */
+        depart(t, mp, m, reaper); /* before its threads' usage goes with its files */
     pt_member_close(m);
     if (!m->exit_counted)
-        pt_interval_add_exited(&t->interval);
-    pt_eventbook_member_moved(&t->events, m->pid, true); /* its forks may still be in the socket */
+        pt_interval_add_exited(mp->interval);
+    pt_eventbook_member_moved(mp->events, m->pid, true); /* its forks may still be in the socket */
     if (t->exits.follows) {
         static const int64_t none[PT_TC_COUNT];
-        pt_target_credit_tcounts(t, m, none, PT_TC_ALL); /* its live threads now are none */
+        pt_membership_credit_tcounts(t, mp->ledger, m, none, PT_TC_ALL); /* its live threads now are none */
     }
-    settle_children(t, m);
-    pt_ledger_leave(&t->ledger, &m->acct, reaper ? &reaper->acct : NULL);
+    settle_children(t, mp, m);
+    pt_ledger_leave(mp->ledger, &m->acct, reaper ? &reaper->acct : NULL);
 }
 
-void pt_target_member_changed(struct pt_target *t, pid_t pid)
+void pt_membership_member_changed(const struct pt_target *t, pid_t pid)
 {
     struct pt_member *m = pt_target_live_member(t, pid);
     if (!m)
@@ -151,9 +154,9 @@ void pt_target_member_changed(struct pt_target *t, pid_t pid)
 
 /* Gone, as seen by a read in tree order (parents before children): if the
  * parent is a member still there, it reaped this one. */
-void pt_target_member_gone(struct pt_target *t, struct pt_member *m)
+void pt_membership_member_gone(const struct pt_target *t, const struct pt_membership_parts *mp, struct pt_member *m)
 {
-    member_left(t, m, pt_target_live_member(t, m->ppid));
+    member_left(t, mp, m, pt_target_live_member(t, m->ppid));
 }
 
 /* A member that exited took with it the usage of every child it reaped:
@@ -165,7 +168,7 @@ void pt_target_member_gone(struct pt_target *t, struct pt_member *m)
  * others get their new parent and become exposed. A child that was
  * re-parented and then reaped by init before this check is taken as
  * reaped by it too; the debt check then finds that it never arrived. */
-static void settle_children(struct pt_target *t, struct pt_member *parent)
+static void settle_children(const struct pt_target *t, const struct pt_membership_parts *mp, struct pt_member *parent)
 {
     parent->children_settled = true;
     pid_t pid = parent->pid;
@@ -173,34 +176,34 @@ static void settle_children(struct pt_target *t, struct pt_member *parent)
         struct pt_member *m = &t->membership.members[i];
         if (m->gone || m->ppid != pid || m == parent)
             continue;
-        if (read_member_counters(t, m) == PT_READ_GONE)
-            member_left(t, m, parent);
+        if (read_member_counters(t, mp->ledger, m) == PT_READ_GONE)
+            member_left(t, mp, m, parent);
         else if (m->zombie && !m->children_settled)
-            settle_children(t, m);
+            settle_children(t, mp, m);
     }
 }
 
 /* Refresh a member's counters, and settle what the read tells. */
-void pt_target_read_counters(struct pt_target *t, struct pt_member *m)
+void pt_membership_read_counters(const struct pt_target *t, const struct pt_membership_parts *mp, struct pt_member *m)
 {
-    enum pt_read r = read_member_counters(t, m);
+    enum pt_read r = read_member_counters(t, mp->ledger, m);
     if (r == PT_READ_GONE) {
-        pt_target_member_gone(t, m);
+        pt_membership_member_gone(t, mp, m);
         return;
     }
     if (r == PT_READ_NO_FDS)
-        pt_interval_add_short(&t->interval, PT_SHORT_COUNTERS);
+        pt_interval_add_short(mp->interval, PT_SHORT_COUNTERS);
     if (r != PT_READ_OK) {
-        pt_interval_add_vanished(&t->interval);
+        pt_interval_add_vanished(mp->interval);
         return;
     }
-    pt_target_warn_denied(t, m); /* io may refuse its first read, not its open */
+    pt_target_warn_denied(t, mp->warned_denied, m); /* io may refuse its first read, not its open */
     m->read_at = pt_now();
-    pt_ledger_read(&t->ledger, &m->acct);
+    pt_ledger_read(mp->ledger, &m->acct);
     if (m->zombie && !m->children_settled)
-        settle_children(t, m);
-    pt_ledger_settle(&t->ledger, &m->acct, m->zombie);
-    pt_target_exact_cpu(t, m);
+        settle_children(t, mp, m);
+    pt_ledger_settle(mp->ledger, &m->acct, m->zombie);
+    pt_membership_exact_cpu(t, mp->ledger, m);
 }
 
 /* Its records are whole when it was born in the tree while they flowed,
@@ -208,7 +211,7 @@ void pt_target_read_counters(struct pt_target *t, struct pt_member *m)
  * that never had other threads, that one is its whole life (with
  * threads, their records' order does not say when all are in). Its stat
  * is final once it has exited (a zombie's). */
-void pt_target_exact_cpu(struct pt_target *t, struct pt_member *m)
+void pt_membership_exact_cpu(const struct pt_target *t, struct pt_ledger *ledger, struct pt_member *m)
 {
     if (m->gone || !m->zombie || !m->recorded_whole || m->had_threads || m->life_us <= 0 || m->recorded_run_us <= 0 ||
         m->acct.has_exact)
@@ -218,71 +221,72 @@ void pt_target_exact_cpu(struct pt_target *t, struct pt_member *m)
         shown[c] = (double)m->acct.own[pt_ctr_of_cpu((enum pt_cpu)c)] * PT_US_PER_SECOND / t->ticks_per_second;
     pt_split_run_time((double)m->recorded_run_us, (double)m->recorded[PT_CTR_USER_TICKS],
                       (double)m->recorded[PT_CTR_SYSTEM_TICKS], shown);
-    pt_ledger_exact_cpu(&t->ledger, &m->acct, shown);
+    pt_ledger_exact_cpu(ledger, &m->acct, shown);
 }
 
-void pt_target_leave_all(struct pt_target *t)
+void pt_membership_leave_all(const struct pt_target *t, const struct pt_membership_parts *mp)
 {
     for (size_t i = 0; i < t->membership.n_members; i++) {
         struct pt_member *m = &t->membership.members[i];
         if (m->gone)
             continue;
-        pt_target_read_counters(t, m); /* its last values: may find it gone */
-        m->recorded_whole = false;     /* what it does from now on is not the tree's */
-        member_left(t, m, NULL);
-        pt_eventbook_member_moved(&t->events, m->pid, false);
+        pt_membership_read_counters(t, mp, m); /* its last values: may find it gone */
+        m->recorded_whole = false;             /* what it does from now on is not the tree's */
+        member_left(t, mp, m, NULL);
+        pt_eventbook_member_moved(mp->events, m->pid, false);
     }
-    pt_target_compact(t);
+    pt_membership_compact(mp);
 }
 
-void pt_target_compact(struct pt_target *t)
+void pt_membership_compact(const struct pt_membership_parts *mp)
 {
-    pt_memberlist_compact(&t->membership);
+    pt_memberlist_compact(mp->list);
 }
 
-void pt_target_departures_settled(struct pt_target *t)
+void pt_membership_departures_settled(const struct pt_membership_parts *mp)
 {
-    pt_departures_clear(&t->departures);
+    pt_departures_clear(mp->departures);
 }
 
-void pt_target_membership_free(struct pt_target *t)
+void pt_membership_free(const struct pt_membership_parts *mp)
 {
-    pt_memberlist_free(&t->membership);
-    pt_departures_free(&t->departures);
+    pt_memberlist_free(mp->list);
+    pt_departures_free(mp->departures);
 }
 
-int32_t pt_target_group_of(struct pt_target *t, const char *comm, pid_t parent)
+int32_t pt_membership_group_of(const struct pt_target *t, struct pt_ledger *ledger, const char *comm, pid_t parent)
 {
     if (pt_target_by_process(t))
-        return (int32_t)pt_ledger_group_named(&t->ledger, comm);
+        return (int32_t)pt_ledger_group_named(ledger, comm);
     if (t->options.breakdown != PT_BY_CGROUP)
         return -1;
     const struct pt_member *p = pt_target_live_member(t, parent);
-    return p && p->acct.group >= 0 ? p->acct.group : (int32_t)pt_ledger_group_named(&t->ledger, PT_CGROUP_OWN);
+    return p && p->acct.group >= 0 ? p->acct.group : (int32_t)pt_ledger_group_named(ledger, PT_CGROUP_OWN);
 }
 
 /* The group a member joins: by cgroup the one the scan of the cgroups
- * found it in, else as any process's (pt_target_group_of). */
-static int32_t join_group(struct pt_target *t, const struct pt_member *m)
+ * found it in, else as any process's (pt_membership_group_of). */
+static int32_t join_group(const struct pt_target *t, struct pt_ledger *ledger, const struct pt_member *m)
 {
     if (t->options.breakdown == PT_BY_CGROUP && t->discovery.join_group)
-        return (int32_t)pt_ledger_group_named(&t->ledger, t->discovery.join_group);
-    return pt_target_group_of(t, m->comm, m->ppid);
+        return (int32_t)pt_ledger_group_named(ledger, t->discovery.join_group);
+    return pt_membership_group_of(t, ledger, m->comm, m->ppid);
 }
 
 /* Open pid as a new member. baseline: it joins as part of a new root's
  * tree (its past is not counted); otherwise it was born in the tree.
  * recorded: pid's exit record is being followed (exits.c), which settles
  * it as a member's, so a zombie joins even with a breakdown. */
-static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline, bool recorded)
+static struct pt_member *join(const struct pt_target *t, const struct pt_membership_parts *mp, pid_t pid,
+                              uint64_t expected_starttime, bool baseline, bool recorded)
 {
     struct pt_member m;
     enum pt_read r = pt_member_open(&m, t->proc_root_fd, t->budget, pid, expected_starttime, t->buf);
     if (r == PT_READ_NO_FDS) {
         /* The process is tried again at the next discovery tick; until it
          * has joined, every sum of the tree would be partial. */
-        pt_interval_add_vanished(&t->interval);
-        pt_interval_add_short(&t->interval, PT_SHORT_MEMBERS);
+        pt_interval_add_vanished(mp->interval);
+        pt_interval_add_short(mp->interval, PT_SHORT_MEMBERS);
     }
     if (r != PT_READ_OK)
         return NULL;
@@ -300,34 +304,36 @@ static struct pt_member *join(struct pt_target *t, pid_t pid, uint64_t expected_
         pt_member_close(&m);
         return NULL;
     }
-    pt_target_warn_denied(t, &m);
+    pt_target_warn_denied(t, mp->warned_denied, &m);
     m.baseline_walk = baseline;
     m.born = !baseline;
     m.since = baseline ? pt_now() : 0;
     m.recorded_whole = !baseline && t->exits.follows;
     m.read_at = pt_now();
-    pt_ledger_join(&t->ledger, &m.acct, join_group(t, &m), baseline);
+    pt_ledger_join(mp->ledger, &m.acct, join_group(t, mp->ledger, &m), baseline);
     /* A zombie joins too (but for a breakdown's, above): its counters are
      * final, and count in the interval it ran in, not in its reaper's at
      * the reap (which then owes them, as for any member that leaves). One
      * the events counted already (started, and exited) is not counted
      * again. */
-    m.exit_counted = pt_eventbook_joins_exited(&t->events, pid);
-    if (!baseline && !pt_eventbook_joins_forked(&t->events, pid) &&
+    m.exit_counted = pt_eventbook_joins_exited(mp->events, pid);
+    if (!baseline && !pt_eventbook_joins_forked(mp->events, pid) &&
         !m.exit_counted) /* else counted at its fork event */
-        pt_interval_add_started(&t->interval);
-    pt_eventbook_member_moved(&t->events, pid, !baseline);
-    return pt_memberlist_add(&t->membership, &m);
+        pt_interval_add_started(mp->interval);
+    pt_eventbook_member_moved(mp->events, pid, !baseline);
+    return pt_memberlist_add(mp->list, &m);
 }
 
-struct pt_member *pt_target_join(struct pt_target *t, pid_t pid, uint64_t expected_starttime, bool baseline)
+struct pt_member *pt_membership_join(const struct pt_target *t, const struct pt_membership_parts *mp, pid_t pid,
+                                     uint64_t expected_starttime, bool baseline)
 {
-    return join(t, pid, expected_starttime, baseline, false);
+    return join(t, mp, pid, expected_starttime, baseline, false);
 }
 
-struct pt_member *pt_target_join_recorded(struct pt_target *t, pid_t pid, uint64_t starttime)
+struct pt_member *pt_membership_join_recorded(const struct pt_target *t, const struct pt_membership_parts *mp,
+                                              pid_t pid, uint64_t starttime)
 {
-    return join(t, pid, starttime, false, true);
+    return join(t, mp, pid, starttime, false, true);
 }
 
 /* One reading of a thread's counter against the last: what it did since,
@@ -342,7 +348,7 @@ static int64_t since_last(int64_t now, int64_t *last, bool had_last, bool count_
 
 /* A thread's usage since the last interval's end, to its name's group;
  * none once its exit record settled it (exits.c). */
-void pt_target_credit_thread(struct pt_target *t, struct pt_thread_usage *u, bool count_past)
+void pt_membership_credit_thread(struct pt_ledger *ledger, struct pt_thread_usage *u, bool count_past)
 {
     if (!u->cpu_now || u->final)
         return;
@@ -355,7 +361,7 @@ void pt_target_credit_thread(struct pt_target *t, struct pt_thread_usage *u, boo
         involuntary = since_last(u->involuntary, &u->last_involuntary, u->ctx_last, count_past);
         u->ctx_last = true;
     }
-    pt_ledger_credit_thread(&t->ledger, u->comm, user, system, u->ctx_now, voluntary, involuntary);
+    pt_ledger_credit_thread(ledger, u->comm, user, system, u->ctx_now, voluntary, involuntary);
 }
 
 /* ---- invariants ------------------------------------------------------- */

@@ -27,7 +27,7 @@ static int64_t page_bytes(const struct pt_target *t, uint64_t pages)
     return pages > (uint64_t)INT64_MAX / page ? INT64_MAX : (int64_t)(pages * page);
 }
 
-static void poll_members(struct pt_target *t)
+static void poll_members(const struct pt_target *t, const struct pt_membership_parts *mp)
 {
     int64_t sum[PT_G_COUNT] = {0}; /* bytes */
     bool sampled = false;
@@ -46,48 +46,48 @@ static void poll_members(struct pt_target *t)
             };
             for (int g = PT_G_VM; g <= PT_G_ANON; g++)
                 sum[g] = pt_sat_add(sum[g], now[g]);
-            pt_ledger_poll_gauges(&t->ledger, &m->acct, now, PT_G_VM, PT_G_ANON);
+            pt_ledger_poll_gauges(mp->ledger, &m->acct, now, PT_G_VM, PT_G_ANON);
             sampled = true;
         } else if (r == PT_READ_GONE) {
-            pt_target_member_gone(t, m);
+            pt_membership_member_gone(t, mp, m);
             continue;
         } else {
             if (r == PT_READ_NO_FDS)
-                pt_interval_add_short(&t->interval, PT_SHORT_STATM);
-            pt_interval_add_vanished(&t->interval);
+                pt_interval_add_short(mp->interval, PT_SHORT_STATM);
+            pt_interval_add_vanished(mp->interval);
         }
         /* With a breakdown every member is read: what a child does after
          * its last read counts in its reaper's group */
         if (is_exposed(t, m) || pt_target_partitions(t))
-            pt_target_read_counters(t, m);
+            pt_membership_read_counters(t, mp, m);
     }
     if (sampled) {
-        pt_interval_add_gauges(&t->interval, sum, PT_G_VM, PT_G_ANON);
-        pt_interval_add_sample(&t->interval);
-        pt_ledger_end_poll(&t->ledger, PT_G_VM, PT_G_ANON);
+        pt_interval_add_gauges(mp->interval, sum, PT_G_VM, PT_G_ANON);
+        pt_interval_add_sample(mp->interval);
+        pt_ledger_end_poll(mp->ledger, PT_G_VM, PT_G_ANON);
     }
 }
 
-void pt_target_poll(struct pt_target *t)
+void pt_sampling_poll(const struct pt_target *t, const struct pt_membership_parts *mp, struct pt_target_cgroups *cg)
 {
     double cpu0 = pt_thread_cpu_seconds();
-    poll_members(t);
-    pt_targetcg_poll(&t->cg, t);
-    pt_target_compact(t);
-    pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
+    poll_members(t, mp);
+    pt_targetcg_poll(cg, t);
+    pt_membership_compact(mp);
+    pt_interval_add_cpu(mp->interval, pt_thread_cpu_seconds() - cpu0);
     pt_target_debug_check(t, "a poll");
 }
 
 /* Counters of every member, parents first (see the header); the live
  * members' threads. */
-static int64_t read_all_counters(struct pt_target *t)
+static int64_t read_all_counters(const struct pt_target *t, const struct pt_membership_parts *mp)
 {
     int64_t threads = 0;
     for (size_t i = 0; i < t->membership.n_members; i++) {
         struct pt_member *m = &t->membership.members[i];
         if (m->gone)
             continue;
-        pt_target_read_counters(t, m);
+        pt_membership_read_counters(t, mp, m);
         if (!m->gone)
             threads = pt_sat_add(threads, m->num_threads);
     }
@@ -127,13 +127,14 @@ static bool smaps_due(struct pt_member *m)
     return true;
 }
 
-static void smaps_timed(struct pt_target *t, struct pt_member *m)
+static void smaps_timed(const struct pt_target *t, const struct pt_membership_parts *mp, struct pt_target_sampling *s,
+                        struct pt_member *m)
 {
     double start = pt_now();
     struct pt_smaps_rollup sr;
     enum pt_read r = pt_member_read_smaps(m, t->proc_root_fd, t->buf, &sr);
     if (r == PT_READ_NO_FDS)
-        pt_interval_add_short(&t->interval, PT_SHORT_SMAPS);
+        pt_interval_add_short(mp->interval, PT_SHORT_SMAPS);
     if (r == PT_READ_FAILED)
         m->has_smaps = false; /* denied, or no memory: its last values are not its memory now */
     if (r != PT_READ_OK)
@@ -150,13 +151,13 @@ static void smaps_timed(struct pt_target *t, struct pt_member *m)
     m->smaps_wait = m->smaps_period - 1;
     char more[96];
     if (before == 1 &&
-        pt_ratelimit_say(&t->sampling.smaps_slow_said, pt_now(), "times, other pids or again,", more, sizeof(more))) {
+        pt_ratelimit_say(&s->smaps_slow_said, pt_now(), "times, other pids or again,", more, sizeof(more))) {
         pt_target_logf(t, PT_LOG_INFO, "smaps_rollup of pid %d took %.1f ms; reading it less often%s", (int)m->pid,
                        took * 1e3, more);
     }
 }
 
-static void sample_smaps(struct pt_target *t)
+static void sample_smaps(const struct pt_target *t, const struct pt_membership_parts *mp, struct pt_target_sampling *s)
 {
     int64_t sum[PT_G_COUNT] = {0};
     bool sampled = false;
@@ -165,10 +166,10 @@ static void sample_smaps(struct pt_target *t)
         if (m->gone)
             continue;
         if (smaps_due(m)) {
-            smaps_timed(t, m);
-            pt_target_warn_denied(t, m);
+            smaps_timed(t, mp, s, m);
+            pt_target_warn_denied(t, mp->warned_denied, m);
         } else if (m->has_smaps) {
-            pt_interval_add_pss_stale(&t->interval);
+            pt_interval_add_pss_stale(mp->interval);
         }
         if (!m->has_smaps)
             continue;
@@ -182,34 +183,35 @@ static void sample_smaps(struct pt_target *t)
         };
         for (int g = PT_G_PSS; g <= PT_G_SWAP; g++)
             sum[g] = pt_sat_add(sum[g], now[g]);
-        pt_ledger_poll_gauges(&t->ledger, &m->acct, now, PT_G_PSS, PT_G_SWAP);
+        pt_ledger_poll_gauges(mp->ledger, &m->acct, now, PT_G_PSS, PT_G_SWAP);
         sampled = true;
     }
     if (!sampled)
         return;
-    pt_interval_add_gauges(&t->interval, sum, PT_G_PSS, PT_G_SWAP);
-    pt_ledger_end_poll(&t->ledger, PT_G_PSS, PT_G_SWAP);
+    pt_interval_add_gauges(mp->interval, sum, PT_G_PSS, PT_G_SWAP);
+    pt_ledger_end_poll(mp->ledger, PT_G_PSS, PT_G_SWAP);
 }
 
-void pt_target_sample_pss(struct pt_target *t)
+void pt_sampling_sample_pss(const struct pt_target *t, const struct pt_membership_parts *mp,
+                            struct pt_target_sampling *s)
 {
     if (!t->options.collect_pss)
         return;
     double cpu0 = pt_thread_cpu_seconds();
-    sample_smaps(t);
-    pt_target_compact(t);
-    pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
+    sample_smaps(t, mp, s);
+    pt_membership_compact(mp);
+    pt_interval_add_cpu(mp->interval, pt_thread_cpu_seconds() - cpu0);
     pt_target_debug_check(t, "a PSS sample");
 }
 
 /* Context switches and delays are not inclusive counters: a thread's
  * vanish with it, unless its exit record keeps them
- * (pt_target_credit_tcounts). Each member contributes what its threads
+ * (pt_membership_credit_tcounts). Each member contributes what its threads
  * did since its last read. */
-static void sample_tcounts(struct pt_target *t)
+static void sample_tcounts(const struct pt_target *t, const struct pt_membership_parts *mp)
 {
     static const int64_t none[PT_TC_COUNT];
-    unsigned want = pt_target_tcounts_counted(t);
+    unsigned want = pt_membership_tcounts_counted(t);
     int64_t ns_per_tick = (int64_t)(1e9 / t->ticks_per_second + 0.5);
     for (size_t i = 0; i < t->membership.n_members; i++) {
         struct pt_member *m = &t->membership.members[i];
@@ -219,33 +221,34 @@ static void sample_tcounts(struct pt_target *t)
             /* Its threads have exited (all but in the rare zombie leader
              * of live threads): their records hold their counts, and its
              * files would count the leader's a second time. */
-            pt_target_credit_tcounts(t, m, none, want);
+            pt_membership_credit_tcounts(t, mp->ledger, m, none, want);
             continue;
         }
         int64_t now[PT_TC_COUNT];
         unsigned got;
         enum pt_read r = pt_member_read_tcounts(m, t->proc_root_fd, t->buf, want, ns_per_tick, now, &got);
         if (r == PT_READ_NO_FDS)
-            pt_interval_add_short(&t->interval, PT_SHORT_CTX);
+            pt_interval_add_short(mp->interval, PT_SHORT_CTX);
         if (r == PT_READ_OK)
-            pt_target_credit_tcounts(t, m, now, got);
+            pt_membership_credit_tcounts(t, mp->ledger, m, now, got);
     }
 }
 
 /* A member's open descriptors against its soft limit of them, read when
  * due (pt_member_read_fd_limit): the tree's worst ratio and least
  * headroom. A member whose limit is unlimited or unreadable is left out. */
-static void count_fd_limit(struct pt_target *t, struct pt_member *m, int64_t open, double now)
+static void count_fd_limit(const struct pt_target *t, const struct pt_membership_parts *mp, struct pt_member *m,
+                           int64_t open, double now)
 {
     if (pt_member_read_fd_limit(m, t->proc_root_fd, t->buf, now) != PT_READ_OK || !m->has_fd_limit)
         return;
     int64_t limit = (int64_t)m->fd_limit; /* at most PT_MAX_COUNT */
     double percent = limit > 0 ? 100.0 * (double)open / (double)limit : 100.0;
-    pt_interval_add_fd_limit(&t->interval, percent, limit > open ? limit - open : 0);
+    pt_interval_add_fd_limit(mp->interval, percent, limit > open ? limit - open : 0);
 }
 
 /* Open descriptors of the live members; -1 when none could be counted. */
-static int64_t count_fds(struct pt_target *t, double now)
+static int64_t count_fds(const struct pt_target *t, const struct pt_membership_parts *mp, double now)
 {
     int64_t total = 0;
     bool any = false;
@@ -257,12 +260,12 @@ static int64_t count_fds(struct pt_target *t, double now)
         if (r == PT_READ_OK) {
             total = pt_sat_add(total, n);
             any = true;
-            count_fd_limit(t, &t->membership.members[i], n, now);
-            pt_ledger_fds(&t->ledger, &t->membership.members[i].acct, n);
+            count_fd_limit(t, mp, &t->membership.members[i], n, now);
+            pt_ledger_fds(mp->ledger, &t->membership.members[i].acct, n);
         } else if (r == PT_READ_NO_FDS) {
-            pt_interval_add_short(&t->interval, PT_SHORT_FDS);
+            pt_interval_add_short(mp->interval, PT_SHORT_FDS);
         }
-        pt_target_warn_denied(t, &t->membership.members[i]);
+        pt_target_warn_denied(t, mp->warned_denied, &t->membership.members[i]);
     }
     return any ? total : -1;
 }
@@ -271,7 +274,8 @@ static int64_t count_fds(struct pt_target *t, double now)
  * credited by name. A thread that exits between two reads loses what it
  * did since the first (docs/METRICS.md, "Breakdown"), unless its exit
  * record credits it (exits.c). */
-void pt_target_read_threads(struct pt_target *t)
+void pt_sampling_read_threads(const struct pt_target *t, const struct pt_membership_parts *mp,
+                              struct pt_target_sampling *s)
 {
     for (size_t i = 0; i < t->membership.n_members; i++) {
         struct pt_member *m = &t->membership.members[i];
@@ -279,18 +283,18 @@ void pt_target_read_threads(struct pt_target *t)
             continue;
         enum pt_read r = pt_member_read_thread_usage(m, t->proc_root_fd, t->buf);
         if (r == PT_READ_NO_FDS)
-            pt_interval_add_short(&t->interval, PT_SHORT_COUNTERS);
+            pt_interval_add_short(mp->interval, PT_SHORT_COUNTERS);
         if (r != PT_READ_OK && r != PT_READ_NO_FDS)
             continue;
         uint32_t n;
         pt_member_thread_usage(m, 0, &n);
         for (uint32_t k = 0; k < n; k++)
-            pt_target_credit_thread(t, pt_member_thread_usage(m, k, &n), m->born || m->usage_sampled);
+            pt_membership_credit_thread(mp->ledger, pt_member_thread_usage(m, k, &n), m->born || m->usage_sampled);
         m->usage_sampled = true;
         if (!t->exits.follows) /* no record will settle the threads that ended */
             pt_member_threads_settled(m);
     }
-    t->sampling.threads_read_at = pt_now(); /* after: a thread born since was not read */
+    s->threads_read_at = pt_now(); /* after: a thread born since was not read */
 }
 
 /* Denied files are tried again at this many interval ends: a process
@@ -298,7 +302,7 @@ void pt_target_read_threads(struct pt_target *t)
  * followed), and then the files it denied answer. */
 #define PT_DENIED_RETRY_ROUNDS 30
 
-static void retry_denied(struct pt_target *t)
+static void retry_denied(const struct pt_target *t)
 {
     if (t->ledger.round % PT_DENIED_RETRY_ROUNDS != 0)
         return;
@@ -320,25 +324,26 @@ static bool all_started_after(const struct pt_target *t, double since)
             any = true;
         }
     }
-    return !any || pt_target_start_time(t, first) > since;
+    return !any || pt_membership_start_time(t, first) > since;
 }
 
-void pt_target_end_reads(struct pt_target *t, double now, double blkio_since)
+void pt_sampling_end_reads(const struct pt_target *t, const struct pt_membership_parts *mp,
+                           struct pt_target_sampling *s, struct pt_target_cgroups *cg, double now, double blkio_since)
 {
     double cpu0 = pt_thread_cpu_seconds();
-    pt_ledger_next_round(&t->ledger);
+    pt_ledger_next_round(mp->ledger);
     retry_denied(t);
-    bool delayacct = !isnan(blkio_since), was_read = pt_interval_begin_end_reads(&t->interval, delayacct);
-    poll_members(t);             /* the last sample of the interval, */
-    pt_targetcg_poll(&t->cg, t); /* its cgroups' too: an interval with no poll before has this one */
-    int64_t threads = read_all_counters(t);
+    bool delayacct = !isnan(blkio_since), was_read = pt_interval_begin_end_reads(mp->interval, delayacct);
+    poll_members(t, mp);     /* the last sample of the interval, */
+    pt_targetcg_poll(cg, t); /* its cgroups' too: an interval with no poll before has this one */
+    int64_t threads = read_all_counters(t, mp);
     if (t->options.collect_pss && t->pss_at_end)
-        sample_smaps(t);
-    sample_tcounts(t);
+        sample_smaps(t, mp, s);
+    sample_tcounts(t, mp);
     bool blkio_shown = was_read && delayacct && all_started_after(t, blkio_since);
-    int64_t fds = t->options.collect_fds ? count_fds(t, now) : -1;
-    pt_target_compact(t);
-    pt_interval_end_reads_done(&t->interval, threads, fds, blkio_shown);
-    pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
+    int64_t fds = t->options.collect_fds ? count_fds(t, mp, now) : -1;
+    pt_membership_compact(mp);
+    pt_interval_end_reads_done(mp->interval, threads, fds, blkio_shown);
+    pt_interval_add_cpu(mp->interval, pt_thread_cpu_seconds() - cpu0);
     pt_target_debug_check(t, "the last reads");
 }

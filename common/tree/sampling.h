@@ -5,13 +5,15 @@
 #ifndef PROCTREE_SAMPLING_H
 #define PROCTREE_SAMPLING_H
 
+#include "tree/membership.h"
 #include "tree/targetstate.h"
 
 /* The fast poll: memory gauges of every member, counters of the members
  * nobody in the tree would absorb. */
-void pt_target_poll(struct pt_target *t);
+void pt_sampling_poll(const struct pt_target *t, const struct pt_membership_parts *mp, struct pt_target_cgroups *cg);
 /* One smaps_rollup sample of every member (PSS on its own cadence). */
-void pt_target_sample_pss(struct pt_target *t);
+void pt_sampling_sample_pss(const struct pt_target *t, const struct pt_membership_parts *mp,
+                            struct pt_target_sampling *s);
 /* The interval's last reads: every member's counters, memory, switches
  * and descriptors; the exit records that follow them are drained before
  * pt_target_end_interval (their CPU is shared out of the folds these
@@ -21,9 +23,11 @@ void pt_target_sample_pss(struct pt_target *t);
  * counts the block-I/O waits of the processes started after it (same
  * clock; -INFINITY: all, since boot), and the delay is read and shown as
  * struct pt_target's blkio_read and blkio_shown say. */
-void pt_target_end_reads(struct pt_target *t, double now, double blkio_since);
+void pt_sampling_end_reads(const struct pt_target *t, const struct pt_membership_parts *mp,
+                           struct pt_target_sampling *s, struct pt_target_cgroups *cg, double now, double blkio_since);
 /* The breakdown by thread name: every live member's threads, read now,
  * credited by name (membership.h). */
-void pt_target_read_threads(struct pt_target *t);
+void pt_sampling_read_threads(const struct pt_target *t, const struct pt_membership_parts *mp,
+                              struct pt_target_sampling *s);
 
 #endif

@@ -43,9 +43,10 @@ pid_t pt_target_launched_pid(const struct pt_target *t)
 /* This interval's deltas of the tree, every live member counted (after
  * pt_ledger_add_account). Short of descriptors, some member was not read: its
  * work is left for the next interval, which reports it (the base stays). */
-static void counter_deltas(struct pt_target *t, double seconds, int64_t delta[PT_CTR_COUNT])
+static void counter_deltas(const struct pt_target *t, struct pt_ledger *ledger, double seconds,
+                           int64_t delta[PT_CTR_COUNT])
 {
-    pt_ledger_deltas(&t->ledger, t->interval.short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS), seconds, delta);
+    pt_ledger_deltas(ledger, t->interval.short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS), seconds, delta);
 }
 
 /* What a line reports of the live members, the tree's or a group's: the
@@ -134,8 +135,9 @@ static unsigned tcounts_shown(const struct pt_target *t)
 
 /* The tree's line: its amounts, named as the catalog sets metrics from
  * them (catalog.h, lines.h). */
-static void fill_report(struct pt_target *t, double seconds, int64_t processes, int64_t threads, int64_t fds,
-                        const struct pt_cgvalues *cgroups, const struct pt_units *units, struct pt_report *report)
+static void fill_report(const struct pt_target *t, struct pt_ledger *ledger, double seconds, int64_t processes,
+                        int64_t threads, int64_t fds, const struct pt_cgvalues *cgroups, const struct pt_units *units,
+                        struct pt_report *report)
 {
     struct pt_line line;
     pt_line_init(&line, PT_LINES_ONE, seconds, t->ticks_per_second, t->cpu_percent_max);
@@ -145,7 +147,7 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
     gauges[PT_G_GPU] = pt_targetgpu_memory(&t->gpu, -1);
     line.gauges = gauges;
     line.io_seen = t->ledger.io_seen;
-    counter_deltas(t, seconds, line.delta); /* first: CPU left from the last line is seen */
+    counter_deltas(t, ledger, seconds, line.delta); /* first: CPU left from the last line is seen */
     line.stat_seen = t->ledger.stat_seen;
     put_live(&line, t->ledger.tc, t->ledger.tc_seen & tcounts_shown(t), fds, processes, threads);
     put_states_and_age(t, &line);
@@ -170,7 +172,7 @@ static void fill_report(struct pt_target *t, double seconds, int64_t processes, 
 
 /* Short of descriptors: leave out what was not read whole, and say so in
  * one line per interval. */
-static void leave_out_unknown(struct pt_target *t, struct pt_report *report)
+static void leave_out_unknown(const struct pt_target *t, struct pt_report *report)
 {
     if (!t->interval.short_of_fds)
         return;
@@ -188,24 +190,25 @@ static void leave_out_unknown(struct pt_target *t, struct pt_report *report)
 /* Every live member counted into the tree's sums, and into its group's
  * once it is in its name's group; then the baseline for debts taken from
  * now on. */
-static void count_members(struct pt_target *t)
+static void count_members(const struct pt_target *t, struct pt_ledger *ledger)
 {
     for (size_t i = 0; i < t->membership.n_members; i++) {
         struct pt_member *m = &t->membership.members[i];
         if (m->gone)
             continue;
         if (pt_target_partitions(t)) {
-            pt_target_follow_name(t, m);
-            pt_ledger_seen(&t->ledger, &m->acct);
+            pt_membership_follow_name(t, ledger, m);
+            pt_ledger_seen(ledger, &m->acct);
         }
-        pt_ledger_add_account(&t->ledger, &m->acct, m->num_threads);
-        pt_ledger_snapshot(&t->ledger, &m->acct);
+        pt_ledger_add_account(ledger, &m->acct, m->num_threads);
+        pt_ledger_snapshot(ledger, &m->acct);
     }
 }
 
 /* The breakdown's lines: every group in use this interval, each
  * carrying what the catalog puts on its breakdown's lines. */
-static void fill_group_reports(struct pt_target *t, double seconds, const struct pt_units *units)
+static void fill_group_reports(const struct pt_target *t, struct pt_ledger *ledger, struct pt_target_group_lines *gl,
+                               double seconds, const struct pt_units *units)
 {
     bool keep_base = t->interval.short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS);
     /* a cgroup's line carries what a process name's does, and its own
@@ -213,7 +216,7 @@ static void fill_group_reports(struct pt_target *t, double seconds, const struct
     enum pt_lines of = t->options.breakdown == PT_BY_THREAD   ? PT_LINES_BY_THREAD
                        : t->options.breakdown == PT_BY_CGROUP ? PT_LINES_BY_PROCESS | PT_LINES_BY_CGROUP
                                                               : PT_LINES_BY_PROCESS;
-    t->group_lines.n = 0;
+    gl->n = 0;
     for (uint32_t i = 0; i <= t->ledger.groups.limit; i++) {
         const struct pt_group *g = pt_ledger_group(&t->ledger, i);
         if (!g->in_use)
@@ -226,12 +229,12 @@ static void fill_group_reports(struct pt_target *t, double seconds, const struct
         line.gauges = gauges;
         line.io_seen = g->io_seen;
         line.cgroup = pt_targetcg_values(t, g->name);
-        pt_ledger_group_deltas(&t->ledger, i, keep_base, line.delta);
+        pt_ledger_group_deltas(ledger, i, keep_base, line.delta);
         line.stat_seen = g->stat_seen;
         put_live(&line, g->tc, g->tc_seen & tcounts_shown(t), g->fds_seen ? g->fds : -1, g->processes, g->threads);
         pt_targetgpu_put(&t->gpu, (int32_t)i, &line);
-        assert(t->group_lines.n <= t->ledger.groups.limit); /* limit + 1 lines */
-        struct pt_group_report *r = &t->group_lines.reports[t->group_lines.n++];
+        assert(gl->n <= t->ledger.groups.limit); /* limit + 1 lines */
+        struct pt_group_report *r = &gl->reports[gl->n++];
         r->name = g->name;
         pt_line_report(&line, units, &r->report);
     }
@@ -240,11 +243,10 @@ static void fill_group_reports(struct pt_target *t, double seconds, const struct
     size_t cut = 0, max = t->options.line_name_max, own = strlen(t->name) + 1;
     if (max)
         cut = max > own + 2 * PT_GROUP_KEY_SUFFIX ? max - own : 2 * PT_GROUP_KEY_SUFFIX;
-    pt_group_keys(t->group_lines.reports, t->group_lines.n, other_last, cut, t->group_lines.keys, t->group_lines.folds,
-                  t->group_lines.order);
+    pt_group_keys(gl->reports, gl->n, other_last, cut, gl->keys, gl->folds, gl->order);
 }
 
-static struct pt_account *live_account(void *target, pid_t pid)
+static struct pt_account *live_account(const void *target, pid_t pid)
 {
     struct pt_member *m = pt_target_live_member(target, pid);
     return m ? &m->acct : NULL;
@@ -253,11 +255,11 @@ static struct pt_account *live_account(void *target, pid_t pid)
 /* The CPU of the processes the exit records weighed, out of their
  * reapers' folds (exits.c, ledger.h), once the interval's reads and
  * records are in. */
-static void share_folds(struct pt_target *t)
+static void share_folds(const struct pt_target *t, struct pt_ledger *ledger)
 {
-    pt_ledger_share_folds(&t->ledger, live_account, t);
+    pt_ledger_share_folds(ledger, live_account, t);
     for (size_t i = 0; i < t->membership.n_members; i++)
-        pt_ledger_folds_given(&t->ledger, &t->membership.members[i].acct);
+        pt_ledger_folds_given(ledger, &t->membership.members[i].acct);
 }
 
 void pt_target_set_self(struct pt_target *t, pid_t self)
@@ -266,9 +268,94 @@ void pt_target_set_self(struct pt_target *t, pid_t self)
     t->proc_root_ours = self == getpid();
 }
 
+/* ---- the parts handed down -------------------------------------------- */
+
+/* The parts a change of membership writes (membership.h): every function
+ * below is handed the parts it writes, and the target to read. */
+static struct pt_membership_parts membership_parts(struct pt_target *t)
+{
+    return (struct pt_membership_parts){
+        .list = &t->membership,
+        .departures = &t->departures,
+        .ledger = &t->ledger,
+        .interval = &t->interval,
+        .events = &t->events,
+        .warned_denied = &t->warned_denied,
+    };
+}
+
 void pt_target_charge(struct pt_target *t, double cpu_seconds)
 {
     pt_interval_add_cpu(&t->interval, cpu_seconds);
+}
+
+void pt_target_offer_root(struct pt_target *t, pid_t pid)
+{
+    pt_discovery_offer_root(&t->discovery, pid);
+}
+
+void pt_target_discover(struct pt_target *t, double now)
+{
+    struct pt_membership_parts mp = membership_parts(t);
+    const struct pt_discovery_parts dp = {
+        .mp = &mp,
+        .d = &t->discovery,
+        .matcher = &t->matcher,
+        .cg = &t->cg,
+        .unit = &t->unit,
+        .stops = &t->stops,
+    };
+    pt_discovery_run(t, &dp, now);
+}
+
+void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *events, size_t n, bool complete)
+{
+    struct pt_membership_parts mp = membership_parts(t);
+    pt_targetevents_follow(t, &mp, &t->exits, events, n, complete);
+}
+
+void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *records, size_t n, bool complete)
+{
+    struct pt_membership_parts mp = membership_parts(t);
+    pt_exits_follow(t, &t->exits, &mp, records, n, complete);
+}
+
+void pt_target_stop_exits(struct pt_target *t)
+{
+    struct pt_membership_parts mp = membership_parts(t);
+    pt_exits_stop(t, &t->exits, &mp);
+}
+
+void pt_target_poll(struct pt_target *t)
+{
+    struct pt_membership_parts mp = membership_parts(t);
+    pt_sampling_poll(t, &mp, &t->cg);
+}
+
+void pt_target_sample_pss(struct pt_target *t)
+{
+    struct pt_membership_parts mp = membership_parts(t);
+    pt_sampling_sample_pss(t, &mp, &t->sampling);
+}
+
+void pt_target_end_reads(struct pt_target *t, double now, double blkio_since)
+{
+    struct pt_membership_parts mp = membership_parts(t);
+    pt_sampling_end_reads(t, &mp, &t->sampling, &t->cg, now, blkio_since);
+}
+
+void pt_target_gpu_sample(struct pt_target *t, const struct pt_gpu *g)
+{
+    double cpu0 = pt_thread_cpu_seconds();
+    pt_targetgpu_sample(&t->gpu, t, g);
+    pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
+}
+
+void pt_target_gpu_end_reads(struct pt_target *t, const struct pt_gpu *g)
+{
+    double cpu0 = pt_thread_cpu_seconds();
+    pt_targetgpu_end_reads(&t->gpu, t, g);
+    pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
 }
 
 void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report)
@@ -277,18 +364,20 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
         pt_target_end_reads(t, pt_now(), NAN); /* a caller without a collector: its clock, no delayacct */
     double cpu0 = pt_thread_cpu_seconds();
     int64_t threads = t->interval.end_threads, fds = t->interval.end_fds;
-    share_folds(t);
-    if (t->ledger.groups.list && !pt_target_partitions(t))
-        pt_target_read_threads(t);
-    count_members(t);
+    share_folds(t, &t->ledger);
+    if (t->ledger.groups.list && !pt_target_partitions(t)) {
+        struct pt_membership_parts mp = membership_parts(t);
+        pt_sampling_read_threads(t, &mp, &t->sampling);
+    }
+    count_members(t, &t->ledger);
     int64_t processes = (int64_t)t->membership.n_members;
     pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
 
     double counter_seconds = pt_interval_lasted(&t->interval, seconds);
     const struct pt_cgvalues *cgroups = pt_targetcg_end(&t->cg, t, seconds);
-    fill_report(t, counter_seconds, processes, threads, fds, cgroups, units, report);
+    fill_report(t, &t->ledger, counter_seconds, processes, threads, fds, cgroups, units, report);
     if (t->ledger.groups.list)
-        fill_group_reports(t, counter_seconds, units);
+        fill_group_reports(t, &t->ledger, &t->group_lines, counter_seconds, units);
     leave_out_unknown(t, report);
     pt_interval_end(&t->interval);
     pt_targetgpu_end_interval(&t->gpu);
@@ -301,18 +390,20 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
 
 void pt_target_final_read(struct pt_target *t, pid_t pid)
 {
+    struct pt_membership_parts mp = membership_parts(t);
     struct pt_member *m = pt_target_live_member(t, pid);
     if (!m)
-        m = pt_target_join(t, pid, 0, false);
+        m = pt_membership_join(t, &mp, pid, 0, false);
     if (m)
-        pt_target_read_counters(t, m);
+        pt_membership_read_counters(t, &mp, m);
 }
 
 void pt_target_reaped(struct pt_target *t, pid_t pid)
 {
+    struct pt_membership_parts mp = membership_parts(t);
     struct pt_member *m = pt_target_live_member(t, pid);
     if (m)
-        pt_target_member_gone(t, m);
+        pt_membership_member_gone(t, &mp, m);
 }
 
 /* ---- life cycle ------------------------------------------------------- */
@@ -379,13 +470,14 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
 
 void pt_target_free(struct pt_target *t)
 {
-    pt_target_membership_free(t);
+    struct pt_membership_parts mp = membership_parts(t);
+    pt_membership_free(&mp);
     pt_eventbook_free(&t->events);
     pt_exits_free(&t->exits);
     if (t->buf)
         pt_buf_free(t->buf);
     free(t->buf);
-    pt_target_discovery_free(t);
+    pt_discovery_free(&t->discovery);
     pt_ledger_free(&t->ledger);
     free(t->group_lines.reports);
     free(t->group_lines.keys);

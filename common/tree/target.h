@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "gpu/gpu.h"
 #include "tree/discovery.h"
 #include "tree/exits.h"
 #include "report/report.h"
@@ -31,9 +32,35 @@ pid_t pt_target_launched_pid(const struct pt_target *t);
  * pid a pid file may not name, whose children launch mode adopts. */
 void pt_target_set_self(struct pt_target *t, pid_t self);
 
+/* The target's face: the one place that holds a target writable. Each call
+ * hands the module below it the parts that module writes (membership.h's
+ * struct pt_membership_parts, discovery.h's struct pt_discovery_parts, a
+ * part by its own type) and the target to read; what each does is said
+ * in that module's header. */
+
 /* CPU the collector spent for this target outside its calls (its share of
  * a listener's drain), counted in this interval's collector_cpu_seconds. */
 void pt_target_charge(struct pt_target *t, double cpu_seconds);
+/* The collector's walk found a process the matcher takes: a root for the
+ * next pt_target_discover() (pt_discovery_offer_root). */
+void pt_target_offer_root(struct pt_target *t, pid_t pid);
+/* Resolve the selector and walk the tree for new descendants
+ * (pt_discovery_run). */
+void pt_target_discover(struct pt_target *t, double now);
+/* The process events of one drain (pt_targetevents_follow). */
+void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *events, size_t n, bool complete);
+/* The exit records of one drain (pt_exits_follow). */
+void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *records, size_t n, bool complete);
+/* No more exit records (pt_exits_stop). */
+void pt_target_stop_exits(struct pt_target *t);
+/* The fast poll, a PSS sample, the interval's last reads (sampling.h). */
+void pt_target_poll(struct pt_target *t);
+void pt_target_sample_pss(struct pt_target *t);
+void pt_target_end_reads(struct pt_target *t, double now, double blkio_since);
+/* The GPU's memory at the discovery's cadence, and its reads at the
+ * interval's end (targetgpu.h), their CPU counted. */
+void pt_target_gpu_sample(struct pt_target *t, const struct pt_gpu *g);
+void pt_target_gpu_end_reads(struct pt_target *t, const struct pt_gpu *g);
 void pt_target_free(struct pt_target *t);
 
 /* Close the interval, which lasted seconds, into report (and the

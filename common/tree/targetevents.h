@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "netlink/procevents.h"
+#include "tree/membership.h"
 #include "tree/targetstate.h"
 
 /* The kernel's process events of one drain (procevents.h), in order;
@@ -16,10 +17,11 @@
  * member (or by a process so forked) joins at once, however soon it is
  * orphaned; one gone before it could join is still counted started and,
  * at its exit event, exited. Discovery stays the fallback. */
-void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *events, size_t n, bool complete);
+void pt_targetevents_follow(const struct pt_target *t, const struct pt_membership_parts *mp, struct pt_target_exits *x,
+                            const struct pt_procevent *events, size_t n, bool complete);
 
 /* A discovery is done: the exits of processes that never joined are
  * forgotten, unless exit records may still join their zombies. */
-void pt_target_events_discovered(struct pt_target *t);
+void pt_targetevents_discovered(const struct pt_target *t, struct pt_eventbook *events);
 
 #endif

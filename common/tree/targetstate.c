@@ -33,7 +33,7 @@ struct pt_member *pt_target_live_member(const struct pt_target *t, pid_t pid)
  * file needs its own: smaps_rollup ptrace access (CAP_SYS_PTRACE), fd/
  * (mode 0500) the file permission check (CAP_DAC_READ_SEARCH), io (0400)
  * both. */
-void pt_target_warn_denied(struct pt_target *t, const struct pt_member *m)
+void pt_target_warn_denied(const struct pt_target *t, unsigned *warned, const struct pt_member *m)
 {
     static const struct {
         enum pt_denied bit;
@@ -45,9 +45,9 @@ void pt_target_warn_denied(struct pt_target *t, const struct pt_member *m)
         {PT_DENIED_FDS, "fd/", "fd", PT_CAP_BIT(PT_CAP_DAC_READ_SEARCH)},
     };
     for (size_t k = 0; k < PT_ARRAY_LEN(kinds); k++) {
-        if (!(m->denied & kinds[k].bit) || (t->warned_denied & kinds[k].bit))
+        if (!(m->denied & kinds[k].bit) || (*warned & kinds[k].bit))
             continue;
-        t->warned_denied |= kinds[k].bit;
+        *warned |= kinds[k].bit;
         struct pt_buf why = {0};
         unsigned missing = pt_caps_describe_missing(pt_caps_current(), kinds[k].needs, &why);
         bool said = missing && !(missing & ~pt_caps_said());

@@ -2,10 +2,9 @@
  * ledger, what the interval saw) and the lookups every part of it shares.
  * The parts, bottom-up, each calling only those below it: membership.c (members join and leave), exits.c (what exit
  * records settle), sampling.c (the reads of each cadence), targetevents.c (following the process events), discovery.c
- * (finding members), targetstops.c (why it has no live process), target.c (the interval's end, the life cycle). Each
- * part of struct pt_target is written by one file only (docs/DESIGN.md, "A target's parts and who writes them", which
- * tests/layering/check-writers holds the code to); the others read it, and tell that file what happened through its
- * functions. */
+ * (finding members), targetstops.c (why it has no live process), target.c (the face: the interval's end, the life
+ * cycle). Only target.c holds a target writable: it hands each of the others the parts that one writes, by their own
+ * types, and the target as a pointer to const (docs/DESIGN.md, "A target's parts and who writes them"). */
 #ifndef PROCTREE_TARGETSTATE_H
 #define PROCTREE_TARGETSTATE_H
 
@@ -224,7 +223,7 @@ struct pt_target {
     /* the members gone since the last drain of exit records
      * (member/departures.h): added by membership.c as they leave, their
      * records settled by exits.c, forgotten by membership.c's
-     * pt_target_departures_settled */
+     * pt_membership_departures_settled */
     struct pt_departures departures;
     pid_t self;          /* our own pid as the proc root names it (pidns.h):
                             the subreaper in launch mode */
@@ -262,7 +261,7 @@ struct pt_member *pt_target_live_member(const struct pt_target *t, pid_t pid);
 bool pt_target_has_member(const struct pt_target *t, pid_t pid);
 size_t pt_target_live_members(const struct pt_target *t);
 /* Permission denied on m's io, smaps_rollup or fd/: say so once per
- * target and kind. */
-void pt_target_warn_denied(struct pt_target *t, const struct pt_member *m);
+ * target and kind (warned: the target's warned_denied). */
+void pt_target_warn_denied(const struct pt_target *t, unsigned *warned, const struct pt_member *m);
 
 #endif

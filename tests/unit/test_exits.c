@@ -1,5 +1,5 @@
 /* The kernel's exit records, fed by hand to a target on a fixture /proc
- * through pt_exits_follow, the function the collector hands each
+ * through pt_target_follow_exits (exits.c), the function the collector hands each
  * drain to: which records are the tree's, the exit statuses and peaks
  * they bring, the switches of processes never read, and what a lost
  * record does to the interval. Only target.h's public part is used, and
@@ -70,7 +70,7 @@ START_TEST(exits_of_the_tree_count)
         exited(999, 1, 1 << 8, 50, 9000000),                                          /* not ours */
         {.pid = 2041, .tgid = 204, .ppid = 100, .nvcsw = 7, .cpu_delay_ns = 7000000}, /* a thread of a child */
     };
-    pt_exits_follow(target, records, sizeof(records) / sizeof(records[0]), true);
+    pt_target_follow_exits(target, records, sizeof(records) / sizeof(records[0]), true);
     end_interval();
     ck_assert_int_eq(value(PT_M_PROC_PROCESSES_FAILED), 1);
     ck_assert_int_eq(value(PT_M_PROC_PROCESSES_KILLED), 1);
@@ -92,12 +92,12 @@ END_TEST
  * the parent's fold at the reap is owed, not counted again. */
 START_TEST(zombie_child_counts_when_its_record_comes)
 {
-    pt_exits_follow(target, NULL, 0, true);
+    pt_target_follow_exits(target, NULL, 0, true);
     end_interval();
     struct fx_proc zombie = {.pid = 205, .ppid = 100, .state = 'Z', .starttime = 205, .utime = 40, .stime = 10};
     fx_put_proc(tree.root, &zombie);
     const struct pt_exitrecord record = exited(205, 100, 0, 2, 100);
-    pt_exits_follow(target, &record, 1, true);
+    pt_target_follow_exits(target, &record, 1, true);
     ck_assert(pt_target_has_member(target, 205));
     end_interval();
     ck_assert(report.v[PT_M_PROC_CPU_USER_SECONDS].present);
@@ -163,7 +163,7 @@ static double group_cpu(const char *name)
 START_TEST(zombie_child_counts_when_its_record_comes_by_process)
 {
     by_process();
-    pt_exits_follow(target, NULL, 0, true);
+    pt_target_follow_exits(target, NULL, 0, true);
     end_interval();
     struct fx_proc zombie = {
         .pid = 205, .ppid = 100, .comm = "kid", .state = 'Z', .starttime = 205, .utime = 40, .stime = 10};
@@ -172,7 +172,7 @@ START_TEST(zombie_child_counts_when_its_record_comes_by_process)
     memcpy(record.comm, "kid", 4);
     record.utime_us = 400000;
     record.stime_us = 100000;
-    pt_exits_follow(target, &record, 1, true);
+    pt_target_follow_exits(target, &record, 1, true);
     ck_assert(pt_target_has_member(target, 205));
     end_interval();
     double tick = 1.0 / (double)sysconf(_SC_CLK_TCK);
@@ -184,7 +184,7 @@ START_TEST(zombie_child_counts_when_its_record_comes_by_process)
     struct fx_proc parent = {.pid = 100, .ppid = 1, .starttime = 100, .cutime = 41, .cstime = 10, .resident_pages = 1};
     fx_put_proc(tree.root, &parent);
     pt_target_poll(target);
-    pt_exits_follow(target, NULL, 0, true);
+    pt_target_follow_exits(target, NULL, 0, true);
     end_interval();
     ck_assert_double_eq_tol(report.v[PT_M_PROC_CPU_USER_SECONDS].f, tick, 1e-9);
     ck_assert_double_eq_tol(group_cpu("kid"), tick, 1e-9);
@@ -197,7 +197,7 @@ END_TEST
  * 0.3 s of samples, run_us of exact run time and 30 faults. */
 static void reaped_outside(int64_t run_us)
 {
-    pt_exits_follow(target, NULL, 0, true);
+    pt_target_follow_exits(target, NULL, 0, true);
     unit_tree_put(&tree, 100, 1, "101");
     unit_tree_put(&tree, 101, 100, "");
     pt_target_discover(target, pt_now()); /* born in the tree */
@@ -216,7 +216,7 @@ static void reaped_outside(int64_t run_us)
     record.run_us = run_us;
     record.minflt = 30;
     record.elapsed_us = 2000000;
-    pt_exits_follow(target, &record, 1, true);
+    pt_target_follow_exits(target, &record, 1, true);
     end_interval();
 }
 
@@ -272,12 +272,12 @@ END_TEST
 START_TEST(lost_records_leave_the_interval_out)
 {
     const struct pt_exitrecord records[] = {exited(201, 100, 1 << 8, 1, 10)};
-    pt_exits_follow(target, records, 1, false);
+    pt_target_follow_exits(target, records, 1, false);
     end_interval();
     ck_assert(!report.v[PT_M_PROC_PROCESSES_FAILED].present);
     ck_assert(!report.v[PT_M_PROC_EXITED_RSS_PEAK_MAX].present);
     ck_assert_int_eq(value(PT_M_COLLECTOR_EXIT_RECORD_LOSSES), 1);
-    pt_exits_follow(target, NULL, 0, true);
+    pt_target_follow_exits(target, NULL, 0, true);
     end_interval();
     ck_assert_int_eq(value(PT_M_PROC_PROCESSES_FAILED), 0);
     ck_assert_int_eq(value(PT_M_COLLECTOR_EXIT_RECORD_LOSSES), 0);
@@ -290,7 +290,7 @@ END_TEST
  * stops listening after they left, before their records come. */
 static void orphaned_member_exits(bool stop)
 {
-    pt_exits_follow(target, NULL, 0, true);
+    pt_target_follow_exits(target, NULL, 0, true);
     unit_tree_put(&tree, 100, 1, "101");
     unit_tree_put(&tree, 101, 100, "102");
     unit_tree_put(&tree, 102, 101, "");
@@ -301,9 +301,9 @@ static void orphaned_member_exits(bool stop)
     unit_tree_put(&tree, 100, 1, "");
     pt_target_poll(target);
     if (stop)
-        pt_exits_stop(target);
+        pt_target_stop_exits(target);
     const struct pt_exitrecord record = exited(102, 1, 1 << 8, 1, 10);
-    pt_exits_follow(target, &record, 1, true);
+    pt_target_follow_exits(target, &record, 1, true);
     end_interval();
 }
 
@@ -321,8 +321,8 @@ END_TEST
  * member that left before the stop is not the tree's any more. */
 START_TEST(stopped_records_leave_nothing_waiting)
 {
-    pt_exits_follow(target, NULL, 0, true);
-    pt_exits_stop(target);
+    pt_target_follow_exits(target, NULL, 0, true);
+    pt_target_stop_exits(target);
     end_interval();
     ck_assert(!report.v[PT_M_PROC_PROCESSES_FAILED].present);
     ck_assert(!report.v[PT_M_COLLECTOR_EXIT_RECORDS].present);
@@ -343,7 +343,7 @@ END_TEST
 static void last_moments(bool stop, int64_t *worker, int64_t *sh)
 {
     init_by_process();
-    pt_exits_follow(target, NULL, 0, true);
+    pt_target_follow_exits(target, NULL, 0, true);
     struct fx_proc parent = {.pid = 100, .ppid = 1, .comm = "sh", .starttime = 100, .resident_pages = 1};
     struct fx_proc child = {
         .pid = 101, .ppid = 100, .comm = "worker", .starttime = 101, .minflt = 10, .resident_pages = 1};
@@ -355,15 +355,15 @@ static void last_moments(bool stop, int64_t *worker, int64_t *sh)
     pt_target_discover(target, pt_now()); /* worker is born in the tree */
     end_interval();
     if (stop) {
-        pt_exits_stop(target);
-        pt_exits_follow(target, NULL, 0, true);
+        pt_target_stop_exits(target);
+        pt_target_follow_exits(target, NULL, 0, true);
     }
     fx_vanish(tree.root, 101);
     parent.children = "", parent.cminflt = 30;
     fx_put_proc(tree.root, &parent);
     pt_target_poll(target);
     const struct pt_exitrecord record = {.pid = 101, .tgid = 101, .ppid = 100, .comm = "worker", .minflt = 30};
-    pt_exits_follow(target, &record, 1, true);
+    pt_target_follow_exits(target, &record, 1, true);
     end_interval();
     ck_assert_int_eq(value(PT_M_PROC_MINOR_FAULTS), 20);
     size_t n;
@@ -542,7 +542,7 @@ START_TEST(late_reap_by_thread_counts_each_child_once)
     const double tick = tick_us() / 1e6;
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     init_with(PT_BY_THREAD);
-    pt_exits_follow(target, NULL, 0, true);
+    pt_target_follow_exits(target, NULL, 0, true);
     put_parent(0, 0, 0);
     put_sched(100, 0, 0, 0);
     pt_target_discover(target, pt_now()); /* the root, its past not counted */
@@ -582,13 +582,13 @@ START_TEST(late_reap_by_thread_counts_each_child_once)
         }
         pt_target_discover(target, pt_now());
         pt_target_poll(target);
-        pt_exits_follow(target, records, n, true);
+        pt_target_follow_exits(target, records, n, true);
         if (interval == 2 || interval == 3) { /* the records of the children never seen running */
             n = 0;
             int first = interval == 2 ? 100 : 200;
             for (int i = first; i < first + 100; i++)
                 records[n++] = kid_record(i, 800000000, 2, 20);
-            pt_exits_follow(target, records, n, true);
+            pt_target_follow_exits(target, records, n, true);
         }
         end_interval();
         const struct pt_report *kid = group_report("kid");
@@ -683,7 +683,7 @@ START_TEST(exited_threads_credited_once)
     const double tick = tick_us() / 1e6;
     sum_app = sum_worker = sum_tool = 0;
     init_with(PT_BY_THREAD);
-    pt_exits_follow(target, NULL, 0, true);
+    pt_target_follow_exits(target, NULL, 0, true);
     struct fx_proc parent = {.pid = 100, .ppid = 1, .comm = "sh", .starttime = 100, .resident_pages = 1};
     fx_put_proc(tree.root, &parent);
     pt_target_discover(target, pt_now()); /* sh the root, its past not counted */
@@ -710,7 +710,7 @@ START_TEST(exited_threads_credited_once)
     task_gone(101, 1011);
     tool.state = 'Z', tool.utime = 2;
     fx_put_proc(tree.root, &tool);
-    pt_exits_follow(target, NULL, 0, true);
+    pt_target_follow_exits(target, NULL, 0, true);
     end_thread_interval();
     ck_assert_double_eq_tol(sum_worker, 3 * tick, 1e-9);
     ck_assert_double_eq_tol(sum_tool, 2 * tick, 1e-9);
@@ -718,7 +718,7 @@ START_TEST(exited_threads_credited_once)
     /* their records: worker's 50 ms and tool's 30 ms, past the reads */
     const struct pt_exitrecord late[] = {thread_record(1011, 101, "worker", 50000),
                                          thread_record(102, 102, "tool", 30000)};
-    pt_exits_follow(target, late, 2, true);
+    pt_target_follow_exits(target, late, 2, true);
     end_thread_interval();
     ck_assert_double_eq_tol(sum_worker, 0.05, 1e-9);
     ck_assert_double_eq_tol(sum_tool, 0.03, 1e-9);
@@ -733,7 +733,7 @@ START_TEST(exited_threads_credited_once)
     fx_put_proc(tree.root, &parent);
     pt_target_poll(target);
     const struct pt_exitrecord app_end = thread_record(101, 101, "app", 40000);
-    pt_exits_follow(target, &app_end, 1, true);
+    pt_target_follow_exits(target, &app_end, 1, true);
     end_thread_interval();
     end_thread_interval();
     ck_assert_double_eq_tol(sum_app, 0.04, 1e-9);

@@ -89,7 +89,7 @@ static void leave(int i, int reaper)
     check();
 }
 
-static struct pt_account *live_by_pid(void *ctx, pid_t pid)
+static struct pt_account *live_by_pid(const void *ctx, pid_t pid)
 {
     (void)ctx;
     for (int i = 0; i < MAX_LIVE; i++)
