@@ -1,7 +1,8 @@
 /* exits: what the kernel's exit records (exitrecords.h) settle for a
  * target (see exits.c). Its part, struct pt_target_exits (targetstate.h),
- * is written here only: by the drains, which settle the tree's members
- * too, and by the functions handed the part alone. */
+ * is written here only, handed to each function; the drains are handed the
+ * membership's parts too (membership.h), since a record settles a member,
+ * joins a zombie, moves usage in the ledger. */
 #ifndef PROCTREE_EXITS_H
 #define PROCTREE_EXITS_H
 

@@ -1,7 +1,10 @@
 /* sampling: the reads of each cadence: memory, and the counters of the
  * members nobody in the tree would absorb, at every poll; PSS on its own
  * timer or at the interval's end; every counter, the context switches,
- * the descriptors and the threads at the interval's end. */
+ * the descriptors and the threads at the interval's end. Each is handed
+ * the membership's parts (a read may find a member gone, and tells the
+ * ledger and the interval), and its own part or a cgroup target's
+ * cgroups where it writes them. */
 #ifndef PROCTREE_SAMPLING_H
 #define PROCTREE_SAMPLING_H
 
