@@ -186,15 +186,27 @@ LoadPlugin proctree
 
     @staticmethod
     def _read_csv(path):
-        """[(epoch, value)] of one csv file, complete rows only."""
-        rows = []
-        with open(path) as f:
-            for line in f:
-                if line.startswith("epoch") or not line.endswith("\n"):
-                    continue  # header, or a row still being written
-                epoch, value = line.strip().split(",")
-                rows.append((float(epoch), float(value)))
-        return rows
+        """[(epoch, value)] of one csv file, complete rows only. A row that
+        does not read as two numbers is read again: collectd's csv plugin
+        may be writing the file while we read it (a read of a file being
+        appended to can see a row torn, its newline in but not all before
+        it); one that stays so after three reads is an error."""
+        for attempt in range(3):
+            rows, torn = [], None
+            with open(path) as f:
+                for line in f:
+                    if line.startswith("epoch") or not line.endswith("\n"):
+                        continue  # header, or a row still being written
+                    try:
+                        epoch, value = line.strip().split(",")
+                        rows.append((float(epoch), float(value)))
+                    except ValueError:
+                        torn = line
+                        break
+            if torn is None:
+                return rows
+            time.sleep(0.05)
+        raise ValueError(f"{path}: row {torn!r} is not epoch,value after three reads")
 
     def csv_rows(self, instance, type_instance):
         """[(epoch, value)] of one identifier, oldest first ([] while absent);
