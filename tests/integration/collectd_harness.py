@@ -111,6 +111,12 @@ BaseDir "{d}/base"
 PIDFile "{d}/collectd.pid"
 # Before LoadPlugin: a plugin keeps the Interval in force when it is loaded.
 Interval 1
+# One write thread: the csv plugin makes a new file by stat(), then
+# fopen("w") and its header; two threads writing the first values of one
+# identifier both make it, and the second header (epoch,seconds and its
+# newline, as long as an epoch) overwrote the first row's epoch (a row
+# ",1.060000" in CI). The order of values is collectd's own, whatever the threads.
+WriteThreads 1
 
 LoadPlugin logfile
 <Plugin logfile>
