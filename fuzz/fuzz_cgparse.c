@@ -36,7 +36,7 @@
 
 #include "fuzz_check.h"
 #include "cgroup/cgparse.h"
-#include "procfs/procparse.h"
+#include "procfs/procfile.h"
 
 enum parser { P_KEYED, P_SINGLE, P_PRESSURE, P_IO_STAT, P_BLKIO, P_WELL_FORMED, PARSER_COUNT };
 

@@ -32,7 +32,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
-#include "procfs/procparse.h"
+#include "procfs/procfile.h"
 
 enum parser {
     P_STAT,

@@ -3,7 +3,7 @@
  *
  * The input, as a C string (cut at its first NUL), goes to
  * pt_duration_parse and pt_mem_unit_parse; its first bytes also make raw
- * amounts for pt_value_set. Checked, as units.h documents:
+ * amounts for pt_value_set. Checked, as units.h and lines.h document:
  * - pt_duration_parse: on success the text matches
  *   [0-9]+(\.[0-9]+)?(|ns|us|ms|s|m|h), the value is finite, between 1 ns
  *   and 365 days, and within 1e-12 (relative) of strtod's reading of the
@@ -31,6 +31,7 @@
 #include "fuzz_check.h"
 #include "report/catalog.h"
 #include "report/report.h"
+#include "report/lines.h"
 #include "report/units.h"
 
 #define YEAR_SECONDS (365.0 * 24 * 3600)

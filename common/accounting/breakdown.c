@@ -68,47 +68,6 @@ void pt_groups_end_poll(struct pt_groups *gs, int first, int last)
     }
 }
 
-int64_t pt_counter_deltas(int64_t high_water[PT_CTR_COUNT], int64_t base[PT_CTR_COUNT], const int64_t now[PT_CTR_COUNT],
-                          bool keep_base, int64_t cpu_max, bool *stat_seen, bool *cpu_waits,
-                          int64_t delta[PT_CTR_COUNT])
-{
-    for (int k = 0; k < PT_CTR_COUNT; k++) {
-        if (now[k] > high_water[k])
-            high_water[k] = now[k];
-        delta[k] = pt_sat_sub(high_water[k], base[k]);
-    }
-    *stat_seen |= *cpu_waits; /* this line shows what waits */
-    int64_t user = delta[PT_CTR_USER_TICKS], system = delta[PT_CTR_SYSTEM_TICKS];
-    int64_t total = pt_sat_add(user, system);
-    bool over = *stat_seen && cpu_max >= 0 && total > cpu_max;
-    if (!*stat_seen) { /* no line shows it: it waits for one that does */
-        user = system = 0;
-    } else if (over) { /* cpu_max in the ratio of the two */
-        user = (int64_t)((__int128)cpu_max * user / total);
-        system = cpu_max - user; /* <= system, as user's share is rounded down */
-    }
-    delta[PT_CTR_USER_TICKS] = user;
-    delta[PT_CTR_SYSTEM_TICKS] = system;
-    if (!keep_base) {
-        for (int k = 0; k < PT_CTR_COUNT; k++)
-            base[k] = pt_ctr_is_cpu(k) ? pt_sat_add(base[k], delta[k]) : high_water[k];
-        *cpu_waits = over;
-    }
-    return pt_sat_add(user, system);
-}
-
-void pt_groups_deltas(struct pt_groups *gs, uint32_t i, bool keep_base, int64_t cpu_max, int64_t delta[PT_CTR_COUNT])
-{
-    assert(i <= gs->limit);
-    struct pt_group *g = &gs->list[i];
-    int64_t now[PT_CTR_COUNT];
-    for (int k = 0; k < PT_CTR_COUNT; k++)
-        now[k] = pt_sat_add(g->adjust[k], g->live[k]);
-    g->cpu_max = g->processes > 0 ? cpu_max : -1;
-    g->cpu_reported = pt_counter_deltas(g->high_water, g->interval_base, now, keep_base, g->cpu_max, &g->stat_seen,
-                                        &g->cpu_waits, delta);
-}
-
 /* What g has not reported yet (its CPU over a bound, or all of an
  * interval whose base was kept). */
 static bool has_pending(const struct pt_group *g)

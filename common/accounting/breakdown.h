@@ -33,7 +33,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "procfs/procparse.h"
+#include "procfs/procfile.h"
 #include "report/quantities.h"
 #include "report/report.h"
 
@@ -90,23 +90,6 @@ void pt_groups_move(struct pt_groups *gs, uint32_t from, uint32_t to, int k, int
 /* One poll's sums of gauges [first, last] are in each group's poll[]:
  * add them to the extrema of every group in use and clear them. */
 void pt_groups_end_poll(struct pt_groups *gs, int first, int last);
-/* The deltas of one cumulative counter set (the tree's, a group's) from
- * its value now: never negative, the growth of its high-water mark past
- * the base. The CPU (user + system) is at most cpu_max ticks (-1:
- * unbounded), cut in the ratio of the two; none where the line shows no
- * CPU (!*stat_seen); what it does not report stays between the base and
- * the mark for a later line. *cpu_waits says the last deltas left CPU
- * over their bound: this line then shows CPU (*stat_seen set). keep_base
- * leaves the whole work for the next interval. Returns the CPU reported,
- * user + system. */
-int64_t pt_counter_deltas(int64_t high_water[PT_CTR_COUNT], int64_t base[PT_CTR_COUNT], const int64_t now[PT_CTR_COUNT],
-                          bool keep_base, int64_t cpu_max, bool *stat_seen, bool *cpu_waits,
-                          int64_t delta[PT_CTR_COUNT]);
-/* This interval's deltas of group g, from its live[] (pt_counter_deltas):
- * its CPU at most cpu_max, all of it once it has no live member (no later
- * line would show the rest); keep_base leaves the work for the next
- * interval. */
-void pt_groups_deltas(struct pt_groups *gs, uint32_t g, bool keep_base, int64_t cpu_max, int64_t delta[PT_CTR_COUNT]);
 /* The interval is reported: clear its values, free the empty groups
  * (their adjust kept in retired) that have nothing left to report. */
 void pt_groups_end_interval(struct pt_groups *gs);

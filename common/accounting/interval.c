@@ -66,8 +66,9 @@ void pt_interval_add_fd_limit(struct pt_interval *iv, double percent, int64_t he
     iv->fd_limit_known = true;
 }
 
-bool pt_interval_begin_end_reads(struct pt_interval *iv, bool delayacct)
+bool pt_interval_begin_end_reads(struct pt_interval *iv, double boottime, bool delayacct)
 {
+    iv->ended_boottime = boottime;
     bool was_read = iv->blkio_read;
     iv->blkio_read = delayacct;
     iv->fd_limit_known = false;

@@ -29,6 +29,7 @@ struct pt_interval {
     unsigned short_of_fds;  /* enum pt_short bits of this interval */
     double counter_seconds; /* since the counters were last reported */
     bool end_read;          /* pt_target_end_reads() done for this interval: */
+    double ended_boottime;  /* pt_boottime() when it ended, the moment its line is stamped */
     int64_t end_threads, end_fds;
     /* The block-I/O delay is read and credited while kernel.task_delayacct
      * was 1 at the last interval's end (blkio_read), and shown only when
@@ -79,10 +80,12 @@ void pt_interval_add_departure(struct pt_interval *iv, uint64_t starttime);
 /* A member has percent of its soft limit of descriptors open, and can
  * open headroom more: the tree's worst share and least headroom. */
 void pt_interval_add_fd_limit(struct pt_interval *iv, double percent, int64_t headroom);
-/* The interval's last reads begin, kernel.task_delayacct on or not: the
- * block-I/O delay is read from now on while it is on, and the limits of
- * descriptors are counted again. Was it read over the interval ending? */
-bool pt_interval_begin_end_reads(struct pt_interval *iv, bool delayacct);
+/* The interval's last reads begin, for the interval that ended at
+ * boottime (pt_boottime(), when its line was stamped), kernel.task_delayacct
+ * on or not: the block-I/O delay is read from now on while it is on, and
+ * the limits of descriptors are counted again. Was it read over the
+ * interval ending? */
+bool pt_interval_begin_end_reads(struct pt_interval *iv, double boottime, bool delayacct);
 /* The last reads are done: the live members' threads and open
  * descriptors (-1: not counted), whether the block-I/O delay is shown;
  * the members that leave from now on are the next interval's. */

@@ -428,6 +428,60 @@ void pt_ledger_add_account(struct pt_ledger *l, const struct pt_account *a, int6
     }
 }
 
+/* The deltas of one cumulative counter set (the tree's, a group's) from
+ * its value now (the formula of ledger.h): never negative, the growth of
+ * its high-water mark past the base. The CPU (user + system) is at most
+ * cpu_max ticks (-1: unbounded), cut in the ratio of the two; none where
+ * the line shows no CPU (!*stat_seen); what it does not report stays between the base and
+ * the mark for a later line. *cpu_waits says the last deltas left CPU
+ * over their bound: this line then shows CPU (*stat_seen set). keep_base
+ * leaves the whole work for the next interval. Returns the CPU reported,
+ * user + system. */
+static int64_t counter_deltas(int64_t high_water[PT_CTR_COUNT], int64_t base[PT_CTR_COUNT],
+                              const int64_t now[PT_CTR_COUNT], bool keep_base, int64_t cpu_max, bool *stat_seen,
+                              bool *cpu_waits, int64_t delta[PT_CTR_COUNT])
+{
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        if (now[k] > high_water[k])
+            high_water[k] = now[k];
+        delta[k] = pt_sat_sub(high_water[k], base[k]);
+    }
+    *stat_seen |= *cpu_waits; /* this line shows what waits */
+    int64_t user = delta[PT_CTR_USER_TICKS], system = delta[PT_CTR_SYSTEM_TICKS];
+    int64_t total = pt_sat_add(user, system);
+    bool over = *stat_seen && cpu_max >= 0 && total > cpu_max;
+    if (!*stat_seen) { /* no line shows it: it waits for one that does */
+        user = system = 0;
+    } else if (over) { /* cpu_max in the ratio of the two */
+        user = (int64_t)((__int128)cpu_max * user / total);
+        system = cpu_max - user; /* <= system, as user's share is rounded down */
+    }
+    delta[PT_CTR_USER_TICKS] = user;
+    delta[PT_CTR_SYSTEM_TICKS] = system;
+    if (!keep_base) {
+        for (int k = 0; k < PT_CTR_COUNT; k++)
+            base[k] = pt_ctr_is_cpu(k) ? pt_sat_add(base[k], delta[k]) : high_water[k];
+        *cpu_waits = over;
+    }
+    return pt_sat_add(user, system);
+}
+
+/* This interval's deltas of group g, from its live[] (counter_deltas):
+ * its CPU at most cpu_max, all of it once it has no live member (no later
+ * line would show the rest); keep_base leaves the work for the next
+ * interval. */
+static void group_deltas(struct pt_groups *gs, uint32_t i, bool keep_base, int64_t cpu_max, int64_t delta[PT_CTR_COUNT])
+{
+    assert(i <= gs->limit);
+    struct pt_group *g = &gs->list[i];
+    int64_t now[PT_CTR_COUNT];
+    for (int k = 0; k < PT_CTR_COUNT; k++)
+        now[k] = pt_sat_add(g->adjust[k], g->live[k]);
+    g->cpu_max = g->processes > 0 ? cpu_max : -1;
+    g->cpu_reported = counter_deltas(g->high_water, g->interval_base, now, keep_base, g->cpu_max, &g->stat_seen,
+                                     &g->cpu_waits, delta);
+}
+
 /* The most CPU, in ticks, that the CPUs can run in seconds: rounded up,
  * so that a tree that keeps them all busy never falls behind by the
  * rounding (-1: unbounded). */
@@ -447,15 +501,15 @@ void pt_ledger_deltas(struct pt_ledger *l, bool keep_base, double seconds, int64
      * what it still has to report */
     bool live = l->phase == PT_LEDGER_COUNTING;
     l->cpu_max = live ? cpu_max_of(l, seconds) : -1;
-    l->cpu_reported = pt_counter_deltas(l->high_water, l->interval_base, live ? l->tree : l->adjust, keep_base,
-                                        l->cpu_max, &l->stat_seen, &l->cpu_waits, delta);
+    l->cpu_reported = counter_deltas(l->high_water, l->interval_base, live ? l->tree : l->adjust, keep_base, l->cpu_max,
+                                     &l->stat_seen, &l->cpu_waits, delta);
     l->phase = PT_LEDGER_REPORTING;
 }
 
 void pt_ledger_group_deltas(struct pt_ledger *l, uint32_t g, bool keep_base, int64_t delta[PT_CTR_COUNT])
 {
     assert(l->phase == PT_LEDGER_REPORTING && g <= l->groups.limit);
-    pt_groups_deltas(&l->groups, g, keep_base, l->cpu_max, delta);
+    group_deltas(&l->groups, g, keep_base, l->cpu_max, delta);
 }
 
 void pt_ledger_snapshot(const struct pt_ledger *l, struct pt_account *a)

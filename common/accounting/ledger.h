@@ -83,7 +83,7 @@
  * the kernel showed late, at most the lag of every member (two ticks
  * each) and the folds of the zombies reaped. A group that empties, and
  * the tree once no account is live, report all that waits: no later
- * line would show it (pt_counter_deltas in breakdown.h).
+ * line would show it (counter_deltas in ledger.c).
  *
  * Who owns what: the ledger owns its groups table and the shares waiting
  * for folds. Accounts live in the caller's members, which hand them in at
@@ -97,7 +97,7 @@
 #include <sys/types.h>
 
 #include "accounting/breakdown.h"
-#include "procfs/procparse.h"
+#include "procfs/procfile.h"
 #include "report/quantities.h"
 
 /* One member's part of the ledger. The member's reads fill ctr, own and
@@ -285,7 +285,7 @@ void pt_ledger_next_round(struct pt_ledger *l);
 void pt_ledger_add_account(struct pt_ledger *l, const struct pt_account *a, int64_t threads);
 /* ... then the interval's deltas, never negative, of the tree and of
  * group g (before the lines read stat_seen: CPU deferred from the last
- * line sets it, pt_counter_deltas); keep_base leaves the work for the next interval (some member
+ * line sets it, ledger.c's counter_deltas); keep_base leaves the work for the next interval (some member
  * could not be read). seconds: how long the interval lasted, which
  * bounds its CPU (see the header; NAN or infinite: unbounded). */
 void pt_ledger_deltas(struct pt_ledger *l, bool keep_base, double seconds, int64_t delta[PT_CTR_COUNT]);

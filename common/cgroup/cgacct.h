@@ -33,15 +33,6 @@
 #include "cgroup/cgstat.h"
 #include "report/report.h"
 
-/* One interval's values of a cgroup, or of their sum: by enum pt_cgq
- * (cumulative ones as their growth), those known (bits 1u << q), and the
- * polls' min and max of memory in use. */
-struct pt_cgvalues {
-    uint64_t value[PT_CGQ_COUNT];
-    uint32_t known;
-    struct pt_extrema current;
-};
-
 struct pt_cgentry {
     char *dir; /* as the target names it (its key), in any hierarchy */
     struct pt_cgstat stat;

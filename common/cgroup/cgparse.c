@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "procfs/procparse.h"
+#include "procfs/procfile.h"
 
 /* One line of buf: [*pos, end of line); *pos moves past its newline. */
 static bool next_line(const char *buf, size_t len, size_t *pos, const char **line, size_t *line_len)

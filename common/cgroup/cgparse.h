@@ -1,7 +1,7 @@
 /* cgparse: scanners for the cgroup filesystem's files (the kernel's
  * formats, Documentation/admin-guide/cgroup-v2.rst and the v1 docs).
  *
- * As procparse.h: a file's content may be made by someone else (a
+ * As procfile.h: a file's content may be made by someone else (a
  * delegated cgroup's owner cannot write these files, but a fake sys root
  * can), so every parser takes (buf, len) without a NUL, never reads past
  * len, does not allocate, and clamps what it adds up at PT_MAX_COUNT. */

@@ -131,6 +131,7 @@ const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double 
         pt_collector_tick(c, now);
     struct pt_batch *b = &c->batch;
     b->timestamp_ns = realtime_ns();
+    double boottime = pt_boottime(); /* the same moment: the oldest member's age is at the line's time */
     b->n_targets = c->n_targets;
     b->targets = c->results;
     /* the frontends pass CLOCK_MONOTONIC (collector.h): an interval never
@@ -142,7 +143,7 @@ const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double 
     pt_collector_follow_events(c); /* a process forked since the last tick is a member of this interval */
     double blkio_since = pt_delayacct_on(&c->delayacct, now) ? c->delayacct.since : NAN;
     for (size_t i = 0; i < c->n_targets; i++)
-        pt_target_end_reads(&c->targets[i], now, blkio_since);
+        pt_target_end_reads(&c->targets[i], now, boottime, blkio_since);
     pt_collector_follow_exits(c); /* the records of the interval's last moments */
     if (pt_gpu_on(&c->gpu)) {
         gpu_refresh(c, true);

@@ -47,6 +47,12 @@ static void open_events(struct pt_collector *c)
     int err = fit == PT_EVENTS_APPLY ? pt_procevents_open(&c->events) : -ENOTSUP;
     c->events_refused_here = err == -ECONNREFUSED ? PT_HOST_NET_NAMESPACE : why_not[fit];
     if (err == 0) {
+        /* the targets note joins and leaves from now: one the first
+         * discovery joins and finds gone before the first drain has its
+         * fork in that drain, not counted again (forkstorm launched: 10002
+         * of 10001 in 1 run of 60) */
+        for (size_t i = 0; i < c->n_targets; i++)
+            pt_target_events_listened(&c->targets[i]);
         pt_logf(PT_LOG_INFO, "following the kernel's process events: a process a member starts joins at once, and "
                              "proc_processes_started/exited count every one; a process that starts or becomes a "
                              "match for a matching selector is found at the next discovery");

@@ -12,7 +12,6 @@
 
 #include "proctree/base.h"
 #include "procfs/procfile.h"
-#include "procfs/procparse.h"
 
 /* A process on the walk's path down from us: its pidfd (-1 for us), the
  * children listed for it, and the next of them to visit. Depth first, so

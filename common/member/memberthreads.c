@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "member/memberfile.h"
-#include "procfs/procparse.h"
+#include "member/member.h"
+#include "procfs/procfile.h"
 #include "util/saturate.h"
 
 /* A schedstat (three numbers) from its descriptor. */
@@ -83,7 +83,8 @@ static unsigned read_one_thread(struct pt_member *m, uint32_t i, int proc_root_f
         ssize_t n = pt_threads_read(&m->threads, i, PT_TF_STAT, proc_root_fd, m->path, m->budget, buf);
         struct pt_stat st;
         *no_fds |= pt_out_of_fds((int)n);
-        if (n > 0 && pt_parse_stat_with_blkio(buf->data, (size_t)n, &st) == 0 && st.has_blkio) {
+        if (n > 0 && pt_parse_stat_with_blkio(buf->data, (size_t)n, &st) == 0 && st.has_blkio &&
+            pt_threads_vouch(&m->threads, i, st.starttime)) {
             now[PT_TC_BLKIO_DELAY] =
                 pt_sat_add(now[PT_TC_BLKIO_DELAY], pt_sat_mul((int64_t)st.blkio_ticks, ns_per_tick));
             got |= 1u << PT_TC_BLKIO_DELAY;
@@ -186,7 +187,8 @@ static void read_thread_stat(struct pt_member *m, uint32_t i, int proc_root_fd, 
     ssize_t n = pt_threads_read(&m->threads, i, PT_TF_STAT, proc_root_fd, m->path, m->budget, buf);
     struct pt_stat st;
     *no_fds |= pt_out_of_fds((int)n);
-    u->cpu_now = n > 0 && pt_parse_stat(buf->data, (size_t)n, &st) == 0;
+    u->cpu_now =
+        n > 0 && pt_parse_stat(buf->data, (size_t)n, &st) == 0 && pt_threads_vouch(&m->threads, i, st.starttime);
     if (!u->cpu_now)
         return;
     memcpy(u->comm, st.comm, sizeof(u->comm));

@@ -93,13 +93,16 @@ static uint32_t threads_find(const struct pt_threads *ts, pid_t tid)
 
 struct pt_thread_usage *pt_threads_usage_of(struct pt_threads *ts, pid_t tid)
 {
+    struct pt_thread_usage *settled = NULL;
+    for (uint32_t e = 0; e < ts->n_ended; e++) { /* a few, in no order */
+        if (ts->ended[e].tid != tid)
+            continue;
+        if (!ts->ended[e].usage.final)
+            return &ts->ended[e].usage;
+        settled = &ts->ended[e].usage;
+    }
     uint32_t i = find_in(ts->list, ts->count, tid);
-    if (i < ts->count)
-        return &ts->list[i].usage;
-    for (i = 0; i < ts->n_ended; i++) /* a few, in no order */
-        if (ts->ended[i].tid == tid)
-            return &ts->ended[i].usage;
-    return NULL;
+    return i < ts->count ? &ts->list[i].usage : settled;
 }
 
 /* Does an ended thread's usage wait for its exit record? Only one
@@ -126,7 +129,7 @@ int pt_threads_refresh(struct pt_threads *ts, int proc_root_fd, const char *memb
     struct pt_thread *list = w.count ? pt_xalloc(w.count * sizeof(*list)) : NULL;
     for (uint32_t i = 0; i < w.count; i++) {
         uint32_t old = threads_find(ts, w.tids[i]);
-        if (old < ts->count) {
+        if (old < ts->count && !ts->list[old].gone) {
             list[i] = ts->list[old];
             ts->list[old].tid = 0; /* moved */
         } else {
@@ -159,6 +162,25 @@ int pt_threads_refresh(struct pt_threads *ts, int proc_root_fd, const char *memb
     return 0;
 }
 
+/* The thread a read went to is gone: the list is walked at the next
+ * refresh, and a thread the walk finds with its tid is another. */
+static void thread_gone(struct pt_threads *ts, struct pt_thread *th)
+{
+    th->gone = true;
+    ts->fresh = false;
+}
+
+bool pt_threads_vouch(struct pt_threads *ts, uint32_t i, uint64_t starttime)
+{
+    struct pt_thread *th = &ts->list[i];
+    if (th->starttime == 0)
+        th->starttime = starttime;
+    if (th->starttime == starttime)
+        return true;
+    thread_gone(ts, th);
+    return false;
+}
+
 ssize_t pt_threads_read(struct pt_threads *ts, uint32_t i, enum pt_thread_file f, int proc_root_fd,
                         const char *member_path, struct pt_fd_budget *budget, struct pt_buf *buf)
 {
@@ -176,7 +198,7 @@ ssize_t pt_threads_read(struct pt_threads *ts, uint32_t i, enum pt_thread_file f
              * kernel (a fixture) lacks it for a live thread */
             snprintf(path, sizeof(path), "%stask/%d", member_path, (int)th->tid);
             if (f == PT_TF_STATUS || faccessat(proc_root_fd, path, F_OK, 0) != 0)
-                ts->fresh = false;
+                thread_gone(ts, th);
             return 0;
         }
         kept = budget && pt_fd_budget_take(budget, false);
@@ -192,9 +214,8 @@ ssize_t pt_threads_read(struct pt_threads *ts, uint32_t i, enum pt_thread_file f
     }
     if (!kept)
         close(fd);
-    if (n <= 0 && f == PT_TF_STATUS) /* a status is never empty: the thread is gone */
-        ts->fresh = false;
-    if (n < 0 && pt_errno_is_gone((int)n))
-        ts->fresh = false;
+    if ((n <= 0 && f == PT_TF_STATUS) /* a status is never empty: the thread is gone */
+        || (n < 0 && pt_errno_is_gone((int)n)))
+        thread_gone(ts, th);
     return n > 0 ? n : 0;
 }

@@ -14,6 +14,9 @@
  * count differs from it, or a kept file said its thread is gone. A thread
  * that ends and another that starts between two reads keep the count,
  * but the gone one's descriptor reads ESRCH, so the list is walked then.
+ * A thread a read found gone is never matched again: the tid the walk
+ * lists is another thread's (the pid space wrapped), with files and
+ * usage of its own.
  *
  * A kept descriptor pins its thread; a file opened by path is vouched for
  * by the caller, which checks the member's identity after reading. */
@@ -26,7 +29,6 @@
 
 #include "proctree/fdbudget.h"
 #include "procfs/procfile.h"
-#include "procfs/procparse.h"
 
 /* PT_TF_STAT is read only for a breakdown by thread name (--by thread)
  * and, while kernel.task_delayacct is 1, for the block-I/O delay;
@@ -50,6 +52,8 @@ struct pt_thread_usage {
 struct pt_thread {
     pid_t tid;
     int fd[PT_TF_COUNT]; /* kept, or -1 */
+    bool gone;           /* a read found it gone: whatever has its tid now is another */
+    uint64_t starttime;  /* its stat's, once read (0 before): with tid, its identity */
     struct pt_thread_usage usage;
 };
 
@@ -73,8 +77,10 @@ struct pt_threads {
 int pt_threads_refresh(struct pt_threads *ts, int proc_root_fd, const char *member_path, int64_t num_threads,
                        struct pt_fd_budget *budget);
 
-/* The usage of thread tid, live or ended and not settled yet; NULL when
- * neither list holds it. */
+/* The usage of thread tid: an ended one's not settled yet first (exit
+ * records come in the order threads exit, so a record is the ended
+ * one's where a new thread has its tid since), else the live one's,
+ * else an ended one's; NULL when neither list holds it. */
 struct pt_thread_usage *pt_threads_usage_of(struct pt_threads *ts, pid_t tid);
 /* The exit records that follow the walks are in: the ended threads'
  * usage goes. */
@@ -85,6 +91,13 @@ void pt_threads_forget_ended(struct pt_threads *ts);
  * -EMFILE/-ENFILE when no descriptor could be had. */
 ssize_t pt_threads_read(struct pt_threads *ts, uint32_t i, enum pt_thread_file f, int proc_root_fd,
                         const char *member_path, struct pt_fd_budget *budget, struct pt_buf *buf);
+
+/* Thread i's stat, just read, showed starttime: true when no earlier
+ * read showed another. Else the tid is another thread's (read by path,
+ * no descriptor kept to say ESRCH, after the pid space wrapped): what was
+ * read is not the thread's, which is then gone, as pt_threads_read finds
+ * one. */
+bool pt_threads_vouch(struct pt_threads *ts, uint32_t i, uint64_t starttime);
 
 /* Close every kept descriptor (back to the budget), keeping the lists. */
 void pt_threads_close(struct pt_threads *ts, struct pt_fd_budget *budget);

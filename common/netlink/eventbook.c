@@ -1,6 +1,11 @@
 /* eventbook: what one tree following the process events keeps between drains. */
 #include "netlink/eventbook.h"
 
+void pt_eventbook_listened(struct pt_eventbook *b)
+{
+    b->follows = true;
+}
+
 void pt_eventbook_drain_begins(struct pt_eventbook *b, bool complete)
 {
     b->follows = true;

@@ -33,6 +33,11 @@ struct pt_eventbook {
     struct pt_pidmap unjoined_exits;
 };
 
+/* The events are listened to from now on: the first drain to come holds
+ * every fork since, so the joins and leaves before it are noted (a
+ * collector opens its listener before its first discovery, and drains
+ * after it: a launched command's first forks wait in the socket). */
+void pt_eventbook_listened(struct pt_eventbook *b);
 /* A drain of process events begins; complete is false when the kernel
  * dropped some: exits may be lost, so the forks that await theirs would
  * wait forever, and are forgotten. */

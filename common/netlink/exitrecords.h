@@ -29,7 +29,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "procfs/procparse.h"
+#include "procfs/procfile.h"
 
 /* One exited task, as proctree uses it. Its usage is the thread's own,
  * never its children's: the kernel folds a reaped child into its parent's

@@ -1,7 +1,7 @@
 /* kvparse: the /proc files of "Key: value [kB]" lines (io, status,
  * smaps_rollup, meminfo), each described by a table of the lines wanted,
  * found in any order, each once. The rules of every /proc parser are
- * procparse.h's. */
+ * procfile.h's. */
 #ifndef PROCTREE_KVPARSE_H
 #define PROCTREE_KVPARSE_H
 

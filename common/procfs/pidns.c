@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "procfs/procfile.h"
-#include "procfs/procparse.h"
 
 /* include/linux/proc_ns.h: the initial namespaces' inode numbers, the
  * same on every kernel since namespaces became files (3.8). */

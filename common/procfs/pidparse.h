@@ -1,6 +1,6 @@
 /* pidparse: the /proc and cgroup files that are lists of pids (children,
  * cgroup.procs, a pid file, status's NSpid line). The rules of every
- * /proc parser are procparse.h's. */
+ * /proc parser are procfile.h's. */
 #ifndef PROCTREE_PIDPARSE_H
 #define PROCTREE_PIDPARSE_H
 

@@ -5,7 +5,7 @@
  * hostile FUSE mount given as proc root, a kernel bug) is taken as the
  * maximum of its kind, so that every value fits int64 with room to spare
  * and the saturating sums (saturate.h) stay meaningful. Apart from
- * procparse.h because every parser of /proc clamps to them (procparse.c,
+ * procfile.h because every parser of /proc clamps to them (procfile.c,
  * kvparse.c). */
 #ifndef PROCTREE_PROCMAX_H
 #define PROCTREE_PROCMAX_H

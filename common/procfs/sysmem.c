@@ -3,7 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "procfs/procparse.h"
+#include "procfs/procfile.h"
 
 int pt_sysmem_init(struct pt_sysmem *g, int proc_root_fd)
 {

@@ -47,4 +47,13 @@ static inline void pt_extrema_add(struct pt_extrema *e, int64_t value)
     e->any = true;
 }
 
+/* One interval's values of a cgroup, or of their sum: by enum pt_cgq
+ * (cumulative ones as their growth), those known (bits 1u << q), and the
+ * polls' min and max of memory in use. */
+struct pt_cgvalues {
+    uint64_t value[PT_CGQ_COUNT];
+    uint32_t known;
+    struct pt_extrema current;
+};
+
 #endif

@@ -1,4 +1,5 @@
-/* units: memory units, durations, and turning raw sums into report values.
+/* units: memory units and durations (what the options accept; lines.h
+ * turns raw sums into report values in them).
  *
  * Memory units are binary, as /proc counts them: kB = 1024 bytes,
  * MB = 1024 kB, GB = 1024 MB. Memory in bytes or kB is reported as an
@@ -48,15 +49,5 @@ struct pt_units {
     enum pt_mem_unit proc_memory;
     enum pt_mem_unit global_memory;
 };
-
-/* Fill a report value for metric id from a raw amount: bytes for memory
- * and byte metrics, seconds for seconds, percent for percent, plain counts
- * otherwise. Integers are rounded half up and saturate at INT64_MAX (so
- * 1536 bytes is 2 kB). Floats are always finite. A non-finite or negative
- * raw amount leaves the value absent (no catalog metric can be negative). */
-void pt_value_set(struct pt_value *out, enum pt_metric_id id, double raw, const struct pt_units *units);
-/* The value as a double, whatever its representation (collectd gauges);
- * NaN when the value is absent, as collectd spells an unknown gauge. */
-double pt_value_as_double(const struct pt_value *value);
 
 #endif

@@ -16,7 +16,7 @@
 #include "cgroup/sdunit.h"
 #include "proctree/escape.h"
 #include "member/member.h"
-#include "procfs/procparse.h"
+#include "procfs/procfile.h"
 
 /* ---- cgroups ------------------------------------------------------------ */
 

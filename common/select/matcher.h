@@ -27,7 +27,6 @@
 #include "cgroup/cgscan.h"
 #include "select/selector.h"
 #include "procfs/procfile.h"
-#include "procfs/procparse.h"
 #include "cgroup/sdunit.h"
 
 /* Bytes of a command line --match looks at. */

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "proctree/escape.h"
-#include "procfs/procparse.h"
+#include "procfs/procfile.h"
 
 static enum pt_pidfile_outcome unreadable(int *detail)
 {

@@ -166,15 +166,15 @@ static void resolve_root(const struct pt_target *t, const struct pt_discovery_pa
             dp->d->cgroup_unnamed = 0;
             dp->d->cgroup_error =
                 pt_matcher_scan_cgroup(dp->matcher, t->buf, collect_scanned, &(struct scanned){t, dp->d});
-            if (pt_targetunit_scanned(dp->unit, t)) {
+            if (pt_targetunit_scanned(t, dp->unit)) {
                 char more[96];
                 if (pt_targetstops_restart_pass(dp->stops, now, more, sizeof(more)))
                     pt_targetunit_say_moved(t, more);
                 pt_membership_leave_all(t, dp->mp);
             }
             say_scan_notes(t, dp);
-            pt_targetcg_found(dp->cg, t, now);
-            if (pt_targetcg_restarted(dp->cg, t))
+            pt_targetcg_found(t, dp->cg, now);
+            if (pt_targetcg_restarted(t, dp->cg))
                 pt_interval_add_restart(dp->mp->interval);
         }
         join_pending(t, dp, true);
@@ -368,9 +368,9 @@ void pt_discovery_run(const struct pt_target *t, const struct pt_discovery_parts
         t->membership.members[i].baseline_walk = false;
     pt_targetevents_discovered(t, dp->mp->events);
     pt_membership_compact(dp->mp);
-    pt_targetunit_discovered(dp->unit, t);
+    pt_targetunit_discovered(t, dp->unit);
 
-    pt_targetstops_say_why_empty(dp->stops, t, now);
+    pt_targetstops_say_why_empty(t, dp->stops, now);
     pt_interval_add_cpu(dp->mp->interval, pt_thread_cpu_seconds() - cpu0);
     pt_target_debug_check(t, "a discovery");
 }

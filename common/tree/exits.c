@@ -33,6 +33,7 @@
 #include "netlink/eventbook.h"
 #include "accounting/ledgerfolds.h"
 #include "tree/membership.h"
+#include "member/memberthreads.h"
 #include "util/saturate.h"
 #include "accounting/interval.h"
 

@@ -5,13 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "netlink/eventbook.h"
 #include "report/groupkey.h"
 #include "accounting/ledgerfolds.h"
-#include "accounting/lines.h"
+#include "report/lines.h"
 #include "tree/membership.h"
 #include "util/saturate.h"
 #include "tree/targetcg.h"
@@ -75,8 +74,11 @@ static void put_live(struct pt_line *line, const int64_t tc[PT_TC_COUNT], unsign
 
 /* The live members by the state their last stat read showed (zombies are
  * members until reaped, so proc_processes counts them too), and the age of
- * the oldest: its starttime (clock ticks since boot) against CLOCK_BOOTTIME,
- * the clock the kernel gives starttime in (a time namespace's, in one). */
+ * the oldest at the interval's end, the moment its line is stamped with
+ * (not when this runs: the reads before it can take tens of milliseconds
+ * under load, and the age would pass the line's time): its starttime
+ * (clock ticks since boot) against CLOCK_BOOTTIME then, the clock the
+ * kernel gives starttime in (a time namespace's, in one). */
 static void put_states_and_age(const struct pt_target *t, struct pt_line *line)
 {
     static const struct {
@@ -101,10 +103,9 @@ static void put_states_and_age(const struct pt_target *t, struct pt_line *line)
     if (t->ledger.stat_seen)
         for (size_t k = 0; k < PT_ARRAY_LEN(counted); k++)
             pt_line_put(line, counted[k].amount, (double)in_state[counted[k].state]);
-    struct timespec now;
-    if (oldest == UINT64_MAX || clock_gettime(CLOCK_BOOTTIME, &now) != 0)
+    if (oldest == UINT64_MAX)
         return;
-    double age = (double)now.tv_sec + (double)now.tv_nsec / 1e9 - (double)oldest / t->ticks_per_second;
+    double age = t->interval.ended_boottime - (double)oldest / t->ticks_per_second;
     /* starttime is truncated to a tick: never a negative age */
     pt_line_put(line, PT_A_OLDEST_AGE, age > 0 ? (double)(int64_t)(age * 100 + 0.5) / 100 : 0);
 }
@@ -308,6 +309,11 @@ void pt_target_discover(struct pt_target *t, double now)
     pt_discovery_run(t, &dp, now);
 }
 
+void pt_target_events_listened(struct pt_target *t)
+{
+    pt_eventbook_listened(&t->events);
+}
+
 void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *events, size_t n, bool complete)
 {
     struct pt_membership_parts mp = membership_parts(t);
@@ -329,52 +335,52 @@ void pt_target_stop_exits(struct pt_target *t)
 void pt_target_poll(struct pt_target *t)
 {
     struct pt_membership_parts mp = membership_parts(t);
-    pt_sampling_poll(t, &mp, &t->cg);
+    pt_membership_poll(t, &mp, &t->cg);
 }
 
 void pt_target_sample_pss(struct pt_target *t)
 {
     struct pt_membership_parts mp = membership_parts(t);
-    pt_sampling_sample_pss(t, &mp, &t->sampling);
+    pt_membership_sample_pss(t, &mp, &t->sampling);
 }
 
-void pt_target_end_reads(struct pt_target *t, double now, double blkio_since)
+void pt_target_end_reads(struct pt_target *t, double now, double boottime, double blkio_since)
 {
     struct pt_membership_parts mp = membership_parts(t);
-    pt_sampling_end_reads(t, &mp, &t->sampling, &t->cg, now, blkio_since);
+    pt_membership_end_reads(t, &mp, &t->sampling, &t->cg, now, boottime, blkio_since);
 }
 
 void pt_target_gpu_sample(struct pt_target *t, const struct pt_gpu *g)
 {
     double cpu0 = pt_thread_cpu_seconds();
-    pt_targetgpu_sample(&t->gpu, t, g);
+    pt_targetgpu_sample(t, &t->gpu, g);
     pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
 }
 
 void pt_target_gpu_end_reads(struct pt_target *t, const struct pt_gpu *g)
 {
     double cpu0 = pt_thread_cpu_seconds();
-    pt_targetgpu_end_reads(&t->gpu, t, g);
+    pt_targetgpu_end_reads(t, &t->gpu, g);
     pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
 }
 
 void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report)
 {
-    if (!t->interval.end_read)
-        pt_target_end_reads(t, pt_now(), NAN); /* a caller without a collector: its clock, no delayacct */
+    if (!t->interval.end_read) /* a caller without a collector: its clocks, no delayacct */
+        pt_target_end_reads(t, pt_now(), pt_boottime(), NAN);
     double cpu0 = pt_thread_cpu_seconds();
     int64_t threads = t->interval.end_threads, fds = t->interval.end_fds;
     share_folds(t, &t->ledger);
     if (t->ledger.groups.list && !pt_target_partitions(t)) {
         struct pt_membership_parts mp = membership_parts(t);
-        pt_sampling_read_threads(t, &mp, &t->sampling);
+        pt_membership_read_threads(t, &mp, &t->sampling);
     }
     count_members(t, &t->ledger);
     int64_t processes = (int64_t)t->membership.n_members;
     pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
 
     double counter_seconds = pt_interval_lasted(&t->interval, seconds);
-    const struct pt_cgvalues *cgroups = pt_targetcg_end(&t->cg, t, seconds);
+    const struct pt_cgvalues *cgroups = pt_targetcg_end(t, &t->cg, seconds);
     fill_report(t, &t->ledger, counter_seconds, processes, threads, fds, cgroups, units, report);
     if (t->ledger.groups.list)
         fill_group_reports(t, &t->ledger, &t->group_lines, counter_seconds, units);
@@ -436,7 +442,7 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
     bool own_cgroup = selector->kind == PT_SELECT_CHILD && selector->path && selector->cgroupfs;
     if (options->collect_cgroup &&
         (selector->kind == PT_SELECT_CGROUP || selector->kind == PT_SELECT_UNIT || own_cgroup))
-        pt_targetcg_init(&t->cg, t);
+        pt_targetcg_init(t, &t->cg);
     t->selector.cgroupfs = NULL; /* the launcher's: read above, not kept */
     t->selector.cgroup_never = NULL;
     t->proc_root_fd = proc_root_fd;

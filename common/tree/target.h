@@ -11,7 +11,7 @@
 #include "tree/discovery.h"
 #include "tree/exits.h"
 #include "report/report.h"
-#include "tree/sampling.h"
+#include "tree/membership.h"
 #include "select/selector.h"
 #include "tree/targetevents.h"
 #include "tree/targetstate.h"
@@ -47,16 +47,20 @@ void pt_target_offer_root(struct pt_target *t, pid_t pid);
 /* Resolve the selector and walk the tree for new descendants
  * (pt_discovery_run). */
 void pt_target_discover(struct pt_target *t, double now);
+/* The process events are listened to from now on (pt_eventbook_listened):
+ * what joins and leaves before the first drain is noted, so its fork
+ * event in that drain is not counted again. */
+void pt_target_events_listened(struct pt_target *t);
 /* The process events of one drain (pt_targetevents_follow). */
 void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *events, size_t n, bool complete);
 /* The exit records of one drain (pt_exits_follow). */
 void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *records, size_t n, bool complete);
 /* No more exit records (pt_exits_stop). */
 void pt_target_stop_exits(struct pt_target *t);
-/* The fast poll, a PSS sample, the interval's last reads (sampling.h). */
+/* The fast poll, a PSS sample, the interval's last reads (membership.h). */
 void pt_target_poll(struct pt_target *t);
 void pt_target_sample_pss(struct pt_target *t);
-void pt_target_end_reads(struct pt_target *t, double now, double blkio_since);
+void pt_target_end_reads(struct pt_target *t, double now, double boottime, double blkio_since);
 /* The GPU's memory at the discovery's cadence, and its reads at the
  * interval's end (targetgpu.h), their CPU counted. */
 void pt_target_gpu_sample(struct pt_target *t, const struct pt_gpu *g);

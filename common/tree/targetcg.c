@@ -8,7 +8,7 @@
 #include "proctree/base.h"
 #include "proctree/escape.h"
 
-void pt_targetcg_init(struct pt_target_cgroups *cg, const struct pt_target *t)
+void pt_targetcg_init(const struct pt_target *t, struct pt_target_cgroups *cg)
 {
     bool launched = t->selector.kind == PT_SELECT_CHILD;
     /* the matcher found the hierarchies; a launched command's cgroup may
@@ -25,7 +25,7 @@ void pt_targetcg_init(struct pt_target_cgroups *cg, const struct pt_target *t)
      * it. No scan runs for a launched command: pt_targetcg_found
      * names its one cgroup (selector.path) here, once. */
     pt_cgacct_set(&cg->target, NULL, 0);
-    pt_targetcg_found(cg, t, pt_now());
+    pt_targetcg_found(t, cg, pt_now());
 }
 
 void pt_targetcg_free(struct pt_target_cgroups *cg)
@@ -85,7 +85,7 @@ static void group_dir(const struct pt_target *t, const char *group, char *out, s
 
 /* name's cgroup named in the set of the groups' cgroups: 1, or 0 when
  * it has none or was named already. */
-static size_t name_group(struct pt_target_cgroups *cg, const struct pt_target *t, const char *name)
+static size_t name_group(const struct pt_target *t, struct pt_target_cgroups *cg, const char *name)
 {
     char dir[PT_CGROUPFS_PATH_MAX + PT_GROUP_NAME_MAX];
     group_dir(t, name, dir, sizeof(dir));
@@ -96,7 +96,7 @@ static size_t name_group(struct pt_target_cgroups *cg, const struct pt_target *t
  * the last scan found, as many as there are lines (--by-limit). A
  * cgroup past them would go to "other", whose line carries no cgroup's
  * values: it is never opened, its descriptors never taken. */
-static void set_group_dirs(struct pt_target_cgroups *cg, const struct pt_target *t)
+static void set_group_dirs(const struct pt_target *t, struct pt_target_cgroups *cg)
 {
     const struct pt_groups *gs = &t->ledger.groups;
     const char *names = t->discovery.scan_groups.data;
@@ -104,9 +104,9 @@ static void set_group_dirs(struct pt_target_cgroups *cg, const struct pt_target 
     pt_cgacct_begin_set(&cg->groups);
     for (uint32_t i = 0; i < gs->limit; i++)
         if (gs->list[i].in_use)
-            n += name_group(cg, t, gs->list[i].name);
+            n += name_group(t, cg, gs->list[i].name);
     for (size_t at = 0; at < len && n < gs->limit; at += strlen(names + at) + 1)
-        n += name_group(cg, t, names + at);
+        n += name_group(t, cg, names + at);
     pt_cgacct_end_set(&cg->groups);
 }
 
@@ -128,7 +128,7 @@ static void say_unreadable(const struct pt_target *t, const struct pt_cgacct *a,
                    error == -ENAMETOOLONG ? over : "below no cgroup mount (a symbolic link made after the start?)");
 }
 
-void pt_targetcg_found(struct pt_target_cgroups *cg, const struct pt_target *t, double now)
+void pt_targetcg_found(const struct pt_target *t, struct pt_target_cgroups *cg, double now)
 {
     if (!cg->on)
         return;
@@ -137,7 +137,7 @@ void pt_targetcg_found(struct pt_target_cgroups *cg, const struct pt_target *t, 
     pt_cgacct_set(&cg->target, dirs, n);
     say_unreadable(t, &cg->target, &cg->said_unreadable, "the target");
     if (t->options.breakdown == PT_BY_CGROUP && !lines_are_units(t)) {
-        set_group_dirs(cg, t);
+        set_group_dirs(t, cg);
         say_unreadable(t, &cg->groups, &cg->said_group_unreadable, "a line of the breakdown by cgroup");
     }
     char missing[512], more[96];
@@ -172,7 +172,7 @@ static const char *where_in(const struct pt_cgroup_dirs *dirs, int where)
     return where == 1 ? dirs->v2 : where == 2 ? dirs->v1[PT_V1_MEMORY] : dirs->v1[PT_V1_CPUACCT];
 }
 
-bool pt_targetcg_restarted(struct pt_target_cgroups *cg, const struct pt_target *t)
+bool pt_targetcg_restarted(const struct pt_target *t, struct pt_target_cgroups *cg)
 {
     const char *dir = NULL;
     if (t->selector.kind == PT_SELECT_CGROUP) {
@@ -205,7 +205,7 @@ bool pt_targetcg_restarted(struct pt_target_cgroups *cg, const struct pt_target 
     return restarted;
 }
 
-void pt_targetcg_poll(struct pt_target_cgroups *cg, const struct pt_target *t)
+void pt_targetcg_poll(const struct pt_target *t, struct pt_target_cgroups *cg)
 {
     if (!cg->on)
         return;
@@ -228,7 +228,7 @@ static void say_unreset(const struct pt_target *t, struct pt_cgacct *a)
     }
 }
 
-const struct pt_cgvalues *pt_targetcg_end(struct pt_target_cgroups *cg, const struct pt_target *t, double seconds)
+const struct pt_cgvalues *pt_targetcg_end(const struct pt_target *t, struct pt_target_cgroups *cg, double seconds)
 {
     if (!cg->on)
         return NULL;

@@ -17,30 +17,30 @@
 /* Set up at the target's start, after its matcher (it is a cgroup
  * target: cg->on from then); a launched command's cgroup, which no scan
  * finds, is set here. */
-void pt_targetcg_init(struct pt_target_cgroups *cg, const struct pt_target *t);
+void pt_targetcg_init(const struct pt_target *t, struct pt_target_cgroups *cg);
 void pt_targetcg_free(struct pt_target_cgroups *cg);
 
 /* After a scan of the cgroups (discovery.c) at now: the cgroups now,
  * the start line saying what the kernel does not offer for them, and
  * the line of what it offers since (at most once a period: each cgroup
  * of the target made again may gain it again). */
-void pt_targetcg_found(struct pt_target_cgroups *cg, const struct pt_target *t, double now);
+void pt_targetcg_found(const struct pt_target *t, struct pt_target_cgroups *cg, double now);
 
 /* The fast poll: memory in use, one read per cgroup. */
-void pt_targetcg_poll(struct pt_target_cgroups *cg, const struct pt_target *t);
+void pt_targetcg_poll(const struct pt_target *t, struct pt_target_cgroups *cg);
 
 /* After a scan of the cgroups: true when a --cgroup's or a single
  * --unit's cgroup has another id than when last seen (made again: the
  * unit restarted); the caller counts the restart. Two restarts between
  * two discoveries are one. */
-bool pt_targetcg_restarted(struct pt_target_cgroups *cg, const struct pt_target *t);
+bool pt_targetcg_restarted(const struct pt_target *t, struct pt_target_cgroups *cg);
 
 /* At the interval's end, before the lines are filled: the values of the
  * target's line (NULL for a target that is no cgroup), and then of a
  * --by cgroup group's (NULL for one that is no cgroup: "." and "other");
  * each cgroup's times at most what the interval of `seconds` can hold
  * (pt_cgacct_bound). */
-const struct pt_cgvalues *pt_targetcg_end(struct pt_target_cgroups *cg, const struct pt_target *t, double seconds);
+const struct pt_cgvalues *pt_targetcg_end(const struct pt_target *t, struct pt_target_cgroups *cg, double seconds);
 const struct pt_cgvalues *pt_targetcg_values(const struct pt_target *t, const char *group);
 
 #endif

@@ -6,7 +6,7 @@
 #include "proctree/base.h"
 
 /* The host's GPU is known now: the group arrays, once. */
-static void start(struct pt_target_gpu *gpu, const struct pt_target *t)
+static void start(const struct pt_target *t, struct pt_target_gpu *gpu)
 {
     gpu->on = true;
     if (!pt_target_partitions(t))
@@ -20,12 +20,12 @@ static void start(struct pt_target_gpu *gpu, const struct pt_target *t)
     gpu->group_sum = pt_xalloc(n * sizeof(*gpu->group_sum));
 }
 
-static bool ready(struct pt_target_gpu *gpu, const struct pt_target *t, const struct pt_gpu *g)
+static bool ready(const struct pt_target *t, struct pt_target_gpu *gpu, const struct pt_gpu *g)
 {
     if (!pt_gpu_on(g))
         return false;
     if (!gpu->on)
-        start(gpu, t);
+        start(t, gpu);
     return true;
 }
 
@@ -48,7 +48,7 @@ static bool live(const struct pt_member *m)
 
 /* One memory sample: NVML's bytes of each live member plus the DRM
  * clients' of the last end. */
-static void sample(struct pt_target_gpu *gpu, const struct pt_target *t, const struct pt_gpu *g)
+static void sample(const struct pt_target *t, struct pt_target_gpu *gpu, const struct pt_gpu *g)
 {
     if (g->nvml_on && !g->memory_known)
         return; /* a device's listing failed: no partial sum */
@@ -71,11 +71,11 @@ static void sample(struct pt_target_gpu *gpu, const struct pt_target *t, const s
         pt_extrema_add(&gpu->group_memory[k], gpu->group_sum[k] > INT64_MAX ? INT64_MAX : (int64_t)gpu->group_sum[k]);
 }
 
-void pt_targetgpu_sample(struct pt_target_gpu *gpu, const struct pt_target *t, const struct pt_gpu *g)
+void pt_targetgpu_sample(const struct pt_target *t, struct pt_target_gpu *gpu, const struct pt_gpu *g)
 {
-    if (!ready(gpu, t, g) || !g->nvml_on)
+    if (!ready(t, gpu, g) || !g->nvml_on)
         return;
-    sample(gpu, t, g);
+    sample(t, gpu, g);
 }
 
 /* ---- DRM clients ------------------------------------------------------ */
@@ -154,7 +154,7 @@ static void take_client(const struct pt_drm_client *c, void *arg)
 
 /* Every live member's DRM clients: the DRM memory that stands until the
  * next end, their busy time into the interval's, their holders users. */
-static void read_drm(struct pt_target_gpu *gpu, const struct pt_target *t, const struct pt_gpu *g, bool *uses)
+static void read_drm(const struct pt_target *t, struct pt_target_gpu *gpu, const struct pt_gpu *g, bool *uses)
 {
     for (size_t i = 0; i < gpu->n_clients; i++)
         gpu->clients[i].seen = false;
@@ -186,9 +186,9 @@ static void read_drm(struct pt_target_gpu *gpu, const struct pt_target *t, const
     gpu->n_clients = out;
 }
 
-void pt_targetgpu_end_reads(struct pt_target_gpu *gpu, const struct pt_target *t, const struct pt_gpu *g)
+void pt_targetgpu_end_reads(const struct pt_target *t, struct pt_target_gpu *gpu, const struct pt_gpu *g)
 {
-    if (!ready(gpu, t, g))
+    if (!ready(t, gpu, g))
         return;
     /* whether each member uses a GPU, kept: a tree grows it */
     size_t n = t->membership.n_members;
@@ -199,7 +199,7 @@ void pt_targetgpu_end_reads(struct pt_target_gpu *gpu, const struct pt_target *t
     bool *uses = gpu->uses;
     memset(uses, 0, n * sizeof(*uses));
     if (g->drm_on)
-        read_drm(gpu, t, g, uses);
+        read_drm(t, gpu, g, uses);
     gpu->busy_known = !g->nvml_on || g->busy_known;
     if (g->nvml_on)
         for (size_t i = 0; i < n; i++) {
@@ -213,7 +213,7 @@ void pt_targetgpu_end_reads(struct pt_target_gpu *gpu, const struct pt_target *t
             if (gi >= 0)
                 gpu->group_busy[gi] += p->busy;
         }
-    sample(gpu, t, g);
+    sample(t, gpu, g);
     gpu->users = 0;
     for (size_t k = 0; k < gpu->groups; k++)
         gpu->group_users[k] = 0;

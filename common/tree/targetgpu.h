@@ -29,15 +29,15 @@
 #define PROCTREE_TARGETGPU_H
 
 #include "gpu/gpu.h"
-#include "accounting/lines.h"
+#include "report/lines.h"
 #include "tree/targetstate.h"
 
 /* A sample of the members' GPU memory from NVML's last refresh (the
  * collector's discovery). */
-void pt_targetgpu_sample(struct pt_target_gpu *gpu, const struct pt_target *t, const struct pt_gpu *g);
+void pt_targetgpu_sample(const struct pt_target *t, struct pt_target_gpu *gpu, const struct pt_gpu *g);
 /* At the interval's end, after g's refresh with busy time: the members'
  * DRM clients read, a memory sample, the busy time and the users. */
-void pt_targetgpu_end_reads(struct pt_target_gpu *gpu, const struct pt_target *t, const struct pt_gpu *g);
+void pt_targetgpu_end_reads(const struct pt_target *t, struct pt_target_gpu *gpu, const struct pt_gpu *g);
 /* The amounts of the tree's line (group -1) or of group's line: busy
  * time and users; and its memory samples' extrema (PT_G_GPU's), none
  * where the host has no GPU. */

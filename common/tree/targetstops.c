@@ -222,7 +222,7 @@ static bool say_why(const struct pt_target *t, enum empty_why why, const char *h
 
 /* The line of why, now or late (held back when it came): said with the
  * count its limiter held back, itself not among them. */
-static void log_stop(struct pt_target_stops *s, const struct pt_target *t, enum empty_why why, const char *hidepid,
+static void log_stop(const struct pt_target *t, struct pt_target_stops *s, enum empty_why why, const char *hidepid,
                      double now)
 {
     unsigned held;
@@ -239,7 +239,7 @@ static void log_stop(struct pt_target_stops *s, const struct pt_target *t, enum 
     pt_target_logf(t, PT_LOG_WARNING, "no live process: %s; will keep looking%s", what, more);
 }
 
-void pt_targetstops_say_why_empty(struct pt_target_stops *s, const struct pt_target *t, double now)
+void pt_targetstops_say_why_empty(const struct pt_target *t, struct pt_target_stops *s, double now)
 {
     if (pt_target_live_members(t) > 0) {
         if (s->said_any)
@@ -266,7 +266,7 @@ void pt_targetstops_say_why_empty(struct pt_target_stops *s, const struct pt_tar
     if (key == s->why && pid == s->pid) {
         /* the same reason: said already, or held back until its limit lets it */
         if (s->holding && pt_ratelimit_due(&s->limits[s->limiter], now))
-            log_stop(s, t, why, hidepid, now);
+            log_stop(t, s, why, hidepid, now);
         return;
     }
     s->why = key;
@@ -274,7 +274,7 @@ void pt_targetstops_say_why_empty(struct pt_target_stops *s, const struct pt_tar
     s->limiter = s->followed ? LIMIT_STOPS : limit_of(why, t->discovery.pidfile.outcome);
     s->followed = false;
     s->holding = false;
-    log_stop(s, t, why, hidepid, now);
+    log_stop(t, s, why, hidepid, now);
 }
 
 bool pt_targetstops_restart_pass(struct pt_target_stops *s, double now, char *tail, size_t len)

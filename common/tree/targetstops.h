@@ -23,7 +23,7 @@
  * with the restarts' lines (pt_targetstops_restart_pass), an empty target's
  * line has its reason's. A line held back is said late, once its limit
  * lets it, if the target is empty still for the same reason. */
-void pt_targetstops_say_why_empty(struct pt_target_stops *s, const struct pt_target *t, double now);
+void pt_targetstops_say_why_empty(const struct pt_target *t, struct pt_target_stops *s, double now);
 
 /* Will no "following again" be said when the target has a live process
  * next: it had one at its last discovery (or never had a discovery), or

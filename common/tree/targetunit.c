@@ -13,7 +13,7 @@ static const struct pt_sdunit *unit_of(const struct pt_target *t)
 }
 
 /* At the first scan: the cgroups read have no systemd's layout. */
-static void say_no_systemd(struct pt_target_unit *unit, const struct pt_target *t, const struct pt_sdunit *u)
+static void say_no_systemd(const struct pt_target *t, struct pt_target_unit *unit, const struct pt_sdunit *u)
 {
     char q[PT_QUOTED_MAX], root[PT_QUOTED_MAX];
     unit->said |= PT_SAID_UNIT_SYSTEMD;
@@ -28,7 +28,7 @@ static void say_no_systemd(struct pt_target_unit *unit, const struct pt_target *
                    pt_escape(root, sizeof(root), u->fs.v2[0] ? u->fs.v2 : u->fs.systemd_v1));
 }
 
-static void say_limit(struct pt_target_unit *unit, const struct pt_target *t, const struct pt_sdunit *u)
+static void say_limit(const struct pt_target *t, struct pt_target_unit *unit, const struct pt_sdunit *u)
 {
     char q[PT_QUOTED_MAX];
     unit->said |= PT_SAID_UNIT_LIMIT;
@@ -60,15 +60,15 @@ static void say_user_taken(const struct pt_target *t, const struct pt_sdunit *u)
                    pt_escape(q, sizeof(q), u->name), now_of, pt_escape(dir, sizeof(dir), u->dirs[0]));
 }
 
-bool pt_targetunit_scanned(struct pt_target_unit *unit, const struct pt_target *t)
+bool pt_targetunit_scanned(const struct pt_target *t, struct pt_target_unit *unit)
 {
     const struct pt_sdunit *u = unit_of(t);
     if (!u)
         return false;
     if (!(unit->said & PT_SAID_UNIT_SYSTEMD))
-        say_no_systemd(unit, t, u);
+        say_no_systemd(t, unit, u);
     if (u->n_matched > u->n_dirs && !(unit->said & PT_SAID_UNIT_LIMIT))
-        say_limit(unit, t, u);
+        say_limit(t, unit, u);
     bool changed = !u->glob && u->n_dirs && u->changed;
     if (changed && !u->moved && u->last_user)
         say_user_taken(t, u);
@@ -132,7 +132,7 @@ static bool in_unit(const struct pt_sdunit *u, const char *mount, const char *re
     return false;
 }
 
-void pt_targetunit_discovered(struct pt_target_unit *unit, const struct pt_target *t)
+void pt_targetunit_discovered(const struct pt_target *t, struct pt_target_unit *unit)
 {
     const struct pt_sdunit *u = unit_of(t);
     if (!u || !u->n_dirs || (unit->said & PT_SAID_UNIT_OUTSIDE))

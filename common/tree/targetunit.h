@@ -22,13 +22,13 @@
  * crash-loops beside a user's of its name moves twice a restart: said
  * (pt_targetunit_say_moved) at most once a period, with the target's
  * other restarts. */
-bool pt_targetunit_scanned(struct pt_target_unit *unit, const struct pt_target *t);
+bool pt_targetunit_scanned(const struct pt_target *t, struct pt_target_unit *unit);
 /* The line of a move, before its members leave; more: the restart
  * limiter's tail. */
 void pt_targetunit_say_moved(const struct pt_target *t, const char *more);
 
 /* After a discovery: members outside the unit's cgroups, said once. */
-void pt_targetunit_discovered(struct pt_target_unit *unit, const struct pt_target *t);
+void pt_targetunit_discovered(const struct pt_target *t, struct pt_target_unit *unit);
 
 void pt_targetunit_free(struct pt_target_unit *unit);
 

@@ -81,6 +81,11 @@ double pt_now(void)
     return seconds_of(CLOCK_MONOTONIC);
 }
 
+double pt_boottime(void)
+{
+    return seconds_of(CLOCK_BOOTTIME);
+}
+
 double pt_thread_cpu_seconds(void)
 {
     return seconds_of(CLOCK_THREAD_CPUTIME_ID);

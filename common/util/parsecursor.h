@@ -1,5 +1,5 @@
 /* parsecursor: the cursor and number scanners the /proc parsers share
- * (procparse.c, kvparse.c, pidparse.c), and nothing else includes: a
+ * (procfile.c, kvparse.c, pidparse.c), and nothing else includes: a
  * buffer read from /proc is not NUL-terminated and may be cut short, so
  * every access goes through a cursor that checks p < end first. Static
  * inline, as they were when the parsers were one file: the stat parser

@@ -1,6 +1,6 @@
 /* saturate: the one way proctree adds and subtracts the amounts it reads.
  *
- * /proc values are clamped when parsed (procparse.h), but sums over
+ * /proc values are clamped when parsed (procfile.h), but sums over
  * members, over threads and over time can still reach the end of int64 on
  * a fake or hostile proc root. Signed overflow is undefined behaviour, and
  * a wrapped sum is a silent wrong number (two members of 2^62 pages once

@@ -27,6 +27,7 @@ import tempfile
 import time
 
 import harness as h
+import line_rules
 
 # Delta fields: amounts done in an interval, never negative.
 DELTA_FIELDS = (
@@ -316,14 +317,41 @@ def execd_as_nobody(testcase, prefix):
     return AS_NOBODY, program
 
 
+CPU_FIELDS = ("proc_cpu_user_seconds", "proc_cpu_system_seconds")
+
+
+def settle_cpu(execd, most=10):
+    """Wait, up to most more batches, for one whose target lines show no CPU
+    (the tree's line has the fields, at 0; a group's has them at 0 or not at
+    all): after it no CPU waits past the lines printed. A line reports at
+    most the CPU its interval's length can hold, the tree's and each
+    group's on its own (common/accounting/ledger.h); an interval cut short
+    (a timer late under load, the next one on the grid) leaves the rest to
+    the next line, so a test that stopped there would find the groups and
+    the tree apart by what waits. A 0 means nothing waited: what waits is
+    reported by the first line whose interval can hold it."""
+    def idle(points):
+        for p in (p for p in points if "target" in p.tags):
+            cpu = [p.fields.get(f) for f in CPU_FIELDS]
+            grouped = any(g in p.tags for g in line_rules.GROUP_TAGS)
+            if any(v not in (None, 0) for v in cpu) or (not grouped and None in cpu):
+                return False
+        return True
+    for _ in range(most):
+        if idle(execd.wait_batches(execd.batch_count() + 1)[-1][1]):
+            return True
+    return False
+
+
 def drive(testcase, argv, execd_args, steps, wrapper=(), program=None):
     """Run argv, a workload that waits for lines on stdin, under
     `proctree-execd --pid ITS_PID EXECD_ARGS`. Once the first batch is out,
     for each (line, count) of steps: write line to its stdin, read count
     lines of its stdout, and wait two more batches (an interval that ended
-    after them). Then close its stdin, which ends it (status 0 wanted).
-    Returns (the lines each step read, the batches there were after each
-    step, execd)."""
+    after them). After the last, wait for a batch with no CPU (settle_cpu:
+    none waits past the lines). Then close its stdin, which ends it (status
+    0 wanted). Returns (the lines each step read, the batches there were
+    after each step, execd)."""
     parent = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     results, batches = [], []
     try:
@@ -334,6 +362,7 @@ def drive(testcase, argv, execd_args, steps, wrapper=(), program=None):
                 parent.stdin.flush()
                 results.append(read_lines_from(parent.stdout, count, 120, f"the answer to {line!r}"))
                 batches.append(execd.wait_batches(execd.batch_count() + 2))
+            settle_cpu(execd)
             parent.stdin.close()
             testcase.assertEqual(parent.wait(h.BATCH_TIMEOUT), 0)
             execd.stop()

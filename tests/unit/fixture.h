@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "procfs/procparse.h"
+#include "procfs/procfile.h"
 
 /* Create a fresh temp dir (mkdtemp under $TMPDIR or /tmp). Aborts on error.
  * The returned string is malloc'd. */

@@ -30,7 +30,7 @@ START_TEST(deltas_never_negative)
 END_TEST
 
 /* Hostile or broken /proc values at the top of the integer range are
- * clamped when parsed (procparse.h) and every sum saturates: two members
+ * clamped when parsed (procfile.h) and every sum saturates: two members
  * of 2^62 pages each must not wrap to 0 (nor be undefined behaviour). */
 START_TEST(huge_memory_and_thread_sums_saturate)
 {

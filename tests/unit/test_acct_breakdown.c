@@ -231,6 +231,57 @@ START_TEST(breakdown_by_thread_name)
 }
 END_TEST
 
+/* A thread of the fixture started at starttime (its identity with its tid). */
+static void put_thread_started(pid_t pid, pid_t tid, const char *comm, uint64_t starttime, uint64_t utime)
+{
+    struct fx_proc th = {.pid = tid, .ppid = 1, .comm = comm, .starttime = starttime, .utime = utime};
+    fx_put_thread(root, pid, &th);
+    put_thread_status(pid, tid, 0);
+}
+
+/* The user CPU of a group's line, 0 when it has none. */
+static double group_user_or_0(const struct pt_batch *b, const char *name)
+{
+    const struct pt_report *r = group(b, name);
+    if (!r || !r->v[PT_M_PROC_CPU_USER_SECONDS].present)
+        return 0;
+    return r->v[PT_M_PROC_CPU_USER_SECONDS].f;
+}
+
+/* --by thread: a worker's tid taken by another worker between two reads,
+ * the thread count unchanged (the pid space wrapped): the new one's stat
+ * shows another starttime, so it counts whole, as a thread born since,
+ * not as the old one's counter gone back (nothing). */
+START_TEST(breakdown_by_thread_a_reused_tid_counts_whole)
+{
+    const double tick = 1.0 / (double)sysconf(_SC_CLK_TCK);
+    struct fx_proc java = proc(100, 1, 10, 0, 10, NULL);
+    java.comm = "java", java.num_threads = 2;
+    fx_put_proc(root, &java);
+    put_thread_started(100, 100, "java", 10, 100);
+    put_thread_started(100, 1001, "worker", 11, 1000);
+    c = collector_for(root);
+    struct pt_target_options opt;
+    pt_target_options_init(&opt);
+    opt.breakdown = PT_BY_THREAD;
+    add_pid_target_with("app", 100, &opt);
+    pt_collector_tick(c, 0.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.0); /* joined as a root: no past */
+    put_thread_started(100, 1001, "worker", 11, 1010);
+    b = pt_collector_end_interval(c, 2.0);
+    ck_assert_double_eq_tol(group_user_or_0(b, "worker"), 10 * tick, 1e-9);
+
+    put_thread_started(100, 1001, "worker", 40, 60);
+    b = pt_collector_end_interval(c, 3.0);
+    double worker = group_user_or_0(b, "worker");
+    b = pt_collector_end_interval(c, 4.0);
+    worker += group_user_or_0(b, "worker");
+    ck_assert_double_eq_tol(worker, 60 * tick, 1e-9);
+    b = pt_collector_end_interval(c, 5.0);
+    ck_assert_double_eq_tol(group_user_or_0(b, "worker"), 0, 1e-9);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("acct_breakdown");
@@ -239,5 +290,6 @@ int main(void)
     tcase_add_test(tc, breakdown_by_cgroup);
     tcase_add_test(tc, breakdown_groups_are_recycled);
     tcase_add_test(tc, breakdown_by_thread_name);
+    tcase_add_test(tc, breakdown_by_thread_a_reused_tid_counts_whole);
     return unit_run(s);
 }

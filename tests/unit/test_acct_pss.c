@@ -41,7 +41,7 @@ END_TEST
 
 /* A member's PSS moves with its statm unchanged when another process
  * starts or stops sharing its pages. Nothing cheaper than smaps_rollup
- * tells (sampling.c), so it is read at every sample: each change shows at
+ * tells (membership.c), so it is read at every sample: each change shows at
  * the next one, and no value is carried. */
 START_TEST(pss_read_at_every_sample)
 {
@@ -135,7 +135,7 @@ static void watch_pid_with_no_pss_budget(pid_t pid)
 }
 
 /* The smaps_rollup cost guard, off by default (a carried PSS can be
- * wrong: sampling.c): with a budget no read can meet, a member is read at
+ * wrong: membership.c): with a budget no read can meet, a member is read at
  * closes 1, 3, 7, ... and its last values stand in between. */
 START_TEST(slow_smaps_read_less_often)
 {

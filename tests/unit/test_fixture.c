@@ -15,7 +15,6 @@
 
 #include "fixture.h"
 #include "procfs/procfile.h"
-#include "procfs/procparse.h"
 #include "unit.h"
 
 static void read_rel(const char *root, const char *rel, struct pt_buf *buf)

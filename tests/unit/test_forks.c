@@ -17,7 +17,7 @@ static struct unit_tree tree;
 static void setup(void)
 {
     unit_tree_open(&tree);
-    pt_target_follow_events(&t, NULL, 0, true); /* the collector drains before the first discovery */
+    pt_target_follow_events(&t, NULL, 0, true); /* a target that followed a drain already */
     pt_target_discover(&t, pt_now());
 }
 
@@ -90,6 +90,36 @@ START_TEST(discovery_first_counts_once)
 }
 END_TEST
 
+/* The collector's listener open, discoveries before the first drain
+ * (as a launched command's first tick has: the second here joins 105,
+ * born in the tree, which is gone by the poll), then the first drain,
+ * where 105's fork and exit wait: counted once (twice when the joins
+ * before the first drain were not noted: forkstorm launched, 1 run of
+ * 60). */
+START_TEST(a_member_gone_before_the_first_drain_counts_once)
+{
+    struct unit_tree fresh;
+    unit_tree_open(&fresh);
+    pt_target_events_listened(&fresh.target);
+    pt_target_discover(&fresh.target, pt_now()); /* the root */
+    unit_tree_put(&fresh, 105, 100, "");
+    unit_tree_put(&fresh, 100, 1, "105");
+    pt_target_discover(&fresh.target, pt_now()); /* born in the tree: started */
+    ck_assert(pt_target_has_member(&fresh.target, 105));
+    fx_vanish(fresh.root, 105);
+    unit_tree_put(&fresh, 100, 1, "");
+    pt_target_poll(&fresh.target);
+    const struct pt_procevent events[] = {start(105, 100, true), stop(105)};
+    pt_target_follow_events(&fresh.target, events, 2, true);
+    struct pt_units units = {PT_MEM_BYTES, PT_MEM_BYTES};
+    struct pt_report report;
+    pt_target_end_interval(&fresh.target, 1.0, &units, &report);
+    ck_assert_int_eq(report.v[PT_M_PROC_PROCESSES_STARTED].i, 1);
+    ck_assert_int_eq(report.v[PT_M_PROC_PROCESSES_EXITED].i, 1);
+    unit_tree_close(&fresh);
+}
+END_TEST
+
 /* A fork before the root was attached is not the tree's. */
 START_TEST(forks_before_the_root_joined_are_not_counted)
 {
@@ -107,6 +137,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, forks_join_at_once_and_every_one_counts);
     tcase_add_test(tc, discovery_first_counts_once);
+    tcase_add_test(tc, a_member_gone_before_the_first_drain_counts_once);
     tcase_add_test(tc, forks_before_the_root_joined_are_not_counted);
     suite_add_tcase(s, tc);
     return unit_run(s);

@@ -283,7 +283,7 @@ START_TEST(drm_tree_counts_each_client_once)
     struct pt_units units = {PT_MEM_BYTES, PT_MEM_BYTES};
     struct pt_report r;
 
-    pt_targetgpu_end_reads(&u.target.gpu, &u.target, &g);
+    pt_targetgpu_end_reads(&u.target, &u.target.gpu, &g);
     pt_target_end_interval(&u.target, 1.0, &units, &r);
     ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_MEMORY_MAX)->i, (int64_t)(3 * MIB)); /* 1 MiB + 2 MiB */
     ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_MEMORY_MIN)->i, (int64_t)(3 * MIB));
@@ -296,7 +296,7 @@ START_TEST(drm_tree_counts_each_client_once)
     put_fd(u.root, 100, 3, "/dev/null", client(a, sizeof(a), 1, 3000000000ULL, 256));
     put_fd(u.root, 101, 5, "/dev/null", client(a, sizeof(a), 1, 3000000000ULL, 256));
     put_fd(u.root, 102, 4, "/dev/null", client(b, sizeof(b), 2, 600000000ULL, 1024));
-    pt_targetgpu_end_reads(&u.target.gpu, &u.target, &g);
+    pt_targetgpu_end_reads(&u.target, &u.target.gpu, &g);
     pt_target_end_interval(&u.target, 1.0, &units, &r);
     ck_assert_double_eq_tol(metric(&r, PT_M_PROC_GPU_BUSY_SECONDS)->f, 2.2 + 0.11, 1e-9);
     ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_MEMORY_MAX)->i, (int64_t)(2 * MIB + 512 * KIB));
@@ -304,7 +304,7 @@ START_TEST(drm_tree_counts_each_client_once)
     /* 102 closes its client: 101 and 100 still use one */
     snprintf(path, sizeof(path), "%s/102/fd/4", u.root);
     ck_assert_int_eq(unlink(path), 0);
-    pt_targetgpu_end_reads(&u.target.gpu, &u.target, &g);
+    pt_targetgpu_end_reads(&u.target, &u.target.gpu, &g);
     pt_target_end_interval(&u.target, 1.0, &units, &r);
     ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_PROCESSES)->i, 2);
     ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_MEMORY_MAX)->i, (int64_t)(512 * KIB));
@@ -323,14 +323,14 @@ START_TEST(drm_cycles_engine)
     struct pt_gpu g = {.drm_on = true, .drm_major = 1};
     struct pt_units units = {PT_MEM_BYTES, PT_MEM_BYTES};
     struct pt_report r;
-    pt_targetgpu_end_reads(&u.target.gpu, &u.target, &g);
+    pt_targetgpu_end_reads(&u.target, &u.target.gpu, &g);
     pt_target_end_interval(&u.target, 1.0, &units, &r);
     ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_MEMORY_MAX)->i, 0); /* a client without regions: 0 bytes */
     put_fd(u.root, 100, 3, "/dev/null",
            "drm-driver:\txe\ndrm-client-id:\t8\ndrm-cycles-rcs:\t6000\ndrm-total-cycles-rcs:\t20000\n");
     double before = pt_now();
     usleep(200000);
-    pt_targetgpu_end_reads(&u.target.gpu, &u.target, &g);
+    pt_targetgpu_end_reads(&u.target, &u.target.gpu, &g);
     double wall = pt_now() - before;
     pt_target_end_interval(&u.target, 1.0, &units, &r);
     /* busy half of the cycles since: half the wall time between the reads */
@@ -348,8 +348,8 @@ START_TEST(no_gpu_absent)
     struct pt_gpu g = {0};
     struct pt_units units = {PT_MEM_BYTES, PT_MEM_BYTES};
     struct pt_report r;
-    pt_targetgpu_sample(&u.target.gpu, &u.target, &g);
-    pt_targetgpu_end_reads(&u.target.gpu, &u.target, &g);
+    pt_targetgpu_sample(&u.target, &u.target.gpu, &g);
+    pt_targetgpu_end_reads(&u.target, &u.target.gpu, &g);
     pt_target_end_interval(&u.target, 1.0, &units, &r);
     ck_assert(metric(&r, PT_M_PROC_PROCESSES)->present);
     for (int id = PT_M_PROC_GPU_MEMORY_MIN; id <= PT_M_PROC_GPU_PROCESSES; id++)
@@ -489,10 +489,10 @@ START_TEST(nvml_tree_sums_members)
     struct pt_units units = {PT_MEM_BYTES, PT_MEM_BYTES};
     struct pt_report r;
     pt_gpu_refresh(&g, false);
-    pt_targetgpu_sample(&u.target.gpu, &u.target, &g);
+    pt_targetgpu_sample(&u.target, &u.target.gpu, &g);
     standin_call("standin_step", 1, 0); /* 200 leaves the GPU */
     pt_gpu_refresh(&g, true);
-    pt_targetgpu_end_reads(&u.target.gpu, &u.target, &g);
+    pt_targetgpu_end_reads(&u.target, &u.target.gpu, &g);
     pt_target_end_interval(&u.target, 1.0, &units, &r);
     ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_MEMORY_MAX)->i, (int64_t)(1880 * MIB));
     ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_MEMORY_MIN)->i, (int64_t)(1624 * MIB));

@@ -92,7 +92,8 @@ START_TEST(test_departures_fd_limits_and_end_reads)
     ck_assert(iv.departed_any);
     ck_assert_uint_eq(iv.departed_first_starttime, 400);
 
-    ck_assert(!pt_interval_begin_end_reads(&iv, true));
+    ck_assert(!pt_interval_begin_end_reads(&iv, 7.5, true));
+    ck_assert_double_eq(iv.ended_boottime, 7.5); /* the end the line is stamped at */
     CHECKED(&iv, pt_interval_add_fd_limit(&iv, 10.0, 900));
     CHECKED(&iv, pt_interval_add_fd_limit(&iv, 50.0, 1000));
     CHECKED(&iv, pt_interval_add_fd_limit(&iv, 20.0, 100));
@@ -107,12 +108,13 @@ START_TEST(test_departures_fd_limits_and_end_reads)
     ck_assert(!iv.end_read);
 
     /* read over the interval that ends (on at its start); off from now */
-    ck_assert(pt_interval_begin_end_reads(&iv, false));
+    ck_assert(pt_interval_begin_end_reads(&iv, 8.5, false));
+    ck_assert_double_eq(iv.ended_boottime, 8.5);
     ck_assert(!iv.fd_limit_known); /* counted again */
     CHECKED(&iv, pt_interval_add_fd_limit(&iv, 5.0, 2000));
     ck_assert_double_eq(iv.fd_limit_worst_percent, 5.0);
     ck_assert_int_eq(iv.fd_headroom_least, 2000);
-    ck_assert(!pt_interval_begin_end_reads(&iv, true));
+    ck_assert(!pt_interval_begin_end_reads(&iv, 9.5, true));
 }
 END_TEST
 

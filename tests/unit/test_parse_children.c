@@ -1,4 +1,4 @@
-/* Unit tests for the children-list parser of procparse
+/* Unit tests for the children-list parser of procfile.h
  * (task/TID/children, cgroup.procs). */
 #include <check.h>
 #include <limits.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "procfs/procparse.h"
+#include "procfs/procfile.h"
 #include "unit.h"
 
 /* ---- Real content captured from this machine's /proc (Linux 6.18) ---- */

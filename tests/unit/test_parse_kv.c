@@ -1,4 +1,4 @@
-/* Unit tests for the "key: value" parsers of procparse: io,
+/* Unit tests for the "key: value" parsers of procfile.h: io,
  * smaps_rollup, meminfo and status. */
 #include <check.h>
 #include <fcntl.h>
@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "procfs/procfile.h"
-#include "procfs/procparse.h"
 #include "unit.h"
 
 /* ---- Real content captured from this machine's /proc (Linux 6.18) ---- */

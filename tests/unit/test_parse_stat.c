@@ -1,4 +1,4 @@
-/* Unit tests for the stat and statm parsers of procparse: real lines,
+/* Unit tests for the stat and statm parsers of procfile.h: real lines,
  * hostile comms, every prefix, field limits, separators and a fuzzer. */
 #include <check.h>
 #include <fcntl.h>
@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "procfs/procfile.h"
-#include "procfs/procparse.h"
 #include "unit.h"
 
 /* ---- Real content captured from this machine's /proc (Linux 6.18) ---- */
@@ -372,7 +371,7 @@ START_TEST(test_stat_field_extremes_land_in_the_right_place)
     struct pt_stat st;
     char *line = bash_stat_with_field(10, "18446744073709551615");
     ck_assert_int_eq(parse_stat(TEXT(line), &st), 0);
-    ck_assert_uint_eq(st.minflt, PT_MAX_COUNT); /* clamped: see procparse.h */
+    ck_assert_uint_eq(st.minflt, PT_MAX_COUNT); /* clamped: see procfile.h */
     ck_assert_uint_eq(st.cminflt, BASH.cminflt);
     free(line);
 

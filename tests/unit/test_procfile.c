@@ -14,9 +14,8 @@
 
 #include "fixture.h"
 #include "member/member.h"
-#include "member/memberfile.h"
+#include "member/member.h"
 #include "procfs/procfile.h"
-#include "procfs/procparse.h"
 #include "unit.h"
 
 /* A fixture root with file rel holding len bytes of a repeating pattern. */
@@ -323,7 +322,7 @@ START_TEST(test_pread_reaped_process)
 }
 END_TEST
 
-/* A member's kept statm is its identity check (memberfile.h): it says
+/* A member's kept statm is its identity check (member.h): it says
  * OK while the process lives and while it is a zombie (its pid is still
  * its own), GONE once it is reaped (the pid may be another's), as the
  * stat's starttime would; and a file of another rank past the budget is

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "tree/discovery.h"
-#include "tree/sampling.h"
+#include "tree/membership.h"
 #include "fixture.h"
 #include "util/ratelimit.h"
 #include "unit.h"

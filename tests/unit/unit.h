@@ -11,7 +11,6 @@
 #include <sys/types.h>
 
 #include "procfs/procfile.h"
-#include "procfs/procparse.h"
 #include "tree/target.h"
 
 /* A string literal or char array as (text, len), without its NUL. */
@@ -32,7 +31,7 @@
 /* A heap copy of exactly len bytes: the byte after the data is a redzone. */
 char *exact_copy(const char *data, size_t len);
 
-/* The procparse.h and pidfile.h parsers, each run on an exact copy. */
+/* The procfile.h and pidfile.h parsers, each run on an exact copy. */
 int parse_stat(const char *text, size_t len, struct pt_stat *out);
 int parse_statm(const char *text, size_t len, struct pt_statm *out);
 int parse_schedstat(const char *text, size_t len, struct pt_schedstat *out);

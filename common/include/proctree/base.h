@@ -15,8 +15,10 @@
  * and its siblings, so no caller has an error path for it.
  *
  * Clocks. pt_now() is CLOCK_MONOTONIC seconds: every deadline and interval
- * length. pt_thread_cpu_seconds() is the calling thread's CPU time: what
- * proctree itself costs (collector_cpu_seconds). */
+ * length. pt_boottime() is CLOCK_BOOTTIME seconds, the clock a process's
+ * starttime is in (it counts suspended time too). pt_thread_cpu_seconds()
+ * is the calling thread's CPU time: what proctree itself costs
+ * (collector_cpu_seconds). */
 #ifndef PROCTREE_BASE_H
 #define PROCTREE_BASE_H
 
@@ -43,6 +45,7 @@ void *pt_xrealloc_array(void *p, size_t n, size_t size); /* n * size, checked */
 char *pt_xstrdup(const char *s);
 
 double pt_now(void);
+double pt_boottime(void);
 /* The kernel's exit records give CPU and times in microseconds. */
 #define PT_US_PER_SECOND 1e6
 double pt_thread_cpu_seconds(void);

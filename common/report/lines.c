@@ -1,5 +1,6 @@
-#include "accounting/lines.h"
+#include "report/lines.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "proctree/base.h"
@@ -107,4 +108,89 @@ void pt_short_describe(unsigned short_reads, char *out, size_t len)
     for (size_t i = 0; i < PT_ARRAY_LEN(parts); i++)
         if (short_reads & parts[i].bit)
             strncat(out, parts[i].what, len - strlen(out) - 1);
+}
+
+/* ---------------------------------------------------------------------------
+ * Report values
+ * ------------------------------------------------------------------------ */
+
+/* Round half up to int64, saturating at INT64_MAX; x must be >= 0 and
+ * finite. Same result as llround() there, without needing libm. The
+ * subtraction is exact: below 2^52 the fraction fits the mantissa, above
+ * it every double is an integer and the difference is 0. */
+static int64_t round_to_int64(double x)
+{
+    if (x >= 0x1p63)
+        return INT64_MAX;
+    int64_t whole = (int64_t)x;
+    return x - (double)whole >= 0.5 ? whole + 1 : whole;
+}
+
+static void set_int(struct pt_value *out, double x)
+{
+    *out = (struct pt_value){.present = true, .is_int = true, .i = round_to_int64(x)};
+}
+
+static void set_float(struct pt_value *out, double x)
+{
+    *out = (struct pt_value){.present = true, .is_int = false, .f = x};
+}
+
+/* Memory arrives in bytes. bytes and kB are integers (kB rounds half up,
+ * so 1536 bytes is 2 kB); MB and GB are floats, since a process of a few
+ * hundred kB would otherwise read as 0. */
+static void set_memory(struct pt_value *out, double bytes, enum pt_mem_unit unit)
+{
+    switch (unit) {
+    case PT_MEM_BYTES:
+        set_int(out, bytes);
+        return;
+    case PT_MEM_KB:
+        set_int(out, bytes / 1024);
+        return;
+    case PT_MEM_MB:
+        set_float(out, bytes / (1024.0 * 1024));
+        return;
+    case PT_MEM_GB:
+        set_float(out, bytes / (1024.0 * 1024 * 1024));
+        return;
+    }
+}
+
+void pt_value_set(struct pt_value *out, enum pt_metric_id id, double raw, const struct pt_units *units)
+{
+    *out = (struct pt_value){0};
+    /* Every catalog metric is a size, a count, a time or a share of time:
+     * none can be negative, so a negative raw amount is a bug or a counter
+     * that went backwards, and reporting nothing beats reporting garbage. */
+    if (!isfinite(raw) || raw < 0)
+        return;
+    if (raw == 0)
+        raw = 0; /* -0.0 passed the test above; never write a float "-0.0" */
+
+    switch (pt_catalog[id].unit) {
+    case PT_UNIT_PROC_MEMORY:
+        set_memory(out, raw, units->proc_memory);
+        return;
+    case PT_UNIT_GLOBAL_MEMORY:
+        set_memory(out, raw, units->global_memory);
+        return;
+    case PT_UNIT_BYTES:
+    case PT_UNIT_NUMBER:
+        set_int(out, raw);
+        return;
+    case PT_UNIT_SECONDS:
+    case PT_UNIT_PERCENT:
+        set_float(out, raw);
+        return;
+    }
+}
+
+/* An absent value is NaN, which is what collectd means by an unknown
+ * gauge. */
+double pt_value_as_double(const struct pt_value *value)
+{
+    if (!value->present)
+        return NAN;
+    return value->is_int ? (double)value->i : value->f;
 }

@@ -1,5 +1,6 @@
 /* lines: what one line reports, the tree's or a group's, put into a
- * pt_report by the catalog.
+ * pt_report by the catalog, each value in its unit (pt_value_set, which
+ * sysmem.c's global line uses too).
  *
  * The accounting hands a line its amounts by the names of quantities.h
  * (gauges, counters' deltas already computed, other amounts); each
@@ -14,7 +15,6 @@
 #include <stdint.h>
 
 #include "report/catalog.h"
-#include "cgroup/cgacct.h"
 #include "report/quantities.h"
 #include "report/report.h"
 #include "report/units.h"
@@ -49,5 +49,15 @@ void pt_line_drop_unknown(struct pt_report *report, unsigned short_reads);
 /* What those are, for the log: " memory", " PSS", ... one after the
  * other (" membership (every proc_* metric)" first). */
 void pt_short_describe(unsigned short_reads, char *out, size_t len);
+
+/* Fill a report value for metric id from a raw amount: bytes for memory
+ * and byte metrics, seconds for seconds, percent for percent, plain counts
+ * otherwise. Integers are rounded half up and saturate at INT64_MAX (so
+ * 1536 bytes is 2 kB). Floats are always finite. A non-finite or negative
+ * raw amount leaves the value absent (no catalog metric can be negative). */
+void pt_value_set(struct pt_value *out, enum pt_metric_id id, double raw, const struct pt_units *units);
+/* The value as a double, whatever its representation (collectd gauges);
+ * NaN when the value is absent, as collectd spells an unknown gauge. */
+double pt_value_as_double(const struct pt_value *value);
 
 #endif
