@@ -114,6 +114,8 @@ int pt_collector_add_target(struct pt_collector *c, const char *name, const stru
                        &c->fd_budget, err, errlen) != 0)
         return -1;
     pt_target_set_self(&c->targets[c->n_targets], c->self);
+    if (c->events.fd >= 0) /* listening already (launch mode: before the command started) */
+        pt_target_events_listened(&c->targets[c->n_targets]);
     pt_collector_check_namespace(c, name, selector);
     if (selector->kind == PT_SELECT_CHILD)
         c->launched_ours = ours;

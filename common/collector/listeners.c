@@ -47,7 +47,8 @@ static void open_events(struct pt_collector *c)
     int err = fit == PT_EVENTS_APPLY ? pt_procevents_open(&c->events) : -ENOTSUP;
     c->events_refused_here = err == -ECONNREFUSED ? PT_HOST_NET_NAMESPACE : why_not[fit];
     if (err == 0) {
-        /* the targets note joins and leaves from now: one the first
+        /* the targets note joins and leaves from now (and those added
+         * later from their start, pt_collector_add_target): one the first
          * discovery joins and finds gone before the first drain has its
          * fork in that drain, not counted again (forkstorm launched: 10002
          * of 10001 in 1 run of 60) */
