@@ -365,53 +365,6 @@ void pt_membership_credit_thread(struct pt_ledger *ledger, struct pt_thread_usag
     pt_ledger_credit_thread(ledger, u->comm, user, system, u->ctx_now, voluntary, involuntary);
 }
 
-/* ---- invariants ------------------------------------------------------- */
-
-#ifdef PT_CHECK_INVARIANTS
-/* Do the invariants hold, the ledger's over the live members too? 0, or
- * -1 with why. */
-static int check(const struct pt_target *t, char *why, size_t whylen)
-{
-    const char *broken = pt_memberlist_check(&t->membership, why, whylen), *part = "members";
-    if (!broken) {
-        broken = pt_departures_check(&t->departures, why, whylen);
-        part = "departures";
-    }
-    if (broken) { /* why has its details: the rule broken after them */
-        size_t n = strlen(why);
-        snprintf(why + n, whylen - n, " (the %s: %s)", part, broken);
-        return -1;
-    }
-    const struct pt_account **live = pt_xrealloc_array(NULL, t->membership.n_members + 1, sizeof(*live));
-    size_t n = 0;
-    for (size_t i = 0; i < t->membership.n_members; i++)
-        if (!t->membership.members[i].gone)
-            live[n++] = &t->membership.members[i].acct;
-    int rc = pt_ledger_check(&t->ledger, live, n, why, whylen);
-    free(live);
-    if (rc == 0 && (broken = pt_interval_check(&t->interval)) != NULL) {
-        snprintf(why, whylen, "the interval: %s", broken);
-        rc = -1;
-    }
-    return rc;
-}
-
-#endif
-
-void pt_target_debug_check(const struct pt_target *t, const char *step)
-{
-#ifdef PT_CHECK_INVARIANTS
-    char why[200];
-    if (check(t, why, sizeof(why)) != 0) {
-        pt_target_logf(t, PT_LOG_ERROR, "invariant broken after %s: %s", step, why);
-        abort();
-    }
-#else
-    (void)t;
-    (void)step;
-#endif
-}
-
 /* ---- the reads of each cadence ---- */
 
 /* Nobody in the tree will absorb this member's usage when it dies: its

@@ -4,7 +4,7 @@
  * (member/departures.h) for the exit records to settle. The list itself is
  * member/memberlist.h's, written only here, as the departures are.
  *
- * Invariants (pt_target_debug_check() asserts them): the list's
+ * Invariants (pt_target_debug_check(), targetstate.h, asserts them): the list's
  * (memberlist.h: tree order, its index), the departures' (departures.h),
  * the ledger's over the live members, the interval's. */
 #ifndef PROCTREE_MEMBERSHIP_H
@@ -90,10 +90,6 @@ double pt_membership_start_time(const struct pt_target *t, uint64_t starttime);
  * tree's, and now is the base of the next. */
 void pt_membership_credit_tcounts(const struct pt_target *t, struct pt_ledger *ledger, struct pt_member *m,
                                   const int64_t now[PT_TC_COUNT], unsigned read);
-/* Built with check_invariants (PT_CHECK_INVARIANTS): the invariants above
- * checked after a step, the ledger's over the live members and the
- * interval's too, aborting with the broken one's line; else nothing. */
-void pt_target_debug_check(const struct pt_target *t, const char *step);
 
 /* The breakdown by thread name: a thread's usage u, read now (cpu_now,
  * ctx_now), credited to its name's group since its last read; a thread

@@ -1,10 +1,12 @@
-/* targetstate: the lookups every part of a target shares, and its log
- * lines. */
+/* targetstate: the lookups every part of a target shares, its log lines,
+ * and the check of its invariants. */
 #include "tree/targetstate.h"
 
 #include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "proctree/caps.h"
 #include "proctree/escape.h"
@@ -72,4 +74,51 @@ size_t pt_target_live_members(const struct pt_target *t)
     for (size_t i = 0; i < t->membership.n_members; i++)
         live += !t->membership.members[i].gone;
     return live;
+}
+
+/* ---- invariants ------------------------------------------------------- */
+
+#ifdef PT_CHECK_INVARIANTS
+/* Do the invariants hold, the ledger's over the live members too? 0, or
+ * -1 with why. */
+static int check(const struct pt_target *t, char *why, size_t whylen)
+{
+    const char *broken = pt_memberlist_check(&t->membership, why, whylen), *part = "members";
+    if (!broken) {
+        broken = pt_departures_check(&t->departures, why, whylen);
+        part = "departures";
+    }
+    if (broken) { /* why has its details: the rule broken after them */
+        size_t n = strlen(why);
+        snprintf(why + n, whylen - n, " (the %s: %s)", part, broken);
+        return -1;
+    }
+    const struct pt_account **live = pt_xrealloc_array(NULL, t->membership.n_members + 1, sizeof(*live));
+    size_t n = 0;
+    for (size_t i = 0; i < t->membership.n_members; i++)
+        if (!t->membership.members[i].gone)
+            live[n++] = &t->membership.members[i].acct;
+    int rc = pt_ledger_check(&t->ledger, live, n, why, whylen);
+    free(live);
+    if (rc == 0 && (broken = pt_interval_check(&t->interval)) != NULL) {
+        snprintf(why, whylen, "the interval: %s", broken);
+        rc = -1;
+    }
+    return rc;
+}
+
+#endif
+
+void pt_target_debug_check(const struct pt_target *t, const char *step)
+{
+#ifdef PT_CHECK_INVARIANTS
+    char why[200];
+    if (check(t, why, sizeof(why)) != 0) {
+        pt_target_logf(t, PT_LOG_ERROR, "invariant broken after %s: %s", step, why);
+        abort();
+    }
+#else
+    (void)t;
+    (void)step;
+#endif
 }

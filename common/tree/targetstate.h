@@ -263,5 +263,10 @@ size_t pt_target_live_members(const struct pt_target *t);
 /* Permission denied on m's io, smaps_rollup or fd/: say so once per
  * target and kind (warned: the target's warned_denied). */
 void pt_target_warn_denied(const struct pt_target *t, unsigned *warned, const struct pt_member *m);
+/* Built with check_invariants (PT_CHECK_INVARIANTS): the target's
+ * invariants checked after a step (its members' list and departures, the
+ * ledger's over the live members, the interval's), aborting with the
+ * broken one's line; else nothing. */
+void pt_target_debug_check(const struct pt_target *t, const char *step);
 
 #endif
