@@ -145,13 +145,25 @@ void pt_ledger_settle(struct pt_ledger *l, struct pt_account *a, bool final)
         }
         /* what exact CPU it owes is rounding: a fold short of it is one */
         int64_t rounding = pt_ctr_is_cpu(k) ? a->owed_exact[pt_cpu_of_ctr(k)] : 0;
-        if (pt_ctr_is_cpu(k))
-            a->owed_exact[pt_cpu_of_ctr(k)] = 0;
         if (a->ctr[k] < pt_sat_sub(a->due[k], rounding)) {
             credit(l, a->group, k, a->owed[k]);
             if (pt_ctr_is_cpu(k)) /* no fold is coming */
                 a->unshared_cpu[pt_cpu_of_ctr(k)] = pt_sat_add(a->unshared_cpu[pt_cpu_of_ctr(k)], a->owed[k]);
+        } else if (a->ctr[k] < a->due[k]) {
+            /* The fold came, short of the exact part: the kernel sums the
+             * children's run times exact and truncates the sum once, so
+             * the rest comes with a later fold (or is the reaper's own
+             * work to come). Until its counter shows it, the reaper
+             * counts at due: the tree does not dip, nor does the
+             * reaper's group. A dip there that other groups' work fills
+             * in the tree, and nothing fills in the reaper's group, left
+             * the groups one tick above the tree (execd-exit-record-groups). */
+            a->owed[k] = a->owed_exact[pt_cpu_of_ctr(k)] = pt_sat_sub(a->due[k], a->ctr[k]);
+            a->owes = true;
+            continue;
         }
+        if (pt_ctr_is_cpu(k))
+            a->owed_exact[pt_cpu_of_ctr(k)] = 0;
         a->owed[k] = 0;
     }
 }

@@ -64,7 +64,12 @@
  * carried to whole ticks over many zombies), in the interval it ran in;
  * its reaper then owes it too, but only as rounding (owed_exact): a fold
  * short of it by a tick or two is still the fold, and at a reap that
- * never comes (reaped outside the tree) it stays counted.
+ * never comes (reaped outside the tree) it stays counted. What a fold is
+ * short by stays owed, the reaper counting at due until its counters pass
+ * it (a later fold brings the truncated rest, or its own work does): so
+ * neither the tree nor the reaper's group dips, and a dip the work of
+ * other groups would fill in the tree alone cannot leave the groups'
+ * lines above the tree's.
  *
  * An interval's CPU is bounded by the host (cpus: the CPUs online). A
  * live member's stat truncates its user and its system time each to a

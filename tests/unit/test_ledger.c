@@ -166,7 +166,8 @@ static void exact(int i, double user_us)
  * ticks over the zombies (3 x 0.6: 2 ticks, 0.8 carried); the reaper's
  * fold, exact (7.8 ticks to 7 over its own 0), brings nothing more, and
  * a fold a tick short of the exact part is still the fold (no double
- * count). Once only. */
+ * count): the reaper counts at what it owes (no dip) until its counter
+ * passes it. Once only. */
 START_TEST(zombies_exact_cpu)
 {
     start(0);
@@ -182,9 +183,50 @@ START_TEST(zombies_exact_cpu)
         leave(i, 0);
     read_cpu(0, 7, 0); /* the fold: 7.8 ticks, truncated */
     ck_assert_int_eq(end_user(), 0);
-    ck_assert(!accounts[0].owes);
+    ck_assert(accounts[0].owes); /* the rounding's tick, till its counter shows it */
     read_cpu(0, 9, 2);
     ck_assert_int_eq(end_user(), 1); /* after the rounding's tick, its own work */
+    ck_assert(!accounts[0].owes);
+    stop();
+}
+END_TEST
+
+/* By process: a child's exact CPU (2.6 ticks: 2 in its stat, the rest
+ * carried to 1) is in its group; its reaper's fold truncates the exact
+ * sum (2), a tick short; then another group works and the reaper never
+ * again. Each interval's group deltas add up to the tree's, and the tree
+ * has the child's 3 and the other's 5: the short fold is no dip that the
+ * other group's work fills in the tree and nothing fills in the reaper's
+ * group (the groups were a tick above the tree in CI's
+ * execd-exit-record-groups). */
+START_TEST(a_short_fold_leaves_the_groups_adding_up_to_the_tree)
+{
+    start(4);
+    int64_t tree[PT_CTR_COUNT], groups[5][PT_CTR_COUNT], trees = 0, grouped = 0;
+    join(0, 100, "parent", 0, 0, 0, true);
+    join(1, 201, "kid", 0, 0, 0, false);
+    join(2, 300, "other", 0, 0, 0, true);
+    for (int step = 0; step < 4; step++) {
+        if (step == 1) {
+            read_cpu(1, 2, 2);
+            exact(1, 26000);
+        } else if (step == 2) {
+            leave(1, 0);
+            read_cpu(0, 2, 0);         /* the fold, truncated once */
+            accounts[2].ctr[USER] = 5; /* read at the interval's end */
+            accounts[2].own[USER] = 5;
+        }
+        end_interval(tree, groups);
+        int64_t sum = 0;
+        for (uint32_t g = 0; g <= l.groups.limit; g++)
+            sum += groups[g][USER];
+        ck_assert_msg(sum == tree[USER], "interval %d: the groups %lld, the tree %lld", step, (long long)sum,
+                      (long long)tree[USER]);
+        trees += tree[USER];
+        grouped += sum;
+    }
+    ck_assert_int_eq(trees, 3 + 5);
+    ck_assert_int_eq(grouped, trees);
     stop();
 }
 END_TEST
@@ -536,6 +578,7 @@ int main(void)
     tcase_add_test(tc, groups_without_records);
     tcase_add_test(tc, folds_shared_by_the_records);
     tcase_add_test(tc, fold_rounding_is_carried);
+    tcase_add_test(tc, a_short_fold_leaves_the_groups_adding_up_to_the_tree);
     tcase_add_test(tc, record_of_a_process_never_seen);
     tcase_add_test_raise_signal(tc, end_before_the_deltas_aborts, SIGABRT);
     tcase_add_test_raise_signal(tc, credit_after_the_count_aborts, SIGABRT);
