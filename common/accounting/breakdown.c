@@ -68,6 +68,22 @@ void pt_groups_end_poll(struct pt_groups *gs, int first, int last)
     }
 }
 
+void pt_groups_marks(struct pt_groups *gs, int64_t marks[PT_CTR_COUNT])
+{
+    memcpy(marks, gs->retired_marks, sizeof(gs->retired_marks));
+    for (uint32_t i = 0; i <= gs->limit; i++) {
+        struct pt_group *g = &gs->list[i];
+        if (!g->in_use)
+            continue;
+        for (int k = 0; k < PT_CTR_COUNT; k++) {
+            int64_t now = pt_sat_add(g->adjust[k], g->live[k]);
+            if (now > g->high_water[k])
+                g->high_water[k] = now;
+            marks[k] = pt_sat_add(marks[k], g->high_water[k]);
+        }
+    }
+}
+
 /* What g has not reported yet (its CPU over a bound, or all of an
  * interval whose base was kept). */
 static bool has_pending(const struct pt_group *g)
@@ -88,8 +104,10 @@ void pt_groups_end_interval(struct pt_groups *gs)
          * nothing is lost by forgetting it once it reported all it did
          * (the interval it empties in reports all its CPU). */
         if (g->processes == 0 && !has_pending(g)) {
-            for (int k = 0; k < PT_CTR_COUNT; k++)
+            for (int k = 0; k < PT_CTR_COUNT; k++) {
                 gs->retired[k] = pt_sat_add(gs->retired[k], g->adjust[k]);
+                gs->retired_marks[k] = pt_sat_add(gs->retired_marks[k], g->high_water[k]);
+            }
             char name[PT_GROUP_NAME_MAX];
             int64_t rest[2];
             memcpy(name, g->name, sizeof(name));

@@ -73,8 +73,9 @@ struct pt_group {
 struct pt_groups {
     struct pt_group *list; /* limit named slots, then "other" */
     uint32_t limit;
-    int64_t retired[PT_CTR_COUNT]; /* the adjust of the groups freed: with the groups
-                                      in use, what all groups ever added up to */
+    int64_t retired[PT_CTR_COUNT];       /* the adjust of the groups freed: with the groups
+                                            in use, what all groups ever added up to */
+    int64_t retired_marks[PT_CTR_COUNT]; /* their high-water marks: all they reported */
 };
 
 /* limit: named groups at most (>= 1). */
@@ -90,8 +91,14 @@ void pt_groups_move(struct pt_groups *gs, uint32_t from, uint32_t to, int k, int
 /* One poll's sums of gauges [first, last] are in each group's poll[]:
  * add them to the extrema of every group in use and clear them. */
 void pt_groups_end_poll(struct pt_groups *gs, int first, int last);
+/* Each group in use's high-water mark raised to its cumulative counters
+ * now (adjust + live, the interval's accounts added), and into marks the
+ * marks of every group there ever was, summed: what the groups' lines
+ * have reported, or will, in all. */
+void pt_groups_marks(struct pt_groups *gs, int64_t marks[PT_CTR_COUNT]);
 /* The interval is reported: clear its values, free the empty groups
- * (their adjust kept in retired) that have nothing left to report. */
+ * (their adjust kept in retired, their marks in retired_marks) that have
+ * nothing left to report. */
 void pt_groups_end_interval(struct pt_groups *gs);
 
 #endif

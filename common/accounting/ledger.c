@@ -513,8 +513,20 @@ void pt_ledger_deltas(struct pt_ledger *l, bool keep_base, double seconds, int64
      * what it still has to report */
     bool live = l->phase == PT_LEDGER_COUNTING;
     l->cpu_max = live ? cpu_max_of(l, seconds) : -1;
-    l->cpu_reported = counter_deltas(l->high_water, l->interval_base, live ? l->tree : l->adjust, keep_base, l->cpu_max,
-                                     &l->stat_seen, &l->cpu_waits, delta);
+    const int64_t *now = live ? l->tree : l->adjust;
+    /* Groups that partition the tree: its mark is theirs summed (never
+     * below C, as each group's is never below its G). A group whose G
+     * dips (a reaper's fold a tick short of what its child was counted)
+     * holds its mark until its own work passes it, where the tree's own
+     * mark would fill the dip with any group's work: the groups' lines
+     * would then add up to more than the tree's. */
+    int64_t marks[PT_CTR_COUNT];
+    if (l->partitions) {
+        pt_groups_marks(&l->groups, marks);
+        now = marks;
+    }
+    l->cpu_reported = counter_deltas(l->high_water, l->interval_base, now, keep_base, l->cpu_max, &l->stat_seen,
+                                     &l->cpu_waits, delta);
     l->phase = PT_LEDGER_REPORTING;
 }
 
@@ -583,9 +595,11 @@ int pt_ledger_check(const struct pt_ledger *l, const struct pt_account *const *l
                      (long long)l->interval_base[k], (long long)l->high_water[k]);
             return -1;
         }
+        int64_t marks = l->groups.retired_marks[k];
         for (uint32_t g = 0; l->groups.list && g <= l->groups.limit; g++) {
             const struct pt_group *gr = &l->groups.list[g];
             groups[k] = pt_sat_add(groups[k], l->partitions ? gr->adjust[k] : 0);
+            marks = pt_sat_add(marks, gr->in_use ? gr->high_water[k] : 0);
             if (k == 0 && gr->cpu_max >= 0 && gr->cpu_reported > gr->cpu_max) {
                 snprintf(why, whylen, "group %u reported %lld ticks of CPU, over the interval's %lld", g,
                          (long long)gr->cpu_reported, (long long)gr->cpu_max);
@@ -595,6 +609,11 @@ int pt_ledger_check(const struct pt_ledger *l, const struct pt_account *const *l
                 snprintf(why, whylen, "counter %d: group %u's base is above its mark", k, g);
                 return -1;
             }
+        }
+        if (l->partitions && marks != l->high_water[k]) {
+            snprintf(why, whylen, "counter %d: the groups' marks add up to %lld, the tree's is %lld", k,
+                     (long long)marks, (long long)l->high_water[k]);
+            return -1;
         }
         if (l->partitions && groups[k] != tree[k]) {
             snprintf(why, whylen, "counter %d: the groups add up to %lld, the tree to %lld", k, (long long)groups[k],

@@ -39,7 +39,10 @@
  *
  * Invariants (pt_ledger_check() asserts them; the unit tests call it
  * after every event):
- *   - by process or cgroup, the groups add up to the tree, counter by counter;
+ *   - by process or cgroup, the groups add up to the tree, counter by counter,
+ *     and so do their high-water marks: the tree's mark is the groups'
+ *     summed, so their lines add up to the tree's over any run (a group
+ *     holds a dip of its own, the tree does not fill it with another's work);
  *   - reported deltas are never negative: they are deltas of high-water
  *     marks, never above the mark;
  *   - a debt is never negative nor more than is due (0 <= owed <= due),
