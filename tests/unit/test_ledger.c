@@ -484,6 +484,46 @@ START_TEST(folds_shared_by_the_records)
 }
 END_TEST
 
+/* The sum of each interval's group deltas, counter k. */
+static int64_t groups_sum(int64_t groups[][PT_CTR_COUNT], int k)
+{
+    int64_t sum = 0;
+    for (uint32_t g = 0; g <= l.groups.limit; g++)
+        sum += groups[g][k];
+    return sum;
+}
+
+/* An exit record moves its child's faults from the reaper's group to the
+ * child's before the reaper's counters show the fold (drained before the
+ * reaper's read): the reaper's group is below its mark at the interval's
+ * end, and holds it until the fold comes. Each interval, the groups add up
+ * to the tree: the tree's mark is theirs summed, so the move shows in the
+ * tree's line when it shows in the child's group's, and the fold in none. */
+START_TEST(a_move_before_the_fold_shows_in_the_tree_with_the_group)
+{
+    start(4);
+    pt_ledger_records_followed(&l, true);
+    int64_t tree[PT_CTR_COUNT], groups[5][PT_CTR_COUNT];
+    join(0, 100, "parent", 0, 0, 50, true);
+    end_interval(tree, groups);
+    int64_t faults[PT_CTR_COUNT] = {[FAULTS] = 7};
+    pt_ledger_move(&l, &accounts[0], (uint32_t)group_of("alpha"), faults);
+    check();
+    end_interval(tree, groups);
+    ck_assert_int_eq(groups[group_of("alpha")][FAULTS], 7);
+    ck_assert_int_eq(groups_sum(groups, FAULTS), tree[FAULTS]);
+    accounts[0].ctr[FAULTS] += 7; /* the fold */
+    end_interval(tree, groups);
+    ck_assert_int_eq(groups_sum(groups, FAULTS), 0);
+    ck_assert_int_eq(tree[FAULTS], 0);
+    accounts[0].ctr[FAULTS] += 2; /* its own */
+    end_interval(tree, groups);
+    ck_assert_int_eq(groups[group_of("parent")][FAULTS], 2);
+    ck_assert_int_eq(tree[FAULTS], 2);
+    stop();
+}
+END_TEST
+
 /* One tick of fold at a time among three equal shares: each interval
  * gives exactly the tick, and over three intervals each group has had
  * one (the rests carry). A share whose reaper shows no fold waits. */
@@ -579,6 +619,7 @@ int main(void)
     tcase_add_test(tc, folds_shared_by_the_records);
     tcase_add_test(tc, fold_rounding_is_carried);
     tcase_add_test(tc, a_short_fold_leaves_the_groups_adding_up_to_the_tree);
+    tcase_add_test(tc, a_move_before_the_fold_shows_in_the_tree_with_the_group);
     tcase_add_test(tc, record_of_a_process_never_seen);
     tcase_add_test_raise_signal(tc, end_before_the_deltas_aborts, SIGABRT);
     tcase_add_test_raise_signal(tc, credit_after_the_count_aborts, SIGABRT);
