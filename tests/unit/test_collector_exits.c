@@ -118,16 +118,8 @@ static int count(const char *text, const char *needle)
 static struct pt_collector *collector_of_self(void)
 {
     pt_log_set_sink(sink, NULL);
-    struct pt_collector_config config;
-    pt_collector_config_init(&config);
-    config.collect_global = false;
-    char err[256] = "";
-    struct pt_collector *c = pt_collector_new(&config, err, sizeof(err));
-    ck_assert_msg(c != NULL, "%s", err);
-    struct pt_target_options options;
-    pt_target_options_init(&options);
-    struct pt_selector self = {.kind = PT_SELECT_PID, .pid = getpid()};
-    ck_assert_int_eq(pt_collector_add_target(c, "self", &self, &options, err, sizeof(err)), 0);
+    struct pt_collector *c = unit_collector();
+    unit_add_self(c);
     return c;
 }
 

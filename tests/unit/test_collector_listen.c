@@ -11,40 +11,19 @@
  * listener is the real one, on the real /proc (process events need
  * CAP_NET_ADMIN: this suite runs as root, as collector_exits does). */
 #include <check.h>
-#include <unistd.h>
 
 #include "collector/collectorstate.h"
 #include "proctree/collector.h"
 #include "tree/targetstate.h"
 #include "unit.h"
 
-static struct pt_collector *collector(void)
-{
-    struct pt_collector_config config;
-    pt_collector_config_init(&config);
-    config.collect_global = false;
-    char err[256] = "";
-    struct pt_collector *c = pt_collector_new(&config, err, sizeof(err));
-    ck_assert_msg(c != NULL, "%s", err);
-    return c;
-}
-
-static void add_self(struct pt_collector *c)
-{
-    char err[256] = "";
-    struct pt_target_options options;
-    pt_target_options_init(&options);
-    struct pt_selector self = {.kind = PT_SELECT_PID, .pid = getpid()};
-    ck_assert_msg(pt_collector_add_target(c, "self", &self, &options, err, sizeof(err)) == 0, "%s", err);
-}
-
 /* Launch mode's order: listening, then the target. */
 START_TEST(a_target_added_after_the_listener_opened_notes_joins)
 {
-    struct pt_collector *c = collector();
+    struct pt_collector *c = unit_collector();
     pt_collector_listen(c);
     ck_assert_msg(c->events.fd >= 0, "no process events (this suite needs root)");
-    add_self(c);
+    unit_add_self(c);
     ck_assert(c->targets[0].events.follows);
     pt_collector_free(c);
 }
@@ -53,8 +32,8 @@ END_TEST
 /* Every other mode: the target, then the listener at the first tick. */
 START_TEST(a_target_there_when_the_listener_opens_notes_joins)
 {
-    struct pt_collector *c = collector();
-    add_self(c);
+    struct pt_collector *c = unit_collector();
+    unit_add_self(c);
     ck_assert(!c->targets[0].events.follows);
     pt_collector_tick(c, 0);
     ck_assert_msg(c->events.fd >= 0, "no process events (this suite needs root)");

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "fixture.h"
+#include "proctree/collector.h"
 #include "select/pidfile.h"
 
 char *exact_copy(const char *data, size_t len)
@@ -169,4 +170,24 @@ void unit_tree_close(struct unit_tree *u)
     pt_target_free(&u->target);
     close(u->root_fd);
     fx_root_free(u->root);
+}
+
+struct pt_collector *unit_collector(void)
+{
+    struct pt_collector_config config;
+    pt_collector_config_init(&config);
+    config.collect_global = false;
+    char err[256] = "";
+    struct pt_collector *c = pt_collector_new(&config, err, sizeof(err));
+    ck_assert_msg(c != NULL, "%s", err);
+    return c;
+}
+
+void unit_add_self(struct pt_collector *c)
+{
+    char err[256] = "";
+    struct pt_target_options options;
+    pt_target_options_init(&options);
+    struct pt_selector self = {.kind = PT_SELECT_PID, .pid = getpid()};
+    ck_assert_msg(pt_collector_add_target(c, "self", &self, &options, err, sizeof(err)) == 0, "%s", err);
 }

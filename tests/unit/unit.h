@@ -43,6 +43,11 @@ int parse_meminfo(const char *text, size_t len, struct pt_meminfo *out);
 int parse_status(const char *text, size_t len, struct pt_status *out);
 int parse_pidfile(const char *text, size_t len, pid_t *out);
 
+/* A collector on the real /proc without the global line, and its target
+ * "self" on this process (--pid): the collector suites' start. */
+struct pt_collector *unit_collector(void);
+void unit_add_self(struct pt_collector *c);
+
 /* The pids a children parse delivered, in order. */
 #define PID_LIST_MAX 4096
 struct pid_list {
