@@ -169,8 +169,12 @@ class LaunchCgroupTest(unittest.TestCase):
     def test_killed_proctree_ends_the_command_and_its_cgroup(self):
         """kill -KILL of proctree-execd (what Telegraf does to one that does
         not stop in time) or of its worker (an OOM kill): the launched tree
-        is gone within a second and its cgroups with it, so that a restart
-        never runs a second copy of the job."""
+        is gone at once (its sleeps last 300 s: only the kill ends them) and
+        its cgroups with it, so that a restart never runs a second copy of
+        the job. "At once" is a signal's delivery and a few system calls,
+        which the kernel does not time: on an idle host well under a
+        second, in CI's emulated VM beside other tests 1.56 s once; the
+        test allows 5 s, far from anything but the kill."""
         for victim in ("supervisor", "worker"):
             with self.subTest(victim=victim):
                 pidfile = os.path.join(self.tmp, f"pid-{victim}")
@@ -190,7 +194,7 @@ class LaunchCgroupTest(unittest.TestCase):
                     took = time.monotonic() - killed
                     h.wait_until(lambda: not any(os.path.exists(d) for d in made), 10,
                                  "the cgroups to be removed\n" + execd.describe())
-                self.assertLess(took, 1.0, execd.describe())
+                self.assertLess(took, 5.0, execd.describe())
                 lines = [l for l in execd.stderr_lines() if "SIGKILL" in l]
                 self.assertEqual(len(lines), 1, execd.describe())
                 self.assertIn("the process Telegraf started" if victim == "supervisor" else "was killed by signal 9",
