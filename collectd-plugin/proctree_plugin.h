@@ -1,9 +1,9 @@
 /* proctree.so: the collectd 5.12 frontend of libproctree.
  *
  * The plugin only maps <Plugin proctree> onto a pt_collector (config.c),
- * drives it from one sampler thread and closes an interval on every collectd
- * read (plugin.c), and turns an ended interval into value lists
- * (dispatch.c). Every number is decided by the library. */
+ * drives it from one sampler thread, closes an interval on every collectd
+ * read and turns it into value lists (plugin.c). Every number is decided
+ * by the library. */
 #ifndef PROCTREE_COLLECTD_PLUGIN_H
 #define PROCTREE_COLLECTD_PLUGIN_H
 
@@ -16,9 +16,5 @@
  * empty block gives the defaults). Returns 0 and sets *out, or logs an
  * ERROR naming the option and the block and returns -1. */
 int ptcd_config_parse(const oconfig_item_t *ci, struct pt_collector **out);
-
-/* Dispatch one ended interval: a value list per present metric, all with
- * the batch's timestamp. */
-void ptcd_dispatch(const struct pt_batch *batch);
 
 #endif
