@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "proctree/launch.h"
-#include "proctree/lineproto.h"
+#include "proctree/lines.h"
 #include "output.h"
 #include "supervise.h"
 #include "table.h"

@@ -1,8 +1,8 @@
-/* fuzz_tag: InfluxDB line protocol output (common/include/proctree/lineproto.h) on arbitrary
+/* fuzz_tag: InfluxDB line protocol output (common/include/proctree/lines.h) on arbitrary
  * bytes.
  *
  * pt_lp_append_tag_value gets the whole input as a tag value, appended
- * after some existing content. What lineproto.h promises, checked both as
+ * after some existing content. What lines.h promises, checked both as
  * properties of the output and against a small independent model of the
  * rules:
  * - ',', '=' and ' ' only ever appear escaped as "\,", "\=", "\ ", and a
@@ -33,7 +33,7 @@
 
 #include "fuzz_check.h"
 #include "report/catalog.h"
-#include "proctree/lineproto.h"
+#include "proctree/lines.h"
 #include "report/report.h"
 
 /* ---- An independent model of the tag value rules ---- */
@@ -41,7 +41,7 @@
 /* Decode one well-formed UTF-8 sequence at s (the Unicode definition:
  * shortest form, no surrogates, at most U+10FFFF). Returns its length and
  * sets *cp, or 0 when s does not start one. Written differently from
- * lineproto.c on purpose: decode first, then judge the code point. */
+ * lines.c's tag values on purpose: decode first, then judge the code point. */
 static size_t model_decode(const unsigned char *s, size_t avail, uint32_t *cp)
 {
     size_t n;

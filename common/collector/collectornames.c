@@ -7,7 +7,7 @@
 
 #include "proctree/buf.h"
 #include "proctree/escape.h"
-#include "proctree/lineproto.h"
+#include "proctree/lines.h"
 #include "member/member.h"
 
 static const char *base_name(const char *path)

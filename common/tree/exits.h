@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #include "netlink/exitrecords.h"
-#include "report/lines.h"
+#include "proctree/lines.h"
 #include "tree/membership.h"
 #include "tree/targetstate.h"
 

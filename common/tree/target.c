@@ -10,7 +10,7 @@
 #include "netlink/eventbook.h"
 #include "report/groupkey.h"
 #include "accounting/ledgerfolds.h"
-#include "report/lines.h"
+#include "proctree/lines.h"
 #include "tree/membership.h"
 #include "util/saturate.h"
 #include "tree/targetcg.h"

@@ -29,7 +29,7 @@
 #define PROCTREE_TARGETGPU_H
 
 #include "gpu/gpu.h"
-#include "report/lines.h"
+#include "proctree/lines.h"
 #include "tree/targetstate.h"
 
 /* A sample of the members' GPU memory from NVML's last refresh (the

@@ -196,7 +196,7 @@ def problems(fields, seconds=None, cpus=None, tags=None, exits=None):
 # A float field's value with a negative exponent: 7.5e-05 is 75 us, which a
 # person reading the line (and a regular expression) takes for 7.5.
 # proctree-execd writes every float below 1e-4 in fixed point
-# (common/report/lineproto.c); only a value of 1e15 or more, which no
+# (common/report/lines.c); only a value of 1e15 or more, which no
 # metric of the catalog reaches, keeps "%.15g"'s exponent (1e+15).
 _EXPONENT_FIELD = re.compile(r"[ ,](?P<field>[a-z0-9_]+=(?P<mantissa>-?[0-9.]+)e-[0-9]+)(?=[, ]|$)")
 

@@ -3,7 +3,7 @@
 Why: the default target name is the process's comm, which its owner
 chooses freely: spaces, commas and '=' must be escaped in the target tag,
 and backslashes, newlines and other control characters must not break the
-line (lineproto.h: they become '_'). Whatever proctree prints must be
+line (lines.h: they become '_'). Whatever proctree prints must be
 accepted by InfluxDB 1.6 (HTTP 204), and the tag read back must be the one
 printed. The process is a copy of /bin/sleep under the hostile name, so its
 comm (the executable's base name, up to 15 bytes) is that name.

@@ -1,4 +1,4 @@
-/* Unit tests for lineproto.c (test_catalog.c checks the field names it writes). */
+/* Unit tests for proctree/lineproto.h, written by report/lines.c (test_catalog.c checks the field names it writes). */
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proctree/lineproto.h"
+#include "proctree/lines.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define TS 1700000000000000000 /* an ordinary timestamp in ns */

@@ -27,7 +27,7 @@
 #include "collector/collectortick.h"
 #include "report/report.h"
 #include "select/selector.h"
-#include "report/lines.h"
+#include "proctree/lines.h"
 
 struct pt_collector;
 
