@@ -92,6 +92,7 @@ class Zombies(unittest.TestCase):
 
 
 LATE = 300  # exitkids latereap: 300 children of 20 ms at once, reaped together 4 s on
+LOSSY_RUNS = 3  # runs of it until one loses no exit record
 
 
 class LateReap(unittest.TestCase):
@@ -139,6 +140,27 @@ class LateReap(unittest.TestCase):
     being after this one's reads."""
 
     def run_late_reap(self, args=(), key=None):
+        """The run's bounds, and the records' own (below) on a run that lost
+        none: another test's burst of exits can overflow the socket while
+        the 300 children hold both CPUs and proctree-execd waits for one
+        (no line for 13.5 s once in CI, beside a VM and two container
+        builds). A loss leaves every member not yet settled by its records
+        to its stat's ticks and the reap's fold (docs/METRICS.md, exit
+        records), so up to two ticks a child come at the reap, and the
+        thread lines miss the lost records' run time; the tree's total, the
+        groups' partition of it and every line's bound still hold, and are
+        checked on every run. The scenario runs again, up to LOSSY_RUNS
+        times in all, until one loses no record."""
+        runs = []
+        for _ in range(LOSSY_RUNS):
+            result = self.late_reap_once(args, key)
+            if result[-1] == 0:
+                return result
+            runs.append(result[3])
+        self.fail(f"exit records lost in each of {LOSSY_RUNS} runs: the records' bounds are unchecked\n"
+                  + "\n".join(runs))
+
+    def late_reap_once(self, args, key):
         began = time.time()  # before the parent started: its delay counts from later
         results, _, execd = ah.drive(self, [exitkids_path(), "latereap", str(LATE)],
                                      ["--interval", "1s", "--name", "kids", *args], [(b"go\n", 2)])
@@ -182,9 +204,14 @@ class LateReap(unittest.TestCase):
             waits = cpu(p) >= (end - begin) * cpus - tick
         after = sum(cpu(p) for (begin, _), p in zip(spans, points[1:]) if begin >= settled)
         self.assertTrue(any(begin >= settled and end > reaped for begin, end in spans), what)
-        # what a child runs after its record (the kernel sends it before it
-        # frees its memory and files) is in its fold alone: 0.1 ms here
-        self.assertLessEqual(after, float(rusage[5]) - self_at_exit + tick * cpus + LATE * 0.001, what)
+        losses = ah.field_sum(points, "collector_exit_record_losses")
+        if losses == 0:
+            # what a child runs after its record (the kernel sends it before it
+            # frees its memory and files) is in its fold alone: 0.1 ms here
+            self.assertLessEqual(after, float(rusage[5]) - self_at_exit + tick * cpus + LATE * 0.001, what)
+        else:  # each child's stat truncates its user and its system time
+            self.assertLessEqual(after, float(rusage[5]) - self_at_exit + tick * cpus + LATE * (0.001 + 2 * tick),
+                                 what)
         total = sum(cpu(p) for p in points)
         self.assertLessEqual(abs(total - done), 0.01 * done, what)
         in_groups = sum(cpu(g) for lines in groups.values() for g in lines)
@@ -197,7 +224,8 @@ class LateReap(unittest.TestCase):
             # (6.02 and 6.12 s against 6.08 and 6.27 in CI, the second built
             # with AddressSanitizer, whose mappings make an exit longer)
             self.assertLessEqual(in_groups, done * 1.01, f"groups {in_groups}: {what}")
-            self.assertGreaterEqual(in_groups, done * 0.99 - LATE * 0.001, f"groups {in_groups}: {what}")
+            if losses == 0:
+                self.assertGreaterEqual(in_groups, done * 0.99 - LATE * 0.001, f"groups {in_groups}: {what}")
         waited = 0
         for p, following in zip(points, points[1:] + [None]):
             waited += delay(p)
@@ -205,7 +233,7 @@ class LateReap(unittest.TestCase):
             could = LATE * max(0.0, min(exited, until) - forked) + (until - began)
             self.assertLessEqual(waited, could, f"delays up to {p.raw}\n{what}")
         self.assertEqual(ah.negative_deltas(points), [], execd.describe())
-        return points, groups, done, what
+        return points, groups, done, what, losses
 
     def test_exact_cpu_of_zombies(self):
         self.run_late_reap()
