@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "procfs/callerfiles.h"
 #include "procfs/procfile.h"
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
@@ -170,7 +171,7 @@ uint64_t pt_cgroupfs_inode(const struct pt_cgroup_dirs *dirs)
     const char *dir = dirs->v2[0]                 ? dirs->v2
                       : dirs->v1[PT_V1_MEMORY][0] ? dirs->v1[PT_V1_MEMORY]
                                                   : dirs->v1[PT_V1_CPUACCT];
-    return dir[0] && stat(dir, &st) == 0 ? (uint64_t)st.st_ino : 0;
+    return dir[0] && pt_stat_as_caller(dir, &st) == 0 ? (uint64_t)st.st_ino : 0;
 }
 
 bool pt_cgroupfs_is_cgroup(const char *dir)

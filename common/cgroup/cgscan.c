@@ -13,6 +13,7 @@
 #include "proctree/base.h"
 #include "util/dirents.h"
 #include "procfs/pidparse.h"
+#include "procfs/callerfiles.h"
 #include "procfs/procfile.h"
 
 bool pt_cgscan_on_cgroupfs(const struct pt_cgscan_fs *fs, int fd, long *type)
@@ -186,7 +187,7 @@ static void scan_sub(struct pt_cgscan *s, int parent_fd, const char *name, struc
     if (n && n->dir_fd >= 0 && !sub_still_kept(s, n, parent_fd, name))
         sub_close(n, s->budget);
     bool kept = n && n->dir_fd >= 0;
-    int dir_fd = kept ? n->dir_fd : openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int dir_fd = kept ? n->dir_fd : pt_open_as_caller_at(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
     if (dir_fd < 0)
         return;
     if (!kept && n)
@@ -242,9 +243,9 @@ static void scan_subs(struct pt_cgscan *s, int dir_fd, struct pt_cgscan_subs *su
  * (-EXDEV, noted: on no cgroup filesystem). */
 static int open_kept(struct pt_cgscan *s, const char *path, struct pt_cgscan_kept *k)
 {
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = pt_open_as_caller(path, O_RDONLY | O_DIRECTORY);
     if (fd < 0)
-        return -errno;
+        return fd;
     long type;
     if (!pt_cgscan_on_cgroupfs(&s->fs, fd, &type)) {
         note(s, PT_CGSCAN_NOT_CGROUPFS, "");
@@ -267,7 +268,7 @@ static int look_again(struct pt_cgscan *s, const char *path, struct pt_cgscan_ke
 {
     if (k->open) {
         struct stat st;
-        if (stat(path, &st) == 0 && st.st_dev == k->dev && st.st_ino == k->ino)
+        if (pt_stat_as_caller(path, &st) == 0 && st.st_dev == k->dev && st.st_ino == k->ino)
             return 0;
         pt_cgscan_kept_close(k); /* removed, or made again: another directory */
     }

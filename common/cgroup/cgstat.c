@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cgroup/cgparse.h"
+#include "procfs/callerfiles.h"
 #include "procfs/procfile.h"
 
 /* The files read at each interval's end, each from its hierarchy's

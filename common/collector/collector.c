@@ -33,6 +33,10 @@ struct pt_collector *pt_collector_new(const struct pt_collector_config *config, 
     int fd = pt_collector_open_proc_root(root, err, errlen);
     if (fd < 0)
         return NULL;
+    if (pt_collector_lend_nothing(fd, root, config->proc_root != NULL, err, errlen) != 0) {
+        close(fd);
+        return NULL;
+    }
     struct pt_collector *c = pt_xalloc(sizeof(*c));
     c->proc_root = pt_xstrdup(root);
     c->config = *config;

@@ -3,12 +3,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
+#include "proctree/base.h"
+#include "proctree/caps.h"
 #include "proctree/escape.h"
 #include "proctree/fdbudget.h"
+#include "procfs/callerfiles.h"
 #include "procfs/procfile.h"
 
 void pt_collector_config_init(struct pt_collector_config *config)
@@ -24,13 +29,14 @@ void pt_collector_config_init(struct pt_collector_config *config)
 
 int pt_collector_open_proc_root(const char *root, char *err, size_t errlen)
 {
+    /* with the caller's own permissions: the caller chose it */
     char q[PT_QUOTED_MAX];
-    int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = pt_open_as_caller(root, O_RDONLY | O_DIRECTORY);
     if (fd < 0) {
-        snprintf(err, errlen, "proc root \"%s\": %s", pt_escape(q, sizeof(q), root), strerror(errno));
+        snprintf(err, errlen, "proc root \"%s\": %s", pt_escape(q, sizeof(q), root), strerror(-fd));
         return -1;
     }
-    int meminfo = pt_open_at(fd, "meminfo");
+    int meminfo = pt_open_as_caller_at(fd, "meminfo", O_RDONLY);
     if (meminfo < 0) {
         close(fd);
         snprintf(err, errlen, "\"%s\" is not a proc filesystem (no meminfo: %s)", pt_escape(q, sizeof(q), root),
@@ -50,12 +56,39 @@ int pt_collector_check_proc_root(const char *root, char *err, size_t errlen)
     return 0;
 }
 
+int pt_collector_lend_nothing(int proc_root_fd, const char *root, bool chosen, char *err, size_t errlen)
+{
+    if (!pt_caps_lent())
+        return 0;
+    struct statfs fs;
+    bool procfs = fstatfs(proc_root_fd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
+    if (procfs && pt_open_is_confined()) {
+        if (chosen) /* a file mounted over one of its own, in a namespace the caller made, is not read */
+            pt_procfs_confine_mounts();
+        return 0;
+    }
+    char q[PT_QUOTED_MAX];
+    const char *what = !procfs ? "no proc filesystem (any user can make such a directory, its links naming any file)"
+                               : "read on a kernel without openat2, which cannot keep a path below it";
+    if (!pt_caps_drop_lent()) {
+        snprintf(err, errlen,
+                 "proc root \"%s\" is %s, and the capabilities the binary lends could not be given up (%s)",
+                 pt_escape(q, sizeof(q), root), what, strerror(errno));
+        return -1;
+    }
+    pt_logf(PT_LOG_WARNING,
+            "proc root \"%s\" is %s: the capabilities the binary lends are given up for good, and it is read with "
+            "uid %u's own permissions",
+            pt_escape(q, sizeof(q), root), what, (unsigned)geteuid());
+    return 0;
+}
+
 int pt_collector_check_sys_root(const char *root, char *err, size_t errlen)
 {
     char q[PT_QUOTED_MAX];
-    int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = pt_open_as_caller(root, O_RDONLY | O_DIRECTORY);
     if (fd < 0) {
-        snprintf(err, errlen, "sys root \"%s\": %s", pt_escape(q, sizeof(q), root), strerror(errno));
+        snprintf(err, errlen, "sys root \"%s\": %s", pt_escape(q, sizeof(q), root), strerror(-fd));
         return -1;
     }
     close(fd);

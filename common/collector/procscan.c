@@ -303,7 +303,7 @@ static void start(struct pt_procscan *s, bool events)
 {
     s->started = true;
     if (!events)
-        s->last_pid_fd = pt_open_at(s->proc_root_fd, "sys/kernel/ns_last_pid");
+        s->last_pid_fd = pt_open_sysctl_at(s->proc_root_fd, "sys/kernel/ns_last_pid");
 }
 
 void pt_procscan_run(struct pt_procscan *s, struct pt_target *targets, size_t n_targets, bool events)

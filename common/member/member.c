@@ -106,7 +106,7 @@ int pt_member_open_by_path(const struct pt_member *m, int proc_root_fd, enum pt_
     else
         snprintf(path, sizeof(path), "%s%s", m->path, member_files[f].name);
     int flags = O_RDONLY | O_CLOEXEC | (member_files[f].directory ? O_DIRECTORY : 0);
-    int fd = openat(proc_root_fd, path, flags);
+    int fd = pt_openat_confined(proc_root_fd, path, flags);
     return fd >= 0 ? fd : -errno;
 }
 

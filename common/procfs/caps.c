@@ -35,7 +35,9 @@ static struct {
     struct pt_caps caps;
     unsigned said; /* PT_CAP_BIT()s the start line named */
     bool said_any;
-    uint32_t raised; /* the capability bits pt_caps_raise made effective */
+    uint32_t raised;  /* the capability bits pt_caps_raise made effective */
+    uint32_t lent;    /* every bit it ever raised: the binary's, not the caller's */
+    uint32_t dropped; /* lent bits given up for good (pt_caps_drop_lent) */
 } process;
 
 /* The capability sets, first word: capget has no glibc wrapper. */
@@ -86,7 +88,9 @@ static void read_caps(struct pt_caps *caps)
     for (int c = 0; c < PT_CAP_COUNT; c++) {
         uint32_t bit = UINT32_C(1) << caps_used[c].number;
         caps->on_file[c] = on_file & bit;
-        if (effective & bit)
+        if (process.dropped & bit)
+            caps->state[c] = PT_CAP_DROPPED;
+        else if (effective & bit)
             caps->state[c] = PT_CAP_EFFECTIVE;
         else if (prctl(PR_CAPBSET_READ, caps_used[c].number, 0, 0, 0) == 0)
             caps->state[c] = PT_CAP_NOT_BOUNDED;
@@ -125,8 +129,10 @@ void pt_caps_raise(void)
         for (int c = 0; c < PT_CAP_COUNT; c++)
             wanted |= UINT32_C(1) << caps_used[c].number;
         uint32_t raise = sets[0].permitted & wanted & ~sets[0].effective;
-        if (raise && set_effective(sets, sets[0].effective | raise))
+        if (raise && set_effective(sets, sets[0].effective | raise)) {
             process.raised |= raise;
+            process.lent |= raise;
+        }
     }
     process.read = false;
     pt_caps_current();
@@ -134,13 +140,53 @@ void pt_caps_raise(void)
 
 bool pt_caps_lower(void)
 {
+    return pt_caps_pause() != PT_CAPS_PAUSE_FAILED;
+}
+
+uint32_t pt_caps_pause(void)
+{
+    uint32_t raised = process.raised;
+    if (!raised) /* collectd, root, a binary without file capabilities: no system call */
+        return 0;
     struct __user_cap_data_struct sets[2];
     memset(sets, 0, sizeof(sets));
-    if (!process.raised)
-        return true;
-    if (!get_sets(sets) || !set_effective(sets, sets[0].effective & ~process.raised))
-        return false;
+    if (!get_sets(sets) || !set_effective(sets, sets[0].effective & ~raised))
+        return PT_CAPS_PAUSE_FAILED;
     process.raised = 0; /* the snapshot is left as it was: the collector's state, raised again */
+    return raised;
+}
+
+void pt_caps_resume(uint32_t paused)
+{
+    if (!paused || paused == PT_CAPS_PAUSE_FAILED)
+        return;
+    struct __user_cap_data_struct sets[2];
+    memset(sets, 0, sizeof(sets));
+    if (get_sets(sets) && set_effective(sets, sets[0].effective | (paused & sets[0].permitted)))
+        process.raised |= paused & sets[0].permitted;
+}
+
+bool pt_caps_lent(void)
+{
+    return process.lent != 0;
+}
+
+bool pt_caps_drop_lent(void)
+{
+    if (!process.lent)
+        return true;
+    struct __user_cap_data_struct sets[2];
+    memset(sets, 0, sizeof(sets));
+    if (!get_sets(sets))
+        return false;
+    sets[0].permitted &= ~process.lent;
+    sets[0].inheritable &= ~process.lent;
+    if (!set_effective(sets, sets[0].effective & ~process.lent))
+        return false;
+    process.dropped |= process.lent;
+    process.lent = process.raised = 0;
+    process.read = false;
+    pt_caps_current();
     return true;
 }
 
@@ -169,6 +215,10 @@ const char *pt_caps_why_missing(const struct pt_caps *caps, enum pt_cap cap, cha
         break;
     case PT_CAP_NOT_GRANTED:
         snprintf(out, outlen, "the kernel did not grant the binary's file capability");
+        break;
+    case PT_CAP_DROPPED:
+        snprintf(out, outlen,
+                 "given up for good at start: a root the caller chose is read with the caller's own permissions");
         break;
     case PT_CAP_NOT_GIVEN:
         if (caps->uid == 0)
@@ -232,7 +282,7 @@ void pt_caps_say_missing(void)
     const struct pt_caps *caps = pt_caps_current();
     unsigned expected_set = 0;
     for (int c = 0; c < PT_CAP_COUNT; c++)
-        if (expected(caps, (enum pt_cap)c))
+        if (expected(caps, (enum pt_cap)c) && caps->state[c] != PT_CAP_DROPPED) /* its own line said so */
             expected_set |= PT_CAP_BIT(c);
     struct pt_buf line = {0};
     process.said = pt_caps_describe_missing(caps, expected_set, &line);

@@ -7,9 +7,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -115,6 +117,65 @@ ssize_t pt_pread_record(int fd, struct pt_buf *buf)
     }
 }
 
+/* openat2 is Linux 5.6's: 1 once it answered, -1 once it said ENOSYS. */
+static int openat2_known;
+/* Mounts are not crossed below the proc root (pt_procfs_confine_mounts). */
+static bool confine_mounts;
+
+/* path under dirfd, never above it, through no magic link (fd/N, exe,
+ * root, cwd: each leads anywhere), and across no mount when xdev (a file
+ * mounted over one of a proc filesystem's in a namespace its owner made).
+ * Where the kernel has no openat2, the last component is not followed if
+ * it is a link (the policy's caller gives up lent capabilities there:
+ * pt_open_is_confined). AT_FDCWD takes an absolute path as it is. */
+static int open_beneath(int dirfd, const char *path, int flags, bool xdev)
+{
+    if (dirfd == AT_FDCWD)
+        return openat(dirfd, path, flags);
+    if (openat2_known >= 0) {
+        struct open_how how = {
+            .flags = (uint64_t)(unsigned)flags,
+            .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | (xdev ? RESOLVE_NO_XDEV : 0),
+        };
+        for (int tries = 0; tries < 4; tries++) {
+            long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+            if (fd >= 0 || (errno != ENOSYS && errno != EAGAIN)) {
+                openat2_known = 1;
+                return (int)fd;
+            }
+            if (errno == ENOSYS)
+                break;
+        }
+        if (errno == ENOSYS)
+            openat2_known = -1;
+        else
+            return -1; /* a rename raced every try: as a vanished file */
+    }
+    return openat(dirfd, path, flags | O_NOFOLLOW);
+}
+
+int pt_openat_confined(int dirfd, const char *path, int flags)
+{
+    return open_beneath(dirfd, path, flags, confine_mounts);
+}
+
+bool pt_open_is_confined(void)
+{
+    if (openat2_known == 0) {
+        struct open_how how = {.flags = O_RDONLY | O_CLOEXEC, .resolve = RESOLVE_BENEATH};
+        long fd = syscall(SYS_openat2, AT_FDCWD, ".", &how, sizeof(how));
+        openat2_known = fd >= 0 || errno != ENOSYS ? 1 : -1;
+        if (fd >= 0)
+            close((int)fd);
+    }
+    return openat2_known > 0;
+}
+
+void pt_procfs_confine_mounts(void)
+{
+    confine_mounts = true;
+}
+
 ssize_t pt_read_and_close(int fd, struct pt_buf *buf, ssize_t (*reader)(int fd, struct pt_buf *buf))
 {
     if (fd < 0) {
@@ -131,27 +192,17 @@ ssize_t pt_read_file_at(int dirfd, const char *path, struct pt_buf *buf)
     return pt_read_and_close(pt_open_at(dirfd, path), buf, pt_pread_all);
 }
 
-int pt_open_regular_at(int dirfd, const char *name, int flags)
-{
-    int fd = openat(dirfd, name, flags | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return -EINVAL;
-    }
-    return fd;
-}
-
-ssize_t pt_read_regular_at(int dirfd, const char *name, struct pt_buf *buf)
-{
-    return pt_read_and_close(pt_open_regular_at(dirfd, name, O_RDONLY), buf, pt_pread_all);
-}
-
 int pt_open_at(int dirfd, const char *name)
 {
-    int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+    int fd = pt_openat_confined(dirfd, name, O_RDONLY | O_CLOEXEC);
+    return fd >= 0 ? fd : -errno;
+}
+
+int pt_open_sysctl_at(int dirfd, const char *name)
+{
+    /* /proc/sys is a read-only mount of its own in a container, and its
+     * values are numbers of the host's, no process's */
+    int fd = open_beneath(dirfd, name, O_RDONLY | O_CLOEXEC, false);
     return fd >= 0 ? fd : -errno;
 }
 
@@ -163,7 +214,7 @@ int pt_errno_is_gone(int err)
 /* The walk of a proc root is a discovery's: no opendir (dirents.h). */
 int pt_for_each_pid_in(int dirfd, const char *path, void (*fn)(pid_t pid, void *arg), void *arg)
 {
-    int fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = pt_openat_confined(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return -errno;
     _Alignas(struct dirent64) char entries[8192];

@@ -53,18 +53,28 @@ ssize_t pt_read_and_close(int fd, struct pt_buf *buf, ssize_t (*reader)(int fd, 
  * length or -errno (buf then empty). */
 ssize_t pt_read_file_at(int dirfd, const char *path, struct pt_buf *buf);
 
-/* A file someone else may have made (a cgroup's): name under dirfd
- * opened without ever blocking (O_NONBLOCK: a FIFO or a device put where
- * a cgroup file should be opens at once) and without following a last
- * symbolic link, refused when it is no regular file. Returns fd, or
- * -errno: -EINVAL for a file that is not regular. */
-int pt_open_regular_at(int dirfd, const char *name, int flags);
+/* Every file below a proc root is opened confined to it: never above
+ * dirfd, through no magic link (fd/N, exe, root, cwd), and, once
+ * pt_procfs_confine_mounts was called, across no mount (openat2's
+ * RESOLVE_BENEATH, RESOLVE_NO_MAGICLINKS, RESOLVE_NO_XDEV). So a proc
+ * root the caller chose, read with capabilities, yields only its own
+ * files: a symbolic link or a file mounted over one of them in a
+ * namespace of the caller's making leads nowhere. Where the kernel lacks
+ * openat2 (before 5.6), only a last symbolic link is refused, and
+ * pt_open_is_confined says so. AT_FDCWD opens an absolute path as it is
+ * (proctree's own /proc/self files). Returns fd or -1 with errno. */
+int pt_openat_confined(int dirfd, const char *path, int flags);
+bool pt_open_is_confined(void);
+void pt_procfs_confine_mounts(void);
 
-/* The same, read whole into buf and closed: length or -errno. */
-ssize_t pt_read_regular_at(int dirfd, const char *name, struct pt_buf *buf);
-
-/* openat(dirfd, name, O_RDONLY|O_CLOEXEC). Returns fd or -errno. */
+/* pt_openat_confined(dirfd, name, O_RDONLY|O_CLOEXEC). Returns fd or
+ * -errno. */
 int pt_open_at(int dirfd, const char *name);
+
+/* The same for a sysctl below the proc root ("sys/kernel/..."), which may
+ * cross a mount: a container's /proc/sys is a read-only mount of its own,
+ * and a sysctl holds a number of the host's, nothing of a process. */
+int pt_open_sysctl_at(int dirfd, const char *name);
 
 /* Call fn(number, arg) for every numeric entry of the directory path
  * under dirfd: the processes of a proc root ("."), the threads of a

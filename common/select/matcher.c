@@ -16,7 +16,9 @@
 #include "cgroup/sdunit.h"
 #include "proctree/escape.h"
 #include "member/member.h"
+#include "procfs/callerfiles.h"
 #include "procfs/procfile.h"
+#include "proctree/caps.h"
 
 /* ---- cgroups ------------------------------------------------------------ */
 
@@ -28,7 +30,7 @@ static void find_fs_devs(struct pt_matcher *m)
         dirs[2 + i] = m->fs.v1[i];
     struct stat st;
     for (size_t i = 0; i < 2 + PT_V1_COUNT; i++)
-        if (dirs[i][0] && stat(dirs[i], &st) == 0) {
+        if (dirs[i][0] && pt_stat_as_caller(dirs[i], &st) == 0) {
             assert(m->n_fs_devs < PT_ARRAY_LEN(m->fs_dev)); /* found once */
             m->fs_dev[m->n_fs_devs++] = st.st_dev;
         }
@@ -46,14 +48,16 @@ static struct pt_cgscan_fs scan_fs(const struct pt_matcher *m)
  * at by each scan. */
 static int check_cgroup_dir(struct pt_matcher *m, char *err, size_t errlen)
 {
-    int fd = open(m->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = pt_open_as_caller(m->cgroup, O_RDONLY | O_DIRECTORY);
     if (fd < 0)
         return 0;
     long type = 0;
     struct pt_cgscan_fs fs = scan_fs(m);
     bool ok = pt_cgscan_on_cgroupfs(&fs, fd, &type);
     close(fd);
-    char *real = realpath(m->cgroup, NULL);
+    uint32_t paused = pt_caps_pause(); /* the caller's path: its links followed as the caller may */
+    char *real = paused == PT_CAPS_PAUSE_FAILED ? NULL : realpath(m->cgroup, NULL);
+    pt_caps_resume(paused);
     if (real && strcmp(real, m->cgroup) == 0) {
         free(real);
         real = NULL; /* no link: nothing to say or change */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "proctree/escape.h"
+#include "procfs/callerfiles.h"
 #include "procfs/procfile.h"
 
 static enum pt_pidfile_outcome unreadable(int *detail)
@@ -23,9 +24,11 @@ static enum pt_pidfile_outcome read_checked(int where, pid_t *pid, int *detail)
 {
     char self[64];
     snprintf(self, sizeof(self), "/proc/self/fd/%d", where);
-    int fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0)
+    int fd = pt_open_as_caller(self, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        errno = -fd;
         return unreadable(detail);
+    }
     char buf[PT_PIDFILE_MAX];
     ssize_t n;
     do
@@ -64,9 +67,14 @@ static void say_mounted(struct pt_pidfile *pf, const char *path, const char *tar
 static enum pt_pidfile_outcome attempt(struct pt_pidfile *pf, const char *path, const char *target_name, pid_t *pid,
                                        int *detail)
 {
-    int where = open(path, O_PATH | O_CLOEXEC);
-    if (where < 0)
+    /* the caller's file, found and opened with the caller's own
+     * permissions: a capability lent to read /proc would tell what lies
+     * in a directory closed to the caller */
+    int where = pt_open_as_caller(path, O_PATH);
+    if (where < 0) {
+        errno = -where;
         return errno == ENOENT || errno == ENOTDIR ? PT_PIDFILE_MISSING : unreadable(detail);
+    }
     if (!pf->said_mounted && mount_root(where))
         say_mounted(pf, path, target_name);
     struct stat st;

@@ -7,6 +7,8 @@
 
 #include "proctree/base.h"
 #include "proctree/escape.h"
+#include "procfs/callerfiles.h"
+#include "procfs/procfile.h"
 
 void pt_targetcg_init(const struct pt_target *t, struct pt_target_cgroups *cg)
 {
@@ -189,7 +191,7 @@ bool pt_targetcg_restarted(const struct pt_target *t, struct pt_target_cgroups *
      * cgroup is there (one stat): a cgroup that some hierarchies lack is
      * not looked for in each of them at every discovery. */
     if (dir && cg->root_where && pt_cgroupfs_paths_of(fs, dir, &dirs) == 0 &&
-        stat(where_in(&dirs, cg->root_where), &st) == 0) {
+        pt_stat_as_caller(where_in(&dirs, cg->root_where), &st) == 0) {
         id = (uint64_t)st.st_ino;
     } else {
         cg->root_where = 0;

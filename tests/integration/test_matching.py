@@ -45,14 +45,14 @@ class SharedWalk(unittest.TestCase):
         with tempfile.TemporaryDirectory(prefix="proctree-walk-") as tmp:
             trace = os.path.join(tmp, "trace")
             # one discovery: --once closes the first interval; discovery every 10 s
-            run = subprocess.run(["strace", "-f", "-qq", "-e", "trace=openat", "-o", trace, h.execd_path(),
+            run = subprocess.run(["strace", "-f", "-qq", "-e", "trace=openat,openat2", "-o", trace, h.execd_path(),
                                   "--once", "--interval", "1s", "--discovery-interval", "10s", *targets],
                                  stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
             self.assertEqual(run.returncode, 0, run.stderr)
             opens = {}
             with open(trace) as f:
                 for line in f:
-                    m = re.search(r'openat\(\d+, "(\d+)/stat"', line)
+                    m = re.search(r'openat2?\(\d+, "(\d+)/stat"', line)
                     if m:
                         opens[m.group(1)] = opens.get(m.group(1), 0) + 1
         self.assertGreater(len(opens), 10, "the walk was not traced")

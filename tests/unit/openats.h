@@ -1,5 +1,5 @@
-/* openats: every open and openat this program makes (the library's and
- * the test's own), counted, then made by the kernel. The test program
+/* openats: every open, openat and openat2 this program makes (the
+ * library's and the test's own), counted, then made by the kernel. The test program
  * linking openats.c defines the entry points itself, as test_alloc.c
  * does the allocator's. */
 #ifndef PROCTREE_TEST_OPENATS_H

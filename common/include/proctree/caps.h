@@ -27,6 +27,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "proctree/buf.h"
 
@@ -41,6 +42,7 @@ enum pt_cap_state {
     PT_CAP_NOSUID,       /* the binary carries it on a nosuid mount, where the kernel ignores that */
     PT_CAP_NOT_GRANTED,  /* the binary carries it, and the kernel did not grant it (a user namespace?) */
     PT_CAP_NOT_GIVEN,    /* neither held nor carried by the binary */
+    PT_CAP_DROPPED,      /* lent by the binary, given up for good (pt_caps_drop_lent) */
 };
 
 struct pt_caps {
@@ -66,6 +68,27 @@ void pt_caps_raise(void);
  * when they could not be lowered (nothing is then to run). pt_caps_raise
  * raises them again; the snapshot is not changed. */
 bool pt_caps_lower(void);
+
+/* Around an open of something the caller chose (a pid file, a cgroup
+ * path, a file below a sys root): the capabilities pt_caps_raise raised
+ * are made permitted only, and the set lowered is returned for
+ * pt_caps_resume to raise again. 0, without a system call, where none is
+ * raised (collectd, root, a binary that carries none): the caller's own
+ * permissions are then all there is. PT_CAPS_PAUSE_FAILED when they could
+ * not be lowered: the open must not be made. */
+#define PT_CAPS_PAUSE_FAILED UINT32_MAX
+uint32_t pt_caps_pause(void);
+void pt_caps_resume(uint32_t paused);
+
+/* Did this process raise any capability the binary lends it (file
+ * capabilities, permitted only), rather than hold it as the caller's own? */
+bool pt_caps_lent(void);
+
+/* Give the lent capabilities up for good: out of the effective, permitted
+ * and inheritable sets, so nothing can raise them again; the snapshot then
+ * says PT_CAP_DROPPED. For a proc root the caller chose that cannot be
+ * confined (caps.c's callers say when). False when the kernel refused. */
+bool pt_caps_drop_lent(void);
 
 /* This process's snapshot. */
 const struct pt_caps *pt_caps_current(void);
