@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "proctree/launch.h"
@@ -29,7 +30,8 @@ struct loop {
     bool stdin_batches;  /* newlines on stdin ask for a batch */
     double stdin_resume; /* stdin is not polled before then (STDIN_PAUSE) */
     pid_t command;       /* the launched command while its tree runs, else 0 */
-    int command_status;  /* its exit status once its tree is gone */
+    int command_wait;    /* its wait status once its tree is gone (0 before: exit status 0) */
+    bool command_ended;  /* command_wait is the command's */
     struct pt_buf out;   /* the batch being built */
     struct execd_output stdout_queue;
     size_t table_rows;                  /* --format table: rows since the columns' names */
@@ -199,9 +201,10 @@ static bool stdin_is_pipe(void)
 static bool command_finished(struct loop *l)
 {
     pt_collector_reap(l->c);
-    if (!pt_collector_launch_finished(l->c, &l->command_status))
+    if (!pt_collector_launch_finished(l->c, &l->command_wait))
         return false;
     l->command = 0;
+    l->command_ended = true;
     return true;
 }
 
@@ -263,14 +266,23 @@ static size_t launched_target(const struct execd_options *o)
     return SIZE_MAX;
 }
 
+/* The status this process exits with for the command's: its exit status,
+ * or 128 + N for signal N, as a shell gives it. */
+static int exit_code(int wait_status)
+{
+    return WIFSIGNALED(wait_status) ? 128 + WTERMSIG(wait_status) : WEXITSTATUS(wait_status);
+}
+
 /* --format table, launch mode: the summary of the command's whole run,
- * queued after its last row. */
-static void summarise(struct loop *l, int status)
+ * queued after its last row, with how the command ended as its wait status
+ * says (an exit status of 200 is no signal 72). */
+static void summarise(struct loop *l)
 {
     if (l->o->format != EXECD_FORMAT_TABLE || l->launched == SIZE_MAX || l->launched_run.intervals == 0)
         return;
     pt_buf_reset(&l->out);
-    execd_table_summary(&l->out, l->o->command[0], status, &l->launched_run, &l->o->config.units);
+    execd_table_summary(&l->out, l->o->command[0], l->command_ended ? &l->command_wait : NULL, &l->launched_run,
+                        &l->o->config.units);
     queue(l);
 }
 
@@ -313,7 +325,7 @@ int execd_loop(struct pt_collector *c, const struct execd_options *o)
          * proc_processes=0 until stdin closes; exiting would make Telegraf
          * run the job again after restart_delay. */
         if (l.command && command_finished(&l) && timed) {
-            status = emit(&l) == 0 ? l.command_status : 1;
+            status = emit(&l) == 0 ? exit_code(l.command_wait) : 1;
             break;
         }
         if (timed && now >= next_emit) {
@@ -360,14 +372,14 @@ int execd_loop(struct pt_collector *c, const struct execd_options *o)
             break;
         }
         if (wake & WAKE_STOP) {
-            status = wake & WAKE_ORPHANED ? 1 : l.command_status; /* 0 unless the command ended by itself */
+            status = wake & WAKE_ORPHANED ? 1 : exit_code(l.command_wait); /* 0 unless the command ended by itself */
             orphaned = wake & WAKE_ORPHANED;
             break;
         }
     }
     if (l.command)
         stop_command(&l, orphaned);
-    summarise(&l, status);
+    summarise(&l);
     execd_output_end(&l.stdout_queue, FINAL_FLUSH);
     close(l.signal_fd);
     pt_buf_free(&l.out);

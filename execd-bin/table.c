@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "proctree/escape.h"
@@ -141,18 +142,20 @@ static const char *count_of(char *text, size_t len, const struct pt_report *r, e
     return text;
 }
 
-void execd_table_summary(struct pt_buf *out, const char *command, int status, const struct pt_run_summary *run,
-                         const struct pt_units *units)
+void execd_table_summary(struct pt_buf *out, const char *command, const int *wait_status,
+                         const struct pt_run_summary *run, const struct pt_units *units)
 {
     struct pt_report r;
     pt_run_summary_report(run, &r);
     char q[PT_QUOTED_MAX], a[32], b[32], c[32];
     put(out, "\n\"%s\" and every process it started, over %s:\n", pt_escape(q, sizeof(q), command),
         duration(a, sizeof(a), run->seconds));
-    if (status > 128)
-        put(out, "  %-22s killed by signal %d\n", "exit status", status - 128);
+    if (!wait_status)
+        put(out, "  %-22s unknown (not reaped)\n", "exit status");
+    else if (WIFSIGNALED(*wait_status))
+        put(out, "  %-22s killed by signal %d\n", "exit status", WTERMSIG(*wait_status));
     else
-        put(out, "  %-22s %d\n", "exit status", status);
+        put(out, "  %-22s %d\n", "exit status", WEXITSTATUS(*wait_status));
     if (has(&r, PT_M_PROC_CPU_USER_SECONDS))
         put(out, "  %-22s user %s, system %s (%.0f %% of one CPU on average)\n", "CPU time",
             duration(a, sizeof(a), value(&r, PT_M_PROC_CPU_USER_SECONDS)),

@@ -17,9 +17,11 @@
  * values are in units' units (the options'), shown in binary multiples. */
 void execd_table_batch(struct pt_buf *out, const struct pt_batch *b, const struct pt_units *units, bool header);
 
-/* The summary of a launched command's run: command is its argv[0], status
- * its exit status (as proctree-execd exits with it: 128 + N for signal N). */
-void execd_table_summary(struct pt_buf *out, const char *command, int status, const struct pt_run_summary *run,
-                         const struct pt_units *units);
+/* The summary of a launched command's run: command is its argv[0],
+ * wait_status how it ended as waitpid gave it (NULL: it was never reaped).
+ * The wait status, not the exit code proctree-execd exits with: 128 + N
+ * is also an exit status of its own. */
+void execd_table_summary(struct pt_buf *out, const char *command, const int *wait_status,
+                         const struct pt_run_summary *run, const struct pt_units *units);
 
 #endif

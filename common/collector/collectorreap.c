@@ -33,8 +33,12 @@ void pt_collector_reap(struct pt_collector *c)
                 pt_target_reaped(c->launched, in_root);
             if (pid == c->launched_ours) {
                 c->launched_exited = true;
-                c->launched_status = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
-                pt_logf(PT_LOG_INFO, "launched command (pid %d) exited with status %d", (int)pid, c->launched_status);
+                c->launched_wait_status = status;
+                if (WIFSIGNALED(status))
+                    pt_logf(PT_LOG_INFO, "launched command (pid %d) killed by signal %d", (int)pid, WTERMSIG(status));
+                else
+                    pt_logf(PT_LOG_INFO, "launched command (pid %d) exited with status %d", (int)pid,
+                            WEXITSTATUS(status));
             }
         }
     }
@@ -50,7 +54,7 @@ bool pt_collector_launch_finished(struct pt_collector *c, int *status)
     /* ECHILD: no child left, alive or zombie: the whole tree is gone. */
     if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0 || errno != ECHILD)
         return false;
-    *status = c->launched_status;
+    *status = c->launched_wait_status;
     return true;
 }
 

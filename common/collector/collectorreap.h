@@ -16,9 +16,10 @@ struct pt_collector;
 void pt_collector_reap(struct pt_collector *c);
 
 /* True once the launched command has exited and no process of its tree is
- * left (this process has no children at all). *status is then the exit
- * status, or 128+signal. */
-bool pt_collector_launch_finished(struct pt_collector *c, int *status);
+ * left (this process has no children at all). *wait_status is then its
+ * status as waitpid gave it (WIFSIGNALED and the rest read it): an exit
+ * status of 200 and a death by signal 72 are told apart only there. */
+bool pt_collector_launch_finished(struct pt_collector *c, int *wait_status);
 
 /* The launched command's pid while it is a child of ours not yet reaped
  * (by pt_collector_reap, in the caller's thread: the pid, and so the id of

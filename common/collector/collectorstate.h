@@ -57,7 +57,7 @@ struct pt_collector {
     struct pt_target *launched;
     pid_t launched_ours; /* its pid in our namespace, as fork() gave it */
     bool launched_exited;
-    int launched_status;
+    int launched_wait_status; /* as waitpid gave it */
 };
 
 #endif

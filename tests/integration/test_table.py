@@ -119,6 +119,22 @@ class Table(unittest.TestCase):
             self.assertIsNotNone(peak, describe)
             self.assertGreaterEqual(size(peak.group(1)), 64 << 20, describe)
 
+    def summary_of(self, shell):
+        proc = subprocess.run([h.execd_path(), "--format", "table", "--interval", "0.2s", "--", "sh", "-c", shell],
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=h.START_TIMEOUT)
+        return proc, dict(re.findall(r"^  (\S.*?)\s{2,}(.*)$", proc.stdout, re.M))
+
+    def test_an_exit_status_above_128_is_no_signal(self):
+        """The summary tells an exit from a death by signal by the wait
+        status: exit 200 is exit status 200 (not "signal 72"), a SIGKILL is
+        signal 9; proctree-execd itself exits as a shell does (200, 137)."""
+        for shell, rc, said in (("sleep 0.5; exit 200", 200, "200"),
+                                ("sleep 0.5; kill -9 $$", 137, "killed by signal 9")):
+            proc, summary = self.summary_of(shell)
+            describe = f"{shell}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+            self.assertEqual(proc.returncode, rc, describe)
+            self.assertEqual(summary.get("exit status"), said, describe)
+
     def test_a_pipe_gets_line_protocol(self):
         """No --format and stdout a pipe: line protocol, the same fields as
         --format influx gives."""
