@@ -75,18 +75,6 @@ static const char *rate_of(char *text, size_t len, const struct pt_report *r, en
     return text;
 }
 
-/* A name as a column: escaped (a hostile name's control characters never
- * reach the terminal), cut to width with "~" saying so. */
-static const char *column_name(char *text, size_t len, const char *name, size_t width)
-{
-    pt_escape(text, len, name);
-    if (strlen(text) > width && width >= 1) {
-        text[width - 1] = '~';
-        text[width] = '\0';
-    }
-    return text;
-}
-
 #define NAME_WIDTH 16
 
 void execd_table_batch(struct pt_buf *out, const struct pt_batch *b, const struct pt_units *units, bool header)
@@ -101,14 +89,17 @@ void execd_table_batch(struct pt_buf *out, const struct pt_batch *b, const struc
         strftime(when, sizeof(when), "%H:%M:%S", &tm);
     for (size_t i = 0; i < b->n_targets; i++) {
         const struct pt_report *r = &b->targets[i].report;
-        char name[PT_QUOTED_MAX], lo[24], hi[24], band[48], pss[24], rd[24], wr[24], cpu[16], procs[16], fds[16];
+        char name[4 * NAME_WIDTH + 1], lo[24], hi[24], band[48], pss[24], rd[24], wr[24], cpu[16], procs[16], fds[16];
         snprintf(band, sizeof(band), "%s..%s", human_of(lo, sizeof(lo), r, PT_M_PROC_RSS_MIN, units),
                  human_of(hi, sizeof(hi), r, PT_M_PROC_RSS_MAX, units));
         snprintf(cpu, sizeof(cpu), has(r, PT_M_PROC_CPU_PERCENT) ? "%.1f" : "-", value(r, PT_M_PROC_CPU_PERCENT));
         snprintf(procs, sizeof(procs), has(r, PT_M_PROC_PROCESSES) ? "%.0f" : "-", value(r, PT_M_PROC_PROCESSES));
         snprintf(fds, sizeof(fds), has(r, PT_M_PROC_FDS) ? "%.0f" : "-", value(r, PT_M_PROC_FDS));
-        put(out, "%-8s  %-*s %6s %7s  %-21s %10s %11s %11s %6s\n", when, NAME_WIDTH,
-            column_name(name, sizeof(name), b->targets[i].name, NAME_WIDTH), procs, cpu, band,
+        /* escaped (no control or format character reaches the terminal),
+         * cut at a whole character, padded by the columns a terminal gives
+         * it, not its bytes */
+        put(out, "%-8s  %s %6s %7s  %-21s %10s %11s %11s %6s\n", when,
+            pt_escape_column(name, sizeof(name), b->targets[i].name, NAME_WIDTH), procs, cpu, band,
             human_of(pss, sizeof(pss), r, PT_M_PROC_PSS_MAX, units),
             rate_of(rd, sizeof(rd), r, PT_M_PROC_IO_READ_BYTES, b->seconds),
             rate_of(wr, sizeof(wr), r, PT_M_PROC_IO_WRITE_BYTES, b->seconds), fds);

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import unicodedata
 import unittest
 
 import harness as h
@@ -134,6 +135,50 @@ class Table(unittest.TestCase):
             describe = f"{shell}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
             self.assertEqual(proc.returncode, rc, describe)
             self.assertEqual(summary.get("exit status"), said, describe)
+
+    def test_hostile_names_are_escaped_aligned_and_cut_whole(self):
+        """Names reach a terminal: format characters (a right-to-left
+        override, zero-width ones, the BOM) come out as \\u{202e}; five CJK
+        characters take ten columns and are padded by columns, not bytes; a
+        name past the column's 16 is cut at a whole character (never inside
+        the euro sign's three bytes). The launched command's name too, in its
+        row and its summary."""
+        names = ["gnp\u202e.exe", "\u200b\ufeff", "\u4e00\u4e8c\u4e09\u56db\u4e94", "abcdefghijklm\u20ac",
+                 "abcdefghijklmn\u20ac\u20ac\u20ac", "plain"]
+        self.assertEqual(len(names[3].encode()), 16)
+        link = os.path.join(self.tmp, "gnp\u202e.sh")
+        os.symlink(shutil.which("sh"), link)
+        sleeper = subprocess.Popen(["sleep", "30"])
+        self.addCleanup(h.stop_process, sleeper)
+        argv = [h.execd_path(), "--format", "table", "--interval", "0.3s"]
+        for name in names:
+            argv += ["--pid", str(sleeper.pid), "--name", name]
+        proc = subprocess.run(argv + ["--", link, "-c", "sleep 0.7"], stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=h.START_TIMEOUT)
+        out = proc.stdout.decode("utf-8")  # never a cut sequence: strict decoding
+        describe = f"stdout:\n{out}\nstderr:\n{proc.stderr.decode(errors='replace')}"
+        self.assertEqual(proc.returncode, 0, describe)
+        for c in "\u202e\u200b\ufeff":
+            self.assertNotIn(c, out, describe)
+
+        def columns(text):
+            return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+        header = next(l for l in out.splitlines() if l.startswith("TIME "))
+        procs_end = header.index("PROCS") + len("PROCS")
+        want = ["gnp\\u{202e}.exe", "\\u{200b}\\u{feff}", "\u4e00\u4e8c\u4e09\u56db\u4e94", "abcdefghijklm\u20ac",
+                "abcdefghijklmn\u20ac~", "plain", "gnp\\u{202e}.sh"]
+        seen = set()
+        for row in out.splitlines():
+            m = re.match(r"(\d\d:\d\d:\d\d  )(.*?) +(\d+|-) ", row)
+            if not m or m.group(2).startswith("(host"):
+                continue
+            seen.add(m.group(2))
+            # the PROCS column ends where the header's does, counted in columns
+            self.assertEqual(columns(m.group(0)) - 1, procs_end, f"misaligned row {row!r}\n{describe}")
+        for name in want:
+            self.assertIn(name, seen, describe)
+        self.assertRegex(out, r'\n"[^"\n]*gnp\\u\{202e\}\.sh" and every process it started', describe)
 
     def test_a_pipe_gets_line_protocol(self):
         """No --format and stdout a pipe: line protocol, the same fields as

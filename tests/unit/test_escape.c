@@ -1,5 +1,6 @@
 /* Unit tests for escape.c: outside text in log lines and error messages. */
 #include <check.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "proctree/escape.h"
@@ -26,6 +27,16 @@ static const struct {
     {"cut\xe2\x82", "cut\\xe2\\x82"},
     {"overlong\xc0\xaf", "overlong\\xc0\\xaf"},
     {"surrogate\xed\xa0\x80", "surrogate\\xed\\xa0\\x80"},
+    /* format characters: a right-to-left override that would show
+     * "gnp.exe" as "exe.png", zero-width ones, the BOM, the soft hyphen,
+     * a tag (4 bytes) */
+    {"gnp\xe2\x80\xae.exe", "gnp\\u{202e}.exe"},
+    {"a\xe2\x80\x8b"
+     "b\xef\xbb\xbf",
+     "a\\u{200b}b\\u{feff}"},
+    {"soft\xc2\xadhy", "soft\\u{ad}hy"},
+    {"\xf3\xa0\x81\xbf", "\\u{e007f}"},
+    {"nbsp\xc2\xa0", "nbsp\xc2\xa0"}, /* U+00A0 is no format character */
 };
 
 START_TEST(test_escape_cases)
@@ -82,6 +93,87 @@ START_TEST(test_escape_size_macro)
 }
 END_TEST
 
+/* Every format character the terminals act on, and their neighbours. */
+START_TEST(test_format_chars)
+{
+    static const uint32_t cf[] = {0xad,   0x61c,  0x180e, 0x200b, 0x200c, 0x200d,  0x200e,  0x200f, 0x202a,
+                                  0x202b, 0x202c, 0x202d, 0x202e, 0x2060, 0x2061,  0x2064,  0x2066, 0x2067,
+                                  0x2068, 0x2069, 0xfeff, 0xfff9, 0xfffb, 0xe0001, 0xe0020, 0xe007f};
+    static const uint32_t not_cf[] = {'a',    0xa0,          0xac,   0xae,   0x200a,  0x2010,  0x2029,
+                                      0x202f, 0x2065 + 0x10, 0xfefe, 0xff00, 0xe0000, 0xe0080, 0x10ffff};
+    for (size_t i = 0; i < COUNT(cf); i++)
+        ck_assert_msg(pt_is_format_char(cf[i]), "U+%04X", (unsigned)cf[i]);
+    for (size_t i = 0; i < COUNT(not_cf); i++)
+        ck_assert_msg(!pt_is_format_char(not_cf[i]), "U+%04X", (unsigned)not_cf[i]);
+}
+END_TEST
+
+/* Two columns for East Asian Wide and Fullwidth, whatever the locale. */
+START_TEST(test_columns)
+{
+    static const uint32_t wide[] = {0x1100, 0x115f, 0x3000, 0x3042,  0x4e00,  0x9fa5,  0xac00, 0xd7a3,
+                                    0xff01, 0xff60, 0xffe0, 0x1f600, 0x20000, 0x2a6d6, 0x3fffd};
+    static const uint32_t narrow[] = {'a', 0xe9, 0x20ac, 0x1160, 0x303f, 0xd7a4, 0xff61, 0xffe7, 0x1f1e6, 0x40000};
+    for (size_t i = 0; i < COUNT(wide); i++)
+        ck_assert_msg(pt_codepoint_columns(wide[i]) == 2, "U+%04X", (unsigned)wide[i]);
+    for (size_t i = 0; i < COUNT(narrow); i++)
+        ck_assert_msg(pt_codepoint_columns(narrow[i]) == 1, "U+%04X", (unsigned)narrow[i]);
+    ck_assert_uint_eq(pt_text_columns("\xe4\xb8\xad\xe6\x96\x87"
+                                      "abc"),
+                      7); /* 中文abc */
+    ck_assert_uint_eq(pt_text_columns("caf\xc3\xa9\xff"), 5);
+}
+END_TEST
+
+/* A table's column: escaped, padded by columns, cut at a whole piece. */
+static const struct {
+    const char *in;
+    size_t width;
+    const char *want;
+} column_cases[] = {
+    {"web", 6, "web   "},
+    {"", 3, "   "},
+    {"abcdef", 6, "abcdef"},
+    {"abcdefg", 6, "abcde~"},
+    /* five CJK characters: ten columns, padded to 12 by two spaces */
+    {"\xe4\xb8\x80\xe4\xba\x8c\xe4\xb8\x89\xe5\x9b\x9b\xe4\xba\x94", 12,
+     "\xe4\xb8\x80\xe4\xba\x8c\xe4\xb8\x89\xe5\x9b\x9b\xe4\xba\x94  "},
+    /* cut before a wide character that does not fit: "~" and a space */
+    {"\xe4\xb8\x80\xe4\xba\x8c\xe4\xb8\x89\xe5\x9b\x9b\xe4\xba\x94", 7, "\xe4\xb8\x80\xe4\xba\x8c\xe4\xb8\x89~"},
+    {"\xe4\xb8\x80\xe4\xba\x8c\xe4\xb8\x89\xe5\x9b\x9b\xe4\xba\x94", 8, "\xe4\xb8\x80\xe4\xba\x8c\xe4\xb8\x89~ "},
+    /* a euro sign at the cut: whole or not at all, never e2 7e */
+    {"abcdefghijklmn\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac", 16, "abcdefghijklmn\xe2\x82\xac~"},
+    {"abcdefghijklmno\xe2\x82\xac", 16, "abcdefghijklmno\xe2\x82\xac"},
+    /* an escape is cut whole too */
+    {"ab\xe2\x80\xae", 10, "ab\\u{202e}"},
+    {"ab\xe2\x80\xae"
+     "cd",
+     10, "ab~       "},
+    {"a\nb", 4, "a\\nb"},
+    {"a\nb", 3, "a~ "},
+};
+
+START_TEST(test_escape_column)
+{
+    char out[4 * 16 + 1];
+    pt_escape_column(out, sizeof(out), column_cases[_i].in, column_cases[_i].width);
+    ck_assert_str_eq(out, column_cases[_i].want);
+    ck_assert_uint_eq(pt_text_columns(out), column_cases[_i].width);
+}
+END_TEST
+
+/* The smallest buffer the header promises holds every column. */
+START_TEST(test_escape_column_room)
+{
+    char in[64], out[4 * 4 + 1];
+    memset(in, 0, sizeof(in));
+    for (size_t i = 0; i < 5; i++) /* U+10000, four bytes, one column */
+        memcpy(in + 4 * i, "\xf0\x90\x80\x80", 4);
+    pt_escape_column(out, sizeof(out), in, 4);
+    ck_assert_str_eq(out, "\xf0\x90\x80\x80\xf0\x90\x80\x80\xf0\x90\x80\x80~");
+}
+END_TEST
+
 /* collectd's instance names: docs/METRICS.md says '/', '\' and control
  * characters become '_'; the C1 controls (U+0080..U+009F, two bytes
  * each) used to be kept raw. */
@@ -128,6 +220,10 @@ int main(void)
     tcase_add_test(tc, test_escape_fits_exactly);
     tcase_add_test(tc, test_escape_cut_whole);
     tcase_add_test(tc, test_escape_size_macro);
+    tcase_add_test(tc, test_format_chars);
+    tcase_add_test(tc, test_columns);
+    tcase_add_loop_test(tc, test_escape_column, 0, COUNT(column_cases));
+    tcase_add_test(tc, test_escape_column_room);
     tcase_add_loop_test(tc, test_escape_collectd_cases, 0, COUNT(collectd_cases));
     tcase_add_test(tc, test_escape_collectd_cut_whole);
     suite_add_tcase(s, tc);
