@@ -18,13 +18,16 @@ a folding shows wrong ones. So, from one run:
   query, is run against the real influxd and Debian's graphite-web (its
   render and find APIs) with Grafana's template variables put in as Grafana
   does ($host, $target, $by, $timeFilter as epoch milliseconds,
-  $__interval): each panel returns data, and each query does unless its
+  $__interval; ${var:regex} regex-escaped, a variable inside a /regex/
+  without it refused): each panel returns data, and each query does unless its
   metric is absent from the frontend's own output too (e.g. the block-I/O
   delay while kernel.task_delayacct is 0), which is then checked to be
   absent from the dashboard's answer as well;
 * for each row, one number of one interval equals what the frontend printed
   for it: proctree-execd's line (as Telegraf's outputs.file holds it) for
   the Telegraf dashboard, collectd's csv row for the two collectd ones;
+* two more targets, named "a/b.c(d)|e" (a --match pattern's characters)
+  and "a", each answer every panel's query for themselves alone;
 * the dashboards are what packaging/dashboards/generate writes, and they
   pass a structural schema of what Grafana's import reads (no JSON Schema
   of Grafana's dashboards is published in a package: see docs/DASHBOARDS.md);
@@ -52,6 +55,9 @@ TELEGRAF = th.telegraf_or_skip()
 DASHBOARDS = os.path.join(h.SOURCE_ROOT, "packaging", "dashboards")
 DOC = os.path.join(h.SOURCE_ROOT, "docs", "DASHBOARDS.md")
 TARGET = "work"
+# Beside it, targets whose names are regex and path syntax, and a prefix of
+# one: a name put raw in /^$target$/ breaks the query or matches others.
+OTHER_TARGETS = ("a/b.c(d)|e", "a")
 GROUP = "python3"  # the workload's processes' comm: a breakdown group
 TG_DB, CD_DB = "telegraf", "collectd"
 UNIQ = f"pt-dash-{os.getpid()}"
@@ -136,17 +142,32 @@ def grafana_escape_regex(value):
 
 
 def interpolate(query, variables):
-    """$name and ${name} replaced as Grafana does; a $ left over fails."""
+    """$name, ${name} and ${name:regex} replaced as Grafana does (the regex
+    format: the value regex-escaped, several as (a|b)); a $ left over
+    fails, and so does a variable inside an InfluxQL /regex/ without
+    :regex (Grafana puts a single value there raw, or escaped, by version)."""
+    for rx in re.findall(r"[=!]~ (/(?:[^/\\]|\\.)*/)", query):
+        for m in re.finditer(r"\$\{(\w+)(:\w+)?\}|\$(\w+)", rx):
+            if m.group(2) != ":regex":
+                raise AssertionError(f"{m.group(0)} inside {rx} without :regex: {query}")
+
     def sub(m):
-        name = m.group(1) or m.group(2)
+        name, fmt = m.group(1) or m.group(3), m.group(2)
         if name not in variables:
             raise AssertionError(f"variable ${name} has no value: {query}")
-        return variables[name]
-    return re.sub(r"\$\{(\w+)\}|\$(\w+)", sub, query)
+        value = variables[name]
+        if fmt == "regex":
+            if isinstance(value, list):
+                return "(" + "|".join(grafana_escape_regex(v) for v in value) + ")"
+            return grafana_escape_regex(value)
+        if fmt:
+            raise AssertionError(f"format {fmt} not rendered here: {query}")
+        return value
+    return re.sub(r"\$\{(\w+)(?::(\w+))?\}|\$(\w+)", sub, query)
 
 
 def influx_vars(host, target, start_ns, end_ns, by=None):
-    v = {"host": grafana_escape_regex(host), "target": grafana_escape_regex(target),
+    v = {"host": host, "target": target,
          "timeFilter": f"time >= {start_ns // 1_000_000}ms and time <= {-(-end_ns // 1_000_000)}ms",
          "__interval": "1s"}
     if by:
@@ -177,12 +198,18 @@ class Dashboards(unittest.TestCase):
         cls.graphite = stack.enter_context(ch.GraphiteWeb(cls.tmp, cls.carbon))
         cls.work = cls.cg.spawn([sys.executable, "-c", WORKLOAD])
         stack.callback(cls.work.stop)
+        others = []
+        for _ in OTHER_TARGETS:
+            others.append(subprocess.Popen(["sleep", "100000"], stdin=subprocess.DEVNULL))
+            stack.callback(h.stop_process, others[-1])
         cls.start_ns = time.time_ns()
         cls.telegraf = stack.enter_context(th.Telegraf(
-            TELEGRAF, ["--cgroup", cls.cg.rel, "--name", TARGET, "--by", "process"], influx=cls.influx,
-            database=TG_DB))
+            TELEGRAF, ["--cgroup", cls.cg.rel, "--name", TARGET, "--by", "process"]
+            + [a for name, p in zip(OTHER_TARGETS, others) for a in ("--pid", str(p.pid), "--name", name)],
+            influx=cls.influx, database=TG_DB))
         cls.collectd = stack.enter_context(ch.Collectd(
-            cls.tmp, ch.process_block(TARGET, f'Cgroup "{cls.cg.rel}"', 'BreakDown "process"'),
+            cls.tmp, ch.process_block(TARGET, f'Cgroup "{cls.cg.rel}"', 'BreakDown "process"')
+            + "".join(ch.process_block(name, f"Pid {p.pid}") for name, p in zip(OTHER_TARGETS, others)),
             ch.graphite_output(cls.carbon.line_port) + cls.network_block.replace("25826", port)))
         # Enough intervals that a middle one is whole everywhere.
         cls.telegraf.wait_batches(6, timeout=60)
@@ -312,8 +339,7 @@ class Dashboards(unittest.TestCase):
             for var in load(name)["templating"]["list"]:
                 if var["type"] != "query":
                     continue
-                q = interpolate(var["query"], {"host": host if backend == "graphite"
-                                               else grafana_escape_regex(host)})
+                q = interpolate(var["query"], {"host": host})
                 if backend == "graphite":
                     found = [m["text"] for m in json.loads(self.graphite.get("/metrics/find", [("query", q)]))]
                     if var["regex"]:
@@ -346,6 +372,35 @@ class Dashboards(unittest.TestCase):
                     if panel_printed or row not in ROWS_OF_THE_HOST:
                         self.assertGreater(panel_values, 0, f"{name}: {panel['title']}: no query has data")
         print(f"\nmetrics the frontends left out here (no data, as printed): {sorted(set(absent))}")
+
+    def test_each_target_answers_for_itself_alone(self):
+        """Every InfluxQL query with $target, for the targets named
+        "a/b.c(d)|e" and "a", grouped by the target's tag as well: each
+        series is that target's (or its breakdown groups'), none another's,
+        and the queries answer."""
+        for name, backend, tag in (("proctree-telegraf-influxdb.json", "telegraf", "target"),
+                                   ("proctree-collectd-influxdb.json", "collectd", "instance")):
+            db, host = (TG_DB, th.HOSTNAME) if backend == "telegraf" else (CD_DB, ch.HOSTNAME)
+            for target in OTHER_TARGETS:
+                # collectd's instance: '/' becomes '_' (docs/METRICS.md)
+                value = target if backend == "telegraf" else target.replace("/", "_")
+                answered = 0
+                for _, panel in panels_by_row(load(name)):
+                    for t in panel["targets"]:
+                        if "$target" not in t["query"] and "${target" not in t["query"]:
+                            continue
+                        q = interpolate(t["query"], influx_vars(host, value, self.start_ns, self.end_ns,
+                                                                "process" if backend == "telegraf" else None))
+                        if f'"{tag}" fill' not in q:
+                            q = q.replace(" fill(null)", f', "{tag}" fill(null)')
+                        series = self.influx_series(db, q)
+                        for s in series:
+                            got = s.get("tags", {}).get(tag)
+                            self.assertTrue(got == value or self.is_stack(panel) and backend == "collectd"
+                                            and got.startswith(value + "-"),
+                                            f"{name}: {panel['title']}: target {value!r} answered for {got!r}: {q}")
+                        answered += bool(self.influx_values(series))
+                self.assertGreater(answered, 0, f"{name}: no query answered for target {value!r}")
 
     def test_one_number_per_row_equals_the_frontend(self):
         self.check_telegraf_rows()
