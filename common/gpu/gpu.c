@@ -198,8 +198,8 @@ const struct pt_gpu_proc *pt_gpu_find(const struct pt_gpu *g, pid_t pid)
     return bsearch(&key, g->procs, g->n, sizeof(*g->procs), by_pid);
 }
 
-int pt_drm_scan(int proc_root_fd, pid_t pid, unsigned major, void (*fn)(const struct pt_drm_client *c, void *arg),
-                void *arg)
+int pt_drm_scan(int proc_root_fd, pid_t pid, unsigned major, size_t *reads_left,
+                void (*fn)(const struct pt_drm_client *c, void *arg), void *arg)
 {
     char path[32];
     snprintf(path, sizeof(path), "%d/fd", (int)pid);
@@ -218,15 +218,22 @@ int pt_drm_scan(int proc_root_fd, pid_t pid, unsigned major, void (*fn)(const st
     pt_dirents_init(&d, fds, dbuf, sizeof(dbuf));
     static _Thread_local char info[PT_DRM_FDINFO_MAX];
     static _Thread_local struct pt_drm_client client;
-    size_t looked = 0;
-    for (const struct dirent64 *e; looked < PT_DRM_SCAN_FDS_MAX && (e = pt_dirents_next(&d));) {
+    /* no cap on the entries: a DRM descriptor may be a process's last of
+     * a million (RLIMIT_NOFILE's ceiling, fs.nr_open); what costs is the
+     * fdinfo reads, and those are bounded by the caller's reads_left */
+    int end = PT_DRM_SCAN_DONE;
+    for (const struct dirent64 *e; (e = pt_dirents_next(&d));) {
         if (e->d_name[0] < '0' || e->d_name[0] > '9')
             continue;
-        looked++;
         struct statx st;
         if (statx(fds, e->d_name, AT_STATX_DONT_SYNC, STATX_TYPE, &st) != 0 || !S_ISCHR(st.stx_mode) ||
             st.stx_rdev_major != major)
             continue;
+        if (*reads_left == 0) {
+            end = PT_DRM_SCAN_CUT;
+            break;
+        }
+        --*reads_left;
         int fd = openat(infos, e->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
         if (fd < 0)
             continue; /* closed since */
@@ -237,7 +244,7 @@ int pt_drm_scan(int proc_root_fd, pid_t pid, unsigned major, void (*fn)(const st
         if (pt_drm_fdinfo_parse(info, len, &client) == 0)
             fn(&client, arg);
     }
-    int err = d.error;
+    int err = end == PT_DRM_SCAN_CUT ? end : d.error;
     close(fds);
     close(infos);
     return err;

@@ -22,10 +22,17 @@
 #include "gpu/drmfdinfo.h"
 #include "gpu/nvml.h"
 
-/* The most descriptors of one process a DRM scan looks at, and the
- * largest fdinfo read (a DRM client's is under 2 KiB). */
-#define PT_DRM_SCAN_FDS_MAX 65536
+/* The largest fdinfo read (a DRM client's is under 2 KiB). */
 #define PT_DRM_FDINFO_MAX 16384
+/* The most DRM fdinfo reads of one tree at one interval's end. A process
+ * holds one to a few DRM descriptors per device it uses, so 4,096 is
+ * hundreds of GPU processes in one tree, past any real GPU job; yet a
+ * driver's fdinfo walks the client's buffers under its locks (tens of
+ * microseconds each on amdgpu and i915), so 4,096 of them are already
+ * about 0.1 s of an interval's end, and the clients kept for the next
+ * end (drmclients.h) at most twice that many, a few MiB. A tree past it
+ * has its GPU sums left out, never reported short (targetgpu.h). */
+#define PT_DRM_READS_MAX 4096
 
 /* One process NVML lists (or has samples of). */
 struct pt_gpu_proc {
@@ -69,13 +76,21 @@ const struct pt_gpu_proc *pt_gpu_find(const struct pt_gpu *g, pid_t pid);
  * device named "drm"; 0 when none. */
 unsigned pt_drm_major_parse(const char *buf, size_t len);
 
+/* pt_drm_scan's end: every descriptor looked at; or a DRM descriptor
+ * found with no read left, the rest of the process's not looked at. */
+enum { PT_DRM_SCAN_DONE = 0, PT_DRM_SCAN_CUT = 1 };
+
 /* Each DRM client among the descriptors of process pid (under the proc
  * root proc_root_fd) whose device's major is major: fn called with its
- * fdinfo parsed. A descriptor is looked at with statx without syncing
- * (AT_STATX_DONT_SYNC: a file on a remote or FUSE filesystem is not
- * asked for); its fdinfo read once, at most PT_DRM_FDINFO_MAX bytes. 0,
- * or -errno when the process's fd/ cannot be read (gone, denied). */
-int pt_drm_scan(int proc_root_fd, pid_t pid, unsigned major, void (*fn)(const struct pt_drm_client *c, void *arg),
-                void *arg);
+ * fdinfo parsed. fd/ is walked once, to its end, wherever a DRM
+ * descriptor lies in it. A descriptor is looked at with statx without
+ * syncing (AT_STATX_DONT_SYNC: a file on a remote or FUSE filesystem is
+ * not asked for); a DRM one's fdinfo read once, at most
+ * PT_DRM_FDINFO_MAX bytes, each read taking one of *reads_left (a DRM
+ * descriptor met with none left ends the walk: PT_DRM_SCAN_CUT).
+ * PT_DRM_SCAN_DONE, or -errno when the process's fd/ cannot be read
+ * (gone, denied). */
+int pt_drm_scan(int proc_root_fd, pid_t pid, unsigned major, size_t *reads_left,
+                void (*fn)(const struct pt_drm_client *c, void *arg), void *arg);
 
 #endif

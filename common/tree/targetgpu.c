@@ -52,6 +52,8 @@ static void sample(const struct pt_target *t, struct pt_target_gpu *gpu, const s
 {
     if (g->nvml_on && !g->memory_known)
         return; /* a device's listing failed: no partial sum */
+    if (gpu->drm_short)
+        return; /* the DRM memory that stands is of a read cut short */
     uint64_t sum = gpu->drm_memory;
     for (size_t k = 0; k < gpu->groups; k++)
         gpu->group_sum[k] = gpu->group_drm_memory[k];
@@ -90,14 +92,6 @@ struct scan {
     double busy;
 };
 
-static struct pt_gpu_client *client_find(struct pt_target_gpu *gpu, const struct pt_drm_client *c)
-{
-    for (size_t i = 0; i < gpu->n_clients; i++)
-        if (gpu->clients[i].client_id == c->client_id && strcmp(gpu->clients[i].pdev, c->pdev) == 0)
-            return &gpu->clients[i];
-    return NULL;
-}
-
 /* The busy seconds of engine e since before (NULL: since it began). */
 static double engine_busy(const struct pt_drm_engine *e, const struct pt_drm_engine *before, double wall)
 {
@@ -120,7 +114,7 @@ static void take_client(const struct pt_drm_client *c, void *arg)
     struct scan *s = arg;
     struct pt_target_gpu *gpu = s->gpu;
     s->holds = true;
-    struct pt_gpu_client *known = client_find(gpu, c);
+    struct pt_drm_known *known = pt_drm_clients_find(&gpu->clients, c->pdev, c->client_id);
     if (known && known->seen)
         return; /* another member's descriptor of the same client: counted */
     uint64_t bytes;
@@ -137,37 +131,50 @@ static void take_client(const struct pt_drm_client *c, void *arg)
         if (known || whole)
             s->busy += engine_busy(&c->engine[i], before, wall);
     }
-    if (!known) {
-        if (gpu->n_clients == gpu->cap_clients) {
-            gpu->cap_clients = gpu->cap_clients ? 2 * gpu->cap_clients : 8;
-            gpu->clients = pt_xrealloc(gpu->clients, gpu->cap_clients * sizeof(*gpu->clients));
-        }
-        known = &gpu->clients[gpu->n_clients++];
-        memcpy(known->pdev, c->pdev, sizeof(known->pdev));
-        known->client_id = c->client_id;
-    }
+    if (!known)
+        known = pt_drm_clients_add(&gpu->clients, c->pdev, c->client_id);
     known->seen = true;
     known->read_at = s->now;
     known->n_engines = c->n_engines;
     memcpy(known->engine, c->engine, c->n_engines * sizeof(*c->engine));
 }
 
+/* The bound reached: the GPU sums of this end are left out; said once. */
+static void cut(const struct pt_target *t, struct pt_target_gpu *gpu)
+{
+    gpu->drm_short = true;
+    gpu->drm_cuts++;
+    if (gpu->said_bound)
+        return;
+    gpu->said_bound = true;
+    pt_target_logf(t, PT_LOG_WARNING,
+                   "GPU: the tree holds more than %d DRM descriptors, the most fdinfo reads of one interval's end; "
+                   "proc_gpu_* are left out of every interval that reaches it, and its busy time reported by the "
+                   "next that does not (said once)",
+                   PT_DRM_READS_MAX);
+}
+
 /* Every live member's DRM clients: the DRM memory that stands until the
- * next end, their busy time into the interval's, their holders users. */
+ * next end, their busy time into the interval's, their holders users.
+ * At most PT_DRM_READS_MAX fdinfo reads: the walk stops at the first
+ * DRM descriptor past them (the members after it not walked), the read
+ * cut short. */
 static void read_drm(const struct pt_target *t, struct pt_target_gpu *gpu, const struct pt_gpu *g, bool *uses)
 {
-    for (size_t i = 0; i < gpu->n_clients; i++)
-        gpu->clients[i].seen = false;
     gpu->drm_memory = 0;
     for (size_t k = 0; k < gpu->groups; k++)
         gpu->group_drm_memory[k] = 0;
+    bool was_cut = gpu->drm_short;
+    gpu->drm_short = false;
     double now = pt_now();
-    for (size_t i = 0; i < t->membership.n_members; i++) {
+    size_t reads_left = PT_DRM_READS_MAX;
+    for (size_t i = 0; i < t->membership.n_members && !gpu->drm_short; i++) {
         const struct pt_member *m = &t->membership.members[i];
         if (!live(m))
             continue;
         struct scan s = {.gpu = gpu, .m = m, .group = group_of(gpu, m), .now = now};
-        pt_drm_scan(t->proc_root_fd, m->pid, g->drm_major, take_client, &s);
+        if (pt_drm_scan(t->proc_root_fd, m->pid, g->drm_major, &reads_left, take_client, &s) == PT_DRM_SCAN_CUT)
+            cut(t, gpu);
         if (!s.holds)
             continue;
         uses[i] = true;
@@ -178,12 +185,16 @@ static void read_drm(const struct pt_target *t, struct pt_target_gpu *gpu, const
             gpu->group_busy[s.group] += s.busy;
         }
     }
-    /* the clients closed since are forgotten */
-    size_t out = 0;
-    for (size_t i = 0; i < gpu->n_clients; i++)
-        if (gpu->clients[i].seen)
-            gpu->clients[out++] = gpu->clients[i];
-    gpu->n_clients = out;
+    if (!gpu->drm_short && was_cut && gpu->drm_cuts > 1)
+        /* cut twice in a row: clients not reached were forgotten, so this
+         * read counted them from now; its busy time is not the whole */
+        gpu->busy_lost = true;
+    if (!gpu->drm_short)
+        gpu->drm_cuts = 0;
+    /* the clients closed since are forgotten; after a cut read, those it
+     * did not reach are kept for one more read (so at most twice the
+     * bound are kept), their busy time then counted since their last */
+    pt_drm_clients_sweep(&gpu->clients, gpu->drm_short ? 1 : 0);
 }
 
 void pt_targetgpu_end_reads(const struct pt_target *t, struct pt_target_gpu *gpu, const struct pt_gpu *g)
@@ -200,7 +211,8 @@ void pt_targetgpu_end_reads(const struct pt_target *t, struct pt_target_gpu *gpu
     memset(uses, 0, n * sizeof(*uses));
     if (g->drm_on)
         read_drm(t, gpu, g, uses);
-    gpu->busy_known = !g->nvml_on || g->busy_known;
+    gpu->busy_known = (!g->nvml_on || g->busy_known) && !gpu->busy_lost;
+    gpu->busy_lost = false;
     if (g->nvml_on)
         for (size_t i = 0; i < n; i++) {
             const struct pt_member *m = &t->membership.members[i];
@@ -229,8 +241,8 @@ void pt_targetgpu_end_reads(const struct pt_target *t, struct pt_target_gpu *gpu
 
 void pt_targetgpu_put(const struct pt_target_gpu *gpu, int32_t group, struct pt_line *line)
 {
-    if (!gpu->on || (group >= 0 && (size_t)group >= gpu->groups))
-        return;
+    if (!gpu->on || (group >= 0 && (size_t)group >= gpu->groups) || gpu->drm_short)
+        return; /* the DRM read cut short: every sum partial, none put */
     if (gpu->busy_known)
         /* to the nanosecond: sums of doubles are not finer */
         pt_line_put(line, PT_A_GPU_BUSY,
@@ -242,7 +254,7 @@ void pt_targetgpu_put(const struct pt_target_gpu *gpu, int32_t group, struct pt_
 struct pt_extrema pt_targetgpu_memory(const struct pt_target_gpu *gpu, int32_t group)
 {
     struct pt_extrema none = {0};
-    if (!gpu->on || (group >= 0 && (size_t)group >= gpu->groups))
+    if (!gpu->on || (group >= 0 && (size_t)group >= gpu->groups) || gpu->drm_short)
         return none;
     return group >= 0 ? gpu->group_memory[group] : gpu->memory;
 }
@@ -250,12 +262,17 @@ struct pt_extrema pt_targetgpu_memory(const struct pt_target_gpu *gpu, int32_t g
 void pt_targetgpu_end_interval(struct pt_target_gpu *gpu)
 {
     memset(&gpu->memory, 0, sizeof(gpu->memory));
-    gpu->busy = 0;
+    /* an end whose DRM read was cut reported no busy time: it goes into
+     * the next end's, as the growth of the clients it did not reach does */
+    bool carry = gpu->drm_short;
+    if (!carry)
+        gpu->busy = 0;
     gpu->busy_known = false;
     gpu->users_known = false;
     for (size_t k = 0; k < gpu->groups; k++) {
         memset(&gpu->group_memory[k], 0, sizeof(gpu->group_memory[k]));
-        gpu->group_busy[k] = 0;
+        if (!carry)
+            gpu->group_busy[k] = 0;
     }
 }
 
@@ -266,7 +283,7 @@ void pt_targetgpu_free(struct pt_target_gpu *gpu)
     free(gpu->group_users);
     free(gpu->group_drm_memory);
     free(gpu->group_sum);
-    free(gpu->clients);
+    pt_drm_clients_free(&gpu->clients);
     free(gpu->uses);
     memset(gpu, 0, sizeof(*gpu));
 }

@@ -22,6 +22,15 @@
  * Processes: the live members NVML lists or that hold a DRM client, at
  * the interval's end.
  *
+ * The DRM read of an end takes at most PT_DRM_READS_MAX fdinfo reads
+ * (gpu.h), clients found by their identity in a hash (drmclients.h).
+ * A tree past them has the read cut short: that interval's memory, busy
+ * time and processes are left out (never a partial sum), and so are the
+ * memory samples until the next whole read; its busy time goes into the
+ * next interval's, unless two reads in a row were cut (the clients the
+ * second did not reach were forgotten: that busy time is left out too).
+ * One W! line per target says the bound was reached, the first time.
+ *
  * With a breakdown by process name or cgroup each group's line has its
  * members' (a client shared across groups in the first holder's, in
  * tree order). Nothing at all where the host has no GPU (pt_gpu_on). */

@@ -15,7 +15,7 @@
 
 #include "proctree/base.h"
 #include "cgroup/cgacct.h"
-#include "gpu/drmfdinfo.h"
+#include "gpu/drmclients.h"
 #include "netlink/eventbook.h"
 #include "netlink/exitrecords.h"
 #include "proctree/fdbudget.h"
@@ -115,17 +115,6 @@ struct pt_target_group_lines {
     size_t n;
 };
 
-/* A DRM client of the tree as of the last interval's end (targetgpu.c):
- * its identity and its engines' counts then. */
-struct pt_gpu_client {
-    char pdev[PT_DRM_NAME_MAX];
-    uint64_t client_id;
-    double read_at; /* pt_now() */
-    bool seen;      /* in this read already: a holder after the first adds nothing */
-    size_t n_engines;
-    struct pt_drm_engine engine[PT_DRM_ENGINES_MAX];
-};
-
 /* A target's GPU use in the interval (targetgpu.c writes it): the memory
  * samples' extrema, busy seconds and users, the tree's and, with a
  * breakdown that partitions the members, each group's ([groups]
@@ -144,9 +133,14 @@ struct pt_target_gpu {
     double *group_busy;
     int64_t *group_users;
     uint64_t *group_drm_memory, *group_sum; /* group_sum: one sample's scratch */
-    struct pt_gpu_client *clients;
-    size_t n_clients, cap_clients;
-    bool *uses; /* the last end's scratch: whether each member uses a GPU */
+    struct pt_drm_clients clients;
+    /* the last end's DRM read stopped at PT_DRM_READS_MAX (its sums are
+     * partial); how many ends in a row did; the bound said */
+    bool drm_short;
+    unsigned drm_cuts;
+    bool said_bound;
+    bool busy_lost; /* this end's busy time lacks clients a cut read forgot */
+    bool *uses;     /* the last end's scratch: whether each member uses a GPU */
     size_t cap_uses;
 };
 

@@ -1,10 +1,14 @@
 /* The GPU a tree holds: the DRM fdinfo parser (each driver's key set,
  * malformed and hostile values), a tree's DRM clients on a fixture (a
- * client shared by two members counted once, engines added up, regions),
+ * client shared by two members counted once, engines added up, regions;
+ * a DRM descriptor past a process's 65,536th found; the bound on one
+ * end's fdinfo reads: the sums left out, said once, the busy time
+ * carried), the clients' hash (drmclients.h),
  * and the NVML glue against the stand-in library the tests build
  * (nvml_standin.c: two devices, a process on both, a process that exits
  * between two calls, an error code per call). */
 #include <check.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <math.h>
@@ -15,6 +19,7 @@
 #include <unistd.h>
 
 #include "tree/discovery.h"
+#include "gpu/drmclients.h"
 #include "gpu/drmfdinfo.h"
 #include "fixture.h"
 #include "gpu/gpu.h"
@@ -340,6 +345,206 @@ START_TEST(drm_cycles_engine)
 }
 END_TEST
 
+/* The position of fd/name in a walk of the directory, or -1. */
+static long walk_position(const char *dir, const char *name)
+{
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    long at = -1, i = 0;
+    for (struct dirent *e; at < 0 && (e = readdir(d));)
+        if (e->d_name[0] != '.')
+            at = strcmp(e->d_name, name) == 0 ? i : (i++, -1);
+    closedir(d);
+    return at;
+}
+
+/* The last fd/ entry a walk gives (digits only: every entry is). */
+static void walk_last(const char *dir, char *name, size_t len)
+{
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    for (struct dirent *e; (e = readdir(d));)
+        if (e->d_name[0] != '.')
+            snprintf(name, len, "%s", e->d_name);
+    closedir(d);
+}
+
+START_TEST(drm_descriptor_past_65536)
+{
+    struct unit_tree u;
+    unit_tree_open(&u);
+    /* 70,000 descriptors of a regular file (not a device: no fdinfo read),
+     * then the one the walk gives last made the DRM one */
+    char fds[4096], stat_path[4096], name[16], last[256] = "";
+    snprintf(fds, sizeof(fds), "%s/100/fd", u.root);
+    snprintf(stat_path, sizeof(stat_path), "%s/100/stat", u.root);
+    ck_assert_int_eq(mkdir(fds, 0755), 0);
+    int dir = open(fds, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ck_assert_int_ge(dir, 0);
+    for (int fd = 0; fd < 70000; fd++) {
+        snprintf(name, sizeof(name), "%d", fd);
+        ck_assert_int_eq(symlinkat(stat_path, dir, name), 0);
+    }
+    close(dir);
+    walk_last(fds, last, sizeof(last));
+    char text[512];
+    put_fd(u.root, 100, atoi(last), "/dev/null", client(text, sizeof(text), 77, 0, 2048));
+    ck_assert_int_ge(walk_position(fds, last), 69999); /* past 65,536: what used to be looked at */
+    pt_target_discover(&u.target, pt_now());
+    struct pt_gpu g = {.drm_on = true, .drm_major = 1};
+    struct pt_units units = {PT_MEM_BYTES, PT_MEM_BYTES};
+    struct pt_report r;
+    pt_targetgpu_end_reads(&u.target, &u.target.gpu, &g);
+    pt_target_end_interval(&u.target, 1.0, &units, &r);
+    ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_PROCESSES)->i, 1);
+    ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_MEMORY_MAX)->i, (int64_t)(4 * MIB));
+    unit_tree_close(&u);
+}
+END_TEST
+
+static int bound_said;
+static void count_bound(enum pt_log_level level, const char *line, void *arg)
+{
+    (void)arg;
+    if (!strstr(line, "DRM descriptors"))
+        return;
+    ck_assert_int_eq(level, PT_LOG_WARNING);
+    bound_said++;
+}
+
+/* fd/ of pid moved aside (hidden) or back: the tree past the bound or not. */
+static void hide_fds(const char *root, pid_t pid, bool hide)
+{
+    char a[4096], b[4096];
+    snprintf(a, sizeof(a), "%s/%d/fd", root, (int)pid);
+    snprintf(b, sizeof(b), "%s/%d/fd.hidden", root, (int)pid);
+    ck_assert_int_eq(hide ? rename(a, b) : rename(b, a), 0);
+}
+
+static void assert_gpu_left_out(const struct pt_report *r)
+{
+    ck_assert(!metric(r, PT_M_PROC_GPU_MEMORY_MIN)->present);
+    ck_assert(!metric(r, PT_M_PROC_GPU_MEMORY_MAX)->present);
+    ck_assert(!metric(r, PT_M_PROC_GPU_BUSY_SECONDS)->present);
+    ck_assert(!metric(r, PT_M_PROC_GPU_PROCESSES)->present);
+}
+
+/* Three members of 1,500 distinct DRM clients each: 4,500 fdinfo reads,
+ * past the bound of one end's (4,096) with the third. */
+START_TEST(drm_bound_left_out_said_once)
+{
+    ck_assert_int_lt(2 * 1500, PT_DRM_READS_MAX);
+    ck_assert_int_gt(3 * 1500, PT_DRM_READS_MAX);
+    struct unit_tree u;
+    unit_tree_open(&u);
+    unit_tree_put(&u, 100, 1, "101 102");
+    unit_tree_put(&u, 101, 100, "");
+    unit_tree_put(&u, 102, 100, "");
+    char text[512];
+    for (pid_t pid = 100; pid <= 102; pid++)
+        for (int fd = 3; fd < 3 + 1500; fd++)
+            put_fd(u.root, pid, fd, "/dev/null",
+                   client(text, sizeof(text), (unsigned)(pid * 10000 + fd), 1000000000ULL, 1));
+    pt_target_discover(&u.target, pt_now());
+    struct pt_gpu g = {.drm_on = true, .drm_major = 1};
+    struct pt_units units = {PT_MEM_BYTES, PT_MEM_BYTES};
+    struct pt_report r;
+    bound_said = 0;
+    pt_log_set_sink(count_bound, NULL);
+    struct pt_target_gpu *gpu = &u.target.gpu;
+#define END()                                                                                                          \
+    do {                                                                                                               \
+        pt_targetgpu_end_reads(&u.target, gpu, &g);                                                                    \
+        pt_target_end_interval(&u.target, 1.0, &units, &r);                                                            \
+    } while (0)
+
+    /* whole (102 holds none): its base */
+    hide_fds(u.root, 102, true);
+    END();
+    ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_PROCESSES)->i, 2);
+    ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_MEMORY_MAX)->i, (int64_t)(6000 * KIB));
+    ck_assert_uint_eq(gpu->clients.n, 3000);
+
+    /* past the bound: left out; 100's client 3 busy 1 s more, reached before the cut */
+    hide_fds(u.root, 102, false);
+    put_fd(u.root, 100, 3, "/dev/null", client(text, sizeof(text), 100 * 10000 + 3, 2000000000ULL, 1));
+    END();
+    assert_gpu_left_out(&r);
+    ck_assert_int_eq(bound_said, 1);
+    ck_assert_uint_le(gpu->clients.n, PT_DRM_READS_MAX); /* each kept client one read: no more than the bound */
+
+    /* whole again: the cut interval's second in this one's busy time */
+    hide_fds(u.root, 102, true);
+    put_fd(u.root, 100, 3, "/dev/null", client(text, sizeof(text), 100 * 10000 + 3, 2500000000ULL, 1));
+    END();
+    ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_PROCESSES)->i, 2);
+    ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_MEMORY_MIN)->i, (int64_t)(6000 * KIB));
+    ck_assert_double_eq_tol(metric(&r, PT_M_PROC_GPU_BUSY_SECONDS)->f, 1.5 + 0.15, 1e-9);
+
+    /* cut twice in a row: left out both times, said no more */
+    hide_fds(u.root, 102, false);
+    END();
+    assert_gpu_left_out(&r);
+    END();
+    assert_gpu_left_out(&r);
+    ck_assert_int_eq(bound_said, 1);
+    ck_assert_uint_le(gpu->clients.n, 2 * PT_DRM_READS_MAX);
+    /* whole: the clients the cuts forgot are counted from now, so this
+     * interval's busy time is left out, its memory and processes not */
+    hide_fds(u.root, 102, true);
+    END();
+    ck_assert(!metric(&r, PT_M_PROC_GPU_BUSY_SECONDS)->present);
+    ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_PROCESSES)->i, 2);
+    ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_MEMORY_MAX)->i, (int64_t)(6000 * KIB));
+    END();
+    ck_assert(metric(&r, PT_M_PROC_GPU_BUSY_SECONDS)->present);
+    ck_assert_double_eq_tol(metric(&r, PT_M_PROC_GPU_BUSY_SECONDS)->f, 0, 1e-9);
+    ck_assert_int_eq(bound_said, 1);
+#undef END
+    pt_log_set_sink(NULL, NULL);
+    unit_tree_close(&u);
+}
+END_TEST
+
+/* The clients' hash: ids that collide in every way but one, found again
+ * after sweeps; nothing found that was not added. */
+START_TEST(drm_clients_hash)
+{
+    static const char *pdevs[] = {"", "0000:00:02.0", "0000:03:00.0"};
+    struct pt_drm_clients s = {0};
+    for (uint64_t id = 0; id < 20000; id++)
+        for (size_t p = 0; p < 3; p++) {
+            ck_assert_ptr_null(pt_drm_clients_find(&s, pdevs[p], id));
+            struct pt_drm_known *k = pt_drm_clients_add(&s, pdevs[p], id);
+            ck_assert_uint_eq(k->client_id, id);
+            ck_assert_str_eq(k->pdev, pdevs[p]);
+        }
+    ck_assert_uint_eq(s.n, 60000);
+    ck_assert_uint_ge(s.n_slots, 2 * s.n); /* load <= 1/2 */
+    /* the even ids seen by one read; the odd forgotten at once */
+    for (uint64_t id = 0; id < 20000; id += 2)
+        for (size_t p = 0; p < 3; p++)
+            pt_drm_clients_find(&s, pdevs[p], id)->seen = true;
+    pt_drm_clients_sweep(&s, 0);
+    ck_assert_uint_eq(s.n, 30000);
+    for (uint64_t id = 0; id < 20000; id++)
+        for (size_t p = 0; p < 3; p++) {
+            struct pt_drm_known *k = pt_drm_clients_find(&s, pdevs[p], id);
+            if (id % 2)
+                ck_assert_ptr_null(k);
+            else
+                ck_assert(k && k->client_id == id && strcmp(k->pdev, pdevs[p]) == 0 && !k->seen);
+        }
+    /* unseen kept for one read with max_unseen 1, gone at the second */
+    pt_drm_clients_sweep(&s, 1);
+    ck_assert_uint_eq(s.n, 30000);
+    pt_drm_clients_sweep(&s, 1);
+    ck_assert_uint_eq(s.n, 0);
+    ck_assert_ptr_null(pt_drm_clients_find(&s, "", 0));
+    pt_drm_clients_free(&s);
+}
+END_TEST
+
 START_TEST(no_gpu_absent)
 {
     struct unit_tree u;
@@ -518,6 +723,9 @@ int main(void)
     tcase_add_test(tc, drm_devices_major);
     tcase_add_test(tc, drm_tree_counts_each_client_once);
     tcase_add_test(tc, drm_cycles_engine);
+    tcase_add_test(tc, drm_descriptor_past_65536);
+    tcase_add_test(tc, drm_bound_left_out_said_once);
+    tcase_add_test(tc, drm_clients_hash);
     tcase_add_test(tc, no_gpu_absent);
     tc = unit_tcase(s, "nvml");
     tcase_add_test(tc, nvml_two_devices);
