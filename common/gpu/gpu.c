@@ -14,6 +14,8 @@
 #include "proctree/base.h"
 #include "util/dirents.h"
 #include "proctree/escape.h"
+#include "procfs/callerfiles.h"
+#include "procfs/procfile.h"
 
 unsigned pt_drm_major_parse(const char *buf, size_t len)
 {
@@ -54,7 +56,7 @@ static bool has_render_node(const char *sys_root)
     char path[4096];
     if (snprintf(path, sizeof(path), "%s/class/drm", sys_root) >= (int)sizeof(path))
         return false;
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = pt_open_as_caller(path, O_RDONLY | O_DIRECTORY); /* below the sys root: the caller's */
     if (fd < 0)
         return false;
     alignas(struct dirent64) char buf[PT_DIRENTS_LEVEL];
@@ -72,7 +74,7 @@ static unsigned drm_major_of(const char *proc_root)
     char path[4096];
     if (snprintf(path, sizeof(path), "%s/devices", proc_root) >= (int)sizeof(path))
         return 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = pt_open_as_caller(path, O_RDONLY);
     if (fd < 0)
         return 0;
     char buf[8192];
@@ -203,11 +205,11 @@ int pt_drm_scan(int proc_root_fd, pid_t pid, unsigned major, size_t *reads_left,
 {
     char path[32];
     snprintf(path, sizeof(path), "%d/fd", (int)pid);
-    int fds = openat(proc_root_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fds = pt_openat_confined(proc_root_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fds < 0)
         return -errno;
     snprintf(path, sizeof(path), "%d/fdinfo", (int)pid);
-    int infos = openat(proc_root_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int infos = pt_openat_confined(proc_root_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (infos < 0) {
         int err = -errno;
         close(fds);
@@ -234,7 +236,7 @@ int pt_drm_scan(int proc_root_fd, pid_t pid, unsigned major, size_t *reads_left,
             break;
         }
         --*reads_left;
-        int fd = openat(infos, e->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        int fd = pt_openat_confined(infos, e->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
         if (fd < 0)
             continue; /* closed since */
         size_t len = 0;
