@@ -26,13 +26,14 @@ struct loop {
     struct pt_collector *c;
     const struct execd_options *o;
     int signal_fd;
-    bool watch_stdin;    /* EOF on stdin stops us */
-    bool stdin_batches;  /* newlines on stdin ask for a batch */
-    double stdin_resume; /* stdin is not polled before then (STDIN_PAUSE) */
-    pid_t command;       /* the launched command while its tree runs, else 0 */
-    int command_wait;    /* its wait status once its tree is gone (0 before: exit status 0) */
-    bool command_ended;  /* command_wait is the command's */
-    struct pt_buf out;   /* the batch being built */
+    bool watch_stdin;     /* stdin is polled (newlines, EOF) */
+    bool stdin_eof_stops; /* EOF on stdin stops us, else it only ends the polling */
+    bool stdin_batches;   /* newlines on stdin ask for a batch */
+    double stdin_resume;  /* stdin is not polled before then (STDIN_PAUSE) */
+    pid_t command;        /* the launched command while its tree runs, else 0 */
+    int command_wait;     /* its wait status once its tree is gone (0 before: exit status 0) */
+    bool command_ended;   /* command_wait is the command's */
+    struct pt_buf out;    /* the batch being built */
     struct execd_output stdout_queue;
     size_t table_rows;                  /* --format table: rows since the columns' names */
     size_t launched;                    /* the launched command's target, or SIZE_MAX */
@@ -108,7 +109,9 @@ static int emit(struct loop *l)
  * looked at for newlines, then dropped, so no stdin makes us hold more
  * than one chunk. Several newlines that queued up while we were busy
  * make one batch, not a burst. EOF (Telegraf closes stdin to stop us)
- * stops us, after the batch a newline read with it asked for. */
+ * stops us, after the batch a newline read with it asked for; where EOF
+ * is no stop (launch mode, stdin no pipe), stdin is no longer polled:
+ * /dev/null is readable at every poll and would keep a core busy. */
 static int read_stdin(struct loop *l, double now)
 {
     char chunk[4096];
@@ -136,7 +139,10 @@ static int read_stdin(struct loop *l, double now)
     }
     if (chunks == STDIN_CHUNKS)
         l->stdin_resume = now + STDIN_PAUSE;
-    return (newline && l->stdin_batches ? WAKE_BATCH : WAKE_NONE) | (eof ? WAKE_STOP : WAKE_NONE);
+    if (eof && !l->stdin_eof_stops)
+        l->watch_stdin = false;
+    bool stop = eof && l->stdin_eof_stops;
+    return (newline && l->stdin_batches ? WAKE_BATCH : WAKE_NONE) | (stop ? WAKE_STOP : WAKE_NONE);
 }
 
 static int read_signals(struct loop *l)
@@ -178,8 +184,11 @@ static struct timespec until(double deadline, double now)
     return ts;
 }
 
-/* Telegraf runs us with stdin a pipe; a terminal, /dev/null or a file
- * is not a stop signal in the timed modes. */
+/* Telegraf runs us with stdin a pipe, and closes it to stop us; the end
+ * of a terminal, /dev/null or a file is no such request: not in the
+ * timed modes, and not in launch mode, where a script's or a CI job's
+ * </dev/null would otherwise stop the command at once and hide its
+ * status. */
 static bool stdin_is_pipe(void)
 {
     struct stat st;
@@ -287,11 +296,13 @@ static void summarise(struct loop *l)
 }
 
 /* Asked for batches by hand, at a terminal: say how, once. */
-static void say_how_to_ask(bool stdin_batches)
+static void say_how_to_ask(bool stdin_batches, bool eof_stops)
 {
     if (stdin_batches && isatty(STDIN_FILENO))
-        pt_logf(PT_LOG_INFO, "a batch each time Enter is pressed (as Telegraf's signal = \"STDIN\" asks); end of input "
-                             "(Ctrl-D) stops; --interval DUR prints one every DUR");
+        pt_logf(PT_LOG_INFO,
+                "a batch each time Enter is pressed (as Telegraf's signal = \"STDIN\" asks); %s; "
+                "--interval DUR prints one every DUR",
+                eof_stops ? "end of input (Ctrl-D) stops" : "the command's end or Ctrl-C stops");
 }
 
 int execd_loop(struct pt_collector *c, const struct execd_options *o)
@@ -308,23 +319,31 @@ int execd_loop(struct pt_collector *c, const struct execd_options *o)
         return 1;
     }
     bool timed = o->interval > 0 || o->once;
+    bool pipe = stdin_is_pipe();
     l.stdin_batches = !timed;
-    l.watch_stdin = !o->once && (!timed || stdin_is_pipe());
-    say_how_to_ask(l.stdin_batches);
+    l.watch_stdin = !o->once && (!timed || pipe);
+    /* Without a command, nothing else would end a per-request run. */
+    l.stdin_eof_stops = pipe || !l.command;
+    /* Only Telegraf (stdin a pipe) would run us again, and the job with
+     * us, were we to exit when the command's tree ends while it asks for
+     * batches; anyone else waits for the command, as with time(1). */
+    bool end_with_command = timed || !pipe;
+    say_how_to_ask(l.stdin_batches, l.stdin_eof_stops);
     execd_output_init(&l.stdout_queue, STDOUT_FILENO);
     double period = o->interval > 0 ? o->interval : 1.0;
     double next_emit = pt_now() + period;
 
     int status = 0;
-    bool orphaned = false;
+    bool stopped = false, orphaned = false;
     for (;;) {
         double now = pt_now();
         double deadline = pt_collector_tick(c, now);
-        /* Timed: the last, partial interval, then exit with the command's
-         * status. Per request: the next request gets that interval, then
-         * proc_processes=0 until stdin closes; exiting would make Telegraf
-         * run the job again after restart_delay. */
-        if (l.command && command_finished(&l) && timed) {
+        /* Timed, or stdin no pipe: the last, partial interval, then exit
+         * with the command's status. Per request on a pipe (Telegraf): the
+         * next request gets that interval, then proc_processes=0 until
+         * stdin closes; exiting would make Telegraf run the job again
+         * after restart_delay. */
+        if (l.command && command_finished(&l) && end_with_command) {
             status = emit(&l) == 0 ? exit_code(l.command_wait) : 1;
             break;
         }
@@ -372,13 +391,20 @@ int execd_loop(struct pt_collector *c, const struct execd_options *o)
             break;
         }
         if (wake & WAKE_STOP) {
-            status = wake & WAKE_ORPHANED ? 1 : exit_code(l.command_wait); /* 0 unless the command ended by itself */
+            stopped = true;
             orphaned = wake & WAKE_ORPHANED;
             break;
         }
     }
     if (l.command)
         stop_command(&l, orphaned);
+    /* Stopped: the command's status as reaped, whoever ended it, as
+     * time(1) gives it: 128+15 where our SIGTERM did (a wrapper killed
+     * on a timeout must not read success), its own where it ended by
+     * itself or handled the SIGTERM; 0 without a command; 1 where the
+     * tree outlived our SIGKILL or we were orphaned. */
+    if (stopped)
+        status = orphaned || l.command ? 1 : exit_code(l.command_wait);
     summarise(&l);
     execd_output_end(&l.stdout_queue, FINAL_FLUSH);
     close(l.signal_fd);

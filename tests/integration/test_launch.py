@@ -10,7 +10,11 @@ batch it printed.
 """
 
 import os
+import pty
+import signal
+import subprocess
 import tempfile
+import time
 import unittest
 
 import harness as h
@@ -118,6 +122,108 @@ class LaunchTest(h.InfluxTestCase):
                     self.assertEqual(p.tags, {"target": "sh"}, "default name = the command's comm")
                     lines.append(p)
         return lines
+
+
+class ScriptLaunch(unittest.TestCase):
+    """Launch mode as a script or a CI job runs it: no --interval, stdin
+    /dev/null or a terminal. Only Telegraf's pipe closing is a stop; the end
+    of any other stdin must not kill the command and report success (a
+    build wrapped so passed without building). The exit status is the
+    command's, as time(1) gives it, also when proctree stopped it."""
+
+    SECONDS = 2
+    STATUS = 5
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="proctree-script-launch-")
+        self.addCleanup(lambda: subprocess.run(["rm", "-rf", self.tmp]))
+
+    def job(self):
+        """sleep, then the worker's (its parent's) /proc/PID/io, then a status."""
+        io = os.path.join(self.tmp, "worker-io")
+        return ["sh", "-c", f'sleep {self.SECONDS}; cat /proc/$PPID/io > "$0"; exit {self.STATUS}', io], io
+
+    def assert_ran_to_the_end(self, run, started, io):
+        elapsed = time.monotonic() - started
+        self.assertEqual(run.returncode, self.STATUS, run.stderr)
+        self.assertGreaterEqual(elapsed, self.SECONDS, run.stderr)
+        with open(io) as f:
+            syscr = int(dict(line.split(": ") for line in f.read().splitlines())["syscr"])
+        # A loop that polled a stdin at end of file would read it again at
+        # every wake-up: hundreds of thousands of reads in the 2 s even on a
+        # share of a busy core. The polls themselves read a few files per
+        # poll interval.
+        self.assertLess(syscr, 20_000, f"the worker read {syscr} times: a busy loop on stdin\n{run.stderr}")
+
+    def test_dev_null(self):
+        command, io = self.job()
+        started = time.monotonic()
+        run = subprocess.run([h.execd_path(), "--", *command], stdin=subprocess.DEVNULL, capture_output=True,
+                             text=True, timeout=h.START_TIMEOUT)
+        self.assert_ran_to_the_end(run, started, io)
+        h.assert_no_sanitizer_report(run.stderr.splitlines(), "proctree-execd")
+        # the run's one batch, when the tree is gone: the whole run
+        points = [h.parse_line(line) for line in run.stdout.splitlines()]
+        self.assertEqual(len([p for p in points if p.tags.get("target") == "sh"]), 1, run.stdout)
+
+    def test_terminal_with_end_of_input(self):
+        """A terminal's Ctrl-D (read returns 0, as at end of file) is no stop
+        either; without it the command's end must end the run too."""
+        for ctrl_d in (False, True):
+            with self.subTest(ctrl_d=ctrl_d):
+                master, slave = pty.openpty()
+                try:
+                    command, io = self.job()
+                    started = time.monotonic()
+                    proc = subprocess.Popen([h.execd_path(), "--format", "influx", "--", *command], stdin=slave,
+                                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                    os.close(slave)
+                    slave = None
+                    if ctrl_d:
+                        os.write(master, b"\x04")
+                    try:
+                        out, err = proc.communicate(timeout=h.START_TIMEOUT)
+                    except subprocess.TimeoutExpired:
+                        h.stop_process(proc)
+                        self.fail("still running after the command's end")
+                finally:
+                    os.close(master)
+                    if slave is not None:
+                        os.close(slave)
+                self.assert_ran_to_the_end(subprocess.CompletedProcess(proc.args, proc.returncode, out, err),
+                                           started, io)
+                self.assertIn("the command's end or Ctrl-C stops", err)
+
+    def test_killed_command_gives_128_plus_signal(self):
+        run = subprocess.run([h.execd_path(), "--", "sh", "-c", "sleep 0.5; kill -USR1 $$"],
+                             stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=h.START_TIMEOUT)
+        self.assertEqual(run.returncode, 128 + signal.SIGUSR1, run.stderr)
+
+    def test_a_stop_gives_the_status_of_the_stopped_command(self):
+        """Telegraf's stop (its pipe closed) and SIGTERM: proctree's SIGTERM
+        ends the command, whose status is then 128+15; a command that
+        handles it exits with its own."""
+        cases = [("pipe closed", "sleep 100", 128 + signal.SIGTERM),
+                 ("SIGTERM", "sleep 100", 128 + signal.SIGTERM),
+                 ("pipe closed", "trap 'exit 4' TERM; sleep 100 & wait", 4)]
+        for how, script, status in cases:
+            with self.subTest(how=how, script=script):
+                ready = os.path.join(self.tmp, "ready")
+                with h.Execd(["--", "sh", "-c", f'{script.replace("sleep", "touch $0; sleep", 1)}', ready]) as e:
+                    h.wait_until(lambda: os.path.exists(ready), h.START_TIMEOUT, "the command's start")
+                    if how == "SIGTERM":
+                        e.signal(signal.SIGTERM)
+                    else:
+                        e.close_stdin()
+                    self.assertEqual(e.wait_exit(h.START_TIMEOUT), status, e.describe())
+                os.unlink(ready)
+
+    def test_without_a_command_dev_null_still_stops(self):
+        """Per request with nothing launched, end of file is the only end:
+        it stops at once, status 0, as before."""
+        run = subprocess.run([h.execd_path(), "--pid", str(os.getpid())], stdin=subprocess.DEVNULL,
+                             capture_output=True, text=True, timeout=h.START_TIMEOUT)
+        self.assertEqual(run.returncode, 0, run.stderr)
 
 
 if __name__ == "__main__":

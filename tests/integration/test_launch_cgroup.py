@@ -163,7 +163,8 @@ class LaunchCgroupTest(unittest.TestCase):
             execd.wait_batches(1)
             execd.signal(signal.SIGTERM)
             status = execd.wait_exit(10)
-        self.assertEqual(status, 0, execd.describe())
+        # the command's status as reaped: our SIGTERM ended its sh
+        self.assertEqual(status, 128 + signal.SIGTERM, execd.describe())
         self.assert_removed(made, execd, "after the stop")
 
     def test_killed_proctree_ends_the_command_and_its_cgroup(self):
