@@ -98,7 +98,7 @@ class Recipe(unittest.TestCase):
         self.assertLessEqual(got, read, msg)
         self.assertEqual(sum(p.fields["proc_processes_failed"] for p in lines), 1, msg)
         self.assertEqual(sum(p.fields["proc_processes_killed"] for p in lines), 1, msg)
-        self.assertEqual(telegraf.execd_lines("W!"), [], msg)
+        self.assertEqual(h.load_free(telegraf.execd_lines("W!")), [], msg)
         self.assertEqual(telegraf.execd_lines("E!"), [], msg)
         self.assertTrue([line for line in telegraf.execd_lines("I!") if "using the kernel's exit records" in line],
                         msg)
@@ -125,7 +125,7 @@ class Recipe(unittest.TestCase):
         line = self.attached(telegraf, "proc_rss_max")
         telegraf.wait_batches(len(telegraf.batches()) + 2)
         msg = telegraf.describe()
-        warnings = telegraf.execd_lines("W!")
+        warnings = h.load_free(telegraf.execd_lines("W!"))
         self.assertEqual(len(warnings), 1, msg)
         for cap in missing:
             self.assertIn(cap, warnings[0], msg)

@@ -110,7 +110,7 @@ class LaunchTest(h.InfluxTestCase):
                 e.stop()
         for e, status in zip(runs, statuses):
             self.assertEqual(status, 0, e.describe())
-            self.assertFalse([l for l in e.stderr_lines() if l.startswith(("W! ", "E! "))], e.describe())
+            self.assertFalse(h.load_free([l for l in e.stderr_lines() if l.startswith(("W! ", "E! "))]), e.describe())
 
     def sh_lines(self, execd):
         """The target lines of every batch; the only target is named after sh."""

@@ -92,7 +92,8 @@ class LaunchScopeTest(unittest.TestCase):
         said = [l for l in execd.stderr_lines() if "transient scope" in l]
         self.assertEqual(len(said), 1, execd.describe())
         self.assertTrue(said[0].startswith("I! ") and f'"/system.slice/{name}"' in said[0], said[0])
-        self.assertFalse([l for l in execd.stderr_lines() if l.startswith(("E! ", "W! "))], execd.describe())
+        self.assertFalse(h.load_free([l for l in execd.stderr_lines() if l.startswith(("E! ", "W! "))]),
+                         execd.describe())
         lines = tagged(execd)
         self.assertGreaterEqual(len(lines), 2, execd.describe())
         self.assertTrue(all("cgroup_cpu_user_seconds" in l.fields for l in lines), execd.describe())

@@ -56,7 +56,7 @@ class PermissionsTest(unittest.TestCase):
                 execd.wait_batches(4)
         lines = [p for _, points in execd.batches() for p in points if p.tags]
         self.assertGreaterEqual(len(lines), 4, execd.describe())
-        warnings = [line for line in execd.stderr_lines() if line.startswith("W! ")]
+        warnings = h.load_free([line for line in execd.stderr_lines() if line.startswith("W! ")])
         return resident, lines, warnings, execd.describe()
 
     def check_readable(self, caps, readable):
