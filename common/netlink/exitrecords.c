@@ -18,8 +18,14 @@
 /* How long each answer of the kernel is awaited, once, at start: it comes
  * at once, or never. */
 #define PT_EXITRECORDS_ACK_MS 500
-/* Room for a burst: a record is about 450 bytes on the socket. */
-#define PT_EXITRECORDS_RCVBUF (8 << 20)
+/* Room for a burst: a record is about 450 bytes, more of the socket's
+ * budget with the buffer's overhead; every exit on the host comes to us
+ * (one record per thread, and one per process). Sized as the process
+ * events' socket is (procevents.c): the kernel doubles these 16 MiB to
+ * 32, some 20,000 records, a fraction of a second of a host-wide storm
+ * of 40,000 forks a second. Memory is taken only by what is queued;
+ * without CAP_NET_ADMIN the kernel caps it at net.core.rmem_max. */
+#define PT_EXITRECORDS_RCVBUF (16 << 20)
 /* The stats block must reach ac_tgid (TASKSTATS_VERSION 13, Linux 6.0):
  * without it a thread cannot be told from its process. */
 #define PT_STATS_MIN (offsetof(struct taskstats, ac_tgid) + sizeof(__u32))

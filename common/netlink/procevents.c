@@ -18,8 +18,17 @@
  * once, at start, whatever else arrives meanwhile: it comes at once, or
  * the connector is not there (collectd's init waits on this). */
 #define PT_PROCEVENTS_ACK_MS 500
-/* Room for a burst: an event is about 100 bytes on the socket. */
-#define PT_PROCEVENTS_RCVBUF (4 << 20)
+/* Room for a burst. Every fork and exit on the host comes to every
+ * listener, and each event takes about 830 bytes of the socket's budget
+ * (its buffer's true size, measured: 10,082 events filled the 8 MiB the
+ * kernel makes of 4 MiB asked). One core makes 25,000 to 40,000 forks a
+ * second (vfork), 50,000 to 80,000 events: the kernel doubles these
+ * 16 MiB to 32, about 40,000 events, half a second of such a storm, which
+ * our start-up or a busy host's scheduling may keep us from draining
+ * (4 MiB lost some at start-up beside a 36,000 forks/s storm). Memory is
+ * taken only by what is queued. Without CAP_NET_ADMIN the kernel caps it
+ * at net.core.rmem_max. */
+#define PT_PROCEVENTS_RCVBUF (16 << 20)
 
 /* One netlink message carrying a connector message carrying op. */
 static int send_op(int fd, enum proc_cn_mcast_op op)
