@@ -53,6 +53,15 @@ static uint64_t memory(const struct pt_drm_client *c)
 
 /* ---- each driver's keys ------------------------------------------------ */
 
+/* The interval's end as the collector makes it: the GPU reads, then the
+ * target's line, in bytes. */
+static void end_interval(struct unit_tree *u, const struct pt_gpu *g, struct pt_report *r)
+{
+    struct pt_units units = {PT_MEM_BYTES, PT_MEM_BYTES};
+    pt_targetgpu_end_reads(&u->target, &u->target.gpu, g);
+    pt_target_end_interval(&u->target, 1.0, &units, r);
+}
+
 START_TEST(drm_amdgpu)
 {
     struct pt_drm_client c;
@@ -285,11 +294,9 @@ START_TEST(drm_tree_counts_each_client_once)
     put_fd(u.root, 102, 0, path, client(b, sizeof(b), 3, 9000000000ULL, 9999));
     pt_target_discover(&u.target, pt_now());
     struct pt_gpu g = {.drm_on = true, .drm_major = 1};
-    struct pt_units units = {PT_MEM_BYTES, PT_MEM_BYTES};
     struct pt_report r;
 
-    pt_targetgpu_end_reads(&u.target, &u.target.gpu, &g);
-    pt_target_end_interval(&u.target, 1.0, &units, &r);
+    end_interval(&u, &g, &r);
     ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_MEMORY_MAX)->i, (int64_t)(3 * MIB)); /* 1 MiB + 2 MiB */
     ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_MEMORY_MIN)->i, (int64_t)(3 * MIB));
     ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_PROCESSES)->i, 3);
@@ -301,16 +308,14 @@ START_TEST(drm_tree_counts_each_client_once)
     put_fd(u.root, 100, 3, "/dev/null", client(a, sizeof(a), 1, 3000000000ULL, 256));
     put_fd(u.root, 101, 5, "/dev/null", client(a, sizeof(a), 1, 3000000000ULL, 256));
     put_fd(u.root, 102, 4, "/dev/null", client(b, sizeof(b), 2, 600000000ULL, 1024));
-    pt_targetgpu_end_reads(&u.target, &u.target.gpu, &g);
-    pt_target_end_interval(&u.target, 1.0, &units, &r);
+    end_interval(&u, &g, &r);
     ck_assert_double_eq_tol(metric(&r, PT_M_PROC_GPU_BUSY_SECONDS)->f, 2.2 + 0.11, 1e-9);
     ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_MEMORY_MAX)->i, (int64_t)(2 * MIB + 512 * KIB));
 
     /* 102 closes its client: 101 and 100 still use one */
     snprintf(path, sizeof(path), "%s/102/fd/4", u.root);
     ck_assert_int_eq(unlink(path), 0);
-    pt_targetgpu_end_reads(&u.target, &u.target.gpu, &g);
-    pt_target_end_interval(&u.target, 1.0, &units, &r);
+    end_interval(&u, &g, &r);
     ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_PROCESSES)->i, 2);
     ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_MEMORY_MAX)->i, (int64_t)(512 * KIB));
     ck_assert_double_eq_tol(metric(&r, PT_M_PROC_GPU_BUSY_SECONDS)->f, 0, 1e-9);
@@ -328,8 +333,7 @@ START_TEST(drm_cycles_engine)
     struct pt_gpu g = {.drm_on = true, .drm_major = 1};
     struct pt_units units = {PT_MEM_BYTES, PT_MEM_BYTES};
     struct pt_report r;
-    pt_targetgpu_end_reads(&u.target, &u.target.gpu, &g);
-    pt_target_end_interval(&u.target, 1.0, &units, &r);
+    end_interval(&u, &g, &r);
     ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_MEMORY_MAX)->i, 0); /* a client without regions: 0 bytes */
     put_fd(u.root, 100, 3, "/dev/null",
            "drm-driver:\txe\ndrm-client-id:\t8\ndrm-cycles-rcs:\t6000\ndrm-total-cycles-rcs:\t20000\n");
@@ -392,10 +396,8 @@ START_TEST(drm_descriptor_past_65536)
     ck_assert_int_ge(walk_position(fds, last), 69999); /* past 65,536: what used to be looked at */
     pt_target_discover(&u.target, pt_now());
     struct pt_gpu g = {.drm_on = true, .drm_major = 1};
-    struct pt_units units = {PT_MEM_BYTES, PT_MEM_BYTES};
     struct pt_report r;
-    pt_targetgpu_end_reads(&u.target, &u.target.gpu, &g);
-    pt_target_end_interval(&u.target, 1.0, &units, &r);
+    end_interval(&u, &g, &r);
     ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_PROCESSES)->i, 1);
     ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_MEMORY_MAX)->i, (int64_t)(4 * MIB));
     unit_tree_close(&u);
@@ -447,20 +449,14 @@ START_TEST(drm_bound_left_out_said_once)
                    client(text, sizeof(text), (unsigned)(pid * 10000 + fd), 1000000000ULL, 1));
     pt_target_discover(&u.target, pt_now());
     struct pt_gpu g = {.drm_on = true, .drm_major = 1};
-    struct pt_units units = {PT_MEM_BYTES, PT_MEM_BYTES};
     struct pt_report r;
     bound_said = 0;
     pt_log_set_sink(count_bound, NULL);
     struct pt_target_gpu *gpu = &u.target.gpu;
-#define END()                                                                                                          \
-    do {                                                                                                               \
-        pt_targetgpu_end_reads(&u.target, gpu, &g);                                                                    \
-        pt_target_end_interval(&u.target, 1.0, &units, &r);                                                            \
-    } while (0)
 
     /* whole (102 holds none): its base */
     hide_fds(u.root, 102, true);
-    END();
+    end_interval(&u, &g, &r);
     ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_PROCESSES)->i, 2);
     ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_MEMORY_MAX)->i, (int64_t)(6000 * KIB));
     ck_assert_uint_eq(gpu->clients.n, 3000);
@@ -468,7 +464,7 @@ START_TEST(drm_bound_left_out_said_once)
     /* past the bound: left out; 100's client 3 busy 1 s more, reached before the cut */
     hide_fds(u.root, 102, false);
     put_fd(u.root, 100, 3, "/dev/null", client(text, sizeof(text), 100 * 10000 + 3, 2000000000ULL, 1));
-    END();
+    end_interval(&u, &g, &r);
     assert_gpu_left_out(&r);
     ck_assert_int_eq(bound_said, 1);
     ck_assert_uint_le(gpu->clients.n, PT_DRM_READS_MAX); /* each kept client one read: no more than the bound */
@@ -476,27 +472,27 @@ START_TEST(drm_bound_left_out_said_once)
     /* whole again: the cut interval's second in this one's busy time */
     hide_fds(u.root, 102, true);
     put_fd(u.root, 100, 3, "/dev/null", client(text, sizeof(text), 100 * 10000 + 3, 2500000000ULL, 1));
-    END();
+    end_interval(&u, &g, &r);
     ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_PROCESSES)->i, 2);
     ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_MEMORY_MIN)->i, (int64_t)(6000 * KIB));
     ck_assert_double_eq_tol(metric(&r, PT_M_PROC_GPU_BUSY_SECONDS)->f, 1.5 + 0.15, 1e-9);
 
     /* cut twice in a row: left out both times, said no more */
     hide_fds(u.root, 102, false);
-    END();
+    end_interval(&u, &g, &r);
     assert_gpu_left_out(&r);
-    END();
+    end_interval(&u, &g, &r);
     assert_gpu_left_out(&r);
     ck_assert_int_eq(bound_said, 1);
     ck_assert_uint_le(gpu->clients.n, 2 * PT_DRM_READS_MAX);
     /* whole: the clients the cuts forgot are counted from now, so this
      * interval's busy time is left out, its memory and processes not */
     hide_fds(u.root, 102, true);
-    END();
+    end_interval(&u, &g, &r);
     ck_assert(!metric(&r, PT_M_PROC_GPU_BUSY_SECONDS)->present);
     ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_PROCESSES)->i, 2);
     ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_MEMORY_MAX)->i, (int64_t)(6000 * KIB));
-    END();
+    end_interval(&u, &g, &r);
     ck_assert(metric(&r, PT_M_PROC_GPU_BUSY_SECONDS)->present);
     ck_assert_double_eq_tol(metric(&r, PT_M_PROC_GPU_BUSY_SECONDS)->f, 0, 1e-9);
     ck_assert_int_eq(bound_said, 1);
@@ -551,11 +547,9 @@ START_TEST(no_gpu_absent)
     unit_tree_open(&u);
     pt_target_discover(&u.target, pt_now());
     struct pt_gpu g = {0};
-    struct pt_units units = {PT_MEM_BYTES, PT_MEM_BYTES};
     struct pt_report r;
     pt_targetgpu_sample(&u.target, &u.target.gpu, &g);
-    pt_targetgpu_end_reads(&u.target, &u.target.gpu, &g);
-    pt_target_end_interval(&u.target, 1.0, &units, &r);
+    end_interval(&u, &g, &r);
     ck_assert(metric(&r, PT_M_PROC_PROCESSES)->present);
     for (int id = PT_M_PROC_GPU_MEMORY_MIN; id <= PT_M_PROC_GPU_PROCESSES; id++)
         ck_assert_msg(!r.v[id].present, "%s present without a GPU", pt_catalog[id].name);
@@ -691,14 +685,12 @@ START_TEST(nvml_tree_sums_members)
     pt_target_discover(&u.target, pt_now());
     struct pt_gpu g;
     pt_gpu_probe(&g, u.root, u.root, u.root, NVML_STANDIN);
-    struct pt_units units = {PT_MEM_BYTES, PT_MEM_BYTES};
     struct pt_report r;
     pt_gpu_refresh(&g, false);
     pt_targetgpu_sample(&u.target, &u.target.gpu, &g);
     standin_call("standin_step", 1, 0); /* 200 leaves the GPU */
     pt_gpu_refresh(&g, true);
-    pt_targetgpu_end_reads(&u.target, &u.target.gpu, &g);
-    pt_target_end_interval(&u.target, 1.0, &units, &r);
+    end_interval(&u, &g, &r);
     ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_MEMORY_MAX)->i, (int64_t)(1880 * MIB));
     ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_MEMORY_MIN)->i, (int64_t)(1624 * MIB));
     ck_assert_int_eq(metric(&r, PT_M_PROC_GPU_PROCESSES)->i, 1);
