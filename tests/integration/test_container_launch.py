@@ -76,7 +76,9 @@ class ContainerLaunch(ch.ContainerTestCase):
         return execd, supervisor
 
     def oom_killed(self, execd):
-        execd.wait_for(lambda e: [l for l in e.stderr_lines() if "exited with status 137" in l], h.START_TIMEOUT,
+        # the command killed (exec'd into tail), or its shell's status for its killed child
+        killed = ("killed by signal 9", "exited with status 137")
+        execd.wait_for(lambda e: [l for l in e.stderr_lines() if any(k in l for k in killed)], h.START_TIMEOUT,
                        "the command's OOM kill")
         execd.send()
         execd.wait_batches(1)
