@@ -53,10 +53,10 @@ int pt_collector_open_proc_root(const char *root, char *err, size_t errlen);
  * environment variable) read across no mount. Anything else (a directory
  * any user can fill with links, a kernel before openat2) gives the lent
  * capabilities up for good before anything below it is read, said in one
- * line; 0, or -1 with a one-line reason in err where they could not be
- * given up (nothing is then to be read). A pid file, a cgroup's path, the sys root and every file below
- * them are opened with the caller's own permissions wherever they are
- * (procfile.h: pt_open_as_caller). */
+ * line. Returns 0, or -1 with a one-line reason in err where they could
+ * not be given up (nothing is then to be read). A pid file, a cgroup's
+ * path, the sys root and every file below them are opened with the
+ * caller's own permissions wherever they are (callerfiles.h). */
 int pt_collector_lend_nothing(int proc_root_fd, const char *root, bool chosen, char *err, size_t errlen);
 
 #endif

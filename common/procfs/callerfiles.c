@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,6 +36,16 @@ int pt_stat_as_caller(const char *path, struct stat *st)
     int err = errno;
     pt_caps_resume(paused);
     return r == 0 ? 0 : -err;
+}
+
+char *pt_realpath_as_caller(const char *path)
+{
+    uint32_t paused = pt_caps_pause();
+    if (paused == PT_CAPS_PAUSE_FAILED)
+        return NULL;
+    char *real = realpath(path, NULL);
+    pt_caps_resume(paused);
+    return real;
 }
 
 int pt_open_regular_at(int dirfd, const char *name, int flags)

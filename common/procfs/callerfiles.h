@@ -29,6 +29,9 @@
 int pt_open_as_caller_at(int dirfd, const char *path, int flags);
 int pt_open_as_caller(const char *path, int flags);
 int pt_stat_as_caller(const char *path, struct stat *st);
+/* realpath(path, NULL), its links followed as the caller may: NULL where
+ * the caller could not, or the capabilities could not be lowered. */
+char *pt_realpath_as_caller(const char *path);
 
 /* A file someone else may have made (a cgroup's): name under dirfd
  * opened without ever blocking (O_NONBLOCK: a FIFO or a device put where

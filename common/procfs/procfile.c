@@ -117,10 +117,22 @@ ssize_t pt_pread_record(int fd, struct pt_buf *buf)
     }
 }
 
-/* openat2 is Linux 5.6's: 1 once it answered, -1 once it said ENOSYS. */
-static int openat2_known;
 /* Mounts are not crossed below the proc root (pt_procfs_confine_mounts). */
 static bool confine_mounts;
+
+/* Whether the kernel has openat2 (Linux 5.6), asked once. */
+static bool have_openat2(void)
+{
+    static int known; /* 1: it answers; -1: ENOSYS */
+    if (!known) {
+        struct open_how how = {.flags = O_RDONLY | O_CLOEXEC, .resolve = RESOLVE_BENEATH};
+        long fd = syscall(SYS_openat2, AT_FDCWD, ".", &how, sizeof(how));
+        known = fd >= 0 || errno != ENOSYS ? 1 : -1;
+        if (fd >= 0)
+            close((int)fd);
+    }
+    return known > 0;
+}
 
 /* path under dirfd, never above it, through no magic link (fd/N, exe,
  * root, cwd: each leads anywhere), and across no mount when xdev (a file
@@ -132,26 +144,18 @@ static int open_beneath(int dirfd, const char *path, int flags, bool xdev)
 {
     if (dirfd == AT_FDCWD)
         return openat(dirfd, path, flags);
-    if (openat2_known >= 0) {
-        struct open_how how = {
-            .flags = (uint64_t)(unsigned)flags,
-            .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | (xdev ? RESOLVE_NO_XDEV : 0),
-        };
-        for (int tries = 0; tries < 4; tries++) {
-            long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
-            if (fd >= 0 || (errno != ENOSYS && errno != EAGAIN)) {
-                openat2_known = 1;
-                return (int)fd;
-            }
-            if (errno == ENOSYS)
-                break;
-        }
-        if (errno == ENOSYS)
-            openat2_known = -1;
-        else
-            return -1; /* a rename raced every try: as a vanished file */
-    }
-    return openat(dirfd, path, flags | O_NOFOLLOW);
+    if (!have_openat2())
+        return openat(dirfd, path, flags | O_NOFOLLOW);
+    struct open_how how = {
+        .flags = (uint64_t)(unsigned)flags,
+        .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | (xdev ? RESOLVE_NO_XDEV : 0),
+    };
+    long fd;
+    int tries = 0;
+    do /* EAGAIN: a rename raced the walk; past a few, as a vanished file */
+        fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+    while (fd < 0 && errno == EAGAIN && ++tries < 4);
+    return (int)fd;
 }
 
 int pt_openat_confined(int dirfd, const char *path, int flags)
@@ -161,14 +165,7 @@ int pt_openat_confined(int dirfd, const char *path, int flags)
 
 bool pt_open_is_confined(void)
 {
-    if (openat2_known == 0) {
-        struct open_how how = {.flags = O_RDONLY | O_CLOEXEC, .resolve = RESOLVE_BENEATH};
-        long fd = syscall(SYS_openat2, AT_FDCWD, ".", &how, sizeof(how));
-        openat2_known = fd >= 0 || errno != ENOSYS ? 1 : -1;
-        if (fd >= 0)
-            close((int)fd);
-    }
-    return openat2_known > 0;
+    return have_openat2();
 }
 
 void pt_procfs_confine_mounts(void)

@@ -18,7 +18,6 @@
 #include "member/member.h"
 #include "procfs/callerfiles.h"
 #include "procfs/procfile.h"
-#include "proctree/caps.h"
 
 /* ---- cgroups ------------------------------------------------------------ */
 
@@ -55,9 +54,7 @@ static int check_cgroup_dir(struct pt_matcher *m, char *err, size_t errlen)
     struct pt_cgscan_fs fs = scan_fs(m);
     bool ok = pt_cgscan_on_cgroupfs(&fs, fd, &type);
     close(fd);
-    uint32_t paused = pt_caps_pause(); /* the caller's path: its links followed as the caller may */
-    char *real = paused == PT_CAPS_PAUSE_FAILED ? NULL : realpath(m->cgroup, NULL);
-    pt_caps_resume(paused);
+    char *real = pt_realpath_as_caller(m->cgroup);
     if (real && strcmp(real, m->cgroup) == 0) {
         free(real);
         real = NULL; /* no link: nothing to say or change */

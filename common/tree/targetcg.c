@@ -8,7 +8,6 @@
 #include "proctree/base.h"
 #include "proctree/escape.h"
 #include "procfs/callerfiles.h"
-#include "procfs/procfile.h"
 
 void pt_targetcg_init(const struct pt_target *t, struct pt_target_cgroups *cg)
 {
