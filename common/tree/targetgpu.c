@@ -158,13 +158,13 @@ static void cut(const struct pt_target *t, struct pt_target_gpu *gpu)
  * next end, their busy time into the interval's, their holders users.
  * At most PT_DRM_READS_MAX fdinfo reads: the walk stops at the first
  * DRM descriptor past them (the members after it not walked), the read
- * cut short. */
-static void read_drm(const struct pt_target *t, struct pt_target_gpu *gpu, const struct pt_gpu *g, bool *uses)
+ * cut short. Returns whether the busy time it read lacks clients an
+ * earlier cut forgot. */
+static bool read_drm(const struct pt_target *t, struct pt_target_gpu *gpu, const struct pt_gpu *g, bool *uses)
 {
     gpu->drm_memory = 0;
     for (size_t k = 0; k < gpu->groups; k++)
         gpu->group_drm_memory[k] = 0;
-    bool was_cut = gpu->drm_short;
     gpu->drm_short = false;
     double now = pt_now();
     size_t reads_left = PT_DRM_READS_MAX;
@@ -185,16 +185,17 @@ static void read_drm(const struct pt_target *t, struct pt_target_gpu *gpu, const
             gpu->group_busy[s.group] += s.busy;
         }
     }
-    if (!gpu->drm_short && was_cut && gpu->drm_cuts > 1)
-        /* cut twice in a row: clients not reached were forgotten, so this
-         * read counted them from now; its busy time is not the whole */
-        gpu->busy_lost = true;
+    /* a whole read after two cut in a row (drm_cuts counts the cuts since
+     * the last whole read): clients not reached were forgotten, so this
+     * read counted them from now; its busy time is not the whole */
+    bool busy_lost = !gpu->drm_short && gpu->drm_cuts > 1;
     if (!gpu->drm_short)
         gpu->drm_cuts = 0;
     /* the clients closed since are forgotten; after a cut read, those it
      * did not reach are kept for one more read (so at most twice the
      * bound are kept), their busy time then counted since their last */
     pt_drm_clients_sweep(&gpu->clients, gpu->drm_short ? 1 : 0);
+    return busy_lost;
 }
 
 void pt_targetgpu_end_reads(const struct pt_target *t, struct pt_target_gpu *gpu, const struct pt_gpu *g)
@@ -209,10 +210,8 @@ void pt_targetgpu_end_reads(const struct pt_target *t, struct pt_target_gpu *gpu
     }
     bool *uses = gpu->uses;
     memset(uses, 0, n * sizeof(*uses));
-    if (g->drm_on)
-        read_drm(t, gpu, g, uses);
-    gpu->busy_known = (!g->nvml_on || g->busy_known) && !gpu->busy_lost;
-    gpu->busy_lost = false;
+    bool busy_lost = g->drm_on && read_drm(t, gpu, g, uses);
+    gpu->busy_known = (!g->nvml_on || g->busy_known) && !busy_lost;
     if (g->nvml_on)
         for (size_t i = 0; i < n; i++) {
             const struct pt_member *m = &t->membership.members[i];

@@ -139,8 +139,7 @@ struct pt_target_gpu {
     bool drm_short;
     unsigned drm_cuts;
     bool said_bound;
-    bool busy_lost; /* this end's busy time lacks clients a cut read forgot */
-    bool *uses;     /* the last end's scratch: whether each member uses a GPU */
+    bool *uses; /* the last end's scratch: whether each member uses a GPU */
     size_t cap_uses;
 };
 
