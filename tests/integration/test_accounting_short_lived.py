@@ -13,6 +13,7 @@ that was already running before its children started.
 """
 
 import subprocess
+import time
 import unittest
 
 import accounting_helpers as ah
@@ -28,6 +29,15 @@ def loop_script(prefix="", suffix=""):
     """A sh script running CHILDREN iochild processes one after the other."""
     return (f"{prefix}i=0; while [ $i -lt {CHILDREN} ]; do "
             f"{ah.iochild_path()} {BYTES} || exit 1; i=$((i+1)); done{suffix}")
+
+
+def wait_batch_after(execd, when_ns, what):
+    """Wait for a batch whose timestamp (the wall clock) is past when_ns.
+    A count of the batches read so far can lag behind what proctree-execd
+    wrote, so waiting for one more than counted can be met by a batch made
+    before the event (CI once: the children's last 1.8 MB lost with the
+    parent, whose last read came before its last two children's reaping)."""
+    execd.wait_for(lambda e: any(ts > when_ns for ts, _ in e.batches()), h.BATCH_TIMEOUT, what)
 
 
 class ShortLivedChildrenIO(unittest.TestCase):
@@ -59,13 +69,13 @@ class ShortLivedChildrenIO(unittest.TestCase):
                 parent.stdin.write(b"go\n")
                 parent.stdin.flush()
                 self.assertEqual(ah.read_lines_from(parent.stdout, 1, 120, "parent done"), ["done"])
-                # One batch that closes an interval after the last child was reaped.
-                seen = execd.batch_count()
-                execd.wait_batches(seen + 1)
+                # One batch made after the last child was reaped: its read
+                # of the parent's io holds every child's bytes, which go
+                # with the parent when it exits
+                wait_batch_after(execd, time.time_ns(), "a batch after the last child's reaping")
                 parent.stdin.close()
                 self.assertEqual(parent.wait(h.BATCH_TIMEOUT), 0)
-                seen = execd.batch_count()
-                execd.wait_batches(seen + 1)
+                wait_batch_after(execd, time.time_ns(), "a batch after the parent's exit")
                 execd.stop()
         finally:
             h.stop_process(parent)
