@@ -68,6 +68,7 @@ static const char *const expects_string[] = {
     [PT_ARG_BREAKDOWN] = "\"process\", \"thread\" or \"cgroup\"",
     [PT_ARG_PROC_DIR] = "a directory, in quotes",
     [PT_ARG_SYS_DIR] = "a directory, in quotes",
+    [PT_ARG_SOURCE] = "\"auto\", \"procfs\" or \"bpf\"",
 };
 
 /* A string key's value is the config tree's string, which lives until the

@@ -90,6 +90,7 @@ void execd_print_option_list(FILE *out)
         [PT_ARG_BREAKDOWN] = "breakdown",
         [PT_ARG_PROC_DIR] = "proc-dir",
         [PT_ARG_SYS_DIR] = "sys-dir",
+        [PT_ARG_SOURCE] = "source",
     };
     for (size_t i = 0; i < PT_OPTION_COUNT; i++) {
         const struct pt_option_def *o = &pt_options[i];

@@ -33,6 +33,11 @@ void pt_interval_add_exited(struct pt_interval *iv)
     iv->exited++;
 }
 
+void pt_interval_add_bpf_read(struct pt_interval *iv)
+{
+    iv->bpf_reads++;
+}
+
 void pt_interval_add_sample(struct pt_interval *iv)
 {
     iv->samples++;
@@ -96,7 +101,7 @@ void pt_interval_end(struct pt_interval *iv)
         iv->counter_seconds = 0;
     iv->short_of_fds = 0;
     memset(iv->gauges, 0, sizeof(iv->gauges));
-    iv->samples = iv->vanished = iv->started = iv->exited = iv->pss_stale = iv->restarts = 0;
+    iv->samples = iv->vanished = iv->started = iv->exited = iv->pss_stale = iv->restarts = iv->bpf_reads = 0;
     iv->cpu_seconds = 0;
     iv->end_read = false;
 }
@@ -104,7 +109,7 @@ void pt_interval_end(struct pt_interval *iv)
 const char *pt_interval_check(const struct pt_interval *iv)
 {
     if (iv->samples < 0 || iv->vanished < 0 || iv->started < 0 || iv->exited < 0 || iv->pss_stale < 0 ||
-        iv->restarts < 0)
+        iv->restarts < 0 || iv->bpf_reads < 0)
         return "a count is negative";
     if (!(iv->cpu_seconds >= 0))
         return "our own CPU time is negative";

@@ -24,7 +24,8 @@
 struct pt_interval {
     struct pt_extrema gauges[PT_G_COUNT];
     int64_t samples, vanished, started, exited, pss_stale;
-    int64_t restarts; /* the root replaced (pt_target_has_restarts) */
+    int64_t bpf_reads; /* members' counters the task iterator's snapshots gave */
+    int64_t restarts;  /* the root replaced (pt_target_has_restarts) */
     double cpu_seconds;
     unsigned short_of_fds;  /* enum pt_short bits of this interval */
     double counter_seconds; /* since the counters were last reported */
@@ -66,6 +67,8 @@ void pt_interval_add_started(struct pt_interval *iv);
 /* A process of the tree exited: a member found gone, or one known only
  * from its fork event. */
 void pt_interval_add_exited(struct pt_interval *iv);
+/* A member's counters came from the task iterator's snapshot. */
+void pt_interval_add_bpf_read(struct pt_interval *iv);
 /* A poll read every member's statm: one more sample. */
 void pt_interval_add_sample(struct pt_interval *iv);
 /* The tree's sums of the gauges first to last, as one poll read them. */

@@ -11,6 +11,7 @@
 
 #include "collector/collectornames.h"
 #include "collector/collectorns.h"
+#include "collector/collectorsource.h"
 #include "collector/collectorstate.h"
 #include "proctree/escape.h"
 #include "procfs/pidns.h"
@@ -44,6 +45,7 @@ struct pt_collector *pt_collector_new(const struct pt_collector_config *config, 
     c->sys_root = pt_xstrdup(config->sys_root ? config->sys_root : "/sys");
     c->config.sys_root = c->sys_root;
     c->proc_root_fd = fd;
+    c->proc_root_chosen = config->proc_root != NULL;
     c->self = pt_pidns_self(fd);
     pt_delayacct_init(&c->delayacct, fd);
     c->fd_budget.limit = config->fd_budget;
@@ -61,6 +63,10 @@ struct pt_collector *pt_collector_new(const struct pt_collector_config *config, 
         }
         c->have_global = true;
     }
+    if (pt_collector_choose_source(c, err, errlen) != 0) {
+        pt_collector_free(c);
+        return NULL;
+    }
     return c;
 }
 
@@ -72,6 +78,7 @@ void pt_collector_free(struct pt_collector *c)
         pt_target_free(&c->targets[i]);
     free(c->targets);
     free(c->results);
+    pt_taskiter_close(c->taskiter); /* after the targets: their members followed it */
     pt_procscan_free(&c->scan);
     pt_procevents_close(&c->events);
     pt_exitrecords_close(&c->exits);
@@ -118,6 +125,7 @@ int pt_collector_add_target(struct pt_collector *c, const char *name, const stru
                        &c->fd_budget, err, errlen) != 0)
         return -1;
     pt_target_set_self(&c->targets[c->n_targets], c->self);
+    pt_target_set_taskiter(&c->targets[c->n_targets], c->taskiter);
     if (c->events.fd >= 0) /* listening already (launch mode: before the command started) */
         pt_target_events_listened(&c->targets[c->n_targets]);
     pt_collector_check_namespace(c, name, selector);

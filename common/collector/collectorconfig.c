@@ -94,3 +94,21 @@ int pt_collector_check_sys_root(const char *root, char *err, size_t errlen)
     close(fd);
     return 0;
 }
+
+static const char *const source_names[] = {
+    [PT_SOURCE_AUTO] = "auto", [PT_SOURCE_PROCFS] = "procfs", [PT_SOURCE_BPF] = "bpf"};
+
+int pt_source_parse(const char *text, enum pt_source *out)
+{
+    for (size_t i = 0; i < sizeof(source_names) / sizeof(source_names[0]); i++)
+        if (strcmp(text, source_names[i]) == 0) {
+            *out = (enum pt_source)i;
+            return 0;
+        }
+    return -1;
+}
+
+const char *pt_source_name(enum pt_source source)
+{
+    return source_names[source];
+}

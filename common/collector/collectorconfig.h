@@ -12,6 +12,12 @@
 
 #include "report/units.h"
 
+/* Where the members' counters are read (collectorsource.h). */
+enum pt_source { PT_SOURCE_AUTO, PT_SOURCE_PROCFS, PT_SOURCE_BPF };
+/* "auto", "procfs" or "bpf"; -1 for anything else. */
+int pt_source_parse(const char *text, enum pt_source *out);
+const char *pt_source_name(enum pt_source source);
+
 struct pt_collector_config {
     const char *proc_root;     /* NULL = "/proc"; may be another pid namespace's
                                   (a container's view of the host's /proc):
@@ -26,6 +32,11 @@ struct pt_collector_config {
     bool collect_global; /* the global_* line */
     size_t fd_budget;    /* /proc descriptors kept open, all targets together
                             (fdbudget.h); default: half the soft RLIMIT_NOFILE */
+    enum pt_source source;
+    /* The BPF type information the program's fields are found in, in
+     * place of the running kernel's (a test's: a missing one must leave
+     * the reads to procfs); NULL: the kernel's own. */
+    const char *btf_path;
 };
 
 /* Defaults: /proc, 100 ms poll, 1 s discovery, bytes, global on, half

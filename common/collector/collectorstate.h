@@ -22,12 +22,14 @@
 #include "collector/procscan.h"
 #include "util/ratelimit.h"
 #include "tree/target.h"
+#include "bpf/taskiter.h"
 
 struct pt_collector {
     struct pt_collector_config config;
     char *proc_root;
     char *sys_root;
     int proc_root_fd;
+    bool proc_root_chosen; /* by an option or the environment, not the default /proc */
     /* Our pid as the proc root names it (pidns.h), used wherever a pid is
      * compared with or looked up in the proc root; getpid() unless the
      * proc root is another pid namespace's (a container's view of the host) */
@@ -37,6 +39,7 @@ struct pt_collector {
     struct pt_target_result *results;
     struct pt_sysmem global;
     bool have_global;
+    struct pt_taskiter *taskiter; /* the BPF source (collectorsource.h); NULL: procfs alone */
     struct pt_batch batch;
     struct pt_fd_budget fd_budget;
     bool said_budget; /* the budget-reached line is written once */

@@ -128,6 +128,11 @@ int pt_option_parse(const struct pt_option_def *option, const char *text, union 
             return 0;
         snprintf(why, whylen, "a breakdown: process, thread or cgroup");
         return -1;
+    case PT_ARG_SOURCE:
+        if (pt_source_parse(text, &out->source) == 0)
+            return 0;
+        snprintf(why, whylen, "a source: auto, procfs or bpf");
+        return -1;
     case PT_ARG_PROC_DIR:
     case PT_ARG_SYS_DIR: {
         int r = option->arg == PT_ARG_PROC_DIR ? pt_collector_check_proc_root(text, why, whylen)
@@ -199,6 +204,9 @@ static int store_global(enum pt_option_id id, const union pt_option_value *v, st
         return 0;
     case PT_O_DESCRIPTOR_BUDGET:
         config->fd_budget = v->whole;
+        return 0;
+    case PT_O_SOURCE:
+        config->source = v->source;
         return 0;
     case PT_O_PROC_ROOT:
         config->proc_root = v->text;

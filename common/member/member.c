@@ -334,6 +334,19 @@ static enum pt_read read_stat(struct pt_member *m, int proc_root_fd, struct pt_b
     return PT_READ_OK;
 }
 
+/* A stat read of the member, taken: its counters, name and state. */
+static void take_counters_stat(struct pt_member *m, const struct pt_stat *st)
+{
+    /* A new name is most often a new program (exec), which the process
+     * events may not have told: its files are opened again. */
+    bool renamed = m->acct.has_stat && strcmp(st->comm, m->comm) != 0;
+    take_stat(m, st);
+    m->blkio_ticks = st->blkio_ticks;
+    m->has_blkio = st->has_blkio;
+    if (renamed)
+        pt_member_reopen(m);
+}
+
 enum pt_read pt_member_read_counters(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, bool blkio)
 {
     struct pt_stat st;
@@ -342,15 +355,34 @@ enum pt_read pt_member_read_counters(struct pt_member *m, int proc_root_fd, stru
         r = pt_member_settle_failure(m, proc_root_fd);
     if (r != PT_READ_OK)
         return r;
-    /* A new name is most often a new program (exec), which the process
-     * events may not have told: its files are opened again. */
-    bool renamed = m->acct.has_stat && strcmp(st.comm, m->comm) != 0;
-    take_stat(m, &st);
-    m->blkio_ticks = st.blkio_ticks;
-    m->has_blkio = st.has_blkio;
-    if (renamed)
-        pt_member_reopen(m);
+    take_counters_stat(m, &st);
     return read_io(m, proc_root_fd, buf);
+}
+
+enum pt_read pt_member_take_counters(struct pt_member *m, const struct pt_stat *st, const struct pt_io *io, bool blkio)
+{
+    if (st->starttime != m->starttime)
+        return PT_READ_GONE; /* its pid is another process's */
+    struct pt_stat taken = *st;
+    if (!blkio) {
+        taken.blkio_ticks = 0;
+        taken.has_blkio = false;
+    }
+    take_counters_stat(m, &taken);
+    /* what read_io would take: io denied to us stays denied (the files
+     * answer for the permissions, the snapshot does not) */
+    m->acct.io_fresh = false;
+    if (m->denied & PT_DENIED_IO)
+        return PT_READ_OK;
+    take_io(m, io);
+    m->acct.io_fresh = true;
+    return PT_READ_OK;
+}
+
+void pt_member_follow(struct pt_member *m, struct pt_taskiter *it)
+{
+    if (it && pt_taskiter_follow(it, m->pid) == 0)
+        m->taskiter = it;
 }
 
 void pt_member_reopen(struct pt_member *m)
@@ -401,6 +433,9 @@ void pt_member_close(struct pt_member *m)
     for (int f = 0; f < PT_MF_COUNT; f++)
         pt_member_drop_file(m, f);
     pt_threads_free(&m->threads, m->budget);
+    if (m->taskiter)
+        pt_taskiter_unfollow(m->taskiter, m->pid);
+    m->taskiter = NULL;
     if (m->budget)
         pt_fd_budget_leave(m->budget);
     m->budget = NULL; /* closed again (a member gone, then freed): nothing left to give */

@@ -52,6 +52,16 @@ void pt_member_forget_denials(struct pt_member *m);
  * denied from now on. */
 enum pt_read pt_member_read_counters(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, bool blkio);
 
+/* The same counters from a read made elsewhere (the task iterator's
+ * snapshot, taskfold.h) of the same moment: taken as a read of the files
+ * would take them (a new name opens the files again; io the permissions
+ * denied stays out). GONE when st is another process's (its starttime). */
+enum pt_read pt_member_take_counters(struct pt_member *m, const struct pt_stat *st, const struct pt_io *io, bool blkio);
+
+/* Have the task iterator follow the member (its snapshots then hold its
+ * tasks) until pt_member_close; nothing when it is NULL or full. */
+void pt_member_follow(struct pt_member *m, struct pt_taskiter *it);
+
 /* statm, in pages. */
 enum pt_read pt_member_read_statm(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, struct pt_statm *out);
 

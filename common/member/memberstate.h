@@ -12,6 +12,8 @@
 
 #include "proctree/fdbudget.h"
 #include "accounting/ledger.h"
+#include "bpf/taskfold.h"
+#include "bpf/taskiter.h"
 #include "procfs/procfile.h"
 #include "report/quantities.h"
 #include "member/threads.h"
@@ -100,6 +102,11 @@ struct pt_member {
     bool children_settled;   /* see settle_children() in membership.c */
     bool gone;               /* reaped; dropped at the next compaction */
     bool baseline_walk;      /* joined in this discovery pass as part of a new root's tree */
+    /* The task iterator that follows it (its target's source), NULL when
+     * it is read from its files alone; the CPU split its snapshots
+     * showed last (taskfold.h). */
+    struct pt_taskiter *taskiter;
+    struct pt_cputime cpu_split;
 };
 
 /* Result of a read: the data, the process is gone, this read failed

@@ -84,6 +84,7 @@ enum pt_amount {
     PT_A_SAMPLES,
     PT_A_VANISHED,
     PT_A_PSS_STALE,
+    PT_A_BPF_READS,
     PT_A_COLLECTOR_CPU, /* seconds */
     PT_A_EXIT_RECORDS,
     PT_A_EXIT_RECORD_LOSSES,

@@ -12,6 +12,7 @@
 #include "util/saturate.h"
 #include "accounting/interval.h"
 #include "tree/targetcg.h"
+#include "member/membersource.h"
 
 /* A member whose name changed (exec) moves to its new name's group with
  * what it did since the last interval's end: at that end, or when it
@@ -27,11 +28,20 @@ static void settle_children(const struct pt_target *t, const struct pt_membershi
 
 /* Read m's counters, moving its io in or out of the tree's when the
  * permissions changed their answer. */
-static enum pt_read read_member_counters(const struct pt_target *t, struct pt_ledger *ledger, struct pt_member *m)
+static struct pt_membersource_units source_units(const struct pt_target *t)
 {
-    bool had_io = m->acct.has_io;
-    enum pt_read r = pt_member_read_counters(m, t->proc_root_fd, t->buf, t->interval.blkio_read);
-    pt_ledger_io_changed(ledger, &m->acct, had_io);
+    return (struct pt_membersource_units){.ticks_per_second = t->ticks_per_second, .page_size = t->page_size};
+}
+
+static enum pt_read read_member_counters(const struct pt_target *t, const struct pt_membership_parts *mp,
+                                         struct pt_member *m)
+{
+    bool had_io = m->acct.has_io, served;
+    enum pt_read r =
+        pt_membersource_counters(m, t->proc_root_fd, t->buf, t->interval.blkio_read, source_units(t), &served);
+    if (served)
+        pt_interval_add_bpf_read(mp->interval);
+    pt_ledger_io_changed(mp->ledger, &m->acct, had_io);
     return r;
 }
 
@@ -177,7 +187,7 @@ static void settle_children(const struct pt_target *t, const struct pt_membershi
         struct pt_member *m = &t->membership.members[i];
         if (m->gone || m->ppid != pid || m == parent)
             continue;
-        if (read_member_counters(t, mp->ledger, m) == PT_READ_GONE)
+        if (read_member_counters(t, mp, m) == PT_READ_GONE)
             member_left(t, mp, m, parent);
         else if (m->zombie && !m->children_settled)
             settle_children(t, mp, m);
@@ -187,7 +197,7 @@ static void settle_children(const struct pt_target *t, const struct pt_membershi
 /* Refresh a member's counters, and settle what the read tells. */
 void pt_membership_read_counters(const struct pt_target *t, const struct pt_membership_parts *mp, struct pt_member *m)
 {
-    enum pt_read r = read_member_counters(t, mp->ledger, m);
+    enum pt_read r = read_member_counters(t, mp, m);
     if (r == PT_READ_GONE) {
         pt_membership_member_gone(t, mp, m);
         return;
@@ -322,7 +332,9 @@ static struct pt_member *join(const struct pt_target *t, const struct pt_members
         !m.exit_counted) /* else counted at its fork event */
         pt_interval_add_started(mp->interval);
     pt_eventbook_member_moved(mp->events, pid, !baseline);
-    return pt_memberlist_add(mp->list, &m);
+    struct pt_member *added = pt_memberlist_add(mp->list, &m);
+    pt_member_follow(added, t->taskiter);
+    return added;
 }
 
 struct pt_member *pt_membership_join(const struct pt_target *t, const struct pt_membership_parts *mp, pid_t pid,
@@ -425,10 +437,32 @@ static void poll_members(const struct pt_target *t, const struct pt_membership_p
     }
 }
 
+/* A snapshot of the task iterator for one pass of reads, forgotten at
+ * its end (taskiter.h). A pass walks every task of the host: taken where
+ * the pass reads every member's counters (the interval's end, a poll with
+ * a breakdown), not for a poll's few exposed members, whose files are
+ * cheaper. A failed pass leaves the reads to the files. */
+static void snapshot(const struct pt_target *t)
+{
+    if (t->taskiter)
+        pt_taskiter_snapshot(t->taskiter);
+}
+
+static void forget_snapshot(const struct pt_target *t)
+{
+    if (t->taskiter)
+        pt_taskiter_forget(t->taskiter);
+}
+
 void pt_membership_poll(const struct pt_target *t, const struct pt_membership_parts *mp, struct pt_target_cgroups *cg)
 {
     double cpu0 = pt_thread_cpu_seconds();
+    bool every_member = pt_target_partitions(t);
+    if (every_member)
+        snapshot(t);
     poll_members(t, mp);
+    if (every_member)
+        forget_snapshot(t);
     pt_targetcg_poll(t, cg);
     pt_membership_compact(mp);
     pt_interval_add_cpu(mp->interval, pt_thread_cpu_seconds() - cpu0);
@@ -583,7 +617,12 @@ static void sample_tcounts(const struct pt_target *t, const struct pt_membership
         }
         int64_t now[PT_TC_COUNT];
         unsigned got;
-        enum pt_read r = pt_member_read_tcounts(m, t->proc_root_fd, t->buf, want, ns_per_tick, now, &got);
+        bool served = false;
+        /* the thread breakdown reads each thread's files anyway */
+        enum pt_read r =
+            t->options.breakdown == PT_BY_THREAD
+                ? pt_member_read_tcounts(m, t->proc_root_fd, t->buf, want, ns_per_tick, now, &got)
+                : pt_membersource_tcounts(m, t->proc_root_fd, t->buf, want, source_units(t), now, &got, &served);
         if (r == PT_READ_NO_FDS)
             pt_interval_add_short(mp->interval, PT_SHORT_CTX);
         if (r == PT_READ_OK)
@@ -692,12 +731,14 @@ void pt_membership_end_reads(const struct pt_target *t, const struct pt_membersh
     pt_ledger_next_round(mp->ledger);
     retry_denied(t);
     bool delayacct = !isnan(blkio_since), was_read = pt_interval_begin_end_reads(mp->interval, boottime, delayacct);
+    snapshot(t);             /* one moment for every member's counters */
     poll_members(t, mp);     /* the last sample of the interval, */
     pt_targetcg_poll(t, cg); /* its cgroups' too: an interval with no poll before has this one */
     int64_t threads = read_all_counters(t, mp);
     if (t->options.collect_pss && t->pss_at_end)
         sample_smaps(t, mp, s);
     sample_tcounts(t, mp);
+    forget_snapshot(t);
     bool blkio_shown = was_read && delayacct && all_started_after(t, blkio_since);
     int64_t fds = t->options.collect_fds ? count_fds(t, mp, now) : -1;
     pt_membership_compact(mp);

@@ -163,6 +163,7 @@ static void fill_report(const struct pt_target *t, struct pt_ledger *ledger, dou
     pt_exits_put(&t->exits, &line); /* what the exit records tell */
     pt_line_put(&line, PT_A_SAMPLES, (double)t->interval.samples);
     pt_line_put(&line, PT_A_VANISHED, (double)t->interval.vanished);
+    pt_line_put(&line, PT_A_BPF_READS, (double)t->interval.bpf_reads);
     /* thread CPU clocks are not meaningful below a microsecond */
     pt_line_put(&line, PT_A_COLLECTOR_CPU, (double)(int64_t)(t->interval.cpu_seconds * 1e6 + 0.5) / 1e6);
     if (t->options.collect_pss)
@@ -261,6 +262,11 @@ static void share_folds(const struct pt_target *t, struct pt_ledger *ledger)
     pt_ledger_share_folds(ledger, live_account, t);
     for (size_t i = 0; i < t->membership.n_members; i++)
         pt_ledger_folds_given(ledger, &t->membership.members[i].acct);
+}
+
+void pt_target_set_taskiter(struct pt_target *t, struct pt_taskiter *it)
+{
+    t->taskiter = it;
 }
 
 void pt_target_set_self(struct pt_target *t, pid_t self)

@@ -30,6 +30,9 @@ pid_t pt_target_launched_pid(const struct pt_target *t);
 
 /* Our pid as the proc root names it (pidns.h; getpid() until told): the
  * pid a pid file may not name, whose children launch mode adopts. */
+/* Read the members' counters through the collector's task iterator
+ * (taskiter.h; NULL: their files alone). Before any member joins. */
+void pt_target_set_taskiter(struct pt_target *t, struct pt_taskiter *it);
 void pt_target_set_self(struct pt_target *t, pid_t self);
 
 /* The target's face: the one place that holds a target writable. Each call

@@ -181,7 +181,8 @@ struct pt_target {
     struct pt_selector selector; /* path owned */
     struct pt_target_options options;
     int proc_root_fd;
-    struct pt_fd_budget *budget; /* the collector's, shared by all targets */
+    struct pt_fd_budget *budget;  /* the collector's, shared by all targets */
+    struct pt_taskiter *taskiter; /* the collector's BPF source, shared; NULL: procfs alone */
     long page_size;
     double ticks_per_second;
     double cpu_percent_max; /* 100 x the host's CPUs */

@@ -48,6 +48,7 @@ enum pt_option_arg {
     PT_ARG_BREAKDOWN,     /* process, thread or cgroup (selector.h) */
     PT_ARG_PROC_DIR,      /* a proc filesystem's directory, checked */
     PT_ARG_SYS_DIR,       /* a directory, checked */
+    PT_ARG_SOURCE,        /* auto, procfs or bpf (collectorconfig.h) */
 };
 
 enum pt_option_scope { PT_OPTION_SELECTOR, PT_OPTION_TARGET, PT_OPTION_GLOBAL };
@@ -119,6 +120,8 @@ enum pt_help_section {
     "table: a row per target and interval in human\nunits, and a launched command's summary (the\ndefault when stdout is a terminal); influx: line\nprotocol, for Telegraf (the default otherwise)") \
   X(PT_O_DESCRIPTOR_BUDGET, "descriptor-budget", "DescriptorBudget", WHOLE, 0, PT_FD_BUDGET_MAX, FOR_ALL(OUTPUT), "N", \
     "keep at most N /proc files open (default: the\nopen-files limit, raised to its hard limit,\nless 64); others are opened at each read") \
+  X(PT_O_SOURCE, "source", "Source", SOURCE, 0, 0, FOR_ALL(OUTPUT), "SRC", \
+    "where the members' counters are read: bpf, the\nBPF task iterator (one pass for every member;\nneeds CAP_BPF and CAP_PERFMON); procfs, their\n/proc files; auto (the default): bpf where it\nloads, else procfs, the start line says why") \
   X(PT_O_PROC_ROOT, "proc-root", "ProcRoot", PROC_DIR, 0, 0, FOR_ALL(OUTPUT), "DIR", \
     "read DIR instead of /proc: the host's /proc\nin a container (default: $HOST_PROC, else\n/proc); pids are taken as DIR's") \
   X(PT_O_SYS_ROOT, "sys-root", "SysRoot", SYS_DIR, 0, 0, FOR_ALL(OUTPUT), "DIR", \
@@ -176,6 +179,7 @@ union pt_option_value {
     double seconds;
     enum pt_mem_unit unit;
     enum pt_breakdown by;
+    enum pt_source source;
     const char *text; /* PATH, TEXT, *_DIR: the caller's, kept until copied */
 };
 

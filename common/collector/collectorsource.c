@@ -1,0 +1,71 @@
+#include "collector/collectorsource.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bpf/taskiter.h"
+#include "proctree/base.h"
+#include "proctree/escape.h"
+#include "procfs/callerfiles.h"
+#include "procfs/pidns.h"
+
+/* Why the task iterator cannot serve here before it is tried; NULL when
+ * nothing stands in its way. */
+static const char *ruled_out(const struct pt_collector *c)
+{
+    if (!pt_taskiter_built())
+        return "this build has no BPF source (built without libbpf, clang or bpftool)";
+    if (c->proc_root_chosen)
+        return "the proc root was chosen (--proc-root, ProcRoot, HOST_PROC): its pids are its own";
+    if (pt_pidns_events_fit(c->proc_root_fd) != PT_EVENTS_APPLY)
+        return "this process is not in the host's pid and user namespaces, whose pids the task iterator gives";
+    return NULL;
+}
+
+/* Load it, a chosen type information file opened with the caller's own
+ * permissions (the load runs with whatever capabilities are raised). */
+static struct pt_taskiter *load(const struct pt_collector *c, char *why, size_t whylen)
+{
+    int btf_fd = -1;
+    if (c->config.btf_path) {
+        btf_fd = pt_open_as_caller(c->config.btf_path, O_RDONLY);
+        if (btf_fd < 0) {
+            char q[PT_QUOTED_MAX];
+            snprintf(why, whylen, "its type information \"%s\": %s", pt_escape(q, sizeof(q), c->config.btf_path),
+                     strerror(-btf_fd));
+            return NULL;
+        }
+    }
+    struct pt_taskiter *it = pt_taskiter_open(btf_fd, why, whylen);
+    if (btf_fd >= 0)
+        close(btf_fd);
+    return it;
+}
+
+int pt_collector_choose_source(struct pt_collector *c, char *err, size_t errlen)
+{
+    c->taskiter = NULL;
+    if (c->config.source == PT_SOURCE_PROCFS) {
+        pt_logf(PT_LOG_INFO, "source: procfs, as asked (--source procfs)");
+        return 0;
+    }
+    char why[256];
+    const char *no = ruled_out(c);
+    if (!no) {
+        c->taskiter = load(c, why, sizeof(why));
+        no = c->taskiter ? NULL : why;
+    }
+    if (!no) {
+        pt_logf(PT_LOG_INFO, "source: bpf, the task iterator reads stat, io and the threads' counts of every member "
+                             "in one pass; statm, smaps_rollup, fd/, limits and children from procfs");
+        return 0;
+    }
+    if (c->config.source == PT_SOURCE_BPF) {
+        snprintf(err, errlen, "--source bpf: the BPF task iterator cannot serve: %s", no);
+        return -1;
+    }
+    pt_logf(PT_LOG_INFO, "source: procfs, the BPF task iterator cannot serve: %s", no);
+    return 0;
+}

@@ -1,0 +1,46 @@
+#include "member/membersource.h"
+
+#include <string.h>
+
+#include "bpf/taskfold.h"
+#include "member/member.h"
+#include "member/memberthreads.h"
+
+/* The member's fold from this pass's snapshot; false when there is none
+ * to take (no iterator, no snapshot now, or none of its leader). */
+static bool fold(struct pt_member *m, struct pt_membersource_units units, struct pt_taskfold *out)
+{
+    if (!m->taskiter || !pt_taskiter_valid(m->taskiter))
+        return false;
+    return pt_taskfold_group(m->taskiter, m->pid, units.ticks_per_second, units.page_size, &m->cpu_split, out);
+}
+
+enum pt_read pt_membersource_counters(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, bool blkio,
+                                      struct pt_membersource_units units, bool *served)
+{
+    struct pt_taskfold f;
+    *served = fold(m, units, &f);
+    if (!*served)
+        return pt_member_read_counters(m, proc_root_fd, buf, blkio);
+    enum pt_read r = pt_member_take_counters(m, &f.stat, &f.io, blkio);
+    if (r != PT_READ_OK) {
+        *served = false;
+        return pt_member_read_counters(m, proc_root_fd, buf, blkio); /* its files say what became of it */
+    }
+    return r;
+}
+
+enum pt_read pt_membersource_tcounts(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, unsigned want,
+                                     struct pt_membersource_units units, int64_t now[PT_TC_COUNT], unsigned *got,
+                                     bool *served)
+{
+    int64_t ns_per_tick = (int64_t)(1e9 / units.ticks_per_second + 0.5);
+    struct pt_taskfold f;
+    *served = fold(m, units, &f) && f.stat.starttime == m->starttime;
+    if (!*served)
+        return pt_member_read_tcounts(m, proc_root_fd, buf, want, ns_per_tick, now, got);
+    m->main_usage.ctx_now = false;
+    memcpy(now, f.tc, sizeof(f.tc));
+    *got = want & PT_TC_ALL;
+    return PT_READ_OK;
+}

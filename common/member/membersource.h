@@ -1,0 +1,34 @@
+/* membersource: a member's interval counters from the source its target
+ * reads: the task iterator's snapshot of this pass (taskiter.h), where it
+ * holds the member, else the member's own /proc files (member.h,
+ * memberthreads.h). Both give the same numbers (taskfold.h says how); a
+ * member the snapshot lacks (joined since, reaped, or one the iterator
+ * does not show) is read from its files, which also tell that it is gone.
+ *
+ * served is set when the snapshot answered, for the collector's count
+ * of them (collector_bpf_reads). */
+#ifndef PROCTREE_MEMBERSOURCE_H
+#define PROCTREE_MEMBERSOURCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "proctree/buf.h"
+#include "member/memberstate.h"
+
+/* What the reads need to know of the host: USER_HZ and the page size. */
+struct pt_membersource_units {
+    long ticks_per_second;
+    long page_size;
+};
+
+/* stat and io (pt_member_read_counters). */
+enum pt_read pt_membersource_counters(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, bool blkio,
+                                      struct pt_membersource_units units, bool *served);
+
+/* The per-thread counts (pt_member_read_tcounts). */
+enum pt_read pt_membersource_tcounts(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, unsigned want,
+                                     struct pt_membersource_units units, int64_t now[PT_TC_COUNT], unsigned *got,
+                                     bool *served);
+
+#endif

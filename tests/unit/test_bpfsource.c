@@ -1,0 +1,396 @@
+/* Unit tests for the BPF source: taskfold's arithmetic against the
+ * kernel's (cputime_adjust, the state letters, ticks), and, side by side
+ * for the same moment, every field the task iterator's records fold into
+ * against what the same processes' /proc files say: a still tree of 1,000
+ * processes and a busy one (threads, CPU, I/O, faults, reaped children),
+ * stopped so that both reads see one moment.
+ *
+ * The side-by-side cases need the program loaded: as root on a build with
+ * the BPF source and a kernel with BTF they must load (CI); elsewhere they
+ * say why and pass without comparing. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bpf/taskfold.h"
+#include "bpf/taskiter.h"
+#include "procfs/kvparse.h"
+#include "procfs/procfile.h"
+#include "proctree/buf.h"
+#include "unit.h"
+
+/* ---- the arithmetic -------------------------------------------------- */
+
+START_TEST(test_cputime_adjust)
+{
+    struct pt_cputime prev = {0}, got;
+    /* no ticks of system time: all of the run time is user time */
+    got = pt_taskfold_cputime(30, 0, 1000, &prev);
+    ck_assert_uint_eq(got.utime, 1000);
+    ck_assert_uint_eq(got.stime, 0);
+    /* the run time split in the ticks' ratio, truncated */
+    prev = (struct pt_cputime){0};
+    got = pt_taskfold_cputime(2, 1, 1000, &prev);
+    ck_assert_uint_eq(got.stime, 333);
+    ck_assert_uint_eq(got.utime, 667);
+    /* neither side goes back: the ratio turns, stime stays */
+    got = pt_taskfold_cputime(100, 1, 1100, &prev);
+    ck_assert_uint_eq(got.stime, 333);
+    ck_assert_uint_eq(got.utime, 767);
+    /* no more run time than shown: the last split stands */
+    got = pt_taskfold_cputime(5, 5, 1000, &prev);
+    ck_assert_uint_eq(got.stime, 333);
+    ck_assert_uint_eq(got.utime, 767);
+    /* the product needs 128 bits */
+    prev = (struct pt_cputime){0};
+    got = pt_taskfold_cputime(UINT64_C(1) << 40, UINT64_C(1) << 40, UINT64_C(1) << 50, &prev);
+    ck_assert_uint_eq(got.stime, UINT64_C(1) << 49);
+    ck_assert_uint_eq(got.utime, UINT64_C(1) << 49);
+}
+END_TEST
+
+START_TEST(test_state_letters)
+{
+    ck_assert_int_eq(pt_taskfold_state_letter(0x0, 0), 'R');
+    ck_assert_int_eq(pt_taskfold_state_letter(0x1, 0), 'S');
+    ck_assert_int_eq(pt_taskfold_state_letter(0x2, 0), 'D');
+    ck_assert_int_eq(pt_taskfold_state_letter(0x402, 0), 'I');  /* TASK_IDLE */
+    ck_assert_int_eq(pt_taskfold_state_letter(0x4, 0), 'T');    /* __TASK_STOPPED */
+    ck_assert_int_eq(pt_taskfold_state_letter(0x8, 0), 't');    /* __TASK_TRACED */
+    ck_assert_int_eq(pt_taskfold_state_letter(0x0, 0x20), 'Z'); /* EXIT_ZOMBIE */
+    ck_assert_int_eq(pt_taskfold_state_letter(0x0, 0x10), 'X'); /* EXIT_DEAD */
+    ck_assert_int_eq(pt_taskfold_state_letter(0x40, 0), 'P');   /* TASK_PARKED */
+    ck_assert_int_eq(pt_taskfold_state_letter(0x1000, 0), 'D'); /* TASK_RTLOCK_WAIT */
+    ck_assert_int_eq(pt_taskfold_state_letter(0x8000, 0), 'D'); /* TASK_FROZEN */
+    ck_assert_int_eq(pt_taskfold_state_letter(0x100, 0), 'R');  /* TASK_WAKEKILL alone reports nothing */
+    ck_assert_int_eq(pt_taskfold_state_letter(0x101, 0), 'S');
+}
+END_TEST
+
+START_TEST(test_ticks)
+{
+    ck_assert_uint_eq(pt_taskfold_ticks(9999999, 100), 0);
+    ck_assert_uint_eq(pt_taskfold_ticks(10000000, 100), 1);
+    ck_assert_uint_eq(pt_taskfold_ticks(UINT64_C(123456789012), 100), 12345);
+    ck_assert_uint_eq(pt_taskfold_ticks(1000000, 1000), 1);
+}
+END_TEST
+
+/* ---- side by side ---------------------------------------------------- */
+
+static struct pt_taskiter *load_or_say(void)
+{
+    char why[256] = "";
+    struct pt_taskiter *it = pt_taskiter_open(-1, why, sizeof(why));
+    bool must = geteuid() == 0 && pt_taskiter_built() && access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+    if (!it && must)
+        ck_abort_msg("root, a BPF build and BTF, yet the task iterator did not load: %s", why);
+    if (!it)
+        fprintf(stderr, "test_bpfsource: no side-by-side comparison here: %s\n", why);
+    return it;
+}
+
+static ssize_t read_proc(pid_t pid, const char *file, struct pt_buf *buf)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+    int fd = open(path, O_RDONLY);
+    ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
+    ssize_t n = pt_pread_record(fd, buf);
+    close(fd);
+    ck_assert_msg(n > 0, "%s: nothing read", path);
+    return n;
+}
+
+/* What memberthreads.c sums over a process's threads' files. */
+static void thread_counts(pid_t pid, int64_t tc[PT_TC_COUNT], struct pt_buf *buf)
+{
+    memset(tc, 0, PT_TC_COUNT * sizeof(*tc));
+    char dir[64];
+    snprintf(dir, sizeof(dir), "%d/task", (int)pid);
+    pid_t tids[64];
+    int n = 0;
+    char path[96];
+    snprintf(path, sizeof(path), "/proc/%s", dir);
+    FILE *ls = NULL;
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "ls %s", path);
+    ls = popen(cmd, "r");
+    ck_assert_ptr_nonnull(ls);
+    int tid;
+    while (n < 64 && fscanf(ls, "%d", &tid) == 1)
+        tids[n++] = tid;
+    pclose(ls);
+    for (int i = 0; i < n; i++) {
+        char file[96];
+        struct pt_status st;
+        struct pt_schedstat ss;
+        struct pt_stat s;
+        snprintf(file, sizeof(file), "task/%d/status", (int)tids[i]);
+        ssize_t len = read_proc(pid, file, buf);
+        ck_assert_int_eq(pt_parse_status(buf->data, (size_t)len, &st), 0);
+        tc[PT_TC_VOLUNTARY] += (int64_t)st.voluntary_ctxt_switches;
+        tc[PT_TC_INVOLUNTARY] += (int64_t)st.nonvoluntary_ctxt_switches;
+        snprintf(file, sizeof(file), "task/%d/schedstat", (int)tids[i]);
+        len = read_proc(pid, file, buf);
+        ck_assert_int_eq(pt_parse_schedstat(buf->data, (size_t)len, &ss), 0);
+        tc[PT_TC_RUN_DELAY] += (int64_t)ss.run_delay_ns;
+        snprintf(file, sizeof(file), "task/%d/stat", (int)tids[i]);
+        len = read_proc(pid, file, buf);
+        ck_assert_int_eq(pt_parse_stat_with_blkio(buf->data, (size_t)len, &s), 0);
+        tc[PT_TC_BLKIO_DELAY] += (int64_t)s.blkio_ticks * (1000000000 / sysconf(_SC_CLK_TCK));
+    }
+}
+
+#define SAME(field)                                                                                                    \
+    ck_assert_msg(a->field == b->field, "pid %d: " #field " %lld by procfs, %lld by BPF", (int)pid,                    \
+                  (long long)a->field, (long long)b->field)
+
+/* What the busy tree must show, so that its comparison is no 0 == 0. */
+static struct {
+    uint64_t cpu, child_cpu, wchar, minflt, threads, switches;
+} seen;
+
+/* Every field of pid's stat, io and threads' counts, both ways. */
+static void compare(struct pt_taskiter *it, pid_t pid, struct pt_buf *buf)
+{
+    struct pt_cputime prev = {0};
+    struct pt_taskfold f;
+    ck_assert_msg(pt_taskfold_group(it, pid, sysconf(_SC_CLK_TCK), sysconf(_SC_PAGESIZE), &prev, &f),
+                  "pid %d: no record", (int)pid);
+    struct pt_stat st;
+    ssize_t n = read_proc(pid, "stat", buf);
+    ck_assert_int_eq(pt_parse_stat_with_blkio(buf->data, (size_t)n, &st), 0);
+    const struct pt_stat *a = &st, *b = &f.stat;
+    ck_assert_str_eq(a->comm, b->comm);
+    SAME(pid);
+    SAME(state);
+    SAME(ppid);
+    SAME(flags);
+    SAME(minflt);
+    SAME(cminflt);
+    SAME(majflt);
+    SAME(cmajflt);
+    SAME(utime);
+    SAME(stime);
+    SAME(cutime);
+    SAME(cstime);
+    SAME(num_threads);
+    SAME(starttime);
+    SAME(vsize);
+    SAME(blkio_ticks);
+    struct pt_io io;
+    n = read_proc(pid, "io", buf);
+    ck_assert_int_eq(pt_parse_io(buf->data, (size_t)n, &io), 0);
+    {
+        const struct pt_io *a = &io, *b = &f.io;
+        SAME(rchar);
+        SAME(wchar);
+        SAME(syscr);
+        SAME(syscw);
+        SAME(read_bytes);
+        SAME(write_bytes);
+        SAME(cancelled_write_bytes);
+    }
+    seen.cpu += b->utime + b->stime;
+    seen.child_cpu += b->cutime + b->cstime;
+    seen.wchar += f.io.wchar;
+    seen.minflt += b->minflt;
+    seen.threads += (uint64_t)b->num_threads;
+    seen.switches += (uint64_t)f.tc[PT_TC_VOLUNTARY] + (uint64_t)f.tc[PT_TC_INVOLUNTARY];
+    int64_t tc[PT_TC_COUNT];
+    thread_counts(pid, tc, buf);
+    for (int k = 0; k < PT_TC_COUNT; k++)
+        ck_assert_msg(tc[k] == f.tc[k], "pid %d: thread count %d %lld by procfs, %lld by BPF", (int)pid, k,
+                      (long long)tc[k], (long long)f.tc[k]);
+}
+
+static void kill_all(pid_t *pids, int n)
+{
+    for (int i = 0; i < n; i++)
+        kill(pids[i], SIGKILL);
+    for (int i = 0; i < n; i++)
+        waitpid(pids[i], NULL, 0);
+}
+
+START_TEST(test_still_tree)
+{
+    struct pt_taskiter *it = load_or_say();
+    if (!it)
+        return;
+    enum { N = 1000 };
+    static pid_t pids[N];
+    for (int i = 0; i < N; i++) {
+        pids[i] = fork();
+        ck_assert_int_ge(pids[i], 0);
+        if (pids[i] == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            for (;;)
+                pause();
+        }
+        ck_assert_int_eq(pt_taskiter_follow(it, pids[i]), 0);
+    }
+    /* each child stopped: a stopped task's counters hold still */
+    for (int i = 0; i < N; i++)
+        kill(pids[i], SIGSTOP);
+    for (int i = 0; i < N; i++) {
+        siginfo_t si;
+        ck_assert_int_eq(waitid(P_PID, (id_t)pids[i], &si, WSTOPPED | WNOWAIT), 0);
+    }
+    ck_assert_int_eq(pt_taskiter_snapshot(it), 0);
+    struct pt_buf buf = {0};
+    for (int i = 0; i < N; i++)
+        compare(it, pids[i], &buf);
+    pt_buf_free(&buf);
+    kill_all(pids, N);
+    pt_taskiter_close(it);
+}
+END_TEST
+
+static void *spin(void *arg)
+{
+    volatile uint64_t x = 0;
+    for (uint64_t i = 0; i < (uint64_t)(uintptr_t)arg; i++)
+        x += i;
+    return NULL;
+}
+
+/* A busy member: two threads of its own burning CPU, then one exited;
+ * writes and reads a file; faults memory in; forks and reaps a child that
+ * works too. Then it stops itself. */
+static void busy(int k)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    pthread_t th[2];
+    pthread_create(&th[0], NULL, spin, (void *)(uintptr_t)(2000000u * (unsigned)(k + 1)));
+    pthread_create(&th[1], NULL, spin, (void *)UINTPTR_MAX); /* until the group stop */
+    pthread_join(th[0], NULL);
+    char path[] = "/tmp/pt-bpfsource-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd >= 0) {
+        static char block[65536];
+        for (int i = 0; i < 16; i++)
+            (void)!write(fd, block, sizeof(block));
+        fsync(fd);
+        lseek(fd, 0, SEEK_SET);
+        while (read(fd, block, sizeof(block)) > 0)
+            ;
+        close(fd);
+        unlink(path);
+    }
+    size_t len = (size_t)(k + 1) << 20;
+    char *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem != MAP_FAILED)
+        memset(mem, 1, len);
+    pid_t child = fork();
+    if (child == 0) {
+        spin((void *)(uintptr_t)40000000u);
+        _exit(0);
+    }
+    waitpid(child, NULL, 0);
+    raise(SIGSTOP);
+    for (;;)
+        pause();
+}
+
+START_TEST(test_busy_tree)
+{
+    struct pt_taskiter *it = load_or_say();
+    if (!it)
+        return;
+    enum { N = 8 };
+    pid_t pids[N];
+    for (int i = 0; i < N; i++) {
+        pids[i] = fork();
+        ck_assert_int_ge(pids[i], 0);
+        if (pids[i] == 0)
+            busy(i);
+        ck_assert_int_eq(pt_taskiter_follow(it, pids[i]), 0);
+    }
+    for (int i = 0; i < N; i++) {
+        siginfo_t si;
+        ck_assert_int_eq(waitid(P_PID, (id_t)pids[i], &si, WSTOPPED | WNOWAIT), 0);
+    }
+    /* every thread of each stopped too (the spinning one's group stop) */
+    usleep(100000);
+    ck_assert_int_eq(pt_taskiter_snapshot(it), 0);
+    struct pt_buf buf = {0};
+    memset(&seen, 0, sizeof(seen));
+    for (int i = 0; i < N; i++)
+        compare(it, pids[i], &buf);
+    ck_assert_uint_gt(seen.cpu, 0);
+    ck_assert_uint_gt(seen.child_cpu, 0);
+    ck_assert_uint_ge(seen.wchar, N * 16 * 65536);
+    ck_assert_uint_ge(seen.minflt, N * 256); /* at least 1 MiB of pages each */
+    ck_assert_uint_gt(seen.threads, N);      /* the spinner still there */
+    ck_assert_uint_gt(seen.switches, 0);
+    /* the snapshot's order does not matter: procfs read first, BPF after */
+    ck_assert_int_eq(pt_taskiter_snapshot(it), 0);
+    for (int i = 0; i < N; i++)
+        compare(it, pids[i], &buf);
+    pt_buf_free(&buf);
+    kill_all(pids, N);
+    pt_taskiter_close(it);
+}
+END_TEST
+
+/* A member reaped is no record; one not followed neither. */
+START_TEST(test_gone_and_unfollowed)
+{
+    struct pt_taskiter *it = load_or_say();
+    if (!it)
+        return;
+    pid_t a = fork();
+    if (a == 0)
+        _exit(0);
+    pid_t b = fork();
+    if (b == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        for (;;)
+            pause();
+    }
+    ck_assert_int_eq(pt_taskiter_follow(it, a), 0);
+    ck_assert_int_eq(pt_taskiter_follow(it, b), 0);
+    ck_assert_int_eq(pt_taskiter_follow(it, b), 0);
+    waitpid(a, NULL, 0);
+    ck_assert_int_eq(pt_taskiter_snapshot(it), 0);
+    ck_assert_ptr_null(pt_taskiter_task(it, a));
+    ck_assert_ptr_nonnull(pt_taskiter_task(it, b));
+    pt_taskiter_unfollow(it, b); /* followed twice: still followed */
+    ck_assert(pt_taskiter_follows(it, b));
+    ck_assert_int_eq(pt_taskiter_snapshot(it), 0);
+    ck_assert_ptr_nonnull(pt_taskiter_task(it, b));
+    pt_taskiter_unfollow(it, b);
+    ck_assert(!pt_taskiter_follows(it, b));
+    ck_assert_int_eq(pt_taskiter_snapshot(it), 0);
+    ck_assert_ptr_null(pt_taskiter_task(it, b));
+    pt_taskiter_forget(it);
+    ck_assert(!pt_taskiter_valid(it));
+    kill(b, SIGKILL);
+    waitpid(b, NULL, 0);
+    pt_taskiter_close(it);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("bpfsource");
+    TCase *tc = unit_tcase(suite, "taskfold");
+    tcase_add_test(tc, test_cputime_adjust);
+    tcase_add_test(tc, test_state_letters);
+    tcase_add_test(tc, test_ticks);
+    tc = unit_tcase(suite, "side_by_side");
+    tcase_add_test(tc, test_still_tree);
+    tcase_add_test(tc, test_busy_tree);
+    tcase_add_test(tc, test_gone_and_unfollowed);
+    return unit_run(suite);
+}
