@@ -101,7 +101,18 @@ class Collectd:
         self.proc = None
         os.makedirs(os.path.join(tmpdir, "base"), exist_ok=True)
         with open(self.conf, "w") as f:
-            f.write(self._config_text(plugin_body, outputs))
+            f.write(self._config_text(self._forced_source(plugin_body) + plugin_body, outputs))
+
+    def _forced_source(self, plugin_body):
+        """The Source the suite "sources" forces (PROCTREE_TEST_SOURCE), as
+        harness.forced_source decides it for proctree-execd."""
+        source = os.environ.get("PROCTREE_TEST_SOURCE")
+        if not source or "Source " in plugin_body:
+            return ""
+        if source == "bpf" and ("ProcRoot" in plugin_body or self.wrapper):
+            return ""
+        return f'  Source "{source}"\n'
+
 
     def _config_text(self, plugin_body, outputs):
         d = self.dir

@@ -538,6 +538,19 @@ class InfluxTestCase(unittest.TestCase):
         cls.influx.stop()
 
 
+def forced_source(args, wrapper=(), env=None):
+    """The --source the suite "sources" forces on every proctree-execd
+    (PROCTREE_TEST_SOURCE: procfs or bpf), as arguments to put first; none
+    where the test chooses its own, or where BPF cannot serve by design (a
+    proc root of the test's choosing, a namespace of its own)."""
+    source = os.environ.get("PROCTREE_TEST_SOURCE")
+    if not source or "--source" in args:
+        return []
+    if source == "bpf" and ("--proc-root" in args or wrapper or (env or os.environ).get("HOST_PROC")):
+        return []
+    return ["--source", source]
+
+
 class Execd:
     """proctree-execd run as Telegraf's inputs.execd runs it.
 
@@ -550,7 +563,9 @@ class Execd:
     def __init__(self, args, stdin=subprocess.PIPE, wrapper=(), program=None, **popen_kw):
         """wrapper: a command line that runs proctree-execd (e.g. unshare ...
         sh -c '"$@"' sh), put before it. program: another copy of the binary."""
-        self.args = [str(a) for a in wrapper] + [program or execd_path()] + [str(a) for a in args]
+        args = [str(a) for a in args]
+        self.args = ([str(a) for a in wrapper] + [program or execd_path()] +
+                     forced_source(args, wrapper, popen_kw.get("env")) + args)
         self.proc = subprocess.Popen(self.args, stdin=stdin, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, **popen_kw)
         self.pid = self.proc.pid
