@@ -66,7 +66,12 @@ struct pt_taskiter *pt_taskiter_open(int btf_fd, char *why, size_t whylen)
     }
     int err = pt_taskiter_bpf__load(it->skel);
     if (err) {
-        snprintf(why, whylen, "the kernel refused to load it: %s", strerror(-err));
+        /* libbpf's own codes (a bad BTF, a relocation that found no field)
+         * are past the errno range: its strerror knows them */
+        char text[128];
+        libbpf_strerror(err, text, sizeof(text));
+        snprintf(why, whylen, "the kernel refused to load it: %s%s", text,
+                 err == -EPERM ? " (it needs CAP_BPF and CAP_PERFMON effective, or root)" : "");
         goto fail;
     }
     it->link = bpf_program__attach_iter(it->skel->progs.pt_task, NULL);
