@@ -68,6 +68,33 @@ static uint64_t count(uint64_t v)
     return v > PT_MAX_COUNT ? PT_MAX_COUNT : v;
 }
 
+static uint64_t clamp_pages(uint64_t v)
+{
+    return v > PT_MAX_PAGES ? PT_MAX_PAGES : v;
+}
+
+/* task_statm: resident is file + anon + shmem, shared file + shmem (each
+ * counter's sum clamped at 0 by the program). */
+static bool statm_of(const struct pt_taskiter *it, const struct pt_taskrec_mm *mm, struct pt_statm *out)
+{
+    *out = (struct pt_statm){
+        .size = clamp_pages(mm->total_vm),
+        .resident = clamp_pages(mm->rss[0] + mm->rss[1] + mm->rss[3]),
+        .shared = clamp_pages(mm->rss[0] + mm->rss[3]),
+    };
+    return mm->has_rss != 0 && pt_taskiter_statm_sums(it);
+}
+
+bool pt_taskfold_statm(const struct pt_taskiter *it, pid_t tgid, long ticks_per_second, struct pt_statm *out,
+                       uint64_t *starttime)
+{
+    const struct pt_taskrec_statm *r = pt_taskiter_statm(it, tgid);
+    if (!r || (pid_t)r->tgid != tgid)
+        return false;
+    *starttime = pt_taskfold_ticks(r->start_boottime, ticks_per_second);
+    return statm_of(it, &r->mm, out);
+}
+
 static uint64_t add(uint64_t a, uint64_t b)
 {
     return a > PT_MAX_COUNT - b ? PT_MAX_COUNT : a + b;
@@ -76,8 +103,8 @@ static uint64_t add(uint64_t a, uint64_t b)
 bool pt_taskfold_group(const struct pt_taskiter *it, pid_t tgid, long ticks_per_second, long page_size,
                        struct pt_cputime *prev, struct pt_taskfold *out)
 {
-    const struct pt_taskrec *leader = pt_taskiter_task(it, tgid);
-    if (!leader || !leader->leader || (pid_t)leader->tgid != tgid)
+    const struct pt_taskrec *leader = pt_taskiter_group(it, tgid);
+    if (!leader || (pid_t)leader->tgid != tgid)
         return false;
     memset(out, 0, sizeof(*out));
     const struct pt_taskrec_group *g = &leader->group;
@@ -129,7 +156,7 @@ bool pt_taskfold_group(const struct pt_taskiter *it, pid_t tgid, long ticks_per_
     st->cstime = count(pt_taskfold_ticks(g->cstime, ticks_per_second));
     st->num_threads = g->nr_threads > PT_MAX_THREADS ? PT_MAX_THREADS : (int64_t)g->nr_threads;
     st->starttime = pt_taskfold_ticks(leader->start_boottime, ticks_per_second);
-    uint64_t vm_pages = g->total_vm > PT_MAX_PAGES ? PT_MAX_PAGES : g->total_vm;
+    uint64_t vm_pages = clamp_pages(g->mm.total_vm);
     st->vsize = vm_pages * (uint64_t)(page_size > 0 ? page_size : 4096);
     st->blkio_ticks = count(pt_taskfold_ticks(leader->blkio_delay, ticks_per_second));
     st->has_blkio = true;
@@ -144,5 +171,6 @@ bool pt_taskfold_group(const struct pt_taskiter *it, pid_t tgid, long ticks_per_
         .cancelled_write_bytes = io[PT_TR_CANCELLED_WRITE_BYTES],
     };
     out->timeslices = leader->pcount;
+    out->has_statm = statm_of(it, &g->mm, &out->statm);
     return true;
 }

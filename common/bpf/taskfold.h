@@ -15,10 +15,14 @@
  *   - the per-thread counts (status's context switches, schedstat's run
  *     delay, stat's block-I/O delay) summed over the live threads, as
  *     memberthreads.c sums their files.
- * What the records cannot give equal (statm's resident set, whose per-CPU
- * deltas BPF does not reach here; a kernel worker's name with its
- * workqueue, which procfs appends) is not made here: statm is read from
- * procfs, and a kernel thread is no member of a matcher's target.
+ *   - statm's size, resident and shared: total_vm, and each mm counter's
+ *     shared count plus every CPU's part (percpu_counter_sum_positive),
+ *     as task_statm sums them since Linux 6.16 (has_statm false when a
+ *     CPU's part could not be read).
+ * What the records
+ * cannot give equal (a kernel worker's name with its workqueue, which
+ * procfs appends) is not made here: a kernel thread is no member of a
+ * matcher's target, and a --pid one's name only names the target.
  *
  * cputime_adjust keeps state: the kernel stores the split it shows in
  * prev_cputime, so that neither side goes backwards. pt_taskfold_cputime
@@ -60,11 +64,20 @@ struct pt_taskfold {
     int64_t tc[PT_TC_COUNT]; /* summed over the live threads; delays in ns */
     uint64_t timeslices;     /* the leader's schedstat pcount */
     uint32_t tasks;          /* the records of the group */
+    struct pt_statm statm;   /* size, resident, shared in pages, when has_statm */
+    bool has_statm;
 };
+
+/* A poll's snapshot (PT_TR_MODE_STATM): thread group tgid's statm and
+ * the starttime that names the process. False when the snapshot holds no
+ * record of it, or this kernel's statm is not what the record sums. */
+bool pt_taskfold_statm(const struct pt_taskiter *it, pid_t tgid, long ticks_per_second, struct pt_statm *out,
+                       uint64_t *starttime);
 
 /* Fold thread group tgid's records of the snapshot into out. prev: the
  * member's last CPU split, updated. False when the snapshot holds no
- * record of its leader (the process was reaped, or is not followed). */
+ * record of its group (the process was reaped, or is not followed) or
+ * the group lost a thread while it was read. */
 bool pt_taskfold_group(const struct pt_taskiter *it, pid_t tgid, long ticks_per_second, long page_size,
                        struct pt_cputime *prev, struct pt_taskfold *out);
 

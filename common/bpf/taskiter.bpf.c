@@ -1,7 +1,14 @@
-/* taskiter.bpf: the task iterator proctree reads its members' counters
- * through, one record (taskrec.h) per task whose thread group is in the
- * members map. Built with clang against the running kernel's BTF (CO-RE:
- * libbpf moves each field access to where the target kernel has it).
+/* taskiter.bpf: the task iterator proctree reads its members through. It
+ * visits every task of the host and writes records (taskrec.h) for those
+ * whose thread group is in the members map: at a poll (mode
+ * PT_TR_MODE_STATM) one small record of each member's memory, from its
+ * leader; at the interval's end (PT_TR_MODE_FULL) one per task of each
+ * member and one of each group. Built with clang against the kernel's
+ * BTF (CO-RE: libbpf moves each field access to where the running kernel
+ * has it).
+ *
+ * Every visit is one object of the kernel's seq_file, whose buffer holds
+ * 32 KiB: a visit writes at most two records, so none outgrows it.
  *
  * It only reads: nothing it is given but the members map's pids decides
  * what it touches, and what it writes goes to the reader's seq file. */
@@ -13,53 +20,177 @@
 #include "bpf/taskrec.h"
 
 /* Both licences of the project's choice: the kernel lets a program whose
- * licence is GPL-compatible use the helpers a task iterator needs. */
+ * licence is GPL-compatible use the helpers and kfuncs it needs. */
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
-/* tgid -> how many targets follow it (the reader's count, not read here) */
+/* The numeric iterator of the kernel's (a kfunc, Linux >= 6.4): a loop the
+ * verifier need not unroll. */
+extern int bpf_iter_num_new(struct bpf_iter_num *it, int start, int end) __ksym;
+extern int *bpf_iter_num_next(struct bpf_iter_num *it) __ksym;
+extern void bpf_iter_num_destroy(struct bpf_iter_num *it) __ksym;
+
+/* Set by the reader before the load: the possible CPUs, whose parts of
+ * each per-CPU counter statm sums. */
+const volatile __u32 nr_cpus = 1;
+#define PT_CPUS_MAX 1024
+
+/* Set by the reader before each pass: enum pt_taskrec_mode. */
+__u32 mode;
+
+/* The members: bit tgid % 64 of word tgid / 64, set and cleared by the
+ * reader. An array's lookup is a few instructions the verifier inlines,
+ * where a hash's is a call: every task of the host is looked up. */
 struct {
-    __uint(type, BPF_MAP_TYPE_HASH);
-    __uint(max_entries, PT_TASKREC_MEMBERS_MAX);
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, PT_TASKREC_PID_WORDS);
     __type(key, __u32);
-    __type(value, __u32);
+    __type(value, __u64);
 } members SEC(".maps");
 
-static __always_inline void copy_io(pt_rec_u64 out[PT_TR_IO_COUNT], const struct task_io_accounting *io)
+static __always_inline bool is_member(__u32 tgid)
 {
-    out[PT_TR_RCHAR] = BPF_CORE_READ(io, rchar);
-    out[PT_TR_WCHAR] = BPF_CORE_READ(io, wchar);
-    out[PT_TR_SYSCR] = BPF_CORE_READ(io, syscr);
-    out[PT_TR_SYSCW] = BPF_CORE_READ(io, syscw);
-    out[PT_TR_READ_BYTES] = BPF_CORE_READ(io, read_bytes);
-    out[PT_TR_WRITE_BYTES] = BPF_CORE_READ(io, write_bytes);
-    out[PT_TR_CANCELLED_WRITE_BYTES] = BPF_CORE_READ(io, cancelled_write_bytes);
+    __u32 word = tgid / 64;
+    __u64 *bits = bpf_map_lookup_elem(&members, &word);
+    return bits && (*bits >> (tgid % 64)) & 1;
 }
 
-static __always_inline void read_group(struct pt_taskrec_group *g, struct task_struct *task)
+/* A record is built here, not on the program's 512-byte stack. */
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, struct pt_taskrec);
+} scratch SEC(".maps");
+
+/* Where each CPU's part of a per-CPU variable lies: a per-CPU array's one
+ * element, whose address on each CPU less its per-CPU pointer is that
+ * CPU's offset (this kernel's BTF tags no per-CPU pointer, and its
+ * kallsyms hold no per-CPU symbol, so neither bpf_per_cpu_ptr on the
+ * counters nor __per_cpu_offset can be had). */
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, __u64);
+} probe SEC(".maps");
+
+/* Fields are read by plain access (vmlinux.h makes each a CO-RE
+ * relocation): the verifier knows the task and what it points to by
+ * their BTF types and turns each load into a guarded one, with no helper
+ * call; a NULL pointer reads 0. */
+static __always_inline void copy_io(pt_rec_u64 out[PT_TR_IO_COUNT], const struct task_io_accounting *io)
 {
-    struct signal_struct *sig = BPF_CORE_READ(task, signal);
-    struct mm_struct *mm = BPF_CORE_READ(task, mm);
-    g->utime = BPF_CORE_READ(sig, utime);
-    g->stime = BPF_CORE_READ(sig, stime);
-    g->sum_sched_runtime = BPF_CORE_READ(sig, sum_sched_runtime);
-    g->cutime = BPF_CORE_READ(sig, cutime);
-    g->cstime = BPF_CORE_READ(sig, cstime);
-    g->min_flt = BPF_CORE_READ(sig, min_flt);
-    g->maj_flt = BPF_CORE_READ(sig, maj_flt);
-    g->cmin_flt = BPF_CORE_READ(sig, cmin_flt);
-    g->cmaj_flt = BPF_CORE_READ(sig, cmaj_flt);
-    g->nvcsw = BPF_CORE_READ(sig, nvcsw);
-    g->nivcsw = BPF_CORE_READ(sig, nivcsw);
-    g->prev_utime = BPF_CORE_READ(sig, prev_cputime.utime);
-    g->prev_stime = BPF_CORE_READ(sig, prev_cputime.stime);
-    g->nr_threads = (pt_rec_u64)BPF_CORE_READ(sig, nr_threads);
-    copy_io(g->io, &sig->ioac);
-    g->real_parent = (pt_rec_u64)BPF_CORE_READ(task, real_parent, tgid);
-    if (mm) {
-        g->total_vm = BPF_CORE_READ(mm, total_vm);
-        for (int i = 0; i < 4; i++)
-            g->rss_shared[i] = (pt_rec_u64)BPF_CORE_READ(mm, rss_stat[i].count);
+    out[PT_TR_RCHAR] = io->rchar;
+    out[PT_TR_WCHAR] = io->wchar;
+    out[PT_TR_SYSCR] = io->syscr;
+    out[PT_TR_SYSCW] = io->syscw;
+    out[PT_TR_READ_BYTES] = io->read_bytes;
+    out[PT_TR_WRITE_BYTES] = io->write_bytes;
+    out[PT_TR_CANCELLED_WRITE_BYTES] = io->cancelled_write_bytes;
+}
+
+/* The address of the probe map's per-CPU data (its pptrs[0]): the
+ * verifier sees the map as a map, so its address is read as a number. */
+static __always_inline __u64 probe_base(void)
+{
+    __u64 map = 0, base = 0;
+    void *volatile at = &probe;
+    bpf_probe_read_kernel(&map, sizeof(map), (void *)&at);
+    bpf_probe_read_kernel(&base, sizeof(base), (void *)(map + bpf_core_field_offset(struct bpf_array, pptrs)));
+    return base;
+}
+
+/* statm's counts: each mm counter's shared count plus every CPU's part,
+ * as percpu_counter_sum_positive sums them (offline CPUs' parts are 0). */
+static __always_inline void read_rss(struct pt_taskrec_mm *out, struct mm_struct *mm)
+{
+    out->total_vm = 0;
+    out->has_rss = 1; /* no mm (a zombie, a kernel thread): statm is all 0 */
+    for (int i = 0; i < 4; i++)
+        out->rss[i] = 0;
+    if (!mm)
+        return;
+    out->total_vm = mm->total_vm;
+    __u64 base = probe_base();
+    __s64 sum[4];
+    bool ok = true;
+    for (int i = 0; i < 4; i++)
+        sum[i] = mm->rss_stat[i].count;
+    struct bpf_iter_num cpus;
+    int *cpu;
+    __u32 zero = 0;
+    bpf_iter_num_new(&cpus, 0, nr_cpus < PT_CPUS_MAX ? (int)nr_cpus : PT_CPUS_MAX);
+    while ((cpu = bpf_iter_num_next(&cpus))) {
+        void *mine = bpf_map_lookup_percpu_elem(&probe, &zero, (__u32)*cpu);
+        if (!mine) {
+            ok = false;
+            break;
+        }
+        __u64 at = 0;
+        void *volatile p = mine;
+        bpf_probe_read_kernel(&at, sizeof(at), (void *)&p);
+        __u64 offset = at - base;
+        for (int i = 0; i < 4; i++) {
+            __s32 *counters = mm->rss_stat[i].counters;
+            __s32 v = 0;
+            if (bpf_probe_read_kernel(&v, sizeof(v), (void *)((__u64)counters + offset)) != 0)
+                ok = false;
+            sum[i] += v;
+        }
     }
+    bpf_iter_num_destroy(&cpus);
+    for (int i = 0; i < 4; i++)
+        out->rss[i] = sum[i] < 0 ? 0 : (pt_rec_u64)sum[i];
+    out->has_rss = ok;
+}
+
+static __always_inline void read_task(struct pt_taskrec *r, struct task_struct *task)
+{
+    r->kind = PT_TR_TASK;
+    r->pid = (pt_rec_u32)task->pid;
+    r->tgid = (pt_rec_u32)task->tgid;
+    r->utime = task->utime;
+    r->stime = task->stime;
+    r->sum_exec_runtime = task->se.sum_exec_runtime;
+    r->min_flt = task->min_flt;
+    r->maj_flt = task->maj_flt;
+    r->nvcsw = task->nvcsw;
+    r->nivcsw = task->nivcsw;
+    r->run_delay = task->sched_info.run_delay;
+    r->pcount = task->sched_info.pcount;
+    struct task_delay_info *delays = task->delays;
+    r->blkio_delay = delays ? delays->blkio_delay : 0;
+    r->start_boottime = task->start_boottime;
+    copy_io(r->io, &task->ioac);
+    r->state = task->__state;
+    r->exit_state = (pt_rec_u32)task->exit_state;
+    r->flags = task->flags;
+    bpf_probe_read_kernel(r->comm, sizeof(r->comm), task->comm);
+}
+
+/* The group's record, read at its leader's visit (after its own task's). */
+static __always_inline void read_group(struct pt_taskrec *r, struct task_struct *leader)
+{
+    struct pt_taskrec_group *g = &r->group;
+    struct signal_struct *sig = leader->signal;
+    r->kind = PT_TR_GROUP;
+    g->utime = sig->utime;
+    g->stime = sig->stime;
+    g->sum_sched_runtime = sig->sum_sched_runtime;
+    g->cutime = sig->cutime;
+    g->cstime = sig->cstime;
+    g->min_flt = sig->min_flt;
+    g->maj_flt = sig->maj_flt;
+    g->cmin_flt = sig->cmin_flt;
+    g->cmaj_flt = sig->cmaj_flt;
+    g->nvcsw = sig->nvcsw;
+    g->nivcsw = sig->nivcsw;
+    g->prev_utime = sig->prev_cputime.utime;
+    g->prev_stime = sig->prev_cputime.stime;
+    g->nr_threads = (pt_rec_u64)sig->nr_threads;
+    copy_io(g->io, &sig->ioac);
+    g->real_parent = (pt_rec_u64)leader->real_parent->tgid;
+    read_rss(&g->mm, leader->mm);
 }
 
 SEC("iter/task")
@@ -69,32 +200,30 @@ int pt_task(struct bpf_iter__task *ctx)
     struct task_struct *task = ctx->task;
     if (!task)
         return 0;
-    __u32 tgid = BPF_CORE_READ(task, tgid);
-    if (!bpf_map_lookup_elem(&members, &tgid))
+    __u32 tgid = task->tgid, pid = task->pid;
+    if (mode == PT_TR_MODE_STATM && pid != tgid)
+        return 0; /* a poll reads the leaders alone */
+    if (!is_member(tgid))
         return 0;
-    struct pt_taskrec r;
-    __builtin_memset(&r, 0, sizeof(r));
-    r.pid = (pt_rec_u32)BPF_CORE_READ(task, pid);
-    r.tgid = tgid;
-    r.utime = BPF_CORE_READ(task, utime);
-    r.stime = BPF_CORE_READ(task, stime);
-    r.sum_exec_runtime = BPF_CORE_READ(task, se.sum_exec_runtime);
-    r.min_flt = BPF_CORE_READ(task, min_flt);
-    r.maj_flt = BPF_CORE_READ(task, maj_flt);
-    r.nvcsw = BPF_CORE_READ(task, nvcsw);
-    r.nivcsw = BPF_CORE_READ(task, nivcsw);
-    r.run_delay = BPF_CORE_READ(task, sched_info.run_delay);
-    r.pcount = BPF_CORE_READ(task, sched_info.pcount);
-    r.blkio_delay = BPF_CORE_READ(task, delays, blkio_delay);
-    r.start_boottime = BPF_CORE_READ(task, start_boottime);
-    copy_io(r.io, &task->ioac);
-    r.state = BPF_CORE_READ(task, __state);
-    r.exit_state = (pt_rec_u32)BPF_CORE_READ(task, exit_state);
-    r.flags = BPF_CORE_READ(task, flags);
-    BPF_CORE_READ_STR_INTO(&r.comm, task, comm);
-    r.leader = r.pid == tgid;
-    if (r.leader)
-        read_group(&r.group, task);
-    bpf_seq_write(seq, &r, sizeof(r));
+    if (mode == PT_TR_MODE_STATM) {
+        struct pt_taskrec_statm s;
+        __builtin_memset(&s, 0, sizeof(s));
+        s.kind = PT_TR_STATM;
+        s.tgid = tgid;
+        s.start_boottime = task->start_boottime;
+        read_rss(&s.mm, task->mm);
+        bpf_seq_write(seq, &s, sizeof(s));
+        return 0;
+    }
+    __u32 zero = 0;
+    struct pt_taskrec *r = bpf_map_lookup_elem(&scratch, &zero);
+    if (!r)
+        return 0;
+    read_task(r, task);
+    bpf_seq_write(seq, r, sizeof(*r));
+    if (pid == tgid) {
+        read_group(r, task);
+        bpf_seq_write(seq, r, sizeof(*r));
+    }
     return 0;
 }

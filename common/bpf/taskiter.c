@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "proctree/base.h"
@@ -23,12 +24,16 @@ struct pt_taskiter {
 #endif
     int map_fd;
     struct pt_pidmap followed; /* tgid -> followers */
-    struct pt_taskrec *records;
-    size_t count, cap;
+    uint64_t *words;           /* the members map's words, as last written */
+    char *bytes;               /* the last pass's records */
+    size_t len, cap;           /* bytes in it, and its size */
+    size_t count;              /* records */
+    enum pt_taskrec_mode mode;
     int32_t *next;
-    struct pt_pidmap by_tid, first_of_group;
-    uint64_t generation;
+    size_t next_cap;
+    struct pt_pidmap by_tid, first_of_group, group_of;
     bool valid;
+    bool statm_sums; /* this kernel's statm sums the per-CPU parts (Linux >= 6.16) */
 };
 
 bool pt_taskiter_built(void)
@@ -40,7 +45,24 @@ bool pt_taskiter_built(void)
 #endif
 }
 
+bool pt_taskiter_statm_sums(const struct pt_taskiter *it)
+{
+    return it->statm_sums;
+}
+
 #ifdef PT_HAVE_BPF
+/* Does the running kernel's statm sum each mm counter's per-CPU parts?
+ * Since Linux 6.16 (task_statm's get_mm_counter_sum); before, it read the
+ * shared count alone, which the records do not keep apart. */
+static bool kernel_statm_sums(void)
+{
+    struct utsname u;
+    unsigned major = 0, minor = 0;
+    if (uname(&u) != 0 || sscanf(u.release, "%u.%u", &major, &minor) != 2)
+        return false;
+    return major > 6 || (major == 6 && minor >= 16);
+}
+
 /* libbpf's own lines would go to stderr, unescaped and unasked: the
  * reason a load failed is returned instead. */
 static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -59,11 +81,14 @@ struct pt_taskiter *pt_taskiter_open(int btf_fd, char *why, size_t whylen)
     LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = btf_fd >= 0 ? btf_path : NULL);
     struct pt_taskiter *it = pt_xalloc(sizeof(*it));
     it->map_fd = -1;
+    it->words = pt_xalloc(PT_TASKREC_PID_WORDS * sizeof(*it->words));
     it->skel = pt_taskiter_bpf__open_opts(&opts);
     if (!it->skel) {
         snprintf(why, whylen, "its object did not open: %s", strerror(errno));
         goto fail;
     }
+    int cpus = libbpf_num_possible_cpus();
+    it->skel->rodata->nr_cpus = cpus > 0 ? (uint32_t)cpus : 1;
     int err = pt_taskiter_bpf__load(it->skel);
     if (err) {
         /* libbpf's own codes (a bad BTF, a relocation that found no field)
@@ -80,6 +105,7 @@ struct pt_taskiter *pt_taskiter_open(int btf_fd, char *why, size_t whylen)
         goto fail;
     }
     it->map_fd = bpf_map__fd(it->skel->maps.members);
+    it->statm_sums = kernel_statm_sums();
     return it;
 fail:
     pt_taskiter_close(it);
@@ -93,20 +119,39 @@ void pt_taskiter_close(struct pt_taskiter *it)
     bpf_link__destroy(it->link);
     pt_taskiter_bpf__destroy(it->skel);
     pt_pidmap_free(&it->followed);
+    free(it->words);
     pt_pidmap_free(&it->by_tid);
     pt_pidmap_free(&it->first_of_group);
-    free(it->records);
+    pt_pidmap_free(&it->group_of);
+    free(it->bytes);
     free(it->next);
     free(it);
 }
 
+/* Set or clear tgid's bit in the program's members map. The reader's
+ * words mirror the map's, so a change is one update of one word. */
+static int set_bit(struct pt_taskiter *it, pid_t tgid, bool on)
+{
+    uint32_t word = (uint32_t)tgid / 64;
+    uint64_t bit = UINT64_C(1) << ((uint32_t)tgid % 64);
+    if (word >= PT_TASKREC_PID_WORDS)
+        return -ERANGE;
+    uint64_t value = on ? it->words[word] | bit : it->words[word] & ~bit;
+    if (bpf_map_update_elem(it->map_fd, &word, &value, BPF_ANY) != 0)
+        return -errno;
+    it->words[word] = value;
+    return 0;
+}
+
 int pt_taskiter_follow(struct pt_taskiter *it, pid_t tgid)
 {
+    if (tgid <= 0)
+        return -EINVAL;
     long n = pt_pidmap_get(&it->followed, tgid);
     if (n <= 0) {
-        uint32_t key = (uint32_t)tgid, one = 1;
-        if (bpf_map_update_elem(it->map_fd, &key, &one, BPF_ANY) != 0)
-            return -errno;
+        int err = set_bit(it, tgid, true);
+        if (err)
+            return err;
         n = 0;
     }
     pt_pidmap_put(&it->followed, tgid, (uint32_t)n + 1);
@@ -123,27 +168,26 @@ void pt_taskiter_unfollow(struct pt_taskiter *it, pid_t tgid)
         return;
     }
     pt_pidmap_remove(&it->followed, tgid);
-    uint32_t key = (uint32_t)tgid;
-    bpf_map_delete_elem(it->map_fd, &key);
+    set_bit(it, tgid, false);
 }
 
-/* Read the iterator whole into records. A record never straddles two
- * reads (the kernel writes each whole or not at all), but a read may end
- * anywhere a record ends. */
-static int read_all(struct pt_taskiter *it)
+/* Read the iterator whole. A record never straddles two reads (the
+ * kernel writes each visit's whole or not at all), but a read may end
+ * wherever a visit's records end. */
+static int read_all(struct pt_taskiter *it, size_t record)
 {
+    it->skel->bss->mode = (uint32_t)it->mode;
     int fd = bpf_iter_create(bpf_link__fd(it->link));
     if (fd < 0)
         return -errno;
-    size_t have = 0; /* bytes in records */
     int err = 0;
+    it->len = 0;
     for (;;) {
-        if ((it->cap - it->count) < 64) {
-            it->cap = it->cap ? it->cap * 2 : 256;
-            it->records = pt_xrealloc_array(it->records, it->cap, sizeof(*it->records));
+        if (it->cap - it->len < 65536) {
+            it->cap = it->cap ? it->cap * 2 : 262144;
+            it->bytes = pt_xrealloc(it->bytes, it->cap);
         }
-        char *at = (char *)it->records + have;
-        ssize_t n = read(fd, at, it->cap * sizeof(*it->records) - have);
+        ssize_t n = read(fd, it->bytes + it->len, it->cap - it->len);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
@@ -152,15 +196,13 @@ static int read_all(struct pt_taskiter *it)
         }
         if (n == 0)
             break;
-        have += (size_t)n;
-        it->count = have / sizeof(*it->records);
+        it->len += (size_t)n;
     }
     close(fd);
-    if (err || have % sizeof(*it->records) != 0) {
-        it->count = 0;
-        return err ? err : -EIO;
-    }
-    return 0;
+    if (!err && it->len % record != 0)
+        err = -EIO;
+    it->count = err ? 0 : it->len / record;
+    return err;
 }
 #else
 struct pt_taskiter *pt_taskiter_open(int btf_fd, char *why, size_t whylen)
@@ -188,8 +230,9 @@ void pt_taskiter_unfollow(struct pt_taskiter *it, pid_t tgid)
     (void)tgid;
 }
 
-static int read_all(struct pt_taskiter *it)
+static int read_all(struct pt_taskiter *it, size_t record)
 {
+    (void)record;
     it->count = 0;
     return -ENOSYS;
 }
@@ -200,9 +243,9 @@ bool pt_taskiter_follows(const struct pt_taskiter *it, pid_t tgid)
     return pt_pidmap_get(&it->followed, tgid) > 0;
 }
 
-bool pt_taskiter_valid(const struct pt_taskiter *it)
+bool pt_taskiter_valid(const struct pt_taskiter *it, enum pt_taskrec_mode mode)
 {
-    return it->valid;
+    return it->valid && it->mode == mode;
 }
 
 void pt_taskiter_forget(struct pt_taskiter *it)
@@ -210,52 +253,95 @@ void pt_taskiter_forget(struct pt_taskiter *it)
     it->valid = false;
 }
 
-int pt_taskiter_snapshot(struct pt_taskiter *it)
+static const struct pt_taskrec *full_record(const struct pt_taskiter *it, size_t i)
 {
-    it->generation++;
-    it->count = 0;
-    it->valid = false;
-    int err = read_all(it);
-    pt_pidmap_clear(&it->by_tid);
-    pt_pidmap_clear(&it->first_of_group);
-    if (err)
-        return err;
-    it->valid = true;
-    it->next = pt_xrealloc_array(it->next, it->count ? it->count : 1, sizeof(*it->next));
-    /* chained backwards, so that each group's list ends up in pid order */
+    return (const struct pt_taskrec *)(const void *)(it->bytes + i * sizeof(struct pt_taskrec));
+}
+
+static void index_full(struct pt_taskiter *it)
+{
+    if (it->next_cap < it->count) {
+        it->next_cap = it->count;
+        it->next = pt_xrealloc_array(it->next, it->next_cap, sizeof(*it->next));
+    }
+    /* chained backwards, so that each group's list ends up in tid order */
     for (size_t i = it->count; i-- > 0;) {
-        const struct pt_taskrec *r = &it->records[i];
+        const struct pt_taskrec *r = full_record(it, i);
+        it->next[i] = -1;
+        if (r->kind == PT_TR_GROUP) {
+            pt_pidmap_put(&it->group_of, (pid_t)r->tgid, (uint32_t)i);
+            continue;
+        }
+        if (r->kind != PT_TR_TASK)
+            continue;
         pt_pidmap_put(&it->by_tid, (pid_t)r->pid, (uint32_t)i);
         long first = pt_pidmap_get(&it->first_of_group, (pid_t)r->tgid);
         it->next[i] = (int32_t)first;
         pt_pidmap_put(&it->first_of_group, (pid_t)r->tgid, (uint32_t)i);
     }
-    return 0;
 }
 
-uint64_t pt_taskiter_generation(const struct pt_taskiter *it)
+int pt_taskiter_snapshot(struct pt_taskiter *it, enum pt_taskrec_mode mode)
 {
-    return it->generation;
+    it->valid = false;
+    it->mode = mode;
+    size_t record = mode == PT_TR_MODE_STATM ? sizeof(struct pt_taskrec_statm) : sizeof(struct pt_taskrec);
+    int err = read_all(it, record);
+    pt_pidmap_clear(&it->by_tid);
+    pt_pidmap_clear(&it->first_of_group);
+    pt_pidmap_clear(&it->group_of);
+    if (err)
+        return err;
+    if (mode == PT_TR_MODE_FULL) {
+        index_full(it);
+    } else {
+        for (size_t i = 0; i < it->count; i++) {
+            const struct pt_taskrec_statm *r =
+                (const struct pt_taskrec_statm *)(const void *)(it->bytes + i * sizeof(*r));
+            pt_pidmap_put(&it->group_of, (pid_t)r->tgid, (uint32_t)i);
+        }
+    }
+    it->valid = true;
+    return 0;
 }
 
 const struct pt_taskrec *pt_taskiter_task(const struct pt_taskiter *it, pid_t tid)
 {
-    if (!it->valid)
+    if (!pt_taskiter_valid(it, PT_TR_MODE_FULL))
         return NULL;
     long i = pt_pidmap_get(&it->by_tid, tid);
-    return i < 0 ? NULL : &it->records[i];
+    return i < 0 ? NULL : full_record(it, (size_t)i);
+}
+
+const struct pt_taskrec *pt_taskiter_group(const struct pt_taskiter *it, pid_t tgid)
+{
+    if (!pt_taskiter_valid(it, PT_TR_MODE_FULL))
+        return NULL;
+    long i = pt_pidmap_get(&it->group_of, tgid);
+    return i < 0 ? NULL : full_record(it, (size_t)i);
 }
 
 const struct pt_taskrec *pt_taskiter_group_first(const struct pt_taskiter *it, pid_t tgid)
 {
-    if (!it->valid)
+    if (!pt_taskiter_valid(it, PT_TR_MODE_FULL))
         return NULL;
     long i = pt_pidmap_get(&it->first_of_group, tgid);
-    return i < 0 ? NULL : &it->records[i];
+    return i < 0 ? NULL : full_record(it, (size_t)i);
 }
 
 const struct pt_taskrec *pt_taskiter_group_next(const struct pt_taskiter *it, const struct pt_taskrec *r)
 {
-    int32_t n = it->next[r - it->records];
-    return n < 0 ? NULL : &it->records[n];
+    size_t i = (size_t)((const char *)r - it->bytes) / sizeof(*r);
+    int32_t n = it->next[i];
+    return n < 0 ? NULL : full_record(it, (size_t)n);
+}
+
+const struct pt_taskrec_statm *pt_taskiter_statm(const struct pt_taskiter *it, pid_t tgid)
+{
+    if (!pt_taskiter_valid(it, PT_TR_MODE_STATM))
+        return NULL;
+    long i = pt_pidmap_get(&it->group_of, tgid);
+    return i < 0 ? NULL
+                 : (const struct pt_taskrec_statm *)(const void *)(it->bytes +
+                                                                   (size_t)i * sizeof(struct pt_taskrec_statm));
 }

@@ -3,23 +3,29 @@
  * One program per process (the collector's), shared by its targets: a
  * member is followed (its tgid put in the program's map, counted per
  * target that follows it) while a target holds it, and a snapshot is one
- * pass of the iterator: one record per task of every followed thread
- * group, taken in one read(2) loop, indexed by tid and by thread group.
+ * pass of the iterator over the host's tasks, taken in one read(2) loop:
+ * at a poll (PT_TR_MODE_STATM) each member's memory, at the interval's
+ * end (PT_TR_MODE_FULL) every task of each member and each group
+ * (taskrec.h), indexed by tid and by thread group.
  *
  * Invariants:
- *   - records[0, count) are the last snapshot's, in the iterator's order;
- *   - by_tid maps each record's tid to its index; for a leader's tgid,
- *     first_of_group[tgid] is its first task's index and next[i] chains
- *     the rest of its group (-1 ends it);
- *   - followed counts each tgid's followers; a tgid is in the program's
- *     map exactly while its count is positive.
- * Ownership: the struct owns its program, links and arrays;
+ *   - records[0, count) are the last snapshot's, all of its mode, in the
+ *     iterator's order; valid while no pass was forgotten since;
+ *   - FULL: by_tid maps each task record's tid to its index, group_of
+ *     each group record's tgid to its; first_of_group[tgid] is the
+ *     group's first task record and next[i] chains the rest (-1 ends it);
+ *     STATM: group_of maps each record's tgid to its index;
+ *   - followed counts each tgid's followers; a tgid's bit is set in the
+ *     program's map (and in words, its copy) exactly while its count is
+ *     positive.
+ * Ownership: the struct owns its program, link and arrays;
  * pt_taskiter_close gives them back.
  *
- * Loading needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN) effective: the
- * caller raises and lowers them around pt_taskiter_open. The iterator's
- * reads need none. Built without libbpf (-Dbpf=disabled, or its tools
- * missing), pt_taskiter_open always fails and says so. */
+ * Loading needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN) effective, and
+ * a kernel with the task iterator and the numeric iterator (Linux 6.4 or
+ * later). The iterator's reads need none. Built without libbpf
+ * (-Dbpf=disabled, or its tools missing), pt_taskiter_open always fails
+ * and says so. */
 #ifndef PROCTREE_TASKITER_H
 #define PROCTREE_TASKITER_H
 
@@ -44,27 +50,34 @@ struct pt_taskiter *pt_taskiter_open(int btf_fd, char *why, size_t whylen);
 void pt_taskiter_close(struct pt_taskiter *it);
 
 /* Follow tgid (once more) / once less. Follow fails (-errno) when the
- * map is full: that member is then read from procfs. */
+ * map cannot take it: that member is then read from procfs. */
 int pt_taskiter_follow(struct pt_taskiter *it, pid_t tgid);
 void pt_taskiter_unfollow(struct pt_taskiter *it, pid_t tgid);
 bool pt_taskiter_follows(const struct pt_taskiter *it, pid_t tgid);
 
-/* One pass of the iterator. 0, or -errno (the snapshot is then empty). */
-int pt_taskiter_snapshot(struct pt_taskiter *it);
-/* Does a snapshot stand (taken, not forgotten since)? A pass of reads
- * takes one at its start and forgets it at its end, so that no later read
- * takes an old one for the present. */
-bool pt_taskiter_valid(const struct pt_taskiter *it);
-void pt_taskiter_forget(struct pt_taskiter *it);
-/* How many snapshots were taken: a caller's own count tells whether a
- * snapshot is newer than what it read. */
-uint64_t pt_taskiter_generation(const struct pt_taskiter *it);
+/* Does statm on this kernel sum what the records sum (taskfold.h)? Else
+ * statm is read from procfs. */
+bool pt_taskiter_statm_sums(const struct pt_taskiter *it);
 
-/* The snapshot's record of task tid; NULL when it had none. */
+/* One pass of the iterator, of mode (enum pt_taskrec_mode). 0, or -errno
+ * (the snapshot is then empty). */
+int pt_taskiter_snapshot(struct pt_taskiter *it, enum pt_taskrec_mode mode);
+/* Does a snapshot of mode stand (taken, not forgotten since)? A pass of
+ * reads takes one at its start and forgets it at its end, so that no
+ * later read takes an old one for the present. */
+bool pt_taskiter_valid(const struct pt_taskiter *it, enum pt_taskrec_mode mode);
+void pt_taskiter_forget(struct pt_taskiter *it);
+
+/* FULL: the record of task tid; NULL when it had none. */
 const struct pt_taskrec *pt_taskiter_task(const struct pt_taskiter *it, pid_t tid);
-/* The tasks of thread group tgid in the snapshot: the first, then each
- * next one; NULL ends. */
+/* FULL: the group record of thread group tgid (kind PT_TR_GROUP); NULL
+ * when it had none (the process was reaped, or is not followed). */
+const struct pt_taskrec *pt_taskiter_group(const struct pt_taskiter *it, pid_t tgid);
+/* FULL: the tasks of thread group tgid: the first, then each next one;
+ * NULL ends. */
 const struct pt_taskrec *pt_taskiter_group_first(const struct pt_taskiter *it, pid_t tgid);
 const struct pt_taskrec *pt_taskiter_group_next(const struct pt_taskiter *it, const struct pt_taskrec *r);
+/* STATM: the record of thread group tgid; NULL when it had none. */
+const struct pt_taskrec_statm *pt_taskiter_statm(const struct pt_taskiter *it, pid_t tgid);
 
 #endif

@@ -1,16 +1,20 @@
-/* taskrec: the record the task iterator writes for each task of a member,
- * shared by the BPF program (taskiter.bpf.c) and its reader (taskiter.c).
+/* taskrec: the records the task iterator writes, shared by the BPF
+ * program (taskiter.bpf.c) and its reader (taskiter.c).
  *
  * Raw kernel fields only, in the kernel's units (nanoseconds, pages, the
  * state bits): the arithmetic procfs does on them (thread sums, the
  * adjusted CPU split, tick conversions, the state letter) is taskfold's,
  * in user space, where it can be tested and where 128-bit products are
- * at hand. One record per task, in the iterator's order (by pid, so a
- * thread group's tasks are not adjacent); a leader's record also carries
- * what its signal_struct holds for the whole group and its mm's sizes.
+ * at hand. A pass is of one mode: at a poll (PT_TR_MODE_STATM) one
+ * struct pt_taskrec_statm per member, its memory; at the interval's end
+ * (PT_TR_MODE_FULL) one struct pt_taskrec per task of each member (kind
+ * PT_TR_TASK) and, after its leader's, one of the group (kind
+ * PT_TR_GROUP: the leader's own fields again, what its signal_struct
+ * holds for the whole group, and its mm's sizes). Records come in the
+ * iterator's order, by tid, so a group's tasks are not adjacent.
  *
- * The layout is fixed (all 64-bit words but the tail's 32-bit ones, no
- * padding), so that both compilers agree on it. */
+ * The layouts are fixed (64-bit words, then 32-bit ones, no padding), so
+ * that both compilers agree on them. */
 #ifndef PROCTREE_TASKREC_H
 #define PROCTREE_TASKREC_H
 
@@ -23,9 +27,9 @@ typedef uint64_t pt_rec_u64;
 typedef uint32_t pt_rec_u32;
 #endif
 
-/* The most members the program's map holds: the iterator skips the
- * others, and the reader reads them from procfs. */
-#define PT_TASKREC_MEMBERS_MAX 65536
+/* The members map's words: a bit for every pid up to PID_MAX_LIMIT
+ * (4,194,304, the kernel's bound of pid_max on 64-bit). */
+#define PT_TASKREC_PID_WORDS 65536
 
 /* A task's task_io_accounting, in its order. */
 enum pt_taskrec_io {
@@ -39,6 +43,28 @@ enum pt_taskrec_io {
     PT_TR_IO_COUNT
 };
 
+enum pt_taskrec_kind { PT_TR_TASK = 1, PT_TR_GROUP = 2, PT_TR_STATM = 3 };
+enum pt_taskrec_mode { PT_TR_MODE_FULL, PT_TR_MODE_STATM };
+
+/* An mm's sizes as statm counts them: total_vm, and mm->rss_stat[i]
+ * (MM_FILEPAGES, MM_ANONPAGES, MM_SWAPENTS, MM_SHMEMPAGES) summed over
+ * every possible CPU's part (percpu_counter_sum_positive), in pages;
+ * has_rss when every CPU's part could be read. All 0 without an mm (a
+ * zombie, a kernel thread). */
+struct pt_taskrec_mm {
+    pt_rec_u64 total_vm;
+    pt_rec_u64 rss[4];
+    pt_rec_u64 has_rss;
+};
+
+/* A poll's record of one member: its leader's memory. */
+struct pt_taskrec_statm {
+    pt_rec_u64 start_boottime; /* ns: with tgid, the identity */
+    struct pt_taskrec_mm mm;
+    pt_rec_u32 kind; /* PT_TR_STATM */
+    pt_rec_u32 tgid;
+};
+
 /* What the leader's signal_struct holds for the group: what its exited
  * threads did (folded in at their exit) and what its reaped children did. */
 struct pt_taskrec_group {
@@ -48,10 +74,9 @@ struct pt_taskrec_group {
     pt_rec_u64 nvcsw, nivcsw;
     pt_rec_u64 prev_utime, prev_stime; /* the adjusted split procfs showed last (prev_cputime) */
     pt_rec_u64 io[PT_TR_IO_COUNT];
-    pt_rec_u64 total_vm;      /* pages; 0 without an mm (a zombie, a kernel thread) */
-    pt_rec_u64 rss_shared[4]; /* mm->rss_stat[i].count: the shared part of each per-CPU counter */
-    pt_rec_u64 nr_threads;    /* signal->nr_threads */
-    pt_rec_u64 real_parent;   /* its real parent's tgid */
+    pt_rec_u64 nr_threads;  /* signal->nr_threads */
+    pt_rec_u64 real_parent; /* its real parent's tgid */
+    struct pt_taskrec_mm mm;
 };
 
 struct pt_taskrec {
@@ -63,11 +88,11 @@ struct pt_taskrec {
     pt_rec_u64 blkio_delay;       /* ns, delays->blkio_delay; 0 without delays */
     pt_rec_u64 start_boottime;    /* ns */
     pt_rec_u64 io[PT_TR_IO_COUNT];
-    struct pt_taskrec_group group; /* a leader's only (leader set) */
-    pt_rec_u32 pid, tgid;
-    pt_rec_u32 state, exit_state; /* __state and exit_state's bits */
-    pt_rec_u32 flags;             /* PF_* */
-    pt_rec_u32 leader;            /* pid == tgid: group is filled */
+    struct pt_taskrec_group group; /* kind PT_TR_GROUP only */
+    pt_rec_u32 kind;               /* enum pt_taskrec_kind */
+    pt_rec_u32 pid, tgid;          /* a group's: its leader's pid */
+    pt_rec_u32 state, exit_state;  /* __state and exit_state's bits */
+    pt_rec_u32 flags;              /* PF_* */
     char comm[16];
 };
 

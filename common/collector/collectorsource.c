@@ -58,8 +58,12 @@ int pt_collector_choose_source(struct pt_collector *c, char *err, size_t errlen)
         no = c->taskiter ? NULL : why;
     }
     if (!no) {
-        pt_logf(PT_LOG_INFO, "source: bpf, the task iterator reads stat, io and the threads' counts of every member "
-                             "in one pass; statm, smaps_rollup, fd/, limits and children from procfs");
+        pt_logf(PT_LOG_INFO,
+                "source: bpf, the task iterator reads every member's memory at each poll%s and its stat, io "
+                "and threads' counts at the interval's end, in one pass each; smaps_rollup, fd/, limits "
+                "and children from procfs",
+                pt_taskiter_statm_sums(c->taskiter) ? ""
+                                                    : " (statm from procfs: this kernel's sums no per-CPU counts)");
         return 0;
     }
     if (c->config.source == PT_SOURCE_BPF) {

@@ -10,9 +10,28 @@
  * to take (no iterator, no snapshot now, or none of its leader). */
 static bool fold(struct pt_member *m, struct pt_membersource_units units, struct pt_taskfold *out)
 {
-    if (!m->taskiter || !pt_taskiter_valid(m->taskiter))
+    if (!m->taskiter || !pt_taskiter_valid(m->taskiter, PT_TR_MODE_FULL))
         return false;
     return pt_taskfold_group(m->taskiter, m->pid, units.ticks_per_second, units.page_size, &m->cpu_split, out);
+}
+
+enum pt_read pt_membersource_statm(struct pt_member *m, int proc_root_fd, struct pt_buf *buf,
+                                   struct pt_membersource_units units, struct pt_statm *out, bool *served)
+{
+    /* a poll's snapshot holds the members' memory alone; the interval's
+     * end's holds everything */
+    uint64_t starttime = 0;
+    struct pt_taskfold f;
+    if (m->taskiter && pt_taskiter_valid(m->taskiter, PT_TR_MODE_STATM))
+        *served = pt_taskfold_statm(m->taskiter, m->pid, units.ticks_per_second, out, &starttime);
+    else if ((*served = fold(m, units, &f) && f.has_statm)) {
+        *out = f.statm;
+        starttime = f.stat.starttime;
+    }
+    *served = *served && starttime == m->starttime;
+    if (!*served)
+        return pt_member_read_statm(m, proc_root_fd, buf, out);
+    return PT_READ_OK;
 }
 
 enum pt_read pt_membersource_counters(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, bool blkio,

@@ -22,6 +22,10 @@ struct pt_membersource_units {
     long page_size;
 };
 
+/* statm, in pages (pt_member_read_statm). */
+enum pt_read pt_membersource_statm(struct pt_member *m, int proc_root_fd, struct pt_buf *buf,
+                                   struct pt_membersource_units units, struct pt_statm *out, bool *served);
+
 /* stat and io (pt_member_read_counters). */
 enum pt_read pt_membersource_counters(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, bool blkio,
                                       struct pt_membersource_units units, bool *served);

@@ -405,7 +405,8 @@ static void poll_members(const struct pt_target *t, const struct pt_membership_p
         if (m->gone)
             continue;
         struct pt_statm sm;
-        enum pt_read r = pt_member_read_statm(m, t->proc_root_fd, t->buf, &sm);
+        bool served;
+        enum pt_read r = pt_membersource_statm(m, t->proc_root_fd, t->buf, source_units(t), &sm, &served);
         if (r == PT_READ_OK) {
             int64_t now[PT_G_ANON + 1] = {
                 [PT_G_VM] = page_bytes(t, sm.size),
@@ -437,15 +438,14 @@ static void poll_members(const struct pt_target *t, const struct pt_membership_p
     }
 }
 
-/* A snapshot of the task iterator for one pass of reads, forgotten at
- * its end (taskiter.h). A pass walks every task of the host: taken where
- * the pass reads every member's counters (the interval's end, a poll with
- * a breakdown), not for a poll's few exposed members, whose files are
- * cheaper. A failed pass leaves the reads to the files. */
-static void snapshot(const struct pt_target *t)
+/* A snapshot of the task iterator for one pass of reads (a poll, the
+ * interval's end), forgotten at its end (taskiter.h): one moment for
+ * every member, at what the members cost. A failed pass leaves the reads
+ * to the files. */
+static void snapshot(const struct pt_target *t, enum pt_taskrec_mode mode)
 {
     if (t->taskiter)
-        pt_taskiter_snapshot(t->taskiter);
+        pt_taskiter_snapshot(t->taskiter, mode);
 }
 
 static void forget_snapshot(const struct pt_target *t)
@@ -457,12 +457,11 @@ static void forget_snapshot(const struct pt_target *t)
 void pt_membership_poll(const struct pt_target *t, const struct pt_membership_parts *mp, struct pt_target_cgroups *cg)
 {
     double cpu0 = pt_thread_cpu_seconds();
-    bool every_member = pt_target_partitions(t);
-    if (every_member)
-        snapshot(t);
+    /* a breakdown reads every member's counters at a poll: the whole
+     * snapshot then; else the members' memory alone */
+    snapshot(t, pt_target_partitions(t) ? PT_TR_MODE_FULL : PT_TR_MODE_STATM);
     poll_members(t, mp);
-    if (every_member)
-        forget_snapshot(t);
+    forget_snapshot(t);
     pt_targetcg_poll(t, cg);
     pt_membership_compact(mp);
     pt_interval_add_cpu(mp->interval, pt_thread_cpu_seconds() - cpu0);
@@ -731,9 +730,9 @@ void pt_membership_end_reads(const struct pt_target *t, const struct pt_membersh
     pt_ledger_next_round(mp->ledger);
     retry_denied(t);
     bool delayacct = !isnan(blkio_since), was_read = pt_interval_begin_end_reads(mp->interval, boottime, delayacct);
-    snapshot(t);             /* one moment for every member's counters */
-    poll_members(t, mp);     /* the last sample of the interval, */
-    pt_targetcg_poll(t, cg); /* its cgroups' too: an interval with no poll before has this one */
+    snapshot(t, PT_TR_MODE_FULL); /* one moment for every member's counters */
+    poll_members(t, mp);          /* the last sample of the interval, */
+    pt_targetcg_poll(t, cg);      /* its cgroups' too: an interval with no poll before has this one */
     int64_t threads = read_all_counters(t, mp);
     if (t->options.collect_pss && t->pss_at_end)
         sample_smaps(t, mp, s);

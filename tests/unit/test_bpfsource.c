@@ -157,7 +157,7 @@ static void thread_counts(pid_t pid, int64_t tc[PT_TC_COUNT], struct pt_buf *buf
 
 /* What the busy tree must show, so that its comparison is no 0 == 0. */
 static struct {
-    uint64_t cpu, child_cpu, wchar, minflt, threads, switches;
+    uint64_t cpu, child_cpu, wchar, minflt, threads, switches, resident;
 } seen;
 
 /* Every field of pid's stat, io and threads' counts, both ways. */
@@ -188,6 +188,18 @@ static void compare(struct pt_taskiter *it, pid_t pid, struct pt_buf *buf)
     SAME(starttime);
     SAME(vsize);
     SAME(blkio_ticks);
+    /* statm: the resident set too, each counter's per-CPU parts summed */
+    if (pt_taskiter_statm_sums(it)) {
+        ck_assert_msg(f.has_statm, "pid %d: no statm from the records", (int)pid);
+        struct pt_statm sm;
+        n = read_proc(pid, "statm", buf);
+        ck_assert_int_eq(pt_parse_statm(buf->data, (size_t)n, &sm), 0);
+        const struct pt_statm *a = &sm, *b = &f.statm;
+        SAME(size);
+        SAME(resident);
+        SAME(shared);
+        seen.resident += b->resident;
+    }
     struct pt_io io;
     n = read_proc(pid, "io", buf);
     ck_assert_int_eq(pt_parse_io(buf->data, (size_t)n, &io), 0);
@@ -212,6 +224,34 @@ static void compare(struct pt_taskiter *it, pid_t pid, struct pt_buf *buf)
     for (int k = 0; k < PT_TC_COUNT; k++)
         ck_assert_msg(tc[k] == f.tc[k], "pid %d: thread count %d %lld by procfs, %lld by BPF", (int)pid, k,
                       (long long)tc[k], (long long)f.tc[k]);
+}
+
+/* A poll's snapshot: statm alone, equal to the file's. */
+static void compare_statm(struct pt_taskiter *it, const pid_t *pids, int n, struct pt_buf *buf)
+{
+    if (!pt_taskiter_statm_sums(it))
+        return;
+    ck_assert_int_eq(pt_taskiter_snapshot(it, PT_TR_MODE_STATM), 0);
+    ck_assert(pt_taskiter_valid(it, PT_TR_MODE_STATM));
+    ck_assert(!pt_taskiter_valid(it, PT_TR_MODE_FULL));
+    for (int i = 0; i < n; i++) {
+        pid_t pid = pids[i];
+        struct pt_statm got, sm;
+        uint64_t starttime;
+        ck_assert_msg(pt_taskfold_statm(it, pid, sysconf(_SC_CLK_TCK), &got, &starttime), "pid %d: no statm record",
+                      (int)pid);
+        ssize_t len = read_proc(pid, "statm", buf);
+        ck_assert_int_eq(pt_parse_statm(buf->data, (size_t)len, &sm), 0);
+        const struct pt_statm *a = &sm, *b = &got;
+        SAME(size);
+        SAME(resident);
+        SAME(shared);
+        struct pt_stat st;
+        len = read_proc(pid, "stat", buf);
+        ck_assert_int_eq(pt_parse_stat(buf->data, (size_t)len, &st), 0);
+        ck_assert_uint_eq(st.starttime, starttime);
+    }
+    ck_assert_ptr_null(pt_taskiter_group(it, pids[0])); /* a poll's snapshot holds no group */
 }
 
 static void kill_all(pid_t *pids, int n)
@@ -246,10 +286,11 @@ START_TEST(test_still_tree)
         siginfo_t si;
         ck_assert_int_eq(waitid(P_PID, (id_t)pids[i], &si, WSTOPPED | WNOWAIT), 0);
     }
-    ck_assert_int_eq(pt_taskiter_snapshot(it), 0);
+    ck_assert_int_eq(pt_taskiter_snapshot(it, PT_TR_MODE_FULL), 0);
     struct pt_buf buf = {0};
     for (int i = 0; i < N; i++)
         compare(it, pids[i], &buf);
+    compare_statm(it, pids, N, &buf);
     pt_buf_free(&buf);
     kill_all(pids, N);
     pt_taskiter_close(it);
@@ -322,7 +363,7 @@ START_TEST(test_busy_tree)
     }
     /* every thread of each stopped too (the spinning one's group stop) */
     usleep(100000);
-    ck_assert_int_eq(pt_taskiter_snapshot(it), 0);
+    ck_assert_int_eq(pt_taskiter_snapshot(it, PT_TR_MODE_FULL), 0);
     struct pt_buf buf = {0};
     memset(&seen, 0, sizeof(seen));
     for (int i = 0; i < N; i++)
@@ -333,10 +374,13 @@ START_TEST(test_busy_tree)
     ck_assert_uint_ge(seen.minflt, N * 256); /* at least 1 MiB of pages each */
     ck_assert_uint_gt(seen.threads, N);      /* the spinner still there */
     ck_assert_uint_gt(seen.switches, 0);
+    if (pt_taskiter_statm_sums(it))
+        ck_assert_uint_ge(seen.resident, N * 256); /* each faulted 1 MiB or more in */
     /* the snapshot's order does not matter: procfs read first, BPF after */
-    ck_assert_int_eq(pt_taskiter_snapshot(it), 0);
+    ck_assert_int_eq(pt_taskiter_snapshot(it, PT_TR_MODE_FULL), 0);
     for (int i = 0; i < N; i++)
         compare(it, pids[i], &buf);
+    compare_statm(it, pids, N, &buf);
     pt_buf_free(&buf);
     kill_all(pids, N);
     pt_taskiter_close(it);
@@ -362,19 +406,19 @@ START_TEST(test_gone_and_unfollowed)
     ck_assert_int_eq(pt_taskiter_follow(it, b), 0);
     ck_assert_int_eq(pt_taskiter_follow(it, b), 0);
     waitpid(a, NULL, 0);
-    ck_assert_int_eq(pt_taskiter_snapshot(it), 0);
+    ck_assert_int_eq(pt_taskiter_snapshot(it, PT_TR_MODE_FULL), 0);
     ck_assert_ptr_null(pt_taskiter_task(it, a));
     ck_assert_ptr_nonnull(pt_taskiter_task(it, b));
     pt_taskiter_unfollow(it, b); /* followed twice: still followed */
     ck_assert(pt_taskiter_follows(it, b));
-    ck_assert_int_eq(pt_taskiter_snapshot(it), 0);
+    ck_assert_int_eq(pt_taskiter_snapshot(it, PT_TR_MODE_FULL), 0);
     ck_assert_ptr_nonnull(pt_taskiter_task(it, b));
     pt_taskiter_unfollow(it, b);
     ck_assert(!pt_taskiter_follows(it, b));
-    ck_assert_int_eq(pt_taskiter_snapshot(it), 0);
+    ck_assert_int_eq(pt_taskiter_snapshot(it, PT_TR_MODE_FULL), 0);
     ck_assert_ptr_null(pt_taskiter_task(it, b));
     pt_taskiter_forget(it);
-    ck_assert(!pt_taskiter_valid(it));
+    ck_assert(!pt_taskiter_valid(it, PT_TR_MODE_FULL));
     kill(b, SIGKILL);
     waitpid(b, NULL, 0);
     pt_taskiter_close(it);

@@ -121,7 +121,7 @@ enum pt_help_section {
   X(PT_O_DESCRIPTOR_BUDGET, "descriptor-budget", "DescriptorBudget", WHOLE, 0, PT_FD_BUDGET_MAX, FOR_ALL(OUTPUT), "N", \
     "keep at most N /proc files open (default: the\nopen-files limit, raised to its hard limit,\nless 64); others are opened at each read") \
   X(PT_O_SOURCE, "source", "Source", SOURCE, 0, 0, FOR_ALL(OUTPUT), "SRC", \
-    "where the members' counters are read: bpf, the\nBPF task iterator (one pass for every member;\nneeds CAP_BPF and CAP_PERFMON); procfs, their\n/proc files; auto (the default): bpf where it\nloads, else procfs, the start line says why") \
+    "where the members' memory and counters are read:\nbpf, the BPF task iterator (one pass for every\nmember; needs CAP_BPF and CAP_PERFMON); procfs,\ntheir /proc files; auto (the default): bpf where\nit loads, else procfs, the start line says why") \
   X(PT_O_PROC_ROOT, "proc-root", "ProcRoot", PROC_DIR, 0, 0, FOR_ALL(OUTPUT), "DIR", \
     "read DIR instead of /proc: the host's /proc\nin a container (default: $HOST_PROC, else\n/proc); pids are taken as DIR's") \
   X(PT_O_SYS_ROOT, "sys-root", "SysRoot", SYS_DIR, 0, 0, FOR_ALL(OUTPUT), "DIR", \
