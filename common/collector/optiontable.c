@@ -165,6 +165,9 @@ static int store_target(enum pt_option_id id, const union pt_option_value *v, st
     case PT_O_PSS_BUDGET:
         target->pss_budget = v->seconds;
         return 0;
+    case PT_O_PSS_EVERY:
+        target->pss_every = (unsigned)v->whole;
+        return 0;
     case PT_O_NO_CTX_SWITCHES:
         target->collect_ctx_switches = v->on;
         return 0;

@@ -19,6 +19,7 @@ struct pt_member *pt_memberlist_add(struct pt_memberlist *ml, const struct pt_me
         ml->members = pt_xrealloc_array(ml->members, ml->cap_members, sizeof(*ml->members));
     }
     ml->members[ml->n_members] = *m;
+    ml->memory_gen++; /* it shares pages with its parent, or maps what others do */
     pt_pidmap_put(&ml->position_of, m->pid, (uint32_t)ml->n_members);
     return &ml->members[ml->n_members++];
 }
@@ -35,6 +36,12 @@ struct pt_member *pt_memberlist_live(const struct pt_memberlist *ml, pid_t pid)
 void pt_memberlist_left(struct pt_memberlist *ml)
 {
     ml->need_compaction = true;
+    ml->memory_gen++; /* what it shared is shared by fewer */
+}
+
+void pt_memberlist_moved(struct pt_memberlist *ml)
+{
+    ml->memory_gen++;
 }
 
 /* The index found again from the list, as it is now. */

@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "member/memberstate.h"
@@ -40,6 +41,11 @@ struct pt_memberlist {
      * joins comes after its child, and a reorder is due */
     struct pt_pidmap parent_missing;
     bool need_order;
+    /* Moves at every add and every member that left, and when the reads
+     * tell (pt_memberlist_moved) that a member's memory may have moved: a
+     * member's smaps_rollup read at an older one may not be its PSS now
+     * (tree/membership.c says why any member's movement is every member's). */
+    uint64_t memory_gen;
 };
 
 /* m appended (copied: the list owns it now), found by its pid from now
@@ -50,6 +56,9 @@ struct pt_member *pt_memberlist_live(const struct pt_memberlist *ml, pid_t pid);
 /* A member of the list was marked gone (and closed): the next compaction
  * drops it. */
 void pt_memberlist_left(struct pt_memberlist *ml);
+/* A member's memory may have moved (its statm, its faults, its program):
+ * memory_gen moves. */
+void pt_memberlist_moved(struct pt_memberlist *ml);
 /* Drop the members gone since the last compaction, if any, and when a
  * reorder is due, put every live member after its live parent (members
  * that are not each other's ancestors keep their order). */

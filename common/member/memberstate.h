@@ -87,6 +87,9 @@ struct pt_member {
     struct pt_smaps_rollup smaps; /* last read */
     bool has_smaps;
     uint32_t smaps_period, smaps_wait; /* --pss-budget: read every period-th sample */
+    uint64_t smaps_gen;                /* its list's memory_gen when smaps was read */
+    struct pt_statm statm;             /* the last poll's, when has_statm */
+    bool has_statm;
     /* Its soft limit of open files (RLIMIT_NOFILE), a number when
      * has_fd_limit (not "unlimited", not unreadable); read when due. */
     uint64_t fd_limit;

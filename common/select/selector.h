@@ -51,12 +51,19 @@ int pt_breakdown_parse(const char *text, enum pt_breakdown *out);
 const char *pt_breakdown_name(enum pt_breakdown by);
 #define PT_BREAKDOWN_LIMIT_DEFAULT 20
 #define PT_BREAKDOWN_LIMIT_MAX 1000
+/* A member's smaps_rollup is read at least at every Nth PSS sample
+ * (--pss-every, PssEvery); between, only when its tree's memory may have
+ * moved (tree/membership.c). 1: at every sample. */
+#define PT_PSS_EVERY_DEFAULT 6
+#define PT_PSS_EVERY_MAX 3600
 
 struct pt_target_options {
     bool collect_pss;          /* smaps_rollup: pss, shared, uss, swap */
     double pss_budget;         /* seconds; a slower smaps_rollup read makes that
                                   member's reads rarer, its PSS carried meanwhile
-                                  (default 0: no guard, every member read every time) */
+                                  (default 0: no guard) */
+    unsigned pss_every;        /* smaps_rollup read at least at every Nth PSS sample,
+                                  between only when the tree's memory moved (1..3600) */
     bool collect_ctx_switches; /* every thread's status, once per interval */
     bool collect_fds;          /* fd/ of every member, once per interval */
     bool collect_cgroup;       /* a cgroup target's cgroup_* metrics (cgacct.h) */
@@ -66,11 +73,13 @@ struct pt_target_options {
                                  plugin instance: 127); 0: no limit (groupkey.h) */
 };
 
-/* All on; no PSS budget (no PSS carried); no breakdown. */
+/* All on; no PSS budget; PSS read again at least every 6th sample; no
+ * breakdown. */
 static inline void pt_target_options_init(struct pt_target_options *options)
 {
     options->collect_pss = true;
     options->pss_budget = 0;
+    options->pss_every = PT_PSS_EVERY_DEFAULT;
     options->collect_ctx_switches = true;
     options->collect_fds = true;
     options->collect_cgroup = true;

@@ -27,7 +27,10 @@ void pt_membership_follow_name(const struct pt_target *t, struct pt_ledger *ledg
 static void settle_children(const struct pt_target *t, const struct pt_membership_parts *mp, struct pt_member *parent);
 
 /* Read m's counters, moving its io in or out of the tree's when the
- * permissions changed their answer. */
+ * permissions changed their answer. Its own faults that moved, or a new
+ * name (an exec), or a read that could not tell, move the tree's
+ * memory_gen: its PSS, and its sharers', may have moved (the PSS rule,
+ * above PT_SMAPS_MAX_PERIOD). */
 static struct pt_membersource_units source_units(const struct pt_target *t)
 {
     return (struct pt_membersource_units){.ticks_per_second = t->ticks_per_second, .page_size = t->page_size};
@@ -36,12 +39,20 @@ static struct pt_membersource_units source_units(const struct pt_target *t)
 static enum pt_read read_member_counters(const struct pt_target *t, const struct pt_membership_parts *mp,
                                          struct pt_member *m)
 {
-    bool had_io = m->acct.has_io, served;
+    bool had_io = m->acct.has_io, had_stat = m->acct.has_stat, served;
+    int64_t minflt = m->acct.own[PT_CTR_MINFLT], majflt = m->acct.own[PT_CTR_MAJFLT];
+    char comm[sizeof(m->comm)];
+    memcpy(comm, m->comm, sizeof(comm)); /* a string: the bytes after its end are not its */
     enum pt_read r =
         pt_membersource_counters(m, t->proc_root_fd, t->buf, t->interval.blkio_read, source_units(t), &served);
     if (served)
         pt_interval_add_bpf_read(mp->interval);
     pt_ledger_io_changed(mp->ledger, &m->acct, had_io);
+    if (r == PT_READ_GONE)
+        return r; /* it leaves, which moves memory_gen */
+    if (r != PT_READ_OK || !had_stat || m->acct.own[PT_CTR_MINFLT] != minflt || m->acct.own[PT_CTR_MAJFLT] != majflt ||
+        strncmp(comm, m->comm, sizeof(comm)) != 0)
+        pt_memberlist_moved(mp->list);
     return r;
 }
 
@@ -155,12 +166,13 @@ static void member_left(const struct pt_target *t, const struct pt_membership_pa
     pt_ledger_leave(mp->ledger, &m->acct, reaper ? &reaper->acct : NULL);
 }
 
-void pt_membership_member_changed(const struct pt_target *t, pid_t pid)
+void pt_membership_member_changed(const struct pt_target *t, const struct pt_membership_parts *mp, pid_t pid)
 {
     struct pt_member *m = pt_target_live_member(t, pid);
     if (!m)
         return;
-    pt_member_reopen(m); /* a new program's memory */
+    pt_member_reopen(m);           /* a new program's memory */
+    pt_memberlist_moved(mp->list); /* the old one's pages, shared by fewer */
 }
 
 /* Gone, as seen by a read in tree order (parents before children): if the
@@ -396,6 +408,19 @@ static int64_t page_bytes(const struct pt_target *t, uint64_t pages)
     return pages > (uint64_t)INT64_MAX / page ? INT64_MAX : (int64_t)(pages * page);
 }
 
+/* m's statm as a poll read it (NULL: the read could not tell): one that
+ * moved since the last poll, or one not known, moves the tree's
+ * memory_gen (the PSS rule, above PT_SMAPS_MAX_PERIOD). */
+static void note_statm(const struct pt_membership_parts *mp, struct pt_member *m, const struct pt_statm *sm)
+{
+    if (!sm || !m->has_statm || sm->size != m->statm.size || sm->resident != m->statm.resident ||
+        sm->shared != m->statm.shared)
+        pt_memberlist_moved(mp->list);
+    m->has_statm = sm != NULL;
+    if (sm)
+        m->statm = *sm;
+}
+
 static void poll_members(const struct pt_target *t, const struct pt_membership_parts *mp)
 {
     int64_t sum[PT_G_COUNT] = {0}; /* bytes */
@@ -407,6 +432,8 @@ static void poll_members(const struct pt_target *t, const struct pt_membership_p
         struct pt_statm sm;
         bool served;
         enum pt_read r = pt_membersource_statm(m, t->proc_root_fd, t->buf, source_units(t), &sm, &served);
+        if (r != PT_READ_GONE)
+            note_statm(mp, m, r == PT_READ_OK ? &sm : NULL);
         if (r == PT_READ_OK) {
             int64_t now[PT_G_ANON + 1] = {
                 [PT_G_VM] = page_bytes(t, sm.size),
@@ -485,40 +512,78 @@ static int64_t read_all_counters(const struct pt_target *t, const struct pt_memb
 }
 
 /* smaps_rollup is the dearest file by far (it walks the process's page
- * tables), yet every member's is read at every PSS sample: no cheaper rule
- * is exact. A member's PSS moves with no sign in anything cheaper to read
- * than the file itself: a fork shares all of its parent's pages and halves
- * the parent's PSS; a write to a page shared since a fork (copy on write)
- * gives the writer a page of its own and raises both sides' PSS; an exit,
- * an exec, an munmap elsewhere, KSM, a process outside the tree mapping
- * the same file or shared memory: none of them moves the member's own
- * statm (size, resident and shared are counts of mapped pages, which a
- * copy on write keeps), and the faults a copy on write costs are not all
- * counted (one made through get_user_pages, an O_DIRECT read into the
- * page, counts in no process's minflt). A reading carried from before
- * any of them is a wrong number (issue 38: a prefork tree 8 to 25 % high
- * for as long as its memory stayed still), so none is carried.
+ * tables), so a member's is read at a PSS sample only when its PSS can
+ * have moved since its last read, and its last values stand in otherwise,
+ * counted in the sums as a fresh read's would be. It is read when:
  *
- * The one exception is asked for: with --pss-budget / PssBudget (off by
- * default), a member whose read takes longer than the budget (a large
- * process, which the walk holds up) is read at every 2nd, 4th, ... sample
- * (up to every 64th), its last values standing in meanwhile (pss_stale
- * counts them); a fast read brings it back to every sample. Saying so is
+ *  1. it has no last values: it just joined, its last read failed, or it
+ *     exec'd or changed its credentials (pt_member_reopen: a new memory
+ *     map, maybe other permissions);
+ *  2. its own memory moved since that read: its statm (size, resident,
+ *     shared, as the polls read it) or its own faults (minflt, majflt,
+ *     from stat). A write to a page it shares since a fork moves no statm
+ *     count (the page stays mapped and resident) but costs a fault;
+ *  3. anything in its tree moved since that read: a member joined (a fork
+ *     shares all of the parent's pages: the parent's PSS halves with its
+ *     own counters still), left or exited (what it shared is shared by
+ *     fewer: the survivors' PSS rises), exec'd or was renamed (its old
+ *     memory let go), or ANY member's statm or faults moved: a child's
+ *     copy on write gives it a page of its own and the page it copied
+ *     becomes wholly the parent's, whose PSS rises with none of its own
+ *     counters moving. Telling which members share which pages would cost
+ *     what the read costs, so the tree moves as one: the member list's
+ *     memory_gen moves at each of these (the polls, the counter reads,
+ *     joins, departures and exec events tell it), and a member remembers
+ *     the one its last read was made at. 2 is a case of 3. The counters
+ *     are compared as read before the smaps_rollup read (a movement during
+ *     it shows at the next read of the counters, so at the next sample);
+ *     on its own cadence (--pss-interval) a sample that would carry
+ *     anything first reads every member's counters, whose faults the polls
+ *     read only for the exposed members;
+ *  4. at least at every Nth sample (--pss-every / PssEvery, default 6; 1:
+ *     every sample): at the samples where (the target's sample count +
+ *     pid) % N is 0, so the members of a still tree are read in turn, not
+ *     all at once. This bounds what no counter of the tree shows: a
+ *     process outside the tree mapping, touching or letting go of the same
+ *     file or shared memory, KSM merging pages, a write through
+ *     get_user_pages (an O_DIRECT read into a page shared since a fork),
+ *     which counts in no process's faults. Such a movement shows at most N
+ *     samples after the last read (docs/METRICS.md, PSS).
+ *
+ * Values carried by this rule are not stale (the rule says they cannot
+ * have moved, but for 4's bound): collector_pss_stale does not count them.
+ *
+ * --pss-budget / PssBudget (off by default) composes with it: a member
+ * whose read takes longer than the budget (a large process, which the walk
+ * holds up) waits every 2nd, 4th, ... sample (up to every 64th) before it
+ * is read again when the rule asks, its last values standing in meanwhile;
+ * a sample where it waits while the rule would read it counts in
+ * pss_stale. A fast read brings it back to every sample. Saying so is
  * rate-limited to once in 10 minutes per target: a member can go slow and
  * fast again many times. */
 #define PT_SMAPS_MAX_PERIOD 64
 
-static bool smaps_due(struct pt_member *m)
+/* Does the rule above read m at the sample numbered sample? */
+static bool smaps_may_have_moved(const struct pt_target *t, const struct pt_member *m, uint64_t sample)
+{
+    if (!m->has_smaps || m->smaps_gen != t->membership.memory_gen)
+        return true;
+    uint64_t every = t->options.pss_every > 0 ? t->options.pss_every : 1;
+    return (sample + (uint64_t)(uint32_t)m->pid) % every == 0;
+}
+
+/* Does --pss-budget keep a slow member waiting at this sample? */
+static bool smaps_waits(struct pt_member *m)
 {
     if (m->smaps_wait > 0) {
         m->smaps_wait--;
-        return false;
+        return true;
     }
-    return true;
+    return false;
 }
 
 static void smaps_timed(const struct pt_target *t, const struct pt_membership_parts *mp, struct pt_target_sampling *s,
-                        struct pt_member *m)
+                        struct pt_member *m, uint64_t gen)
 {
     double start = pt_now();
     struct pt_smaps_rollup sr;
@@ -532,6 +597,7 @@ static void smaps_timed(const struct pt_target *t, const struct pt_membership_pa
     double took = pt_now() - start;
     m->smaps = sr;
     m->has_smaps = true;
+    m->smaps_gen = gen;
     if (t->options.pss_budget <= 0 || took <= t->options.pss_budget) {
         m->smaps_period = 1;
         return;
@@ -551,15 +617,19 @@ static void sample_smaps(const struct pt_target *t, const struct pt_membership_p
 {
     int64_t sum[PT_G_COUNT] = {0};
     bool sampled = false;
+    uint64_t sample = s->pss_samples++;
+    uint64_t gen = t->membership.memory_gen; /* nothing below moves it */
     for (size_t i = 0; i < t->membership.n_members; i++) {
         struct pt_member *m = &t->membership.members[i];
         if (m->gone)
             continue;
-        if (smaps_due(m)) {
-            smaps_timed(t, mp, s, m);
+        bool moved = smaps_may_have_moved(t, m, sample);
+        if (smaps_waits(m)) {
+            if (moved && m->has_smaps)
+                pt_interval_add_pss_stale(mp->interval);
+        } else if (moved) {
+            smaps_timed(t, mp, s, m, gen);
             pt_target_warn_denied(t, mp->warned_denied, m);
-        } else if (m->has_smaps) {
-            pt_interval_add_pss_stale(mp->interval);
         }
         if (!m->has_smaps)
             continue;
@@ -582,12 +652,33 @@ static void sample_smaps(const struct pt_target *t, const struct pt_membership_p
     pt_ledger_end_poll(mp->ledger, PT_G_PSS, PT_G_SWAP);
 }
 
+/* A sample on its own cadence comes between the interval's ends, whose
+ * reads bring every member's faults: the polls read them only for the
+ * exposed members (all with a breakdown). When the rule would carry a
+ * member's values, every member's counters are read first, so that a
+ * copy on write since the last end is not missed. */
+static void read_counters_for_pss(const struct pt_target *t, const struct pt_membership_parts *mp,
+                                  const struct pt_target_sampling *s)
+{
+    bool carries = false;
+    for (size_t i = 0; i < t->membership.n_members && !carries; i++) {
+        const struct pt_member *m = &t->membership.members[i];
+        carries = !m->gone && !smaps_may_have_moved(t, m, s->pss_samples);
+    }
+    if (!carries)
+        return;
+    for (size_t i = 0; i < t->membership.n_members; i++)
+        if (!t->membership.members[i].gone)
+            pt_membership_read_counters(t, mp, &t->membership.members[i]);
+}
+
 void pt_membership_sample_pss(const struct pt_target *t, const struct pt_membership_parts *mp,
                               struct pt_target_sampling *s)
 {
     if (!t->options.collect_pss)
         return;
     double cpu0 = pt_thread_cpu_seconds();
+    read_counters_for_pss(t, mp, s);
     sample_smaps(t, mp, s);
     pt_membership_compact(mp);
     pt_interval_add_cpu(mp->interval, pt_thread_cpu_seconds() - cpu0);

@@ -46,8 +46,10 @@ struct pt_member *pt_membership_join(const struct pt_target *t, const struct pt_
 struct pt_member *pt_membership_join_recorded(const struct pt_target *t, const struct pt_membership_parts *mp,
                                               pid_t pid, uint64_t starttime);
 /* pid exec'd or changed its credentials: if it is a member, its files
- * are opened again under the permissions it has now (pt_member_reopen). */
-void pt_membership_member_changed(const struct pt_target *t, pid_t pid);
+ * are opened again under the permissions it has now (pt_member_reopen),
+ * and every member's PSS is read at the next sample (its old memory map
+ * was shared). */
+void pt_membership_member_changed(const struct pt_target *t, const struct pt_membership_parts *mp, pid_t pid);
 /* A member found gone, in tree order: if its parent is a member still
  * there, it reaped this one. */
 void pt_membership_member_gone(const struct pt_target *t, const struct pt_membership_parts *mp, struct pt_member *m);

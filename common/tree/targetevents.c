@@ -62,7 +62,7 @@ void pt_targetevents_follow(const struct pt_target *t, const struct pt_membershi
             follow_unseen_exit(mp, x, e->pid);
             pt_exits_note_exit(t, e->pid, e->when);
         } else if (e->kind == PT_PROCEVENT_EXEC || e->kind == PT_PROCEVENT_CREDS) {
-            pt_membership_member_changed(t, e->pid);
+            pt_membership_member_changed(t, mp, e->pid);
         }
     }
     pt_eventbook_drain_done(mp->events);

@@ -102,6 +102,7 @@ struct pt_target_exits {
 struct pt_target_sampling {
     struct pt_ratelimit smaps_slow_said; /* "smaps_rollup of pid N took ..." */
     double threads_read_at;              /* when --by thread last read the threads */
+    uint64_t pss_samples;                /* smaps_rollup samples so far (--pss-every's turns) */
 };
 
 /* With a breakdown (options.breakdown, its groups in the ledger): their

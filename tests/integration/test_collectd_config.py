@@ -109,9 +109,10 @@ EXTREME = [
     ("PssBudget", "  PssBudget %s\n", BIG),
     ("PssBudget", web("web", "Pid 1", "PssBudget %s"), TINY),
 ]
-# The ends of the range (and PssBudget's 0) are taken.
+# The ends of the range (and PssBudget's 0) are taken; PssEvery's, 1 and 3600.
 BOUNDS = ("  PollInterval 0.001\n  DiscoveryInterval 86400\n  PssInterval 0.001\n  PssBudget 86400\n"
-          + web("me", f"Pid {os.getpid()}", "PssBudget 0.001") + web("off", f"Pid {os.getpid()}", "PssBudget 0"))
+          + web("me", f"Pid {os.getpid()}", "PssBudget 0.001", "PssEvery 3600")
+          + web("off", f"Pid {os.getpid()}", "PssBudget 0", "PssEvery 1"))
 
 # Before the logfile plugin is initialised collectd logs to stdout without
 # the level, so configuration errors are matched on the plugin's prefix.

@@ -65,6 +65,8 @@ BAD = [
     (["--pid", ME, "--pss-budget", "1ns"], "--pss-budget: \"1ns\": expected a duration from 1ms to 24h"),
     (["--pid", ME, "--pss-budget", "24.001h"], "--pss-budget"),
     (["--pid", ME, "--by-limit", "0"], "--by-limit"),
+    (["--pid", ME, "--pss-every", "0"], "--pss-every"),
+    (["--pid", ME, "--pss-every", "3601"], "--pss-every"),
     # a directory that is no proc: the option is named at start
     (["--pid", ME, "--proc-root", "/tmp"], "--proc-root"),
     (["--pid", ME, "--proc-root", "/no/such/dir"], "--proc-root"),

@@ -21,8 +21,9 @@ import harness as h
 SHARED_MIB = 64
 CHILDREN = 4
 TOLERANCE = 0.05
-# The defaults: no PSS is carried (the cost guard of slow reads, --pss-budget,
-# is off unless asked for; unit slow_smaps_read_less_often).
+# The defaults: PSS read again whenever the tree moved, and at least every 6th
+# sample (--pss-every); the cost guard of slow reads, --pss-budget, is off
+# unless asked for (unit acct_pss).
 EXECD = ["--name", "pss"]
 SHAREMEM = [sys.executable, os.path.join(h.SOURCE_ROOT, "tests", "workload", "sharemem.py")]
 

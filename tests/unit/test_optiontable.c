@@ -85,6 +85,11 @@ static const struct {
     {PT_O_PSS_BUDGET, "0", 0},
     {PT_O_PSS_BUDGET, "5ms", 0},
     {PT_O_PSS_BUDGET, "-1", -1},
+    /* 1 reads every member at every sample; at most one read in 3600 */
+    {PT_O_PSS_EVERY, "1", 0},
+    {PT_O_PSS_EVERY, "3600", 0},
+    {PT_O_PSS_EVERY, "0", -1},
+    {PT_O_PSS_EVERY, "3601", -1},
     {PT_O_POLL_INTERVAL, "0", -1},
     {PT_O_POLL_INTERVAL, "100ms", 0},
     /* 1 ms to 24 h, both ends in (units.h) */

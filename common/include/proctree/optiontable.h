@@ -93,7 +93,9 @@ enum pt_help_section {
   X(PT_O_NO_PSS, "no-pss", "CollectPss", OFF, 0, 0, PER_TARGET, "", \
     "do not read smaps_rollup (no pss/shared/uss/swap)") \
   X(PT_O_PSS_BUDGET, "pss-budget", "PssBudget", DURATION_OR_0, PT_DURATION_MIN_MS, PT_DURATION_MAX_MS, PER_TARGET, "DUR", \
-    "a process whose smaps_rollup takes longer to read\n(it stalls the process) is read less often, its\nlast PSS standing in, which may be wrong by then\n(default 0: every process read every time)") \
+    "a process whose smaps_rollup takes longer to read\n(it stalls the process) is read less often, its\nlast PSS standing in, which may be wrong by then\n(default 0: no such guard)") \
+  X(PT_O_PSS_EVERY, "pss-every", "PssEvery", WHOLE, 1, PT_PSS_EVERY_MAX, PER_TARGET, "N", \
+    "read a process's smaps_rollup at least at every\nNth PSS sample; between, only when a process of\nits tree joined, left, exec'd or its memory or\nfaults moved (default 6, 1 to 3600; 1: every\nsample)") \
   X(PT_O_NO_CTX_SWITCHES, "no-ctx-switches", "CollectContextSwitch", OFF, 0, 0, PER_TARGET, "", \
     "do not read every thread's status (no\nproc_ctx_switches_*)") \
   X(PT_O_NO_FDS, "no-fds", "CollectFileDescriptor", OFF, 0, 0, PER_TARGET, "", \
