@@ -678,7 +678,9 @@ void pt_membership_sample_pss(const struct pt_target *t, const struct pt_members
     if (!t->options.collect_pss)
         return;
     double cpu0 = pt_thread_cpu_seconds();
+    snapshot(t, PT_TR_MODE_FULL); /* the counters the rule asks for, in one pass */
     read_counters_for_pss(t, mp, s);
+    forget_snapshot(t);
     sample_smaps(t, mp, s);
     pt_membership_compact(mp);
     pt_interval_add_cpu(mp->interval, pt_thread_cpu_seconds() - cpu0);
