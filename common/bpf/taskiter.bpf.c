@@ -36,6 +36,8 @@ const volatile __u32 nr_cpus = 1;
 
 /* Set by the reader before each pass: enum pt_taskrec_mode. */
 __u32 mode;
+/* The tasks the pass visited, the host's: zeroed by the reader. */
+__u64 visits;
 
 /* The members: bit tgid % 64 of word tgid / 64, set and cleared by the
  * reader. An array's lookup is a few instructions the verifier inlines,
@@ -200,6 +202,7 @@ int pt_task(struct bpf_iter__task *ctx)
     struct task_struct *task = ctx->task;
     if (!task)
         return 0;
+    visits++;
     __u32 tgid = task->tgid, pid = task->pid;
     if (mode == PT_TR_MODE_STATM && pid != tgid)
         return 0; /* a poll reads the leaders alone */

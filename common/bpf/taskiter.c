@@ -32,6 +32,7 @@ struct pt_taskiter {
     int32_t *next;
     size_t next_cap;
     struct pt_pidmap by_tid, first_of_group, group_of;
+    uint64_t visits; /* the host's tasks the last pass visited */
     bool valid;
     bool statm_sums; /* this kernel's statm sums the per-CPU parts (Linux >= 6.16) */
 };
@@ -177,6 +178,7 @@ void pt_taskiter_unfollow(struct pt_taskiter *it, pid_t tgid)
 static int read_all(struct pt_taskiter *it, size_t record)
 {
     it->skel->bss->mode = (uint32_t)it->mode;
+    it->skel->bss->visits = 0;
     int fd = bpf_iter_create(bpf_link__fd(it->link));
     if (fd < 0)
         return -errno;
@@ -199,6 +201,7 @@ static int read_all(struct pt_taskiter *it, size_t record)
         it->len += (size_t)n;
     }
     close(fd);
+    it->visits = it->skel->bss->visits;
     if (!err && it->len % record != 0)
         err = -EIO;
     it->count = err ? 0 : it->len / record;
@@ -237,6 +240,11 @@ static int read_all(struct pt_taskiter *it, size_t record)
     return -ENOSYS;
 }
 #endif
+
+uint64_t pt_taskiter_visits(const struct pt_taskiter *it)
+{
+    return it->visits;
+}
 
 bool pt_taskiter_follows(const struct pt_taskiter *it, pid_t tgid)
 {

@@ -62,6 +62,9 @@ bool pt_taskiter_statm_sums(const struct pt_taskiter *it);
 /* One pass of the iterator, of mode (enum pt_taskrec_mode). 0, or -errno
  * (the snapshot is then empty). */
 int pt_taskiter_snapshot(struct pt_taskiter *it, enum pt_taskrec_mode mode);
+/* How many of the host's tasks the last pass visited: a pass costs that
+ * many visits, whatever the members (0 before the first). */
+uint64_t pt_taskiter_visits(const struct pt_taskiter *it);
 /* Does a snapshot of mode stand (taken, not forgotten since)? A pass of
  * reads takes one at its start and forgets it at its end, so that no
  * later read takes an old one for the present. */
