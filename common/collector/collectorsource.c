@@ -7,6 +7,7 @@
 
 #include "bpf/taskiter.h"
 #include "proctree/base.h"
+#include "proctree/caps.h"
 #include "proctree/escape.h"
 #include "procfs/callerfiles.h"
 #include "procfs/pidns.h"
@@ -38,7 +39,9 @@ static struct pt_taskiter *load(const struct pt_collector *c, char *why, size_t 
             return NULL;
         }
     }
+    uint32_t raised = pt_caps_raise_bpf();
     struct pt_taskiter *it = pt_taskiter_open(btf_fd, why, whylen);
+    pt_caps_drop_bpf(raised);
     if (btf_fd >= 0)
         close(btf_fd);
     return it;
@@ -53,6 +56,8 @@ int pt_collector_choose_source(struct pt_collector *c, char *err, size_t errlen)
     }
     char why[256];
     const char *no = ruled_out(c);
+    if (no)
+        pt_caps_drop_bpf(pt_caps_raise_bpf()); /* lent for a load that will not come: given up */
     if (!no) {
         c->taskiter = load(c, why, sizeof(why));
         no = c->taskiter ? NULL : why;

@@ -1,5 +1,6 @@
 #include "proctree/caps.h"
 
+#include <errno.h>
 #include <linux/capability.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,7 +29,7 @@ _Static_assert(CAP_SYS_PTRACE < 32 && CAP_DAC_READ_SEARCH < 32 && CAP_NET_ADMIN 
 
 /* The file capabilities to give the binary: every one proctree uses,
  * permitted only. */
-#define PT_SETCAP "setcap cap_sys_ptrace,cap_dac_read_search,cap_net_admin=p"
+#define PT_SETCAP "setcap cap_sys_ptrace,cap_dac_read_search,cap_net_admin,cap_bpf,cap_perfmon=p"
 
 static struct {
     bool read;
@@ -164,6 +165,45 @@ void pt_caps_resume(uint32_t paused)
     memset(sets, 0, sizeof(sets));
     if (get_sets(sets) && set_effective(sets, sets[0].effective | (paused & sets[0].permitted)))
         process.raised |= paused & sets[0].permitted;
+}
+
+/* CAP_BPF and CAP_PERFMON (Linux 5.8), in each set's second word. */
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+#define PT_BPF_CAPS ((UINT32_C(1) << (CAP_BPF - 32)) | (UINT32_C(1) << (CAP_PERFMON - 32)))
+
+uint32_t pt_caps_raise_bpf(void)
+{
+    struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct sets[2];
+    memset(sets, 0, sizeof(sets));
+    if (!get_sets(sets))
+        return 0;
+    uint32_t raise = sets[1].permitted & PT_BPF_CAPS & ~sets[1].effective;
+    if (!raise) /* held (root, collectd) or not permitted: no system call */
+        return 0;
+    sets[1].effective |= raise;
+    return syscall(SYS_capset, &header, sets) == 0 ? raise : 0;
+}
+
+void pt_caps_drop_bpf(uint32_t raised)
+{
+    if (!raised)
+        return;
+    struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct sets[2];
+    memset(sets, 0, sizeof(sets));
+    if (!get_sets(sets))
+        return;
+    sets[1].effective &= ~raised;
+    sets[1].permitted &= ~raised;
+    sets[1].inheritable &= ~raised;
+    if (syscall(SYS_capset, &header, sets) != 0)
+        pt_logf(PT_LOG_WARNING, "CAP_BPF and CAP_PERFMON could not be given up after the load: %s", strerror(errno));
 }
 
 bool pt_caps_lent(void)

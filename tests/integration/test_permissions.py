@@ -28,7 +28,7 @@ DENIED = {"io": ["proc_io_read_bytes", "proc_io_write_bytes", "proc_io_read_sysc
           "smaps_rollup": ["proc_pss_max", "proc_uss_max", "proc_swap_max"],
           "fd/": ["proc_fds"]}
 NEEDS = {"io": ("sys_ptrace", "dac_read_search"), "smaps_rollup": ("sys_ptrace",), "fd/": ("dac_read_search",)}
-SETCAP = "cap_sys_ptrace,cap_dac_read_search,cap_net_admin"
+SETCAP = "cap_sys_ptrace,cap_dac_read_search,cap_net_admin,cap_bpf,cap_perfmon"
 
 
 class PermissionsTest(unittest.TestCase):

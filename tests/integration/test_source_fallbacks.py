@@ -9,7 +9,11 @@ must report the same tree (processes, threads, memory) with no read served
 by BPF (collector_bpf_reads=0). --source bpf where it cannot serve is a
 one-line error (exit 2) instead.
 
-The cases: nobody with the =p binary, which carries no cap_bpf; a missing
+The one place where the lent capabilities serve it: nobody with the =p
+binary of the documented recipe (cap_bpf and cap_perfmon too) loads the
+program, and has given both up for good once it is loaded.
+
+The cases: nobody with a =p binary that carries no cap_bpf; a missing
 and a malformed BTF file (PROCTREE_TEST_BTF); a container without the
 capabilities (root whose bounding set lacks cap_bpf, cap_perfmon and
 cap_sys_admin); a container's own pid namespace; a chosen proc root.
@@ -25,6 +29,8 @@ import harness as h
 
 NOBODY = 65534
 SETCAP = "cap_sys_ptrace,cap_dac_read_search,cap_net_admin=p"
+SETCAP_BPF = "cap_sys_ptrace,cap_dac_read_search,cap_net_admin,cap_bpf,cap_perfmon=p"
+CAP_PERFMON, CAP_BPF = 38, 39
 ARGS = ["--once", "--interval", "0.5s", "--no-global"]
 # what does not move on an idle tree, so that two runs may be compared
 STILL = ["proc_processes", "proc_threads", "proc_vm_size_max", "proc_rss_max"]
@@ -91,6 +97,29 @@ class SourceFallbacks(unittest.TestCase):
         result = self.run_execd(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", program,
                                  *ARGS, "--pid", self.root])
         self.assert_fallback(result, "Operation not permitted (it needs CAP_BPF and CAP_PERFMON effective, or root)")
+
+    def test_nobody_with_the_recipes_binary(self):
+        program = shutil.copy(h.execd_path(), self.tmp)
+        os.chmod(program, 0o755)
+        subprocess.run(["setcap", SETCAP_BPF, program], check=True)
+        execd = h.Execd(["--interval", "0.5s", "--no-global", "--pid", self.root, "--name", "t"],
+                        wrapper=["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"],
+                        program=program)
+        self.addCleanup(execd.stop)
+        batches = execd.wait_batches(1)
+        said = [l for l in execd.stderr_lines() if "source: " in l]
+        self.assertEqual(len(said), 1, execd.describe())
+        self.assertIn("source: bpf,", said[0])
+        line = h.target_line(batches[-1][1], "t")
+        self.assertGreater(line.fields["collector_bpf_reads"], 0, line.raw)
+        with open(f"/proc/{execd.pid}/status") as f:
+            sets = {k: int(v, 16) for k, v in (l.split(":\t") for l in f.read().splitlines()
+                                                if l.startswith(("CapPrm", "CapEff")))}
+        for name, value in sets.items():
+            for cap in (CAP_BPF, CAP_PERFMON):
+                self.assertFalse(value >> cap & 1, f"{name} still holds capability {cap}: {value:x}")
+        # the lent three stay: they read the members' files
+        self.assertTrue(sets["CapPrm"] >> 19 & 1, "CAP_SYS_PTRACE given up too")
 
     def test_btf_missing(self):
         missing = os.path.join(self.tmp, "vmlinux")

@@ -80,6 +80,16 @@ bool pt_caps_lower(void);
 uint32_t pt_caps_pause(void);
 void pt_caps_resume(uint32_t paused);
 
+/* The BPF source's load (collectorsource.c): CAP_BPF and CAP_PERFMON
+ * made effective where they are only permitted (the binary's file
+ * capabilities, setcap ...=p), for the load and attach alone; the bits
+ * raised are returned (0, with no system call, where they are held or
+ * not permitted: root, collectd), for pt_caps_drop_bpf to take out of the
+ * effective and permitted sets for good once the program is attached: a
+ * pass of its iterator needs neither. */
+uint32_t pt_caps_raise_bpf(void);
+void pt_caps_drop_bpf(uint32_t raised);
+
 /* Did this process raise any capability the binary lends it (file
  * capabilities, permitted only), rather than hold it as the caller's own? */
 bool pt_caps_lent(void);
