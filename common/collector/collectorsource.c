@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "bpf/taskiter.h"
@@ -12,10 +13,24 @@
 #include "procfs/callerfiles.h"
 #include "procfs/pidns.h"
 
+/* The program, its maps and link hold about ten descriptors for good; a
+ * run whose open-files limit is below this keeps them for its /proc
+ * files and its own pipes and sockets. */
+#define PT_SOURCE_FDS_MIN 256
+
 /* Why the task iterator cannot serve here before it is tried; NULL when
  * nothing stands in its way. */
-static const char *ruled_out(const struct pt_collector *c)
+static const char *ruled_out(const struct pt_collector *c, char *why, size_t whylen)
 {
+    struct rlimit nofile;
+    if (c->config.source == PT_SOURCE_AUTO && getrlimit(RLIMIT_NOFILE, &nofile) == 0 &&
+        nofile.rlim_max < PT_SOURCE_FDS_MIN) {
+        snprintf(why, whylen,
+                 "the open-files limit (%llu) is below %d: its ten descriptors are left to the /proc files "
+                 "(--source bpf takes them all the same)",
+                 (unsigned long long)nofile.rlim_max, PT_SOURCE_FDS_MIN);
+        return why;
+    }
     if (!pt_taskiter_built())
         return "this build has no BPF source (built without libbpf, clang or bpftool)";
     if (c->proc_root_chosen)
@@ -51,11 +66,11 @@ int pt_collector_choose_source(struct pt_collector *c, char *err, size_t errlen)
 {
     c->taskiter = NULL;
     if (c->config.source == PT_SOURCE_PROCFS) {
-        pt_logf(PT_LOG_INFO, "source: procfs, as asked (--source procfs)");
+        snprintf(c->source_line, sizeof(c->source_line), "source: procfs, as asked (--source procfs)");
         return 0;
     }
     char why[256];
-    const char *no = ruled_out(c);
+    const char *no = ruled_out(c, why, sizeof(why));
     if (no)
         pt_caps_drop_bpf(pt_caps_raise_bpf()); /* lent for a load that will not come: given up */
     if (!no) {
@@ -63,18 +78,18 @@ int pt_collector_choose_source(struct pt_collector *c, char *err, size_t errlen)
         no = c->taskiter ? NULL : why;
     }
     if (!no) {
-        pt_logf(PT_LOG_INFO,
-                "source: bpf, the task iterator reads every member's memory at each poll%s and its stat, io "
-                "and threads' counts at the interval's end, in one pass each; smaps_rollup, fd/, limits "
-                "and children from procfs",
-                pt_taskiter_statm_sums(c->taskiter) ? ""
-                                                    : " (statm from procfs: this kernel's sums no per-CPU counts)");
+        snprintf(c->source_line, sizeof(c->source_line),
+                 "source: bpf, the task iterator reads every member's memory at each poll%s and its stat, io "
+                 "and threads' counts at the interval's end, in one pass each; smaps_rollup, fd/, limits "
+                 "and children from procfs",
+                 pt_taskiter_statm_sums(c->taskiter) ? ""
+                                                     : " (statm from procfs: this kernel's sums no per-CPU counts)");
         return 0;
     }
     if (c->config.source == PT_SOURCE_BPF) {
         snprintf(err, errlen, "--source bpf: the BPF task iterator cannot serve: %s", no);
         return -1;
     }
-    pt_logf(PT_LOG_INFO, "source: procfs, the BPF task iterator cannot serve: %s", no);
+    snprintf(c->source_line, sizeof(c->source_line), "source: procfs, the BPF task iterator cannot serve: %s", no);
     return 0;
 }

@@ -15,9 +15,11 @@
 
 #include "collector/collectorstate.h"
 
-/* Load the task iterator into c->taskiter, or leave it NULL, and say
- * which source serves, and why. -1 with a one-line reason in err only
- * where BPF was asked for and cannot serve. */
+/* Load the task iterator into c->taskiter, or leave it NULL, and put the
+ * line that says which source serves, and why, in c->source_line (said at
+ * the first tick: a usage error found after this stays one line). -1 with
+ * a one-line reason in err only where BPF was asked for and cannot
+ * serve. */
 int pt_collector_choose_source(struct pt_collector *c, char *err, size_t errlen);
 
 #endif

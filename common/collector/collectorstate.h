@@ -40,6 +40,7 @@ struct pt_collector {
     struct pt_sysmem global;
     bool have_global;
     struct pt_taskiter *taskiter; /* the BPF source (collectorsource.h); NULL: procfs alone */
+    char source_line[512];        /* which source serves, and why: said at the first tick */
     struct pt_batch batch;
     struct pt_fd_budget fd_budget;
     bool said_budget; /* the budget-reached line is written once */

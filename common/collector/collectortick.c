@@ -78,6 +78,8 @@ double pt_collector_tick(struct pt_collector *c, double now)
     bool first = !c->started;
     if (first) {
         c->started = true;
+        if (c->source_line[0])
+            pt_logf(PT_LOG_INFO, "%s", c->source_line);
         c->next_poll = c->next_discovery = c->interval_start = c->next_pss = now;
         advance(&c->next_pss, now, c->config.pss_interval);
         pt_gpu_probe(&c->gpu, c->proc_root, c->sys_root, "/dev", NULL);

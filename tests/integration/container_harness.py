@@ -117,15 +117,24 @@ def debian_mirror():
     return "http://deb.debian.org/debian"
 
 
+# What the official image's base has that proctree meets (setcap, setpriv,
+# ps), and proctree-execd's own run-time dependency, which the image's
+# apt-get fetches from the network (the tests' builds have none): libbpf1.
+ROOTFS_PACKAGES = ["libcap2-bin", "procps", "ca-certificates", "curl", "libbpf1"]
+
+
 def rootfs_tar():
-    """Debian bookworm as the official image's base has it (the packages it
-    adds that proctree meets: setcap, setpriv, ps), made once by mmdebstrap."""
-    path = os.path.join(CACHE, f"rootfs-{SUITE}.tar")
+    """Debian bookworm as the official image's base has it, made once by
+    mmdebstrap."""
+    # named by what it holds: a cached one made before a package joined
+    # the list is made anew
+    tag = hashlib.sha256(",".join(ROOTFS_PACKAGES).encode()).hexdigest()[:12]
+    path = os.path.join(CACHE, f"rootfs-{SUITE}-{tag}.tar")
     with _locked(f"rootfs-{SUITE}"):
         if not os.path.exists(path):
             say(f"making a {SUITE} root filesystem with mmdebstrap (once; cached in {path})")
             partial = path + ".partial"
-            subprocess.run(["mmdebstrap", "--variant=apt", "--include=libcap2-bin,procps,ca-certificates,curl",
+            subprocess.run(["mmdebstrap", "--variant=apt", "--include=" + ",".join(ROOTFS_PACKAGES),
                             "--format=tar", SUITE, partial, debian_mirror()],
                            check=True, capture_output=True, timeout=BUILD_TIMEOUT)
             os.rename(partial, path)
