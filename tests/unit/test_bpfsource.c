@@ -254,6 +254,24 @@ static void compare_statm(struct pt_taskiter *it, const pid_t *pids, int n, stru
     ck_assert_ptr_null(pt_taskiter_group(it, pids[0])); /* a poll's snapshot holds no group */
 }
 
+/* One interval end's snapshot and one poll's, each against the files. */
+static void compare_tree(struct pt_taskiter *it, const pid_t *pids, int n, struct pt_buf *buf)
+{
+    ck_assert_int_eq(pt_taskiter_snapshot(it, PT_TR_MODE_FULL), 0);
+    for (int i = 0; i < n; i++)
+        compare(it, pids[i], buf);
+    compare_statm(it, pids, n, buf);
+}
+
+/* Until each of pids is stopped (its counters then hold still). */
+static void wait_stopped(const pid_t *pids, int n)
+{
+    for (int i = 0; i < n; i++) {
+        siginfo_t si;
+        ck_assert_int_eq(waitid(P_PID, (id_t)pids[i], &si, WSTOPPED | WNOWAIT), 0);
+    }
+}
+
 static void kill_all(pid_t *pids, int n)
 {
     for (int i = 0; i < n; i++)
@@ -282,15 +300,9 @@ START_TEST(test_still_tree)
     /* each child stopped: a stopped task's counters hold still */
     for (int i = 0; i < N; i++)
         kill(pids[i], SIGSTOP);
-    for (int i = 0; i < N; i++) {
-        siginfo_t si;
-        ck_assert_int_eq(waitid(P_PID, (id_t)pids[i], &si, WSTOPPED | WNOWAIT), 0);
-    }
-    ck_assert_int_eq(pt_taskiter_snapshot(it, PT_TR_MODE_FULL), 0);
+    wait_stopped(pids, N);
     struct pt_buf buf = {0};
-    for (int i = 0; i < N; i++)
-        compare(it, pids[i], &buf);
-    compare_statm(it, pids, N, &buf);
+    compare_tree(it, pids, N, &buf);
     pt_buf_free(&buf);
     kill_all(pids, N);
     pt_taskiter_close(it);
@@ -357,17 +369,12 @@ START_TEST(test_busy_tree)
             busy(i);
         ck_assert_int_eq(pt_taskiter_follow(it, pids[i]), 0);
     }
-    for (int i = 0; i < N; i++) {
-        siginfo_t si;
-        ck_assert_int_eq(waitid(P_PID, (id_t)pids[i], &si, WSTOPPED | WNOWAIT), 0);
-    }
+    wait_stopped(pids, N);
     /* every thread of each stopped too (the spinning one's group stop) */
     usleep(100000);
-    ck_assert_int_eq(pt_taskiter_snapshot(it, PT_TR_MODE_FULL), 0);
     struct pt_buf buf = {0};
     memset(&seen, 0, sizeof(seen));
-    for (int i = 0; i < N; i++)
-        compare(it, pids[i], &buf);
+    compare_tree(it, pids, N, &buf);
     ck_assert_uint_gt(seen.cpu, 0);
     ck_assert_uint_gt(seen.child_cpu, 0);
     ck_assert_uint_ge(seen.wchar, N * 16 * 65536);
@@ -377,10 +384,7 @@ START_TEST(test_busy_tree)
     if (pt_taskiter_statm_sums(it))
         ck_assert_uint_ge(seen.resident, N * 256); /* each faulted 1 MiB or more in */
     /* the snapshot's order does not matter: procfs read first, BPF after */
-    ck_assert_int_eq(pt_taskiter_snapshot(it, PT_TR_MODE_FULL), 0);
-    for (int i = 0; i < N; i++)
-        compare(it, pids[i], &buf);
-    compare_statm(it, pids, N, &buf);
+    compare_tree(it, pids, N, &buf);
     pt_buf_free(&buf);
     kill_all(pids, N);
     pt_taskiter_close(it);
