@@ -3,7 +3,8 @@
  * whose thread group is in the members map: at a poll (mode
  * PT_TR_MODE_STATM) one small record of each member's memory, from its
  * leader; at the interval's end (PT_TR_MODE_FULL) one per task of each
- * member and one of each group. Built with clang against the kernel's
+ * member and one of each group; at a discovery (PT_TR_MODE_CHILDREN) one
+ * per member there and one per process whose parent is a member. Built with clang against the kernel's
  * BTF (CO-RE: libbpf moves each field access to where the running kernel
  * has it).
  *
@@ -204,8 +205,20 @@ int pt_task(struct bpf_iter__task *ctx)
         return 0;
     visits++;
     __u32 tgid = task->tgid, pid = task->pid;
-    if (mode == PT_TR_MODE_STATM && pid != tgid)
-        return 0; /* a poll reads the leaders alone */
+    if (mode != PT_TR_MODE_FULL && pid != tgid)
+        return 0; /* a poll and a discovery read the leaders alone */
+    if (mode == PT_TR_MODE_CHILDREN) {
+        struct pt_taskrec_child c = {.kind = PT_TR_ALIVE, .pid = tgid};
+        if (is_member(tgid))
+            bpf_seq_write(seq, &c, sizeof(c));
+        __u32 parent = task->real_parent->tgid;
+        if (parent != tgid && is_member(parent)) {
+            c.kind = PT_TR_CHILD;
+            c.parent = parent;
+            bpf_seq_write(seq, &c, sizeof(c));
+        }
+        return 0;
+    }
     if (!is_member(tgid))
         return 0;
     if (mode == PT_TR_MODE_STATM) {

@@ -289,11 +289,49 @@ static void index_full(struct pt_taskiter *it)
     }
 }
 
+static const struct pt_taskrec_child *child_record(const struct pt_taskiter *it, size_t i)
+{
+    return (const struct pt_taskrec_child *)(const void *)(it->bytes + i * sizeof(struct pt_taskrec_child));
+}
+
+/* A discovery's records: the members there, and each member's children
+ * chained from first_of_group[member] through next[], in pid order. */
+static void index_children(struct pt_taskiter *it)
+{
+    if (it->next_cap < it->count) {
+        it->next_cap = it->count;
+        it->next = pt_xrealloc_array(it->next, it->next_cap, sizeof(*it->next));
+    }
+    for (size_t i = it->count; i-- > 0;) {
+        const struct pt_taskrec_child *r = child_record(it, i);
+        it->next[i] = -1;
+        if (r->kind == PT_TR_ALIVE) {
+            pt_pidmap_put(&it->group_of, (pid_t)r->pid, (uint32_t)i);
+        } else if (r->kind == PT_TR_CHILD) {
+            it->next[i] = (int32_t)pt_pidmap_get(&it->first_of_group, (pid_t)r->parent);
+            pt_pidmap_put(&it->first_of_group, (pid_t)r->parent, (uint32_t)i);
+        }
+    }
+}
+
+static size_t record_size(enum pt_taskrec_mode mode)
+{
+    switch (mode) {
+    case PT_TR_MODE_STATM:
+        return sizeof(struct pt_taskrec_statm);
+    case PT_TR_MODE_CHILDREN:
+        return sizeof(struct pt_taskrec_child);
+    case PT_TR_MODE_FULL:
+        break;
+    }
+    return sizeof(struct pt_taskrec);
+}
+
 int pt_taskiter_snapshot(struct pt_taskiter *it, enum pt_taskrec_mode mode)
 {
     it->valid = false;
     it->mode = mode;
-    size_t record = mode == PT_TR_MODE_STATM ? sizeof(struct pt_taskrec_statm) : sizeof(struct pt_taskrec);
+    size_t record = record_size(mode);
     int err = read_all(it, record);
     pt_pidmap_clear(&it->by_tid);
     pt_pidmap_clear(&it->first_of_group);
@@ -302,6 +340,8 @@ int pt_taskiter_snapshot(struct pt_taskiter *it, enum pt_taskrec_mode mode)
         return err;
     if (mode == PT_TR_MODE_FULL) {
         index_full(it);
+    } else if (mode == PT_TR_MODE_CHILDREN) {
+        index_children(it);
     } else {
         for (size_t i = 0; i < it->count; i++) {
             const struct pt_taskrec_statm *r =
@@ -352,4 +392,21 @@ const struct pt_taskrec_statm *pt_taskiter_statm(const struct pt_taskiter *it, p
     return i < 0 ? NULL
                  : (const struct pt_taskrec_statm *)(const void *)(it->bytes +
                                                                    (size_t)i * sizeof(struct pt_taskrec_statm));
+}
+
+bool pt_taskiter_alive(const struct pt_taskiter *it, pid_t tgid)
+{
+    return pt_taskiter_valid(it, PT_TR_MODE_CHILDREN) && pt_pidmap_get(&it->group_of, tgid) >= 0;
+}
+
+pid_t pt_taskiter_child_first(const struct pt_taskiter *it, pid_t tgid, long *cursor)
+{
+    *cursor = pt_taskiter_valid(it, PT_TR_MODE_CHILDREN) ? pt_pidmap_get(&it->first_of_group, tgid) : -1;
+    return *cursor < 0 ? 0 : (pid_t)child_record(it, (size_t)*cursor)->pid;
+}
+
+pid_t pt_taskiter_child_next(const struct pt_taskiter *it, long *cursor)
+{
+    *cursor = *cursor < 0 ? -1 : it->next[*cursor];
+    return *cursor < 0 ? 0 : (pid_t)child_record(it, (size_t)*cursor)->pid;
 }

@@ -5,8 +5,9 @@
  * target that follows it) while a target holds it, and a snapshot is one
  * pass of the iterator over the host's tasks, taken in one read(2) loop:
  * at a poll (PT_TR_MODE_STATM) each member's memory, at the interval's
- * end (PT_TR_MODE_FULL) every task of each member and each group
- * (taskrec.h), indexed by tid and by thread group.
+ * end (PT_TR_MODE_FULL) every task of each member and each group, at a
+ * discovery (PT_TR_MODE_CHILDREN) each member's children (taskrec.h),
+ * indexed by tid and by thread group.
  *
  * Invariants:
  *   - records[0, count) are the last snapshot's, all of its mode, in the
@@ -14,7 +15,9 @@
  *   - FULL: by_tid maps each task record's tid to its index, group_of
  *     each group record's tgid to its; first_of_group[tgid] is the
  *     group's first task record and next[i] chains the rest (-1 ends it);
- *     STATM: group_of maps each record's tgid to its index;
+ *     STATM: group_of maps each record's tgid to its index; CHILDREN:
+ *     group_of each member there, first_of_group[parent] and next[]
+ *     chain the children of each;
  *   - followed counts each tgid's followers; a tgid's bit is set in the
  *     program's map (and in words, its copy) exactly while its count is
  *     positive.
@@ -80,6 +83,13 @@ const struct pt_taskrec *pt_taskiter_group(const struct pt_taskiter *it, pid_t t
  * NULL ends. */
 const struct pt_taskrec *pt_taskiter_group_first(const struct pt_taskiter *it, pid_t tgid);
 const struct pt_taskrec *pt_taskiter_group_next(const struct pt_taskiter *it, const struct pt_taskrec *r);
+/* CHILDREN: is member tgid there (its leader was visited)? */
+bool pt_taskiter_alive(const struct pt_taskiter *it, pid_t tgid);
+/* CHILDREN: the processes whose real parent is a thread of member tgid,
+ * as its task/TID/children files list them: the first, then each next
+ * one (cursor is the caller's); 0 ends. */
+pid_t pt_taskiter_child_first(const struct pt_taskiter *it, pid_t tgid, long *cursor);
+pid_t pt_taskiter_child_next(const struct pt_taskiter *it, long *cursor);
 /* STATM: the record of thread group tgid; NULL when it had none. */
 const struct pt_taskrec_statm *pt_taskiter_statm(const struct pt_taskiter *it, pid_t tgid);
 

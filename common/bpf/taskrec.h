@@ -43,8 +43,19 @@ enum pt_taskrec_io {
     PT_TR_IO_COUNT
 };
 
-enum pt_taskrec_kind { PT_TR_TASK = 1, PT_TR_GROUP = 2, PT_TR_STATM = 3 };
-enum pt_taskrec_mode { PT_TR_MODE_FULL, PT_TR_MODE_STATM };
+enum pt_taskrec_kind { PT_TR_TASK = 1, PT_TR_GROUP = 2, PT_TR_STATM = 3, PT_TR_ALIVE = 4, PT_TR_CHILD = 5 };
+enum pt_taskrec_mode { PT_TR_MODE_FULL, PT_TR_MODE_STATM, PT_TR_MODE_CHILDREN };
+
+/* A discovery's record (PT_TR_MODE_CHILDREN): a member's leader that is
+ * there (PT_TR_ALIVE, pid its tgid), or a process whose real parent is a
+ * thread of a member (PT_TR_CHILD, pid its tgid, parent the member's):
+ * what the member's task/TID/children files list. */
+struct pt_taskrec_child {
+    pt_rec_u32 kind;
+    pt_rec_u32 pid;
+    pt_rec_u32 parent;
+    pt_rec_u32 zero;
+};
 
 /* An mm's sizes as statm counts them: total_vm, and mm->rss_stat[i]
  * (MM_FILEPAGES, MM_ANONPAGES, MM_SWAPENTS, MM_SHMEMPAGES) summed over

@@ -34,6 +34,22 @@ enum pt_read pt_membersource_statm(struct pt_member *m, int proc_root_fd, struct
     return PT_READ_OK;
 }
 
+enum pt_read pt_membersource_children(struct pt_member *m, int proc_root_fd, struct pt_buf *buf,
+                                      int (*fn)(pid_t pid, void *arg), void *arg, bool *no_children_files)
+{
+    /* a member the discovery's pass did not find there (joined since, or
+     * reaped) has its files read: they say which */
+    if (!m->taskiter || !pt_taskiter_alive(m->taskiter, m->pid))
+        return pt_member_read_children(m, proc_root_fd, buf, fn, arg, no_children_files);
+    *no_children_files = false;
+    long cursor;
+    for (pid_t child = pt_taskiter_child_first(m->taskiter, m->pid, &cursor); child > 0;
+         child = pt_taskiter_child_next(m->taskiter, &cursor))
+        if (fn(child, arg) != 0)
+            break;
+    return PT_READ_OK;
+}
+
 enum pt_read pt_membersource_counters(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, bool blkio,
                                       struct pt_membersource_units units, bool *served)
 {

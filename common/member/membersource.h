@@ -30,6 +30,10 @@ enum pt_read pt_membersource_statm(struct pt_member *m, int proc_root_fd, struct
 enum pt_read pt_membersource_counters(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, bool blkio,
                                       struct pt_membersource_units units, bool *served);
 
+/* Its children (pt_member_read_children): fn(pid, arg) for each. */
+enum pt_read pt_membersource_children(struct pt_member *m, int proc_root_fd, struct pt_buf *buf,
+                                      int (*fn)(pid_t pid, void *arg), void *arg, bool *no_children_files);
+
 /* The per-thread counts (pt_member_read_tcounts). */
 enum pt_read pt_membersource_tcounts(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, unsigned want,
                                      struct pt_membersource_units units, int64_t now[PT_TC_COUNT], unsigned *got,

@@ -18,6 +18,7 @@
 
 #include "proctree/escape.h"
 
+#include "member/membersource.h"
 #include "tree/membership.h"
 #include "tree/targetcg.h"
 #include "tree/targetstops.h"
@@ -331,6 +332,10 @@ void pt_discovery_run(const struct pt_target *t, const struct pt_discovery_parts
 
     size_t n_pairs = 0;
     struct ppid_pair *pairs = dp->d->scan_fallback ? scan_ppids(t, &n_pairs) : NULL;
+    /* one pass of the iterator for every member's children (those that
+     * join during the walk read their files) */
+    if (!dp->d->scan_fallback && pt_membership_pass_pays(t))
+        pt_membership_snapshot(t, PT_TR_MODE_CHILDREN);
     /* Breadth first: members appended while walking are walked too, so a
      * whole new subtree joins in one pass, parents before children. */
     for (size_t i = 0; i < t->membership.n_members; i++) {
@@ -341,8 +346,8 @@ void pt_discovery_run(const struct pt_target *t, const struct pt_discovery_parts
             children_from_scan(dp->d, pairs, n_pairs, t->membership.members[i].pid);
         } else {
             bool no_children_files = false;
-            enum pt_read r = pt_member_read_children(&t->membership.members[i], t->proc_root_fd, t->buf, collect_pid,
-                                                     dp->d, &no_children_files);
+            enum pt_read r = pt_membersource_children(&t->membership.members[i], t->proc_root_fd, t->buf, collect_pid,
+                                                      dp->d, &no_children_files);
             if (r == PT_READ_GONE) {
                 dp->d->n_pending = 0;
                 pt_membership_member_gone(t, dp->mp, &t->membership.members[i]);
@@ -364,6 +369,7 @@ void pt_discovery_run(const struct pt_target *t, const struct pt_discovery_parts
         join_pending(t, dp, baseline);
     }
     free(pairs);
+    pt_membership_forget_snapshot(t);
     for (size_t i = 0; i < t->membership.n_members; i++)
         t->membership.members[i].baseline_walk = false;
     pt_targetevents_discovered(t, dp->mp->events);

@@ -469,28 +469,28 @@ static void poll_members(const struct pt_target *t, const struct pt_membership_p
  * interval's end), forgotten at its end (taskiter.h): one moment for
  * every member, at what the members cost. A failed pass leaves the reads
  * to the files. */
-static void snapshot(const struct pt_target *t, enum pt_taskrec_mode mode)
+void pt_membership_snapshot(const struct pt_target *t, enum pt_taskrec_mode mode)
 {
     if (t->taskiter)
         pt_taskiter_snapshot(t->taskiter, mode);
 }
 
-static void forget_snapshot(const struct pt_target *t)
+void pt_membership_forget_snapshot(const struct pt_target *t)
 {
     if (t->taskiter)
         pt_taskiter_forget(t->taskiter);
 }
 
 /* A pass visits every task of the host; a statm read through a kept
- * descriptor costs about as much as PT_STATM_VISITS of those visits
- * (measured on a 2-CPU host: 1.6 us a pread, 0.4 us a visit). So a
- * poll's pass pays where the members outnumber the host's tasks over
- * that: a 100-process tree on a host of 1,100 tasks polls its statm
- * files, a 1,000-process one (2,100 tasks) the iterator. Either gives
- * the same numbers. */
+ * descriptor (a children file's the same) costs about as much as
+ * PT_STATM_VISITS of those visits (measured on a 2-CPU host: 1.6 us a
+ * pread, 0.4 us a visit). So a poll's (a discovery's) pass pays where the
+ * members outnumber the host's tasks over that: a 100-process tree on a
+ * host of 1,100 tasks polls its statm files, a 1,000-process one (2,100
+ * tasks) the iterator. Either gives the same numbers. */
 #define PT_STATM_VISITS 4
 
-static bool poll_pass_pays(const struct pt_target *t)
+bool pt_membership_pass_pays(const struct pt_target *t)
 {
     if (!t->taskiter)
         return false;
@@ -504,10 +504,10 @@ void pt_membership_poll(const struct pt_target *t, const struct pt_membership_pa
      * snapshot then; else the members' memory alone, where a pass costs
      * less than their statm files */
     bool every_member = pt_target_partitions(t);
-    if (every_member || poll_pass_pays(t))
-        snapshot(t, every_member ? PT_TR_MODE_FULL : PT_TR_MODE_STATM);
+    if (every_member || pt_membership_pass_pays(t))
+        pt_membership_snapshot(t, every_member ? PT_TR_MODE_FULL : PT_TR_MODE_STATM);
     poll_members(t, mp);
-    forget_snapshot(t);
+    pt_membership_forget_snapshot(t);
     pt_targetcg_poll(t, cg);
     pt_membership_compact(mp);
     pt_interval_add_cpu(mp->interval, pt_thread_cpu_seconds() - cpu0);
@@ -697,9 +697,9 @@ void pt_membership_sample_pss(const struct pt_target *t, const struct pt_members
     if (!t->options.collect_pss)
         return;
     double cpu0 = pt_thread_cpu_seconds();
-    snapshot(t, PT_TR_MODE_FULL); /* the counters the rule asks for, in one pass */
+    pt_membership_snapshot(t, PT_TR_MODE_FULL); /* the counters the rule asks for, in one pass */
     read_counters_for_pss(t, mp, s);
-    forget_snapshot(t);
+    pt_membership_forget_snapshot(t);
     sample_smaps(t, mp, s);
     pt_membership_compact(mp);
     pt_interval_add_cpu(mp->interval, pt_thread_cpu_seconds() - cpu0);
@@ -842,14 +842,14 @@ void pt_membership_end_reads(const struct pt_target *t, const struct pt_membersh
     pt_ledger_next_round(mp->ledger);
     retry_denied(t);
     bool delayacct = !isnan(blkio_since), was_read = pt_interval_begin_end_reads(mp->interval, boottime, delayacct);
-    snapshot(t, PT_TR_MODE_FULL); /* one moment for every member's counters */
-    poll_members(t, mp);          /* the last sample of the interval, */
-    pt_targetcg_poll(t, cg);      /* its cgroups' too: an interval with no poll before has this one */
+    pt_membership_snapshot(t, PT_TR_MODE_FULL); /* one moment for every member's counters */
+    poll_members(t, mp);                        /* the last sample of the interval, */
+    pt_targetcg_poll(t, cg);                    /* its cgroups' too: an interval with no poll before has this one */
     int64_t threads = read_all_counters(t, mp);
     if (t->options.collect_pss && t->pss_at_end)
         sample_smaps(t, mp, s);
     sample_tcounts(t, mp);
-    forget_snapshot(t);
+    pt_membership_forget_snapshot(t);
     bool blkio_shown = was_read && delayacct && all_started_after(t, blkio_since);
     int64_t fds = t->options.collect_fds ? count_fds(t, mp, now) : -1;
     pt_membership_compact(mp);

@@ -108,6 +108,14 @@ void pt_membership_credit_thread(struct pt_ledger *ledger, struct pt_thread_usag
 /* The fast poll: memory gauges of every member, counters of the members
  * nobody in the tree would absorb. */
 void pt_membership_poll(const struct pt_target *t, const struct pt_membership_parts *mp, struct pt_target_cgroups *cg);
+
+/* A pass of the target's task iterator (its collector's: shared) for one
+ * round of reads, of mode (taskiter.h), and its end: the reads between
+ * them take what it holds, the others their files. Nothing without one. */
+void pt_membership_snapshot(const struct pt_target *t, enum pt_taskrec_mode mode);
+void pt_membership_forget_snapshot(const struct pt_target *t);
+/* Does a pass cost less than reading each member's file of one kind? */
+bool pt_membership_pass_pays(const struct pt_target *t);
 /* One smaps_rollup sample of every member (PSS on its own cadence). */
 void pt_membership_sample_pss(const struct pt_target *t, const struct pt_membership_parts *mp,
                               struct pt_target_sampling *s);

@@ -9,6 +9,7 @@
  * the BPF source and a kernel with BTF they must load (CI); elsewhere they
  * say why and pass without comparing. */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -391,6 +392,99 @@ START_TEST(test_busy_tree)
 }
 END_TEST
 
+static void *fork_one(void *arg)
+{
+    pid_t *out = arg;
+    *out = fork();
+    if (*out == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        for (;;)
+            pause();
+    }
+    return NULL;
+}
+
+static int add_pid(pid_t pid, void *arg)
+{
+    pid_t **at = arg;
+    *(*at)++ = pid;
+    return 0;
+}
+
+static int by_pid(const void *a, const void *b)
+{
+    return *(const pid_t *)a - *(const pid_t *)b;
+}
+
+/* A discovery's pass: the children its task/TID/children files list,
+ * one forked by another thread of the member's too. */
+START_TEST(test_children)
+{
+    struct pt_taskiter *it = load_or_say();
+    if (!it)
+        return;
+    enum { N = 40 };
+    pid_t pids[N + 1];
+    for (int i = 0; i < N; i++) {
+        pids[i] = fork();
+        ck_assert_int_ge(pids[i], 0);
+        if (pids[i] == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            for (;;)
+                pause();
+        }
+    }
+    pthread_t th;
+    pthread_create(&th, NULL, fork_one, &pids[N]);
+    pthread_join(th, NULL);
+    ck_assert_int_gt(pids[N], 0);
+    ck_assert_int_eq(pt_taskiter_follow(it, getpid()), 0);
+    ck_assert_int_eq(pt_taskiter_snapshot(it, PT_TR_MODE_CHILDREN), 0);
+    ck_assert(pt_taskiter_alive(it, getpid()));
+    ck_assert(!pt_taskiter_alive(it, pids[0])); /* not followed */
+    /* the files: every thread's of this process */
+    pid_t files[4 * N], *end = files;
+    struct pt_buf buf = {0};
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/task", (int)getpid());
+    DIR *d = opendir(path);
+    ck_assert_ptr_nonnull(d);
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char full[320];
+        snprintf(full, sizeof(full), "/proc/%d/task/%s/children", (int)getpid(), e->d_name);
+        int fd = open(full, O_RDONLY);
+        if (fd < 0)
+            continue;
+        ssize_t n = pt_pread_all(fd, &buf);
+        close(fd);
+        if (n > 0)
+            pt_parse_children(buf.data, (size_t)n, add_pid, &end);
+    }
+    closedir(d);
+    pid_t got[4 * N];
+    int n_got = 0;
+    long cursor;
+    for (pid_t c = pt_taskiter_child_first(it, getpid(), &cursor); c > 0; c = pt_taskiter_child_next(it, &cursor))
+        got[n_got++] = c;
+    int n_files = (int)(end - files);
+    ck_assert_int_ge(n_files, N + 1);
+    ck_assert_int_eq(n_got, n_files);
+    qsort(files, (size_t)n_files, sizeof(pid_t), by_pid);
+    qsort(got, (size_t)n_got, sizeof(pid_t), by_pid);
+    for (int i = 0; i < n_got; i++)
+        ck_assert_int_eq(got[i], files[i]);
+    bool thread_child = false;
+    for (int i = 0; i < n_got; i++)
+        thread_child |= got[i] == pids[N];
+    ck_assert(thread_child);
+    pt_buf_free(&buf);
+    kill_all(pids, N + 1);
+    pt_taskiter_close(it);
+}
+END_TEST
+
 /* A member reaped is no record; one not followed neither. */
 START_TEST(test_gone_and_unfollowed)
 {
@@ -440,5 +534,6 @@ int main(void)
     tcase_add_test(tc, test_still_tree);
     tcase_add_test(tc, test_busy_tree);
     tcase_add_test(tc, test_gone_and_unfollowed);
+    tcase_add_test(tc, test_children);
     return unit_run(suite);
 }
