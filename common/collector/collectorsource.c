@@ -79,9 +79,10 @@ int pt_collector_choose_source(struct pt_collector *c, char *err, size_t errlen)
     }
     if (!no) {
         snprintf(c->source_line, sizeof(c->source_line),
-                 "source: bpf, the task iterator reads every member's memory at each poll%s and its stat, io "
-                 "and threads' counts at the interval's end, in one pass each; smaps_rollup, fd/, limits "
-                 "and children from procfs",
+                 "source: bpf, the task iterator reads the members' memory at each poll%s, their children at "
+                 "each discovery and their stat, io and threads' counts at the interval's end, one pass each "
+                 "(a small tree on a crowded host reads its files where that costs less); smaps_rollup, fd/ "
+                 "and limits from procfs",
                  pt_taskiter_statm_sums(c->taskiter) ? ""
                                                      : " (statm from procfs: this kernel's sums no per-CPU counts)");
         return 0;
