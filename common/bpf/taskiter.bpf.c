@@ -103,8 +103,47 @@ static __always_inline __u64 probe_base(void)
     return base;
 }
 
+/* Each CPU's per-CPU offset, found once (they hold for the kernel's life):
+ * known when offsets_known is 1, each_cpu of them. */
+__u64 cpu_offset[PT_CPUS_MAX];
+__u32 offsets_known, offsets_count;
+
+static __always_inline bool find_offsets(void)
+{
+    if (offsets_known)
+        return true;
+    __u64 base = probe_base();
+    struct bpf_iter_num cpus;
+    int *cpu;
+    __u32 zero = 0, n = 0;
+    bool ok = true;
+    bpf_iter_num_new(&cpus, 0, nr_cpus < PT_CPUS_MAX ? (int)nr_cpus : PT_CPUS_MAX);
+    while ((cpu = bpf_iter_num_next(&cpus))) {
+        void *mine = bpf_map_lookup_percpu_elem(&probe, &zero, (__u32)*cpu);
+        __u32 i = (__u32)*cpu;
+        if (!mine || i >= PT_CPUS_MAX) {
+            ok = false;
+            break;
+        }
+        __u64 at = 0;
+        void *volatile p = mine;
+        bpf_probe_read_kernel(&at, sizeof(at), (void *)&p);
+        cpu_offset[i] = at - base;
+        n = i + 1;
+    }
+    bpf_iter_num_destroy(&cpus);
+    if (ok) {
+        offsets_count = n;
+        offsets_known = 1;
+    }
+    return ok;
+}
+
 /* statm's counts: each mm counter's shared count plus every CPU's part,
- * as percpu_counter_sum_positive sums them (offline CPUs' parts are 0). */
+ * as percpu_counter_sum_positive sums them (offline CPUs' parts are 0).
+ * The four counters' parts lie side by side (percpu_counter_init_many
+ * allocates them as one, Linux >= 6.6): one read a CPU then, four where
+ * they do not. */
 static __always_inline void read_rss(struct pt_taskrec_mm *out, struct mm_struct *mm)
 {
     out->total_vm = 0;
@@ -114,32 +153,35 @@ static __always_inline void read_rss(struct pt_taskrec_mm *out, struct mm_struct
     if (!mm)
         return;
     out->total_vm = mm->total_vm;
-    __u64 base = probe_base();
     __s64 sum[4];
-    bool ok = true;
-    for (int i = 0; i < 4; i++)
+    bool ok = find_offsets();
+    __s32 *counters[4];
+    for (int i = 0; i < 4; i++) {
         sum[i] = mm->rss_stat[i].count;
+        counters[i] = mm->rss_stat[i].counters;
+    }
+    bool adjacent = true;
+    for (int i = 1; i < 4; i++)
+        adjacent = adjacent && (__u64)counters[i] == (__u64)counters[0] + (__u64)i * sizeof(__s32);
     struct bpf_iter_num cpus;
     int *cpu;
-    __u32 zero = 0;
-    bpf_iter_num_new(&cpus, 0, nr_cpus < PT_CPUS_MAX ? (int)nr_cpus : PT_CPUS_MAX);
+    bpf_iter_num_new(&cpus, 0, ok ? (int)offsets_count : 0);
     while ((cpu = bpf_iter_num_next(&cpus))) {
-        void *mine = bpf_map_lookup_percpu_elem(&probe, &zero, (__u32)*cpu);
-        if (!mine) {
-            ok = false;
+        __u32 c = (__u32)*cpu;
+        if (c >= PT_CPUS_MAX)
             break;
-        }
-        __u64 at = 0;
-        void *volatile p = mine;
-        bpf_probe_read_kernel(&at, sizeof(at), (void *)&p);
-        __u64 offset = at - base;
-        for (int i = 0; i < 4; i++) {
-            __s32 *counters = mm->rss_stat[i].counters;
-            __s32 v = 0;
-            if (bpf_probe_read_kernel(&v, sizeof(v), (void *)((__u64)counters + offset)) != 0)
+        __u64 offset = cpu_offset[c];
+        __s32 v[4] = {0, 0, 0, 0};
+        if (adjacent) {
+            if (bpf_probe_read_kernel(v, sizeof(v), (void *)((__u64)counters[0] + offset)) != 0)
                 ok = false;
-            sum[i] += v;
+        } else {
+            for (int i = 0; i < 4; i++)
+                if (bpf_probe_read_kernel(&v[i], sizeof(v[i]), (void *)((__u64)counters[i] + offset)) != 0)
+                    ok = false;
         }
+        for (int i = 0; i < 4; i++)
+            sum[i] += v[i];
     }
     bpf_iter_num_destroy(&cpus);
     for (int i = 0; i < 4; i++)
