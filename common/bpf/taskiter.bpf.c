@@ -4,12 +4,15 @@
  * PT_TR_MODE_STATM) one small record of each member's memory, from its
  * leader; at the interval's end (PT_TR_MODE_FULL) one per task of each
  * member and one of each group; at a discovery (PT_TR_MODE_CHILDREN) one
- * per member there and one per process whose parent is a member. Built with clang against the kernel's
- * BTF (CO-RE: libbpf moves each field access to where the running kernel
- * has it).
+ * per member there and one per process whose parent is a member. A poll
+ * goes by pt_statm instead where the kernel has bpf_task_from_pid: one
+ * visit that looks each listed member up by its pid. Built with clang
+ * against the kernel's BTF (CO-RE: libbpf moves each field access to where
+ * the running kernel has it).
  *
  * Every visit is one object of the kernel's seq_file, whose buffer holds
- * 32 KiB: a visit writes at most two records, so none outgrows it.
+ * 32 KiB: a walk's visit writes at most two records, pt_statm's at most
+ * PT_TASKREC_STATM_CHUNK, so none outgrows it.
  *
  * It only reads: nothing it is given but the members map's pids decides
  * what it touches, and what it writes goes to the reader's seq file. */
@@ -29,6 +32,9 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 extern int bpf_iter_num_new(struct bpf_iter_num *it, int start, int end) __ksym;
 extern int *bpf_iter_num_next(struct bpf_iter_num *it) __ksym;
 extern void bpf_iter_num_destroy(struct bpf_iter_num *it) __ksym;
+/* A task by its pid in the host's namespace, with a reference (Linux >= 6.2). */
+extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
+extern void bpf_task_release(struct task_struct *p) __ksym;
 
 /* Set by the reader before the load: the possible CPUs, whose parts of
  * each per-CPU counter statm sums. */
@@ -49,6 +55,11 @@ struct {
     __type(key, __u32);
     __type(value, __u64);
 } members SEC(".maps");
+
+/* The members again, as a list the reader keeps dense (list[0, list_end)
+ * in any order), and the part of it one read of pt_statm covers. */
+__u32 list[PT_TASKREC_LIST_MAX];
+__u32 list_first, list_end;
 
 static __always_inline bool is_member(__u32 tgid)
 {
@@ -238,6 +249,55 @@ static __always_inline void read_group(struct pt_taskrec *r, struct task_struct 
     read_rss(&g->mm, leader->mm);
 }
 
+static __always_inline void write_statm(struct seq_file *seq, struct task_struct *task)
+{
+    struct pt_taskrec_statm s;
+    __builtin_memset(&s, 0, sizeof(s));
+    s.kind = PT_TR_STATM;
+    s.tgid = task->tgid;
+    s.start_boottime = task->start_boottime;
+    read_rss(&s.mm, task->mm);
+    bpf_seq_write(seq, &s, sizeof(s));
+}
+
+/* A poll by the list: attached to visit one task (the reader's), it looks
+ * each listed member up by its pid, so that a poll costs what the members
+ * are, not what the host runs. The record is the walk's (PT_TR_MODE_STATM),
+ * of the leader: a member's pid is its leader's, whose task stays until the
+ * whole group is reaped. A pid since taken by a thread of another group is
+ * no member's and is passed over. */
+SEC("iter/task")
+int pt_statm(struct bpf_iter__task *ctx)
+{
+    struct seq_file *seq = ctx->meta->seq;
+    if (!ctx->task)
+        return 0;
+    __u32 first = list_first, end = list_end;
+    if (end > PT_TASKREC_LIST_MAX)
+        end = PT_TASKREC_LIST_MAX;
+    if (first > end)
+        first = end;
+    if (end - first > PT_TASKREC_STATM_CHUNK)
+        end = first + PT_TASKREC_STATM_CHUNK;
+    struct bpf_iter_num each;
+    int *i;
+    bpf_iter_num_new(&each, (int)first, (int)end);
+    while ((i = bpf_iter_num_next(&each))) {
+        __u32 k = (__u32)*i;
+        if (k >= PT_TASKREC_LIST_MAX)
+            break;
+        __u32 tgid = list[k];
+        struct task_struct *task = bpf_task_from_pid((s32)tgid);
+        if (!task)
+            continue;
+        if (task->tgid == tgid)
+            write_statm(seq, task);
+        bpf_task_release(task);
+    }
+    bpf_iter_num_destroy(&each);
+    return 0;
+}
+
 SEC("iter/task")
 int pt_task(struct bpf_iter__task *ctx)
 {
@@ -264,13 +324,7 @@ int pt_task(struct bpf_iter__task *ctx)
     if (!is_member(tgid))
         return 0;
     if (mode == PT_TR_MODE_STATM) {
-        struct pt_taskrec_statm s;
-        __builtin_memset(&s, 0, sizeof(s));
-        s.kind = PT_TR_STATM;
-        s.tgid = tgid;
-        s.start_boottime = task->start_boottime;
-        read_rss(&s.mm, task->mm);
-        bpf_seq_write(seq, &s, sizeof(s));
+        write_statm(seq, task);
         return 0;
     }
     __u32 zero = 0;

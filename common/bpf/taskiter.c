@@ -21,9 +21,12 @@ struct pt_taskiter {
 #ifdef PT_HAVE_BPF
     struct pt_taskiter_bpf *skel;
     struct bpf_link *link;
+    struct bpf_link *statm_link; /* pt_statm's, visiting this process's leader; NULL: polls walk */
 #endif
     int map_fd;
     struct pt_pidmap followed; /* tgid -> followers */
+    struct pt_pidmap slot;     /* tgid -> its index in the program's list */
+    uint32_t listed;           /* the list's length (the program's list_end) */
     uint64_t *words;           /* the members map's words, as last written */
     char *bytes;               /* the last pass's records */
     size_t len, cap;           /* bytes in it, and its size */
@@ -74,6 +77,20 @@ static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
     return 0;
 }
 
+/* Open and load the object, pt_statm with it where direct; 0 or libbpf's
+ * error. it->skel is NULL when the object did not open. */
+static int load(struct pt_taskiter *it, const struct bpf_object_open_opts *opts, bool direct)
+{
+    pt_taskiter_bpf__destroy(it->skel);
+    it->skel = pt_taskiter_bpf__open_opts(opts);
+    if (!it->skel)
+        return -errno;
+    int cpus = libbpf_num_possible_cpus();
+    it->skel->rodata->nr_cpus = cpus > 0 ? (uint32_t)cpus : 1;
+    bpf_program__set_autoload(it->skel->progs.pt_statm, direct);
+    return pt_taskiter_bpf__load(it->skel);
+}
+
 struct pt_taskiter *pt_taskiter_open(int btf_fd, char *why, size_t whylen)
 {
     libbpf_set_print(quiet);
@@ -83,14 +100,15 @@ struct pt_taskiter *pt_taskiter_open(int btf_fd, char *why, size_t whylen)
     struct pt_taskiter *it = pt_xalloc(sizeof(*it));
     it->map_fd = -1;
     it->words = pt_xalloc(PT_TASKREC_PID_WORDS * sizeof(*it->words));
-    it->skel = pt_taskiter_bpf__open_opts(&opts);
+    /* with pt_statm first; a kernel without bpf_task_from_pid refuses it,
+     * and then polls walk the host's tasks */
+    int err = load(it, &opts, true);
+    if (err && it->skel)
+        err = load(it, &opts, false);
     if (!it->skel) {
         snprintf(why, whylen, "its object did not open: %s", strerror(errno));
         goto fail;
     }
-    int cpus = libbpf_num_possible_cpus();
-    it->skel->rodata->nr_cpus = cpus > 0 ? (uint32_t)cpus : 1;
-    int err = pt_taskiter_bpf__load(it->skel);
     if (err) {
         /* libbpf's own codes (a bad BTF, a relocation that found no field)
          * are past the errno range: its strerror knows them */
@@ -105,6 +123,15 @@ struct pt_taskiter *pt_taskiter_open(int btf_fd, char *why, size_t whylen)
         snprintf(why, whylen, "the kernel refused to attach it: %s", strerror(errno));
         goto fail;
     }
+    if (bpf_program__autoload(it->skel->progs.pt_statm)) {
+        /* one visit a read: the leader's of this process, there as long as
+         * the process is */
+        union bpf_iter_link_info info;
+        memset(&info, 0, sizeof(info));
+        info.task.tid = (uint32_t)getpid();
+        LIBBPF_OPTS(bpf_iter_attach_opts, attach, .link_info = &info, .link_info_len = sizeof(info));
+        it->statm_link = bpf_program__attach_iter(it->skel->progs.pt_statm, &attach);
+    }
     it->map_fd = bpf_map__fd(it->skel->maps.members);
     it->statm_sums = kernel_statm_sums();
     return it;
@@ -117,9 +144,11 @@ void pt_taskiter_close(struct pt_taskiter *it)
 {
     if (!it)
         return;
+    bpf_link__destroy(it->statm_link);
     bpf_link__destroy(it->link);
     pt_taskiter_bpf__destroy(it->skel);
     pt_pidmap_free(&it->followed);
+    pt_pidmap_free(&it->slot);
     free(it->words);
     pt_pidmap_free(&it->by_tid);
     pt_pidmap_free(&it->first_of_group);
@@ -144,6 +173,32 @@ static int set_bit(struct pt_taskiter *it, pid_t tgid, bool on)
     return 0;
 }
 
+/* The list is written in place (the skeleton maps the program's .bss):
+ * no system call. A member past its room is not listed, and a poll by the
+ * list then reads its file. */
+static void list_add(struct pt_taskiter *it, pid_t tgid)
+{
+    if (it->listed >= PT_TASKREC_LIST_MAX)
+        return;
+    it->skel->bss->list[it->listed] = (uint32_t)tgid;
+    pt_pidmap_put(&it->slot, tgid, it->listed++);
+    it->skel->bss->list_end = it->listed;
+}
+
+static void list_remove(struct pt_taskiter *it, pid_t tgid)
+{
+    long i = pt_pidmap_get(&it->slot, tgid);
+    if (i < 0)
+        return;
+    pt_pidmap_remove(&it->slot, tgid);
+    uint32_t last = it->skel->bss->list[--it->listed];
+    if ((uint32_t)i != it->listed) {
+        it->skel->bss->list[i] = last;
+        pt_pidmap_put(&it->slot, (pid_t)last, (uint32_t)i);
+    }
+    it->skel->bss->list_end = it->listed;
+}
+
 int pt_taskiter_follow(struct pt_taskiter *it, pid_t tgid)
 {
     if (tgid <= 0)
@@ -153,6 +208,7 @@ int pt_taskiter_follow(struct pt_taskiter *it, pid_t tgid)
         int err = set_bit(it, tgid, true);
         if (err)
             return err;
+        list_add(it, tgid);
         n = 0;
     }
     pt_pidmap_put(&it->followed, tgid, (uint32_t)n + 1);
@@ -170,20 +226,18 @@ void pt_taskiter_unfollow(struct pt_taskiter *it, pid_t tgid)
     }
     pt_pidmap_remove(&it->followed, tgid);
     set_bit(it, tgid, false);
+    list_remove(it, tgid);
 }
 
-/* Read the iterator whole. A record never straddles two reads (the
- * kernel writes each visit's whole or not at all), but a read may end
- * wherever a visit's records end. */
-static int read_all(struct pt_taskiter *it, size_t record)
+/* Read link's iterator whole, after what it->bytes holds. A record never
+ * straddles two reads (the kernel writes each visit's whole or not at
+ * all), but a read may end wherever a visit's records end. */
+static int read_link(struct pt_taskiter *it, struct bpf_link *link)
 {
-    it->skel->bss->mode = (uint32_t)it->mode;
-    it->skel->bss->visits = 0;
-    int fd = bpf_iter_create(bpf_link__fd(it->link));
+    int fd = bpf_iter_create(bpf_link__fd(link));
     if (fd < 0)
         return -errno;
     int err = 0;
-    it->len = 0;
     for (;;) {
         if (it->cap - it->len < 65536) {
             it->cap = it->cap ? it->cap * 2 : 262144;
@@ -201,7 +255,26 @@ static int read_all(struct pt_taskiter *it, size_t record)
         it->len += (size_t)n;
     }
     close(fd);
-    it->visits = it->skel->bss->visits;
+    return err;
+}
+
+/* One pass: a poll by the list where pt_statm is there, read a chunk at a
+ * time; else a walk of the host's tasks. */
+static int read_all(struct pt_taskiter *it, size_t record)
+{
+    int err = 0;
+    it->len = 0;
+    if (it->mode == PT_TR_MODE_STATM && it->statm_link) {
+        for (uint32_t first = 0; first < it->listed && !err; first += PT_TASKREC_STATM_CHUNK) {
+            it->skel->bss->list_first = first;
+            err = read_link(it, it->statm_link);
+        }
+    } else {
+        it->skel->bss->mode = (uint32_t)it->mode;
+        it->skel->bss->visits = 0;
+        err = read_link(it, it->link);
+        it->visits = it->skel->bss->visits;
+    }
     if (!err && it->len % record != 0)
         err = -EIO;
     it->count = err ? 0 : it->len / record;
@@ -244,6 +317,16 @@ static int read_all(struct pt_taskiter *it, size_t record)
 uint64_t pt_taskiter_visits(const struct pt_taskiter *it)
 {
     return it->visits;
+}
+
+bool pt_taskiter_polls_by_list(const struct pt_taskiter *it)
+{
+#ifdef PT_HAVE_BPF
+    return it->statm_link != NULL;
+#else
+    (void)it;
+    return false;
+#endif
 }
 
 bool pt_taskiter_follows(const struct pt_taskiter *it, pid_t tgid)

@@ -1,9 +1,11 @@
 /* taskiter: the BPF task iterator's loader and reader.
  *
  * One program per process (the collector's), shared by its targets: a
- * member is followed (its tgid put in the program's map, counted per
- * target that follows it) while a target holds it, and a snapshot is one
- * pass of the iterator over the host's tasks, taken in one read(2) loop:
+ * member is followed (its tgid put in the program's map and list, counted
+ * per target that follows it) while a target holds it, and a snapshot is
+ * one pass of the iterator over the host's tasks, taken in one read(2)
+ * loop (a poll's, where the kernel allows, one visit that looks each
+ * listed member up by its pid instead, a chunk of the list a read):
  * at a poll (PT_TR_MODE_STATM) each member's memory, at the interval's
  * end (PT_TR_MODE_FULL) every task of each member and each group, at a
  * discovery (PT_TR_MODE_CHILDREN) each member's children (taskrec.h),
@@ -20,7 +22,9 @@
  *     chain the children of each;
  *   - followed counts each tgid's followers; a tgid's bit is set in the
  *     program's map (and in words, its copy) exactly while its count is
- *     positive.
+ *     positive;
+ *   - list[0, listed) holds each followed tgid once while the room lasts
+ *     (the first PT_TASKREC_LIST_MAX), slot[tgid] its index.
  * Ownership: the struct owns its program, link and arrays;
  * pt_taskiter_close gives them back.
  *
@@ -65,9 +69,14 @@ bool pt_taskiter_statm_sums(const struct pt_taskiter *it);
 /* One pass of the iterator, of mode (enum pt_taskrec_mode). 0, or -errno
  * (the snapshot is then empty). */
 int pt_taskiter_snapshot(struct pt_taskiter *it, enum pt_taskrec_mode mode);
-/* How many of the host's tasks the last pass visited: a pass costs that
- * many visits, whatever the members (0 before the first). */
+/* How many of the host's tasks the last walk visited (a FULL or CHILDREN
+ * pass, a STATM one without the list): a walk costs that many visits,
+ * whatever the members (0 before the first). */
 uint64_t pt_taskiter_visits(const struct pt_taskiter *it);
+/* Does a STATM pass look the members up by their pids (pt_statm, on a
+ * kernel with bpf_task_from_pid), at a cost that follows the members, not
+ * the host's tasks? */
+bool pt_taskiter_polls_by_list(const struct pt_taskiter *it);
 /* Does a snapshot of mode stand (taken, not forgotten since)? A pass of
  * reads takes one at its start and forgets it at its end, so that no
  * later read takes an old one for the present. */

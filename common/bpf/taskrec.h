@@ -31,6 +31,14 @@ typedef uint32_t pt_rec_u32;
  * (4,194,304, the kernel's bound of pid_max on 64-bit). */
 #define PT_TASKREC_PID_WORDS 65536
 
+/* The members as a list too, for a poll that looks each up by its pid
+ * (pt_statm) instead of walking the host's tasks: at most this many are
+ * listed (the rest are read from their files), and one read of the
+ * iterator writes at most PT_TASKREC_STATM_CHUNK records, which fill
+ * under the 32 KiB a seq_file object may take. */
+#define PT_TASKREC_LIST_MAX 65536
+#define PT_TASKREC_STATM_CHUNK 448
+
 /* A task's task_io_accounting, in its order. */
 enum pt_taskrec_io {
     PT_TR_RCHAR,

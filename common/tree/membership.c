@@ -481,13 +481,14 @@ void pt_membership_forget_snapshot(const struct pt_target *t)
         pt_taskiter_forget(t->taskiter);
 }
 
-/* A pass visits every task of the host; a statm read through a kept
+/* A walk visits every task of the host; a statm read through a kept
  * descriptor (a children file's the same) costs about as much as
  * PT_STATM_VISITS of those visits (measured on a 2-CPU host: 1.6 us a
- * pread, 0.4 us a visit). So a poll's (a discovery's) pass pays where the
- * members outnumber the host's tasks over that: a 100-process tree on a
- * host of 1,100 tasks polls its statm files, a 1,000-process one (2,100
- * tasks) the iterator. Either gives the same numbers. */
+ * pread, 0.4 us a visit). So a discovery's walk (a poll's, where polls
+ * cannot go by the list) pays where the members outnumber the host's
+ * tasks over that: a 100-process tree on a host of 1,100 tasks reads its
+ * children files, a 1,000-process one (2,100 tasks) the iterator. Either
+ * gives the same numbers. */
 #define PT_STATM_VISITS 4
 
 bool pt_membership_pass_pays(const struct pt_target *t)
@@ -497,6 +498,14 @@ bool pt_membership_pass_pays(const struct pt_target *t)
     return (uint64_t)pt_target_live_members(t) * PT_STATM_VISITS >= pt_taskiter_visits(t->taskiter);
 }
 
+/* A poll by the list costs a lookup a member (about a tenth of its statm
+ * pread here) and one read of the iterator per PT_TASKREC_STATM_CHUNK
+ * members: it always pays. */
+static bool poll_pass_pays(const struct pt_target *t)
+{
+    return t->taskiter && (pt_taskiter_polls_by_list(t->taskiter) || pt_membership_pass_pays(t));
+}
+
 void pt_membership_poll(const struct pt_target *t, const struct pt_membership_parts *mp, struct pt_target_cgroups *cg)
 {
     double cpu0 = pt_thread_cpu_seconds();
@@ -504,7 +513,7 @@ void pt_membership_poll(const struct pt_target *t, const struct pt_membership_pa
      * snapshot then; else the members' memory alone, where a pass costs
      * less than their statm files */
     bool every_member = pt_target_partitions(t);
-    if (every_member || pt_membership_pass_pays(t))
+    if (every_member || poll_pass_pays(t))
         pt_membership_snapshot(t, every_member ? PT_TR_MODE_FULL : PT_TR_MODE_STATM);
     poll_members(t, mp);
     pt_membership_forget_snapshot(t);

@@ -3,7 +3,8 @@
  * for the same moment, every field the task iterator's records fold into
  * against what the same processes' /proc files say: a still tree of 1,000
  * processes and a busy one (threads, CPU, I/O, faults, reaped children),
- * stopped so that both reads see one moment.
+ * stopped so that both reads see one moment; a poll by the members' list
+ * as the membership changes.
  *
  * The side-by-side cases need the program loaded: as root on a build with
  * the BPF source and a kernel with BTF they must load (CI); elsewhere they
@@ -523,6 +524,80 @@ START_TEST(test_gone_and_unfollowed)
 }
 END_TEST
 
+static void *wait_for_exit(void *arg)
+{
+    (void)arg;
+    for (;;)
+        pause();
+    return NULL;
+}
+
+/* A poll by the list follows the membership: a member taken out (the
+ * list's last moved into its place) has no record, the rest do, and a
+ * followed pid that names a thread, not a group, is no member's. Run where
+ * the kernel has bpf_task_from_pid (Linux >= 6.2, as here); elsewhere
+ * polls walk and the other cases hold them. */
+START_TEST(test_poll_by_list)
+{
+    struct pt_taskiter *it = load_or_say();
+    if (!it)
+        return;
+    if (!pt_taskiter_statm_sums(it)) {
+        pt_taskiter_close(it);
+        return;
+    }
+    ck_assert_msg(pt_taskiter_polls_by_list(it), "a 6.16+ kernel, yet polls walk the host's tasks");
+    enum { N = 4 };
+    pid_t pids[N];
+    for (int i = 0; i < N; i++) {
+        pids[i] = fork();
+        ck_assert_int_ge(pids[i], 0);
+        if (pids[i] == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            for (;;)
+                pause();
+        }
+        ck_assert_int_eq(pt_taskiter_follow(it, pids[i]), 0);
+    }
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, wait_for_exit, NULL), 0);
+    /* this process's second thread: its tid is no thread group's */
+    pid_t tid = 0;
+    for (int tries = 0; tries < 1000 && !tid; tries++) {
+        DIR *d = opendir("/proc/self/task");
+        ck_assert_ptr_nonnull(d);
+        for (struct dirent *e; (e = readdir(d));)
+            if (atoi(e->d_name) > 0 && atoi(e->d_name) != getpid())
+                tid = atoi(e->d_name);
+        closedir(d);
+    }
+    ck_assert_int_gt(tid, 0);
+    ck_assert_int_eq(pt_taskiter_follow(it, tid), 0);
+    pt_taskiter_unfollow(it, pids[0]);
+    ck_assert_int_eq(pt_taskiter_snapshot(it, PT_TR_MODE_STATM), 0);
+    struct pt_statm sm;
+    uint64_t starttime;
+    long hz = sysconf(_SC_CLK_TCK);
+    ck_assert(!pt_taskfold_statm(it, pids[0], hz, &sm, &starttime));
+    ck_assert(!pt_taskfold_statm(it, tid, hz, &sm, &starttime));
+    for (int i = 1; i < N; i++)
+        ck_assert_msg(pt_taskfold_statm(it, pids[i], hz, &sm, &starttime), "pid %d: no record", (int)pids[i]);
+    ck_assert_uint_gt(sm.size, 0);
+    pt_taskiter_unfollow(it, pids[N - 1]); /* the list's last */
+    ck_assert_int_eq(pt_taskiter_follow(it, pids[0]), 0);
+    ck_assert_int_eq(pt_taskiter_snapshot(it, PT_TR_MODE_STATM), 0);
+    ck_assert(pt_taskfold_statm(it, pids[0], hz, &sm, &starttime));
+    ck_assert(!pt_taskfold_statm(it, pids[N - 1], hz, &sm, &starttime));
+    for (int i = 0; i < N - 1; i++)
+        ck_assert(pt_taskfold_statm(it, pids[i], hz, &sm, &starttime));
+    ck_assert_uint_eq(pt_taskiter_visits(it), 0); /* no walk was taken */
+    kill_all(pids, N);
+    pthread_cancel(th);
+    pthread_join(th, NULL);
+    pt_taskiter_close(it);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("bpfsource");
@@ -534,6 +609,7 @@ int main(void)
     tcase_add_test(tc, test_still_tree);
     tcase_add_test(tc, test_busy_tree);
     tcase_add_test(tc, test_gone_and_unfollowed);
+    tcase_add_test(tc, test_poll_by_list);
     tcase_add_test(tc, test_children);
     return unit_run(suite);
 }
