@@ -95,6 +95,17 @@ bool pt_taskfold_statm(const struct pt_taskiter *it, pid_t tgid, long ticks_per_
     return statm_of(it, &r->mm, out);
 }
 
+bool pt_taskfold_fds(const struct pt_taskiter *it, pid_t tgid, long ticks_per_second, int64_t *count,
+                     uint64_t *starttime)
+{
+    const struct pt_taskrec *leader = pt_taskiter_group(it, tgid);
+    if (!leader || (pid_t)leader->tgid != tgid || !leader->group.has_fds)
+        return false;
+    *starttime = pt_taskfold_ticks(leader->start_boottime, ticks_per_second);
+    *count = (int64_t)(leader->group.fds > PT_MAX_COUNT ? PT_MAX_COUNT : leader->group.fds);
+    return true;
+}
+
 static uint64_t add(uint64_t a, uint64_t b)
 {
     return a > PT_MAX_COUNT - b ? PT_MAX_COUNT : a + b;

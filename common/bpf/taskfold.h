@@ -74,6 +74,13 @@ struct pt_taskfold {
 bool pt_taskfold_statm(const struct pt_taskiter *it, pid_t tgid, long ticks_per_second, struct pt_statm *out,
                        uint64_t *starttime);
 
+/* An interval end's snapshot (PT_TR_MODE_FULL): thread group tgid's open
+ * descriptors, as the size of its fd/ directory counts them, and the
+ * starttime that names the process. False when the snapshot holds no
+ * record of it or the record left the count to the directory. */
+bool pt_taskfold_fds(const struct pt_taskiter *it, pid_t tgid, long ticks_per_second, int64_t *count,
+                     uint64_t *starttime);
+
 /* Fold thread group tgid's records of the snapshot into out. prev: the
  * member's last CPU split, updated. False when the snapshot holds no
  * record of its group (the process was reaped, or is not followed) or

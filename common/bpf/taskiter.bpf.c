@@ -224,6 +224,40 @@ static __always_inline void read_task(struct pt_taskrec *r, struct task_struct *
     bpf_probe_read_kernel(r->comm, sizeof(r->comm), task->comm);
 }
 
+/* The open descriptors, as proc_readfd_count counts them for the size of
+ * fd/: the bits of open_fds up to max_fds (a multiple of 64), one word a
+ * read; 0 where the task has no table (a zombie). Read without the task's
+ * lock, as the rest of the record is. */
+static __always_inline void count_fds(struct pt_taskrec_group *g, struct task_struct *leader)
+{
+    g->fds = 0;
+    g->has_fds = 1;
+    struct files_struct *files = leader->files;
+    if (!files)
+        return;
+    struct fdtable *fdt = files->fdt;
+    __u32 words = fdt->max_fds / 64;
+    unsigned long *bits = fdt->open_fds;
+    if (!bits || words > PT_TASKREC_FD_WORDS) {
+        g->has_fds = 0;
+        return;
+    }
+    struct bpf_iter_num each;
+    int *i;
+    __u64 n = 0;
+    bpf_iter_num_new(&each, 0, (int)words);
+    while ((i = bpf_iter_num_next(&each))) {
+        __u64 word = 0;
+        if (bpf_probe_read_kernel(&word, sizeof(word), (void *)((__u64)bits + (__u64)(__u32)*i * 8)) != 0) {
+            g->has_fds = 0;
+            break;
+        }
+        n += __builtin_popcountll(word);
+    }
+    bpf_iter_num_destroy(&each);
+    g->fds = n;
+}
+
 /* The group's record, read at its leader's visit (after its own task's). */
 static __always_inline void read_group(struct pt_taskrec *r, struct task_struct *leader)
 {
@@ -247,6 +281,7 @@ static __always_inline void read_group(struct pt_taskrec *r, struct task_struct 
     copy_io(g->io, &sig->ioac);
     g->real_parent = (pt_rec_u64)leader->real_parent->tgid;
     read_rss(&g->mm, leader->mm);
+    count_fds(g, leader);
 }
 
 static __always_inline void write_statm(struct seq_file *seq, struct task_struct *task)

@@ -39,6 +39,10 @@ typedef uint32_t pt_rec_u32;
 #define PT_TASKREC_LIST_MAX 65536
 #define PT_TASKREC_STATM_CHUNK 448
 
+/* The largest fd table whose open descriptors a group's record counts, in
+ * 64-bit words of its open_fds bitmap (65,536 descriptors). */
+#define PT_TASKREC_FD_WORDS 1024
+
 /* A task's task_io_accounting, in its order. */
 enum pt_taskrec_io {
     PT_TR_RCHAR,
@@ -96,6 +100,12 @@ struct pt_taskrec_group {
     pt_rec_u64 nr_threads;  /* signal->nr_threads */
     pt_rec_u64 real_parent; /* its real parent's tgid */
     struct pt_taskrec_mm mm;
+    /* its open descriptors, as the size of its fd/ directory counts them
+     * (the bits set in its fd table's open_fds, up to max_fds; 0 without a
+     * table), when has_fds: a table over PT_TASKREC_FD_WORDS words is left
+     * to the directory */
+    pt_rec_u64 fds;
+    pt_rec_u64 has_fds;
 };
 
 struct pt_taskrec {

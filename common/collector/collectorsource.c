@@ -78,13 +78,14 @@ int pt_collector_choose_source(struct pt_collector *c, char *err, size_t errlen)
         no = c->taskiter ? NULL : why;
     }
     if (!no) {
-        snprintf(c->source_line, sizeof(c->source_line),
-                 "source: bpf, the task iterator reads the members' memory at each poll%s, their children at "
-                 "each discovery and their stat, io and threads' counts at the interval's end, one pass each "
-                 "(a small tree on a crowded host reads its children files where that costs less); smaps_rollup, fd/ "
-                 "and limits from procfs",
-                 pt_taskiter_statm_sums(c->taskiter) ? ""
-                                                     : " (statm from procfs: this kernel's sums no per-CPU counts)");
+        snprintf(
+            c->source_line, sizeof(c->source_line),
+            "source: bpf, the task iterator reads the members' memory at each poll%s, their children at "
+            "each discovery and their stat, io, threads' counts and open descriptors at the interval's end, one pass "
+            "each "
+            "(a small tree on a crowded host reads its children files where that costs less); smaps_rollup, limits "
+            "and each member's first count of fd/ from procfs",
+            pt_taskiter_statm_sums(c->taskiter) ? "" : " (statm from procfs: this kernel's sums no per-CPU counts)");
         return 0;
     }
     if (c->config.source == PT_SOURCE_BPF) {

@@ -390,6 +390,7 @@ void pt_member_reopen(struct pt_member *m)
     pt_member_drop_file(m, PT_MF_SMAPS);
     pt_member_drop_file(m, PT_MF_IO);
     pt_member_drop_file(m, PT_MF_FD_DIR);
+    m->fds_vouched = false; /* the files decide again what a new program lets us count */
     m->denied = 0;
     m->fd_limit_due = true;
     /* the old program's memory is not the new one's */
@@ -520,7 +521,10 @@ enum pt_read pt_member_count_fds(struct pt_member *m, int proc_root_fd, int64_t 
     if (fd < 0)
         return pt_member_note_denied(m, proc_root_fd, fd, PT_MF_FD_DIR, PT_DENIED_FDS, pt_read_error(fd));
     enum pt_read r = count_dir_entries(m, fd, count);
-    return transient ? pt_member_end_transient(m, proc_root_fd, fd, r) : r;
+    if (transient)
+        r = pt_member_end_transient(m, proc_root_fd, fd, r);
+    m->fds_vouched = r == PT_READ_OK && m->fd_dir_sized == PT_FD_DIR_SIZED;
+    return r;
 }
 
 enum pt_read pt_member_read_children(struct pt_member *m, int proc_root_fd, struct pt_buf *buf,

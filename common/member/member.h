@@ -77,7 +77,9 @@ enum pt_read pt_member_read_smaps(struct pt_member *m, int proc_root_fd, struct 
 #define PT_FD_LIMIT_PERIOD 60.0
 enum pt_read pt_member_read_fd_limit(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, double now);
 
-/* Number of open file descriptors. */
+/* Number of open file descriptors: the size of its fd/ (or its entries,
+ * where the size is not the count); sets fds_vouched where it was the
+ * size. */
 enum pt_read pt_member_count_fds(struct pt_member *m, int proc_root_fd, int64_t *count);
 
 /* Children of the member's threads: fn(pid, arg) per child pid. Reads the

@@ -65,6 +65,20 @@ enum pt_read pt_membersource_counters(struct pt_member *m, int proc_root_fd, str
     return r;
 }
 
+enum pt_read pt_membersource_fds(struct pt_member *m, int proc_root_fd, struct pt_membersource_units units,
+                                 int64_t *count)
+{
+    uint64_t starttime = 0;
+    bool served = m->taskiter && m->fds_vouched && !(m->denied & PT_DENIED_FDS) &&
+                  pt_taskiter_valid(m->taskiter, PT_TR_MODE_FULL) &&
+                  pt_taskfold_fds(m->taskiter, m->pid, units.ticks_per_second, count, &starttime) &&
+                  starttime == m->starttime;
+    if (!served)
+        return pt_member_count_fds(m, proc_root_fd, count);
+    pt_member_drop_file(m, PT_MF_FD_DIR);
+    return PT_READ_OK;
+}
+
 enum pt_read pt_membersource_tcounts(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, unsigned want,
                                      struct pt_membersource_units units, int64_t now[PT_TC_COUNT], unsigned *got,
                                      bool *served)

@@ -34,6 +34,12 @@ enum pt_read pt_membersource_counters(struct pt_member *m, int proc_root_fd, str
 enum pt_read pt_membersource_children(struct pt_member *m, int proc_root_fd, struct pt_buf *buf,
                                       int (*fn)(pid_t pid, void *arg), void *arg, bool *no_children_files);
 
+/* Its open descriptors (pt_member_count_fds). The snapshot counts them
+ * once the files have (their permissions decide, again after an exec);
+ * its fd/ then gives its kept descriptor back. */
+enum pt_read pt_membersource_fds(struct pt_member *m, int proc_root_fd, struct pt_membersource_units units,
+                                 int64_t *count);
+
 /* The per-thread counts (pt_member_read_tcounts). */
 enum pt_read pt_membersource_tcounts(struct pt_member *m, int proc_root_fd, struct pt_buf *buf, unsigned want,
                                      struct pt_membersource_units units, int64_t now[PT_TC_COUNT], unsigned *got,

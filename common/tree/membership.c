@@ -772,7 +772,7 @@ static int64_t count_fds(const struct pt_target *t, const struct pt_membership_p
         int64_t n;
         if (t->membership.members[i].gone)
             continue;
-        enum pt_read r = pt_member_count_fds(&t->membership.members[i], t->proc_root_fd, &n);
+        enum pt_read r = pt_membersource_fds(&t->membership.members[i], t->proc_root_fd, source_units(t), &n);
         if (r == PT_READ_OK) {
             total = pt_sat_add(total, n);
             any = true;
@@ -858,9 +858,9 @@ void pt_membership_end_reads(const struct pt_target *t, const struct pt_membersh
     if (t->options.collect_pss && t->pss_at_end)
         sample_smaps(t, mp, s);
     sample_tcounts(t, mp);
+    int64_t fds = t->options.collect_fds ? count_fds(t, mp, now) : -1;
     pt_membership_forget_snapshot(t);
     bool blkio_shown = was_read && delayacct && all_started_after(t, blkio_since);
-    int64_t fds = t->options.collect_fds ? count_fds(t, mp, now) : -1;
     pt_membership_compact(mp);
     pt_interval_end_reads_done(mp->interval, threads, fds, blkio_shown);
     pt_interval_add_cpu(mp->interval, pt_thread_cpu_seconds() - cpu0);

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -159,7 +160,7 @@ static void thread_counts(pid_t pid, int64_t tc[PT_TC_COUNT], struct pt_buf *buf
 
 /* What the busy tree must show, so that its comparison is no 0 == 0. */
 static struct {
-    uint64_t cpu, child_cpu, wchar, minflt, threads, switches, resident;
+    uint64_t cpu, child_cpu, wchar, minflt, threads, switches, resident, fds;
 } seen;
 
 /* Every field of pid's stat, io and threads' counts, both ways. */
@@ -215,6 +216,19 @@ static void compare(struct pt_taskiter *it, pid_t pid, struct pt_buf *buf)
         SAME(write_bytes);
         SAME(cancelled_write_bytes);
     }
+    /* the open descriptors, as the size of its fd/ counts them */
+    char dir[64];
+    snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+    struct stat ds;
+    ck_assert_int_eq(stat(dir, &ds), 0);
+    int64_t fds;
+    uint64_t fd_start;
+    ck_assert_msg(pt_taskfold_fds(it, pid, sysconf(_SC_CLK_TCK), &fds, &fd_start), "pid %d: no descriptor count",
+                  (int)pid);
+    ck_assert_msg(fds == (int64_t)ds.st_size, "pid %d: %lld descriptors by procfs, %lld by BPF", (int)pid,
+                  (long long)ds.st_size, (long long)fds);
+    ck_assert_uint_eq(fd_start, st.starttime);
+    seen.fds += (uint64_t)fds;
     seen.cpu += b->utime + b->stime;
     seen.child_cpu += b->cutime + b->cstime;
     seen.wchar += f.io.wchar;
@@ -352,6 +366,14 @@ static void busy(int k)
         _exit(0);
     }
     waitpid(child, NULL, 0);
+    /* descriptors with holes, and one past 4,000: a table of 64 words */
+    for (int i = 0; i < 20 + k; i++) {
+        int d = open("/dev/null", O_RDONLY);
+        if (d >= 0 && i % 3 == 0)
+            close(d);
+    }
+    if (k % 2 == 0)
+        dup2(0, 4000 + k);
     raise(SIGSTOP);
     for (;;)
         pause();
@@ -383,6 +405,7 @@ START_TEST(test_busy_tree)
     ck_assert_uint_ge(seen.minflt, N * 256); /* at least 1 MiB of pages each */
     ck_assert_uint_gt(seen.threads, N);      /* the spinner still there */
     ck_assert_uint_gt(seen.switches, 0);
+    ck_assert_uint_ge(seen.fds, N * (3 + 13)); /* stdio, and 13 or more of /dev/null each */
     if (pt_taskiter_statm_sums(it))
         ck_assert_uint_ge(seen.resident, N * 256); /* each faulted 1 MiB or more in */
     /* the snapshot's order does not matter: procfs read first, BPF after */
