@@ -150,11 +150,52 @@ static __always_inline bool find_offsets(void)
     return ok;
 }
 
+/* The four counters' per-CPU parts, added to sum: a global function, which
+ * the verifier checks once, not once a loop that calls it (a poll's loop
+ * over the members around this one over the CPUs took it a quarter of a
+ * second). counters holds the parts' addresses (plain numbers: they are
+ * read with bpf_probe_read_kernel); ok is cleared where a part could not
+ * be read. */
+struct pt_rss_parts {
+    __s64 sum[4];
+    __u64 counters[4];
+    __u32 adjacent;
+    __u32 ok;
+};
+
+__noinline int pt_add_cpu_parts(struct pt_rss_parts *p)
+{
+    if (!p)
+        return 0;
+    struct bpf_iter_num cpus;
+    int *cpu;
+    bpf_iter_num_new(&cpus, 0, p->ok ? (int)offsets_count : 0);
+    while ((cpu = bpf_iter_num_next(&cpus))) {
+        __u32 c = (__u32)*cpu;
+        if (c >= PT_CPUS_MAX)
+            break;
+        __u64 offset = cpu_offset[c];
+        __s32 v[4] = {0, 0, 0, 0};
+        if (p->adjacent) {
+            if (bpf_probe_read_kernel(v, sizeof(v), (void *)(p->counters[0] + offset)) != 0)
+                p->ok = 0;
+        } else {
+            for (int i = 0; i < 4; i++)
+                if (bpf_probe_read_kernel(&v[i], sizeof(v[i]), (void *)(p->counters[i] + offset)) != 0)
+                    p->ok = 0;
+        }
+        for (int i = 0; i < 4; i++)
+            p->sum[i] += v[i];
+    }
+    bpf_iter_num_destroy(&cpus);
+    return 0;
+}
+
 /* statm's counts: each mm counter's shared count plus every CPU's part,
  * as percpu_counter_sum_positive sums them (offline CPUs' parts are 0).
  * The four counters' parts lie side by side (percpu_counter_init_many
  * allocates them as one, Linux >= 6.6): one read a CPU then, four where
- * they do not. */
+ * they do not. The CPUs' offsets are found before (find_offsets). */
 static __always_inline void read_rss(struct pt_taskrec_mm *out, struct mm_struct *mm)
 {
     out->total_vm = 0;
@@ -164,40 +205,19 @@ static __always_inline void read_rss(struct pt_taskrec_mm *out, struct mm_struct
     if (!mm)
         return;
     out->total_vm = mm->total_vm;
-    __s64 sum[4];
-    bool ok = find_offsets();
-    __s32 *counters[4];
+    struct pt_rss_parts p;
     for (int i = 0; i < 4; i++) {
-        sum[i] = mm->rss_stat[i].count;
-        counters[i] = mm->rss_stat[i].counters;
+        p.sum[i] = mm->rss_stat[i].count;
+        p.counters[i] = (__u64)mm->rss_stat[i].counters;
     }
-    bool adjacent = true;
+    p.adjacent = 1;
     for (int i = 1; i < 4; i++)
-        adjacent = adjacent && (__u64)counters[i] == (__u64)counters[0] + (__u64)i * sizeof(__s32);
-    struct bpf_iter_num cpus;
-    int *cpu;
-    bpf_iter_num_new(&cpus, 0, ok ? (int)offsets_count : 0);
-    while ((cpu = bpf_iter_num_next(&cpus))) {
-        __u32 c = (__u32)*cpu;
-        if (c >= PT_CPUS_MAX)
-            break;
-        __u64 offset = cpu_offset[c];
-        __s32 v[4] = {0, 0, 0, 0};
-        if (adjacent) {
-            if (bpf_probe_read_kernel(v, sizeof(v), (void *)((__u64)counters[0] + offset)) != 0)
-                ok = false;
-        } else {
-            for (int i = 0; i < 4; i++)
-                if (bpf_probe_read_kernel(&v[i], sizeof(v[i]), (void *)((__u64)counters[i] + offset)) != 0)
-                    ok = false;
-        }
-        for (int i = 0; i < 4; i++)
-            sum[i] += v[i];
-    }
-    bpf_iter_num_destroy(&cpus);
+        p.adjacent = p.adjacent && p.counters[i] == p.counters[0] + (__u64)i * sizeof(__s32);
+    p.ok = offsets_known;
+    pt_add_cpu_parts(&p);
     for (int i = 0; i < 4; i++)
-        out->rss[i] = sum[i] < 0 ? 0 : (pt_rec_u64)sum[i];
-    out->has_rss = ok;
+        out->rss[i] = p.sum[i] < 0 ? 0 : (pt_rec_u64)p.sum[i];
+    out->has_rss = p.ok;
 }
 
 static __always_inline void read_task(struct pt_taskrec *r, struct task_struct *task)
@@ -307,6 +327,7 @@ int pt_statm(struct bpf_iter__task *ctx)
     struct seq_file *seq = ctx->meta->seq;
     if (!ctx->task)
         return 0;
+    find_offsets();
     __u32 first = list_first, end = list_end;
     if (end > PT_TASKREC_LIST_MAX)
         end = PT_TASKREC_LIST_MAX;
@@ -341,6 +362,7 @@ int pt_task(struct bpf_iter__task *ctx)
     if (!task)
         return 0;
     visits++;
+    find_offsets();
     __u32 tgid = task->tgid, pid = task->pid;
     if (mode != PT_TR_MODE_FULL && pid != tgid)
         return 0; /* a poll and a discovery read the leaders alone */

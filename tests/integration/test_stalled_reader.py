@@ -60,6 +60,9 @@ class StalledReader(unittest.TestCase):
         self.addCleanup(execd.stderr.close)
         self.addCleanup(drain.join, 5)
         fcntl.fcntl(execd.stdout.fileno(), F_SETPIPE_SZ, 4096)
+        # requests that come before its first tick (a BPF load, a slow
+        # start on a loaded host) are one request: it is up first
+        h.wait_until(lambda: any(b"source:" in l for l in stderr), 10, "its first tick's source line")
         # ask for batches, reading none, until the pipe is full
         for _ in range(8):
             execd.stdin.write(b"\n")
