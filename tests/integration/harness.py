@@ -622,6 +622,11 @@ class Execd:
 
     # -- driving it
 
+    def wait_started(self, timeout=START_TIMEOUT):
+        """Until its first tick has said which source serves: requests on
+        stdin before then (a BPF load, a loaded host) make one batch."""
+        self._wait(lambda: any("source: " in l for l in self.err), timeout, "its first tick's source line")
+
     def send(self, data=b"\n"):
         """Write to its stdin, as Telegraf's signal = "STDIN" does each tick."""
         self.proc.stdin.write(data)

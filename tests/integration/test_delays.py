@@ -84,6 +84,7 @@ def report_execd(execd, truth, count, between=None):
     """count reports asked on stdin, each between two readings of the
     truth: [(before, after)]. between(i) runs after the i-th."""
     marks = []
+    execd.wait_started()  # the first report's bracket holds no start
     for i in range(count):
         before = truth()
         reported = execd.batch_count()

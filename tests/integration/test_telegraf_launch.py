@@ -107,7 +107,10 @@ class TelegrafLaunchTest(unittest.TestCase):
                 th.assert_clean_log(self, telegraf)
                 stamps = [t for t, _ in batches]
                 gaps = [(b - a) / 1e9 for a, b in zip(stamps, stamps[1:])]
-                self.assertTrue(all(0.6 < g < 1.6 for g in gaps), f"{gaps}\n{telegraf.describe()}")
+                # the first batch comes when proctree-execd is up (a BPF
+                # load, a loaded host), so the first gap may be short
+                self.assertTrue(all(g < 1.6 for g in gaps) and all(0.6 < g for g in gaps[1:]),
+                                f"{gaps}\n{telegraf.describe()}")
 
 
 if __name__ == "__main__":
