@@ -308,9 +308,15 @@ static enum pt_read read_io(struct pt_member *m, int proc_root_fd, struct pt_buf
     if (r == PT_READ_GONE || r == PT_READ_NO_FDS)
         return r;
     m->acct.io_fresh = r == PT_READ_OK && pt_parse_io(buf->data, len, &io) == 0;
+    m->io_vouched = m->acct.io_fresh;
     if (m->acct.io_fresh)
         take_io(m, &io);
     return PT_READ_OK;
+}
+
+enum pt_read pt_member_read_io(struct pt_member *m, int proc_root_fd, struct pt_buf *buf)
+{
+    return read_io(m, proc_root_fd, buf);
 }
 
 /* stat, parsed. It is its own identity check: with expected_starttime
@@ -369,10 +375,11 @@ enum pt_read pt_member_take_counters(struct pt_member *m, const struct pt_stat *
         taken.has_blkio = false;
     }
     take_counters_stat(m, &taken);
-    /* what read_io would take: io denied to us stays denied (the files
-     * answer for the permissions, the snapshot does not) */
+    /* what read_io would take: io denied to us stays denied, and io not
+     * read by its file since an exec waits for it (the files answer for
+     * the permissions, the snapshot does not) */
     m->acct.io_fresh = false;
-    if (m->denied & PT_DENIED_IO)
+    if ((m->denied & PT_DENIED_IO) || !m->io_vouched)
         return PT_READ_OK;
     take_io(m, io);
     m->acct.io_fresh = true;
@@ -390,7 +397,7 @@ void pt_member_reopen(struct pt_member *m)
     pt_member_drop_file(m, PT_MF_SMAPS);
     pt_member_drop_file(m, PT_MF_IO);
     pt_member_drop_file(m, PT_MF_FD_DIR);
-    m->fds_vouched = false; /* the files decide again what a new program lets us count */
+    m->fds_vouched = m->io_vouched = false; /* the files decide again what a new program lets us read */
     m->denied = 0;
     m->fd_limit_due = true;
     /* the old program's memory is not the new one's */

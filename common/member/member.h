@@ -55,8 +55,13 @@ enum pt_read pt_member_read_counters(struct pt_member *m, int proc_root_fd, stru
 /* The same counters from a read made elsewhere (the task iterator's
  * snapshot, taskfold.h) of the same moment: taken as a read of the files
  * would take them (a new name opens the files again; io the permissions
- * denied stays out). GONE when st is another process's (its starttime). */
+ * denied stays out, and io is taken only once its file was read since the
+ * member was (re)opened: io_vouched). GONE when st is another process's
+ * (its starttime). */
 enum pt_read pt_member_take_counters(struct pt_member *m, const struct pt_stat *st, const struct pt_io *io, bool blkio);
+
+/* Its io file alone: what pt_member_read_counters reads after stat. */
+enum pt_read pt_member_read_io(struct pt_member *m, int proc_root_fd, struct pt_buf *buf);
 
 /* Have the task iterator follow the member (its snapshots then hold its
  * tasks) until pt_member_close; nothing when it is NULL or full. */

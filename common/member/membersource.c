@@ -62,6 +62,8 @@ enum pt_read pt_membersource_counters(struct pt_member *m, int proc_root_fd, str
         *served = false;
         return pt_member_read_counters(m, proc_root_fd, buf, blkio); /* its files say what became of it */
     }
+    if (!m->io_vouched && !(m->denied & PT_DENIED_IO))
+        r = pt_member_read_io(m, proc_root_fd, buf); /* after an exec its file decides again */
     return r;
 }
 

@@ -72,6 +72,8 @@ struct pt_member {
     double read_at;                    /* when its counters were last read (pt_now's clock) */
     unsigned denied;                   /* enum pt_denied bits: not opened again */
     enum pt_fd_dir_count fd_dir_sized; /* st_size, or a readdir (count_dir_entries) */
+    bool io_vouched;                   /* its io was read by its file since it was (re)opened: the
+                                          permissions allow it, and a snapshot may give it */
     bool fds_vouched;                  /* its fd/ was counted by its size since it was (re)opened: the
                                           permissions allow it, and a snapshot may count them */
     bool statm_vouches;                /* fd[PT_MF_STATM] is kept on procfs: the identity check */

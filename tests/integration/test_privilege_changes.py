@@ -34,8 +34,8 @@ class PrivilegeChangeTest(unittest.TestCase):
         self.addCleanup(h.stop_process, proc)
         return proc
 
-    def watch(self, proc):
-        execd = h.Execd(["--pid", proc.pid, "--name", "cred", "--interval", "0.2s"], wrapper=self.wrapper,
+    def watch(self, proc, args=()):
+        execd = h.Execd([*args, "--pid", proc.pid, "--name", "cred", "--interval", "0.2s"], wrapper=self.wrapper,
                         program=self.program)
         self.addCleanup(execd.stop)
         return execd
@@ -68,12 +68,45 @@ class PrivilegeChangeTest(unittest.TestCase):
             self.assertGreaterEqual(line.fields["proc_io_read_bytes"], 0, line.raw)
 
     def test_process_that_execs_a_setuid_program(self):
+        self.check_setuid_exec()
+
+    def test_setuid_exec_under_the_bpf_source(self):
+        """The BPF program reads any task's counters, but a member's io and
+        descriptors come from it only once its files gave them, again
+        after each exec: what the files deny stays out with either
+        source. The copy carries cap_bpf and cap_perfmon alone, raised
+        only to load, so nothing else lends it a read."""
+        subprocess.run(["setcap", "cap_bpf,cap_perfmon=p", self.program], check=True)
+        execd = self.check_setuid_exec(["--source", "bpf"])
+        self.assertTrue(any("source: bpf" in l for l in execd.stderr_lines()), execd.describe())
+
+    def test_denied_stays_out_under_the_bpf_source(self):
+        """Denials are forgotten every 30 interval ends (a process may
+        change its credentials unseen) and the files tried again: with the
+        BPF source too, where the snapshot would give root's io to nobody,
+        what its file still denies stays out."""
+        subprocess.run(["setcap", "cap_bpf,cap_perfmon=p", self.program], check=True)
+        proc = self.start([], ["sleep", "600"])
+        proc.stdin.write(b"go\n")
+        proc.stdin.flush()
+        self.wait_comm(proc, "sleep")
+        execd = self.watch(proc, ["--source", "bpf"])
+        execd.wait_batches(36, timeout=60)
+        self.assertTrue(any("source: bpf" in l for l in execd.stderr_lines()), execd.describe())
+        lines = self.lines_since(execd, 0)
+        self.assertGreaterEqual(len(lines), 36, execd.describe())
+        for line in lines:
+            self.assertEqual(line.fields["proc_processes"], 1, line.raw)
+            for field in GUARDED:
+                self.assertNotIn(field, line.fields, f"root's sleep is closed to nobody: {line.raw}")
+
+    def check_setuid_exec(self, args=()):
         setuid_sleep = os.path.join(os.path.dirname(self.program), "sleep")
         shutil.copy(shutil.which("sleep"), setuid_sleep)
         os.chmod(setuid_sleep, 0o4755)  # root's, setuid
         proc = self.start(ah.AS_NOBODY, [setuid_sleep, "600"])
         self.wait_comm(proc, "sh")
-        execd = self.watch(proc)
+        execd = self.watch(proc, args)
         execd.wait_for(lambda e: any(all(f in line.fields for f in GUARDED) for line in self.lines_since(e, 0)),
                        h.BATCH_TIMEOUT, "nobody's own process measured whole")
         proc.stdin.write(b"go\n")
@@ -91,6 +124,7 @@ class PrivilegeChangeTest(unittest.TestCase):
                 self.assertNotIn(field, line.fields, f"a setuid program is closed to nobody: {line.raw}")
         warned = [l for l in execd.stderr_lines() if "permission denied" in l]
         self.assertTrue(warned, f"the denial is said\n{execd.describe()}")
+        return execd
 
 
 if __name__ == "__main__":
