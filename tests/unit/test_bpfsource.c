@@ -296,6 +296,19 @@ static void kill_all(pid_t *pids, int n)
         waitpid(pids[i], NULL, 0);
 }
 
+/* A child that pauses until it is killed, or its parent dies. */
+static pid_t pausing_child(void)
+{
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        for (;;)
+            pause();
+    }
+    return pid;
+}
+
 START_TEST(test_still_tree)
 {
     struct pt_taskiter *it = load_or_say();
@@ -304,13 +317,7 @@ START_TEST(test_still_tree)
     enum { N = 1000 };
     static pid_t pids[N];
     for (int i = 0; i < N; i++) {
-        pids[i] = fork();
-        ck_assert_int_ge(pids[i], 0);
-        if (pids[i] == 0) {
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            for (;;)
-                pause();
-        }
+        pids[i] = pausing_child();
         ck_assert_int_eq(pt_taskiter_follow(it, pids[i]), 0);
     }
     /* each child stopped: a stopped task's counters hold still */
@@ -418,13 +425,7 @@ END_TEST
 
 static void *fork_one(void *arg)
 {
-    pid_t *out = arg;
-    *out = fork();
-    if (*out == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        for (;;)
-            pause();
-    }
+    *(pid_t *)arg = pausing_child();
     return NULL;
 }
 
@@ -449,15 +450,8 @@ START_TEST(test_children)
         return;
     enum { N = 40 };
     pid_t pids[N + 1];
-    for (int i = 0; i < N; i++) {
-        pids[i] = fork();
-        ck_assert_int_ge(pids[i], 0);
-        if (pids[i] == 0) {
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            for (;;)
-                pause();
-        }
-    }
+    for (int i = 0; i < N; i++)
+        pids[i] = pausing_child();
     pthread_t th;
     pthread_create(&th, NULL, fork_one, &pids[N]);
     pthread_join(th, NULL);
@@ -518,12 +512,7 @@ START_TEST(test_gone_and_unfollowed)
     pid_t a = fork();
     if (a == 0)
         _exit(0);
-    pid_t b = fork();
-    if (b == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        for (;;)
-            pause();
-    }
+    pid_t b = pausing_child();
     ck_assert_int_eq(pt_taskiter_follow(it, a), 0);
     ck_assert_int_eq(pt_taskiter_follow(it, b), 0);
     ck_assert_int_eq(pt_taskiter_follow(it, b), 0);
@@ -573,13 +562,7 @@ START_TEST(test_poll_by_list)
     enum { N = 4 };
     pid_t pids[N];
     for (int i = 0; i < N; i++) {
-        pids[i] = fork();
-        ck_assert_int_ge(pids[i], 0);
-        if (pids[i] == 0) {
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            for (;;)
-                pause();
-        }
+        pids[i] = pausing_child();
         ck_assert_int_eq(pt_taskiter_follow(it, pids[i]), 0);
     }
     pthread_t th;
