@@ -101,9 +101,10 @@ struct pt_taskiter *pt_taskiter_open(int btf_fd, char *why, size_t whylen)
     it->map_fd = -1;
     it->words = pt_xalloc(PT_TASKREC_PID_WORDS * sizeof(*it->words));
     /* with pt_statm first; a kernel without bpf_task_from_pid refuses it,
-     * and then polls walk the host's tasks */
+     * and then polls walk the host's tasks. A refusal for want of
+     * privilege would refuse the second load too: it is not tried. */
     int err = load(it, &opts, true);
-    if (err && it->skel)
+    if (err && err != -EPERM && it->skel)
         err = load(it, &opts, false);
     if (!it->skel) {
         snprintf(why, whylen, "its object did not open: %s", strerror(errno));
