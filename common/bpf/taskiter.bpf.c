@@ -362,7 +362,6 @@ int pt_task(struct bpf_iter__task *ctx)
     if (!task)
         return 0;
     visits++;
-    find_offsets();
     __u32 tgid = task->tgid, pid = task->pid;
     if (mode != PT_TR_MODE_FULL && pid != tgid)
         return 0; /* a poll and a discovery read the leaders alone */
@@ -380,6 +379,7 @@ int pt_task(struct bpf_iter__task *ctx)
     }
     if (!is_member(tgid))
         return 0;
+    find_offsets(); /* before the first record's memory */
     if (mode == PT_TR_MODE_STATM) {
         write_statm(seq, task);
         return 0;
