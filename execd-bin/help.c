@@ -35,7 +35,7 @@ static const struct {
                         "  SIGTERM, SIGINT) while the tree runs, it sends SIGTERM to COMMAND's\n"
                         "  process group and every process of the tree, SIGKILL to what is left\n"
                         "  2s later, and exits.\n"},
-    [PT_HELP_PROGRAM] = {NULL, "", ""},
+    [PT_HELP_PROGRAM] = {"Program:", "", ""},
 };
 
 static void print_option(FILE *out, const struct pt_option_def *o)

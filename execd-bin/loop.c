@@ -13,7 +13,9 @@
 
 #include "proctree/launch.h"
 #include "proctree/lines.h"
+#include "log.h"
 #include "output.h"
+#include "summaryjson.h"
 #include "supervise.h"
 #include "table.h"
 
@@ -77,10 +79,11 @@ static int queue(struct loop *l)
 static int emit(struct loop *l)
 {
     const struct pt_batch *b = pt_collector_end_interval(l->c, pt_now());
+    execd_log_first_batch();
     pt_buf_reset(&l->out);
+    if (l->launched < b->n_targets) /* for the summary */
+        pt_run_summary_add(&l->launched_run, &b->targets[l->launched].report, b->seconds);
     if (l->o->format == EXECD_FORMAT_TABLE) {
-        if (l->launched < b->n_targets) /* for the summary, which only the table prints */
-            pt_run_summary_add(&l->launched_run, &b->targets[l->launched].report, b->seconds);
         execd_table_batch(&l->out, b, &l->o->config.units, l->table_rows++ % TABLE_HEADER_EVERY == 0);
         return queue(l);
     }
@@ -282,30 +285,68 @@ static int exit_code(int wait_status)
     return WIFSIGNALED(wait_status) ? 128 + WTERMSIG(wait_status) : WEXITSTATUS(wait_status);
 }
 
-/* --format table, launch mode: the summary of the command's whole run,
- * queued after its last row, with how the command ended as its wait status
- * says (an exit status of 200 is no signal 72). */
-static void summarise(struct loop *l)
+/* Write all of text to fd, a file of the user's (--summary-file): -1 with
+ * errno on error. */
+static int write_all(int fd, const char *text, size_t len)
 {
-    if (l->o->format != EXECD_FORMAT_TABLE || l->launched == SIZE_MAX || l->launched_run.intervals == 0)
-        return;
+    while (len > 0) {
+        ssize_t n = write(fd, text, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        text += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* The summary in form, in l->out; false when it could not be made. */
+static bool render_summary(struct loop *l, enum execd_summary form)
+{
     pt_buf_reset(&l->out);
-    execd_table_summary(&l->out, l->o->command[0], l->command_ended ? &l->command_wait : NULL, &l->launched_run,
-                        &l->o->config.units);
-    queue(l);
+    const int *wait_status = l->command_ended ? &l->command_wait : NULL;
+    if (form == EXECD_SUMMARY_TEXT) {
+        execd_table_summary(&l->out, l->o->command[0], wait_status, &l->launched_run, &l->o->config.units);
+        return true;
+    }
+    if (execd_summary_json(&l->out, l->o->command[0], wait_status, &l->launched_run, &l->o->config.units) == 0)
+        return true;
+    pt_logf(PT_LOG_ERROR, "--summary json: out of memory");
+    return false;
+}
+
+/* Launch mode: the summary of the command's whole run, with how the
+ * command ended as its wait status says (an exit status of 200 is no
+ * signal 72). --summary-file gets it in --summary's form (text by
+ * default); a table's last row is followed by the text, which a person
+ * reads, or by the JSON where no file was given to take it. */
+static void summarise(struct loop *l, int summary_fd)
+{
+    enum execd_summary form = l->o->summary == EXECD_SUMMARY_AUTO ? EXECD_SUMMARY_TEXT : l->o->summary;
+    if (form == EXECD_SUMMARY_NONE || l->launched == SIZE_MAX || l->launched_run.intervals == 0)
+        return;
+    if (summary_fd >= 0 && render_summary(l, form)) {
+        /* the text begins with a blank line that parts it from the rows;
+         * a file holds the summary alone */
+        size_t skip = l->out.len > 0 && l->out.data[0] == '\n';
+        if (write_all(summary_fd, l->out.data + skip, l->out.len - skip) != 0)
+            pt_logf(PT_LOG_ERROR, "--summary-file: writing the summary: %s", strerror(errno));
+    }
+    if (l->o->format == EXECD_FORMAT_TABLE && render_summary(l, summary_fd >= 0 ? EXECD_SUMMARY_TEXT : form))
+        queue(l);
 }
 
 /* Asked for batches by hand, at a terminal: say how, once. */
 static void say_how_to_ask(bool stdin_batches, bool eof_stops)
 {
     if (stdin_batches && isatty(STDIN_FILENO))
-        pt_logf(PT_LOG_INFO,
-                "a batch each time Enter is pressed (as Telegraf's signal = \"STDIN\" asks); %s; "
-                "--interval DUR prints one every DUR",
-                eof_stops ? "end of input (Ctrl-D) stops" : "the command's end or Ctrl-C stops");
+        execd_log_note_now("a batch each time Enter is pressed (as Telegraf's signal = \"STDIN\" asks); %s; "
+                           "--interval DUR prints one every DUR",
+                           eof_stops ? "end of input (Ctrl-D) stops" : "the command's end or Ctrl-C stops");
 }
 
-int execd_loop(struct pt_collector *c, const struct execd_options *o)
+int execd_loop(struct pt_collector *c, const struct execd_options *o, int summary_fd)
 {
     sigset_t set;
     stop_signals(&set);
@@ -405,7 +446,7 @@ int execd_loop(struct pt_collector *c, const struct execd_options *o)
      * tree outlived our SIGKILL or we were orphaned. */
     if (stopped)
         status = orphaned || l.command ? 1 : exit_code(l.command_wait);
-    summarise(&l);
+    summarise(&l, summary_fd);
     execd_output_end(&l.stdout_queue, FINAL_FLUSH);
     close(l.signal_fd);
     pt_buf_free(&l.out);

@@ -15,7 +15,9 @@
  * launching anything, so that no SIGCHLD can be missed. */
 void execd_block_signals(void);
 
-/* Run until stopped; returns the process exit status. */
-int execd_loop(struct pt_collector *c, const struct execd_options *options);
+/* Run until stopped; returns the process exit status. summary_fd: where a
+ * launched command's summary goes (--summary-file, opened by the caller
+ * with the user's permissions), or -1: stdout, after a table's last row. */
+int execd_loop(struct pt_collector *c, const struct execd_options *options, int summary_fd);
 
 #endif

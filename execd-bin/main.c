@@ -16,17 +16,10 @@
 #include "proctree/escape.h"
 #include "proctree/fdbudget.h"
 #include "proctree/launch.h"
+#include "log.h"
 #include "loop.h"
 #include "options.h"
 #include "supervise.h"
-
-/* The sink of pt_logf: Telegraf maps these prefixes to its log levels. */
-static void log_to_stderr(enum pt_log_level level, const char *line, void *arg)
-{
-    (void)arg;
-    static const char *const prefix[] = {"E!", "W!", "I!", "D!"};
-    fprintf(stderr, "%s proctree-execd: %s\n", prefix[level], line);
-}
 
 /* Kept /proc files make polls cheap (fdbudget.h), and this process has
  * its open-files limit to itself: raise it to the hard limit and keep all
@@ -61,6 +54,23 @@ static int command_output_fd(const char *where)
         char q[PT_QUOTED_MAX];
         pt_logf(PT_LOG_ERROR, "--command-output: cannot open \"%s\": %s", pt_escape(q, sizeof(q), where),
                 strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* --summary-file, opened (and emptied) before the command runs, so that a
+ * path it cannot write ends the run before the command's work is done for
+ * nothing. Opened without blocking: a FIFO with no reader fails. -1 with a
+ * one-line reason on error. */
+static int summary_file_fd(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (fd < 0 || fcntl(fd, F_SETFL, 0) != 0) {
+        char q[PT_QUOTED_MAX];
+        pt_logf(PT_LOG_ERROR, "--summary-file: cannot open \"%s\": %s", pt_escape(q, sizeof(q), path), strerror(errno));
         if (fd >= 0)
             close(fd);
         return -1;
@@ -141,7 +151,7 @@ int main(int argc, char **argv)
     if (!open_standard_fds())
         return 2; /* nowhere to say it: stderr may be what is missing */
     execd_block_signals();
-    pt_log_set_sink(log_to_stderr, NULL);
+    execd_log_start(false);
     struct execd_options o;
     switch (execd_parse_options(argc, argv, &o)) {
     case EXECD_EXIT_OK:
@@ -151,17 +161,36 @@ int main(int argc, char **argv)
     case EXECD_RUN:
         break;
     }
+    execd_log_start(isatty(STDERR_FILENO) && !o.verbose);
     /* file capabilities are given permitted only (caps.h): made effective here */
     pt_caps_raise();
     size_t fd_budget = raise_fd_limit();
     if (!o.fd_budget_given)
         o.config.fd_budget = fd_budget;
 
+    if (o.format == EXECD_FORMAT_AUTO) /* a person reads a terminal; anything else is a program's */
+        o.format = isatty(STDOUT_FILENO) ? EXECD_FORMAT_TABLE : EXECD_FORMAT_INFLUX;
+    /* line protocol on stdout is Telegraf's or a database's: a summary
+     * there would be a malformed batch */
+    if (o.format == EXECD_FORMAT_INFLUX && !o.summary_file &&
+        (o.summary == EXECD_SUMMARY_TEXT || o.summary == EXECD_SUMMARY_JSON)) {
+        pt_logf(PT_LOG_ERROR,
+                "--summary %s: stdout carries line protocol here (not a terminal, or --format influx); "
+                "give --summary-file FILE, or --format table (see --help)",
+                o.summary == EXECD_SUMMARY_JSON ? "json" : "text");
+        execd_options_free(&o);
+        return 2;
+    }
     char err[256];
+    int summary_fd = -1;
     struct pt_launch_cgroup cg = {0}; /* none made until launch mode makes it */
     if (o.command) {
         /* made first: the supervisor removes it should the worker die */
         if (!as_the_user()) {
+            execd_options_free(&o);
+            return 2;
+        }
+        if (o.summary_file && (summary_fd = summary_file_fd(o.summary_file)) < 0) {
             execd_options_free(&o);
             return 2;
         }
@@ -219,10 +248,10 @@ int main(int argc, char **argv)
             status = 2;
         }
     }
-    if (o.format == EXECD_FORMAT_AUTO) /* a person reads a terminal; anything else is a program's */
-        o.format = isatty(STDOUT_FILENO) ? EXECD_FORMAT_TABLE : EXECD_FORMAT_INFLUX;
     if (status == 0)
-        status = execd_loop(c, &o);
+        status = execd_loop(c, &o, summary_fd);
+    if (summary_fd >= 0)
+        close(summary_fd);
     pt_collector_free(c);
     /* The loop returns once the tree is gone (or stopped): its cgroups
      * are empty, and were read for the last time. */

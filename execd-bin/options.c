@@ -100,6 +100,22 @@ static enum execd_parse parse_own(struct execd_options *o, const struct pt_optio
             return usage_error("--format: \"%s\": expected table or influx", q(v->text));
         o->format = strcmp(v->text, "table") == 0 ? EXECD_FORMAT_TABLE : EXECD_FORMAT_INFLUX;
         return EXECD_RUN;
+    case PT_O_SUMMARY:
+        if (strcmp(v->text, "text") == 0)
+            o->summary = EXECD_SUMMARY_TEXT;
+        else if (strcmp(v->text, "json") == 0)
+            o->summary = EXECD_SUMMARY_JSON;
+        else if (strcmp(v->text, "none") == 0)
+            o->summary = EXECD_SUMMARY_NONE;
+        else
+            return usage_error("--summary: \"%s\": expected text, json or none", q(v->text));
+        return EXECD_RUN;
+    case PT_O_SUMMARY_FILE:
+        o->summary_file = v->text;
+        return EXECD_RUN;
+    case PT_O_VERBOSE:
+        o->verbose = true;
+        return EXECD_RUN;
     case PT_O_LAUNCH_CGROUP:
     case PT_O_NO_LAUNCH_CGROUP:
         if (o->launch_cgroup_mode != PT_LAUNCH_CGROUP_DEFAULT)
@@ -222,6 +238,13 @@ static enum execd_parse parse(int argc, char **argv, struct execd_options *o)
         return usage_error("--name \"%s\" must follow a target or precede -- COMMAND", q(o->command_name));
     if (o->command_output && !o->command)
         return usage_error("--command-output \"%s\" needs -- COMMAND", q(o->command_output));
+    if (o->summary != EXECD_SUMMARY_AUTO && !o->command)
+        return usage_error("--summary needs -- COMMAND: the summary is of a launched command's whole run");
+    if (o->summary_file && !o->command)
+        return usage_error("--summary-file \"%s\" needs -- COMMAND: the summary is of a launched command's whole run",
+                           q(o->summary_file));
+    if (o->summary_file && o->summary == EXECD_SUMMARY_NONE)
+        return usage_error("--summary-file \"%s\" and --summary none: no summary to write", q(o->summary_file));
     if (o->launch_cgroup_mode != PT_LAUNCH_CGROUP_DEFAULT && !o->command)
         return usage_error("--%s needs -- COMMAND",
                            o->launch_cgroup_mode == PT_LAUNCH_CGROUP_PATH ? "launch-cgroup" : "no-launch-cgroup");

@@ -16,6 +16,10 @@ struct execd_target {
 };
 
 enum execd_format { EXECD_FORMAT_AUTO, EXECD_FORMAT_INFLUX, EXECD_FORMAT_TABLE };
+/* The launched command's summary: AUTO is text after a table's last row,
+ * nothing with line protocol on stdout (Telegraf would take it for a
+ * malformed batch) unless --summary-file gives it a place. */
+enum execd_summary { EXECD_SUMMARY_AUTO, EXECD_SUMMARY_TEXT, EXECD_SUMMARY_JSON, EXECD_SUMMARY_NONE };
 
 struct execd_options {
     struct pt_collector_config config;
@@ -31,6 +35,9 @@ struct execd_options {
     const char *command_output; /* --command-output; NULL: discard */
     enum pt_launch_cgroup_mode launch_cgroup_mode;
     const char *launch_cgroup; /* --launch-cgroup PATH */
+    enum execd_summary summary;
+    const char *summary_file; /* --summary-file; NULL: stdout, after a table */
+    bool verbose;             /* --verbose: every note at a terminal too */
 };
 
 enum execd_parse { EXECD_RUN, EXECD_EXIT_OK, EXECD_EXIT_USAGE };

@@ -133,11 +133,44 @@ static const char *count_of(char *text, size_t len, const struct pt_report *r, e
     return text;
 }
 
+/* Why a figure of the summary is a dash: each absent one names itself
+ * once, in a line after the figures, so that "-" is never read as 0 nor
+ * left unexplained. */
+struct dashes {
+    struct {
+        const char *why;
+        char names[96];
+    } reason[6];
+    size_t n;
+};
+
+static void dash(struct dashes *d, const struct pt_report *r, enum pt_metric_id id, const char *name, const char *why)
+{
+    if (has(r, id))
+        return;
+    size_t i = 0;
+    while (i < d->n && d->reason[i].why != why)
+        i++;
+    if (i == PT_ARRAY_LEN(d->reason))
+        return;
+    if (i == d->n)
+        d->reason[d->n++].why = why;
+    char *names = d->reason[i].names;
+    size_t len = strlen(names);
+    snprintf(names + len, sizeof(d->reason[i].names) - len, "%s%s", len ? ", " : "", name);
+}
+
+#define WHY_EXIT_RECORDS "from the kernel's exit records, which need root or CAP_NET_ADMIN"
+#define WHY_SMAPS "no smaps_rollup read in the run (one at each interval's end): the tree ended first, or unreadable"
+#define WHY_UNREADABLE "the members' /proc files were unreadable (PERMISSIONS in proctree-execd(1))"
+#define WHY_CGROUP "no cgroup of its own (--no-launch-cgroup, or none could be made)"
+
 void execd_table_summary(struct pt_buf *out, const char *command, const int *wait_status,
                          const struct pt_run_summary *run, const struct pt_units *units)
 {
     struct pt_report r;
     pt_run_summary_report(run, &r);
+    struct dashes d = {.n = 0, .reason = {{NULL, ""}}};
     char q[PT_QUOTED_MAX], a[32], b[32], c[32];
     put(out, "\n\"%s\" and every process it started, over %s:\n", pt_escape(q, sizeof(q), command),
         duration(a, sizeof(a), run->seconds));
@@ -151,19 +184,40 @@ void execd_table_summary(struct pt_buf *out, const char *command, const int *wai
         put(out, "  %-22s user %s, system %s (%.0f %% of one CPU on average)\n", "CPU time",
             duration(a, sizeof(a), value(&r, PT_M_PROC_CPU_USER_SECONDS)),
             duration(b, sizeof(b), value(&r, PT_M_PROC_CPU_SYSTEM_SECONDS)), value(&r, PT_M_PROC_CPU_PERCENT));
-    put(out, "  %-22s RSS %s, PSS %s, USS %s (the tree's sums, at their highest)\n", "peak memory",
+    else
+        put(out, "  %-22s -\n", "CPU time");
+    dash(&d, &r, PT_M_PROC_CPU_USER_SECONDS, "CPU time", WHY_UNREADABLE);
+    /* what time -v calls the maximum resident set size: one process's
+     * own peak, the kernel's high-water mark, not a sample */
+    put(out, "  %-22s peak RSS %s (time -v's maximum resident set size)\n", "largest process",
+        human_of(a, sizeof(a), &r, PT_M_PROC_EXITED_RSS_PEAK_MAX, units));
+    dash(&d, &r, PT_M_PROC_EXITED_RSS_PEAK_MAX, "largest process", WHY_EXIT_RECORDS);
+    put(out, "  %-22s RSS %s, PSS %s, USS %s (summed over its processes, at their highest)\n", "the tree's memory",
         human_of(a, sizeof(a), &r, PT_M_PROC_RSS_MAX, units), human_of(b, sizeof(b), &r, PT_M_PROC_PSS_MAX, units),
         human_of(c, sizeof(c), &r, PT_M_PROC_USS_MAX, units));
-    put(out, "  %-22s read %s, written %s\n", "I/O", human_of(a, sizeof(a), &r, PT_M_PROC_IO_READ_BYTES, units),
+    dash(&d, &r, PT_M_PROC_RSS_MAX, "RSS", WHY_UNREADABLE);
+    dash(&d, &r, PT_M_PROC_PSS_MAX, "PSS", WHY_SMAPS);
+    dash(&d, &r, PT_M_PROC_USS_MAX, "USS", WHY_SMAPS);
+    put(out, "  %-22s read %s, written %s (time -v's file system inputs and outputs, in bytes)\n", "disk",
+        human_of(a, sizeof(a), &r, PT_M_PROC_IO_STORAGE_READ_BYTES, units),
+        human_of(b, sizeof(b), &r, PT_M_PROC_IO_STORAGE_WRITE_BYTES, units));
+    dash(&d, &r, PT_M_PROC_IO_STORAGE_READ_BYTES, "disk", WHY_UNREADABLE);
+    put(out, "  %-22s read %s, written %s (files, pipes and sockets: a pipe counts on both sides)\n",
+        "read() and write()", human_of(a, sizeof(a), &r, PT_M_PROC_IO_READ_BYTES, units),
         human_of(b, sizeof(b), &r, PT_M_PROC_IO_WRITE_BYTES, units));
+    dash(&d, &r, PT_M_PROC_IO_READ_BYTES, "read() and write()", WHY_UNREADABLE);
     put(out, "  %-22s %s started, %s failed, %s killed\n", "processes",
         count_of(a, sizeof(a), &r, PT_M_PROC_PROCESSES_STARTED), count_of(b, sizeof(b), &r, PT_M_PROC_PROCESSES_FAILED),
         count_of(c, sizeof(c), &r, PT_M_PROC_PROCESSES_KILLED));
+    dash(&d, &r, PT_M_PROC_PROCESSES_FAILED, "failed, killed", WHY_EXIT_RECORDS);
     /* the cgroup's own peak over its life is the run's; else the highest
-     * of the intervals' */
+     * of the intervals'. The kernel charges the cgroup the page cache its
+     * processes brought in too, which no process's RSS holds. */
     enum pt_metric_id peak =
         has(&r, PT_M_CGROUP_MEMORY_PEAK_LIFETIME) ? PT_M_CGROUP_MEMORY_PEAK_LIFETIME : PT_M_CGROUP_MEMORY_PEAK;
-    if (has(&r, peak) || has(&r, PT_M_CGROUP_MEMORY_OOM_KILLS))
-        put(out, "  %-22s memory peak %s, OOM kills %s\n", "its cgroup (exact)",
-            human_of(a, sizeof(a), &r, peak, units), count_of(b, sizeof(b), &r, PT_M_CGROUP_MEMORY_OOM_KILLS));
+    put(out, "  %-22s memory peak %s (page cache included), OOM kills %s\n", "its cgroup (exact)",
+        human_of(a, sizeof(a), &r, peak, units), count_of(b, sizeof(b), &r, PT_M_CGROUP_MEMORY_OOM_KILLS));
+    dash(&d, &r, peak, "its cgroup", WHY_CGROUP);
+    for (size_t i = 0; i < d.n; i++)
+        put(out, "  - %s: %s\n", d.reason[i].names, d.reason[i].why);
 }

@@ -73,10 +73,13 @@ static void open_events(struct pt_collector *c)
     "context switches of exited threads are lost, proc_processes_failed/killed and proc_exited_rss_peak_max are "      \
     "not reported, and a breakdown counts a process's last moments in its reaper's group"
 
+#define PT_ABSENT_WITHOUT_EXITS "proc_processes_failed/killed, proc_exited_rss_peak_max"
+
 /* Records without ac_tgid (a kernel before 6.0) cannot tell a thread
  * from its process: proctree works as without the privilege. */
 static void say_too_old(const struct pt_exitrecords *x)
 {
+    pt_log_absent(PT_ABSENT_WITHOUT_EXITS);
     pt_logf(PT_LOG_INFO,
             "exit records need Linux 6.0 or later (taskstats version %u has no thread-group id); running without "
             "them: " PT_WITHOUT_EXITS,
@@ -107,6 +110,7 @@ static void open_exit_records(struct pt_collector *c)
         snprintf(why, sizeof(why), ": CAP_NET_ADMIN is needed%s%s", missing ? " and missing: " : "",
                  missing ? missing : "");
     }
+    pt_log_absent(PT_ABSENT_WITHOUT_EXITS);
     pt_logf(PT_LOG_INFO, "no exit records (taskstats: %s%s): " PT_WITHOUT_EXITS,
             c->events_refused_here ? c->events_refused_here
             : c->events.fd < 0     ? "used with the process events only"

@@ -115,6 +115,8 @@ void pt_gpu_probe(struct pt_gpu *g, const char *proc_root, const char *sys_root,
         g->drm_on = g->drm_major != 0;
     }
     if (!nvidia && !g->drm_on)
+        pt_log_absent("proc_gpu_*");
+    if (!nvidia && !g->drm_on)
         pt_logf(PT_LOG_INFO, "GPU: none found (no /dev/nvidiactl, no DRM render node): the proc_gpu_* metrics are "
                              "absent, and nothing more is read for them");
     else

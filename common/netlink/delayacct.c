@@ -78,6 +78,8 @@ bool pt_delayacct_on(struct pt_delayacct *d, double now)
     if (d->said == (int)on)
         return on;
     const char *now_word = d->said < 0 ? "" : " now";
+    if (!on)
+        pt_log_absent("proc_blkio_delay_seconds");
     if (on && isinf(d->since))
         pt_logf(PT_LOG_INFO,
                 "kernel.task_delayacct is 1%s, with delayacct on the kernel command line: "

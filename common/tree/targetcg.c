@@ -150,6 +150,8 @@ void pt_targetcg_found(const struct pt_target *t, struct pt_target_cgroups *cg, 
     if (cg->said_missing || !pt_cgacct_missing(&cg->target, missing, sizeof(missing)))
         return; /* said once, when a cgroup is first open (it may appear later) */
     cg->said_missing = true;
+    if (missing[0])
+        pt_log_absent("some cgroup_*");
     if (missing[0] && t->selector.kind == PT_SELECT_CHILD && t->selector.cgroup_never)
         pt_target_logf(t, PT_LOG_INFO, "%s", t->selector.cgroup_never);
     else if (missing[0] && t->selector.kind == PT_SELECT_CHILD)

@@ -28,6 +28,21 @@ void pt_logf(enum pt_log_level level, const char *fmt, ...)
     log_sink(level, line, log_sink_arg);
 }
 
+static pt_absent_sink absent_sink;
+static void *absent_sink_arg;
+
+void pt_log_set_absent_sink(pt_absent_sink sink, void *arg)
+{
+    absent_sink = sink;
+    absent_sink_arg = arg;
+}
+
+void pt_log_absent(const char *what)
+{
+    if (absent_sink)
+        absent_sink(what, absent_sink_arg);
+}
+
 static _Noreturn void out_of_memory(size_t size)
 {
     pt_logf(PT_LOG_ERROR, "out of memory (%zu bytes); aborting", size);

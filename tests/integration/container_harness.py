@@ -119,8 +119,9 @@ def debian_mirror():
 
 # What the official image's base has that proctree meets (setcap, setpriv,
 # ps), and proctree-execd's own run-time dependency, which the image's
-# apt-get fetches from the network (the tests' builds have none): libbpf1.
-ROOTFS_PACKAGES = ["libcap2-bin", "procps", "ca-certificates", "curl", "libbpf1"]
+# apt-get fetches from the network (the tests' builds have none): libbpf1
+# and libjansson4.
+ROOTFS_PACKAGES = ["libcap2-bin", "procps", "ca-certificates", "curl", "libbpf1", "libjansson4"]
 
 
 def rootfs_tar():

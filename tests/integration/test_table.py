@@ -13,6 +13,7 @@ CPU time (children included) just before. Where stdout is a pipe, nothing
 changes: line protocol, as --format influx writes it.
 """
 
+import json
 import os
 import pty
 import re
@@ -101,12 +102,12 @@ class Table(unittest.TestCase):
         summary = dict(re.findall(r"^  (\S.*?)\s{2,}(.*)$", out, re.M))
         self.assertEqual(summary["exit status"], "7", describe)
         self.assertEqual(summary["processes"], "6 started, 2 failed, 0 killed", describe)
-        rss = re.match(r"RSS ([\d.]+ \w+), PSS ([\d.]+ \w+), USS", summary["peak memory"])
+        rss = re.match(r"RSS ([\d.]+ \w+), PSS ([\d.]+ \w+), USS", summary["the tree's memory"])
         # the tree's peak is the parent's (the children exit before it
         # allocates): its own high-water mark, to the printed figures
         self.assertAlmostEqual(size(rss.group(1)), hwm, delta=0.02 * hwm, msg=describe)
         self.assertLessEqual(size(rss.group(2)), size(rss.group(1)) * 1.005, describe)
-        io = re.match(r"read ([\d.]+ \w+), written ([\d.]+ \w+)", summary["I/O"])
+        io = re.match(r"read ([\d.]+ \w+), written ([\d.]+ \w+)", summary["read() and write()"])
         self.assertAlmostEqual(size(io.group(1)), rchar, delta=0.01 * rchar, msg=describe)
         self.assertAlmostEqual(size(io.group(2)), wchar, delta=0.01 * wchar + 4096, msg=describe)
         cpu = re.match(r"user (.+?), system (.+?) \(", summary["CPU time"])
@@ -116,7 +117,7 @@ class Table(unittest.TestCase):
         self.assertAlmostEqual(seconds(cpu.group(2)), system, delta=0.025, msg=describe)
         cg = summary.get("its cgroup (exact)")
         if cg is not None:
-            peak = re.match(r"memory peak ([\d.]+ \w+), OOM kills 0", cg)
+            peak = re.match(r"memory peak ([\d.]+ \w+) \(page cache included\), OOM kills 0", cg)
             self.assertIsNotNone(peak, describe)
             self.assertGreaterEqual(size(peak.group(1)), 64 << 20, describe)
 
@@ -124,6 +125,51 @@ class Table(unittest.TestCase):
         proc = subprocess.run([h.execd_path(), "--format", "table", "--interval", "0.2s", "--", "sh", "-c", shell],
                               stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=h.START_TIMEOUT)
         return proc, dict(re.findall(r"^  (\S.*?)\s{2,}(.*)$", proc.stdout, re.M))
+
+    def test_a_dash_says_why(self):
+        """A figure the run did not measure is a dash, never a 0, and a line
+        after the figures says why: a command that is gone before the first
+        interval's end left no smaps_rollup read (PSS, USS). Its JSON has no
+        such field at all."""
+        js = os.path.join(self.tmp, "summary.json")
+        proc = subprocess.run([h.execd_path(), "--format", "table", "--interval", "5s", "--summary-file", js,
+                               "--summary", "json", "--", "sh", "-c", "exit 3"], stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=h.START_TIMEOUT)
+        describe = f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+        self.assertEqual(proc.returncode, 3, describe)
+        summary = dict(re.findall(r"^  (\S.*?)\s{2,}(.*)$", proc.stdout, re.M))
+        self.assertRegex(summary["the tree's memory"], r"^RSS ([\d.]+ \w+|-), PSS -, USS - ", describe)
+        self.assertRegex(proc.stdout, r"\n  - PSS, USS: no smaps_rollup read in the run", describe)
+        for line in proc.stdout.splitlines():  # every dash of the figures is explained by a line
+            if re.match(r"^  \S.*?\s{2,}.*(?<![\w.])-(?![\w.])", line) and not line.startswith("  - "):
+                self.assertRegex(proc.stdout, r"\n  - [^\n]*: ", describe)
+        with open(js) as f:
+            got = json.load(f)
+        self.assertEqual(got["exit_status"], 3, describe)
+        self.assertNotIn("proc_pss_max", got["metrics"], describe)
+        self.assertIn("proc_processes_started", got["metrics"], describe)
+
+    def test_summary_options_refuse_what_cannot_be(self):
+        """--summary and --summary-file need a launched command; json without a
+        file, with line protocol on stdout, has nowhere to go; a file that
+        cannot be opened stops the run before the command runs. Each: exit 2,
+        one E! line naming the option."""
+        marker = os.path.join(self.tmp, "ran")
+        cases = [(["--pid", "1", "--summary", "json"], "--summary needs -- COMMAND"),
+                 (["--pid", "1", "--summary-file", os.path.join(self.tmp, "s")], "--summary-file"),
+                 (["--summary", "yaml", "--", "true"], '--summary: "yaml": expected text, json or none'),
+                 (["--format", "influx", "--summary", "json", "--", "true"], "give --summary-file FILE"),
+                 (["--summary-file", os.path.join(self.tmp, "no", "such"), "--", "touch", marker],
+                  "--summary-file: cannot open")]
+        for args, said in cases:
+            proc = subprocess.run([h.execd_path(), "--interval", "1s"] + args, stdin=subprocess.DEVNULL,
+                                  capture_output=True, text=True, timeout=h.START_TIMEOUT)
+            describe = f"{args}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+            self.assertEqual(proc.returncode, 2, describe)
+            errors = [l for l in proc.stderr.splitlines() if l.startswith("E! ")]
+            self.assertEqual(len(errors), 1, describe)
+            self.assertIn(said, errors[0], describe)
+        self.assertFalse(os.path.exists(marker), "the command ran though its summary file could not be opened")
 
     def test_an_exit_status_above_128_is_no_signal(self):
         """The summary tells an exit from a death by signal by the wait
@@ -207,6 +253,43 @@ class Table(unittest.TestCase):
                 except OSError:
                     break
         return data
+
+    def test_a_terminal_run_says_at_most_one_line_before_the_first_row(self):
+        """At a terminal the notes on what this host lets proctree measure
+        (the source, process events, exit records, GPU, delay accounting,
+        the cgroup's files) are one short line saying what is absent, before
+        the first row; --verbose gives them all, and a log (stderr not a
+        terminal) always has them all."""
+        def run(extra, stderr_tty):
+            master, slave = pty.openpty()
+            self.addCleanup(os.close, master)
+            err = slave if stderr_tty else subprocess.PIPE
+            proc = subprocess.Popen([h.execd_path(), "--interval", "0.5s"] + extra + ["--", "sleep", "1.2"],
+                                    stdin=subprocess.DEVNULL, stdout=slave, stderr=err)
+            os.close(slave)
+            try:
+                said = self.read_pty(master, b"every process it started", h.START_TIMEOUT)
+                said += self.read_pty(master, b"\x00", 1.0)  # the summary's end
+                log = proc.communicate(timeout=h.START_TIMEOUT)[1] if not stderr_tty else b""
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+            return said.decode(errors="replace").replace("\r\n", "\n"), (log or b"").decode(errors="replace")
+
+        screen, _ = run([], True)
+        before = screen.split("TIME ", 1)[0].splitlines()
+        self.assertIn("TIME ", screen)
+        self.assertLessEqual(len([l for l in before if l.strip()]), 1, screen)
+        for l in before:
+            self.assertLessEqual(len(l), 200, screen)
+        verbose, _ = run(["--verbose"], True)
+        self.assertGreater(len([l for l in verbose.split("TIME ", 1)[0].splitlines() if l.startswith("I! ")]), 1,
+                           verbose)
+        self.assertIn("I! proctree-execd: source: ", verbose)
+        _, log = run([], False)
+        self.assertIn("I! proctree-execd: source: ", log)
+        self.assertGreater(len([l for l in log.splitlines() if l.startswith("I! ")]), 1, log)
 
     def test_a_terminal_gets_the_table_and_a_word_on_asking(self):
         """Run by hand: stdout a terminal is a table; stdin a terminal

@@ -38,6 +38,16 @@ void pt_log_set_sink(pt_log_sink sink, void *arg);
 #define PT_LOG_LINE_MAX 512
 __attribute__((format(printf, 2, 3))) void pt_logf(enum pt_log_level level, const char *fmt, ...);
 
+/* Absences. A line that says metrics are absent on this host (no GPU, no
+ * exit records, a cgroup file the kernel does not offer) is logged at
+ * INFO as any other, and its metrics' names, short ("proc_gpu_*"), are
+ * also handed by pt_log_absent() to the absence sink, for a frontend that
+ * says only what is absent (proctree-execd at a terminal, in one line).
+ * No sink: nothing. */
+typedef void (*pt_absent_sink)(const char *what, void *arg);
+void pt_log_set_absent_sink(pt_absent_sink sink, void *arg);
+void pt_log_absent(const char *what);
+
 /* Allocate, or log "out of memory" and abort. pt_xrealloc(p, 0) frees. */
 void *pt_xalloc(size_t size); /* zeroed */
 void *pt_xrealloc(void *p, size_t size);

@@ -134,6 +134,12 @@ enum pt_help_section {
     "run COMMAND in a new cgroup made at PATH (as\n/proc/PID/cgroup shows it, or a cgroupfs\ndirectory; one that exists is refused), in\ncgroup v2 and the v1 controllers; removed at\nthe end (default: proctree-launch-PID in this\nprogram's own cgroup, when it may make one)") \
   X(PT_O_NO_LAUNCH_CGROUP, "no-launch-cgroup", NULL, NONE, 0, 0, FOR_ALL(LAUNCH), "", \
     "run COMMAND in this program's cgroup (no\ncgroup_* metrics)") \
+  X(PT_O_SUMMARY, "summary", NULL, TEXT, 0, 0, FOR_ALL(LAUNCH), "FORM", \
+    "the launched command's summary when its tree is\ngone: text (the default), json (one object:\nthe same figures under their metric names) or\nnone; after a table's last row, or in FILE") \
+  X(PT_O_SUMMARY_FILE, "summary-file", NULL, PATH, 0, 0, FOR_ALL(LAUNCH), "FILE", \
+    "write the summary to FILE too (replaced; mode\n0644 less the umask), whatever --format; a\ntable's last row is still followed by the text") \
+  X(PT_O_VERBOSE, "verbose", NULL, NONE, 0, 0, FOR_ALL(PROGRAM), "", \
+    "at a terminal, every note on what is measured\nhere and why (else one line says what is\nabsent; a log, not a terminal, has them all)") \
   X(PT_O_HELP, "help", NULL, NONE, 0, 0, FOR_ALL(PROGRAM), "", \
     "this text") \
   X(PT_O_VERSION, "version", NULL, NONE, 0, 0, FOR_ALL(PROGRAM), "", \
