@@ -179,6 +179,16 @@ def read_text(path):
         return f.read()
 
 
+def doc_block(path, name):
+    """The fenced block between <!-- NAME:begin --> and <!-- NAME:end --> of
+    the markdown file path: what a test runs as the document says it, so
+    that the document cannot drift from what was tested."""
+    m = re.search(rf"<!-- {name}:begin -->\n```[a-z]*\n(.*?)```\n<!-- {name}:end -->", read_text(path), re.S)
+    if not m:
+        raise AssertionError(f"{os.path.relpath(path, SOURCE_ROOT)} has no {name} block")
+    return m.group(1)
+
+
 def file_tail(path, size=4000):
     """The last size bytes of a log file, as text; "(no log)" when there is none."""
     try:

@@ -50,6 +50,7 @@ import cgroup_helpers as cgh
 import collectd_harness as ch
 import harness as h
 import telegraf_harness as th
+from grafana_helpers import influx_vars, interpolate
 
 TELEGRAF = th.telegraf_or_skip()
 DASHBOARDS = os.path.join(h.SOURCE_ROOT, "packaging", "dashboards")
@@ -106,11 +107,7 @@ os.unlink(path)
 
 def doc_block(name):
     """The code block between <!-- NAME:begin --> and <!-- NAME:end --> of docs/DASHBOARDS.md."""
-    text = h.read_text(DOC)
-    m = re.search(rf"<!-- {name}:begin -->\n```[a-z]*\n(.*?)```\n<!-- {name}:end -->", text, re.S)
-    if not m:
-        raise AssertionError(f"docs/DASHBOARDS.md has no {name} block")
-    return m.group(1)
+    return h.doc_block(DOC, name)
 
 
 def load(name):
@@ -134,45 +131,6 @@ def metric_of(query):
     if len(found) != 1:
         raise AssertionError(f"query names {sorted(found)}, not one metric: {query}")
     return found.pop()
-
-
-def grafana_escape_regex(value):
-    """What Grafana's InfluxDB data source does to a value put in a /regex/."""
-    return re.sub(r"([\\^$*+?.()|\[\]{}/])", r"\\\1", value)
-
-
-def interpolate(query, variables):
-    """$name, ${name} and ${name:regex} replaced as Grafana does (the regex
-    format: the value regex-escaped, several as (a|b)); a $ left over
-    fails, and so does a variable inside an InfluxQL /regex/ without
-    :regex (Grafana puts a single value there raw, or escaped, by version)."""
-    for rx in re.findall(r"[=!]~ (/(?:[^/\\]|\\.)*/)", query):
-        for m in re.finditer(r"\$\{(\w+)(:\w+)?\}|\$(\w+)", rx):
-            if m.group(2) != ":regex":
-                raise AssertionError(f"{m.group(0)} inside {rx} without :regex: {query}")
-
-    def sub(m):
-        name, fmt = m.group(1) or m.group(3), m.group(2)
-        if name not in variables:
-            raise AssertionError(f"variable ${name} has no value: {query}")
-        value = variables[name]
-        if fmt == "regex":
-            if isinstance(value, list):
-                return "(" + "|".join(grafana_escape_regex(v) for v in value) + ")"
-            return grafana_escape_regex(value)
-        if fmt:
-            raise AssertionError(f"format {fmt} not rendered here: {query}")
-        return value
-    return re.sub(r"\$\{(\w+)(?::(\w+))?\}|\$(\w+)", sub, query)
-
-
-def influx_vars(host, target, start_ns, end_ns, by=None):
-    v = {"host": host, "target": target,
-         "timeFilter": f"time >= {start_ns // 1_000_000}ms and time <= {-(-end_ns // 1_000_000)}ms",
-         "__interval": "1s"}
-    if by:
-        v["by"] = by
-    return v
 
 
 class Dashboards(unittest.TestCase):
