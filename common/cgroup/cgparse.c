@@ -125,3 +125,19 @@ int pt_parse_blkio_bytes(const char *buf, size_t len, uint64_t *read_bytes, uint
     }
     return 0;
 }
+
+bool pt_parse_blkio_lists_device(const char *buf, size_t len)
+{
+    size_t pos = 0, n;
+    const char *line;
+    while (next_line(buf, len, &pos, &line, &n)) {
+        uint64_t major, minor;
+        const char *colon = scan_number(line, n, &major);
+        if (!colon || colon == line + n || *colon != ':')
+            continue;
+        const char *end = scan_number(colon + 1, n - (size_t)(colon + 1 - line), &minor);
+        if (end && end < line + n && *end == ' ')
+            return true;
+    }
+    return false;
+}

@@ -37,4 +37,9 @@ int pt_parse_io_stat(const char *buf, size_t len, uint64_t *read_bytes, uint64_t
  * "Total N": Read and Write summed over the devices. */
 int pt_parse_blkio_bytes(const char *buf, size_t len, uint64_t *read_bytes, uint64_t *write_bytes);
 
+/* Does a v1 blkio.throttle.* stat file list a device (a "MAJ:MIN ..."
+ * line)? The kernel prints a device's lines only where it counts that
+ * device's I/O (blkiocount.h); a file of nothing but "Total N" lists none. */
+bool pt_parse_blkio_lists_device(const char *buf, size_t len);
+
 #endif

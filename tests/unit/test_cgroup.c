@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cgroup/blkiocount.h"
 #include "cgroup/cgacct.h"
 #include "cgroup/cgparse.h"
 #include "cgroup/cgroupfs.h"
@@ -140,6 +141,25 @@ START_TEST(test_blkio_bytes)
     char *short_line = exact_copy("a b", 3);
     ck_assert_int_eq(pt_parse_blkio_bytes(short_line, 3, &r, &w), 0);
     free(short_line);
+}
+END_TEST
+
+/* The root's file of a disk-less v1 blkio, or of a kernel that counts
+ * none of its disks ("Total 0"), against one that counts a disk: lines
+ * for it, zeros or not. */
+START_TEST(test_blkio_lists_device)
+{
+    ck_assert(!pt_parse_blkio_lists_device(TEXT("Total 0\n")));
+    ck_assert(!pt_parse_blkio_lists_device(TEXT("")));
+    ck_assert(pt_parse_blkio_lists_device(TEXT("254:0 Read 0\n254:0 Write 0\n254:0 Sync 0\n254:0 Async 0\n"
+                                               "254:0 Discard 0\n254:0 Total 0\nTotal 0\n")));
+    ck_assert(pt_parse_blkio_lists_device(TEXT("Total 0\n8:16 Read 4096\n")));
+    /* no device: a number alone, no minor, letters, no space after it */
+    ck_assert(!pt_parse_blkio_lists_device(TEXT("8 Read 1\n8: Read 1\nx:0 Read 1\n8:0\n8:0x Read 1\n")));
+    char *cut = exact_copy("8:0 Read", 4); /* "8:0 " */
+    ck_assert(pt_parse_blkio_lists_device(cut, 4));
+    ck_assert(!pt_parse_blkio_lists_device(cut, 3)); /* "8:0": nothing after it */
+    free(cut);
 }
 END_TEST
 
@@ -777,6 +797,68 @@ START_TEST(test_looks_again_open_only_what_is_missing)
 }
 END_TEST
 
+/* ==== v1 blkio that counts nothing ==== */
+
+/* A hybrid fixture below root/sys/fs/cgroup: v2 at unified (without
+ * io.stat, as on a host whose io controller is on v1) and v1 blkio,
+ * whose root's blkio.throttle.io_service_bytes is root_file, with the
+ * cgroup svc in both. svc's own blkio file reads 4096 and 8192 bytes: no
+ * kernel that counts nothing would show them, so a value of its that
+ * reached a line would be a read of a file set aside. */
+static void put_hybrid_blkio(const char *root_file)
+{
+    put("sys/fs/cgroup/unified/cgroup.procs", "");
+    fx_put_cgroup_v2(root, "sys/fs/cgroup/unified/svc", 700, 1000, 5000);
+    char path[600];
+    snprintf(path, sizeof(path), "%s/sys/fs/cgroup/unified/svc/io.stat", root);
+    ck_assert_int_eq(unlink(path), 0);
+    put("sys/fs/cgroup/blkio/cgroup.procs", "");
+    put("sys/fs/cgroup/blkio/cgroup.sane_behavior", "0\n");
+    put("sys/fs/cgroup/blkio/blkio.throttle.io_service_bytes", root_file);
+    put("sys/fs/cgroup/blkio/svc/cgroup.procs", "");
+    put("sys/fs/cgroup/blkio/svc/blkio.throttle.io_service_bytes",
+        "8:0 Read 4096\n8:0 Write 8192\n8:0 Sync 0\n8:0 Async 12288\n8:0 Total 12288\nTotal 12288\n");
+}
+
+static const char counts_none[] = "Total 0\n";
+static const char counts_8_0[] = "8:0 Read 0\n8:0 Write 0\n8:0 Sync 0\n8:0 Async 0\n8:0 Total 0\nTotal 0\n";
+
+/* Whether the hierarchy counts nothing is told by its root's file
+ * alone, found from any cgroup of it; where the root is not in view (a
+ * container's mount of its own cgroup: no cgroup.sane_behavior, and no
+ * cgroup above) or has no such file, it cannot be told: not "nothing". */
+START_TEST(test_blkiocount_from_the_root)
+{
+    put_hybrid_blkio(counts_none);
+    put("sys/fs/cgroup/blkio/svc/deeper/cgroup.procs", "");
+    char mount[600], deeper[700], found[PT_CGROUPFS_PATH_MAX];
+    snprintf(mount, sizeof(mount), "%s/sys/fs/cgroup/blkio", root);
+    snprintf(deeper, sizeof(deeper), "%s/svc/deeper", mount);
+    struct pt_buf buf = {0};
+    ck_assert(pt_blkiocount_none(mount, &buf, found, sizeof(found)));
+    ck_assert_str_eq(found, mount);
+    found[0] = '\0';
+    ck_assert(pt_blkiocount_none(deeper, &buf, found, sizeof(found)));
+    ck_assert_str_eq(found, mount);
+
+    put("sys/fs/cgroup/blkio/blkio.throttle.io_service_bytes", counts_8_0); /* a disk counted, zeros yet */
+    ck_assert(!pt_blkiocount_none(deeper, &buf, found, sizeof(found)));
+
+    /* a mount of a cgroup below the root: its file says what it did, not what the kernel counts */
+    put("ctr/blkio/cgroup.procs", "");
+    put("ctr/blkio/blkio.throttle.io_service_bytes", counts_none);
+    char ctr[600];
+    snprintf(ctr, sizeof(ctr), "%s/ctr/blkio", root);
+    ck_assert(!pt_blkiocount_none(ctr, &buf, found, sizeof(found)));
+    /* no throttle files at all (CONFIG_BLK_DEV_THROTTLING off) */
+    char file[700];
+    snprintf(file, sizeof(file), "%s/blkio.throttle.io_service_bytes", mount);
+    ck_assert_int_eq(unlink(file), 0);
+    ck_assert(!pt_blkiocount_none(deeper, &buf, found, sizeof(found)));
+    pt_buf_free(&buf);
+}
+END_TEST
+
 /* ==== cgroupfs: our own cgroup as our own mounts show it ==== */
 
 /* The mountinfo of a container with a private cgroup namespace and the
@@ -849,6 +931,7 @@ int main(void)
     tcase_add_test(tc, test_cgacct_times_bounded_by_the_interval);
     tcase_add_test(tc, test_io_stat);
     tcase_add_test(tc, test_blkio_bytes);
+    tcase_add_test(tc, test_blkio_lists_device);
     tc = unit_tcase(suite, "cgstat");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_v2_everything);
@@ -862,6 +945,7 @@ int main(void)
     tcase_add_test(tc, test_cgacct_two_cgroups);
     tcase_add_test(tc, test_cgacct_last_read);
     tcase_add_test(tc, test_looks_again_open_only_what_is_missing);
+    tcase_add_test(tc, test_blkiocount_from_the_root);
     tc = unit_tcase(suite, "cgroupfs");
     tcase_add_test(tc, test_own_dir_in_a_container);
     tcase_add_test(tc, test_own_dir_roots_and_exclusions);
