@@ -4,14 +4,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroup/blkiocount.h"
 #include "proctree/base.h"
 #include "util/saturate.h"
+
+/* Does v1 blkio count nothing now? Asked at the start and at the looks
+ * again while it does not: a limit written later switches it on. */
+static void ask_blkio(struct pt_cgacct *a)
+{
+    const char *mount = a->fs.v1[PT_V1_BLKIO];
+    a->blkio_none = mount[0] && pt_blkiocount_none(mount, &a->buf, a->blkio_root, sizeof(a->blkio_root));
+    if (!a->blkio_none)
+        a->blkio_set_aside = false;
+}
 
 void pt_cgacct_init(struct pt_cgacct *a, const struct pt_cgroupfs *fs, struct pt_fd_budget *budget)
 {
     memset(a, 0, sizeof(*a));
     a->fs = *fs;
     a->budget = budget;
+    ask_blkio(a);
+}
+
+/* A cgroup's blkio directory dropped from dirs while v1 blkio counts
+ * nothing: its files would read 0 whatever the cgroup did. existing:
+ * dirs holds directories that are there (then one set aside is told). */
+static void set_aside_blkio(struct pt_cgacct *a, struct pt_cgroup_dirs *dirs, bool existing)
+{
+    char *dir = dirs->v1[PT_V1_BLKIO];
+    if (!a->blkio_none || !dir[0])
+        return;
+    dir[0] = '\0';
+    a->blkio_set_aside |= existing;
 }
 
 static void close_entry(struct pt_cgentry *e)
@@ -39,6 +63,8 @@ static void open_entry(struct pt_cgacct *a, struct pt_cgentry *e, bool whole)
     struct pt_cgroup_dirs dirs;
     memset(&e->current, 0, sizeof(e->current));
     e->error = pt_cgroupfs_dirs_of(&a->fs, e->dir, &dirs);
+    if (e->error == 0)
+        set_aside_blkio(a, &dirs, true);
     if (e->error != 0 || pt_cgstat_open(&e->stat, &dirs, a->budget, &a->buf) != 0)
         return;
     e->open = true;
@@ -67,6 +93,7 @@ static void reprobe(struct pt_cgacct *a, struct pt_cgentry *e)
     struct pt_cgroup_dirs where;
     if (pt_cgroupfs_paths_of(&a->fs, e->dir, &where) != 0)
         return;
+    set_aside_blkio(a, &where, false);
     uint32_t more = pt_cgstat_look_again(&e->stat, &where, &a->buf);
     /* (a key a kept file gained since the open is its base already: the
      * value of the last read, which counted it) */
@@ -80,6 +107,8 @@ void pt_cgacct_begin_set(struct pt_cgacct *a)
 {
     /* what is missing is looked for again now and then, never per poll */
     bool probe = a->started && ++a->sets % PT_CGACCT_REPROBE_SETS == 0;
+    if (probe && a->blkio_none)
+        ask_blkio(a);
     for (size_t i = 0; i < a->n && probe; i++)
         if (a->entries[i].open)
             reprobe(a, &a->entries[i]);
@@ -420,8 +449,15 @@ bool pt_cgacct_missing(const struct pt_cgacct *a, char *out, size_t len)
     out[0] = '\0';
     if (!any)
         return false;
+    if (pt_cgacct_blkio_uncounted(a))
+        offered |= 1u << PT_CGQ_IO_READ_BYTES | 1u << PT_CGQ_IO_WRITE_BYTES; /* said apart, with why */
     describe(~offered & ((1u << PT_CGQ_COUNT) - 1), out, len);
     return true;
+}
+
+const char *pt_cgacct_blkio_uncounted(const struct pt_cgacct *a)
+{
+    return a->blkio_none && a->blkio_set_aside ? a->blkio_root : NULL;
 }
 
 bool pt_cgacct_gained(struct pt_cgacct *a, char *out, size_t len)

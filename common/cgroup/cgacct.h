@@ -21,7 +21,15 @@
  * (pt_cgacct_missing says what, for the start line), never given as 0.
  * With several cgroups a quantity is reported only when every one of them
  * offers it, and the peak is the sum of their peaks (at least the peak of
- * the sum). */
+ * the sum).
+ *
+ * Where v1 blkio counts no block I/O at all (blkiocount.h: no disk has
+ * the throttle policy on, since Linux 6.10 the default), its files are
+ * not read: a cgroup's blkio.throttle.io_service_bytes is set aside as
+ * if it had none, and cgroup_io_* are left out, not reported as 0
+ * (pt_cgacct_blkio_uncounted says so). That is looked at again with what
+ * is missing (PT_CGACCT_REPROBE_SETS): once the kernel counts, the files
+ * are read from that look on. */
 #ifndef PROCTREE_CGACCT_H
 #define PROCTREE_CGACCT_H
 
@@ -66,6 +74,9 @@ struct pt_cgacct {
     struct pt_buf buf;
     double bound_seconds; /* pt_cgacct_bound's, for the next end; 0: none */
     unsigned bound_cpus;
+    bool blkio_none;                       /* v1 blkio counts nothing (blkiocount.h) */
+    bool blkio_set_aside;                  /* ... and a cgroup's blkio files were not read for it */
+    char blkio_root[PT_CGROUPFS_PATH_MAX]; /* that hierarchy's root */
 };
 
 /* Each mask is wide enough for what it indexes (and its all-ones, one
@@ -140,5 +151,11 @@ bool pt_cgacct_missing(const struct pt_cgacct *a, char *out, size_t len);
 /* What the looks again found since the last call, as the metrics'
  * files into out; false when nothing was. */
 bool pt_cgacct_gained(struct pt_cgacct *a, char *out, size_t len);
+
+/* The root of the v1 blkio hierarchy that counts no block I/O, when a
+ * cgroup open now has blkio files that were set aside for it
+ * (cgroup_io_* left out); NULL otherwise. What pt_cgacct_missing says
+ * leaves those quantities to this. */
+const char *pt_cgacct_blkio_uncounted(const struct pt_cgacct *a);
 
 #endif

@@ -129,6 +129,26 @@ static void say_unreadable(const struct pt_target *t, const struct pt_cgacct *a,
                    error == -ENAMETOOLONG ? over : "below no cgroup mount (a symbolic link made after the start?)");
 }
 
+/* v1 blkio counting no block I/O, said once, when a cgroup of the target
+ * (or of its breakdown) has blkio files that were set aside for it. */
+static void say_blkio_uncounted(const struct pt_target *t, struct pt_target_cgroups *cg)
+{
+    const char *root = pt_cgacct_blkio_uncounted(&cg->target);
+    if (!root)
+        root = pt_cgacct_blkio_uncounted(&cg->groups);
+    if (cg->said_blkio || !root)
+        return;
+    cg->said_blkio = true;
+    char q[PT_QUOTED_MAX], again[96] = "";
+    if (t->selector.kind != PT_SELECT_CHILD) /* a launched command's cgroup is not looked at again */
+        snprintf(again, sizeof(again), " (looked at again every %d discoveries)", PT_CGACCT_REPROBE_SETS);
+    pt_target_logf(t, PT_LOG_INFO,
+                   "cgroup_io_read_bytes and cgroup_io_write_bytes are left out, not 0: the kernel counts no block "
+                   "I/O in cgroup v1 blkio here (\"%s/blkio.throttle.io_service_bytes\" lists no disk; since Linux "
+                   "6.10 a disk's I/O is counted only once a blkio.throttle limit was set for it, in any cgroup)%s",
+                   pt_escape(q, sizeof(q), root), again);
+}
+
 void pt_targetcg_found(const struct pt_target *t, struct pt_target_cgroups *cg, double now)
 {
     if (!cg->on)
@@ -141,6 +161,7 @@ void pt_targetcg_found(const struct pt_target *t, struct pt_target_cgroups *cg, 
         set_group_dirs(t, cg);
         say_unreadable(t, &cg->groups, &cg->said_group_unreadable, "a line of the breakdown by cgroup");
     }
+    say_blkio_uncounted(t, cg);
     char missing[512], more[96];
     if (pt_cgacct_gained(&cg->target, missing, sizeof(missing)) &&
         pt_ratelimit_say(&cg->gained_said, now, "like it", more, sizeof(more))) {

@@ -161,7 +161,7 @@ struct pt_target_unit {
  * the last interval's values of the target's; the lines said once. */
 struct pt_target_cgroups {
     bool on; /* a cgroup target: the rest is set up */
-    bool said_missing, said_unreadable, said_group_unreadable;
+    bool said_missing, said_unreadable, said_group_unreadable, said_blkio;
     struct pt_ratelimit gained_said; /* "the kernel offers ... now": each cgroup made again may */
     struct pt_cgacct target, groups;
     struct pt_cgvalues sum;

@@ -859,6 +859,116 @@ START_TEST(test_blkiocount_from_the_root)
 }
 END_TEST
 
+/* A cgroup whose v1 blkio counts nothing: its blkio file is set aside
+ * (its 4096 bytes never read), cgroup_io_* not offered, and left to
+ * pt_cgacct_blkio_uncounted, not to the start line's list; a cgroup with
+ * no blkio directory lacks them the ordinary way. Once a limit switches
+ * the counting on, the look again takes the file, counting from then. */
+START_TEST(test_cgacct_blkio_set_aside)
+{
+    put_hybrid_blkio(counts_none);
+    put("sys/fs/cgroup/unified/plain/cgroup.procs", "");
+    put("sys/fs/cgroup/unified/plain/cpu.stat", "usage_usec 10\nuser_usec 10\nsystem_usec 0\n");
+    struct pt_cgroupfs fs;
+    memset(&fs, 0, sizeof(fs));
+    snprintf(fs.v2, sizeof(fs.v2), "%s/sys/fs/cgroup/unified", root);
+    snprintf(fs.v1[PT_V1_BLKIO], sizeof(fs.v1[PT_V1_BLKIO]), "%s/sys/fs/cgroup/blkio", root);
+    char svc[600], plain[600];
+    snprintf(svc, sizeof(svc), "%s/svc", fs.v2);
+    snprintf(plain, sizeof(plain), "%s/plain", fs.v2);
+    const char *dirs[] = {svc, plain};
+    const uint32_t io = BIT(PT_CGQ_IO_READ_BYTES) | BIT(PT_CGQ_IO_WRITE_BYTES);
+    char missing[256];
+
+    /* plain alone: no blkio directory, nothing set aside */
+    struct pt_cgacct a;
+    pt_cgacct_init(&a, &fs, NULL);
+    ck_assert(a.blkio_none);
+    pt_cgacct_set(&a, dirs + 1, 1);
+    ck_assert_ptr_null(pt_cgacct_blkio_uncounted(&a));
+    ck_assert(pt_cgacct_missing(&a, missing, sizeof(missing)));
+    ck_assert_msg(strstr(missing, "io.stat"), "%s", missing);
+    pt_cgacct_free(&a);
+
+    pt_cgacct_init(&a, &fs, NULL);
+    pt_cgacct_set(&a, dirs, 1);
+    const struct pt_cgstat *s = &a.entries[0].stat;
+    ck_assert(s->offered & BIT(PT_CGQ_CPU_USER_US));
+    ck_assert_uint_eq(s->offered & io, 0);
+    ck_assert_str_eq(s->dirs.v1[PT_V1_BLKIO], "");
+    ck_assert_ptr_nonnull(pt_cgacct_blkio_uncounted(&a));
+    ck_assert_str_eq(pt_cgacct_blkio_uncounted(&a), fs.v1[PT_V1_BLKIO]);
+    ck_assert(pt_cgacct_missing(&a, missing, sizeof(missing)));
+    ck_assert_msg(!strstr(missing, "io.stat"), "%s", missing); /* said apart */
+    struct pt_cgvalues v;
+    pt_cgacct_end_interval(&a, &v);
+    ck_assert(v.known & BIT(PT_CGQ_CPU_USER_US));
+    ck_assert_uint_eq(v.known & io, 0);
+
+    /* still nothing at the look: still set aside */
+    for (int k = 0; k < PT_CGACCT_REPROBE_SETS; k++)
+        pt_cgacct_set(&a, dirs, 1);
+    char gained[256];
+    ck_assert(!pt_cgacct_gained(&a, gained, sizeof(gained)));
+    ck_assert_ptr_nonnull(pt_cgacct_blkio_uncounted(&a));
+
+    /* a limit written for disk 8:0: counted from the next look on */
+    put("sys/fs/cgroup/blkio/blkio.throttle.io_service_bytes", counts_8_0);
+    for (int k = 0; k < PT_CGACCT_REPROBE_SETS; k++)
+        pt_cgacct_set(&a, dirs, 1);
+    ck_assert(pt_cgacct_gained(&a, gained, sizeof(gained)));
+    ck_assert_msg(strstr(gained, "io.stat"), "%s", gained);
+    ck_assert_ptr_null(pt_cgacct_blkio_uncounted(&a));
+    ck_assert_uint_eq(s->offered & io, io);
+    put("sys/fs/cgroup/blkio/svc/blkio.throttle.io_service_bytes",
+        "8:0 Read 5096\n8:0 Write 8192\n8:0 Total 13288\nTotal 13288\n");
+    pt_cgacct_end_interval(&a, &v);
+    ck_assert_uint_eq(v.known & io, io);
+    ck_assert_uint_eq(v.value[PT_CGQ_IO_READ_BYTES], 1000); /* from the look */
+    ck_assert_uint_eq(v.value[PT_CGQ_IO_WRITE_BYTES], 0);
+    pt_cgacct_free(&a);
+}
+END_TEST
+
+/* Through the collector, as proctree-execd runs it on a hybrid host
+ * whose v1 blkio counts nothing: the target's lines lack cgroup_io_*
+ * and keep the rest, and one line, once, says why, naming the root's
+ * file; the start line's list of what is missing does not name io.stat. */
+START_TEST(test_blkio_uncounted_is_said_once)
+{
+    fx_put_meminfo(root, 1000000, 200000, 600000, 300000, 100000, 50000);
+    put_hybrid_blkio(counts_none);
+    struct pt_collector_config config;
+    pt_collector_config_init(&config);
+    char sys[512], err[256] = "";
+    snprintf(sys, sizeof(sys), "%s/sys", root);
+    config.proc_root = root;
+    config.sys_root = sys;
+    struct pt_collector *c = pt_collector_new(&config, err, sizeof(err));
+    ck_assert_msg(c != NULL, "%s", err);
+    struct pt_target_options options;
+    pt_target_options_init(&options);
+    struct pt_selector sel = {.kind = PT_SELECT_CGROUP, .path = "/svc"};
+    ck_assert_msg(pt_collector_add_target(c, "svc", &sel, &options, err, sizeof(err)) == 0, "%s", err);
+    said[0] = '\0';
+    pt_log_set_sink(keep_said, NULL);
+    for (int k = 0; k < 3; k++) {
+        pt_collector_tick(c, k);
+        const struct pt_report *r = &pt_collector_end_interval(c, k + 1.0)->targets[0].report;
+        ck_assert(r->v[PT_M_CGROUP_CPU_USER_SECONDS].present);
+        ck_assert(r->v[PT_M_CGROUP_MEMORY_CURRENT_MAX].present);
+        ck_assert(!r->v[PT_M_CGROUP_IO_READ_BYTES].present);
+        ck_assert(!r->v[PT_M_CGROUP_IO_WRITE_BYTES].present);
+    }
+    pt_log_set_sink(NULL, NULL);
+    ck_assert_msg(count_said("blkio.throttle.io_service_bytes\" lists no disk") == 1, "%s", said);
+    ck_assert_msg(strstr(said, "/sys/fs/cgroup/blkio/blkio.throttle.io_service_bytes"), "%s", said);
+    ck_assert_msg(count_said("cgroup_io_read_bytes and cgroup_io_write_bytes are left out") == 1, "%s", said);
+    ck_assert_msg(count_said("io.stat") == 0, "%s", said);
+    pt_collector_free(c);
+}
+END_TEST
+
 /* ==== cgroupfs: our own cgroup as our own mounts show it ==== */
 
 /* The mountinfo of a container with a private cgroup namespace and the
@@ -946,6 +1056,8 @@ int main(void)
     tcase_add_test(tc, test_cgacct_last_read);
     tcase_add_test(tc, test_looks_again_open_only_what_is_missing);
     tcase_add_test(tc, test_blkiocount_from_the_root);
+    tcase_add_test(tc, test_cgacct_blkio_set_aside);
+    tcase_add_test(tc, test_blkio_uncounted_is_said_once);
     tc = unit_tcase(suite, "cgroupfs");
     tcase_add_test(tc, test_own_dir_in_a_container);
     tcase_add_test(tc, test_own_dir_roots_and_exclusions);
