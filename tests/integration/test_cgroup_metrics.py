@@ -18,6 +18,7 @@ microsecond of the printed values.
 """
 
 import os
+import tempfile
 import time
 import unittest
 
@@ -50,6 +51,64 @@ def points_with(execd, field):
 
 def fsum(points, *fields):
     return sum(p.fields[f] for p in points for f in fields)
+
+
+BLKIO_BYTES = "blkio.throttle.io_service_bytes"
+IO_MIB = 8
+
+
+def io_file_bytes(path):
+    """(read, write) bytes summed over the devices of io.stat (rbytes=,
+    wbytes=) or of v1's blkio.throttle.io_service_bytes ("MAJ:MIN Read N")."""
+    r = w = 0
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            if path.endswith("io.stat"):
+                kv = dict(p.split("=", 1) for p in parts[1:] if "=" in p)
+                r += int(kv.get("rbytes", 0))
+                w += int(kv.get("wbytes", 0))
+            elif len(parts) == 3 and ":" in parts[0]:
+                r += int(parts[2]) if parts[1] == "Read" else 0
+                w += int(parts[2]) if parts[1] == "Write" else 0
+    return r, w
+
+
+def blkio_root_disks():
+    """The disks ("MAJ:MIN") v1 blkio's root lists in its
+    blkio.throttle.io_service_bytes: the kernel prints a disk there only
+    where it counts that disk's I/O, since Linux 6.10 once a
+    blkio.throttle limit was written for it."""
+    with open(os.path.join(cgh.mounts()["blkio"], BLKIO_BYTES)) as f:
+        return {line.split(" ", 1)[0] for line in f if ":" in line.split(" ", 1)[0]}
+
+
+def disk_of(path):
+    """The "MAJ:MIN" of the disk that holds path (a partition's disk)."""
+    st = os.stat(path)
+    dev = f"/sys/dev/block/{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
+    if os.path.exists(os.path.join(dev, "partition")):
+        dev = os.path.join(dev, "..")
+    with open(os.path.join(dev, "dev")) as f:
+        return f.read().strip()
+
+
+def direct_io_file(test):
+    """A file of IO_MIB MiB under /var/tmp (on a disk, where /tmp may be
+    a tmpfs) that O_DIRECT can read and write, made by the test itself
+    (outside the cgroup) and removed at its cleanup; skipped where the
+    filesystem refuses O_DIRECT."""
+    fd, path = tempfile.mkstemp(prefix=f"{UNIQ}-io-", dir="/var/tmp")
+    test.addCleanup(os.unlink, path)
+    with os.fdopen(fd, "wb") as f:
+        f.write(b"\xa5" * (IO_MIB * MIB))
+        f.flush()
+        os.fsync(f.fileno())
+    try:
+        os.close(os.open(path, os.O_RDONLY | os.O_DIRECT))
+    except OSError as e:
+        test.skipTest(f"/var/tmp refuses O_DIRECT: {e}")
+    return path
 
 
 class CgroupMetrics(unittest.TestCase):
@@ -319,6 +378,67 @@ class CgroupMetrics(unittest.TestCase):
         self.assertLessEqual(last["cgroup_memory_peak_lifetime"],
                              int(cg.read("memory.max_usage_in_bytes", "memory")))
         self.assertGreater(usage, 0)
+
+    # ------------------------------------------------------------ 7. block I/O
+
+    def test_io_bytes_where_counted_absent_where_not(self):
+        """IO_MIB MiB read and then overwritten with O_DIRECT from the cgroup
+        (so every byte is a bio of the cgroup's own, done when dd returns).
+        Where the kernel counts them (v2 io.stat; v1 blkio whose root lists a
+        disk) cgroup_io_* are on every line and sum to at least those bytes
+        and at most the file's growth around the run. Where v1 blkio counts
+        nothing (no disk has a blkio.throttle limit: Linux >= 6.10's default,
+        this test host's after boot) the file stays where it was, the two are
+        on no line, the other cgroup_* are on every one, and one I! line,
+        once, says why, naming the root's file."""
+        cg = self.cgroup(("memory", "cpu", "cpuacct", "blkio"))
+        path = direct_io_file(self)
+        if os.path.exists(cg.path("io.stat")):
+            kernel_file, counted, counted_here = cg.path("io.stat"), True, True
+        elif "blkio" in cg.controllers and os.path.exists(cg.path(BLKIO_BYTES, "blkio")):
+            disks = blkio_root_disks()
+            # where v1 counts some disks, the one under /var/tmp may not be one
+            kernel_file, counted, counted_here = cg.path(BLKIO_BYTES, "blkio"), bool(disks), disk_of(path) in disks
+        else:
+            self.skipTest("no io.stat nor v1 blkio.throttle.io_service_bytes for the cgroup")
+        script = (f'echo "ready $$"; read go || exit 1; '
+                  f'dd if="$1" of=/dev/null bs=1M count={IO_MIB} iflag=direct status=none || exit 1; '
+                  f'dd if=/dev/zero of="$1" bs=1M count={IO_MIB} oflag=direct conv=notrunc status=none || exit 1; '
+                  'echo "done $$"; read stop')
+        w = cg.spawn(["sh", "-c", script, "sh", path])
+        before = io_file_bytes(kernel_file)
+        execd = self.execd(cg, "--interval", "0.5s")
+        cgh.wait_cgroup_batch(execd, TARGET)
+        w.send(b"go\n")
+        w.read_lines(1, h.START_TIMEOUT, "the direct I/O done")
+        cgh.wait_more_batches(execd, 2)
+        execd.stop()
+        after = io_file_bytes(kernel_file)
+        said = [l for l in execd.stderr_lines() if BLKIO_BYTES in l]
+        msg = f"{kernel_file}: {before} -> {after}\n{execd.describe()}"
+        if counted:
+            self.assertEqual(said, [], msg)
+            points = points_with(execd, "cgroup_io_read_bytes")
+            got = (fsum(points, "cgroup_io_read_bytes"), fsum(points, "cgroup_io_write_bytes"))
+            for k in (0, 1):
+                self.assertGreaterEqual(got[k], IO_MIB * MIB if counted_here else 0, f"{got}; {msg}")
+                self.assertLessEqual(got[k], after[k] - before[k], f"{got}; {msg}")
+            self.assertEqual(ah.negative_deltas(points), [])
+            return
+        # the kernel counted nothing: a 0 would have been a lie
+        self.assertEqual(after, before, msg)
+        points = points_with(execd, "cgroup_cpu_user_seconds")
+        for p in points:
+            fields = cgh.cgroup_fields(p)
+            self.assertEqual([f for f in fields if f.startswith("cgroup_io_")], [], p.raw)
+            for present in ("cgroup_cpu_system_seconds", "cgroup_memory_current_max",
+                            "cgroup_memory_oom_kills", "cgroup_pressure_io_some_seconds"):
+                self.assertIn(present, fields, p.raw)
+        self.assertEqual(len(said), 1, msg)
+        self.assertTrue(said[0].startswith("I! "), said)
+        self.assertIn(f'"{cgh.mounts()["blkio"]}/{BLKIO_BYTES}" lists no disk', said[0])
+        self.assertIn("cgroup_io_read_bytes and cgroup_io_write_bytes are left out", said[0])
+        self.assertEqual([l for l in execd.stderr_lines() if "io.stat" in l], [], msg)
 
 
 # ------------------------------------------------------------ 5. InfluxDB, and where there are none
