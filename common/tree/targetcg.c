@@ -139,6 +139,7 @@ static void say_blkio_uncounted(const struct pt_target *t, struct pt_target_cgro
     if (cg->said_blkio || !root)
         return;
     cg->said_blkio = true;
+    pt_log_absent("cgroup_io_*");
     char q[PT_QUOTED_MAX], again[96] = "";
     if (t->selector.kind != PT_SELECT_CHILD) /* a launched command's cgroup is not looked at again */
         snprintf(again, sizeof(again), " (looked at again every %d discoveries)", PT_CGACCT_REPROBE_SETS);
