@@ -1,0 +1,5 @@
+module proctree/tests/grafana-schema
+
+go 1.21
+
+require github.com/grafana/grafana-foundation-sdk/go v0.0.22
