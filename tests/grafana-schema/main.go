@@ -100,6 +100,40 @@ func unchecked(raw json.RawMessage, path string) []problem {
 	return out
 }
 
+// The union's Validate() names the member it holds: not a JSON key.
+var unionStep = regexp.MustCompile(`^(panels\[[0-9]+\])\.(Panel|RowPanel)\b`)
+
+// keepPanels puts each panel back into d. In v0.0.22 the strict decoder of
+// a dashboard's panels (PanelOrRowPanel) drops every panel it decodes
+// without error (its member decoder returns an empty error list that is not
+// nil, and it returns that instead of keeping the panel), so Validate()
+// would never see a panel: a panel 25 columns wide would pass. The decoding
+// errors are reported already; here each panel is decoded again only for
+// Validate() to see it.
+func keepPanels(d *dashboard.Dashboard, raw json.RawMessage) {
+	var panels []json.RawMessage
+	if json.Unmarshal(raw, &panels) != nil || len(panels) != len(d.Panels) {
+		return
+	}
+	for i, one := range panels {
+		var kind struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(one, &kind) != nil {
+			continue
+		}
+		if kind.Type == "row" {
+			row := &dashboard.RowPanel{}
+			_ = row.UnmarshalJSONStrict(one)
+			d.Panels[i] = dashboard.PanelOrRowPanel{RowPanel: row}
+		} else {
+			panel := &dashboard.Panel{}
+			_ = panel.UnmarshalJSONStrict(one)
+			d.Panels[i] = dashboard.PanelOrRowPanel{Panel: panel}
+		}
+	}
+}
+
 // check returns the file's errors against the schema.
 func check(raw []byte) ([]problem, error) {
 	var doc map[string]json.RawMessage
@@ -119,9 +153,11 @@ func check(raw []byte) ([]problem, error) {
 	for _, p := range found {
 		seen[p] = true
 	}
+	keepPanels(&d, doc["panels"])
 	// Validate() checks the constraints (ranges, lengths) on what was
 	// decoded; after a decoding error it may say the same thing twice.
 	for _, p := range problems(d.Validate()) {
+		p.path = unionStep.ReplaceAllString(p.path, "$1")
 		if !seen[p] {
 			seen[p] = true
 			found = append(found, p)
