@@ -29,8 +29,9 @@ a folding shows wrong ones. So, from one run:
 * two more targets, named "a/b.c(d)|e" (a --match pattern's characters)
   and "a", each answer every panel's query for themselves alone;
 * the dashboards are what packaging/dashboards/generate writes, and they
-  pass a structural schema of what Grafana's import reads (no JSON Schema
-  of Grafana's dashboards is published in a package: see docs/DASHBOARDS.md);
+  pass a structural schema of what Grafana's import reads, the export
+  envelope (__inputs) included (Grafana's own schema, from its foundation
+  SDK, is dashboards-grafana-schema's: see docs/DASHBOARDS.md);
 * packaging/dashboards/render-pictures draws a non-empty PNG of every
   panel it names from graphite-web (PROCTREE_PICTURES_OUT keeps them, which
   is how docs/pictures/ is made).
