@@ -18,6 +18,7 @@
 #include "member/member.h"
 #include "procfs/callerfiles.h"
 #include "procfs/procfile.h"
+#include "util/ere.h"
 
 /* ---- cgroups ------------------------------------------------------------ */
 
@@ -259,13 +260,8 @@ int pt_matcher_init(struct pt_matcher *m, const struct pt_selector *selector, in
     m->kind = selector->kind;
     switch (selector->kind) {
     case PT_SELECT_MATCH: {
-        int r = regcomp(&m->regex, selector->value, REG_EXTENDED | REG_NOSUB);
-        if (r != 0) {
-            char why[128], q[PT_QUOTED_MAX];
-            regerror(r, &m->regex, why, sizeof(why));
-            snprintf(err, errlen, "bad regular expression \"%s\": %s", pt_escape(q, sizeof(q), selector->value), why);
+        if (pt_ere_compile(&m->regex, selector->value, REG_NOSUB, err, errlen) != 0)
             return -1;
-        }
         m->has_regex = true;
         return 0;
     }
