@@ -18,6 +18,7 @@
 #include "member/member.h"
 #include "procfs/callerfiles.h"
 #include "procfs/procfile.h"
+#include "procfs/proctitle.h"
 #include "util/ere.h"
 
 /* ---- cgroups ------------------------------------------------------------ */
@@ -157,13 +158,7 @@ static const char *candidate_cmdline(struct pt_candidate *c)
     close(fd);
     if (n <= 0)
         return NULL; /* zombies have no command line */
-    while (n > 0 && c->cmdline[n - 1] == '\0')
-        n--;
-    for (ssize_t i = 0; i < n; i++)
-        if (c->cmdline[i] == '\0')
-            c->cmdline[i] = ' ';
-    c->cmdline[n] = '\0';
-    c->cmdline_len = (size_t)n;
+    c->cmdline_len = pt_proctitle_from_cmdline(c->cmdline, (size_t)n);
     c->cmdline_ok = true;
     return c->cmdline;
 }

@@ -27,10 +27,11 @@
 #include "cgroup/cgscan.h"
 #include "select/selector.h"
 #include "procfs/procfile.h"
+#include "procfs/proctitle.h"
 #include "cgroup/sdunit.h"
 
-/* Bytes of a command line --match looks at. */
-#define PT_MATCH_TEXT_MAX 4096
+/* Bytes of a command line --match looks at: what a title is made of. */
+#define PT_MATCH_TEXT_MAX PT_TITLE_READ_MAX
 
 struct pt_matcher {
     enum pt_selector_kind kind;
