@@ -1,5 +1,6 @@
-/* breakdown: a target's amounts split by process name (--by process), or
- * by the cgroup below the target's that holds each member (--by cgroup:
+/* breakdown: a target's amounts split by process name (--by process), by
+ * the group its process title gives (--by title: titlegroup.h), or by the
+ * cgroup below the target's that holds each member (--by cgroup:
  * a child is born in its parent's cgroup, and a member found by its
  * parent, not by a scan of the cgroups, is in its parent's group).
  *
@@ -16,7 +17,7 @@
  *     folds it into the reaper, so only the child's unseen last moments,
  *     and the whole of a child proctree never saw, land in the reaper's
  *     group (as the kernel folds them there);
- *   - a member that changes its name (exec) moves to the new name's group
+ *   - a member that changes its name (exec; by title a new title) moves to the new name's group
  *     with what it did since the last interval's end (or its join), at the
  *     next interval's end or when it leaves, whichever comes first.
  * With the kernel's exit records, exits.c moves what the kernel folded
@@ -37,7 +38,7 @@
 #include "report/quantities.h"
 #include "report/report.h"
 
-/* A group's name: a comm, or a cgroup's directory name (systemd's unit
+/* A group's name: a comm, a title's group (cut to it), or a cgroup's directory name (systemd's unit
  * names are shorter), NUL included. */
 #define PT_GROUP_NAME_MAX 256
 
@@ -45,7 +46,7 @@
 #define PT_GROUP_OTHER "other"
 
 struct pt_group {
-    char name[PT_GROUP_NAME_MAX]; /* raw bytes, as the kernel shows comm or names a cgroup */
+    char name[PT_GROUP_NAME_MAX]; /* raw bytes, as the kernel shows comm or cmdline or names a cgroup */
     bool in_use;
     int64_t adjust[PT_CTR_COUNT];
     int64_t high_water[PT_CTR_COUNT], interval_base[PT_CTR_COUNT];

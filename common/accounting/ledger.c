@@ -231,10 +231,10 @@ uint32_t pt_ledger_group_named(struct pt_ledger *l, const char *name)
     return pt_groups_find(&l->groups, name);
 }
 
-void pt_ledger_renamed(struct pt_ledger *l, struct pt_account *a, const char *comm)
+void pt_ledger_renamed(struct pt_ledger *l, struct pt_account *a, const char *name)
 {
-    if (a->group >= 0 && strcmp(group_at(l, a->group)->name, comm) != 0)
-        pt_ledger_regroup(l, a, pt_groups_find(&l->groups, comm));
+    if (a->group >= 0 && strcmp(group_at(l, a->group)->name, name) != 0)
+        pt_ledger_regroup(l, a, pt_groups_find(&l->groups, name));
 }
 
 void pt_ledger_poll_gauges(struct pt_ledger *l, const struct pt_account *a, const int64_t *now, int first, int last)

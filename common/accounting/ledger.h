@@ -33,13 +33,13 @@
  * neither dips nor stays above what was really done once the debt is
  * settled, and only the departed account's unseen last moments are lost.
  *
- * With a breakdown by process or cgroup each group's G is built the same way, over
+ * With a breakdown by process, title or cgroup each group's G is built the same way, over
  * its accounts, and every change to the tree's adjust is made to one
  * group's by the same call (credit()); moves between groups keep the sum.
  *
  * Invariants (pt_ledger_check() asserts them; the unit tests call it
  * after every event):
- *   - by process or cgroup, the groups add up to the tree, counter by counter,
+ *   - by process, title or cgroup, the groups add up to the tree, counter by counter,
  *     and so do their high-water marks: the tree's mark is the groups'
  *     summed, so their lines add up to the tree's over any run (a group
  *     holds a dip of its own, the tree does not fill it with another's work);
@@ -112,7 +112,7 @@
  * the has_* flags; the rest is the ledger's. */
 struct pt_account {
     pid_t pid;
-    int32_t group;             /* its breakdown group's slot (by process or cgroup), or -1 */
+    int32_t group;             /* its breakdown group's slot (by process, title or cgroup), or -1 */
     int64_t ctr[PT_CTR_COUNT]; /* last values read, inclusive of reaped children */
     /* Its own part of ctr at the last read: stat's utime, stime, minflt
      * and majflt without their c* twins; io does not tell its own from its
@@ -134,7 +134,7 @@ struct pt_account {
     int64_t exact_cpu[PT_CPU_COUNT];
     bool has_exact;
     int64_t owed_exact[PT_CPU_COUNT];
-    /* With folds shared (exit records, by process): its children's CPU
+    /* With folds shared (exit records, by process or title): its children's CPU
      * (stat's c* fields: the exact run time of the processes it reaped)
      * at the last read, how much of their growth since is not yet given
      * to those processes' groups (less while a departed account's last
@@ -149,9 +149,9 @@ struct pt_account {
  * exit records give. */
 struct pt_share {
     pid_t reaper;
-    char comm[PT_COMM_MAX]; /* the group it goes to */
-    int64_t weight_us;      /* its records' CPU (tick samples) */
-    unsigned drains;        /* shares of folds it has waited */
+    char name[PT_GROUP_NAME_MAX]; /* the group it goes to */
+    int64_t weight_us;            /* its records' CPU (tick samples) */
+    unsigned drains;              /* shares of folds it has waited */
 };
 
 /* Where the interval is, in the order the ledger asserts: its reads and
@@ -163,7 +163,7 @@ struct pt_ledger {
     double ticks_per_second;
     unsigned cpus;           /* what an interval's CPU is bounded by (see the header), 0: none */
     bool partitions;         /* each member is in one group of groups.list, whose sum is the tree */
-    bool shares_folds;       /* exit records give folds out to the groups (by process) */
+    bool shares_folds;       /* exit records give folds out to the groups (by process or title) */
     struct pt_groups groups; /* the breakdown's; list NULL without one */
     uint64_t round;          /* intervals ended: debts are checked in a later round */
     int64_t adjust[PT_CTR_COUNT];
@@ -246,9 +246,10 @@ void pt_ledger_leave(struct pt_ledger *l, const struct pt_account *a, struct pt_
 /* The slot of the group named name (a comm, a cgroup's directory name),
  * taking a free slot for a new name; "other"'s when none is free. */
 uint32_t pt_ledger_group_named(struct pt_ledger *l, const char *name);
-/* a, in a group by its name, is named comm now (an exec): it moves to
- * that name's group (pt_ledger_regroup) when it is in another. */
-void pt_ledger_renamed(struct pt_ledger *l, struct pt_account *a, const char *comm);
+/* a, in a group by its name, is named name now (an exec; a new title):
+ * it moves to that name's group (pt_ledger_regroup) when it is in
+ * another. */
+void pt_ledger_renamed(struct pt_ledger *l, struct pt_account *a, const char *name);
 /* A poll read a's gauges [first, last] (enum pt_gauge) as now[first ..
  * last]: into its group's sums of the poll. */
 void pt_ledger_poll_gauges(struct pt_ledger *l, const struct pt_account *a, const int64_t *now, int first, int last);

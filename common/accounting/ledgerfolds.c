@@ -7,7 +7,7 @@
 #include "proctree/base.h"
 #include "util/saturate.h"
 
-void pt_ledger_add_share(struct pt_ledger *l, const struct pt_account *reaper, const char *comm, int64_t weight_us)
+void pt_ledger_add_share(struct pt_ledger *l, const struct pt_account *reaper, const char *name, int64_t weight_us)
 {
     if (weight_us <= 0)
         return;
@@ -17,7 +17,7 @@ void pt_ledger_add_share(struct pt_ledger *l, const struct pt_account *reaper, c
     }
     struct pt_share *s = &l->shares[l->n_shares++];
     *s = (struct pt_share){.reaper = reaper->pid, .weight_us = weight_us};
-    memcpy(s->comm, comm, strnlen(comm, sizeof(s->comm) - 1)); /* NUL: zeroed above */
+    memcpy(s->name, name, strnlen(name, sizeof(s->name) - 1)); /* NUL: zeroed above */
 }
 
 /* How many shares of folds a share waits for its reaper's: a reaper that
@@ -112,7 +112,7 @@ void pt_ledger_share_folds(struct pt_ledger *l, struct pt_account *(*live)(const
             continue;
         }
         for (size_t j = i; j < end; j++) {
-            struct pt_group *g = &l->groups.list[pt_groups_find(&l->groups, l->shares[j].comm)];
+            struct pt_group *g = &l->groups.list[pt_groups_find(&l->groups, l->shares[j].name)];
             g->fold_weight_us = pt_sat_add(g->fold_weight_us, l->shares[j].weight_us);
         }
         for (int c = 0; c < PT_CPU_COUNT; c++)

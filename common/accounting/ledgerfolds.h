@@ -1,6 +1,6 @@
 /* ledgerfolds: the ledger's CPU folds shared out. The kernel folds a
  * reaped process's CPU, exact, into its reaper's children counters; by
- * process, the exit records say whose it was (exits.c), and weigh each
+ * process or title, the exit records say whose it was (exits.c), and weigh each
  * process's share of the fold (their CPU is the scheduler tick's samples,
  * not the run time). A share waits in the ledger (struct pt_share) until
  * the reaper's counters show the fold, which is then given out in whole
@@ -15,16 +15,16 @@
 #include "accounting/ledger.h"
 
 /* Exit records are followed; share: the folds they weigh are shared out
- * among the groups (by process). */
+ * among the groups (by process or title). */
 void pt_ledger_records_followed(struct pt_ledger *l, bool share);
 /* No records are to come: the shares waiting are forgotten, and no fold
  * is shared out. */
 void pt_ledger_records_stopped(struct pt_ledger *l);
 
 /* A process's CPU, weight_us by its records, went to reaper's children
- * counters (or will when it is reaped): the group comm's share of their
- * growth. */
-void pt_ledger_add_share(struct pt_ledger *l, const struct pt_account *reaper, const char *comm, int64_t weight_us);
+ * counters (or will when it is reaped): the share of their growth of the
+ * group named name (its comm, its title's group). */
+void pt_ledger_add_share(struct pt_ledger *l, const struct pt_account *reaper, const char *name, int64_t weight_us);
 /* Once an interval, after its last reads and before the count: give each reaper's unshared
  * fold to the groups of the shares that wait for it, by their weights; a
  * share whose reaper shows no fold yet waits (a few times). live finds a

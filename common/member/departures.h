@@ -27,10 +27,11 @@
  * it from the records still to come needs (exits.c). */
 struct pt_departure {
     pid_t pid;
-    pid_t reaper;           /* the member that reaped it; 0: reaped outside the tree */
-    char comm[PT_COMM_MAX]; /* its name at its end: its group's (a slot may be
-                               freed and taken by another name meanwhile) */
-    int32_t group;          /* its ledger group when it left (by cgroup), or -1 */
+    pid_t reaper; /* the member that reaped it; 0: reaped outside the tree */
+    /* the name of its group at its end (by process its comm, by title its
+     * title's group): a slot may be freed and taken by another name meanwhile */
+    char group_name[PT_GROUP_NAME_MAX];
+    int32_t group; /* its ledger group when it left (by cgroup), or -1 */
     bool has_stat, has_io;
     bool whole;                     /* recorded will hold all of its own usage */
     int64_t own[PT_CTR_COUNT];      /* its own usage at its last read */

@@ -3,7 +3,7 @@
  * check that vouches for a read by path (every read of a member goes
  * through them, so the rule that no read shows another process is kept
  * in one place), and its own reads (stat, io, statm, smaps_rollup, fd/,
- * its children files, its limits). */
+ * its children files, its limits, its command line). */
 #include "member/member.h"
 
 #include <assert.h>
@@ -32,7 +32,7 @@ static const struct {
     [PT_MF_IO] = {"io", PT_FD_OTHER, false},         [PT_MF_CHILDREN] = {"children", PT_FD_OTHER, false},
     [PT_MF_STATUS] = {"status", PT_FD_OTHER, false}, [PT_MF_SMAPS] = {"smaps_rollup", PT_FD_OTHER, false},
     [PT_MF_FD_DIR] = {"fd", PT_FD_OTHER, true},      [PT_MF_SCHEDSTAT] = {"schedstat", PT_FD_OTHER, false},
-    [PT_MF_LIMITS] = {"limits", PT_FD_OTHER, false},
+    [PT_MF_LIMITS] = {"limits", PT_FD_OTHER, false}, [PT_MF_CMDLINE] = {"cmdline", PT_FD_OTHER, false},
 };
 
 bool pt_out_of_fds(int err)
@@ -603,4 +603,18 @@ enum pt_read pt_member_read_fd_limit(struct pt_member *m, int proc_root_fd, stru
     m->fd_limit = soft;
     m->has_fd_limit = rc == 0; /* not "unlimited" */
     return PT_READ_OK;
+}
+
+enum pt_read pt_member_read_cmdline(struct pt_member *m, int proc_root_fd, char *text, size_t cap, size_t *len)
+{
+    bool transient;
+    *len = 0;
+    int fd = pt_member_file_fd(m, proc_root_fd, PT_MF_CMDLINE, &transient);
+    if (fd < 0)
+        return pt_read_error(fd);
+    /* one read of at most cap bytes: its length is its process's to choose */
+    ssize_t n = pread(fd, text, cap, 0);
+    enum pt_read r = n < 0 ? pt_read_error(-errno) : PT_READ_OK;
+    *len = n > 0 ? (size_t)n : 0;
+    return transient ? pt_member_end_transient(m, proc_root_fd, fd, r) : r;
 }

@@ -87,6 +87,10 @@ enum pt_read pt_member_read_fd_limit(struct pt_member *m, int proc_root_fd, stru
  * size. */
 enum pt_read pt_member_count_fds(struct pt_member *m, int proc_root_fd, int64_t *count);
 
+/* Its command line's first cap bytes (or fewer), in one read, into text
+ * (*len of them; 0: empty, as a zombie's is). */
+enum pt_read pt_member_read_cmdline(struct pt_member *m, int proc_root_fd, char *text, size_t cap, size_t *len);
+
 /* Children of the member's threads: fn(pid, arg) per child pid. Reads the
  * main thread's kept children file, plus every other thread's file when
  * the process has several threads (a child forked by a worker thread is

@@ -35,6 +35,7 @@ enum pt_member_file {
     PT_MF_FD_DIR,
     PT_MF_SCHEDSTAT, /* the run-queue delay; whether status can have changed (read_tcounts) */
     PT_MF_LIMITS,    /* read by path once a minute, never kept */
+    PT_MF_CMDLINE,   /* --by title: its title, once an interval */
     PT_MF_COUNT
 };
 
@@ -46,7 +47,10 @@ struct pt_member {
     pid_t ppid; /* as of the last stat read */
     char state; /* stat's state letter, as of the last stat read */
     uint64_t starttime;
-    char comm[PT_COMM_MAX];      /* as of the last stat read */
+    char comm[PT_COMM_MAX]; /* as of the last stat read */
+    /* --by title: the group its title gives (titlegroup.h) as of its last
+     * read of cmdline; kept while that shows none (a zombie's) */
+    char title_group[PT_GROUP_NAME_MAX];
     char path[24];               /* "<pid>/" under the proc root, built once */
     int fd[PT_MF_COUNT];         /* kept descriptors, -1 when not kept */
     struct pt_fd_budget *budget; /* shared by the collector's members */

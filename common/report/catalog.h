@@ -31,7 +31,7 @@
  *          descriptors for one of them, it is left out (collector_* need
  *          none: they tell what happened).
  *   lines: the breakdown lines that carry it besides its scope's line:
- *          ONE (none), BY_PROCESS (--by process and --by cgroup), BY_ANY
+ *          ONE (none), BY_PROCESS (--by process, title and cgroup), BY_ANY
  *          (--by thread too), BY_CGROUP (--by cgroup only).
  * Every GAUGE_MIN entry is immediately followed by its GAUGE_MAX twin
  * (procfs/sysmem.c indexes the pair as id, id + 1; a unit test checks it). */

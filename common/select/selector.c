@@ -6,6 +6,7 @@ static const char *const breakdown_names[] = {
     [PT_BY_PROCESS] = "process",
     [PT_BY_THREAD] = "thread",
     [PT_BY_CGROUP] = "cgroup",
+    [PT_BY_TITLE] = "title",
 };
 
 int pt_breakdown_parse(const char *text, enum pt_breakdown *out)

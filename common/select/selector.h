@@ -4,6 +4,7 @@
 #define PROCTREE_SELECTOR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "util/bounds.h"
@@ -40,11 +41,12 @@ struct pt_selector {
  * --unit's own cgroup, not in one below it. */
 #define PT_CGROUP_OWN "."
 
-/* Lines besides the tree's total (breakdown.h). */
-enum pt_breakdown { PT_BY_NONE, PT_BY_PROCESS, PT_BY_THREAD, PT_BY_CGROUP };
+/* Lines besides the tree's total (breakdown.h). PT_BY_TITLE: by process
+ * title (titlegroup.h). */
+enum pt_breakdown { PT_BY_NONE, PT_BY_PROCESS, PT_BY_THREAD, PT_BY_CGROUP, PT_BY_TITLE };
 
 /* A breakdown as both frontends spell it (--by, BreakDown): "process",
- * "thread" or "cgroup", exactly. Returns 0, or -1 for anything else, "none" included
+ * "thread", "cgroup" or "title", exactly. Returns 0, or -1 for anything else, "none" included
  * (*out is then left alone). */
 int pt_breakdown_parse(const char *text, enum pt_breakdown *out);
 /* Its keyword, which is also its lines' tag key; NULL for PT_BY_NONE. */
@@ -68,9 +70,12 @@ struct pt_target_options {
     bool collect_fds;          /* fd/ of every member, once per interval */
     bool collect_cgroup;       /* a cgroup target's cgroup_* metrics (cgacct.h) */
     enum pt_breakdown breakdown;
-    unsigned breakdown_limit; /* named groups at most; the rest are "other" */
-    size_t line_name_max;     /* bytes of "TARGET-GROUP" the frontend writes (collectd's
-                                 plugin instance: 127); 0: no limit (groupkey.h) */
+    unsigned breakdown_limit;  /* named groups at most; the rest are "other" */
+    const char *title_pattern; /* --by title: the POSIX ERE that picks a title's group
+                                  (titlegroup.h), or NULL; the caller's, compiled
+                                  at the target's start */
+    size_t line_name_max;      /* bytes of "TARGET-GROUP" the frontend writes (collectd's
+                                  plugin instance: 127); 0: no limit (groupkey.h) */
 };
 
 /* All on; no PSS budget; PSS read again at least every 6th sample; no
@@ -85,6 +90,7 @@ static inline void pt_target_options_init(struct pt_target_options *options)
     options->collect_cgroup = true;
     options->breakdown = PT_BY_NONE;
     options->breakdown_limit = PT_BREAKDOWN_LIMIT_DEFAULT;
+    options->title_pattern = NULL;
     options->line_name_max = 0;
 }
 

@@ -27,12 +27,14 @@
  * more CPU than the time since the last read allowed. */
 #include "tree/exits.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "util/bounds.h"
 #include "netlink/eventbook.h"
 #include "accounting/ledgerfolds.h"
 #include "tree/membership.h"
+#include "procfs/proctitle.h"
 #include "member/memberthreads.h"
 #include "util/saturate.h"
 #include "accounting/interval.h"
@@ -127,7 +129,7 @@ static void credit_late_tcounts(const struct pt_target *t, struct pt_ledger *led
         late[k] = v[k] > d->tc_base[k] ? v[k] - d->tc_base[k] : 0;
         d->tc_base[k] = pt_sat_sub(d->tc_base[k], pt_sat_sub(v[k], late[k]));
     }
-    pt_ledger_credit_tcounts(ledger, pt_membership_group_of(t, ledger, d->comm, d->reaper), late, counted);
+    pt_ledger_credit_tcounts(ledger, pt_membership_group_of(t, ledger, d->group_name, d->reaper), late, counted);
 }
 
 /* The share of a departed member's life that came after its last read,
@@ -176,8 +178,9 @@ static void settle_outside(const struct pt_target *t, struct pt_ledger *ledger, 
         for (int c = 0; c < PT_CPU_COUNT; c++)
             last[pt_ctr_of_cpu(c)] = (int64_t)(shown[c] - before[c]);
     }
-    /* by cgroup the group it was in; by process its name's at its end */
-    int32_t group = t->options.breakdown == PT_BY_CGROUP ? d->group : pt_membership_group_of(t, ledger, d->comm, 0);
+    /* by cgroup the group it was in; by process or title its name's at its end */
+    int32_t group =
+        t->options.breakdown == PT_BY_CGROUP ? d->group : pt_membership_group_of(t, ledger, d->group_name, 0);
     pt_ledger_add_lost(ledger, group, last);
 }
 
@@ -201,10 +204,10 @@ static void settle_departure(const struct pt_target *t, struct pt_ledger *ledger
         settle_outside(t, ledger, d, last);
         return;
     }
-    if (!pt_target_by_process(t))
+    if (!pt_target_by_member_name(t))
         return; /* the reaper's counters bring the rest to the tree and its group */
-    pt_ledger_move(ledger, &reaper->acct, pt_ledger_group_named(ledger, d->comm), last);
-    pt_ledger_add_share(ledger, &reaper->acct, d->comm, last_moments_weight(d));
+    pt_ledger_move(ledger, &reaper->acct, pt_ledger_group_named(ledger, d->group_name), last);
+    pt_ledger_add_share(ledger, &reaper->acct, d->group_name, last_moments_weight(d));
 }
 
 static void settle_departures(const struct pt_target *t, const struct pt_membership_parts *mp)
@@ -303,14 +306,30 @@ static void note_process_exit(struct pt_target_exits *x, const struct pt_exitrec
         x->rss_peak_kb = r->rss_peak_kb;
 }
 
+/* The name of the group of a process the tree never saw, from its
+ * thread's record: by process the thread's name (its process's is not in
+ * the record); by title, its title never read, what ps shows of a process
+ * without one, "[COMM]" (titlegroup.h's pattern applied). Into buf. */
+static const char *unseen_group_name(const struct pt_target *t, const struct pt_exitrecord *r,
+                                     char buf[PT_GROUP_NAME_MAX])
+{
+    if (t->options.breakdown != PT_BY_TITLE)
+        return r->comm;
+    char title[PT_COMM_MAX + 2];
+    pt_proctitle_of_comm(title, sizeof(title), r->comm);
+    pt_titlegroup_name(&t->titles, title, buf);
+    return buf;
+}
+
 /* A thread of a process the tree never saw: its switches are the tree's
- * and its name's group's, and its usage its name's group's (the process
- * breakdown names it by the thread: its process's name is not in the
- * record). */
+ * and its name's group's, and its usage its name's group's
+ * (unseen_group_name). */
 static void unseen_thread_exit(const struct pt_target *t, struct pt_ledger *ledger, const struct pt_exitrecord *r,
                                bool outside_known)
 {
-    int32_t group = pt_membership_group_of(t, ledger, r->comm, r->ppid);
+    char buf[PT_GROUP_NAME_MAX];
+    const char *name = unseen_group_name(t, r, buf);
+    int32_t group = pt_membership_group_of(t, ledger, name, r->ppid);
     int64_t counts[PT_TC_COUNT];
     record_tcounts(r, counts);
     pt_ledger_credit_tcounts(ledger, group, counts, pt_membership_tcounts_counted(t));
@@ -319,8 +338,8 @@ static void unseen_thread_exit(const struct pt_target *t, struct pt_ledger *ledg
     record_usage(r, v);
     struct pt_member *into = NULL;
     enum fold f = fold_target(t, r->ppid, &into);
-    if (f == FOLD_MEMBER && pt_target_by_process(t)) { /* by cgroup, the fold is its parent's group's already */
-        pt_ledger_add_share(ledger, &into->acct, r->comm, pt_sat_add(v[PT_CTR_USER_TICKS], v[PT_CTR_SYSTEM_TICKS]));
+    if (f == FOLD_MEMBER && pt_target_by_member_name(t)) { /* by cgroup, the fold is its parent's group's already */
+        pt_ledger_add_share(ledger, &into->acct, name, pt_sat_add(v[PT_CTR_USER_TICKS], v[PT_CTR_SYSTEM_TICKS]));
         pt_ledger_move(ledger, &into->acct, (uint32_t)group, v);
     } else if (f == FOLD_OUTSIDE && outside_known)
         pt_ledger_add_lost(ledger, group, v);
@@ -374,8 +393,9 @@ static void follow_record(const struct pt_target *t, struct pt_target_exits *x, 
             }
             pt_membership_exact_cpu(t, mp->ledger, m); /* a zombie read already */
         } else {
-            if (r->pid == r->tgid) { /* the name it ended with, for its last moments */
-                memcpy(d->comm, r->comm, sizeof(d->comm));
+            if (r->pid == r->tgid) {
+                if (t->options.breakdown != PT_BY_TITLE) /* the name it ended with, for its last moments */
+                    snprintf(d->group_name, sizeof(d->group_name), "%s", r->comm);
                 d->life_us = r->elapsed_us;
             }
             credit_late_tcounts(t, mp->ledger, d, r);
@@ -400,7 +420,7 @@ void pt_exits_follow(const struct pt_target *t, struct pt_target_exits *x, const
     double cpu0 = pt_thread_cpu_seconds();
     x->drained_at = pt_now();
     x->follows = true;
-    pt_ledger_records_followed(mp->ledger, pt_target_by_process(t));
+    pt_ledger_records_followed(mp->ledger, pt_target_by_member_name(t));
     if (!complete) { /* some member's records are missing: its sum is not its whole usage */
         x->record_losses++;
         for (size_t i = 0; i < t->membership.n_members; i++)

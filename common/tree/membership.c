@@ -13,15 +13,34 @@
 #include "accounting/interval.h"
 #include "tree/targetcg.h"
 #include "member/membersource.h"
+#include "procfs/proctitle.h"
 
-/* A member whose name changed (exec) moves to its new name's group with
- * what it did since the last interval's end: at that end, or when it
- * leaves before it (then what it did under its new name is not left in
- * the old name's group). */
+const char *pt_membership_group_name(const struct pt_target *t, const struct pt_member *m)
+{
+    return t->options.breakdown == PT_BY_TITLE ? m->title_group : m->comm;
+}
+
+/* A member whose name changed (exec; by title a new title) moves to its
+ * new name's group with what it did since the last interval's end: at
+ * that end, or when it leaves before it (then what it did under its new
+ * name is not left in the old name's group). */
 void pt_membership_follow_name(const struct pt_target *t, struct pt_ledger *ledger, struct pt_member *m)
 {
-    if (pt_target_by_process(t))
-        pt_ledger_renamed(ledger, &m->acct, m->comm);
+    if (pt_target_by_member_name(t))
+        pt_ledger_renamed(ledger, &m->acct, pt_membership_group_name(t, m));
+}
+
+void pt_membership_read_title(const struct pt_target *t, struct pt_member *m)
+{
+    char text[PT_TITLE_READ_MAX + 1];
+    size_t n;
+    if (pt_member_read_cmdline(m, t->proc_root_fd, text, PT_TITLE_READ_MAX, &n) == PT_READ_OK &&
+        pt_proctitle_from_cmdline(text, n) > 0) {
+        pt_titlegroup_name(&t->titles, text, m->title_group);
+    } else if (!m->title_group[0]) {
+        pt_proctitle_of_comm(text, sizeof(text), m->comm);
+        pt_titlegroup_name(&t->titles, text, m->title_group);
+    }
 }
 
 static void settle_children(const struct pt_target *t, const struct pt_membership_parts *mp, struct pt_member *parent);
@@ -127,7 +146,7 @@ static void depart(const struct pt_target *t, const struct pt_membership_parts *
         .threads_count_past = m->born || m->usage_sampled,
     };
     pt_member_hand_thread_usage(m, &d->main_usage, &d->threads);
-    memcpy(d->comm, m->comm, sizeof(d->comm));
+    snprintf(d->group_name, sizeof(d->group_name), "%s", pt_membership_group_name(t, m));
     memcpy(d->own, m->acct.own, sizeof(d->own));
     memcpy(d->recorded, m->recorded, sizeof(d->recorded));
     /* pt_membership_credit_tcounts credits the records come so far against
@@ -173,6 +192,8 @@ void pt_membership_member_changed(const struct pt_target *t, const struct pt_mem
         return;
     pt_member_reopen(m);           /* a new program's memory */
     pt_memberlist_moved(mp->list); /* the old one's pages, shared by fewer */
+    if (t->options.breakdown == PT_BY_TITLE)
+        pt_membership_read_title(t, m); /* a new program's title, should it leave before the end */
 }
 
 /* Gone, as seen by a read in tree order (parents before children): if the
@@ -277,10 +298,10 @@ void pt_membership_free(const struct pt_membership_parts *mp)
     pt_departures_free(mp->departures);
 }
 
-int32_t pt_membership_group_of(const struct pt_target *t, struct pt_ledger *ledger, const char *comm, pid_t parent)
+int32_t pt_membership_group_of(const struct pt_target *t, struct pt_ledger *ledger, const char *name, pid_t parent)
 {
-    if (pt_target_by_process(t))
-        return (int32_t)pt_ledger_group_named(ledger, comm);
+    if (pt_target_by_member_name(t))
+        return (int32_t)pt_ledger_group_named(ledger, name);
     if (t->options.breakdown != PT_BY_CGROUP)
         return -1;
     const struct pt_member *p = pt_target_live_member(t, parent);
@@ -293,7 +314,7 @@ static int32_t join_group(const struct pt_target *t, struct pt_ledger *ledger, c
 {
     if (t->options.breakdown == PT_BY_CGROUP && t->discovery.join_group)
         return (int32_t)pt_ledger_group_named(ledger, t->discovery.join_group);
-    return pt_membership_group_of(t, ledger, m->comm, m->ppid);
+    return pt_membership_group_of(t, ledger, pt_membership_group_name(t, m), m->ppid);
 }
 
 /* Open pid as a new member. baseline: it joins as part of a new root's
@@ -333,6 +354,8 @@ static struct pt_member *join(const struct pt_target *t, const struct pt_members
     m.since = baseline ? pt_now() : 0;
     m.recorded_whole = !baseline && t->exits.follows;
     m.read_at = pt_now();
+    if (t->options.breakdown == PT_BY_TITLE)
+        pt_membership_read_title(t, &m);
     pt_ledger_join(mp->ledger, &m.acct, join_group(t, mp->ledger, &m), baseline);
     /* A zombie joins too (but for a breakdown's, above): its counters are
      * final, and count in the interval it ran in, not in its reaper's at
@@ -843,6 +866,17 @@ static bool all_started_after(const struct pt_target *t, double since)
     return !any || pt_membership_start_time(t, first) > since;
 }
 
+/* --by title: every live member's title read again (titles change without
+ * an exec: a PostgreSQL backend's says what it does), for the interval's
+ * end to group it by (pt_membership_follow_name): one pread of its kept
+ * cmdline a member. */
+static void read_titles(const struct pt_target *t)
+{
+    for (size_t i = 0; i < t->membership.n_members; i++)
+        if (!t->membership.members[i].gone)
+            pt_membership_read_title(t, &t->membership.members[i]);
+}
+
 void pt_membership_end_reads(const struct pt_target *t, const struct pt_membership_parts *mp,
                              struct pt_target_sampling *s, struct pt_target_cgroups *cg, double now, double boottime,
                              double blkio_since)
@@ -858,6 +892,8 @@ void pt_membership_end_reads(const struct pt_target *t, const struct pt_membersh
     if (t->options.collect_pss && t->pss_at_end)
         sample_smaps(t, mp, s);
     sample_tcounts(t, mp);
+    if (t->options.breakdown == PT_BY_TITLE)
+        read_titles(t);
     int64_t fds = t->options.collect_fds ? count_fds(t, mp, now) : -1;
     pt_membership_forget_snapshot(t);
     bool blkio_shown = was_read && delayacct && all_started_after(t, blkio_since);

@@ -71,15 +71,25 @@ void pt_membership_read_counters(const struct pt_target *t, const struct pt_memb
 /* m's exact CPU (ledger.h, pt_ledger_exact_cpu), once its final stat (a
  * zombie's) and its whole exit records are both in; called after each. */
 void pt_membership_exact_cpu(const struct pt_target *t, struct pt_ledger *ledger, struct pt_member *m);
-/* A member whose name changed (exec) moves to its new name's group (by
- * process) with what it did since the last interval's end. */
+/* The name m's group goes by (pt_target_by_member_name): by title its
+ * title's group, else its comm. */
+const char *pt_membership_group_name(const struct pt_target *t, const struct pt_member *m);
+/* A member whose name changed (by process an exec, by title a new title)
+ * moves to its new name's group with what it did since the last
+ * interval's end. */
 void pt_membership_follow_name(const struct pt_target *t, struct pt_ledger *ledger, struct pt_member *m);
+/* --by title: m's title's group (titlegroup.h) from its command line now,
+ * read at its join, its exec and the interval's last reads. One that
+ * shows none (a zombie's), or a read that fails, keeps the group it
+ * had; with none yet, the title is what ps shows then, "[COMM]". */
+void pt_membership_read_title(const struct pt_target *t, struct pt_member *m);
 
-/* The group of a process named comm whose parent is parent, for a
- * breakdown that partitions the members: its name's (by process); by
- * cgroup its parent's, where it was born, else the target's own cgroup's
- * (so that the groups still add up); -1 for the other breakdowns. */
-int32_t pt_membership_group_of(const struct pt_target *t, struct pt_ledger *ledger, const char *comm, pid_t parent);
+/* The group of a process whose group's name (pt_membership_group_name)
+ * is name and whose parent is parent, for a breakdown that partitions
+ * the members: its name's (by process, by title); by cgroup its
+ * parent's, where it was born, else the target's own cgroup's (so that
+ * the groups still add up); -1 for the other breakdowns. */
+int32_t pt_membership_group_of(const struct pt_target *t, struct pt_ledger *ledger, const char *name, pid_t parent);
 /* The per-thread counts the target counts now (enum pt_tcount bits): the
  * switches unless --no-ctx-switches, the run-queue delay, the block-I/O
  * delay while kernel.task_delayacct was 1 at the last end (blkio_read). */

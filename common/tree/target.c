@@ -435,6 +435,15 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
         pt_target_free(t);
         return -1;
     }
+    if (options->title_pattern && options->breakdown != PT_BY_TITLE) {
+        snprintf(err, errlen, "a title pattern needs a breakdown by title");
+        pt_target_free(t);
+        return -1;
+    }
+    if (options->breakdown == PT_BY_TITLE && pt_titlegroup_init(&t->titles, options->title_pattern, err, errlen) != 0) {
+        pt_target_free(t);
+        return -1;
+    }
     bool matching = selector->kind >= PT_SELECT_MATCH;
     if (matching && pt_matcher_init(&t->matcher, selector, proc_root_fd, sys_root, err, errlen) != 0) {
         pt_target_free(t);
@@ -442,7 +451,8 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
     }
     t->has_matcher = matching;
     t->options = *options;
-    t->budget = budget; /* before the cgroups, whose kept descriptors it counts */
+    t->options.title_pattern = NULL; /* the caller's: compiled above, not kept */
+    t->budget = budget;              /* before the cgroups, whose kept descriptors it counts */
     if (matching)
         pt_matcher_set_budget(&t->matcher, budget); /* and the kept sub-cgroups' (cgscan.h) */
     bool own_cgroup = selector->kind == PT_SELECT_CHILD && selector->path && selector->cgroupfs;
@@ -468,8 +478,7 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
                    (unsigned)(online > 0 ? online
                               : cpus > 0 ? cpus
                                          : 1),
-                   options->breakdown != PT_BY_NONE ? options->breakdown_limit : 0,
-                   options->breakdown == PT_BY_PROCESS || options->breakdown == PT_BY_CGROUP);
+                   options->breakdown != PT_BY_NONE ? options->breakdown_limit : 0, pt_target_partitions(t));
     if (options->breakdown != PT_BY_NONE) {
         size_t lines = options->breakdown_limit + 1;
         t->group_lines.reports = pt_xalloc(lines * sizeof(*t->group_lines.reports));
@@ -500,6 +509,7 @@ void pt_target_free(struct pt_target *t)
     free((char *)t->selector.value);
     if (t->has_matcher)
         pt_matcher_free(&t->matcher);
+    pt_titlegroup_free(&t->titles);
     pt_targetcg_free(&t->cg);
     pt_targetunit_free(&t->unit);
     pt_targetgpu_free(&t->gpu);

@@ -73,7 +73,7 @@ void pt_targetevents_follow(const struct pt_target *t, const struct pt_membershi
 void pt_targetevents_discovered(const struct pt_target *t, struct pt_eventbook *events)
 {
     /* a zombie among them was in a member's children file, and joined:
-     * the others are reaped. With a breakdown by name (process, thread)
+     * the others are reaped. With a breakdown by name (process, title, thread)
      * and exit records a zombie joins from its record only, which the
      * records' drain follows (exits.c) */
     if (!(t->exits.follows && pt_target_groups_by_name(t)))

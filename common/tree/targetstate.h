@@ -32,6 +32,7 @@
 #include "util/ratelimit.h"
 #include "report/report.h"
 #include "select/selector.h"
+#include "select/titlegroup.h"
 
 /* How the target finds its members (discovery.c writes it, and frees
  * it): the roots the selector named, what the last scan of its
@@ -194,7 +195,8 @@ struct pt_target {
     struct pt_memberlist membership;
 
     struct pt_target_discovery discovery;
-    struct pt_matcher matcher; /* MATCH, EXE, USER, CGROUP, UNIT */
+    struct pt_matcher matcher;   /* MATCH, EXE, USER, CGROUP, UNIT */
+    struct pt_titlegroup titles; /* --by title: the pattern that picks a title's group */
     bool has_matcher;
     struct pt_target_cgroups cg;
     struct pt_target_unit unit;
@@ -227,24 +229,29 @@ struct pt_target {
     struct pt_target_gpu gpu;
 };
 
-static inline bool pt_target_by_process(const struct pt_target *t)
+/* A breakdown whose group is a name each member has, read again as it
+ * changes (membership.c's pt_membership_group_name): by process its
+ * comm, by title its title's group. A member moves to its new name's
+ * group; exit records settle a process in its name's. */
+static inline bool pt_target_by_member_name(const struct pt_target *t)
 {
-    return t->options.breakdown == PT_BY_PROCESS;
+    return t->options.breakdown == PT_BY_PROCESS || t->options.breakdown == PT_BY_TITLE;
 }
 
 /* A breakdown whose groups partition the members (by process name, by
- * cgroup): each member is in one group, and the groups add up to the
- * tree. */
+ * title, by cgroup): each member is in one group, and the groups add up
+ * to the tree. */
 static inline bool pt_target_partitions(const struct pt_target *t)
 {
-    return t->options.breakdown == PT_BY_PROCESS || t->options.breakdown == PT_BY_CGROUP;
+    return pt_target_by_member_name(t) || t->options.breakdown == PT_BY_CGROUP;
 }
 
-/* A breakdown by the names exit records carry (process, thread): a
- * record settles the group it names, so a zombie it names is not joined. */
+/* A breakdown whose groups exit records settle (process, title, thread):
+ * a record settles the group of the process or thread it names (exits.c),
+ * so a zombie it names is not joined. */
 static inline bool pt_target_groups_by_name(const struct pt_target *t)
 {
-    return t->options.breakdown == PT_BY_PROCESS || t->options.breakdown == PT_BY_THREAD;
+    return pt_target_by_member_name(t) || t->options.breakdown == PT_BY_THREAD;
 }
 
 /* One log line about t: 'target "NAME": ' (escaped) and the message. */

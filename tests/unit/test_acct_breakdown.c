@@ -1,14 +1,17 @@
-/* Breakdown rule: with --by process, cgroup or thread, the tree's line is
+/* Breakdown rule: with --by process, title, cgroup or thread, the tree's line is
  * split into one line per group (a process name, a cgroup below the
- * target's, a thread name; past the limit of names, "other"), each with
+ * target's, a thread name, a title's group; past the limit of names, "other"), each with
  * its members' own share: the groups add up to the tree, a reaped member
  * keeps in its group what it was seen doing while its last moments count
  * in its reaper's, and a group with no member left gives its last line,
  * then its slot to a new name. docs/DESIGN.md, "Accounting" and "How one
  * number travels: `proc_cpu_user_seconds`"; docs/METRICS.md, "Breakdown
- * by process name", "Breakdown by cgroup", "Breakdown by thread name". */
+ * by process name", "Breakdown by process title", "Breakdown by cgroup",
+ * "Breakdown by thread name". */
 #include <check.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "acct_fixture.h"
@@ -282,6 +285,164 @@ START_TEST(breakdown_by_thread_a_reused_tid_counts_whole)
 }
 END_TEST
 
+/* The command line of the fixture's process pid: len bytes of raw, NULs
+ * and all. */
+static void put_cmdline(pid_t pid, const char *raw, size_t len)
+{
+    char rel[32];
+    snprintf(rel, sizeof(rel), "%d/cmdline", (int)pid);
+    fx_write(root, rel, raw, (long)len);
+}
+
+#define PUT_CMDLINE(pid, literal) put_cmdline((pid), (literal), sizeof(literal) - 1)
+
+/* --by title with --by-title-pattern '^postgres: (\S+)' on a PostgreSQL
+ * tree of hostile titles, at most 6 groups: the postmaster (no match) by
+ * its whole title, each backend by its pattern's group, two of one group
+ * in it, control characters kept for the writers to escape, a title past
+ * the 4 KiB read cut to a name's 255 bytes, an empty command line as ps
+ * shows it ("[comm]"), and the seventh group in "other"; the groups add
+ * up to the tree. */
+START_TEST(breakdown_by_title)
+{
+    struct fx_proc pm = proc(100, 1, 10, 1000, 10, "101 102 103 104 105 106 107");
+    struct fx_proc kids[7];
+    for (int i = 0; i < 7; i++) {
+        kids[i] = proc(101 + i, 100, 11 + (uint64_t)i, 0, 5, NULL);
+        kids[i].comm = "postgres";
+        fx_put_proc(root, &kids[i]);
+    }
+    pm.comm = "postgres", kids[6].comm = "kworker/0:1";
+    fx_put_proc(root, &pm), fx_put_proc(root, &kids[6]);
+    PUT_CMDLINE(100, "/usr/lib/postgresql/15/bin/postgres\0-D\0/data\0");
+    PUT_CMDLINE(101, "postgres: checkpointer \0\0\0\0\0\0\0\0");     /* padded */
+    PUT_CMDLINE(102, "postgres: app db [local] idle");               /* no NUL at its end */
+    PUT_CMDLINE(103, "postgres: app db [local] SELECT\0");           /* the same user */
+    PUT_CMDLINE(104, "postgres: \x1b[31mevil\nE! forged=a,b c\\\0"); /* control characters */
+    char *long_title = malloc(5000);
+    memcpy(long_title, "postgres: ", 10);
+    memset(long_title + 10, 'x', 5000 - 10);
+    put_cmdline(105, long_title, 5000); /* past what is read, no NUL in it */
+    free(long_title);
+    put_cmdline(106, "", 0); /* a zombie's, a kernel thread's; 107 has no cmdline at all */
+    c = collector_for(root);
+    struct pt_target_options opt;
+    pt_target_options_init(&opt);
+    opt.breakdown = PT_BY_TITLE;
+    opt.breakdown_limit = 6;
+    opt.title_pattern = "^postgres: (\\S+)";
+    add_pid_target_with("pg", 100, &opt);
+    pt_collector_tick(c, 0.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.0);
+    ck_assert_str_eq(b->targets[0].breakdown_key, "title");
+    ck_assert_uint_eq(b->targets[0].n_groups, 7);
+    char xs[PT_GROUP_NAME_MAX];
+    memset(xs, 'x', sizeof(xs) - 1);
+    xs[sizeof(xs) - 1] = '\0';
+    const char *names[] = {"/usr/lib/postgresql/15/bin/postgres -D /data",
+                           "checkpointer",
+                           "app",
+                           "\x1b[31mevil",
+                           xs,
+                           "[postgres]",
+                           "other"};
+    const int64_t processes[] = {1, 1, 2, 1, 1, 1, 1};
+    for (int i = 0; i < 7; i++)
+        ck_assert_int_eq(group_int(b, names[i], PT_M_PROC_PROCESSES), processes[i]);
+
+    /* each reads 10 x its rank: the groups add up to the tree */
+    pm.io.rchar = 1000 + 5;
+    fx_put_proc(root, &pm);
+    for (int i = 0; i < 7; i++) {
+        kids[i].io.rchar = 10 * (uint64_t)(i + 1);
+        fx_put_proc(root, &kids[i]);
+    }
+    b = pt_collector_end_interval(c, 2.0);
+    ck_assert_int_eq(group_int(b, "app", PT_M_PROC_IO_READ_BYTES), 20 + 30);
+    ck_assert_int_eq(group_int(b, "\x1b[31mevil", PT_M_PROC_IO_READ_BYTES), 40);
+    ck_assert_int_eq(group_int(b, "[postgres]", PT_M_PROC_IO_READ_BYTES), 60);
+    ck_assert_int_eq(group_int(b, "other", PT_M_PROC_IO_READ_BYTES), 70);
+    int64_t sum = 0;
+    for (int i = 0; i < 7; i++)
+        sum += group_int(b, names[i], PT_M_PROC_IO_READ_BYTES);
+    ck_assert_int_eq(sum, 5 + 280);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), sum);
+}
+END_TEST
+
+/* --by title, no pattern: a title changes without an exec (a backend
+ * idle, then active). Read at each interval's end, the new title moves
+ * the member to its group with what it did since the last end; what it
+ * did before stays in the old group, which gives its last line, then its
+ * slot. A command line that turns empty (a zombie's) keeps the title. */
+START_TEST(breakdown_by_title_follows_a_new_title)
+{
+    struct fx_proc sh = proc(100, 1, 10, 1000, 10, "101");
+    struct fx_proc be = proc(101, 100, 11, 0, 5, NULL);
+    sh.comm = "sh", be.comm = "postgres";
+    fx_put_proc(root, &sh), fx_put_proc(root, &be);
+    PUT_CMDLINE(100, "sh\0-c\0loop\0");
+    PUT_CMDLINE(101, "postgres: app db [local] idle\0");
+    c = collector_for(root);
+    struct pt_target_options opt;
+    pt_target_options_init(&opt);
+    opt.breakdown = PT_BY_TITLE;
+    add_pid_target_with("app", 100, &opt);
+    pt_collector_tick(c, 0.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.0);
+    ck_assert_int_eq(group_int(b, "sh -c loop", PT_M_PROC_PROCESSES), 1);
+    ck_assert_int_eq(group_int(b, "postgres: app db [local] idle", PT_M_PROC_PROCESSES), 1);
+
+    be.io.rchar = 40;
+    fx_put_proc(root, &be);
+    b = pt_collector_end_interval(c, 2.0);
+    ck_assert_int_eq(group_int(b, "postgres: app db [local] idle", PT_M_PROC_IO_READ_BYTES), 40);
+
+    be.io.rchar = 100;
+    fx_put_proc(root, &be);
+    PUT_CMDLINE(101, "postgres: app db [local] SELECT\0");
+    b = pt_collector_end_interval(c, 3.0);
+    ck_assert_int_eq(group_int(b, "postgres: app db [local] SELECT", PT_M_PROC_IO_READ_BYTES), 60);
+    ck_assert_int_eq(group_int(b, "postgres: app db [local] SELECT", PT_M_PROC_PROCESSES), 1);
+    ck_assert_int_eq(group_int(b, "postgres: app db [local] idle", PT_M_PROC_IO_READ_BYTES), 0);
+    ck_assert_int_eq(group_int(b, "postgres: app db [local] idle", PT_M_PROC_PROCESSES), 0);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 60);
+
+    be.io.rchar = 105;
+    fx_put_proc(root, &be);
+    put_cmdline(101, "", 0);
+    b = pt_collector_end_interval(c, 4.0);
+    ck_assert_ptr_null(group(b, "postgres: app db [local] idle"));
+    ck_assert_ptr_null(group(b, "[postgres]"));
+    ck_assert_int_eq(group_int(b, "postgres: app db [local] SELECT", PT_M_PROC_IO_READ_BYTES), 5);
+    ck_assert_uint_eq(b->targets[0].n_groups, 2);
+}
+END_TEST
+
+/* A title pattern is the breakdown by title's: with another breakdown,
+ * or a bad one, the target is refused in one line. */
+START_TEST(breakdown_by_title_pattern_refused)
+{
+    struct fx_proc sh = proc(100, 1, 10, 0, 10, NULL);
+    fx_put_proc(root, &sh);
+    c = collector_for(root);
+    struct pt_target_options opt;
+    pt_target_options_init(&opt);
+    opt.breakdown = PT_BY_PROCESS;
+    opt.title_pattern = "^(x)";
+    struct pt_selector sel = {.kind = PT_SELECT_PID, .pid = 100};
+    char err[256] = "";
+    ck_assert_int_eq(pt_collector_add_target(c, "a", &sel, &opt, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "a title pattern needs a breakdown by title");
+    opt.breakdown = PT_BY_TITLE;
+    opt.title_pattern = "^(x";
+    ck_assert_int_eq(pt_collector_add_target(c, "b", &sel, &opt, err, sizeof(err)), -1);
+    ck_assert_msg(strncmp(err, "bad regular expression \"^(x\": ", 30) == 0, "%s", err);
+    opt.title_pattern = "^(x)";
+    ck_assert_msg(pt_collector_add_target(c, "c", &sel, &opt, err, sizeof(err)) == 0, "%s", err);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("acct_breakdown");
@@ -291,5 +452,8 @@ int main(void)
     tcase_add_test(tc, breakdown_groups_are_recycled);
     tcase_add_test(tc, breakdown_by_thread_name);
     tcase_add_test(tc, breakdown_by_thread_a_reused_tid_counts_whole);
+    tcase_add_test(tc, breakdown_by_title);
+    tcase_add_test(tc, breakdown_by_title_follows_a_new_title);
+    tcase_add_test(tc, breakdown_by_title_pattern_refused);
     return unit_run(s);
 }

@@ -398,6 +398,66 @@ START_TEST(stopped_records_drop_a_members_claim)
 }
 END_TEST
 
+/* pid's command line in the fixture: len bytes of raw, NULs and all. */
+static void put_cmdline(pid_t pid, const char *raw, size_t len)
+{
+    char rel[32];
+    snprintf(rel, sizeof(rel), "%d/cmdline", (int)pid);
+    fx_write(tree.root, rel, raw, (long)len);
+}
+
+#define PUT_CMDLINE(pid, literal) put_cmdline((pid), (literal), sizeof(literal) - 1)
+
+/* The minor faults of group name's line of the last interval (-1: no
+ * such line). */
+static int64_t group_faults(const char *name)
+{
+    const struct pt_report *r = group_report(name);
+    return r && r->v[PT_M_PROC_MINOR_FAULTS].present ? r->v[PT_M_PROC_MINOR_FAULTS].i : -1;
+}
+
+/* Breakdown by title, as last_moments: worker (101, "worker --job one")
+ * exits after 20 faults past its last read, and a child sh forked and
+ * reaped between two polls (102, never seen, 5 faults) too. worker's last
+ * 20 go to its title's line, which its record does not name (it names
+ * comm): its title as last read does. 102's title was never read: it is
+ * "[kid]", what ps shows of a process without one. sh's line keeps only
+ * its own; the lines add up to the tree. */
+START_TEST(last_moments_go_to_their_title)
+{
+    init_with(PT_BY_TITLE);
+    pt_target_follow_exits(target, NULL, 0, true);
+    struct fx_proc parent = {.pid = 100, .ppid = 1, .comm = "sh", .starttime = 100, .resident_pages = 1};
+    struct fx_proc child = {
+        .pid = 101, .ppid = 100, .comm = "worker", .starttime = 101, .minflt = 10, .resident_pages = 1};
+    fx_put_proc(tree.root, &parent);
+    PUT_CMDLINE(100, "sh\0-c\0work\0");
+    pt_target_discover(target, pt_now()); /* sh joins as the root */
+    parent.children = "101";
+    fx_put_proc(tree.root, &parent);
+    fx_put_proc(tree.root, &child);
+    PUT_CMDLINE(101, "worker\0--job\0one\0");
+    pt_target_discover(target, pt_now()); /* worker is born in the tree */
+    end_interval();
+    ck_assert_int_eq(group_faults("worker --job one"), 10);
+    fx_vanish(tree.root, 101);
+    parent.children = "", parent.cminflt = 30 + 5;
+    fx_put_proc(tree.root, &parent);
+    pt_target_poll(target);
+    const struct pt_exitrecord records[] = {
+        {.pid = 101, .tgid = 101, .ppid = 100, .comm = "worker", .minflt = 30},
+        {.pid = 102, .tgid = 102, .ppid = 100, .comm = "kid", .minflt = 5},
+    };
+    pt_target_follow_exits(target, records, 2, true);
+    end_interval();
+    ck_assert_int_eq(value(PT_M_PROC_MINOR_FAULTS), 20 + 5);
+    ck_assert_int_eq(group_faults("worker --job one"), 20);
+    ck_assert_int_eq(group_faults("[kid]"), 5);
+    ck_assert_int_eq(group_faults("sh -c work"), 0);
+    ck_assert_int_eq(group_faults("[worker]"), -1);
+}
+END_TEST
+
 /* ---- --by thread: short children reaped late ------------------------------ */
 
 #define KIDS 300
@@ -759,6 +819,7 @@ int main(void)
     tcase_add_test(tc, stopped_records_leave_nothing_waiting);
     tcase_add_test(tc, last_moments_go_to_their_group);
     tcase_add_test(tc, stopped_records_drop_a_members_claim);
+    tcase_add_test(tc, last_moments_go_to_their_title);
     tcase_add_test(tc, late_reap_by_thread_counts_each_child_once);
     tcase_add_test(tc, exited_threads_credited_once);
     return unit_run(s);

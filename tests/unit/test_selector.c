@@ -13,6 +13,8 @@ static const struct {
 } good_breakdowns[] = {
     {"process", PT_BY_PROCESS},
     {"thread", PT_BY_THREAD},
+    {"cgroup", PT_BY_CGROUP},
+    {"title", PT_BY_TITLE},
 };
 
 START_TEST(test_breakdown_parse_good)
@@ -29,8 +31,8 @@ END_TEST
 /* Exact spelling only. "none" too is refused: no breakdown is asked for
  * by giving none. */
 static const char *const bad_breakdowns[] = {
-    "",        "none", "Process", "PROCESS",  "Thread",  "processes",
-    "threads", "proc", "pid",     " process", "thread ", "thread\n",
+    "",    "none",     "Process", "PROCESS",  "Thread", "processes", "threads", "proc",
+    "pid", " process", "thread ", "thread\n", "Title",  "titles",    "args",    "cmdline",
 };
 
 START_TEST(test_breakdown_parse_bad)
