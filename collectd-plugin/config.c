@@ -65,7 +65,8 @@ static const char *const expects_string[] = {
     [PT_ARG_PATH] = "a path, in quotes",
     [PT_ARG_TEXT] = "a string, in quotes",
     [PT_ARG_MEM_UNIT] = "\"bytes\", \"kB\", \"MB\", \"GB\", \"KiB\", \"MiB\" or \"GiB\"",
-    [PT_ARG_BREAKDOWN] = "\"process\", \"thread\" or \"cgroup\"",
+    [PT_ARG_BREAKDOWN] = "\"process\", \"title\", \"thread\" or \"cgroup\"",
+    [PT_ARG_REGEX] = "a regular expression, in quotes",
     [PT_ARG_PROC_DIR] = "a directory, in quotes",
     [PT_ARG_SYS_DIR] = "a directory, in quotes",
     [PT_ARG_SOURCE] = "\"auto\", \"procfs\" or \"bpf\"",
@@ -90,7 +91,7 @@ static int get_string(const oconfig_item_t *option, const char *block, const str
         return -1;
     }
     if (pt_option_parse(def, text, out, why, sizeof why) != 0) {
-        if (def->arg == PT_ARG_PROC_DIR || def->arg == PT_ARG_SYS_DIR)
+        if (def->arg == PT_ARG_PROC_DIR || def->arg == PT_ARG_SYS_DIR || def->arg == PT_ARG_REGEX)
             option_error(option, block, "%s", why);
         else
             option_error(option, block, "expects %s", why);

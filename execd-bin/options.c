@@ -143,7 +143,7 @@ static enum execd_parse parse_one(struct execd_options *o, const struct pt_optio
     union pt_option_value v = {.on = false}; /* a flag: --no-X turns X off */
     char why[256];
     if (arg && pt_option_parse(def, arg, &v, why, sizeof(why)) != 0) {
-        if (def->arg == PT_ARG_PROC_DIR || def->arg == PT_ARG_SYS_DIR)
+        if (def->arg == PT_ARG_PROC_DIR || def->arg == PT_ARG_SYS_DIR || def->arg == PT_ARG_REGEX)
             return usage_error("--%s: %s", def->execd, why);
         return usage_error("--%s: \"%s\": expected %s", def->execd, q(arg), why);
     }

@@ -4,6 +4,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "select/titlegroup.h"
+
 const struct pt_option_def pt_options[PT_OPTION_COUNT] = {
 #define PT_OPTION_DEF(id, execd, collectd, arg, min, max, scope, metavar, help)                                        \
     [id] = {id, execd, collectd, PT_ARG_##arg, min, max, PT_OPTION_##scope, metavar, help},
@@ -126,8 +128,22 @@ int pt_option_parse(const struct pt_option_def *option, const char *text, union 
     case PT_ARG_BREAKDOWN:
         if (pt_breakdown_parse(text, &out->by) == 0)
             return 0;
-        snprintf(why, whylen, "a breakdown: process, thread or cgroup");
+        snprintf(why, whylen, "a breakdown: process, title, thread or cgroup");
         return -1;
+    case PT_ARG_REGEX: {
+        /* compiled now, so that a bad one stops the start with its option's
+         * name; the target compiles it again (titlegroup.h) */
+        struct pt_titlegroup tg;
+        if (!*text) {
+            snprintf(why, whylen, "a regular expression, not an empty one");
+            return -1;
+        }
+        if (pt_titlegroup_init(&tg, text, why, whylen) != 0)
+            return -1;
+        pt_titlegroup_free(&tg);
+        out->text = text;
+        return 0;
+    }
     case PT_ARG_SOURCE:
         if (pt_source_parse(text, &out->source) == 0)
             return 0;
@@ -158,6 +174,9 @@ static int store_target(enum pt_option_id id, const union pt_option_value *v, st
         return 0;
     case PT_O_BY_LIMIT:
         target->breakdown_limit = (unsigned)v->whole;
+        return 0;
+    case PT_O_BY_TITLE_PATTERN:
+        target->title_pattern = v->text;
         return 0;
     case PT_O_NO_PSS:
         target->collect_pss = v->on;

@@ -45,6 +45,17 @@ BAD = [
     ("a unit name with a slash", web("web", 'Unit "system.slice/x.service"'), ['<Process "web">', "'/'"]),
     ("BreakDown cgroup of a pid", web("web", "Pid 1", 'BreakDown "cgroup"'),
      ['<Process "web">', "breakdown by cgroup needs a cgroup or unit target"]),
+    ("BreakDown misspelt", web("web", "Pid 1", 'BreakDown "titles"'),
+     ['"BreakDown"', '<Process "web">', 'expects a breakdown: process, title, thread or cgroup']),
+    # a title pattern is compiled at the config's read: the option, its block and the pattern
+    ("bad title pattern", web("web", "Pid 1", 'BreakDown "title"', 'BreakDownTitlePattern "^postgres: ("'),
+     ['"BreakDownTitlePattern"', '<Process "web">', 'bad regular expression "^postgres: ("']),
+    ("bad default title pattern", '  BreakDownTitlePattern "a{2,1}"\n' + web("web", "Pid 1", 'BreakDown "title"'),
+     ['"BreakDownTitlePattern"', "<Plugin proctree>", 'bad regular expression "a{2,1}"']),
+    ("empty title pattern", web("web", "Pid 1", 'BreakDown "title"', 'BreakDownTitlePattern ""'),
+     ['"BreakDownTitlePattern"', '<Process "web">']),
+    ("title pattern without BreakDown title", web("web", "Pid 1", 'BreakDownTitlePattern "(x)"'),
+     ['<Process "web">', "a title pattern needs a breakdown by title"]),
     ("bad unit", '  ProcMemoryUnit "TB"\n', ['"ProcMemoryUnit"', "<Plugin proctree>"]),
     ("a unit no page lists", '  ProcMemoryUnit "KB"\n',
      ['"ProcMemoryUnit"', 'expects one of bytes, kB, MB, GB, KiB, MiB, GiB']),
@@ -89,6 +100,7 @@ GOOD = ("""  PollInterval 0.05
         + web("by-exe", 'Exe "collectd"')
         + web("by-user", 'User "root"')
         + web("by-unit", 'Unit "php*-fpm.service"', 'BreakDown "cgroup"')
+        + web("by-title", f"Pid {os.getpid()}", 'BreakDown "title"', 'BreakDownTitlePattern "^python[0-9.]* (\\\\S+)"')
         + web("by-long-regex", 'Match "%s"' % ("a" * 4095)))
 
 # Numbers collectd parses but no deadline can be made of (issue 36): 300

@@ -65,6 +65,14 @@ BAD = [
     (["--pid", ME, "--pss-budget", "1ns"], "--pss-budget: \"1ns\": expected a duration from 1ms to 24h"),
     (["--pid", ME, "--pss-budget", "24.001h"], "--pss-budget"),
     (["--pid", ME, "--by-limit", "0"], "--by-limit"),
+    (["--pid", ME, "--by", "titles"], '--by: "titles": expected a breakdown: process, title, thread or cgroup'),
+    # a title pattern is compiled at start: the option and the pattern, escaped, in the one line
+    (["--pid", ME, "--by", "title", "--by-title-pattern", "^postgres: ("],
+     '--by-title-pattern: bad regular expression "^postgres: ("'),
+    (["--pid", ME, "--by", "title", "--by-title-pattern", "a\nE! forged ["],
+     '--by-title-pattern: bad regular expression "a\\nE! forged ["'),
+    (["--pid", ME, "--by", "title", "--by-title-pattern", ""], "--by-title-pattern"),
+    (["--pid", ME, "--by", "process", "--by-title-pattern", "(x)"], "a title pattern needs a breakdown by title"),
     (["--pid", ME, "--pss-every", "0"], "--pss-every"),
     (["--pid", ME, "--pss-every", "3601"], "--pss-every"),
     # a directory that is no proc: the option is named at start

@@ -109,6 +109,12 @@ static const struct {
     {PT_O_MATCH, "", -1},
     {PT_O_BY, "cgroup", 0},
     {PT_O_BY, "none", -1},
+    {PT_O_BY, "title", 0},
+    /* compiled to check it: a bad one stops the start */
+    {PT_O_BY_TITLE_PATTERN, "^postgres: (\\S+)", 0},
+    {PT_O_BY_TITLE_PATTERN, "^postgres: (", -1},
+    {PT_O_BY_TITLE_PATTERN, "a{2,1}", -1},
+    {PT_O_BY_TITLE_PATTERN, "", -1},
     {PT_O_PROC_MEMORY_UNIT, "MB", 0},
     {PT_O_PROC_MEMORY_UNIT, "TB", -1},
     {PT_O_SYS_ROOT, "/", 0},

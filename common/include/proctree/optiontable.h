@@ -45,7 +45,8 @@ enum pt_option_arg {
     PT_ARG_DURATION,      /* seconds > 0 */
     PT_ARG_DURATION_OR_0, /* seconds > 0, or 0 */
     PT_ARG_MEM_UNIT,      /* bytes, kB, MB or GB, or KiB, MiB, GiB (units.h) */
-    PT_ARG_BREAKDOWN,     /* process, thread or cgroup (selector.h) */
+    PT_ARG_BREAKDOWN,     /* process, title, thread or cgroup (selector.h) */
+    PT_ARG_REGEX,         /* a POSIX extended regular expression, compiled to check it */
     PT_ARG_PROC_DIR,      /* a proc filesystem's directory, checked */
     PT_ARG_SYS_DIR,       /* a directory, checked */
     PT_ARG_SOURCE,        /* auto, procfs or bpf (collectorconfig.h) */
@@ -87,9 +88,11 @@ enum pt_help_section {
   X(PT_O_NAME, "name", "Process", TEXT, 0, 0, PER_TARGET, "NAME", \
     "name the target (the target tag), once; default:\nthe process name; the pid file's or cgroup's\nbase name (without .pid); the REGEX, NAME, USER\nor UNIT as given. Before every target: the\nlaunched command's name") \
   X(PT_O_BY, "by", "BreakDown", BREAKDOWN, 0, 0, PER_TARGET, "HOW", \
-    "besides the target's line, one line per group:\nprocess: per process name (comm) in its tree,\ntagged process=NAME; thread: instead, per thread\nname, tagged thread=NAME (CPU time and context\nswitches only); cgroup: for a --cgroup or --unit\ntarget, per cgroup directly below the target's,\ntagged cgroup=NAME (a glob's: one per unit;\nprocesses in the target's own cgroup: cgroup=.)") \
+    "besides the target's line, one line per group:\nprocess: per process name (comm) in its tree,\ntagged process=NAME; title: per process title\n(its command line as ps -o args shows it; [comm]\nwhen it is empty), tagged title=TITLE; thread:\ninstead, per thread name, tagged thread=NAME (CPU\ntime and context switches only); cgroup: for a\n--cgroup or --unit target, per cgroup directly\nbelow the target's, tagged cgroup=NAME (a glob's:\none per unit; processes in the target's own\ncgroup: cgroup=.)") \
+  X(PT_O_BY_TITLE_PATTERN, "by-title-pattern", "BreakDownTitlePattern", REGEX, 0, 0, PER_TARGET, "REGEX", \
+    "with --by title, group by the text of this POSIX\nERE's first capture group that has some (else of\nthe whole match) where it matches the title, by\nthe whole title where it does not:\n'^postgres: (\\S+)' gives one line per backend\nuser, checkpointer, walwriter, autovacuum, ...") \
   X(PT_O_BY_LIMIT, "by-limit", "BreakDownLimit", WHOLE, 1, PT_BREAKDOWN_LIMIT_MAX, PER_TARGET, "N", \
-    "at most N names (default 20, 1 to 1000); the\nrest are tagged process=other (thread=other,\ncgroup=other)") \
+    "at most N names (default 20, 1 to 1000); the\nrest are tagged process=other (title=other,\nthread=other, cgroup=other)") \
   X(PT_O_NO_PSS, "no-pss", "CollectPss", OFF, 0, 0, PER_TARGET, "", \
     "do not read smaps_rollup (no pss/shared/uss/swap)") \
   X(PT_O_PSS_BUDGET, "pss-budget", "PssBudget", DURATION_OR_0, PT_DURATION_MIN_MS, PT_DURATION_MAX_MS, PER_TARGET, "DUR", \
@@ -188,12 +191,13 @@ union pt_option_value {
     enum pt_mem_unit unit;
     enum pt_breakdown by;
     enum pt_source source;
-    const char *text; /* PATH, TEXT, *_DIR: the caller's, kept until copied */
+    const char *text; /* PATH, TEXT, REGEX, *_DIR: the caller's, kept until copied */
 };
 
 /* Read option's value from text, as proctree-execd's command line gives it
  * (every kind but NONE and OFF) and collectd's strings do. Returns 0, or -1
- * with why set: what was expected. */
+ * with why set: what was expected; of a PROC_DIR, a SYS_DIR or a REGEX, the
+ * whole reason, quoting text ('bad regular expression "(": ...'). */
 int pt_option_parse(const struct pt_option_def *option, const char *text, union pt_option_value *out, char *why,
                     size_t whylen);
 
