@@ -199,7 +199,9 @@ LoadPlugin proctree
         """The csv files (one per day) of one identifier, whatever its type:
         the catalog, not the test, decides the type."""
         plugin = "proctree" + (f"-{instance}" if instance else "")
-        return os.path.join(self.csv_dir, HOSTNAME, plugin, f"*-{type_instance}-????-??-??")
+        # a group's name may hold glob's characters ("[postgres]", a title)
+        return os.path.join(glob.escape(os.path.join(self.csv_dir, HOSTNAME, plugin)),
+                            f"*-{type_instance}-????-??-??")
 
     @staticmethod
     def _read_csv(path):
@@ -252,7 +254,7 @@ LoadPlugin proctree
     def _csv_lines(self, plugin):
         """{epoch: {metric: value}} of a plugin instance's csv files."""
         by_epoch = {}
-        for path in glob.glob(os.path.join(self.csv_dir, HOSTNAME, plugin, "*-????-??-??")):
+        for path in glob.glob(os.path.join(glob.escape(os.path.join(self.csv_dir, HOSTNAME, plugin)), "*-????-??-??")):
             # TYPE-TYPE_INSTANCE-YYYY-MM-DD: the type (a stock one) has no '-'
             metric = os.path.basename(path)[:-11].split("-", 1)[-1]
             for epoch, value in self._read_csv(path):

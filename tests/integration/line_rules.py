@@ -71,7 +71,7 @@ PRESSURES = ("cpu", "memory", "io")
 STATES = ("proc_processes_running", "proc_processes_blocked", "proc_processes_stopped", "proc_processes_zombie")
 GLOB_CHARS = "*?["
 EXIT_COUNTS = ("proc_processes_exited", "collector_exit_records")
-GROUP_TAGS = ("process", "thread", "cgroup")
+GROUP_TAGS = ("process", "title", "thread", "cgroup")
 
 # Known defects the validator finds and that are not mended at their cause
 # yet: {metric: why}. Keep it empty where it can be; each entry lets only

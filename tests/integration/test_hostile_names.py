@@ -1,4 +1,4 @@
-"""Hostile process names, end to end into InfluxDB.
+"""Hostile process names and titles, end to end into InfluxDB.
 
 Why: the default target name is the process's comm, which its owner
 chooses freely: spaces, commas and '=' must be escaped in the target tag,
@@ -74,6 +74,48 @@ class HostileNameTest(h.InfluxTestCase):
                 self.assertNotIn("\\", tag, "a backslash in a tag is not safe in InfluxDB 1.6")
                 self.assertFalse(any(ord(c) < 32 for c in tag), f"control character in {tag!r}")
                 self.assertTrue(tag, "empty tag")
+
+
+# Titles (--by title) their processes' owners chose: any byte but NUL, of
+# any length. Each is sleep's argv[0] (sleep 600 after it), and its tag as
+# line protocol writes it: a control character or a backslash as '_', a
+# byte of no UTF-8 sequence as '?', a title cut at 255 bytes.
+HOSTILE_TITLES = [
+    (b"we ird,na=me\nE! forged\\", "we ird,na=me_E! forged_ 600"),
+    (b"tab\there \xff\xfe caf\xc3\xa9", "tab_here ?? caf\u00e9 600"),
+    (b"x" * 5000, "x" * 255),
+]
+
+
+def cmdline(pid):
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        return f.read()
+
+
+class HostileTitles(h.InfluxTestCase):
+    def test_hostile_titles_stored_as_printed(self):
+        """Three sleeps, each a target broken down by title: each title's
+        line is strict line protocol, its tag as above, and InfluxDB stores
+        every line (HTTP 204) under those tags."""
+        args = []
+        for i, (title, _) in enumerate(HOSTILE_TITLES):
+            proc = subprocess.Popen([title, b"600"], executable="/bin/sleep")
+            self.addCleanup(h.stop_process, proc)
+            h.wait_until(lambda: cmdline(proc.pid) == title + b"\x00600\x00", h.START_TIMEOUT,
+                         "the test process to exec with its title")
+            args += ["--pid", str(proc.pid), "--name", f"t{i}", "--by", "title"]
+        with h.Execd(args + ["--interval", "0.3s", "--once"]) as execd:
+            self.assertEqual(execd.wait_exit(), 0, execd.describe())
+        self.assertEqual(execd.out_partial, b"")
+        self.assertEqual(forged_lines(execd.stderr_lines()), [], execd.describe())
+        points = execd.points()  # strict parse: a broken line fails here
+        for i, (_, tag) in enumerate(HOSTILE_TITLES):
+            titled = [p.tags["title"] for p in points if p.tags.get("target") == f"t{i}" and "title" in p.tags]
+            self.assertEqual(titled, [tag], execd.describe())
+        self.influx.create_database("titles")
+        self.influx.write_ok("titles", execd.stdout_bytes())
+        stored = self.influx.rows("titles", 'SHOW TAG VALUES FROM "proctree" WITH KEY = "title"')
+        self.assertEqual(sorted(row["value"] for row in stored), sorted(tag for _, tag in HOSTILE_TITLES))
 
 
 FORGED = "a\nE! forged"  # 11 bytes: fits a comm
