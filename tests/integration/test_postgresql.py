@@ -75,6 +75,24 @@ class PostgreSQL:
                 pass
         self.pid = None
 
+    def create_bench(self, user):
+        """A role user (trust: no password), a database of its own named
+        alike, and pgbench's tables in it (scale 1)."""
+        self.run("createuser", "-h", self.dir, user)
+        self.run("createdb", "-h", self.dir, "-O", user, user)
+        self.run("pgbench", "-i", "-q", "-s", "1", "-h", self.dir, "-U", user, user)
+
+    def pgbench(self, user, *args):
+        """pgbench as user on its database, started (the caller waits for
+        it), its output kept in the server's dir."""
+        out = open(os.path.join(self.dir, f"pgbench-{len(os.listdir(self.dir))}.log"), "wb")
+        try:
+            return subprocess.Popen(self.as_user + [os.path.join(PG_BIN, "pgbench"), "-h", self.dir, "-U", user,
+                                                    *args, user],
+                                    cwd=self.dir, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+        finally:
+            out.close()
+
     def log_tail(self, size=2000):
         try:
             with open(self.log, errors="replace") as f:
