@@ -31,6 +31,7 @@ import signal
 import time
 
 import harness as h
+import line_rules
 
 def mounts():
     """{"v2": mount, CONTROLLER: its v1 mount} (harness.cgroup_mounts)."""
@@ -320,11 +321,11 @@ def cgroup_fields(point):
 
 def total_points(execd, target):
     """TARGET's total line of every batch that has one (not its --by
-    lines, tagged process=, thread= or cgroup=), in order."""
+    lines, tagged process=, title=, thread= or cgroup=), in order."""
     found = []
     for _, points in execd.batches():
         mine = [p for p in points if p.tags.get("target") == target
-                and not {"process", "thread", "cgroup"} & set(p.tags)]
+                and not set(line_rules.GROUP_TAGS) & set(p.tags)]
         if len(mine) > 1:
             raise AssertionError(f"{len(mine)} total lines of {target} in a batch: {[p.raw for p in mine]}")
         found += mine

@@ -517,7 +517,7 @@ def group_batches(points):
 
 def target_line(batch_points, target):
     """The total line of a batch tagged target=TARGET (not a breakdown
-    group's, tagged process=, thread= or cgroup=NAME too), or None."""
+    group's, tagged process=, title=, thread= or cgroup=NAME too), or None."""
     found = [p for p in batch_points
              if p.tags.get("target") == target and not any(k in p.tags for k in line_rules.GROUP_TAGS)]
     if len(found) > 1:
