@@ -49,8 +49,10 @@ struct pt_member {
     uint64_t starttime;
     char comm[PT_COMM_MAX]; /* as of the last stat read */
     /* --by title: the group its title gives (titlegroup.h) as of its last
-     * read of cmdline; kept while that shows none (a zombie's) */
+     * read of cmdline, kept while that shows none (a zombie's); and the
+     * hash of the title it was made of (pt_titlegroup_follow) */
     char title_group[PT_GROUP_NAME_MAX];
+    uint64_t title_hash;
     char path[24];               /* "<pid>/" under the proc root, built once */
     int fd[PT_MF_COUNT];         /* kept descriptors, -1 when not kept */
     struct pt_fd_budget *budget; /* shared by the collector's members */

@@ -62,3 +62,15 @@ void pt_titlegroup_name(const struct pt_titlegroup *tg, const char *title, char 
     }
     put_name(out, title, strlen(title));
 }
+
+void pt_titlegroup_follow(const struct pt_titlegroup *tg, const char *title, char name[PT_GROUP_NAME_MAX],
+                          uint64_t *hash)
+{
+    uint64_t h = 14695981039346656037u;
+    for (const unsigned char *p = (const unsigned char *)title; *p; p++)
+        h = (h ^ *p) * 1099511628211u;
+    if (name[0] && h == *hash)
+        return;
+    pt_titlegroup_name(tg, title, name);
+    *hash = h;
+}

@@ -17,6 +17,7 @@
 #include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "accounting/breakdown.h"
 
@@ -32,5 +33,14 @@ void pt_titlegroup_free(struct pt_titlegroup *tg);
 
 /* The group of title (NUL-terminated, proctitle.h) into out. */
 void pt_titlegroup_name(const struct pt_titlegroup *tg, const char *title, char out[PT_GROUP_NAME_MAX]);
+
+/* A process's title read again: name (empty before the first) is the
+ * group of the title whose hash (FNV-1a, 64 bits) is *hash; made again,
+ * and *hash set, only where title's differs. A title is read at every
+ * interval's end and mostly the same, and regexec allocates (glibc's
+ * state log of a match with groups): the steady state allocates
+ * nothing. */
+void pt_titlegroup_follow(const struct pt_titlegroup *tg, const char *title, char name[PT_GROUP_NAME_MAX],
+                          uint64_t *hash);
 
 #endif

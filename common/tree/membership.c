@@ -34,13 +34,13 @@ void pt_membership_read_title(const struct pt_target *t, struct pt_member *m)
 {
     char text[PT_TITLE_READ_MAX + 1];
     size_t n;
-    if (pt_member_read_cmdline(m, t->proc_root_fd, text, PT_TITLE_READ_MAX, &n) == PT_READ_OK &&
-        pt_proctitle_from_cmdline(text, n) > 0) {
-        pt_titlegroup_name(&t->titles, text, m->title_group);
-    } else if (!m->title_group[0]) {
+    if (pt_member_read_cmdline(m, t->proc_root_fd, text, PT_TITLE_READ_MAX, &n) != PT_READ_OK ||
+        pt_proctitle_from_cmdline(text, n) == 0) {
+        if (m->title_group[0])
+            return; /* its title as last read */
         pt_proctitle_of_comm(text, sizeof(text), m->comm);
-        pt_titlegroup_name(&t->titles, text, m->title_group);
     }
+    pt_titlegroup_follow(&t->titles, text, m->title_group, &m->title_hash);
 }
 
 static void settle_children(const struct pt_target *t, const struct pt_membership_parts *mp, struct pt_member *parent);

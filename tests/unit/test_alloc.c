@@ -133,13 +133,14 @@ static long steady_allocations(struct pt_collector *c, void (*seen)(const struct
 }
 
 static int64_t processes[10];
-static size_t groups[10], thread_groups[10];
+static size_t groups[10], thread_groups[10], title_groups[10];
 
 static void seen_pid_targets(const struct pt_batch *b, int interval)
 {
     processes[interval] = b->targets[0].report.v[PT_M_PROC_PROCESSES].i;
     groups[interval] = b->targets[2].n_groups;
     thread_groups[interval] = b->targets[3].n_groups;
+    title_groups[interval] = b->targets[4].n_groups;
 }
 
 START_TEST(steady_state_allocates_nothing)
@@ -158,11 +159,15 @@ START_TEST(steady_state_allocates_nothing)
     ck_assert_int_eq(pt_collector_add_target(c, "by", &pid, &options, err, sizeof(err)), 0);
     options.breakdown = PT_BY_THREAD;
     ck_assert_int_eq(pt_collector_add_target(c, "threads", &pid, &options, err, sizeof(err)), 0);
+    options.breakdown = PT_BY_TITLE;
+    options.title_pattern = "^(\\S+) (--\\S+)";
+    ck_assert_int_eq(pt_collector_add_target(c, "titles", &pid, &options, err, sizeof(err)), 0);
     long counted = steady_allocations(c, seen_pid_targets);
     for (int interval = 0; interval < 5; interval++) {
         ck_assert_int_eq(processes[interval], 4);
         ck_assert_uint_eq(groups[interval], 2);
         ck_assert_uint_eq(thread_groups[interval], 3); /* sh, worker, gc */
+        ck_assert_uint_eq(title_groups[interval], 1);  /* "worker" of "worker --flag" */
     }
     pt_collector_free(c);
     fx_root_free(root);

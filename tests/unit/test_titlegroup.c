@@ -1,8 +1,8 @@
 /* Unit tests for proctitle.c and titlegroup.c: a process's title made of
  * the bytes read of its command line (hostile ones: NULs inside, none at
  * the end, control characters, only NULs, more than is read), and the
- * group --by-title-pattern picks out of it; ere.c's refusal of a bad
- * pattern. docs/METRICS.md, "Breakdown by process title". */
+ * group --by-title-pattern picks out of it, again only where it changed;
+ * ere.c's refusal of a bad pattern. docs/METRICS.md, "Breakdown by process title". */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,6 +175,32 @@ START_TEST(test_a_group_is_cut_to_a_name_whole_characters)
 }
 END_TEST
 
+/* A title read again alike is not matched again (regexec allocates); a
+ * changed one is. */
+START_TEST(test_a_title_read_again)
+{
+    struct pt_titlegroup tg;
+    char err[256] = "", name[PT_GROUP_NAME_MAX] = "";
+    uint64_t hash = 0;
+    ck_assert_int_eq(pt_titlegroup_init(&tg, "^postgres: (\\S+)", err, sizeof(err)), 0);
+    pt_titlegroup_follow(&tg, "postgres: app db [local] idle", name, &hash);
+    ck_assert_str_eq(name, "app");
+    uint64_t first = hash;
+    strcpy(name, "stands in"); /* what the last match made, as far as it can tell */
+    pt_titlegroup_follow(&tg, "postgres: app db [local] idle", name, &hash);
+    ck_assert_str_eq(name, "stands in");
+    ck_assert(hash == first);
+    pt_titlegroup_follow(&tg, "postgres: bob db [local] SELECT", name, &hash);
+    ck_assert_str_eq(name, "bob");
+    ck_assert(hash != first);
+    /* an empty name is none yet, whatever the hash */
+    name[0] = '\0';
+    pt_titlegroup_follow(&tg, "postgres: bob db [local] SELECT", name, &hash);
+    ck_assert_str_eq(name, "bob");
+    pt_titlegroup_free(&tg);
+}
+END_TEST
+
 START_TEST(test_a_bad_pattern_is_refused_in_one_line)
 {
     struct pt_titlegroup tg;
@@ -208,6 +234,7 @@ int main(void)
     tcase_add_test(tc, test_without_a_group_the_whole_match);
     tcase_add_test(tc, test_a_group_without_text_gives_way);
     tcase_add_test(tc, test_a_group_is_cut_to_a_name_whole_characters);
+    tcase_add_test(tc, test_a_title_read_again);
     tcase_add_test(tc, test_a_bad_pattern_is_refused_in_one_line);
     suite_add_tcase(s, tc);
     return unit_run(s);
