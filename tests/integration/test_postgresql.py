@@ -84,14 +84,14 @@ class PostgreSQL:
 
     def pgbench(self, user, *args):
         """pgbench as user on its database, started (the caller waits for
-        it), its output kept in the server's dir."""
-        out = open(os.path.join(self.dir, f"pgbench-{len(os.listdir(self.dir))}.log"), "wb")
-        try:
-            return subprocess.Popen(self.as_user + [os.path.join(PG_BIN, "pgbench"), "-h", self.dir, "-U", user,
-                                                    *args, user],
-                                    cwd=self.dir, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
-        finally:
-            out.close()
+        it), its output kept in the server's dir, at its log_path."""
+        path = os.path.join(self.dir, f"pgbench-{len(os.listdir(self.dir))}.log")
+        with open(path, "wb") as out:
+            run = subprocess.Popen(self.as_user + [os.path.join(PG_BIN, "pgbench"), "-h", self.dir, "-U", user,
+                                                   *args, user],
+                                   cwd=self.dir, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+        run.log_path = path
+        return run
 
     def log_tail(self, size=2000):
         try:
