@@ -158,7 +158,7 @@ const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double 
         c->results[i].breakdown_key = pt_target_breakdown_key(&c->targets[i]);
         c->results[i].groups = pt_target_group_reports(&c->targets[i], &c->results[i].n_groups);
     }
-    b->has_global = c->have_global && pt_sysmem_end_interval(&c->global, &c->config.units, &b->global);
+    b->has_global = c->have_global && pt_sysmem_end_interval(&c->global, seconds, &c->config.units, &b->global);
     note_budget(c);
     return b;
 }

@@ -42,7 +42,7 @@ static void put_extrema(struct pt_report *report, enum pt_metric_id min_id, cons
     pt_value_set(&report->v[min_id + 1], min_id + 1, (double)e->max, units);
 }
 
-bool pt_sysmem_end_interval(struct pt_sysmem *g, const struct pt_units *units, struct pt_report *report)
+bool pt_sysmem_end_interval(struct pt_sysmem *g, double seconds, const struct pt_units *units, struct pt_report *report)
 {
     pt_sysmem_poll(g); /* the last sample of the interval */
     memset(report, 0, sizeof(*report));
@@ -52,6 +52,7 @@ bool pt_sysmem_end_interval(struct pt_sysmem *g, const struct pt_units *units, s
         put_extrema(report, PT_M_GLOBAL_CACHED_MIN, &g->cached, units);
         put_extrema(report, PT_M_GLOBAL_ANON_MIN, &g->anon, units);
         put_extrema(report, PT_M_GLOBAL_SWAP_FREE_MIN, &g->swap_free, units);
+        pt_line_report_global(seconds, units, report); /* the interval's length, as every line says it */
     }
     g->used = g->cached = g->anon = g->swap_free = (struct pt_extrema){0};
     return any;

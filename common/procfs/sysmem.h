@@ -22,8 +22,10 @@ struct pt_sysmem {
 int pt_sysmem_init(struct pt_sysmem *g, int proc_root_fd);
 void pt_sysmem_free(struct pt_sysmem *g);
 void pt_sysmem_poll(struct pt_sysmem *g);
-/* Fill the global_* values seen since the interval began, and begin the next. Returns
+/* Fill the global_* values seen since the interval began, and what every
+ * line carries of an interval of seconds, and begin the next. Returns
  * false when no poll succeeded in the interval. */
-bool pt_sysmem_end_interval(struct pt_sysmem *g, const struct pt_units *units, struct pt_report *report);
+bool pt_sysmem_end_interval(struct pt_sysmem *g, double seconds, const struct pt_units *units,
+                            struct pt_report *report);
 
 #endif

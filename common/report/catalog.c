@@ -64,3 +64,8 @@ const char *pt_metric_switch(enum pt_metric_id id)
         return NULL;
     }
 }
+
+bool pt_metric_on(enum pt_metric_id id, enum pt_scope line)
+{
+    return pt_catalog[id].scope == line || pt_catalog[id].scope == PT_SCOPE_ALL;
+}

@@ -9,11 +9,16 @@
  * from.
  *
  * X(ID, name, scope, kind, unit, collectd_type, from, reads, lines, source, description)
- *   scope: the line it belongs to: a target's line or the global line.
+ *   scope: the line it belongs to: a target's line, the global line, or
+ *          ALL: every line, the global one too (its lines column says
+ *          which breakdown lines besides).
  *   kind:  GAUGE_MIN/GAUGE_MAX — lowest/highest tree sum seen by the polls
  *          of the interval; DELTA — amount done during the interval (never
  *          negative); COUNT — value at the interval's end; RATIO — a
- *          delta divided by the interval's wall time.
+ *          delta divided by the interval's wall time. The interval's
+ *          length is a DELTA too, the wall clock's: summed over intervals
+ *          (a run's summary, a dashboard's bucket) it is the time they
+ *          cover, what the deltas summed with it are a rate over.
  *   unit:  PROC_MEMORY/GLOBAL_MEMORY follow the configured memory units;
  *          the others are fixed.
  *   collectd_type: a stock types.db type with one value. Virtual size uses
@@ -26,7 +31,8 @@
  *          PT_CG(enum pt_cgq) — the kernel's accounting of the target's
  *          cgroups (cgacct.h), on a cgroup target's line only: its growth
  *          for a cumulative one, microseconds as seconds;
- *          PT_MEMINFO — the global line's (procfs/sysmem.c).
+ *          PT_MEMINFO — the global line's (procfs/sysmem.c);
+ *          PT_INTERVAL — the interval's wall time, every line's.
  *   reads: the enum pt_short bits of the reads it needs whole: short of
  *          descriptors for one of them, it is left out (collector_* need
  *          none: they tell what happened).
@@ -38,11 +44,12 @@
 #ifndef PROCTREE_CATALOG_H
 #define PROCTREE_CATALOG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "report/quantities.h"
 
-enum pt_scope { PT_SCOPE_PROC, PT_SCOPE_GLOBAL };
+enum pt_scope { PT_SCOPE_PROC, PT_SCOPE_GLOBAL, PT_SCOPE_ALL };
 enum pt_kind { PT_KIND_GAUGE_MIN, PT_KIND_GAUGE_MAX, PT_KIND_DELTA, PT_KIND_COUNT, PT_KIND_RATIO };
 enum pt_unit {
     PT_UNIT_PROC_MEMORY,   /* bytes|kB|MB|GB, --proc-memory-unit */
@@ -53,7 +60,15 @@ enum pt_unit {
     PT_UNIT_NUMBER,
 };
 
-enum pt_from { PT_FROM_GAUGE, PT_FROM_COUNTER, PT_FROM_CPU_PERCENT, PT_FROM_AMOUNT, PT_FROM_CGROUP, PT_FROM_MEMINFO };
+enum pt_from {
+    PT_FROM_GAUGE,
+    PT_FROM_COUNTER,
+    PT_FROM_CPU_PERCENT,
+    PT_FROM_AMOUNT,
+    PT_FROM_CGROUP,
+    PT_FROM_MEMINFO,
+    PT_FROM_INTERVAL
+};
 /* The breakdown lines that carry a metric: bits of PT_LINES_BY_PROCESS,
  * PT_LINES_BY_THREAD and PT_LINES_BY_CGROUP. A --by cgroup line is of
  * BY_PROCESS | BY_CGROUP: it carries what a process name's does, and
@@ -72,6 +87,7 @@ enum pt_lines {
 #define PT_CPU_PERCENT PT_FROM_CPU_PERCENT, 0
 #define PT_AMOUNT(a) PT_FROM_AMOUNT, (a)
 #define PT_MEMINFO PT_FROM_MEMINFO, 0
+#define PT_INTERVAL PT_FROM_INTERVAL, 0
 #define PT_CG(q) PT_FROM_CGROUP, (q)
 
 /* clang-format off */
@@ -126,6 +142,7 @@ enum pt_lines {
   X(PT_M_PROC_GPU_MEMORY_MAX, "proc_gpu_memory_max", PROC, GAUGE_MAX, PROC_MEMORY, "memory", PT_GAUGE(PT_G_GPU), PT_SHORT_MEMBERS, BY_PROCESS, "NVML usedGpuMemory; fdinfo drm-resident-*", "GPU memory of the tree's processes, every device summed: NVIDIA's used memory of their pids (sampled at every discovery), the DRM clients' resident memory of every region (at the interval's end), each client once; the highest sample; absent where the host has no GPU, and in an interval whose DRM read passed 4,096 fdinfo reads") \
   X(PT_M_PROC_GPU_BUSY_SECONDS, "proc_gpu_busy_seconds", PROC, DELTA, SECONDS, "duration", PT_AMOUNT(PT_A_GPU_BUSY), PT_SHORT_MEMBERS, BY_PROCESS, "NVML process utilization smUtil; fdinfo drm-engine-*", "time the tree's processes kept a GPU busy in the interval, summed over devices and engines: NVIDIA's SM utilisation samples times their period, DRM's engine busy time (each client once); can pass the interval's length; absent where the host has no GPU, and in an interval whose DRM read passed 4,096 fdinfo reads") \
   X(PT_M_PROC_GPU_PROCESSES, "proc_gpu_processes", PROC, COUNT, NUMBER, "count", PT_AMOUNT(PT_A_GPU_PROCESSES), PT_SHORT_MEMBERS, BY_PROCESS, "NVML process lists; fd/ DRM descriptors", "live processes of the tree that NVML lists or that hold a DRM client, at the interval's end; absent where the host has no GPU, and in an interval whose DRM read passed 4,096 fdinfo reads") \
+  X(PT_M_COLLECTOR_INTERVAL_SECONDS, "collector_interval_seconds", ALL, DELTA, SECONDS, "duration", PT_INTERVAL, 0, BY_ANY, "the monotonic clock", "wall time the line's interval covers, since the batch before (the first: since proctree started): the time its deltas were done in, so a rate is a delta / collector_interval_seconds; on every line, a breakdown's and the global one too") \
   X(PT_M_COLLECTOR_SAMPLES, "collector_samples", PROC, DELTA, NUMBER, "count", PT_AMOUNT(PT_A_SAMPLES), 0, ONE, "the sampler", "memory polls of this target in the interval") \
   X(PT_M_COLLECTOR_VANISHED, "collector_vanished", PROC, DELTA, NUMBER, "count", PT_AMOUNT(PT_A_VANISHED), 0, ONE, "the sampler", "reads of a member's statm, stat or io skipped because the process vanished or the file was unreadable") \
   X(PT_M_COLLECTOR_PSS_STALE, "collector_pss_stale", PROC, COUNT, NUMBER, "count", PT_AMOUNT(PT_A_PSS_STALE), 0, ONE, "the sampler", "members whose smaps_rollup was due (their tree moved, or their --pss-every turn) but not read this interval, slower to read than --pss-budget / PssBudget (none by default: that guard is off): their last values were used; values carried because nothing of the tree moved are not counted") \
@@ -196,5 +213,9 @@ const char *pt_unit_name(enum pt_unit unit);
  * NULL for metrics that are always collected. The collectd plugin's
  * options map one to one (CollectPss, ...). */
 const char *pt_metric_switch(enum pt_metric_id id);
+
+/* Whether metric id is written on a line of scope line (PROC: a target's
+ * or a breakdown group's; GLOBAL): its own scope's, or every line's. */
+bool pt_metric_on(enum pt_metric_id id, enum pt_scope line);
 
 #endif

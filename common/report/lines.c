@@ -76,6 +76,10 @@ static bool value_of(const struct pt_line *l, const struct pt_metric_def *m, dou
     }
     case PT_FROM_MEMINFO:
         return false; /* the global line's (sysmem.c) */
+    case PT_FROM_INTERVAL:
+        /* a line of no length has no rate to give: said by its absence */
+        *raw = l->seconds;
+        return l->seconds > 0;
     }
     return false;
 }
@@ -86,9 +90,21 @@ void pt_line_report(const struct pt_line *line, const struct pt_units *units, st
     for (int id = 0; id < PT_METRIC_COUNT; id++) {
         const struct pt_metric_def *m = &pt_catalog[id];
         double raw;
-        if (m->scope != PT_SCOPE_PROC || (line->of != PT_LINES_ONE && !(m->lines & line->of)))
+        if (!pt_metric_on((enum pt_metric_id)id, PT_SCOPE_PROC) || (line->of != PT_LINES_ONE && !(m->lines & line->of)))
             continue;
         if (value_of(line, m, &raw))
+            pt_value_set(&report->v[id], (enum pt_metric_id)id, raw, units);
+    }
+}
+
+void pt_line_report_global(double seconds, const struct pt_units *units, struct pt_report *report)
+{
+    struct pt_line line;
+    pt_line_init(&line, PT_LINES_ONE, seconds, 0, 0);
+    for (int id = 0; id < PT_METRIC_COUNT; id++) {
+        const struct pt_metric_def *m = &pt_catalog[id];
+        double raw;
+        if (m->scope == PT_SCOPE_ALL && value_of(&line, m, &raw))
             pt_value_set(&report->v[id], (enum pt_metric_id)id, raw, units);
     }
 }
@@ -343,7 +359,7 @@ static int append_line(struct pt_buf *out, const char *target, const char *key, 
     if (target != NULL)
         append_tag(out, "target", target);
     for (int id = 0; id < PT_METRIC_COUNT; id++) {
-        if (pt_catalog[id].scope != scope)
+        if (!pt_metric_on((enum pt_metric_id)id, scope))
             continue;
         if (append_field(out, fields ? ',' : ' ', pt_catalog[id].name, &report->v[id]))
             fields++;

@@ -94,6 +94,13 @@ int pt_run_summary_check(const struct pt_run_summary *s, char *why, size_t whyle
             snprintf(why, whylen, "%s is negative", pt_catalog[id].name);
             return -1;
         }
+        /* the same lengths added in the same order, but for those of no
+         * length, which add nothing to either */
+        double off = as_double(v) - s->seconds;
+        if (pt_catalog[id].from == PT_FROM_INTERVAL && (off > 1e-9 * s->seconds || -off > 1e-9 * s->seconds)) {
+            snprintf(why, whylen, "%s %g is not the run's %g s", pt_catalog[id].name, as_double(v), s->seconds);
+            return -1;
+        }
         if (pt_catalog[id].kind == PT_KIND_GAUGE_MIN && s->folded.v[id + 1].present && lower(&s->folded.v[id + 1], v)) {
             snprintf(why, whylen, "%s above %s", pt_catalog[id].name, pt_catalog[id + 1].name);
             return -1;

@@ -20,7 +20,7 @@ import harness as h
 
 THREADS = [("worker", 0.5), ("worker", 0.5), ("gc", 0.15)]
 FIELDS = {"proc_cpu_user_seconds", "proc_cpu_system_seconds", "proc_cpu_percent", "proc_ctx_switches_voluntary",
-          "proc_ctx_switches_involuntary"}
+          "proc_ctx_switches_involuntary", "collector_interval_seconds"}
 
 
 def run_threads(interval, exit_when_done=False):

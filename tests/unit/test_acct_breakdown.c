@@ -443,6 +443,67 @@ START_TEST(breakdown_by_title_pattern_refused)
 }
 END_TEST
 
+/* The interval's length on every line of b, or on none when want is 0:
+ * the tree's, each group's, the global one. */
+static void assert_interval_everywhere(const struct pt_batch *b, double want)
+{
+    const struct pt_report *lines[64];
+    size_t n = 0;
+    lines[n++] = &b->targets[0].report;
+    ck_assert(b->has_global);
+    lines[n++] = &b->global;
+    ck_assert_uint_gt(b->targets[0].n_groups, 0);
+    for (size_t i = 0; i < b->targets[0].n_groups && n < PT_ARRAY_LEN(lines); i++)
+        lines[n++] = &b->targets[0].groups[i].report;
+    ck_assert_double_eq(b->seconds, want);
+    for (size_t i = 0; i < n; i++) {
+        const struct pt_value *v = &lines[i]->v[PT_M_COLLECTOR_INTERVAL_SECONDS];
+        ck_assert_msg(v->present == (want > 0), "line %zu: present %d for %g s", i, v->present, want);
+        if (want > 0)
+            ck_assert_msg(!v->is_int && v->f == want, "line %zu: %g s, not %g", i, v->f, want);
+    }
+}
+
+/* Every line says the wall time its interval covers, the length its
+ * amounts were done in: the tree's, each group's line of every breakdown
+ * (by process name, title, cgroup, thread name) and the global line, the
+ * same figure, from the interval's start (the first: the first tick) to
+ * its end. An interval of no length has no rate to give: left out, never
+ * 0. */
+START_TEST(every_line_says_its_interval)
+{
+    static const enum pt_breakdown by[] = {PT_BY_PROCESS, PT_BY_TITLE, PT_BY_CGROUP, PT_BY_THREAD};
+    for (size_t k = 0; k < PT_ARRAY_LEN(by); k++) {
+        struct fx_proc sh = proc(100, 1, 10, 1000, 10, "101"), cc1 = proc(101, 100, 11, 0, 5, NULL);
+        sh.comm = "sh", cc1.comm = "cc1", sh.num_threads = 2;
+        fx_put_proc(root, &sh), fx_put_proc(root, &cc1);
+        PUT_CMDLINE(100, "sh\0-c\0make\0");
+        PUT_CMDLINE(101, "cc1: compiling main.c");
+        put_thread(100, 100, "sh", 10, 1, 1);
+        put_thread(100, 1001, "worker", 10, 1, 1);
+        fx_write(root, "cg/cgroup.procs", "100\n", -1);
+        fx_write(root, "cg/job.service/cgroup.procs", "101\n", -1);
+        pt_collector_free(c);
+        c = NULL;
+        collector_with_cgroup2();
+        struct pt_target_options opt;
+        pt_target_options_init(&opt);
+        opt.breakdown = by[k];
+        char path[512], err[256] = "";
+        snprintf(path, sizeof(path), "%s/cg", root);
+        struct pt_selector sel = {.kind = PT_SELECT_CGROUP, .path = path};
+        ck_assert_msg(pt_collector_add_target(c, "app", &sel, &opt, err, sizeof(err)) == 0, "%s", err);
+        pt_collector_tick(c, 0.25);
+        double start = 0.25;
+        for (double end = 1.0; end < 5; end += end) { /* 0.75, 1, 2 s */
+            assert_interval_everywhere(pt_collector_end_interval(c, end), end - start);
+            start = end;
+        }
+        assert_interval_everywhere(pt_collector_end_interval(c, start), 0);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("acct_breakdown");
@@ -455,5 +516,6 @@ int main(void)
     tcase_add_test(tc, breakdown_by_title);
     tcase_add_test(tc, breakdown_by_title_follows_a_new_title);
     tcase_add_test(tc, breakdown_by_title_pattern_refused);
+    tcase_add_test(tc, every_line_says_its_interval);
     return unit_run(s);
 }

@@ -28,12 +28,18 @@ START_TEST(test_catalog_names)
 }
 END_TEST
 
-/* The global line holds exactly the global_* fields. */
+/* The global line holds the global_* fields, and those of every line:
+ * the collector's, the interval's length. */
 START_TEST(test_catalog_scope_prefix)
 {
     for (int id = 0; id < PT_METRIC_COUNT; id++) {
         bool global_name = strncmp(pt_catalog[id].name, "global_", 7) == 0;
         ck_assert_msg(global_name == (pt_catalog[id].scope == PT_SCOPE_GLOBAL), "%s", pt_catalog[id].name);
+        if (pt_catalog[id].scope == PT_SCOPE_ALL)
+            ck_assert_msg(strncmp(pt_catalog[id].name, "collector_", 10) == 0, "%s", pt_catalog[id].name);
+        ck_assert_msg(pt_metric_on(id, PT_SCOPE_GLOBAL) == (global_name || pt_catalog[id].scope == PT_SCOPE_ALL), "%s",
+                      pt_catalog[id].name);
+        ck_assert_msg(pt_metric_on(id, PT_SCOPE_PROC) == !global_name, "%s", pt_catalog[id].name);
     }
 }
 END_TEST
@@ -141,6 +147,18 @@ START_TEST(test_catalog_proc_metrics_have_a_source)
             ck_assert_msg(m->reads == 0 && m->lines == PT_LINES_ONE, "%s: a target's reads or lines", m->name);
             continue;
         }
+        /* every line's, the global one's too: what lines.c can set on any
+         * line alike, the interval's length, read by no member (never left
+         * out short of descriptors), on every breakdown's lines; summed by
+         * a run's summary (runsummary.h) into the run's length */
+        ck_assert_msg((m->scope == PT_SCOPE_ALL) == (m->from == PT_FROM_INTERVAL), "%s: scope and from", m->name);
+        if (m->scope == PT_SCOPE_ALL) {
+            ck_assert_msg(m->reads == 0 && (m->lines & PT_LINES_BY_ANY) == PT_LINES_BY_ANY, "%s: reads or lines",
+                          m->name);
+            ck_assert_msg(m->kind == PT_KIND_DELTA && m->unit == PT_UNIT_SECONDS && m->quantity == 0, "%s: kind",
+                          m->name);
+            continue;
+        }
         int limit = 0;
         switch (m->from) {
         case PT_FROM_GAUGE:
@@ -166,6 +184,8 @@ START_TEST(test_catalog_proc_metrics_have_a_source)
             break;
         case PT_FROM_MEMINFO:
             ck_abort_msg("%s: a target's metric from meminfo", m->name);
+        case PT_FROM_INTERVAL:
+            ck_abort_msg("%s: a target's metric from the interval", m->name);
         }
         ck_assert_msg(m->quantity >= 0 && m->quantity < limit, "%s: quantity %d out of range", m->name, m->quantity);
         ck_assert_msg(m->from != PT_FROM_COUNTER || m->kind == PT_KIND_DELTA, "%s: a counter gives a delta", m->name);

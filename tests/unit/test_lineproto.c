@@ -215,14 +215,15 @@ static struct pt_report full_report(void)
     return r;
 }
 
-/* The expected field set for a scope: catalog order, "name=IDi". */
+/* The expected field set for a scope's line (its own scope's metrics and
+ * every line's): catalog order, "name=IDi". */
 static void expected_fields(char *buf, size_t size, enum pt_scope scope)
 {
     size_t len = 0;
 
     buf[0] = '\0';
     for (int id = 0; id < PT_METRIC_COUNT; id++) {
-        if (pt_catalog[id].scope == scope)
+        if (pt_catalog[id].scope == scope || pt_catalog[id].scope == PT_SCOPE_ALL)
             len += (size_t)snprintf(buf + len, size - len, "%s%s=%di", len ? "," : "", pt_catalog[id].name, id);
         ck_assert_uint_lt(len, size);
     }
@@ -236,7 +237,7 @@ START_TEST(test_line_catalog_order)
     int n_proc = 0;
 
     for (int id = 0; id < PT_METRIC_COUNT; id++)
-        n_proc += pt_catalog[id].scope == PT_SCOPE_PROC;
+        n_proc += pt_catalog[id].scope == PT_SCOPE_PROC || pt_catalog[id].scope == PT_SCOPE_ALL;
     expected_fields(fields, sizeof(fields), PT_SCOPE_PROC);
     snprintf(want, sizeof(want), "proctree,target=t %s 7\n", fields);
     ck_assert_int_eq(pt_lp_append_report(&out, "t", PT_SCOPE_PROC, &r, 7), n_proc);
@@ -246,8 +247,9 @@ START_TEST(test_line_catalog_order)
 }
 END_TEST
 
-/* The global line: no target tag, only global_* fields, even when the
- * report holds process values too. */
+/* The global line: no target tag, only global_* fields and the one every
+ * line carries (the interval's length), even when the report holds
+ * process values too. */
 START_TEST(test_line_global)
 {
     struct pt_buf out = {0};
@@ -256,14 +258,17 @@ START_TEST(test_line_global)
     int n_global = 0;
 
     for (int id = 0; id < PT_METRIC_COUNT; id++)
-        n_global += pt_catalog[id].scope == PT_SCOPE_GLOBAL;
-    ck_assert_int_gt(n_global, 0);
+        n_global += pt_catalog[id].scope == PT_SCOPE_GLOBAL || pt_catalog[id].scope == PT_SCOPE_ALL;
+    ck_assert_int_gt(n_global, 1);
     expected_fields(fields, sizeof(fields), PT_SCOPE_GLOBAL);
     snprintf(want, sizeof(want), "proctree %s 7\n", fields);
     ck_assert_int_eq(pt_lp_append_report(&out, NULL, PT_SCOPE_GLOBAL, &r, 7), n_global);
     assert_out_eq(&out, want);
     ck_assert_ptr_null(memmem(out.data, out.len, "proc_", 5));
-    ck_assert_ptr_null(memmem(out.data, out.len, "collector_", 10));
+    const char *collector = memmem(out.data, out.len, "collector_", 10);
+    ck_assert_ptr_nonnull(collector);
+    ck_assert_int_eq(strncmp(collector, "collector_interval_seconds=", 27), 0);
+    ck_assert_ptr_null(memmem(collector + 10, out.len - (size_t)(collector + 10 - out.data), "collector_", 10));
     ck_assert_ptr_null(memmem(out.data, out.len, "target", 6));
     pt_buf_free(&out);
 }

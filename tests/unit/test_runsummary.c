@@ -49,6 +49,7 @@ START_TEST(test_three_intervals)
         set_float(&r, PT_M_PROC_CPU_USER_SECONDS, 0.25 * (i + 1));
         set_float(&r, PT_M_PROC_CPU_PERCENT, percent[i]);
         set_int(&r, PT_M_PROC_PROCESSES, 3 - i);
+        set_float(&r, PT_M_COLLECTOR_INTERVAL_SECONDS, seconds[i]);
         add(&r, seconds[i]);
     }
     struct pt_report out;
@@ -62,7 +63,25 @@ START_TEST(test_three_intervals)
     ck_assert_double_eq_tol(out.v[PT_M_PROC_CPU_PERCENT].f, (50 + 100 + 200) / 4.0, 1e-12);
     ck_assert_int_eq(out.v[PT_M_PROC_PROCESSES].i, 1); /* the last interval's */
     ck_assert_double_eq_tol(run.seconds, 4, 1e-12);
+    ck_assert_double_eq(out.v[PT_M_COLLECTOR_INTERVAL_SECONDS].f, run.seconds); /* the run's length */
     ck_assert_uint_eq(run.intervals, 3);
+}
+END_TEST
+
+/* An interval's length that is not the one added breaks the run's. */
+START_TEST(test_interval_is_the_runs_length)
+{
+    pt_run_summary_init(&run);
+    struct pt_report r = {0};
+    set_float(&r, PT_M_COLLECTOR_INTERVAL_SECONDS, 0.5);
+    add(&r, 0.5);
+    r.v[PT_M_COLLECTOR_INTERVAL_SECONDS].present = false; /* an interval of no length */
+    add(&r, 0);
+    set_float(&r, PT_M_COLLECTOR_INTERVAL_SECONDS, 1.5);
+    pt_run_summary_add(&run, &r, 1.25);
+    char why[160];
+    ck_assert_int_eq(pt_run_summary_check(&run, why, sizeof(why)), -1);
+    ck_assert_str_eq(why, "collector_interval_seconds 2 is not the run's 1.75 s");
 }
 END_TEST
 
@@ -122,6 +141,7 @@ int main(void)
     tcase_add_test(tc, test_absent_stays_absent);
     tcase_add_test(tc, test_delta_saturates);
     tcase_add_test(tc, test_bad_seconds);
+    tcase_add_test(tc, test_interval_is_the_runs_length);
     suite_add_tcase(s, tc);
     SRunner *runner = srunner_create(s);
     srunner_run_all(runner, CK_NORMAL);

@@ -38,7 +38,7 @@ struct pt_line {
     const struct pt_extrema *gauges; /* [PT_G_COUNT]: min/max of the polls' sums */
     int64_t delta[PT_CTR_COUNT];     /* this interval's deltas, never negative */
     bool io_seen, stat_seen;         /* the io, the stat counters were read */
-    double seconds;                  /* wall time the deltas were done in (CPU percent) */
+    double seconds;                  /* wall time the deltas were done in (CPU percent, the interval) */
     double ticks_per_second;
     double cpu_percent_max; /* what no tree can pass: 100 x the host's CPUs */
     double amount[PT_A_COUNT];
@@ -56,6 +56,9 @@ void pt_line_put(struct pt_line *line, enum pt_amount a, double v);
 /* The line's report: every metric of a target's line that this line
  * carries and whose source is known; the others absent. */
 void pt_line_report(const struct pt_line *line, const struct pt_units *units, struct pt_report *report);
+/* The global line's share of what every line carries (scope ALL), for an
+ * interval of seconds, into report (whose global_* sysmem.c sets). */
+void pt_line_report_global(double seconds, const struct pt_units *units, struct pt_report *report);
 
 /* Short of descriptors for the reads short (enum pt_short bits): leave
  * out of report every metric that needs one of them. */
@@ -84,13 +87,14 @@ size_t pt_lp_append_tag_value(struct pt_buf *out, const char *value, size_t len)
 
 /* Append one line:
  *   proctree[,target=NAME] field=value,... TIMESTAMP_NS\n
- * with the present fields of the given scope in catalog order. target may
+ * with the present fields the given scope's line carries (its own scope's
+ * and every line's, pt_metric_on) in catalog order. target may
  * be NULL (the global line). Returns the number of fields written; when it
  * is 0 nothing is appended (a line without fields is invalid). */
 int pt_lp_append_report(struct pt_buf *out, const char *target, enum pt_scope scope, const struct pt_report *report,
                         int64_t timestamp_ns);
 
-/* A breakdown group's line (proc_* fields):
+/* A breakdown group's line (what pt_line_report put in its report):
  *   proctree,KEY=GROUP[,target=NAME] field=value,... TIMESTAMP_NS\n
  * KEY is "process"; GROUP is escaped as tag values are. */
 int pt_lp_append_group_report(struct pt_buf *out, const char *target, const char *key, const char *group,

@@ -7,7 +7,9 @@
  *   - a GAUGE_MIN is the lowest of the intervals' and its GAUGE_MAX twin
  *     the highest, so min <= max wherever both are present;
  *   - a DELTA is the sum of the intervals' (each never negative), an
- *     integer as long as every one added was;
+ *     integer as long as every one added was; the intervals' length
+ *     (collector_interval_seconds, from the interval) sums so to the
+ *     run's seconds, the time its other DELTAs were done in;
  *   - a COUNT is the last interval's that had it;
  *   - a RATIO is carried as the sum of ratio x seconds, so that
  *     pt_run_summary_report gives its average over the run, weighted by
