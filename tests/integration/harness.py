@@ -495,7 +495,7 @@ def parse_line(line):
         point = Point(measurement, tags, fields, timestamp, line)
     except ValueError as e:
         raise ValueError(f"invalid line protocol ({e}): {line!r}") from None
-    line_rules.check_line(point.fields, tags=point.tags, raw=line)
+    line_rules.check_line(point.fields, tags=point.tags, raw=line, whole=measurement == line_rules.MEASUREMENT)
     return point
 
 

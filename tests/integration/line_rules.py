@@ -9,6 +9,11 @@ caught on a crafted line.
 
 The rules, for a line of an interval of S seconds on a host of N CPUs:
 
+* every line of proctree's says S (collector_interval_seconds), and S > 0;
+  S is at most the time since the line before of its series where a
+  reader knows it (the batches' timestamps: a breakdown group's line may
+  skip batches, so S is not always all of it), and the rules below that
+  need S take the line's own;
 * every number is finite (no NaN, no inf) and none is negative: amounts,
   counts, seconds and percentages alike;
 * proctree-execd writes no float with a negative exponent (check_written):
@@ -45,11 +50,16 @@ The slack, and why (TICK = 1 / sysconf(_SC_CLK_TCK), 10 ms here):
   are charged by the scheduler at most a tick late per CPU: N ticks.
 * Pressure and cgroup times are printed in microseconds: 1 us for the
   rounding of each of the interval's two reads.
-* The interval S is the difference of two batch timestamps; each batch's
-  files are read just after its timestamp is taken, so the window the reads
-  span can be longer than S by the time the reads take: READ_WINDOW, one
-  tick, per CPU for what N CPUs can do in it. This is the only allowance
-  not from the kernel's accounting.
+* The interval S is the difference of the monotonic clock at the ends of
+  two batches, each read by the frontend just before it stamps the batch
+  (CLOCK_REALTIME) and reads its files, so the window the reads span can
+  be longer than S by the time the reads take: READ_WINDOW, one tick, per
+  CPU for what N CPUs can do in it. So too S against the difference of
+  two timestamps: the two clocks are read a few instructions apart at each
+  end (READ_WINDOW), the realtime one slewed by NTP at most 500 ppm
+  (CLOCK_SLEW), and a csv epoch is rounded to the millisecond (within
+  the window). These are the only allowances not from the kernel's
+  accounting.
 
 Where a line breaks a rule because of a defect that is known and not mended
 yet, KNOWN_DEFECTS names it and the exact metric, and nothing else is let
@@ -65,7 +75,12 @@ TICK = 1.0 / os.sysconf("SC_CLK_TCK")
 # the batch, then reads every target): the window they span is longer than
 # the timestamps' difference by the difference in those delays.
 READ_WINDOW = TICK
+# adjtimex(2) slews CLOCK_REALTIME by at most 500 ppm (MAXFREQ): what the
+# timestamps' difference may fall short of the monotonic clock's
+CLOCK_SLEW = 500e-6
 USEC = 1e-6
+INTERVAL = "collector_interval_seconds"
+MEASUREMENT = "proctree"
 
 PRESSURES = ("cpu", "memory", "io")
 STATES = ("proc_processes_running", "proc_processes_blocked", "proc_processes_stopped", "proc_processes_zombie")
@@ -99,14 +114,17 @@ def _is_glob_target(tags):
     return any(c in (tags or {}).get("target", "") for c in GLOB_CHARS)
 
 
-def problems(fields, seconds=None, cpus=None, tags=None, exits=None):
+def problems(fields, seconds=None, cpus=None, tags=None, exits=None, whole=False):
     """What is impossible in one line's fields ({metric: value}): a list of
-    sentences, empty when the line is possible. seconds: the interval's
-    length (None: unknown, the time rules are skipped); cpus: the CPUs the
-    tree can use (the host's by default); exits: for a breakdown group's line,
-    which carries no count of what exited, its target's line of the same
-    interval (its proc_processes_exited, collector_exit_records), which
-    bound the group's."""
+    sentences, empty when the line is possible. seconds: the time since the
+    line before of its series (None: unknown); the time rules take the
+    line's own interval (collector_interval_seconds), else seconds, and are
+    skipped when neither is known; cpus: the CPUs the tree can use (the
+    host's by default); exits: for a breakdown group's line, which carries
+    no count of what exited, its target's line of the same interval (its
+    proc_processes_exited, collector_exit_records), which bound the group's;
+    whole: the fields are a whole line of proctree's (not a query's columns
+    or one stored series), which must say its interval."""
     cpus = cpus or host_cpus()
     found = []
 
@@ -141,6 +159,17 @@ def problems(fields, seconds=None, cpus=None, tags=None, exits=None):
         if s is not None and f is not None and f > s + 2 * USEC:
             bad(f"cgroup_pressure_{some}_full_seconds", f"{f} > some {s}")
 
+    interval = _num(fields, INTERVAL)
+    if interval is None and whole:
+        bad(INTERVAL, "absent: every line of proctree's says the wall time it covers")
+    elif interval is not None and math.isfinite(interval) and interval <= 0:
+        bad(INTERVAL, f"{interval}: an interval that covers no time has no line")
+    elif interval is not None and seconds is not None and seconds > 0 and \
+            interval > seconds * (1 + CLOCK_SLEW) + READ_WINDOW:
+        bad(INTERVAL, f"{interval} s > the {seconds:.6f} s since the line before "
+                      f"(+ {CLOCK_SLEW * 1e6:.0f} ppm, + {READ_WINDOW} s read window)")
+    if interval is not None and math.isfinite(interval) and interval > 0:
+        seconds = interval
     if seconds is None or not seconds > 0:
         return found
     window = seconds + READ_WINDOW
@@ -212,9 +241,9 @@ def check_written(raw):
     return raw
 
 
-def check_line(fields, seconds=None, cpus=None, tags=None, raw=None, exits=None):
+def check_line(fields, seconds=None, cpus=None, tags=None, raw=None, exits=None, whole=False):
     """Raise ImpossibleLine naming every rule the line breaks."""
-    found = problems(fields, seconds, cpus, tags, exits)
+    found = problems(fields, seconds, cpus, tags, exits, whole)
     if found:
         what = f" (interval {seconds:.6f} s, {cpus or host_cpus()} CPUs)" if seconds else ""
         raise ImpossibleLine(f"impossible line{what}:\n  " + "\n  ".join(found) +
@@ -223,10 +252,12 @@ def check_line(fields, seconds=None, cpus=None, tags=None, raw=None, exits=None)
 
 def check_batches(batches, interval=None, cpus=None):
     """Check every line of [(timestamp_ns, [Point])] (in the order printed).
-    A line's interval is the time since the last line of its series (the same
+    A line's own interval (collector_interval_seconds) judges what it holds,
+    and is at most the time since the last line of its series (the same
     tags: one target's, or one breakdown group's, of one run; two programs
-    writing to one output never shorten each other's); the first line's is
-    unknown (interval=None) or the configured one, given as interval."""
+    writing to one output never shorten each other's); the first line's
+    time since is unknown (interval=None) or the configured one, given as
+    interval."""
     last = {}
     for ts, points in batches:
         targets = {p.tags.get("target"): p.fields for p in points
@@ -235,7 +266,8 @@ def check_batches(batches, interval=None, cpus=None):
             series = (p.measurement, tuple(sorted(p.tags.items())))
             before = last.get(series)
             seconds = (ts - before) / 1e9 if before is not None and ts is not None else interval
-            check_line(p.fields, seconds, cpus, p.tags, p.raw, targets.get(p.tags.get("target")))
+            check_line(p.fields, seconds, cpus, p.tags, p.raw, targets.get(p.tags.get("target")),
+                       whole=p.measurement == MEASUREMENT)
             if ts is not None:
                 last[series] = ts
     return batches
@@ -256,13 +288,16 @@ def check_series(metric, rows, cpus=None, tags=None, where=""):
 def check_joined(by_epoch, interval=None, cpus=None, tags=None, where="", target=None):
     """{epoch: {metric: value}} of one collectd plugin instance (a target's
     or a breakdown group's line, split into one identifier per metric):
-    each epoch's values checked together as one line; target: a group's
+    each epoch's values checked together as one line, whole but for the
+    newest, whose values collectd may still be writing; target: a group's
     target's own {epoch: {metric: value}} (see problems' exits)."""
     previous = None
-    for epoch in sorted(by_epoch):
+    epochs = sorted(by_epoch)
+    for epoch in epochs:
         seconds = epoch - previous if previous is not None else interval
         try:
-            check_line(by_epoch[epoch], seconds, cpus, tags, exits=(target or {}).get(epoch))
+            check_line(by_epoch[epoch], seconds, cpus, tags, exits=(target or {}).get(epoch),
+                       whole=epoch != epochs[-1])
         except ImpossibleLine as e:
             raise ImpossibleLine(f"{where}at {epoch}: {e}") from None
         previous = epoch

@@ -32,9 +32,12 @@ def batches(*fields_per_batch, step=SEC):
     return h.group_batches([h.parse_line(lp(f, TS + i * step)) for i, f in enumerate(fields_per_batch)])
 
 
-# a quiet one-process tree's interval
+# a quiet one-process tree's interval, as a query's columns hold it (no
+# interval of its own: the caller's judges it)
 QUIET = {"proc_processes": 1, "proc_processes_exited": 0, "proc_threads": 1, "proc_rss_min": 4096, "proc_rss_max": 8192,
          "proc_cpu_user_seconds": 0.01, "proc_cpu_system_seconds": 0.0, "proc_cpu_percent": 1.0}
+# ... and as proctree writes it: a line of 1 s, which says so
+LINE = dict(QUIET, collector_interval_seconds=1.0)
 
 
 class EachRuleCaught(unittest.TestCase):
@@ -42,11 +45,37 @@ class EachRuleCaught(unittest.TestCase):
         found = r.problems(fields, seconds, cpus, tags, exits)
         self.assertTrue(any(p.startswith(name + ":") for p in found), f"{name} not caught in {fields}: {found}")
 
-    def assertPossible(self, fields, seconds=None, cpus=None, tags=None, exits=None):
-        self.assertEqual(r.problems(fields, seconds, cpus, tags, exits), [])
+    def assertPossible(self, fields, seconds=None, cpus=None, tags=None, exits=None, whole=False):
+        self.assertEqual(r.problems(fields, seconds, cpus, tags, exits, whole), [])
 
     def test_a_quiet_line_passes(self):
         self.assertPossible(QUIET, 1.0)
+        self.assertPossible(LINE, 1.0, whole=True)
+        self.assertPossible(LINE, whole=True)
+
+    def test_every_line_says_its_interval(self):
+        found = r.problems(QUIET, 1.0, whole=True)
+        self.assertTrue(any(p.startswith("collector_interval_seconds: absent") for p in found), found)
+        for nothing in (0, 0.0, -1.0, float("nan")):
+            self.assertCaught("collector_interval_seconds", dict(LINE, collector_interval_seconds=nothing))
+        # no longer than the time since the line before: the clocks' slack
+        # allowed, a tick's more not
+        edge = 2.0 * (1 + r.CLOCK_SLEW) + r.READ_WINDOW
+        self.assertPossible(dict(LINE, collector_interval_seconds=edge), 2.0)
+        self.assertCaught("collector_interval_seconds", dict(LINE, collector_interval_seconds=edge + r.TICK), 2.0)
+        # shorter is possible: a breakdown group's line may skip batches
+        self.assertPossible(dict(LINE, collector_interval_seconds=0.5), 2.0)
+
+    def test_the_lines_own_interval_judges_its_time(self):
+        # CPUs x 1 s in a line of 1 s; in one of 0.5 s, however long since
+        # the line before (a group's line that skipped batches), not
+        busy = dict(LINE, proc_cpu_user_seconds=float(CPUS), proc_cpu_system_seconds=0.0)
+        self.assertPossible(busy, whole=True)
+        self.assertCaught("proc_cpu_user_seconds", dict(busy, collector_interval_seconds=0.5))
+        self.assertCaught("proc_cpu_user_seconds", dict(busy, collector_interval_seconds=0.5), 3.0)
+        for name in ("collector_cpu_seconds", "cgroup_pressure_cpu_some_seconds"):
+            self.assertCaught(name, {name: 2.1 * CPUS, "collector_interval_seconds": 2.0})
+            self.assertPossible({name: 0.5, "collector_interval_seconds": 2.0})
 
     def test_negative(self):
         for name in ("proc_io_read_bytes", "proc_processes", "cgroup_pressure_io_some_seconds", "global_cached_min"):
@@ -121,40 +150,50 @@ class ThroughTheHarness(unittest.TestCase):
     """The paths the integration tests read lines through apply the rules."""
 
     def test_parse_line(self):
+        h.parse_line(lp(LINE, TS))
         with self.assertRaises(r.ImpossibleLine):
-            h.parse_line(lp(dict(QUIET, proc_rss_min=9000), TS))
+            h.parse_line(lp(dict(LINE, proc_rss_min=9000), TS))
         with self.assertRaises(r.ImpossibleLine):
-            h.parse_line(lp(dict(QUIET, proc_io_read_bytes=-5), TS))
+            h.parse_line(lp(dict(LINE, proc_io_read_bytes=-5), TS))
+        # a line of proctree's that does not say its interval
+        with self.assertRaisesRegex(r.ImpossibleLine, "collector_interval_seconds: absent"):
+            h.parse_line(lp(QUIET, TS))
+        h.parse_line(lp(QUIET, TS).replace("proctree,", "other,"))  # another program's line need not
 
-    def test_batches_take_the_interval_from_the_timestamps(self):
-        busy = dict(QUIET, proc_cpu_user_seconds=float(CPUS), proc_cpu_system_seconds=0.0)
-        batches(QUIET, busy)  # CPUS s in 1 s: possible
-        with self.assertRaises(r.ImpossibleLine):
-            batches(QUIET, busy, step=SEC // 2)  # in 0.5 s: not
-        # the first batch has no interval: nothing timed is checked in it
+    def test_batches_hold_the_interval_to_the_timestamps(self):
+        busy = dict(LINE, proc_cpu_user_seconds=float(CPUS), proc_cpu_system_seconds=0.0)
+        batches(LINE, busy)  # CPUS s in 1 s: possible
+        with self.assertRaisesRegex(r.ImpossibleLine, "collector_interval_seconds: 1.0 s > the 0.500000 s"):
+            batches(LINE, busy, step=SEC // 2)  # a line of 1 s, 0.5 s after the one before: not
+        with self.assertRaisesRegex(r.ImpossibleLine, "proc_cpu_user_seconds"):
+            batches(LINE, dict(busy, collector_interval_seconds=0.5), step=SEC // 2)  # CPUS s in 0.5 s: not
+        # the first batch: its own interval judges it
         batches(busy)
+        with self.assertRaisesRegex(r.ImpossibleLine, "proc_cpu_user_seconds"):
+            batches(dict(busy, collector_interval_seconds=0.5))
         # another target's lines in between do not shorten an interval
-        lines = [lp(QUIET, TS), lp(QUIET, TS + SEC // 2, target="other"), lp(busy, TS + SEC)]
+        lines = [lp(LINE, TS), lp(LINE, TS + SEC // 2, target="other"), lp(busy, TS + SEC)]
         h.group_batches([h.parse_line(x) for x in lines])
 
     def test_pressure_in_batches(self):
         with self.assertRaises(r.ImpossibleLine):
-            batches({"cgroup_pressure_cpu_some_seconds": 0.0}, {"cgroup_pressure_cpu_some_seconds": 7.5})
+            batches({"cgroup_pressure_cpu_some_seconds": 0.0, "collector_interval_seconds": 1.0},
+                    {"cgroup_pressure_cpu_some_seconds": 7.5, "collector_interval_seconds": 1.0})
 
     def test_a_float_in_exponent_form(self):
         # the issue's "7.5 s in a 1 s interval" read from 7.5e-05 (75 us)
-        tiny = lp(QUIET, TS).replace("proc_cpu_percent=1.0", "cgroup_pressure_cpu_some_seconds=7.5e-05")
+        tiny = lp(LINE, TS).replace("proc_cpu_percent=1.0", "cgroup_pressure_cpu_some_seconds=7.5e-05")
         with self.assertRaisesRegex(r.ImpossibleLine, "read as 7.5 by a person"):
             r.check_written(tiny)
         self.assertEqual(h.parse_line(tiny).fields["cgroup_pressure_cpu_some_seconds"], 7.5e-05)
-        huge = lp(QUIET, TS).replace("proc_cpu_percent=1.0", "proc_cpu_percent=1e+15")  # not misread as 1
-        for plain in (lp(QUIET, TS), tiny.replace("7.5e-05", "0.000075"), huge):
+        huge = lp(LINE, TS).replace("proc_cpu_percent=1.0", "proc_cpu_percent=1e+15")  # not misread as 1
+        for plain in (lp(LINE, TS), tiny.replace("7.5e-05", "0.000075"), huge):
             self.assertEqual(r.check_written(plain), plain)
         with self.assertRaises(r.ImpossibleLine):
-            r.check_written(lp(QUIET, TS).replace("proc_cpu_user_seconds=0.01", "proc_cpu_user_seconds=1e-09"))
+            r.check_written(lp(LINE, TS).replace("proc_cpu_user_seconds=0.01", "proc_cpu_user_seconds=1e-09"))
 
     def test_assert_line_possible(self):
-        p = h.parse_line(lp(dict(QUIET, proc_cpu_user_seconds=10000.0), TS))
+        p = h.parse_line(lp(dict(QUIET, proc_cpu_user_seconds=10000.0), TS).replace("proctree,", "other,"))
         h.assert_line_possible(self, p)  # no interval: the time is not judged
         with self.assertRaises(AssertionError):
             h.assert_line_possible(self, p, seconds=1.0)
@@ -173,6 +212,15 @@ class ThroughTheHarness(unittest.TestCase):
             write("memory", "proc_rss_min", [(100.0, 10), (101.0, 10)])
             write("memory", "proc_rss_max", [(100.0, 20), (101.0, 20)])
             write("duration", "cgroup_pressure_cpu_some_seconds", [(100.0, 0.0), (101.0, 0.5)])
+            # every epoch but the newest (collectd may be writing it) says its interval
+            with self.assertRaisesRegex(r.ImpossibleLine, "(?s)at 100.0: .*collector_interval_seconds: absent"):
+                c.csv_rows("t", "proc_rss_max")
+            write("duration", "collector_interval_seconds", [(100.0, 1.0)])
+            self.assertEqual(len(c.csv_rows("t", "proc_rss_max")), 2)
+            write("duration", "collector_interval_seconds", [(100.0, 1.0), (101.0, 1.5)])  # 1.5 s in 1 s
+            with self.assertRaisesRegex(r.ImpossibleLine, "collector_interval_seconds: 1.5 s > the 1.000000 s"):
+                c.csv_rows("t", "proc_rss_max")
+            write("duration", "collector_interval_seconds", [(100.0, 1.0), (101.0, 1.0)])
             self.assertEqual(len(c.csv_rows("t", "proc_rss_max")), 2)
             write("memory", "proc_rss_max", [(100.0, 20), (101.0, 5)])  # below its min at 101
             with self.assertRaises(r.ImpossibleLine):
