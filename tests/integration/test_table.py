@@ -148,6 +148,9 @@ class Table(unittest.TestCase):
         self.assertEqual(got["exit_status"], 3, describe)
         self.assertNotIn("proc_pss_max", got["metrics"], describe)
         self.assertIn("proc_processes_started", got["metrics"], describe)
+        # the intervals' lengths, summed as amounts are: the run's
+        self.assertEqual(got["metrics"]["collector_interval_seconds"], got["seconds"], describe)
+        self.assertGreater(got["seconds"], 0, describe)
 
     def test_summary_options_refuse_what_cannot_be(self):
         """--summary and --summary-file need a launched command; json without a
