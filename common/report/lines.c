@@ -17,11 +17,12 @@
 #include "proctree/escape.h"
 #include "util/saturate.h"
 
-void pt_line_init(struct pt_line *line, enum pt_lines of, double seconds, double ticks_per_second,
+void pt_line_init(struct pt_line *line, enum pt_lines of, double interval, double seconds, double ticks_per_second,
                   double cpu_percent_max)
 {
     memset(line, 0, sizeof(*line));
     line->of = of;
+    line->interval = interval;
     line->seconds = seconds;
     line->ticks_per_second = ticks_per_second;
     line->cpu_percent_max = cpu_percent_max;
@@ -78,8 +79,8 @@ static bool value_of(const struct pt_line *l, const struct pt_metric_def *m, dou
         return false; /* the global line's (sysmem.c) */
     case PT_FROM_INTERVAL:
         /* a line of no length has no rate to give: said by its absence */
-        *raw = l->seconds;
-        return l->seconds > 0;
+        *raw = l->interval;
+        return l->interval > 0;
     }
     return false;
 }
@@ -100,7 +101,7 @@ void pt_line_report(const struct pt_line *line, const struct pt_units *units, st
 void pt_line_report_global(double seconds, const struct pt_units *units, struct pt_report *report)
 {
     struct pt_line line;
-    pt_line_init(&line, PT_LINES_ONE, seconds, 0, 0);
+    pt_line_init(&line, PT_LINES_ONE, seconds, seconds, 0, 0);
     for (int id = 0; id < PT_METRIC_COUNT; id++) {
         const struct pt_metric_def *m = &pt_catalog[id];
         double raw;

@@ -135,20 +135,21 @@ static unsigned tcounts_shown(const struct pt_target *t)
 }
 
 /* The tree's line: its amounts, named as the catalog sets metrics from
- * them (catalog.h, lines.h). */
-static void fill_report(const struct pt_target *t, struct pt_ledger *ledger, double seconds, int64_t processes,
-                        int64_t threads, int64_t fds, const struct pt_cgvalues *cgroups, const struct pt_units *units,
-                        struct pt_report *report)
+ * them (catalog.h, lines.h), of an interval of seconds whose counters'
+ * deltas span counter_seconds (pt_interval_lasted). */
+static void fill_report(const struct pt_target *t, struct pt_ledger *ledger, double seconds, double counter_seconds,
+                        int64_t processes, int64_t threads, int64_t fds, const struct pt_cgvalues *cgroups,
+                        const struct pt_units *units, struct pt_report *report)
 {
     struct pt_line line;
-    pt_line_init(&line, PT_LINES_ONE, seconds, t->ticks_per_second, t->cpu_percent_max);
+    pt_line_init(&line, PT_LINES_ONE, seconds, counter_seconds, t->ticks_per_second, t->cpu_percent_max);
     line.cgroup = cgroups;
     struct pt_extrema gauges[PT_G_COUNT];
     memcpy(gauges, t->interval.gauges, sizeof(gauges));
     gauges[PT_G_GPU] = pt_targetgpu_memory(&t->gpu, -1);
     line.gauges = gauges;
     line.io_seen = t->ledger.io_seen;
-    counter_deltas(t, ledger, seconds, line.delta); /* first: CPU left from the last line is seen */
+    counter_deltas(t, ledger, counter_seconds, line.delta); /* first: CPU left from the last line is seen */
     line.stat_seen = t->ledger.stat_seen;
     put_live(&line, t->ledger.tc, t->ledger.tc_seen & tcounts_shown(t), fds, processes, threads);
     put_states_and_age(t, &line);
@@ -210,7 +211,7 @@ static void count_members(const struct pt_target *t, struct pt_ledger *ledger)
 /* The breakdown's lines: every group in use this interval, each
  * carrying what the catalog puts on its breakdown's lines. */
 static void fill_group_reports(const struct pt_target *t, struct pt_ledger *ledger, struct pt_target_group_lines *gl,
-                               double seconds, const struct pt_units *units)
+                               double seconds, double counter_seconds, const struct pt_units *units)
 {
     bool keep_base = t->interval.short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS);
     /* a cgroup's line carries what a process name's does, and its own
@@ -224,7 +225,7 @@ static void fill_group_reports(const struct pt_target *t, struct pt_ledger *ledg
         if (!g->in_use)
             continue;
         struct pt_line line;
-        pt_line_init(&line, of, seconds, t->ticks_per_second, t->cpu_percent_max);
+        pt_line_init(&line, of, seconds, counter_seconds, t->ticks_per_second, t->cpu_percent_max);
         struct pt_extrema gauges[PT_G_COUNT];
         memcpy(gauges, g->gauges, sizeof(gauges));
         gauges[PT_G_GPU] = pt_targetgpu_memory(&t->gpu, (int32_t)i);
@@ -387,9 +388,9 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
 
     double counter_seconds = pt_interval_lasted(&t->interval, seconds);
     const struct pt_cgvalues *cgroups = pt_targetcg_end(t, &t->cg, seconds);
-    fill_report(t, &t->ledger, counter_seconds, processes, threads, fds, cgroups, units, report);
+    fill_report(t, &t->ledger, seconds, counter_seconds, processes, threads, fds, cgroups, units, report);
     if (t->ledger.groups.list)
-        fill_group_reports(t, &t->ledger, &t->group_lines, counter_seconds, units);
+        fill_group_reports(t, &t->ledger, &t->group_lines, seconds, counter_seconds, units);
     leave_out_unknown(t, report);
     pt_interval_end(&t->interval);
     pt_targetgpu_end_interval(&t->gpu);

@@ -288,12 +288,19 @@ START_TEST(out_of_descriptors_leaves_sums_out)
             ck_assert_msg(!value(b, 0, id)->present, "%s present", pt_catalog[id].name);
     }
     ck_assert(value(b, 0, PT_M_COLLECTOR_SAMPLES)->present);
+    ck_assert_double_eq(fvalue(b, 0, PT_M_COLLECTOR_INTERVAL_SECONDS), 1.0);
     limit_descriptors(saved.rlim_cur);
     pt_collector_tick(c, 2.5);
     b = pt_collector_end_interval(c, 3.0);
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 4);
     /* the root's 400 and the newcomer's 700 of the short interval */
     ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 400 + 700);
+    /* the line covers its own second, as the short one did its own: their
+     * sum is the time the deltas were done in, whose CPU share is over both */
+    ck_assert_double_eq(fvalue(b, 0, PT_M_COLLECTOR_INTERVAL_SECONDS), 1.0);
+    double cpu = fvalue(b, 0, PT_M_PROC_CPU_USER_SECONDS) + fvalue(b, 0, PT_M_PROC_CPU_SYSTEM_SECONDS);
+    ck_assert_double_gt(cpu, 0);
+    ck_assert_double_eq_tol(fvalue(b, 0, PT_M_PROC_CPU_PERCENT), 100 * cpu / 2.0, 1e-9);
 }
 END_TEST
 

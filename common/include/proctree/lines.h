@@ -38,7 +38,11 @@ struct pt_line {
     const struct pt_extrema *gauges; /* [PT_G_COUNT]: min/max of the polls' sums */
     int64_t delta[PT_CTR_COUNT];     /* this interval's deltas, never negative */
     bool io_seen, stat_seen;         /* the io, the stat counters were read */
-    double seconds;                  /* wall time the deltas were done in (CPU percent, the interval) */
+    double interval;                 /* wall time the line's interval covers: the batch's */
+    /* wall time the counters' deltas were done in (CPU percent): longer
+     * than interval when the intervals before were short of descriptors
+     * and left theirs to this line (pt_interval_lasted) */
+    double seconds;
     double ticks_per_second;
     double cpu_percent_max; /* what no tree can pass: 100 x the host's CPUs */
     double amount[PT_A_COUNT];
@@ -47,9 +51,10 @@ struct pt_line {
 };
 _Static_assert(PT_A_COUNT <= PT_MASK_BITS(struct pt_line, has_amount), "enum pt_amount outgrows has_amount");
 
-/* An empty line of the given kind: no amount known, no gauge (gauges must
- * be set before pt_line_report when the line carries them). */
-void pt_line_init(struct pt_line *line, enum pt_lines of, double seconds, double ticks_per_second,
+/* An empty line of the given kind, of an interval of interval seconds
+ * whose counters' deltas span seconds: no amount known, no gauge (gauges
+ * must be set before pt_line_report when the line carries them). */
+void pt_line_init(struct pt_line *line, enum pt_lines of, double interval, double seconds, double ticks_per_second,
                   double cpu_percent_max);
 /* Amount a of the line is v (in the unit of the metric it sets). */
 void pt_line_put(struct pt_line *line, enum pt_amount a, double v);
