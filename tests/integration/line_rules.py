@@ -13,7 +13,10 @@ The rules, for a line of an interval of S seconds on a host of N CPUs:
   S is at most the time since the line before of its series where a
   reader knows it (the batches' timestamps: a breakdown group's line may
   skip batches, so S is not always all of it), and the rules below that
-  need S take the line's own;
+  need S take the line's own, but for the tree's CPU counters, which a
+  line may carry for the intervals before it too: their span, known to a
+  reader that follows the series (WithheldSpan), else the time since the
+  line before;
 * every number is finite (no NaN, no inf) and none is negative: amounts,
   counts, seconds and percentages alike;
 * proctree-execd writes no float with a negative exponent (check_written):
@@ -114,7 +117,7 @@ def _is_glob_target(tags):
     return any(c in (tags or {}).get("target", "") for c in GLOB_CHARS)
 
 
-def problems(fields, seconds=None, cpus=None, tags=None, exits=None, whole=False):
+def problems(fields, seconds=None, cpus=None, tags=None, exits=None, whole=False, counted=None):
     """What is impossible in one line's fields ({metric: value}): a list of
     sentences, empty when the line is possible. seconds: the time since the
     line before of its series (None: unknown); the time rules take the
@@ -124,7 +127,9 @@ def problems(fields, seconds=None, cpus=None, tags=None, exits=None, whole=False
     no count of what exited, its target's line of the same interval (its
     proc_processes_exited, collector_exit_records), which bound the group's;
     whole: the fields are a whole line of proctree's (not a query's columns
-    or one stored series), which must say its interval."""
+    or one stored series), which must say its interval; counted: the time
+    the line's CPU counters span, from a reader that follows its series
+    (WithheldSpan; None: unknown, then seconds bounds them where given)."""
     cpus = cpus or host_cpus()
     found = []
 
@@ -168,6 +173,10 @@ def problems(fields, seconds=None, cpus=None, tags=None, exits=None, whole=False
             interval > seconds * (1 + CLOCK_SLEW) + READ_WINDOW:
         bad(INTERVAL, f"{interval} s > the {seconds:.6f} s since the line before "
                       f"(+ {CLOCK_SLEW * 1e6:.0f} ppm, + {READ_WINDOW} s read window)")
+    # the CPU counters' span: what a reader that follows the series says,
+    # else the time since the line before; the line's interval alone is no
+    # bound of them, which may carry withheld intervals' (WithheldSpan)
+    span = counted if counted is not None else seconds
     if interval is not None and math.isfinite(interval) and interval > 0:
         seconds = interval
     if seconds is None or not seconds > 0:
@@ -175,17 +184,17 @@ def problems(fields, seconds=None, cpus=None, tags=None, exits=None, whole=False
     window = seconds + READ_WINDOW
 
     user, system = _num(fields, "proc_cpu_user_seconds"), _num(fields, "proc_cpu_system_seconds")
-    if user is not None and system is not None:
+    if user is not None and system is not None and span is not None and span > 0:
         # the last line of a tree or group (no live process) gives all that
         # waited: its exits' lag (a group's line counts no exits: its
         # target's line of the interval bounds them)
         told = fields if _num(fields, "proc_processes_exited") is not None else (exits or {})
         moved = (_num(told, "proc_processes_exited") or 0) if processes == 0 else 0
-        limit = cpus * window + 2 * TICK * moved
+        limit = cpus * (span + READ_WINDOW) + 2 * TICK * moved
         if user + system > limit + 1e-9:
             bad("proc_cpu_user_seconds",
                 f"user {user} + system {system} = {user + system:.6f} s > {limit:.6f} s: "
-                f"{seconds:.6f} s x {cpus} CPUs (+ {READ_WINDOW} s read window per CPU"
+                f"{span:.6f} s x {cpus} CPUs (+ {READ_WINDOW} s read window per CPU"
                 + (f", + 2 ticks for each of {moved} processes exited with the last" if moved else "") + ")")
 
     cg_user, cg_system = _num(fields, "cgroup_cpu_user_seconds"), _num(fields, "cgroup_cpu_system_seconds")
@@ -241,13 +250,36 @@ def check_written(raw):
     return raw
 
 
-def check_line(fields, seconds=None, cpus=None, tags=None, raw=None, exits=None, whole=False):
+def check_line(fields, seconds=None, cpus=None, tags=None, raw=None, exits=None, whole=False, counted=None):
     """Raise ImpossibleLine naming every rule the line breaks."""
-    found = problems(fields, seconds, cpus, tags, exits, whole)
+    found = problems(fields, seconds, cpus, tags, exits, whole, counted)
     if found:
         what = f" (interval {seconds:.6f} s, {cpus or host_cpus()} CPUs)" if seconds else ""
         raise ImpossibleLine(f"impossible line{what}:\n  " + "\n  ".join(found) +
                              f"\n  line: {raw if raw is not None else fields}")
+
+
+class WithheldSpan:
+    """The time a series' next line's CPU counters span. An interval short
+    of file descriptors leaves the tree's counters out (never a partial
+    sum: common/accounting/interval.h, pt_interval_lasted), and the next line
+    that has them carries their deltas since the last that had them, over
+    the intervals between, though it says its own interval. A line may lack
+    them for another reason (unreadable stat files), whose interval then
+    counts too: that can only widen the bound, never fail a right line."""
+
+    def __init__(self):
+        self.since = {}  # series -> seconds of its lines since the last with the counters
+
+    def counted(self, series, fields):
+        """The time this line's CPU counters span (None: it says no
+        interval), and note the line."""
+        interval = _num(fields, INTERVAL)
+        if interval is None or not math.isfinite(interval):
+            return None
+        before = self.since.get(series, 0)
+        self.since[series] = 0 if _num(fields, "proc_cpu_user_seconds") is not None else before + interval
+        return interval + before
 
 
 def check_batches(batches, interval=None, cpus=None):
@@ -258,7 +290,7 @@ def check_batches(batches, interval=None, cpus=None):
     writing to one output never shorten each other's); the first line's
     time since is unknown (interval=None) or the configured one, given as
     interval."""
-    last = {}
+    last, withheld = {}, WithheldSpan()
     for ts, points in batches:
         targets = {p.tags.get("target"): p.fields for p in points
                    if "target" in p.tags and not any(g in p.tags for g in GROUP_TAGS)}
@@ -267,7 +299,7 @@ def check_batches(batches, interval=None, cpus=None):
             before = last.get(series)
             seconds = (ts - before) / 1e9 if before is not None and ts is not None else interval
             check_line(p.fields, seconds, cpus, p.tags, p.raw, targets.get(p.tags.get("target")),
-                       whole=p.measurement == MEASUREMENT)
+                       whole=p.measurement == MEASUREMENT, counted=withheld.counted(series, p.fields))
             if ts is not None:
                 last[series] = ts
     return batches
@@ -291,13 +323,13 @@ def check_joined(by_epoch, interval=None, cpus=None, tags=None, where="", target
     each epoch's values checked together as one line, whole but for the
     newest, whose values collectd may still be writing; target: a group's
     target's own {epoch: {metric: value}} (see problems' exits)."""
-    previous = None
+    previous, withheld = None, WithheldSpan()
     epochs = sorted(by_epoch)
     for epoch in epochs:
         seconds = epoch - previous if previous is not None else interval
         try:
             check_line(by_epoch[epoch], seconds, cpus, tags, exits=(target or {}).get(epoch),
-                       whole=epoch != epochs[-1])
+                       whole=epoch != epochs[-1], counted=withheld.counted(None, by_epoch[epoch]))
         except ImpossibleLine as e:
             raise ImpossibleLine(f"{where}at {epoch}: {e}") from None
         previous = epoch

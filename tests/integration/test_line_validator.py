@@ -41,12 +41,12 @@ LINE = dict(QUIET, collector_interval_seconds=1.0)
 
 
 class EachRuleCaught(unittest.TestCase):
-    def assertCaught(self, name, fields, seconds=None, cpus=None, tags=None, exits=None):
-        found = r.problems(fields, seconds, cpus, tags, exits)
+    def assertCaught(self, name, fields, seconds=None, cpus=None, tags=None, exits=None, counted=None):
+        found = r.problems(fields, seconds, cpus, tags, exits, counted=counted)
         self.assertTrue(any(p.startswith(name + ":") for p in found), f"{name} not caught in {fields}: {found}")
 
-    def assertPossible(self, fields, seconds=None, cpus=None, tags=None, exits=None, whole=False):
-        self.assertEqual(r.problems(fields, seconds, cpus, tags, exits, whole), [])
+    def assertPossible(self, fields, seconds=None, cpus=None, tags=None, exits=None, whole=False, counted=None):
+        self.assertEqual(r.problems(fields, seconds, cpus, tags, exits, whole, counted), [])
 
     def test_a_quiet_line_passes(self):
         self.assertPossible(QUIET, 1.0)
@@ -67,12 +67,16 @@ class EachRuleCaught(unittest.TestCase):
         self.assertPossible(dict(LINE, collector_interval_seconds=0.5), 2.0)
 
     def test_the_lines_own_interval_judges_its_time(self):
-        # CPUs x 1 s in a line of 1 s; in one of 0.5 s, however long since
-        # the line before (a group's line that skipped batches), not
+        # CPUs x 1 s in a line of 1 s; in one of 0.5 s whose counters span
+        # it alone, however long since the line before (a group's line that
+        # skipped batches), not; a line alone does not say its counters'
+        # span, which may hold withheld intervals' (WithheldSpan)
         busy = dict(LINE, proc_cpu_user_seconds=float(CPUS), proc_cpu_system_seconds=0.0)
-        self.assertPossible(busy, whole=True)
-        self.assertCaught("proc_cpu_user_seconds", dict(busy, collector_interval_seconds=0.5))
-        self.assertCaught("proc_cpu_user_seconds", dict(busy, collector_interval_seconds=0.5), 3.0)
+        self.assertPossible(busy, 1.0, whole=True)
+        self.assertCaught("proc_cpu_user_seconds", dict(busy, collector_interval_seconds=0.5), counted=0.5)
+        self.assertCaught("proc_cpu_user_seconds", dict(busy, collector_interval_seconds=0.5), 3.0, counted=0.5)
+        self.assertPossible(dict(busy, collector_interval_seconds=0.5), 3.0, counted=1.0)
+        self.assertPossible(dict(busy, collector_interval_seconds=0.5))
         for name in ("collector_cpu_seconds", "cgroup_pressure_cpu_some_seconds"):
             self.assertCaught(name, {name: 2.1 * CPUS, "collector_interval_seconds": 2.0})
             self.assertPossible({name: 0.5, "collector_interval_seconds": 2.0})
@@ -174,6 +178,17 @@ class ThroughTheHarness(unittest.TestCase):
         # another target's lines in between do not shorten an interval
         lines = [lp(LINE, TS), lp(LINE, TS + SEC // 2, target="other"), lp(busy, TS + SEC)]
         h.group_batches([h.parse_line(x) for x in lines])
+
+    def test_counters_withheld_by_a_short_interval(self):
+        # short of descriptors, a line leaves the counters out; the next
+        # carries their deltas over both intervals, saying its own
+        short = {"collector_interval_seconds": 1.0, "collector_samples": 10}
+        caught_up = dict(LINE, proc_cpu_user_seconds=1.5 * CPUS, proc_cpu_system_seconds=0.0)
+        batches(LINE, short, caught_up)
+        with self.assertRaisesRegex(r.ImpossibleLine, "proc_cpu_user_seconds"):
+            batches(LINE, LINE, caught_up)
+        with self.assertRaisesRegex(r.ImpossibleLine, "proc_cpu_user_seconds"):  # once, not for ever after
+            batches(LINE, short, dict(caught_up, proc_cpu_user_seconds=0.0), caught_up)
 
     def test_pressure_in_batches(self):
         with self.assertRaises(r.ImpossibleLine):
