@@ -82,8 +82,13 @@ class TelegrafLaunchTest(unittest.TestCase):
             telegraf.wait_batches(1)
             telegraf.signal(signal.SIGTERM)
             th.wait_gone(execd, 10)
+            # every member ignores SIGTERM: none is left only if proctree's
+            # SIGKILL came after its grace time. Its "W! ... SIGKILL" line is
+            # not asked of Telegraf's log: Telegraf (internal/process) calls
+            # Cmd.Wait while its reader drains stderr, and Wait closes the pipe
+            # once the process exits, so the last lines before an exit are
+            # lost at times ("read |0: file already closed" in its log).
             self.assertEqual(th.pids_with_cmdline(m), [], telegraf.describe())
-            self.assertIn("SIGKILL", telegraf.log_text())
 
     def test_a_finished_job_is_not_run_again(self):
         with tempfile.TemporaryDirectory() as tmp:
