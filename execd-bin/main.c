@@ -36,24 +36,17 @@ static size_t raise_fd_limit(void)
     return pt_fd_budget_from_rlimit(1.0, EXECD_FD_RESERVE);
 }
 
-/* Where --command-output sends the command's stdout and stderr; -1 with a
- * one-line reason on error. "stderr" is ours: for a terminal. Under
- * Telegraf, that is the pipe its 64 KiB line scanner reads, where a long
- * line (a progress bar) would end the reading and then block the command
- * and every log line of ours; hence the default, discard. A file is
- * opened without blocking (a FIFO with no reader fails) and the command
- * gets it in blocking mode, as programs expect. */
-static int command_output_fd(const char *where)
+/* A file of the user's that an option names, opened for writing: created
+ * with mode if missing, and how (O_APPEND or O_TRUNC) the option says.
+ * Opened without blocking (a FIFO with no reader fails, where a blocking
+ * open would hang us), then made blocking again, as writers expect. -1
+ * with a one-line reason naming the option on error. */
+static int open_users_file(const char *option, const char *path, int how, mode_t mode)
 {
-    if (!where || strcmp(where, "discard") == 0)
-        where = "/dev/null";
-    else if (strcmp(where, "stderr") == 0)
-        return dup(STDERR_FILENO);
-    int fd = open(where, O_WRONLY | O_CREAT | O_APPEND | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0600);
-    if (fd < 0 || fcntl(fd, F_SETFL, O_APPEND) != 0) {
+    int fd = open(path, O_WRONLY | O_CREAT | how | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, mode);
+    if (fd < 0 || fcntl(fd, F_SETFL, how & O_APPEND) != 0) {
         char q[PT_QUOTED_MAX];
-        pt_logf(PT_LOG_ERROR, "--command-output: cannot open \"%s\": %s", pt_escape(q, sizeof(q), where),
-                strerror(errno));
+        pt_logf(PT_LOG_ERROR, "--%s: cannot open \"%s\": %s", option, pt_escape(q, sizeof(q), path), strerror(errno));
         if (fd >= 0)
             close(fd);
         return -1;
@@ -61,21 +54,27 @@ static int command_output_fd(const char *where)
     return fd;
 }
 
+/* Where --command-output sends the command's stdout and stderr; -1 with a
+ * one-line reason on error. "stderr" is ours: for a terminal. Under
+ * Telegraf, that is the pipe its 64 KiB line scanner reads, where a long
+ * line (a progress bar) would end the reading and then block the command
+ * and every log line of ours; hence the default, discard. A file is
+ * appended to. */
+static int command_output_fd(const char *where)
+{
+    if (!where || strcmp(where, "discard") == 0)
+        where = "/dev/null";
+    else if (strcmp(where, "stderr") == 0)
+        return dup(STDERR_FILENO);
+    return open_users_file("command-output", where, O_APPEND, 0600);
+}
+
 /* --summary-file, opened (and emptied) before the command runs, so that a
  * path it cannot write ends the run before the command's work is done for
- * nothing. Opened without blocking: a FIFO with no reader fails. -1 with a
- * one-line reason on error. */
+ * nothing. */
 static int summary_file_fd(const char *path)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0644);
-    if (fd < 0 || fcntl(fd, F_SETFL, 0) != 0) {
-        char q[PT_QUOTED_MAX];
-        pt_logf(PT_LOG_ERROR, "--summary-file: cannot open \"%s\": %s", pt_escape(q, sizeof(q), path), strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    return fd;
+    return open_users_file("summary-file", path, O_TRUNC, 0644);
 }
 
 /* What launch mode does for the user (the command's cgroup, its output
