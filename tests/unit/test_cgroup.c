@@ -447,13 +447,10 @@ static const struct pt_report *end_with_peak(struct pt_collector *c, double now,
  * refused in still has its peak (the reset before it was taken), the
  * next ones the lifetime's under its own name, and one warning naming
  * the cgroup (escaped) says so, once. */
-START_TEST(test_refused_reset_is_said_once)
+/* A collector over the fixture's /proc and /sys with one target, "svc",
+ * the cgroup at path. */
+static struct pt_collector *collector_of_cgroup(const char *path)
 {
-    signal(SIGXFSZ, SIG_IGN); /* the refused write fails with EFBIG instead */
-    fx_put_meminfo(root, 1000000, 200000, 600000, 300000, 100000, 50000);
-    fx_write(root, "sys/fs/cgroup/cgroup.controllers", "cpu memory\n", -1);
-    fx_write(root, "sys/fs/cgroup/cgroup.procs", "", -1);
-    fx_put_cgroup_v2(root, "sys/fs/cgroup/svc\"x", 700, 1000, 5000);
     struct pt_collector_config config;
     pt_collector_config_init(&config);
     char sys[512], err[256] = "";
@@ -464,8 +461,19 @@ START_TEST(test_refused_reset_is_said_once)
     ck_assert_msg(c != NULL, "%s", err);
     struct pt_target_options options;
     pt_target_options_init(&options);
-    struct pt_selector sel = {.kind = PT_SELECT_CGROUP, .path = "/svc\"x"};
+    struct pt_selector sel = {.kind = PT_SELECT_CGROUP, .path = path};
     ck_assert_msg(pt_collector_add_target(c, "svc", &sel, &options, err, sizeof(err)) == 0, "%s", err);
+    return c;
+}
+
+START_TEST(test_refused_reset_is_said_once)
+{
+    signal(SIGXFSZ, SIG_IGN); /* the refused write fails with EFBIG instead */
+    fx_put_meminfo(root, 1000000, 200000, 600000, 300000, 100000, 50000);
+    fx_write(root, "sys/fs/cgroup/cgroup.controllers", "cpu memory\n", -1);
+    fx_write(root, "sys/fs/cgroup/cgroup.procs", "", -1);
+    fx_put_cgroup_v2(root, "sys/fs/cgroup/svc\"x", 700, 1000, 5000);
+    struct pt_collector *c = collector_of_cgroup("/svc\"x");
     said[0] = '\0';
     pt_log_set_sink(keep_said, NULL);
     pt_collector_tick(c, 0.0);
@@ -938,18 +946,7 @@ START_TEST(test_blkio_uncounted_is_said_once)
 {
     fx_put_meminfo(root, 1000000, 200000, 600000, 300000, 100000, 50000);
     put_hybrid_blkio(counts_none);
-    struct pt_collector_config config;
-    pt_collector_config_init(&config);
-    char sys[512], err[256] = "";
-    snprintf(sys, sizeof(sys), "%s/sys", root);
-    config.proc_root = root;
-    config.sys_root = sys;
-    struct pt_collector *c = pt_collector_new(&config, err, sizeof(err));
-    ck_assert_msg(c != NULL, "%s", err);
-    struct pt_target_options options;
-    pt_target_options_init(&options);
-    struct pt_selector sel = {.kind = PT_SELECT_CGROUP, .path = "/svc"};
-    ck_assert_msg(pt_collector_add_target(c, "svc", &sel, &options, err, sizeof(err)) == 0, "%s", err);
+    struct pt_collector *c = collector_of_cgroup("/svc");
     said[0] = '\0';
     pt_log_set_sink(keep_said, NULL);
     for (int k = 0; k < 3; k++) {
