@@ -24,6 +24,7 @@ static struct {
     bool running;
     bool stop;
     double next_tick; /* pt_now() seconds */
+    double opened;    /* pt_now() when init opened the first interval; 0 once it ended */
     struct pt_collector *collector;
 } state = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -107,7 +108,8 @@ static int ptcd_init(void)
 
     /* The first tick opens the interval (discovery and first sample), so a
      * read that comes before the thread runs ends a real interval. */
-    state.next_tick = pt_collector_tick(state.collector, pt_now());
+    state.opened = pt_now();
+    state.next_tick = pt_collector_tick(state.collector, state.opened);
 
     pthread_condattr_init(&attr);
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -184,14 +186,32 @@ static void dispatch_batch(const struct pt_batch *batch)
         dispatch_report(&batch->global, PT_SCOPE_GLOBAL, "", time);
 }
 
+/* collectd reads a plugin as soon as it is initialised: ending the first
+ * interval then would make lines that cover a few milliseconds, whose
+ * amounts are noise (a rate of 0, or of one read's burst, on a dashboard).
+ * That read leaves the interval open; the next one ends it, covering the
+ * time since init. Nothing is lost: the amounts of both are in that line. */
+static bool first_read_too_early(double now)
+{
+    if (state.opened == 0)
+        return false;
+    if (now - state.opened < CDTIME_T_TO_DOUBLE(plugin_get_interval()) / 2)
+        return true;
+    state.opened = 0;
+    return false;
+}
+
 static int ptcd_read(void)
 {
     int rc = -1;
 
     pthread_mutex_lock(&state.lock);
     if (state.running) {
+        double now = pt_now();
+
         /* Dispatch under the lock: the batch belongs to the collector. */
-        dispatch_batch(pt_collector_end_interval(state.collector, pt_now()));
+        if (!first_read_too_early(now))
+            dispatch_batch(pt_collector_end_interval(state.collector, now));
         rc = 0;
     }
     pthread_mutex_unlock(&state.lock);
