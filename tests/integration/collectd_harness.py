@@ -90,8 +90,9 @@ class Collectd:
     is switched to the build dir.
     """
 
-    def __init__(self, tmpdir, plugin_body, outputs="", preexec_fn=None, wrapper=()):
+    def __init__(self, tmpdir, plugin_body, outputs="", preexec_fn=None, wrapper=(), interval=1):
         self.dir = tmpdir
+        self.interval = interval  # collectd's Interval, seconds
         self.preexec_fn = preexec_fn  # run in the daemon before exec (limits)
         self.wrapper = list(wrapper)  # a command line that runs collectd (unshare ...)
         self.conf = os.path.join(tmpdir, "collectd.conf")
@@ -121,7 +122,7 @@ FQDNLookup false
 BaseDir "{d}/base"
 PIDFile "{d}/collectd.pid"
 # Before LoadPlugin: a plugin keeps the Interval in force when it is loaded.
-Interval 1
+Interval {self.interval}
 # One write thread: the csv plugin makes a new file by stat(), then
 # fopen("w") and its header; two threads writing the first values of one
 # identifier both make it, and the second header (epoch,seconds and its

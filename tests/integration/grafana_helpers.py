@@ -1,4 +1,4 @@
-"""What Grafana does to a dashboard's InfluxQL query before it sends it.
+"""What Grafana does to a dashboard's query before it sends it.
 
 The tests run the dashboards' own queries (packaging/dashboards/) against a
 real influxd, so they put the template variables in as Grafana's InfluxDB
@@ -50,3 +50,10 @@ def influx_vars(host, target, start_ns, end_ns, by=None, interval="1s"):
     if by:
         v["by"] = by
     return v
+
+
+def graphite_target(target, variables):
+    """A Graphite target as Grafana's Graphite data source sends it: the
+    variables put in, then a quoted interval in minutes, '5m', written
+    '5min' (graphite-web reads a lone m as nothing it knows)."""
+    return re.sub(r"'(\d+)m'", lambda m: f"'{m.group(1)}min'", interpolate(target, variables))

@@ -792,6 +792,16 @@ def catalog():
     return {name: (scope, unit) for name, scope, unit in rows}
 
 
+def catalog_kinds():
+    """Metric name -> kind (GAUGE_MIN, GAUGE_MAX, DELTA, COUNT, RATIO) from common/report/catalog.h."""
+    with open(os.path.join(SOURCE_ROOT, "common", "report", "catalog.h")) as f:
+        text = f.read()
+    rows = re.findall(r'X\(\s*\w+\s*,\s*"(\w+)"\s*,\s*\w+\s*,\s*(\w+)\s*,', text)
+    if not rows:
+        raise AssertionError("no metric found in common/report/catalog.h")
+    return dict(rows)
+
+
 def store_and_read_back(influx, db, body, points):
     """POST what proctree printed to InfluxDB and check it reads back unchanged.
 

@@ -69,14 +69,16 @@ def pids_with_cmdline(marker):
     return found
 
 
-def config_text(execd_command, metrics_file, signal_name="STDIN", influx=None, database="telegraf"):
+def config_text(execd_command, metrics_file, signal_name="STDIN", influx=None, database="telegraf",
+                interval="1s"):
     """A telegraf.conf with one [[inputs.execd]] running execd_command (a
     list), outputs.file to metrics_file (as Telegraf sees it), and
-    outputs.influxdb when an InfluxDB is given. Intervals are 1 s, so a
-    gather (a newline or signal to proctree-execd) happens every second."""
+    outputs.influxdb when an InfluxDB is given. The agent's interval is 1 s
+    unless given, so a gather (a newline or signal to proctree-execd)
+    happens every second; outputs flush every second."""
     config = f"""
 [agent]
-  interval = "1s"
+  interval = "{interval}"
   round_interval = true  # the first tick waits for a whole second: see docs/TELEGRAF.md on signal modes
   flush_interval = "1s"
   flush_jitter = "0s"
@@ -163,10 +165,10 @@ class Telegraf(TelegrafRun):
     """Telegraf on the host with one [[inputs.execd]] running
     proctree-execd ARGS (config_text). Stopped by its own pid."""
 
-    def __init__(self, telegraf, execd_args, signal_name="STDIN", influx=None, database="telegraf"):
+    def __init__(self, telegraf, execd_args, signal_name="STDIN", influx=None, database="telegraf", interval="1s"):
         super().__init__("proctree-telegraf-")
         self.write_config(config_text([h.execd_path()] + list(execd_args), self.metrics_path, signal_name, influx,
-                                      database))
+                                      database, interval))
         self.proc = subprocess.Popen([telegraf, "--config", self.config_path], stdin=subprocess.DEVNULL,
                                      stdout=self.log, stderr=subprocess.STDOUT)
 

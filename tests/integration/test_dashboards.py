@@ -51,7 +51,7 @@ import cgroup_helpers as cgh
 import collectd_harness as ch
 import harness as h
 import telegraf_harness as th
-from grafana_helpers import influx_vars, interpolate
+from grafana_helpers import graphite_target, influx_vars, interpolate
 
 TELEGRAF = th.telegraf_or_skip()
 DASHBOARDS = os.path.join(h.SOURCE_ROOT, "packaging", "dashboards")
@@ -72,6 +72,13 @@ ROW_CHECKS = {"Memory": "proc_rss_max", "CPU": "proc_cpu_user_seconds", "I/O": "
 # measures (a GPU): their number is compared only where it was printed.
 ROWS_OF_THE_HOST = {"GPU"}
 METRIC = re.compile(r"\b((?:proc|global|cgroup|collector)_[a-z_]+)\b")
+INTERVAL = "collector_interval_seconds"
+# An amount is drawn as a rate (docs/DASHBOARDS.md): its unit, and what
+# the amount over the interval is multiplied by.
+RATE_UNIT = {"BYTES": ("Bps", 1), "SECONDS": ("percent", 100), "NUMBER": ("cps", 1)}
+# collectd's csv prints a value to the microunit (%lf)
+CSV_ULP = 5e-7
+CATALOG, KINDS = h.catalog(), h.catalog_kinds()
 
 WORKLOAD = r"""
 import os, select, signal, sys, tempfile, time
@@ -128,7 +135,10 @@ def panels_by_row(dashboard):
 
 
 def metric_of(query):
+    """The one metric a query draws: a rate's divisor, the interval, aside."""
     found = set(METRIC.findall(query))
+    if len(found) == 2 and INTERVAL in found:
+        found.discard(INTERVAL)
     if len(found) != 1:
         raise AssertionError(f"query names {sorted(found)}, not one metric: {query}")
     return found.pop()
@@ -193,7 +203,7 @@ class Dashboards(unittest.TestCase):
     @classmethod
     def listener_has(cls, time_cond):
         try:
-            return cls.influx.rows(CD_DB, "SELECT last(\"value\") FROM \"proctree_value\" "
+            return cls.influx.rows(CD_DB, "SELECT last(\"value\") FROM \"proctree\" "
                                    f"WHERE \"type_instance\" = 'proc_processes_started' AND {time_cond}")
         except AssertionError as e:
             if "database not found" in str(e):
@@ -256,7 +266,7 @@ class Dashboards(unittest.TestCase):
     def run_target(self, backend, target, start_ns, end_ns):
         """(non-null values, raw answer) of one panel query."""
         if backend == "graphite":
-            t = interpolate(target["target"], {"host": ch.HOSTNAME, "target": TARGET})
+            t = graphite_target(target["target"], {"host": ch.HOSTNAME, "target": TARGET, "__interval": "1s"})
             series = self.graphite.render_json([t], start_ns // 10**9 - 1, -(-end_ns // 10**9))
             return [v for s in series for v, _ in s["datapoints"] if v is not None], series
         db, host = (TG_DB, th.HOSTNAME) if backend == "telegraf" else (CD_DB, ch.HOSTNAME)
@@ -273,7 +283,7 @@ class Dashboards(unittest.TestCase):
         import jsonschema  # python3-jsonschema (scripts/install-deps)
         with open(os.path.join(os.path.dirname(__file__), "dashboard-structure.schema.json")) as f:
             schema = json.load(f)
-        cat = h.catalog()
+        cat, kinds = CATALOG, KINDS
         for name in ("proctree-telegraf-influxdb.json", "proctree-collectd-influxdb.json",
                      "proctree-collectd-graphite.json"):
             d = load(name)
@@ -288,6 +298,10 @@ class Dashboards(unittest.TestCase):
                     m = metric_of(t.get("query") or t.get("target"))
                     want = {"PROC_MEMORY": "bytes", "GLOBAL_MEMORY": "bytes", "BYTES": "bytes", "SECONDS": "s",
                             "PERCENT": "percent", "NUMBER": "short"}[cat[m][1]]
+                    if kinds[m] == "DELTA":
+                        want = RATE_UNIT[cat[m][1]][0]
+                        q = t.get("query") or t.get("target")
+                        self.assertIn(INTERVAL, q, f"{name}: {panel['title']}: {m} is drawn as a rate")
                     self.assertEqual(unit, want, f"{name}: {panel['title']}: {m}")
 
     def test_variables(self):
@@ -389,12 +403,17 @@ class Dashboards(unittest.TestCase):
             if row in ROWS_OF_THE_HOST and metric not in line.fields:
                 continue
             printed = line.fields[metric]
+            tolerance = abs(printed) * 1e-12
+            if KINDS[metric] == "DELTA":
+                # the rate of that one line: its amount over its interval
+                printed = printed * RATE_UNIT[CATALOG[metric][1]][1] / line.fields[INTERVAL]
+                tolerance = abs(printed) * 1e-9
             values, raw = self.run_target("telegraf", t, ts, ts)
             if self.is_stack(panel):
                 values = [v for s in raw if s.get("tags", {}).get("process") == GROUP
                           for row_ in s["values"] for v in row_[1:] if v is not None]
             self.assertEqual(len(values), 1, f"{row}: {metric}: {raw}")
-            self.assertAlmostEqual(values[0], printed, delta=abs(printed) * 1e-12,
+            self.assertAlmostEqual(values[0], printed, delta=tolerance,
                                    msg=f"Telegraf dashboard, row {row}: {metric} at {ts}: printed {line.raw}")
 
     def check_collectd_rows(self, name, backend):
@@ -412,6 +431,14 @@ class Dashboards(unittest.TestCase):
             unique = [(e, v) for e, v in rows if [second(o) for o, _ in rows].count(second(e)) == 1]
             self.assertTrue(unique, f"{row}: {metric}: {rows}")
             epoch, printed = unique[len(unique) // 2]
+            tolerance = abs(printed) * 1e-12
+            if KINDS[metric] == "DELTA":
+                # the rate of that one row: its amount over the interval
+                # printed at the same time (each to the microunit)
+                interval = dict(self.csv_rows(instance, INTERVAL))[epoch]
+                scale = RATE_UNIT[CATALOG[metric][1]][1]
+                tolerance = scale * (CSV_ULP / interval + abs(printed) * CSV_ULP / interval ** 2) * 1.01
+                printed = printed * scale / interval
             ns = round(epoch * 1e9)
             if backend == "graphite":
                 values, raw = self.run_target(backend, t, ns, ns)
@@ -424,7 +451,7 @@ class Dashboards(unittest.TestCase):
                     values = [v for s in raw if s.get("tags", {}).get("instance") == instance
                               for r in s["values"] for v in r[1:] if v is not None]
             self.assertEqual(len(values), 1, f"{name}: row {row}: {metric} at {epoch}: {raw}")
-            self.assertAlmostEqual(values[0], printed, delta=abs(printed) * 1e-12,
+            self.assertAlmostEqual(values[0], printed, delta=tolerance,
                                    msg=f"{name}, row {row}: {metric} at {epoch}: csv {printed}")
 
     def test_pictures(self):
