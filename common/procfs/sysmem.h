@@ -1,10 +1,10 @@
-/* global: system-wide memory from /proc/meminfo, sampled with the tree.
+/* sysmem: system-wide memory from /proc/meminfo, sampled with the tree.
  *
  * The same min/max-between-reports model as the tree's gauges, with the
  * definitions free(1) (procps-ng 4) and Telegraf >= 1.36.2 use, so the
  * numbers line up with what operators already look at. */
-#ifndef PROCTREE_GLOBAL_H
-#define PROCTREE_GLOBAL_H
+#ifndef PROCTREE_SYSMEM_H
+#define PROCTREE_SYSMEM_H
 
 #include <stdbool.h>
 

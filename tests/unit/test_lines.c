@@ -1,4 +1,5 @@
-/* Unit tests for proctree/lineproto.h, written by report/lines.c (test_catalog.c checks the field names it writes). */
+/* Unit tests for proctree/lines.h, the line protocol report/lines.c writes (test_catalog.c checks the field names it
+ * writes). */
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
@@ -444,9 +445,9 @@ START_TEST(test_line_is_one_line)
 }
 END_TEST
 
-static Suite *lineproto_suite(void)
+static Suite *lines_suite(void)
 {
-    Suite *s = suite_create("lineproto");
+    Suite *s = suite_create("lines");
     TCase *tag = tcase_create("tag_value");
     TCase *line = tcase_create("line");
 
@@ -475,7 +476,7 @@ static Suite *lineproto_suite(void)
 
 int main(void)
 {
-    SRunner *runner = srunner_create(lineproto_suite());
+    SRunner *runner = srunner_create(lines_suite());
     int failed;
 
     srunner_run_all(runner, CK_NORMAL);
