@@ -70,6 +70,7 @@ static const char *const expects_string[] = {
     [PT_ARG_PROC_DIR] = "a directory, in quotes",
     [PT_ARG_SYS_DIR] = "a directory, in quotes",
     [PT_ARG_SOURCE] = "\"auto\", \"procfs\" or \"bpf\"",
+    [PT_ARG_COUNTERS] = "\"delta\" or \"total\"",
 };
 
 /* A string key's value is the config tree's string, which lives until the

@@ -90,7 +90,9 @@ void execd_print_option_list(FILE *out)
         [PT_ARG_BREAKDOWN] = "breakdown",
         [PT_ARG_PROC_DIR] = "proc-dir",
         [PT_ARG_SYS_DIR] = "sys-dir",
+        [PT_ARG_REGEX] = "regex",
         [PT_ARG_SOURCE] = "source",
+        [PT_ARG_COUNTERS] = "counters",
     };
     for (size_t i = 0; i < PT_OPTION_COUNT; i++) {
         const struct pt_option_def *o = &pt_options[i];

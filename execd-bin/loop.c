@@ -81,8 +81,8 @@ static int emit(struct loop *l)
     const struct pt_batch *b = pt_collector_end_interval(l->c, pt_now());
     execd_log_first_batch();
     pt_buf_reset(&l->out);
-    if (l->launched < b->n_targets) /* for the summary */
-        pt_run_summary_add(&l->launched_run, &b->targets[l->launched].report, b->seconds);
+    if (l->launched < b->n_targets) /* for the summary: the interval's amounts, whatever --counters */
+        pt_run_summary_add(&l->launched_run, &b->targets[l->launched].deltas, b->seconds);
     if (l->o->format == EXECD_FORMAT_TABLE) {
         execd_table_batch(&l->out, b, &l->o->config.units, l->table_rows++ % TABLE_HEADER_EVERY == 0);
         return queue(l);

@@ -65,10 +65,16 @@ static const char *human_of(char *text, size_t len, const struct pt_report *r, e
     return human(text, len, bytes(r, id, units));
 }
 
-static const char *rate_of(char *text, size_t len, const struct pt_report *r, enum pt_metric_id id, double seconds)
+/* An amount as a rate over the interval; with --counters total, the
+ * amount since the start as it is: its rate would need the interval's
+ * own, which the line no longer holds. */
+static const char *rate_of(char *text, size_t len, const struct pt_report *r, enum pt_metric_id id, double seconds,
+                           bool totals)
 {
-    if (!has(r, id) || !(seconds > 0))
+    if (!has(r, id) || !(seconds > 0 || totals))
         return "-";
+    if (totals)
+        return human(text, len, value(r, id));
     human(text, len, value(r, id) / seconds);
     size_t n = strlen(text);
     snprintf(text + n, len - n, "/s");
@@ -81,7 +87,7 @@ void execd_table_batch(struct pt_buf *out, const struct pt_batch *b, const struc
 {
     if (header)
         put(out, "%-8s  %-*s %6s %7s  %-21s %10s %11s %11s %6s\n", "TIME", NAME_WIDTH, "TARGET", "PROCS", "CPU%",
-            "RSS (min..max)", "PSS", "READ", "WRITE", "FDS");
+            "RSS (min..max)", "PSS", b->totals ? "READ TOTAL" : "READ", b->totals ? "WRITE TOTAL" : "WRITE", "FDS");
     char when[16] = "";
     time_t t = (time_t)(b->timestamp_ns / 1000000000);
     struct tm tm;
@@ -101,8 +107,8 @@ void execd_table_batch(struct pt_buf *out, const struct pt_batch *b, const struc
         put(out, "%-8s  %s %6s %7s  %-21s %10s %11s %11s %6s\n", when,
             pt_escape_column(name, sizeof(name), b->targets[i].name, NAME_WIDTH), procs, cpu, band,
             human_of(pss, sizeof(pss), r, PT_M_PROC_PSS_MAX, units),
-            rate_of(rd, sizeof(rd), r, PT_M_PROC_IO_READ_BYTES, b->seconds),
-            rate_of(wr, sizeof(wr), r, PT_M_PROC_IO_WRITE_BYTES, b->seconds), fds);
+            rate_of(rd, sizeof(rd), r, PT_M_PROC_IO_READ_BYTES, b->seconds, b->totals),
+            rate_of(wr, sizeof(wr), r, PT_M_PROC_IO_WRITE_BYTES, b->seconds, b->totals), fds);
     }
     if (b->has_global && has(&b->global, PT_M_GLOBAL_MEM_USED_MIN)) {
         char lo[24], hi[24], band[48];

@@ -41,6 +41,8 @@ struct pt_collector *pt_collector_new(const struct pt_collector_config *config, 
     struct pt_collector *c = pt_xalloc(sizeof(*c));
     c->proc_root = pt_xstrdup(root);
     c->config = *config;
+    if (config->counters == PT_COUNTERS_TOTAL)
+        pt_totals_init(&c->global_totals, 0);
     c->config.proc_root = c->proc_root;
     c->sys_root = pt_xstrdup(config->sys_root ? config->sys_root : "/sys");
     c->config.sys_root = c->sys_root;
@@ -78,6 +80,10 @@ void pt_collector_free(struct pt_collector *c)
         pt_target_free(&c->targets[i]);
     free(c->targets);
     free(c->results);
+    for (size_t i = 0; c->totals && i < c->n_targets; i++)
+        pt_totals_free(&c->totals[i]);
+    free(c->totals);
+    pt_totals_free(&c->global_totals);
     pt_taskiter_close(c->taskiter); /* after the targets: their members followed it */
     pt_procscan_free(&c->scan);
     pt_procevents_close(&c->events);
@@ -120,11 +126,18 @@ int pt_collector_add_target(struct pt_collector *c, const char *name, const stru
         return -1;
     c->targets = pt_xrealloc_array(c->targets, c->n_targets + 1, sizeof(*c->targets));
     c->results = pt_xrealloc_array(c->results, c->n_targets + 1, sizeof(*c->results));
+    if (c->config.counters == PT_COUNTERS_TOTAL)
+        c->totals = pt_xrealloc_array(c->totals, c->n_targets + 1, sizeof(*c->totals));
     bool pss_at_end = c->config.pss_interval == 0; /* else on its own timer */
     if (pt_target_init(&c->targets[c->n_targets], name, selector, options, pss_at_end, c->proc_root_fd, c->sys_root,
                        &c->fd_budget, err, errlen) != 0)
         return -1;
     pt_target_set_self(&c->targets[c->n_targets], c->self);
+    /* twice the lines an interval can have: a group that comes back
+     * after an interval or more keeps its total (totals.h) */
+    if (c->totals)
+        pt_totals_init(&c->totals[c->n_targets],
+                       options->breakdown == PT_BY_NONE ? 0 : 2 * ((size_t)options->breakdown_limit + 1));
     pt_target_set_taskiter(&c->targets[c->n_targets], c->taskiter);
     if (c->events.fd >= 0) /* listening already (launch mode: before the command started) */
         pt_target_events_listened(&c->targets[c->n_targets]);

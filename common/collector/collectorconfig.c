@@ -24,6 +24,7 @@ void pt_collector_config_init(struct pt_collector_config *config)
     config->units.proc_memory = PT_MEM_BYTES;
     config->units.global_memory = PT_MEM_BYTES;
     config->collect_global = true;
+    config->counters = PT_COUNTERS_DELTA;
     config->fd_budget = pt_fd_budget_from_rlimit(0.5, 0);
 }
 

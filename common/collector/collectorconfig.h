@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "report/totals.h"
 #include "report/units.h"
 
 /* Where the members' counters are read (collectorsource.h). */
@@ -33,6 +34,9 @@ struct pt_collector_config {
     size_t fd_budget;    /* /proc descriptors kept open, all targets together
                             (fdbudget.h); default: half the soft RLIMIT_NOFILE */
     enum pt_source source;
+    /* DELTA metrics as the interval's amounts (the default) or as totals
+     * since proctree first measured the series (totals.h) */
+    enum pt_counters counters;
     /* The BPF type information the program's fields are found in, in
      * place of the running kernel's (a test's: a missing one must leave
      * the reads to procfs); NULL: the kernel's own. */

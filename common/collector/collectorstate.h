@@ -37,6 +37,10 @@ struct pt_collector {
     struct pt_target *targets;
     size_t n_targets;
     struct pt_target_result *results;
+    /* --counters total: each target's sums (parallel to targets) and the
+     * global line's; NULL and unused in delta mode */
+    struct pt_totals *totals;
+    struct pt_totals global_totals;
     struct pt_sysmem global;
     bool have_global;
     struct pt_taskiter *taskiter; /* the BPF source (collectorsource.h); NULL: procfs alone */

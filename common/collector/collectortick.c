@@ -155,10 +155,21 @@ const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double 
     for (size_t i = 0; i < c->n_targets; i++) {
         c->results[i].name = pt_target_name(&c->targets[i]);
         pt_target_end_interval(&c->targets[i], seconds, &c->config.units, &c->results[i].report);
+        c->results[i].deltas = c->results[i].report;
         c->results[i].breakdown_key = pt_target_breakdown_key(&c->targets[i]);
         c->results[i].groups = pt_target_group_reports(&c->targets[i], &c->results[i].n_groups);
     }
     b->has_global = c->have_global && pt_sysmem_end_interval(&c->global, seconds, &c->config.units, &b->global);
+    b->totals = c->totals != NULL;
+    if (c->totals) {
+        for (size_t i = 0; i < c->n_targets; i++) {
+            pt_totals_line(&c->totals[i], &c->results[i].report);
+            pt_totals_groups(&c->totals[i], pt_target_group_reports(&c->targets[i], &c->results[i].n_groups),
+                             c->results[i].n_groups);
+        }
+        if (b->has_global)
+            pt_totals_line(&c->global_totals, &b->global);
+    }
     note_budget(c);
     return b;
 }

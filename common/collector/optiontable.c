@@ -149,6 +149,11 @@ int pt_option_parse(const struct pt_option_def *option, const char *text, union 
             return 0;
         snprintf(why, whylen, "a source: auto, procfs or bpf");
         return -1;
+    case PT_ARG_COUNTERS:
+        if (pt_counters_parse(text, &out->counters) == 0)
+            return 0;
+        snprintf(why, whylen, "a counter mode: delta or total");
+        return -1;
     case PT_ARG_PROC_DIR:
     case PT_ARG_SYS_DIR: {
         int r = option->arg == PT_ARG_PROC_DIR ? pt_collector_check_proc_root(text, why, whylen)
@@ -229,6 +234,9 @@ static int store_global(enum pt_option_id id, const union pt_option_value *v, st
         return 0;
     case PT_O_SOURCE:
         config->source = v->source;
+        return 0;
+    case PT_O_COUNTERS:
+        config->counters = v->counters;
         return 0;
     case PT_O_PROC_ROOT:
         config->proc_root = v->text;

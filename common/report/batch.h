@@ -15,7 +15,10 @@
  * has its line (proc_processes = 0), so an alert can fire on it. */
 struct pt_target_result {
     const char *name;
-    struct pt_report report;
+    struct pt_report report; /* its line: with --counters total, DELTAs as totals */
+    /* The same line with every DELTA as the interval's own amount,
+     * whatever the mode: what a run's summary folds (runsummary.h). */
+    struct pt_report deltas;
     /* With a breakdown: its tag key ("process") and n_groups lines, one
      * per group, valid as the report is; else NULL and 0. */
     const char *breakdown_key;
@@ -26,6 +29,7 @@ struct pt_target_result {
 struct pt_batch {
     int64_t timestamp_ns; /* CLOCK_REALTIME at the interval's end, shared by all lines */
     double seconds;       /* the interval's length (CLOCK_MONOTONIC), what its rates are over */
+    bool totals;          /* DELTA metrics are totals (totals.h), not this interval's amounts */
     size_t n_targets;
     struct pt_target_result *targets; /* owned by the collector, valid until the next interval ends */
     bool has_global;

@@ -28,7 +28,7 @@ const char *pt_target_breakdown_key(const struct pt_target *t)
     return pt_breakdown_name(t->options.breakdown);
 }
 
-const struct pt_group_report *pt_target_group_reports(const struct pt_target *t, size_t *n)
+struct pt_group_report *pt_target_group_reports(struct pt_target *t, size_t *n)
 {
     *n = t->group_lines.n;
     return t->group_lines.reports;

@@ -85,7 +85,8 @@ void pt_target_reaped(struct pt_target *t, pid_t pid);
 
 /* The breakdown's tag key ("process"), or NULL without a breakdown. */
 const char *pt_target_breakdown_key(const struct pt_target *t);
-/* The breakdown's lines of the last ended interval. */
-const struct pt_group_report *pt_target_group_reports(const struct pt_target *t, size_t *n);
+/* The breakdown's lines of the last ended interval; writable, for the
+ * collector to put totals in them (--counters total, totals.h). */
+struct pt_group_report *pt_target_group_reports(struct pt_target *t, size_t *n);
 
 #endif

@@ -50,6 +50,7 @@ enum pt_option_arg {
     PT_ARG_PROC_DIR,      /* a proc filesystem's directory, checked */
     PT_ARG_SYS_DIR,       /* a directory, checked */
     PT_ARG_SOURCE,        /* auto, procfs or bpf (collectorconfig.h) */
+    PT_ARG_COUNTERS,      /* delta or total (totals.h) */
 };
 
 enum pt_option_scope { PT_OPTION_SELECTOR, PT_OPTION_TARGET, PT_OPTION_GLOBAL };
@@ -119,6 +120,8 @@ enum pt_help_section {
     "bytes|kB|MB|GB (or KiB|MiB|GiB, the same binary\nunits) for proc_* memory (default bytes)") \
   X(PT_O_GLOBAL_MEMORY_UNIT, "global-memory-unit", "GlobalMemoryUnit", MEM_UNIT, 0, 0, FOR_ALL(OUTPUT), "U", \
     "bytes|kB|MB|GB (or KiB|MiB|GiB) for global_*\nmemory (default bytes)") \
+  X(PT_O_COUNTERS, "counters", "CounterMode", COUNTERS, 0, 0, FOR_ALL(OUTPUT), "MODE", \
+    "delta: each amount metric (proc_io_*_bytes,\n*_seconds, ...) is what was done in the interval\n(the default); total: what was done since this\nprogram first measured the line, never falling\n(a counter, for Prometheus' rate())") \
   X(PT_O_NO_GLOBAL, "no-global", "CollectGlobal", OFF, 0, 0, FOR_ALL(OUTPUT), "", \
     "do not report the global_* line") \
   X(PT_O_FORMAT, "format", NULL, TEXT, 0, 0, FOR_ALL(OUTPUT), "FMT", \
@@ -191,6 +194,7 @@ union pt_option_value {
     enum pt_mem_unit unit;
     enum pt_breakdown by;
     enum pt_source source;
+    enum pt_counters counters;
     const char *text; /* PATH, TEXT, REGEX, *_DIR: the caller's, kept until copied */
 };
 
