@@ -37,6 +37,9 @@ BAD = [
     (["--pid", ME, "--proc-memory-unit", "KB"], '"KB": expected one of bytes, kB, MB, GB, KiB, MiB, GiB'),
     (["--pid", ME, "--proc-memory-unit", "B"], "--proc-memory-unit"),
     (["--pid", ME, "--global-memory-unit", "pages"], "--global-memory-unit"),
+    (["--pid", ME, "--counters", "totals"], '--counters: "totals": expected a counter mode: delta or total'),
+    (["--pid", ME, "--counters", "Total"], '--counters: "Total"'),
+    (["--pid", ME, "--counters"], "--counters"),
     (["--pid", "abc"], "--pid"),
     # integers only, in the kernel's pid range: no fraction, sign, space or exponent
     (["--pid", "1.7"], "--pid"),
