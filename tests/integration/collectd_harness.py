@@ -24,6 +24,7 @@ Every wait polls with a deadline (harness.wait_until).
 import glob
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -100,6 +101,8 @@ class Collectd:
         self.stdout_path = os.path.join(tmpdir, "collectd.stdout")
         self.csv_dir = os.path.join(tmpdir, "csv")
         self.proc = None
+        # CounterMode "total": the amounts are totals (line_rules.Totals)
+        self.totals = re.search(r'(?im)^\s*CounterMode\s+"total"\s*$', plugin_body) is not None
         os.makedirs(os.path.join(tmpdir, "base"), exist_ok=True)
         with open(self.conf, "w") as f:
             f.write(self._config_text(self._forced_source(plugin_body) + plugin_body, outputs))
@@ -250,7 +253,7 @@ LoadPlugin proctree
                    if plugin.startswith(d + "-") and d.startswith("proctree-")]
         target = self._csv_lines(max(parents, key=len)) if parents else None
         line_rules.check_joined(lines, tags={"target": instance or ""}, where=f"collectd csv {plugin}: ",
-                                target=target)
+                                target=target, totals=self.totals)
 
     def _csv_lines(self, plugin):
         """{epoch: {metric: value}} of a plugin instance's csv files."""

@@ -449,7 +449,7 @@ def _field_value(text):
     raise ValueError(f"bad field value {text!r}")
 
 
-def parse_line(line):
+def parse_line(line, totals=False):
     """Parse one line of InfluxDB line protocol, strictly.
 
     proctree's output must be accepted by InfluxDB, so anything InfluxDB 1.6
@@ -458,6 +458,7 @@ def parse_line(line):
     interval can hold (line_rules.py: a negative amount, a min above its
     max) raises line_rules.ImpossibleLine; the rules that need the
     interval's length are checked by group_batches, which knows it.
+    totals: a line of total mode (--counters total; line_rules.Totals).
     """
     try:
         if "\r" in line or "\t" in line:
@@ -495,24 +496,26 @@ def parse_line(line):
         point = Point(measurement, tags, fields, timestamp, line)
     except ValueError as e:
         raise ValueError(f"invalid line protocol ({e}): {line!r}") from None
-    line_rules.check_line(point.fields, tags=point.tags, raw=line, whole=measurement == line_rules.MEASUREMENT)
+    line_rules.check_line(point.fields, tags=point.tags, raw=line, whole=measurement == line_rules.MEASUREMENT,
+                          totals=totals)
     return point
 
 
-def group_batches(points):
+def group_batches(points, totals=False):
     """Group points into batches by timestamp, in order of appearance.
 
     Every line of a batch carries the batch's timestamp, and batches are
     written whole, so distinct timestamps are distinct batches. Every line
     is checked against line_rules with its interval: the time since the
-    batch before (points of one run, in the order printed).
+    batch before (points of one run, in the order printed); in total
+    mode (totals), on the differences of its totals (line_rules.Totals).
     """
     batches = {}
     for p in points:
         if p.timestamp is None:
             raise AssertionError(f"line without a timestamp: {p.raw!r}")
         batches.setdefault(p.timestamp, []).append(p)
-    return line_rules.check_batches(list(batches.items()))
+    return line_rules.check_batches(list(batches.items()), totals=totals)
 
 
 def target_line(batch_points, target):
@@ -561,6 +564,20 @@ def forced_source(args, wrapper=(), env=None):
     return ["--source", source]
 
 
+def counters_total(args):
+    """Whether proctree-execd's args ask for total mode (--counters total;
+    the last --counters wins, as it does there)."""
+    mode = "delta"
+    for i, a in enumerate(args):
+        if a == "--counters" and i + 1 < len(args):
+            mode = args[i + 1]
+        elif a.startswith("--counters="):
+            mode = a.split("=", 1)[1]
+        elif a == "--":
+            break
+    return mode == "total"
+
+
 class Execd:
     """proctree-execd run as Telegraf's inputs.execd runs it.
 
@@ -576,6 +593,7 @@ class Execd:
         args = [str(a) for a in args]
         self.args = ([str(a) for a in wrapper] + [program or execd_path()] +
                      forced_source(args, wrapper, popen_kw.get("env")) + args)
+        self.totals = counters_total(args)
         self.proc = subprocess.Popen(self.args, stdin=stdin, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, **popen_kw)
         self.pid = self.proc.pid
@@ -713,10 +731,10 @@ class Execd:
     def points(self):
         """Its lines parsed (parse_line), each written as a person reads it
         (line_rules.check_written: no float in exponent form)."""
-        return [parse_line(line_rules.check_written(line)) for line in self.lines()]
+        return [parse_line(line_rules.check_written(line), self.totals) for line in self.lines()]
 
     def batches(self):
-        return group_batches(self.points())
+        return group_batches(self.points(), self.totals)
 
     def batch_count(self):
         with self._cond:

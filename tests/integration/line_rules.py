@@ -64,6 +64,16 @@ The slack, and why (TICK = 1 / sysconf(_SC_CLK_TCK), 10 ms here):
   the window). These are the only allowances not from the kernel's
   accounting.
 
+In total mode (--counters total, CounterMode "total": docs/METRICS.md,
+"Delta or total") every amount (a metric of kind delta) is a total since
+proctree started, so a line alone says nothing of its interval's amounts: a
+reader that follows the series (Totals) checks that no total falls, and
+hands the rules above the line of the interval's amounts, each total less
+the series' total before (the first line's totals are its first amounts).
+A line read alone in total mode (totals=True) is held only to the rules
+that totals obey as they are: numbers, min <= max, the states, the CPU
+percent (a ratio, the same in both modes).
+
 Where a line breaks a rule because of a defect that is known and not mended
 yet, KNOWN_DEFECTS names it and the exact metric, and nothing else is let
 through (see its comment).
@@ -101,6 +111,22 @@ class ImpossibleLine(AssertionError):
     """A line that no interval of any process tree can produce."""
 
 
+def _catalog_deltas():
+    """The catalog's metrics of kind DELTA (common/report/catalog.h): what
+    total mode reports as totals."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with open(os.path.join(root, "common", "report", "catalog.h")) as f:
+        found = re.findall(r'X\(\s*\w+\s*,\s*"(\w+)"\s*,\s*\w+\s*,\s*(\w+)\s*,', f.read())
+    if not found:
+        raise AssertionError("no metric found in common/report/catalog.h")
+    return frozenset(name for name, kind in found if kind == "DELTA")
+
+
+DELTAS = _catalog_deltas()
+# what a line may carry for intervals before its own (WithheldSpan)
+CPU_COUNTERS = ("proc_cpu_user_seconds", "proc_cpu_system_seconds")
+
+
 def host_cpus():
     """The CPUs the host has online: what any tree can run on at once."""
     return os.cpu_count() or 1
@@ -117,7 +143,7 @@ def _is_glob_target(tags):
     return any(c in (tags or {}).get("target", "") for c in GLOB_CHARS)
 
 
-def problems(fields, seconds=None, cpus=None, tags=None, exits=None, whole=False, counted=None):
+def problems(fields, seconds=None, cpus=None, tags=None, exits=None, whole=False, counted=None, totals=False):
     """What is impossible in one line's fields ({metric: value}): a list of
     sentences, empty when the line is possible. seconds: the time since the
     line before of its series (None: unknown); the time rules take the
@@ -129,7 +155,9 @@ def problems(fields, seconds=None, cpus=None, tags=None, exits=None, whole=False
     whole: the fields are a whole line of proctree's (not a query's columns
     or one stored series), which must say its interval; counted: the time
     the line's CPU counters span, from a reader that follows its series
-    (WithheldSpan; None: unknown, then seconds bounds them where given)."""
+    (WithheldSpan; None: unknown, then seconds bounds them where given);
+    totals: the amounts are totals (total mode, read alone), held only to
+    the rules that need no interval's amount."""
     cpus = cpus or host_cpus()
     found = []
 
@@ -161,7 +189,7 @@ def problems(fields, seconds=None, cpus=None, tags=None, exits=None, whole=False
 
     for some in PRESSURES:
         s, f = (_num(fields, f"cgroup_pressure_{some}_{k}_seconds") for k in ("some", "full"))
-        if s is not None and f is not None and f > s + 2 * USEC:
+        if s is not None and f is not None and f > s + 2 * USEC and not totals:
             bad(f"cgroup_pressure_{some}_full_seconds", f"{f} > some {s}")
 
     interval = _num(fields, INTERVAL)
@@ -169,6 +197,8 @@ def problems(fields, seconds=None, cpus=None, tags=None, exits=None, whole=False
         bad(INTERVAL, "absent: every line of proctree's says the wall time it covers")
     elif interval is not None and math.isfinite(interval) and interval <= 0:
         bad(INTERVAL, f"{interval}: an interval that covers no time has no line")
+    if totals:
+        return found
     elif interval is not None and seconds is not None and seconds > 0 and \
             interval > seconds * (1 + CLOCK_SLEW) + READ_WINDOW:
         bad(INTERVAL, f"{interval} s > the {seconds:.6f} s since the line before "
@@ -250,9 +280,10 @@ def check_written(raw):
     return raw
 
 
-def check_line(fields, seconds=None, cpus=None, tags=None, raw=None, exits=None, whole=False, counted=None):
+def check_line(fields, seconds=None, cpus=None, tags=None, raw=None, exits=None, whole=False, counted=None,
+               totals=False):
     """Raise ImpossibleLine naming every rule the line breaks."""
-    found = problems(fields, seconds, cpus, tags, exits, whole, counted)
+    found = problems(fields, seconds, cpus, tags, exits, whole, counted, totals)
     if found:
         what = f" (interval {seconds:.6f} s, {cpus or host_cpus()} CPUs)" if seconds else ""
         raise ImpossibleLine(f"impossible line{what}:\n  " + "\n  ".join(found) +
@@ -282,24 +313,63 @@ class WithheldSpan:
         return interval + before
 
 
-def check_batches(batches, interval=None, cpus=None):
+class Totals:
+    """A reader of total mode: each line of totals as the line of its
+    interval's amounts, the rules' to judge, and no total may fall.
+
+    A total's difference from the series' line before is that interval's
+    amount. A metric the line before lacked (unknown there) is carried on
+    from the last line that had it, so its difference spans those lines
+    too: kept for the CPU counters, whose span WithheldSpan follows as in
+    delta mode, left out for the others, which no interval here bounds
+    (their totals are still held never to fall)."""
+
+    def __init__(self):
+        self.last = {}    # series -> {metric: its latest total}
+        self.before = {}  # series -> the metrics of its line before
+
+    def amounts(self, series, fields, raw=None):
+        """fields with every total as the interval's amount; raises
+        ImpossibleLine where a total fell."""
+        last = self.last.setdefault(series, {})
+        before = self.before.get(series)
+        out = {}
+        for name, value in fields.items():
+            number = _num(fields, name)
+            if name not in DELTAS or number is None or not math.isfinite(number):
+                out[name] = value
+                continue
+            old = last.get(name)
+            if old is not None and number < old:
+                raise ImpossibleLine(f"total mode: {name} fell from {old} to {number}\n  line: {raw or fields}")
+            if old is None or before is None or name in before or name in CPU_COUNTERS:
+                out[name] = number - (old or 0)
+            last[name] = number
+        self.before[series] = set(fields)
+        return out
+
+
+def check_batches(batches, interval=None, cpus=None, totals=False):
     """Check every line of [(timestamp_ns, [Point])] (in the order printed).
     A line's own interval (collector_interval_seconds) judges what it holds,
     and is at most the time since the last line of its series (the same
     tags: one target's, or one breakdown group's, of one run; two programs
     writing to one output never shorten each other's); the first line's
     time since is unknown (interval=None) or the configured one, given as
-    interval."""
-    last, withheld = {}, WithheldSpan()
+    interval. totals: the lines are of total mode (Totals)."""
+    last, withheld, running = {}, WithheldSpan(), Totals()
     for ts, points in batches:
-        targets = {p.tags.get("target"): p.fields for p in points
+        def series_of(p):
+            return (p.measurement, tuple(sorted(p.tags.items())))
+        fields = {id(p): running.amounts(series_of(p), p.fields, p.raw) if totals else p.fields for p in points}
+        targets = {p.tags.get("target"): fields[id(p)] for p in points
                    if "target" in p.tags and not any(g in p.tags for g in GROUP_TAGS)}
         for p in points:
-            series = (p.measurement, tuple(sorted(p.tags.items())))
+            series = series_of(p)
             before = last.get(series)
             seconds = (ts - before) / 1e9 if before is not None and ts is not None else interval
-            check_line(p.fields, seconds, cpus, p.tags, p.raw, targets.get(p.tags.get("target")),
-                       whole=p.measurement == MEASUREMENT, counted=withheld.counted(series, p.fields))
+            check_line(fields[id(p)], seconds, cpus, p.tags, p.raw, targets.get(p.tags.get("target")),
+                       whole=p.measurement == MEASUREMENT, counted=withheld.counted(series, fields[id(p)]))
             if ts is not None:
                 last[series] = ts
     return batches
@@ -317,14 +387,19 @@ def check_series(metric, rows, cpus=None, tags=None, where=""):
     return rows
 
 
-def check_joined(by_epoch, interval=None, cpus=None, tags=None, where="", target=None):
+def check_joined(by_epoch, interval=None, cpus=None, tags=None, where="", target=None, totals=False):
     """{epoch: {metric: value}} of one collectd plugin instance (a target's
     or a breakdown group's line, split into one identifier per metric):
     each epoch's values checked together as one line, whole but for the
     newest, whose values collectd may still be writing; target: a group's
-    target's own {epoch: {metric: value}} (see problems' exits)."""
+    target's own {epoch: {metric: value}} (see problems' exits); totals:
+    the values are of total mode (Totals), the target's too."""
     previous, withheld = None, WithheldSpan()
     epochs = sorted(by_epoch)
+    if totals:
+        running, theirs = Totals(), Totals()
+        by_epoch = {epoch: running.amounts(None, by_epoch[epoch]) for epoch in epochs}
+        target = target and {epoch: theirs.amounts(None, target[epoch]) for epoch in sorted(target)}
     for epoch in epochs:
         seconds = epoch - previous if previous is not None else interval
         try:

@@ -27,9 +27,24 @@ def lp(fields, ts, target="t"):
     return f"proctree,target={target} {body} {ts}"
 
 
-def batches(*fields_per_batch, step=SEC):
+def batches(*fields_per_batch, step=SEC, totals=False):
     """The batches of lines with these fields, step ns apart, as Execd.batches reads them."""
-    return h.group_batches([h.parse_line(lp(f, TS + i * step)) for i, f in enumerate(fields_per_batch)])
+    return h.group_batches([h.parse_line(lp(f, TS + i * step), totals) for i, f in enumerate(fields_per_batch)],
+                           totals)
+
+
+def running(*fields_per_batch):
+    """The same lines in total mode: each amount (a delta metric) summed
+    over the lines up to it, as --counters total prints them."""
+    out, sums = [], {}
+    for fields in fields_per_batch:
+        line = dict(fields)
+        for name, value in fields.items():
+            if name in r.DELTAS:
+                sums[name] = sums.get(name, 0) + value
+                line[name] = sums[name]
+        out.append(line)
+    return out
 
 
 # a quiet one-process tree's interval, as a query's columns hold it (no
@@ -217,6 +232,7 @@ class ThroughTheHarness(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             c = Collectd.__new__(Collectd)
             c.csv_dir = os.path.join(d, "csv")
+            c.totals = False
             inst = os.path.join(c.csv_dir, HOSTNAME, "proctree-t")
             os.makedirs(inst)
 
@@ -244,6 +260,77 @@ class ThroughTheHarness(unittest.TestCase):
             write("duration", "cgroup_pressure_cpu_some_seconds", [(100.0, 0.0), (101.0, 7.5)])
             with self.assertRaises(r.ImpossibleLine):
                 c.csv_rows("t", "proc_rss_max")
+
+    def test_total_mode(self):
+        # the catalog's amounts, read from catalog.h
+        self.assertIn("proc_io_read_bytes", r.DELTAS)
+        self.assertIn(r.INTERVAL, r.DELTAS)
+        self.assertNotIn("proc_rss_max", r.DELTAS)
+        self.assertNotIn("proc_cpu_percent", r.DELTAS)
+        self.assertTrue(h.counters_total(["--pid", "1", "--counters", "total"]))
+        self.assertTrue(h.counters_total(["--counters=total", "--pid", "1"]))
+        self.assertFalse(h.counters_total(["--counters", "total", "--counters", "delta", "--pid", "1"]))
+        self.assertFalse(h.counters_total(["--pid", "1", "--", "x", "--counters", "total"]))
+        # CPUS s in each 1 s: possible, their totals too, though the third
+        # line's total is 3 x CPUS s in a line whose total interval is 3 s
+        # and whose own is 1 s
+        busy = dict(LINE, proc_cpu_user_seconds=float(CPUS), proc_cpu_system_seconds=0.0, proc_io_read_bytes=10)
+        batches(*running(busy, busy, busy), totals=True)
+        # read as delta mode's, the totals break the CPU rule
+        with self.assertRaisesRegex(r.ImpossibleLine, "proc_cpu_user_seconds"):
+            batches(*running(busy, busy, busy))
+        # the rules judge the differences: CPUS x 2 s in one 1 s interval is caught
+        twice = dict(busy, proc_cpu_user_seconds=2.0 * CPUS)
+        with self.assertRaisesRegex(r.ImpossibleLine, "proc_cpu_user_seconds"):
+            batches(*running(busy, twice), totals=True)
+        # ... and the interval's own: 2 s since the line before 1 s ago is not
+        with self.assertRaisesRegex(r.ImpossibleLine, "collector_interval_seconds: 2.0 s > the 1.000000 s"):
+            batches(*running(LINE, dict(LINE, collector_interval_seconds=2.0)), totals=True)
+        # a total that falls
+        lines = running(busy, busy)
+        lines.append(dict(lines[-1], proc_io_read_bytes=15, collector_interval_seconds=3.0))
+        with self.assertRaisesRegex(r.ImpossibleLine, "total mode: proc_io_read_bytes fell from 20 to 15"):
+            batches(*lines, totals=True)
+        # a line read alone: only what totals obey as they are
+        h.parse_line(lp(running(busy, busy, busy)[-1], TS), totals=True)
+        with self.assertRaises(r.ImpossibleLine):
+            h.parse_line(lp(dict(running(busy)[0], proc_rss_min=9000), TS), totals=True)
+        with self.assertRaises(r.ImpossibleLine):
+            h.parse_line(lp(dict(running(busy)[0], proc_io_read_bytes=-1), TS), totals=True)
+        # counters withheld by a short line (absent there): the next line's
+        # difference spans both intervals, as in delta mode
+        short = {"collector_interval_seconds": 1.0, "collector_samples": 10}
+        caught_up = dict(LINE, proc_cpu_user_seconds=1.5 * CPUS, proc_cpu_system_seconds=0.0)
+        batches(*running(LINE, short, caught_up), totals=True)
+        with self.assertRaisesRegex(r.ImpossibleLine, "proc_cpu_user_seconds"):
+            batches(*running(LINE, LINE, caught_up), totals=True)
+
+    def test_collectd_csv_in_total_mode(self):
+        with tempfile.TemporaryDirectory() as d:
+            c = Collectd.__new__(Collectd)
+            c.csv_dir = os.path.join(d, "csv")
+            c.totals = True
+            inst = os.path.join(c.csv_dir, HOSTNAME, "proctree-t")
+            os.makedirs(inst)
+
+            def write(type_, metric, rows):
+                with open(os.path.join(inst, f"{type_}-{metric}-2026-12-04"), "w") as f:
+                    f.write("epoch,value\n" + "".join(f"{e:.3f},{v}\n" for e, v in rows))
+
+            epochs = [100.0, 101.0, 102.0]
+            write("duration", "collector_interval_seconds", [(e, i + 1.0) for i, e in enumerate(epochs)])
+            write("duration", "cgroup_pressure_cpu_some_seconds", [(e, 0.9 * (i + 1)) for i, e in enumerate(epochs)])
+            self.assertEqual(len(c.csv_rows("t", "collector_interval_seconds")), 3)
+            c.totals = False  # 1.8 s of stall in a 1 s line, read as delta mode's
+            with self.assertRaises(r.ImpossibleLine):
+                c.csv_rows("t", "collector_interval_seconds")
+            c.totals = True
+            write("duration", "cgroup_pressure_cpu_some_seconds", [(100.0, 0.5), (101.0, 0.4), (102.0, 0.6)])
+            with self.assertRaisesRegex(r.ImpossibleLine, "fell from 0.5 to 0.4"):
+                c.csv_rows("t", "collector_interval_seconds")
+            write("duration", "cgroup_pressure_cpu_some_seconds", [(100.0, 0.5), (101.0, 2.0), (102.0, 2.1)])
+            with self.assertRaisesRegex(r.ImpossibleLine, "(?s)at 101.0: .*cgroup_pressure_cpu_some_seconds: 1.5 >"):
+                c.csv_rows("t", "collector_interval_seconds")
 
     def test_influxdb_rows(self):
         db = h.InfluxDB.__new__(h.InfluxDB)
