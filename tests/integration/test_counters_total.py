@@ -29,12 +29,20 @@ whole run's. The service does its work, is stopped and started again
 * every line read is held to line_rules.py, in total mode on the
   differences of its totals (harness.Execd knows the mode from its args).
 
+A launched command's summary (--summary json) is the run's in either mode:
+its bytes written those of the command's dd (and the launch's few), its
+collector_interval_seconds
+its seconds; the table in total mode says READ TOTAL and WRITE TOTAL, and
+its last row the bytes written (3.13 MiB), not a rate.
+
 collectd at Interval 1 with CounterMode "total", on the same service
 through the same restart: its csv rows of every amount of the target
 never fall, and its proc_io_write_bytes ends at both incarnations' bytes.
 """
 
+import json
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -184,6 +192,41 @@ class TotalAgainstDelta(unittest.TestCase):
         self.assertAlmostEqual(covered, (last_ts - first_ts) / 1e9, delta=0.05)
         # and the delta run's lines still carry amounts, not totals
         self.assertLess(max(p.fields[line_rules.INTERVAL] for p in delta_lines), 2.0)
+
+
+class Summary(unittest.TestCase):
+    def test_the_summary_is_the_runs_in_either_mode(self):
+        # 50 x 64 KiB written by dd: 3,276,800 bytes, 3.12 MiB
+        dd = ["dd", "if=/dev/zero", "bs=65536", "count=50", "status=none"]
+        written = 50 * 65536
+        with tempfile.TemporaryDirectory(prefix="proctree-counters-sum-") as tmp:
+            summaries, tables = {}, {}
+            for mode in ("delta", "total"):
+                path = os.path.join(tmp, f"{mode}.json")
+                run = subprocess.run([h.execd_path(), "--counters", mode, "--format", "table", "--interval", "0.2s",
+                                      "--summary", "json", "--summary-file", path, "--",
+                                      "sh", "-c", " ".join(dd) + f" of={tmp}/out-{mode}; sleep 0.5"],
+                                     stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=WAIT)
+                self.assertEqual(run.returncode, 0, run.stderr)
+                with open(path) as f:
+                    summaries[mode] = json.load(f)
+                tables[mode] = run.stdout
+        for mode, s in summaries.items():
+            # dd's, and the launch's own few (the command's pid written to
+            # its cgroup before the exec): a sum of totals would be far more
+            self.assertGreaterEqual(s["metrics"]["proc_io_write_bytes"], written, (mode, s))
+            self.assertLessEqual(s["metrics"]["proc_io_write_bytes"], written + 32, (mode, s))
+            self.assertAlmostEqual(s["metrics"][line_rules.INTERVAL], s["seconds"], delta=1e-6, msg=(mode, s))
+            self.assertGreaterEqual(s["intervals"], 2, (mode, s))
+        rows = [line for line in tables["total"].splitlines() if line[8:10] == "  " and "sh" in line[10:28]]
+        self.assertIn("READ TOTAL", tables["total"])
+        self.assertIn("WRITE TOTAL", tables["total"])
+        self.assertNotIn("TOTAL", tables["delta"])
+        # the last row's WRITE TOTAL: dd's bytes, to the table's 3 figures
+        self.assertTrue(rows, tables["total"])
+        figure, unit = rows[-1].split()[-3:-1]
+        self.assertEqual(unit, "MiB", rows[-1])
+        self.assertAlmostEqual(float(figure) * 2**20, written, delta=0.006 * 2**20, msg=rows[-1])
 
 
 class CollectdTotals(unittest.TestCase):
