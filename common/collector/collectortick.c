@@ -4,6 +4,7 @@
 #include <assert.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "collector/collectorstate.h"
@@ -127,6 +128,22 @@ void pt_collector_listen(struct pt_collector *c)
     pt_collector_open_listeners(c);
 }
 
+/* Built with check_invariants: the totals' invariants (totals.h) after
+ * each batch, aborting with the broken one's line; else nothing. */
+static void check_totals(const struct pt_totals *t, const char *whose)
+{
+#ifdef PT_CHECK_INVARIANTS
+    char why[200];
+    if (pt_totals_check(t, why, sizeof(why)) != 0) {
+        pt_logf(PT_LOG_ERROR, "totals of %s: invariant broken: %s", whose, why);
+        abort();
+    }
+#else
+    (void)t;
+    (void)whose;
+#endif
+}
+
 const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double now)
 {
     if (!c->started)
@@ -166,9 +183,11 @@ const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double 
             pt_totals_line(&c->totals[i], &c->results[i].report);
             pt_totals_groups(&c->totals[i], pt_target_group_reports(&c->targets[i], &c->results[i].n_groups),
                              c->results[i].n_groups);
+            check_totals(&c->totals[i], "a target");
         }
         if (b->has_global)
             pt_totals_line(&c->global_totals, &b->global);
+        check_totals(&c->global_totals, "the global line");
     }
     note_budget(c);
     return b;
