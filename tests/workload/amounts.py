@@ -14,7 +14,8 @@ it writes BYTES to DIR/data (write(2), 64 KiB calls at most), forks
 CHILDREN children one after the other, each alive 0.3 s (long enough for
 a poll or a discovery to see it) and ending with _exit(0), reaped, burns
 SECONDS of its own CPU, and makes the directory DIR/done-PID-N, N the
-works it has done so far (mkdir(2): no byte written). At EOF on stdin it exits.
+works it has done so far (mkdir(2): no byte written). At EOF on stdin it
+exits at once (_exit: no interpreter teardown's CPU after the last read).
 """
 
 import os
@@ -66,6 +67,7 @@ def main():
         burn(float(words[3]))
         done += 1
         os.mkdir(os.path.join(where, f"done-{os.getpid()}-{done}"))
+    os._exit(0)
 
 
 if __name__ == "__main__":
