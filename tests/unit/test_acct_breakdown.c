@@ -154,6 +154,76 @@ START_TEST(breakdown_groups_are_recycled)
 }
 END_TEST
 
+/* --counters total: every line's amounts are totals since the collector
+ * first measured its series. A group that empties, is gone from the
+ * batches, then comes back (another process of the name) goes on from
+ * its total; the target's line goes on through it all; the batch keeps
+ * the interval's own amounts too (what a run's summary folds); the
+ * global line's interval is the time since the start. */
+START_TEST(breakdown_totals_go_on)
+{
+    struct fx_proc sh = proc(100, 1, 10, 1000, 10, "101");
+    struct fx_proc a = proc(101, 100, 11, 0, 5, NULL);
+    sh.comm = "sh", a.comm = "a";
+    fx_put_proc(root, &sh), fx_put_proc(root, &a);
+    struct pt_collector_config config;
+    pt_collector_config_init(&config);
+    config.proc_root = root;
+    config.counters = PT_COUNTERS_TOTAL;
+    char err[256] = "";
+    c = pt_collector_new(&config, err, sizeof(err));
+    ck_assert_msg(c != NULL, "collector: %s", err);
+    struct pt_target_options opt;
+    pt_target_options_init(&opt);
+    opt.breakdown = PT_BY_PROCESS;
+    opt.breakdown_limit = 3;
+    add_pid_target_with("app", 100, &opt);
+    pt_collector_tick(c, 0.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.0);
+    ck_assert(b->totals);
+
+    a.io.rchar = 40;
+    fx_put_proc(root, &a);
+    b = pt_collector_end_interval(c, 2.0);
+    ck_assert_int_eq(group_int(b, "a", PT_M_PROC_IO_READ_BYTES), 40);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 40);
+    ck_assert_int_eq(b->targets[0].deltas.v[PT_M_PROC_IO_READ_BYTES].i, 40);
+
+    /* a is reaped by sh, with 10 bytes read after its last read */
+    fx_vanish(root, 101);
+    sh.io.rchar = 1000 + 40 + 10, sh.children = NULL;
+    fx_put_proc(root, &sh);
+    b = pt_collector_end_interval(c, 3.0);
+    ck_assert_int_eq(group_int(b, "a", PT_M_PROC_IO_READ_BYTES), 40);
+    ck_assert_int_eq(group_int(b, "a", PT_M_PROC_PROCESSES), 0); /* a count: as it is */
+    ck_assert_int_eq(group_int(b, "sh", PT_M_PROC_IO_READ_BYTES), 10);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 50);
+    ck_assert_int_eq(b->targets[0].deltas.v[PT_M_PROC_IO_READ_BYTES].i, 10);
+    b = pt_collector_end_interval(c, 4.0);
+    ck_assert_ptr_null(group(b, "a"));
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 50);
+    ck_assert_int_eq(b->targets[0].deltas.v[PT_M_PROC_IO_READ_BYTES].i, 0);
+
+    /* another "a": its group's total goes on from 40 */
+    struct fx_proc a2 = proc(102, 100, 40, 0, 5, NULL);
+    a2.comm = "a", sh.children = "102";
+    fx_put_proc(root, &a2), fx_put_proc(root, &sh);
+    pt_collector_tick(c, 4.5); /* discovery */
+    a2.io.rchar = 30;
+    fx_put_proc(root, &a2);
+    b = pt_collector_end_interval(c, 5.0);
+    int64_t read = b->targets[0].deltas.v[PT_M_PROC_IO_READ_BYTES].i;
+    ck_assert_int_gt(read, 0);
+    ck_assert_int_eq(group_int(b, "a", PT_M_PROC_IO_READ_BYTES), 40 + read);
+    ck_assert_int_eq(group_int(b, "sh", PT_M_PROC_IO_READ_BYTES), 10);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 50 + read);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 2);
+    ck_assert_double_eq_tol(fvalue(b, 0, PT_M_COLLECTOR_INTERVAL_SECONDS), 5.0, 1e-9);
+    ck_assert(b->has_global);
+    ck_assert_double_eq_tol(b->global.v[PT_M_COLLECTOR_INTERVAL_SECONDS].f, 5.0, 1e-9);
+}
+END_TEST
+
 /* A thread of the fixture: its task/TID/stat (name, own CPU) and status. */
 static void put_thread(pid_t pid, pid_t tid, const char *comm, uint64_t utime, uint64_t stime, int voluntary)
 {
@@ -517,5 +587,6 @@ int main(void)
     tcase_add_test(tc, breakdown_by_title_follows_a_new_title);
     tcase_add_test(tc, breakdown_by_title_pattern_refused);
     tcase_add_test(tc, every_line_says_its_interval);
+    tcase_add_test(tc, breakdown_totals_go_on);
     return unit_run(s);
 }
