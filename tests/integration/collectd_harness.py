@@ -307,6 +307,21 @@ def network_output(port):
 """
 
 
+def prometheus_output(port, block=None):
+    """write_prometheus serving its /metrics on 127.0.0.1:port: block (the
+    doc's, its port 9103 replaced) or a config of its own."""
+    if block is not None:
+        if '"9103"' not in block:
+            raise AssertionError(f"write_prometheus block without Port \"9103\": {block}")
+        return block.replace('"9103"', f'"{port}"')
+    return f"""LoadPlugin write_prometheus
+<Plugin write_prometheus>
+  Host "127.0.0.1"
+  Port "{port}"
+</Plugin>
+"""
+
+
 def stop_influxd_quickly(influx):
     """Stop a harness.InfluxDB whose collectd listener has received packets.
 

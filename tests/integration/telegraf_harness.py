@@ -69,11 +69,28 @@ def pids_with_cmdline(marker):
     return found
 
 
+def prometheus_client_output(port, block=None):
+    """[[outputs.prometheus_client]] serving /metrics on 127.0.0.1:port:
+    block (the doc's, its "127.0.0.1:9273" with port put in) or one of
+    its own."""
+    if block is not None:
+        if '"127.0.0.1:9273"' not in block:
+            raise AssertionError(f'outputs.prometheus_client block without "127.0.0.1:9273": {block}')
+        return "\n" + block.replace('"127.0.0.1:9273"', f'"127.0.0.1:{port}"')
+    return f"""
+[[outputs.prometheus_client]]
+  listen = "127.0.0.1:{port}"
+  metric_version = 2
+  export_timestamp = true
+"""
+
+
 def config_text(execd_command, metrics_file, signal_name="STDIN", influx=None, database="telegraf",
-                interval="1s"):
+                extra_outputs="", interval="1s"):
     """A telegraf.conf with one [[inputs.execd]] running execd_command (a
     list), outputs.file to metrics_file (as Telegraf sees it), and
-    outputs.influxdb when an InfluxDB is given. The agent's interval is 1 s
+    outputs.influxdb when an InfluxDB is given, then extra_outputs (config
+    text, e.g. prometheus_client_output()). The agent's interval is 1 s
     unless given, so a gather (a newline or signal to proctree-execd)
     happens every second; outputs flush every second."""
     config = f"""
@@ -102,13 +119,15 @@ def config_text(execd_command, metrics_file, signal_name="STDIN", influx=None, d
   urls = ["http://127.0.0.1:{influx.http_port}"]
   database = "{database}"
 """
-    return config
+    return config + extra_outputs
 
 
 class TelegrafRun:
     """What a running Telegraf leaves in a temp dir: its config, its
     outputs.file and its log. How it is started and stopped is the
     subclass's (its __init__ and stop_running())."""
+
+    totals = False  # proctree-execd --counters total: the amounts are totals (line_rules.Totals)
 
     def __init__(self, prefix):
         self.tmp = tempfile.TemporaryDirectory(prefix=prefix)
@@ -143,11 +162,11 @@ class TelegrafRun:
                 text = f.read()
         except FileNotFoundError:
             return []
-        return [h.parse_line(line) for line in text.split("\n")[:-1] if line]
+        return [h.parse_line(line, self.totals) for line in text.split("\n")[:-1] if line]
 
     def batches(self):
         """(timestamp, points) per batch, in timestamp order."""
-        return sorted(h.group_batches(self.points()), key=lambda b: b[0])
+        return sorted(h.group_batches(self.points(), self.totals), key=lambda b: b[0])
 
     def wait_batches(self, count, timeout=30.0):
         try:
@@ -165,10 +184,12 @@ class Telegraf(TelegrafRun):
     """Telegraf on the host with one [[inputs.execd]] running
     proctree-execd ARGS (config_text). Stopped by its own pid."""
 
-    def __init__(self, telegraf, execd_args, signal_name="STDIN", influx=None, database="telegraf", interval="1s"):
+    def __init__(self, telegraf, execd_args, signal_name="STDIN", influx=None, database="telegraf",
+                 extra_outputs="", interval="1s"):
         super().__init__("proctree-telegraf-")
+        self.totals = h.counters_total([str(a) for a in execd_args])
         self.write_config(config_text([h.execd_path()] + list(execd_args), self.metrics_path, signal_name, influx,
-                                      database, interval))
+                                      database, extra_outputs, interval))
         self.proc = subprocess.Popen([telegraf, "--config", self.config_path], stdin=subprocess.DEVNULL,
                                      stdout=self.log, stderr=subprocess.STDOUT)
 
