@@ -31,7 +31,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 DASHBOARDS = os.path.join(ROOT, "packaging", "dashboards")
 SHIPPED = ["proctree-telegraf-influxdb.json", "proctree-collectd-influxdb.json",
-           "proctree-collectd-graphite.json"]
+           "proctree-collectd-graphite.json", "proctree-telegraf-prometheus.json",
+           "proctree-collectd-prometheus.json"]
 
 
 def skip(why):
@@ -139,8 +140,16 @@ def faults(d):
         del inner["options"]["legend"]["calcs"]
         row["panels"] = [inner]
 
+    def stray_prometheus_query_key(d):
+        d["panels"][p]["targets"][0]["exprr"] = "up"
+
     row = next(i for i, x in enumerate(d["panels"]) if x["type"] == "row")
-    return [
+    # the SDK has the Prometheus data source's query type: its targets are
+    # decoded strictly too (InfluxDB's and Graphite's are not)
+    prometheus = [("an unknown key in a Prometheus query", stray_prometheus_query_key,
+                   f"panels[{p}].targets[0].exprr: unexpected field")] \
+        if d["panels"][p]["datasource"]["type"] == "prometheus" else []
+    return prometheus + [
         ("a panel's legend calcs removed", drop_calcs,
          f"panels[{p}].options.legend.calcs: required field is missing from input"),
         # the options are decoded as timeseries.Options, key by key
