@@ -11,9 +11,9 @@ a folding shows wrong ones. So, from one run:
   real Telegraf (outputs.influxdb and outputs.file) and by collectd with the
   built proctree.so (csv, write_graphite to a real carbon-cache, and the
   network plugin to InfluxDB's [[collectd]] listener);
-* the collectd network block and the [[collectd]] listener block are read
-  verbatim out of docs/DASHBOARDS.md and used, with 25826 replaced by a
-  free port as the doc says;
+* the collectd network and write_graphite blocks and the [[collectd]]
+  listener block are read verbatim out of docs/DASHBOARDS.md and used,
+  with 25826 replaced by a free port as the doc says, and 2003 by carbon's;
 * every query of every panel of the three dashboards, and every variable's
   query, is run against the real influxd and Debian's graphite-web (its
   render and find APIs) with Grafana's template variables put in as Grafana
@@ -179,7 +179,8 @@ class Dashboards(unittest.TestCase):
         cls.collectd = stack.enter_context(ch.Collectd(
             cls.tmp, ch.process_block(TARGET, f'Cgroup "{cls.cg.rel}"', 'BreakDown "process"')
             + "".join(ch.process_block(name, f"Pid {p.pid}") for name, p in zip(OTHER_TARGETS, others)),
-            ch.graphite_output(cls.carbon.line_port) + cls.network_block.replace("25826", port)))
+            doc_block("collectd-graphite").replace('"2003"', f'"{cls.carbon.line_port}"')
+            + cls.network_block.replace("25826", port)))
         # Enough intervals that a middle one is whole everywhere.
         cls.telegraf.wait_batches(6, timeout=60)
         cls.collectd.wait_csv(TARGET, "proc_processes_started", count=6, timeout=60)

@@ -97,7 +97,8 @@ class Rates(unittest.TestCase):
             interval=f"{INTERVAL_S}s"))
         cls.collectd = stack.enter_context(ch.Collectd(
             cls.tmp, ch.process_block(TARGET, f"Pid {cls.reader.pid}"),
-            ch.graphite_output(cls.carbon.line_port) + network.replace("25826", port), interval=INTERVAL_S))
+            doc_block("collectd-graphite").replace('"2003"', f'"{cls.carbon.line_port}"')
+            + network.replace("25826", port), interval=INTERVAL_S))
         timeout = (LINES + 3) * INTERVAL_S + h.START_TIMEOUT
         cls.telegraf.wait_batches(LINES, timeout=timeout)
         cls.collectd.wait_csv(TARGET, METRIC, count=LINES, timeout=timeout)
