@@ -55,6 +55,24 @@ void pt_groups_move(struct pt_groups *gs, uint32_t from, uint32_t to, int k, int
     pt_groups_adjust(gs, to, k, v);
 }
 
+void pt_groups_merge_other(struct pt_groups *gs, uint32_t slot)
+{
+    assert(slot < gs->limit);
+    struct pt_group *g = &gs->list[slot], *other = &gs->list[gs->limit];
+    if (!g->in_use)
+        return;
+    for (int k = 0; k < PT_CTR_COUNT; k++) {
+        other->adjust[k] = pt_sat_add(other->adjust[k], g->adjust[k]);
+        other->high_water[k] = pt_sat_add(other->high_water[k], g->high_water[k]);
+        other->interval_base[k] = pt_sat_add(other->interval_base[k], g->interval_base[k]);
+    }
+    for (int c = 0; c < 2; c++)
+        other->cpu_rest_us[c] = pt_sat_add(other->cpu_rest_us[c], g->cpu_rest_us[c]);
+    other->cpu_waits |= g->cpu_waits; /* its CPU over the bound shows on other's next line */
+    other->in_use = true;
+    memset(g, 0, sizeof(*g));
+}
+
 void pt_groups_end_poll(struct pt_groups *gs, int first, int last)
 {
     for (uint32_t i = 0; i <= gs->limit; i++) {

@@ -89,6 +89,11 @@ uint32_t pt_groups_find(struct pt_groups *gs, const char *name);
 void pt_groups_adjust(struct pt_groups *gs, uint32_t g, int k, int64_t v);
 /* v of counter k from group from's adjust to group to's: the sum stays. */
 void pt_groups_move(struct pt_groups *gs, uint32_t from, uint32_t to, int k, int64_t v);
+/* Group slot (< limit) merged into "other", every counter, mark and base
+ * added to other's (so the sums stay), and freed: the ranked breakdown
+ * (rank.h) gives its slot to another name. The caller points its members
+ * to "other". Between intervals only (its interval's values are cleared). */
+void pt_groups_merge_other(struct pt_groups *gs, uint32_t slot);
 /* One poll's sums of gauges [first, last] are in each group's poll[]:
  * add them to the extrema of every group in use and clear them. */
 void pt_groups_end_poll(struct pt_groups *gs, int first, int last);

@@ -23,6 +23,8 @@ void pt_ledger_free(struct pt_ledger *l)
 {
     if (l->groups.list)
         pt_groups_free(&l->groups);
+    pt_rank_free(&l->rank);
+    free(l->rank_slot);
     free(l->shares);
     memset(l, 0, sizeof(*l));
 }
@@ -291,11 +293,13 @@ void pt_ledger_credit_tcounts(struct pt_ledger *l, int32_t group, const int64_t 
 
 static int64_t carry_ticks(const struct pt_ledger *l, int64_t *rest, int64_t us);
 
-/* CPU ticks and switches of a thread to group gi alone. */
-static void credit_thread(struct pt_ledger *l, uint32_t gi, int64_t user_ticks, int64_t system_ticks, bool ctx,
-                          int64_t voluntary, int64_t involuntary)
+/* CPU ticks and switches of a thread named comm to group gi alone. */
+static void credit_thread(struct pt_ledger *l, const char *comm, uint32_t gi, int64_t user_ticks, int64_t system_ticks,
+                          bool ctx, int64_t voluntary, int64_t involuntary)
 {
     struct pt_group *g = group_at(l, (int32_t)gi);
+    if (pt_ledger_ranks(l) && gi == l->groups.limit) /* a name in other weighs by its threads' CPU */
+        pt_rank_note(&l->rank, comm, pt_sat_add(user_ticks, system_ticks), -1);
     g->processes++; /* its live threads: the slot is kept while there are some */
     g->stat_seen = true;
     pt_groups_adjust(&l->groups, gi, PT_CTR_USER_TICKS, user_ticks);
@@ -309,7 +313,7 @@ static void credit_thread(struct pt_ledger *l, uint32_t gi, int64_t user_ticks, 
 void pt_ledger_credit_thread(struct pt_ledger *l, const char *comm, int64_t user_ticks, int64_t system_ticks, bool ctx,
                              int64_t voluntary, int64_t involuntary)
 {
-    credit_thread(l, pt_groups_find(&l->groups, comm), user_ticks, system_ticks, ctx, voluntary, involuntary);
+    credit_thread(l, comm, pt_groups_find(&l->groups, comm), user_ticks, system_ticks, ctx, voluntary, involuntary);
 }
 
 void pt_ledger_credit_thread_exit(struct pt_ledger *l, const char *comm, const int64_t cpu_us[PT_CPU_COUNT],
@@ -322,7 +326,7 @@ void pt_ledger_credit_thread_exit(struct pt_ledger *l, const char *comm, const i
         assert(cpu_us[c] >= 0);
         ticks[c] = carry_ticks(l, &g->cpu_rest_us[c], cpu_us[c]);
     }
-    credit_thread(l, gi, ticks[PT_CPU_USER], ticks[PT_CPU_SYSTEM], true, voluntary, involuntary);
+    credit_thread(l, comm, gi, ticks[PT_CPU_USER], ticks[PT_CPU_SYSTEM], true, voluntary, involuntary);
 }
 
 static int64_t ticks_to_us(const struct pt_ledger *l, int64_t ticks)
@@ -530,10 +534,32 @@ void pt_ledger_deltas(struct pt_ledger *l, bool keep_base, double seconds, int64
     l->phase = PT_LEDGER_REPORTING;
 }
 
+/* What a group or an account weighs in the ranking (rank.h): of the
+ * interval's deltas, or its resident memory. */
+static int64_t rank_weight(enum pt_rank_by by, const int64_t delta[PT_CTR_COUNT], int64_t rss)
+{
+    switch (by) {
+    case PT_RANK_CPU:
+        return pt_sat_add(delta[PT_CTR_USER_TICKS], delta[PT_CTR_SYSTEM_TICKS]);
+    case PT_RANK_IO:
+        return pt_sat_add(delta[PT_CTR_STORAGE_READ], delta[PT_CTR_STORAGE_WRITE]);
+    case PT_RANK_MEMORY:
+        return rss;
+    case PT_RANK_SEEN:
+        break;
+    }
+    return 0;
+}
+
 void pt_ledger_group_deltas(struct pt_ledger *l, uint32_t g, bool keep_base, int64_t delta[PT_CTR_COUNT])
 {
     assert(l->phase == PT_LEDGER_REPORTING && g <= l->groups.limit);
     group_deltas(&l->groups, g, keep_base, l->cpu_max, delta);
+    const struct pt_group *gr = &l->groups.list[g];
+    if (pt_ledger_ranks(l) && g < l->groups.limit && gr->in_use) /* the name weighs what its line shows */
+        pt_rank_note(&l->rank, gr->name,
+                     rank_weight(l->rank.by, delta, gr->gauges[PT_G_RSS].any ? gr->gauges[PT_G_RSS].max : 0),
+                     (int32_t)g);
 }
 
 void pt_ledger_snapshot(const struct pt_ledger *l, struct pt_account *a)
@@ -551,6 +577,85 @@ void pt_ledger_end_interval(struct pt_ledger *l)
     l->phase = PT_LEDGER_READING;
     if (l->groups.list)
         pt_groups_end_interval(&l->groups);
+}
+
+/* ---- the ranked breakdown ----------------------------------------------- */
+
+void pt_ledger_set_rank(struct pt_ledger *l, enum pt_rank_by by)
+{
+    pt_rank_free(&l->rank);
+    free(l->rank_slot);
+    l->rank_slot = NULL;
+    pt_rank_init(&l->rank, by);
+    if (by != PT_RANK_SEEN && l->groups.list)
+        l->rank_slot = pt_xalloc(l->groups.limit * sizeof(*l->rank_slot));
+}
+
+void pt_ledger_rank_account(struct pt_ledger *l, const struct pt_account *a, const char *name, int64_t rss_bytes)
+{
+    assert(l->phase != PT_LEDGER_REPORTING); /* before the snapshot */
+    if (!pt_ledger_ranks(l) || a->group < 0 || (uint32_t)a->group != l->groups.limit)
+        return;
+    int64_t delta[PT_CTR_COUNT] = {0};
+    for (int k = 0; k < PT_CTR_COUNT; k++)
+        if (pt_account_has(a, k))
+            delta[k] = pt_sat_sub(a->ctr[k], a->ctr_at_end[k]);
+    pt_rank_note(&l->rank, name, rank_weight(l->rank.by, delta, rss_bytes), -1);
+}
+
+void pt_ledger_rank_choose(struct pt_ledger *l)
+{
+    assert(l->phase == PT_LEDGER_READING); /* between intervals */
+    if (!pt_ledger_ranks(l))
+        return;
+    struct pt_groups *gs = &l->groups;
+    for (uint32_t i = 0; i < gs->limit; i++)
+        l->rank_slot[i] = gs->list[i].in_use;
+    pt_rank_choose(&l->rank, l->rank_slot, gs->limit);
+    memset(l->rank_slot, 0, gs->limit * sizeof(*l->rank_slot));
+    /* the names that lose their slot first, so that those that gain one find it free */
+    for (size_t i = 0; i < l->rank.n; i++) {
+        const struct pt_rank_name *e = &l->rank.list[i];
+        if (e->slot >= 0 && !e->named) {
+            pt_groups_merge_other(gs, (uint32_t)e->slot);
+            l->rank_slot[e->slot] = true;
+        }
+    }
+    for (size_t i = 0; i < l->rank.n; i++) {
+        const struct pt_rank_name *e = &l->rank.list[i];
+        if (e->slot < 0 && e->named) {
+            uint32_t got = pt_groups_find(gs, e->name);
+            assert(got < gs->limit); /* as many slots were freed as names gain one */
+            (void)got;
+        }
+    }
+}
+
+void pt_ledger_regroup_all(struct pt_ledger *l, struct pt_account *a, uint32_t to)
+{
+    if (a->group < 0 || (uint32_t)a->group == to)
+        return;
+    for (int k = 0; k < PT_CTR_COUNT; k++)
+        if (pt_account_has(a, k))
+            move(l, (int32_t)to, (uint32_t)a->group, k, pt_ledger_account_value(a, k));
+    a->group = (int32_t)to;
+}
+
+void pt_ledger_rank_follow(struct pt_ledger *l, struct pt_account *a, const char *name)
+{
+    if (!pt_ledger_ranks(l) || a->group < 0)
+        return;
+    uint32_t other = l->groups.limit;
+    if ((uint32_t)a->group < other && l->rank_slot[a->group])
+        a->group = (int32_t)other; /* its group's counters went there whole */
+    if ((uint32_t)a->group != other)
+        return;
+    const struct pt_rank_name *e = pt_rank_find(&l->rank, name);
+    if (!e || !e->named)
+        return;
+    uint32_t to = pt_groups_find(&l->groups, name);
+    if (to < other)
+        pt_ledger_regroup_all(l, a, to);
 }
 
 /* ---- invariants -------------------------------------------------------- */

@@ -105,6 +105,7 @@
 #include <sys/types.h>
 
 #include "accounting/breakdown.h"
+#include "accounting/rank.h"
 #include "procfs/procfile.h"
 #include "report/quantities.h"
 
@@ -182,6 +183,11 @@ struct pt_ledger {
      * interval could hold (-1: unbounded) */
     int64_t cpu_reported, cpu_max;
     bool cpu_waits; /* they left CPU for the next line (which shows it) */
+    /* --by-rank (rank.h): the weights noted this interval, and per named
+     * slot whether it is held (before a choice) or lost its name to
+     * "other" (after); NULL when the breakdown is not ranked */
+    struct pt_rank rank;
+    bool *rank_slot;
 };
 
 /* cpus: the CPUs a tree can run on at once (0: no bound on an
@@ -283,6 +289,36 @@ void pt_ledger_add_lost(struct pt_ledger *l, int32_t group, const int64_t v[PT_C
 /* Faults and I/O v that the kernel folded into from's counters belong to
  * group to (CPU moves as a share of the fold: ledgerfolds.h). */
 void pt_ledger_move(struct pt_ledger *l, const struct pt_account *from, uint32_t to, const int64_t v[PT_CTR_COUNT]);
+
+/* ---- the ranked breakdown (rank.h) ------------------------------------ */
+
+/* The breakdown's names ranked by by from now on (PT_RANK_SEEN: the
+ * first seen hold the slots, no ranking). */
+void pt_ledger_set_rank(struct pt_ledger *l, enum pt_rank_by by);
+static inline bool pt_ledger_ranks(const struct pt_ledger *l)
+{
+    return l->rank_slot != NULL;
+}
+/* At the interval's end, before a's snapshot: a, named name, weighs what
+ * it did this interval (rss_bytes: its resident memory at the last poll)
+ * in the ranking when it is in "other" (a named group weighs by its line:
+ * pt_ledger_group_deltas notes it). */
+void pt_ledger_rank_account(struct pt_ledger *l, const struct pt_account *a, const char *name, int64_t rss_bytes);
+/* After pt_ledger_end_interval: the next interval's names chosen from
+ * the weights noted. A group that loses its slot is merged into "other"
+ * at once, adjust, marks and base (pt_groups_merge_other): its accounts
+ * follow it there at pt_ledger_rank_follow; a name that gains one takes
+ * a free slot. Then every live account is handed to
+ * pt_ledger_rank_follow (with a breakdown that partitions the members). */
+void pt_ledger_rank_choose(struct pt_ledger *l);
+/* a (live), named name: into "other" when its group lost its slot; out
+ * of "other" into its name's slot when its name has one now, with all it
+ * counted so far left in "other" (pt_ledger_regroup_all). */
+void pt_ledger_rank_follow(struct pt_ledger *l, struct pt_account *a, const char *name);
+/* a moves to group to with nothing: all it counted so far (its value, its
+ * debts included) stays in its old group, and only what it does from now
+ * on counts in to. Neither group's G moves, nor their marks. */
+void pt_ledger_regroup_all(struct pt_ledger *l, struct pt_account *a, uint32_t to);
 
 /* ---- the interval ----------------------------------------------------- */
 
