@@ -66,6 +66,7 @@ static const char *const expects_string[] = {
     [PT_ARG_TEXT] = "a string, in quotes",
     [PT_ARG_MEM_UNIT] = "\"bytes\", \"kB\", \"MB\", \"GB\", \"KiB\", \"MiB\" or \"GiB\"",
     [PT_ARG_BREAKDOWN] = "\"process\", \"title\", \"thread\" or \"cgroup\"",
+    [PT_ARG_RANK] = "\"seen\", \"cpu\", \"memory\" or \"io\"",
     [PT_ARG_REGEX] = "a regular expression, in quotes",
     [PT_ARG_PROC_DIR] = "a directory, in quotes",
     [PT_ARG_SYS_DIR] = "a directory, in quotes",

@@ -88,6 +88,7 @@ void execd_print_option_list(FILE *out)
         [PT_ARG_DURATION_OR_0] = "duration-or-0",
         [PT_ARG_MEM_UNIT] = "memory-unit",
         [PT_ARG_BREAKDOWN] = "breakdown",
+        [PT_ARG_RANK] = "rank",
         [PT_ARG_PROC_DIR] = "proc-dir",
         [PT_ARG_SYS_DIR] = "sys-dir",
         [PT_ARG_REGEX] = "regex",

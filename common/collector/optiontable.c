@@ -130,6 +130,11 @@ int pt_option_parse(const struct pt_option_def *option, const char *text, union 
             return 0;
         snprintf(why, whylen, "a breakdown: process, title, thread or cgroup");
         return -1;
+    case PT_ARG_RANK:
+        if (pt_rank_parse(text, &out->rank) == 0)
+            return 0;
+        snprintf(why, whylen, "a ranking: seen, cpu, memory or io");
+        return -1;
     case PT_ARG_REGEX: {
         /* compiled now, so that a bad one stops the start with its option's
          * name; the target compiles it again (titlegroup.h) */
@@ -179,6 +184,9 @@ static int store_target(enum pt_option_id id, const union pt_option_value *v, st
         return 0;
     case PT_O_BY_LIMIT:
         target->breakdown_limit = (unsigned)v->whole;
+        return 0;
+    case PT_O_BY_RANK:
+        target->breakdown_rank = v->rank;
         return 0;
     case PT_O_BY_TITLE_PATTERN:
         target->title_pattern = v->text;

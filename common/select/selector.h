@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "accounting/rank.h"
 #include "util/bounds.h"
 
 enum pt_selector_kind {
@@ -76,6 +77,8 @@ struct pt_target_options {
                                   at the target's start */
     size_t line_name_max;      /* bytes of "TARGET-GROUP" the frontend writes (collectd's
                                   plugin instance: 127); 0: no limit (groupkey.h) */
+    /* which names the breakdown's limited lines have (rank.h) */
+    enum pt_rank_by breakdown_rank;
 };
 
 /* All on; no PSS budget; PSS read again at least every 6th sample; no
@@ -92,6 +95,7 @@ static inline void pt_target_options_init(struct pt_target_options *options)
     options->breakdown_limit = PT_BREAKDOWN_LIMIT_DEFAULT;
     options->title_pattern = NULL;
     options->line_name_max = 0;
+    options->breakdown_rank = PT_RANK_SEEN;
 }
 
 #endif

@@ -202,6 +202,10 @@ static void count_members(const struct pt_target *t, struct pt_ledger *ledger)
         if (pt_target_partitions(t)) {
             pt_membership_follow_name(t, ledger, m);
             pt_ledger_seen(ledger, &m->acct);
+            /* its last poll's resident memory (a gone member's is not polled) */
+            uint64_t page = (uint64_t)t->page_size, pages = m->has_statm ? m->statm.resident : 0;
+            int64_t rss = pages > (uint64_t)INT64_MAX / page ? INT64_MAX : (int64_t)(pages * page);
+            pt_ledger_rank_account(ledger, &m->acct, pt_membership_group_name(t, m), rss);
         }
         pt_ledger_add_account(ledger, &m->acct, m->num_threads);
         pt_ledger_snapshot(ledger, &m->acct);
@@ -247,6 +251,22 @@ static void fill_group_reports(const struct pt_target *t, struct pt_ledger *ledg
     if (max)
         cut = max > own + 2 * PT_GROUP_KEY_SUFFIX ? max - own : 2 * PT_GROUP_KEY_SUFFIX;
     pt_group_keys(gl->reports, gl->n, other_last, cut, gl->keys, gl->folds, gl->order);
+}
+
+/* --by-rank: the next interval's names chosen from this one's weights,
+ * every live member following its group or its name (ledger.h). */
+static void rank_groups(const struct pt_target *t, struct pt_ledger *ledger)
+{
+    if (!pt_ledger_ranks(ledger))
+        return;
+    pt_ledger_rank_choose(ledger);
+    if (!pt_target_partitions(t))
+        return;
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        struct pt_member *m = &t->membership.members[i];
+        if (!m->gone)
+            pt_ledger_rank_follow(ledger, &m->acct, pt_membership_group_name(t, m));
+    }
 }
 
 static struct pt_account *live_account(const void *target, pid_t pid)
@@ -396,6 +416,7 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
     pt_targetgpu_end_interval(&t->gpu);
     pt_exits_end_interval(&t->exits);
     pt_ledger_end_interval(&t->ledger);
+    rank_groups(t, &t->ledger);
     pt_target_debug_check(t, "the interval's end");
 }
 
@@ -433,6 +454,16 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
     t->selector.value = selector->value ? pt_xstrdup(selector->value) : NULL;
     if (options->breakdown == PT_BY_CGROUP && selector->kind != PT_SELECT_CGROUP && selector->kind != PT_SELECT_UNIT) {
         snprintf(err, errlen, "a breakdown by cgroup needs a cgroup or unit target");
+        pt_target_free(t);
+        return -1;
+    }
+    /* a member in "other" by cgroup keeps no cgroup name to rank it by;
+     * a thread's line has its CPU alone */
+    if (options->breakdown_rank != PT_RANK_SEEN &&
+        (options->breakdown == PT_BY_CGROUP ||
+         (options->breakdown == PT_BY_THREAD && options->breakdown_rank != PT_RANK_CPU))) {
+        snprintf(err, errlen, "a breakdown by %s is not ranked by %s (by thread: cpu only; by cgroup: seen only)",
+                 pt_breakdown_name(options->breakdown), pt_rank_name(options->breakdown_rank));
         pt_target_free(t);
         return -1;
     }
@@ -481,6 +512,7 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
                                          : 1),
                    options->breakdown != PT_BY_NONE ? options->breakdown_limit : 0, pt_target_partitions(t));
     if (options->breakdown != PT_BY_NONE) {
+        pt_ledger_set_rank(&t->ledger, options->breakdown_rank);
         size_t lines = options->breakdown_limit + 1;
         t->group_lines.reports = pt_xalloc(lines * sizeof(*t->group_lines.reports));
         t->group_lines.keys = pt_xalloc(lines * sizeof(*t->group_lines.keys));

@@ -46,6 +46,7 @@ enum pt_option_arg {
     PT_ARG_DURATION_OR_0, /* seconds > 0, or 0 */
     PT_ARG_MEM_UNIT,      /* bytes, kB, MB or GB, or KiB, MiB, GiB (units.h) */
     PT_ARG_BREAKDOWN,     /* process, title, thread or cgroup (selector.h) */
+    PT_ARG_RANK,          /* seen, cpu, memory or io (rank.h) */
     PT_ARG_REGEX,         /* a POSIX extended regular expression, compiled to check it */
     PT_ARG_PROC_DIR,      /* a proc filesystem's directory, checked */
     PT_ARG_SYS_DIR,       /* a directory, checked */
@@ -94,6 +95,8 @@ enum pt_help_section {
     "with --by title, group by the text of this POSIX\nERE's first capture group that has some (else of\nthe whole match) where it matches the title, by\nthe whole title where it does not:\n'^postgres: (\\S+)' gives one line per backend\nuser, checkpointer, walwriter, autovacuum, ...") \
   X(PT_O_BY_LIMIT, "by-limit", "BreakDownLimit", WHOLE, 1, PT_BREAKDOWN_LIMIT_MAX, PER_TARGET, "N", \
     "at most N names (default 20, 1 to 1000); the\nrest are tagged process=other (title=other,\nthread=other, cgroup=other)") \
+  X(PT_O_BY_RANK, "by-rank", "BreakDownRank", RANK, 0, 0, PER_TARGET, "HOW", \
+    "which names those are: seen (the default), the\nfirst seen while there is room; cpu, memory or\nio, the heaviest of each interval by CPU time,\nresident memory or storage bytes read and\nwritten, named from the next interval on (a\nnamed one keeps its place until one in other\nweighs more than twice it); not by cgroup") \
   X(PT_O_NO_PSS, "no-pss", "CollectPss", OFF, 0, 0, PER_TARGET, "", \
     "do not read smaps_rollup (no pss/shared/uss/swap)") \
   X(PT_O_PSS_BUDGET, "pss-budget", "PssBudget", DURATION_OR_0, PT_DURATION_MIN_MS, PT_DURATION_MAX_MS, PER_TARGET, "DUR", \
@@ -193,6 +196,7 @@ union pt_option_value {
     double seconds;
     enum pt_mem_unit unit;
     enum pt_breakdown by;
+    enum pt_rank_by rank;
     enum pt_source source;
     enum pt_counters counters;
     const char *text; /* PATH, TEXT, REGEX, *_DIR: the caller's, kept until copied */
