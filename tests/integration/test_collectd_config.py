@@ -74,6 +74,10 @@ BAD = [
      ['"PollInterval"', '<Process "web">', "global option"]),
     ("a selector outside every block", "  Pid 1\n", ['"Pid"', "<Plugin proctree>", "selector"]),
     ("a bad default of every block", "  BreakDownLimit 0\n", ['"BreakDownLimit"', "<Plugin proctree>", "integer"]),
+    ("an unknown ranking", web("web", "Pid 1", 'BreakDown "process"', 'BreakDownRank "disk"'),
+     ['"BreakDownRank"', '<Process "web">', "expects a ranking: seen, cpu, memory or io"]),
+    ("a ranking that is no string", web("web", "Pid 1", 'BreakDown "process"', "BreakDownRank 1"),
+     ['"BreakDownRank"', '"seen", "cpu", "memory" or "io"']),
     # a container's collectd given the host's /proc: a typo would measure
     # nothing, or the container's own /proc, and look fine
     ("ProcRoot missing", '  ProcRoot "/nonexistent/hostfs/proc"\n', ['"ProcRoot"', "<Plugin proctree>", "/nonexistent"]),
