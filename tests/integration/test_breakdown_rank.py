@@ -36,6 +36,7 @@ TREE = textwrap.dedent("""\
         if pid:
             return pid
         libc.prctl(15, name.encode(), 0, 0, 0)  # PR_SET_NAME: the comm
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG: none outlives a failed test
         if hot:
             while True:
                 pass
