@@ -1,5 +1,5 @@
-/* spawntree [--move-root MS] N root TAG: build a tree of N sleeping processes (this one
- * included) and wait.
+/* spawntree [--move-root MS] [--names K] N root TAG: build a tree of N sleeping processes
+ * (this one included) and wait.
  *
  * Node i (0 = this process) forks nodes 8i+1 .. 8i+8 that are < N, so a 1000-process tree is
  * 4 levels deep. Every node writes one byte to stdout once it is up, then points stdout at
@@ -11,6 +11,8 @@
  * With --move-root MS the root (only) touches a fresh page every MS ms instead of sleeping in
  * pause(), so its statm resident moves between any two samples a second apart: the tree whose
  * memory moves, for which a collector must read every member's smaps_rollup again.
+ * With --names K node i > 0 names itself (comm, PR_SET_NAME) nK where K = i mod K, 3 digits:
+ * a tree of K process names besides the root's, for a breakdown by process of many names.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -50,15 +52,20 @@ static void move_memory(long period_ms)
 int main(int argc, char **argv)
 {
     long move_ms = 0; /* 0: the root sleeps too */
+    long names = 0;   /* 0: every node keeps the root's comm */
     bool bad_period = false;
-    if (argc == 6 && strcmp(argv[1], "--move-root") == 0) {
-        move_ms = strtol(argv[2], NULL, 10);
-        bad_period = move_ms < 1;
+    while (argc >= 6 && (strcmp(argv[1], "--move-root") == 0 || strcmp(argv[1], "--names") == 0)) {
+        long v = strtol(argv[2], NULL, 10);
+        if (strcmp(argv[1], "--move-root") == 0)
+            move_ms = v;
+        else
+            names = v;
+        bad_period |= v < 1;
         argc -= 2;
         argv += 2;
     }
     if (argc != 4 || strcmp(argv[2], "root") != 0 || bad_period) {
-        fprintf(stderr, "usage: spawntree [--move-root MS] N root TAG\n");
+        fprintf(stderr, "usage: spawntree [--move-root MS] [--names K] N root TAG\n");
         return 2;
     }
     long n = strtol(argv[1], NULL, 10);
@@ -83,6 +90,11 @@ int main(int argc, char **argv)
                 _exit(1);
             memcpy(argv[2], "node", 4);
             self = child;
+            if (names > 0) {
+                char comm[24]; /* the kernel keeps 15 bytes */
+                snprintf(comm, sizeof(comm), "n%03ld", self % names);
+                prctl(PR_SET_NAME, comm);
+            }
             c = 0; /* restart the loop as the child: fork its own children */
         }
     }
