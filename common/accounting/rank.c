@@ -1,5 +1,6 @@
 #include "accounting/rank.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,6 +66,39 @@ void pt_rank_note(struct pt_rank *r, const char *name, int64_t weight, int32_t s
     pt_buf_append(&r->names, name, strlen(name) + 1);
 }
 
+/* base[n] of size bytes each sorted by cmp: a heap sort, in place (glibc's
+ * qsort allocates past 1 KiB, and an interval's end allocates nothing once
+ * the tree is known). cmp orders totally here, so the order is the same
+ * whatever the notes' order. */
+static void heap_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    char *b = base, tmp[64];
+    assert(size <= sizeof(tmp));
+#define AT(i) (b + (i)*size)
+#define SWAP(i, j) (memcpy(tmp, AT(i), size), memcpy(AT(i), AT(j), size), memcpy(AT(j), tmp, size))
+    for (size_t end = n, start = n / 2;;) {
+        size_t root;
+        if (start > 0) {
+            root = --start; /* building the heap */
+        } else {
+            if (end <= 1)
+                break;
+            end--; /* the largest to the end, the heap one shorter */
+            SWAP(0, end);
+            root = 0;
+        }
+        for (size_t child; (child = 2 * root + 1) < end; root = child) {
+            if (child + 1 < end && cmp(AT(child), AT(child + 1)) < 0)
+                child++;
+            if (cmp(AT(root), AT(child)) >= 0)
+                break;
+            SWAP(root, child);
+        }
+    }
+#undef SWAP
+#undef AT
+}
+
 /* By name, the named slot first. */
 static int by_name(const void *a, const void *b)
 {
@@ -96,7 +130,7 @@ static void sum_notes(struct pt_rank *r, const bool *held, uint32_t limit)
     for (size_t i = 0; i < r->n_notes; i++)
         r->list[i] = (struct pt_rank_name){
             .name = r->names.data + r->notes[i].name, .weight = r->notes[i].weight, .slot = r->notes[i].slot};
-    qsort(r->list, r->n_notes, sizeof(*r->list), by_name);
+    heap_sort(r->list, r->n_notes, sizeof(*r->list), by_name);
     r->n = 0;
     for (size_t i = 0; i < r->n_notes; i++) {
         struct pt_rank_name *e = &r->list[i];
@@ -126,7 +160,7 @@ void pt_rank_choose(struct pt_rank *r, const bool *held, uint32_t limit)
         r->list[i].named = r->list[i].slot >= 0;
         r->order[i] = &r->list[i];
     }
-    qsort(r->order, r->n, sizeof(*r->order), by_weight);
+    heap_sort(r->order, r->n, sizeof(*r->order), by_weight);
     int64_t floor = pt_rank_floor(r->by);
     size_t weakest = r->n; /* scans the named slots from the lightest up */
     for (size_t i = 0; i < r->n; i++) {

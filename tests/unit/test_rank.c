@@ -5,6 +5,7 @@
  * Counters are CPU user ticks unless a case says otherwise; a clock tick
  * is 10 ms (100 per second). */
 #include <check.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "accounting/ledger.h"
@@ -104,6 +105,32 @@ START_TEST(a_slot_changes_hands_only_by_a_clear_factor)
     pt_rank_choose(&r, held, 1);
     ck_assert(named("d") && !named("c"));
     ck_assert_ptr_null(pt_rank_find(&r, "b")); /* no member left to name */
+    pt_rank_free(&r);
+}
+END_TEST
+
+/* Hundreds of names, each noted twice (two members), in a scrambled
+ * order: free slots go to the heaviest sums, and every name is found. */
+START_TEST(many_names_sorted)
+{
+    pt_rank_init(&r, PT_RANK_CPU);
+    enum { NAMES = 300, LIMIT = 20 };
+    bool held[LIMIT] = {false};
+    for (int round = 0; round < 2; round++) {
+        for (int k = 0; k < NAMES; k++) {
+            int i = (k * 7 + round * 13) % NAMES; /* 7 and 300 are coprime: every name once */
+            char name[16];
+            snprintf(name, sizeof(name), "p%03d", i);
+            pt_rank_note(&r, name, i, -1); /* sums to 2i */
+        }
+        pt_rank_choose(&r, held, LIMIT);
+        for (int i = 0; i < NAMES; i++) {
+            char name[16];
+            snprintf(name, sizeof(name), "p%03d", i);
+            ck_assert_int_eq(pt_rank_find(&r, name)->weight, i);
+            ck_assert_msg(named(name) == (i >= NAMES - LIMIT), "%s", name);
+        }
+    }
     pt_rank_free(&r);
 }
 END_TEST
@@ -295,6 +322,33 @@ START_TEST(a_late_burner_takes_an_idle_slot)
 }
 END_TEST
 
+/* Ranked by I/O: a member in "other" weighs its storage bytes of the
+ * interval (not its CPU); the named group it displaces took none. */
+START_TEST(io_weighs_storage_bytes)
+{
+    start(1, true);
+    pt_ledger_set_rank(&l, PT_RANK_IO);
+    int64_t groups[2][PT_CTR_COUNT];
+    join(0, 100, "cpu");
+    join(1, 101, "disk");                            /* other */
+    accounts[1].ctr[PT_CTR_STORAGE_WRITE] = 1 << 20; /* not more than 2 x 0 + 1 MiB */
+    read_cpu(0, 500);
+    end_interval(groups);
+    ck_assert_int_eq(slot_of("cpu"), 0);
+    accounts[1].ctr[PT_CTR_STORAGE_WRITE] += (1 << 20) + 1;
+    read_cpu(0, 1000);
+    end_interval(groups);
+    ck_assert_int_eq(groups[1][PT_CTR_STORAGE_WRITE], (1 << 20) + 1);
+    ck_assert_int_eq(slot_of("disk"), 0);
+    ck_assert_int_eq(accounts[0].group, 1);
+    accounts[1].ctr[PT_CTR_STORAGE_WRITE] += 7;
+    end_interval(groups);
+    ck_assert_int_eq(groups[0][PT_CTR_STORAGE_WRITE], 7);
+    ck_assert_int_eq(groups[1][PT_CTR_STORAGE_WRITE], 0);
+    stop();
+}
+END_TEST
+
 /* A named group whose CPU waits over the interval's bound goes to "other"
  * with what waits: other's lines report it, nothing is reported twice or
  * lost (the run's totals). */
@@ -384,7 +438,9 @@ int main(void)
     tcase_add_test(tc, parse_and_name);
     tcase_add_test(tc, the_heaviest_take_the_slots);
     tcase_add_test(tc, a_slot_changes_hands_only_by_a_clear_factor);
+    tcase_add_test(tc, many_names_sorted);
     tcase_add_test(tc, memory_floor);
+    tcase_add_test(tc, io_weighs_storage_bytes);
     tcase_add_test(tc, a_late_burner_takes_an_idle_slot);
     tcase_add_test(tc, what_waits_moves_with_the_group);
     tcase_add_test(tc, a_name_split_between_a_slot_and_other_is_rejoined);
