@@ -241,8 +241,9 @@ static void fill_group_reports(const struct pt_target *t, struct pt_ledger *ledg
         put_live(&line, g->tc, g->tc_seen & tcounts_shown(t), g->fds_seen ? g->fds : -1, g->processes, g->threads);
         pt_targetgpu_put(&t->gpu, (int32_t)i, &line);
         assert(gl->n <= t->ledger.groups.limit); /* limit + 1 lines */
-        struct pt_group_report *r = &gl->reports[gl->n++];
-        r->name = g->name;
+        struct pt_group_report *r = &gl->reports[gl->n];
+        r->name = gl->names ? memcpy(gl->names[gl->n], g->name, sizeof(g->name)) : g->name;
+        gl->n++;
         pt_line_report(&line, units, &r->report);
     }
     /* each line's name unique as the frontends write it, within their cut */
@@ -518,6 +519,8 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
         t->group_lines.keys = pt_xalloc(lines * sizeof(*t->group_lines.keys));
         t->group_lines.folds = pt_xalloc(lines * sizeof(*t->group_lines.folds));
         t->group_lines.order = pt_xalloc(lines * sizeof(*t->group_lines.order));
+        if (options->breakdown_rank != PT_RANK_SEEN)
+            t->group_lines.names = pt_xalloc(lines * sizeof(*t->group_lines.names));
     }
     return 0;
 }
@@ -537,6 +540,7 @@ void pt_target_free(struct pt_target *t)
     free(t->group_lines.keys);
     free(t->group_lines.folds);
     free(t->group_lines.order);
+    free(t->group_lines.names);
     free(t->name);
     free((char *)t->selector.path);
     free((char *)t->selector.value);

@@ -115,6 +115,9 @@ struct pt_target_group_lines {
     char (*folds)[PT_GROUP_KEY_MAX];
     size_t *order;
     size_t n;
+    /* ranked (--by-rank): their names, copied, since the next interval's
+     * names are chosen (slots renamed) before the lines are written */
+    char (*names)[PT_GROUP_NAME_MAX];
 };
 
 /* A target's GPU use in the interval (targetgpu.c writes it): the memory

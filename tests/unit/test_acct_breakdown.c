@@ -366,6 +366,67 @@ static void put_cmdline(pid_t pid, const char *raw, size_t len)
 
 #define PUT_CMDLINE(pid, literal) put_cmdline((pid), (literal), sizeof(literal) - 1)
 
+/* --by title ranked by memory (--by-rank memory), at most 2 groups: the
+ * postmaster and the checkpointer hold the slots when a batch backend of
+ * 8 MiB joins, in other; from the interval after it the batch backend
+ * has the lighter one's slot (the app backend, 20 KiB, never outweighs
+ * the postmaster by twice plus 1 MiB). Every interval the groups add up
+ * to the tree; what was counted in other stays there. */
+START_TEST(breakdown_by_title_ranked_by_memory)
+{
+    struct fx_proc pm = proc(100, 1, 10, 1000, 10, "101 102");
+    struct fx_proc ckpt = proc(101, 100, 11, 0, 5, NULL), app = proc(102, 100, 12, 0, 5, NULL);
+    struct fx_proc batch = proc(103, 100, 13, 0, 0, NULL);
+    batch.resident_pages = (uint64_t)(8 << 20) / (uint64_t)page;
+    pm.comm = ckpt.comm = app.comm = batch.comm = "postgres";
+    fx_put_proc(root, &pm), fx_put_proc(root, &ckpt), fx_put_proc(root, &app);
+    PUT_CMDLINE(100, "/usr/lib/postgresql/15/bin/postgres\0-D\0/data\0");
+    PUT_CMDLINE(101, "postgres: checkpointer \0");
+    PUT_CMDLINE(102, "postgres: app db [local] idle\0");
+    PUT_CMDLINE(103, "postgres: batch db [local] COPY\0");
+    c = collector_for(root);
+    struct pt_target_options opt;
+    pt_target_options_init(&opt);
+    opt.breakdown = PT_BY_TITLE;
+    opt.breakdown_limit = 2;
+    opt.breakdown_rank = PT_RANK_MEMORY;
+    opt.title_pattern = "^postgres: (\\S+)";
+    add_pid_target_with("pg", 100, &opt);
+    pt_collector_tick(c, 0.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.0);
+    ck_assert_ptr_nonnull(group(b, "checkpointer"));
+    ck_assert_int_eq(group_int(b, "other", PT_M_PROC_PROCESSES), 1);
+
+    pm.children = "101 102 103";
+    fx_put_proc(root, &pm), fx_put_proc(root, &batch);
+    pt_collector_tick(c, 1.5);
+    b = pt_collector_end_interval(c, 2.0);
+    ck_assert_int_eq(group_int(b, "other", PT_M_PROC_PROCESSES), 2);
+    ck_assert_int_eq(group_int(b, "other", PT_M_PROC_RSS_MAX), (8 << 20) + 5 * page);
+
+    batch.io.rchar = 700, app.io.rchar = 50, ckpt.io.rchar = 30;
+    fx_put_proc(root, &batch), fx_put_proc(root, &app), fx_put_proc(root, &ckpt);
+    pt_collector_tick(c, 2.5);
+    b = pt_collector_end_interval(c, 3.0);
+    ck_assert_ptr_null(group(b, "checkpointer"));
+    ck_assert_int_eq(group_int(b, "batch", PT_M_PROC_PROCESSES), 1);
+    ck_assert_int_eq(group_int(b, "batch", PT_M_PROC_RSS_MAX), 8 << 20);
+    ck_assert_int_eq(group_int(b, "batch", PT_M_PROC_IO_READ_BYTES), 700);
+    ck_assert_int_eq(group_int(b, "other", PT_M_PROC_PROCESSES), 2); /* checkpointer and app */
+    ck_assert_int_eq(group_int(b, "other", PT_M_PROC_IO_READ_BYTES), 80);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_READ_BYTES), 780);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 4);
+
+    batch.io.rchar = 900;
+    fx_put_proc(root, &batch);
+    pt_collector_tick(c, 3.5);
+    b = pt_collector_end_interval(c, 4.0);
+    ck_assert_int_eq(group_int(b, "batch", PT_M_PROC_IO_READ_BYTES), 200);
+    ck_assert_int_eq(group_int(b, "other", PT_M_PROC_IO_READ_BYTES), 0);
+    ck_assert_ptr_nonnull(group(b, "/usr/lib/postgresql/15/bin/postgres -D /data"));
+}
+END_TEST
+
 /* --by title with --by-title-pattern '^postgres: (\S+)' on a PostgreSQL
  * tree of hostile titles, at most 6 groups: the postmaster (no match) by
  * its whole title, each backend by its pattern's group, two of one group
@@ -586,6 +647,7 @@ int main(void)
     tcase_add_test(tc, breakdown_by_title);
     tcase_add_test(tc, breakdown_by_title_follows_a_new_title);
     tcase_add_test(tc, breakdown_by_title_pattern_refused);
+    tcase_add_test(tc, breakdown_by_title_ranked_by_memory);
     tcase_add_test(tc, every_line_says_its_interval);
     tcase_add_test(tc, breakdown_totals_go_on);
     return unit_run(s);
