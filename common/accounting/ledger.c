@@ -641,13 +641,19 @@ void pt_ledger_regroup_all(struct pt_ledger *l, struct pt_account *a, uint32_t t
     a->group = (int32_t)to;
 }
 
+int32_t pt_ledger_rank_regrouped(const struct pt_ledger *l, int32_t group)
+{
+    if (!pt_ledger_ranks(l) || group < 0 || (uint32_t)group >= l->groups.limit || !l->rank_slot[group])
+        return group;
+    return (int32_t)l->groups.limit; /* its group's counters went there whole */
+}
+
 void pt_ledger_rank_follow(struct pt_ledger *l, struct pt_account *a, const char *name)
 {
     if (!pt_ledger_ranks(l) || a->group < 0)
         return;
     uint32_t other = l->groups.limit;
-    if ((uint32_t)a->group < other && l->rank_slot[a->group])
-        a->group = (int32_t)other; /* its group's counters went there whole */
+    a->group = pt_ledger_rank_regrouped(l, a->group);
     if ((uint32_t)a->group != other)
         return;
     const struct pt_rank_name *e = pt_rank_find(&l->rank, name);

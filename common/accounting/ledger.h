@@ -311,6 +311,10 @@ void pt_ledger_rank_account(struct pt_ledger *l, const struct pt_account *a, con
  * a free slot. Then every live account is handed to
  * pt_ledger_rank_follow (with a breakdown that partitions the members). */
 void pt_ledger_rank_choose(struct pt_ledger *l);
+/* After pt_ledger_rank_choose: the group that what was in group counts in
+ * now: "other" for a group that lost its slot (a departed account's, kept
+ * by index: by cgroup), else group. */
+int32_t pt_ledger_rank_regrouped(const struct pt_ledger *l, int32_t group);
 /* a (live), named name: into "other" when its group lost its slot; out
  * of "other" into its name's slot when its name has one now, with all it
  * counted so far left in "other" (pt_ledger_regroup_all). */

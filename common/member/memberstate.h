@@ -50,7 +50,9 @@ struct pt_member {
     char comm[PT_COMM_MAX]; /* as of the last stat read */
     /* --by title: the group its title gives (titlegroup.h) as of its last
      * read of cmdline, kept while that shows none (a zombie's); and the
-     * hash of the title it was made of (pt_titlegroup_follow) */
+     * hash of the title it was made of (pt_titlegroup_follow). --by
+     * cgroup: the name of the group it joined (membership.c's
+     * cgroup_name), fixed */
     char title_group[PT_GROUP_NAME_MAX];
     uint64_t title_hash;
     char path[24];               /* "<pid>/" under the proc root, built once */

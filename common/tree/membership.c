@@ -17,7 +17,7 @@
 
 const char *pt_membership_group_name(const struct pt_target *t, const struct pt_member *m)
 {
-    return t->options.breakdown == PT_BY_TITLE ? m->title_group : m->comm;
+    return t->options.breakdown == PT_BY_TITLE || t->options.breakdown == PT_BY_CGROUP ? m->title_group : m->comm;
 }
 
 /* A member whose name changed (exec; by title a new title) moves to its
@@ -317,6 +317,19 @@ static int32_t join_group(const struct pt_target *t, struct pt_ledger *ledger, c
     return pt_membership_group_of(t, ledger, pt_membership_group_name(t, m), m->ppid);
 }
 
+/* --by cgroup: the name of the group m joins (join_group), kept with it
+ * for the ranking (rank.h), which must find the name of a member in
+ * "other" again: the cgroup the scan found it in, else its parent's, else
+ * the target's own. */
+static void cgroup_name(const struct pt_target *t, struct pt_member *m)
+{
+    const struct pt_member *p = t->discovery.join_group ? NULL : pt_target_live_member(t, m->ppid);
+    const char *name = t->discovery.join_group  ? t->discovery.join_group
+                       : p && p->title_group[0] ? p->title_group
+                                                : PT_CGROUP_OWN;
+    snprintf(m->title_group, sizeof(m->title_group), "%s", name);
+}
+
 /* Open pid as a new member. baseline: it joins as part of a new root's
  * tree (its past is not counted); otherwise it was born in the tree.
  * recorded: pid's exit record is being followed (exits.c), which settles
@@ -356,6 +369,8 @@ static struct pt_member *join(const struct pt_target *t, const struct pt_members
     m.read_at = pt_now();
     if (t->options.breakdown == PT_BY_TITLE)
         pt_membership_read_title(t, &m);
+    if (t->options.breakdown == PT_BY_CGROUP)
+        cgroup_name(t, &m);
     pt_ledger_join(mp->ledger, &m.acct, join_group(t, mp->ledger, &m), baseline);
     /* A zombie joins too (but for a breakdown's, above): its counters are
      * final, and count in the interval it ran in, not in its reaper's at

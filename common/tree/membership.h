@@ -72,7 +72,8 @@ void pt_membership_read_counters(const struct pt_target *t, const struct pt_memb
  * zombie's) and its whole exit records are both in; called after each. */
 void pt_membership_exact_cpu(const struct pt_target *t, struct pt_ledger *ledger, struct pt_member *m);
 /* The name m's group goes by (pt_target_by_member_name): by title its
- * title's group, else its comm. */
+ * title's group, by cgroup the name of the cgroup it joined in, else its
+ * comm. */
 const char *pt_membership_group_name(const struct pt_target *t, const struct pt_member *m);
 /* A member whose name changed (by process an exec, by title a new title)
  * moves to its new name's group with what it did since the last

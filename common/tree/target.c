@@ -255,8 +255,10 @@ static void fill_group_reports(const struct pt_target *t, struct pt_ledger *ledg
 }
 
 /* --by-rank: the next interval's names chosen from this one's weights,
- * every live member following its group or its name (ledger.h). */
-static void rank_groups(const struct pt_target *t, struct pt_ledger *ledger)
+ * every live member following its group or its name (ledger.h), and
+ * every departed one whose records are still to come its group (by
+ * cgroup they settle in it by its index). */
+static void rank_groups(const struct pt_target *t, struct pt_ledger *ledger, struct pt_departures *departures)
 {
     if (!pt_ledger_ranks(ledger))
         return;
@@ -268,6 +270,8 @@ static void rank_groups(const struct pt_target *t, struct pt_ledger *ledger)
         if (!m->gone)
             pt_ledger_rank_follow(ledger, &m->acct, pt_membership_group_name(t, m));
     }
+    for (size_t i = 0; i < departures->n; i++)
+        departures->list[i].group = pt_ledger_rank_regrouped(ledger, departures->list[i].group);
 }
 
 static struct pt_account *live_account(const void *target, pid_t pid)
@@ -417,7 +421,7 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
     pt_targetgpu_end_interval(&t->gpu);
     pt_exits_end_interval(&t->exits);
     pt_ledger_end_interval(&t->ledger);
-    rank_groups(t, &t->ledger);
+    rank_groups(t, &t->ledger, &t->departures);
     pt_target_debug_check(t, "the interval's end");
 }
 
@@ -458,13 +462,11 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
         pt_target_free(t);
         return -1;
     }
-    /* a member in "other" by cgroup keeps no cgroup name to rank it by;
-     * a thread's line has its CPU alone */
-    if (options->breakdown_rank != PT_RANK_SEEN &&
-        (options->breakdown == PT_BY_CGROUP ||
-         (options->breakdown == PT_BY_THREAD && options->breakdown_rank != PT_RANK_CPU))) {
-        snprintf(err, errlen, "a breakdown by %s is not ranked by %s (by thread: cpu only; by cgroup: seen only)",
-                 pt_breakdown_name(options->breakdown), pt_rank_name(options->breakdown_rank));
+    /* a thread's line has its CPU alone */
+    if (options->breakdown == PT_BY_THREAD && options->breakdown_rank != PT_RANK_SEEN &&
+        options->breakdown_rank != PT_RANK_CPU) {
+        snprintf(err, errlen, "a breakdown by thread is not ranked by %s (cpu or seen only)",
+                 pt_rank_name(options->breakdown_rank));
         pt_target_free(t);
         return -1;
     }

@@ -71,9 +71,9 @@ BAD = [
     (["--pid", ME, "--by", "titles"], '--by: "titles": expected a breakdown: process, title, thread or cgroup'),
     (["--pid", ME, "--by", "process", "--by-rank", "disk"], '--by-rank: "disk": expected a ranking: seen, cpu, memory or io'),
     (["--pid", ME, "--by", "process", "--by-rank", "CPU"], '--by-rank: "CPU"'),
-    # by thread a line has CPU alone; by cgroup a member in other keeps no cgroup name to weigh
+    # by thread a line has CPU alone
     (["--pid", ME, "--by", "thread", "--by-rank", "memory"], "a breakdown by thread is not ranked by memory"),
-    (["--cgroup", "/", "--name", "cg", "--by", "cgroup", "--by-rank", "cpu"], "a breakdown by cgroup is not ranked by cpu"),
+    (["--pid", ME, "--by", "thread", "--by-rank", "io"], "a breakdown by thread is not ranked by io (cpu or seen only)"),
     # a title pattern is compiled at start: the option and the pattern, escaped, in the one line
     (["--pid", ME, "--by", "title", "--by-title-pattern", "^postgres: ("],
      '--by-title-pattern: bad regular expression "^postgres: ("'),

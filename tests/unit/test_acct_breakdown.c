@@ -366,6 +366,76 @@ static void put_cmdline(pid_t pid, const char *raw, size_t len)
 
 #define PUT_CMDLINE(pid, literal) put_cmdline((pid), (literal), sizeof(literal) - 1)
 
+/* --by cgroup ranked by io, one name: the first cgroup seen holds the
+ * slot until db.service, in other, reads 3 MiB from storage; from the
+ * next interval db.service is the named line, the cgroup that held the
+ * slot in other with all it counted. A worker born in web.service (found
+ * from its parent, in other) keeps its cgroup's name. Every interval the
+ * groups add up to the tree. */
+START_TEST(breakdown_by_cgroup_ranked_by_io)
+{
+    struct fx_proc mgr = proc(100, 1, 10, 1000, 10, NULL);
+    struct fx_proc web = proc(200, 1, 20, 2000, 20, "201");
+    struct fx_proc worker = proc(201, 200, 21, 0, 5, NULL);
+    struct fx_proc db = proc(300, 1, 30, 3000, 30, NULL);
+    mgr.comm = "mgr", web.comm = "nginx", worker.comm = "nginx", db.comm = "postgres";
+    fx_put_proc(root, &mgr), fx_put_proc(root, &web), fx_put_proc(root, &worker), fx_put_proc(root, &db);
+    fx_write(root, "cg/cgroup.procs", "100\n", -1);
+    fx_write(root, "cg/web.service/cgroup.procs", "200\n", -1);
+    fx_write(root, "cg/db.service/cgroup.procs", "300\n", -1);
+    collector_with_cgroup2();
+    struct pt_target_options opt;
+    pt_target_options_init(&opt);
+    opt.breakdown = PT_BY_CGROUP;
+    opt.breakdown_limit = 1;
+    opt.breakdown_rank = PT_RANK_IO;
+    char path[512], err[256] = "";
+    snprintf(path, sizeof(path), "%s/cg", root);
+    struct pt_selector sel = {.kind = PT_SELECT_CGROUP, .path = path};
+    ck_assert_msg(pt_collector_add_target(c, "svc", &sel, &opt, err, sizeof(err)) == 0, "%s", err);
+    pt_collector_tick(c, 0.0);
+    const struct pt_batch *b = pt_collector_end_interval(c, 1.0);
+    ck_assert_uint_eq(b->targets[0].n_groups, 2);
+    ck_assert_ptr_null(group(b, "db.service"));
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 4);
+    const char *first = b->targets[0].groups[0].name;
+    char held[PT_GROUP_NAME_MAX];
+    snprintf(held, sizeof(held), "%s", strcmp(first, "other") == 0 ? b->targets[0].groups[1].name : first);
+    int64_t held_processes = group_int(b, held, PT_M_PROC_PROCESSES);
+
+    db.io.read_bytes = 3 << 20, worker.io.read_bytes = 4096;
+    fx_put_proc(root, &db), fx_put_proc(root, &worker);
+    pt_collector_tick(c, 1.5);
+    b = pt_collector_end_interval(c, 2.0);
+    ck_assert_ptr_null(group(b, "db.service"));
+    ck_assert_int_eq(group_int(b, "other", PT_M_PROC_IO_STORAGE_READ_BYTES), (3 << 20) + 4096);
+
+    db.io.read_bytes = (3 << 20) + 100, worker.io.read_bytes = 4096 + 7;
+    fx_put_proc(root, &db), fx_put_proc(root, &worker);
+    pt_collector_tick(c, 2.5);
+    b = pt_collector_end_interval(c, 3.0);
+    ck_assert_ptr_null(group(b, held));
+    ck_assert_int_eq(group_int(b, "db.service", PT_M_PROC_PROCESSES), 1);
+    ck_assert_int_eq(group_int(b, "db.service", PT_M_PROC_IO_STORAGE_READ_BYTES), 100);
+    ck_assert_int_eq(group_int(b, "other", PT_M_PROC_PROCESSES), 3);
+    ck_assert_int_eq(group_int(b, "other", PT_M_PROC_IO_STORAGE_READ_BYTES), 7);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_IO_STORAGE_READ_BYTES), 107);
+    ck_assert_int_eq(ivalue(b, 0, PT_M_PROC_PROCESSES), 4);
+    ck_assert_int_ge(held_processes, 1);
+
+    /* the worker exits, reaped by web: the groups still add up */
+    fx_vanish(root, 201);
+    web.io.read_bytes = 4096 + 7 + 50, web.children = NULL;
+    fx_put_proc(root, &web);
+    pt_collector_tick(c, 3.5);
+    b = pt_collector_end_interval(c, 4.0);
+    ck_assert_int_eq(group_int(b, "other", PT_M_PROC_PROCESSES), 2);
+    ck_assert_int_eq(group_int(b, "other", PT_M_PROC_IO_STORAGE_READ_BYTES),
+                     ivalue(b, 0, PT_M_PROC_IO_STORAGE_READ_BYTES));
+    ck_assert_int_eq(group_int(b, "db.service", PT_M_PROC_IO_STORAGE_READ_BYTES), 0);
+}
+END_TEST
+
 /* --by title ranked by memory (--by-rank memory), at most 2 groups: the
  * postmaster and the checkpointer hold the slots when a batch backend of
  * 8 MiB joins, in other; from the interval after it the batch backend
@@ -648,6 +718,7 @@ int main(void)
     tcase_add_test(tc, breakdown_by_title_follows_a_new_title);
     tcase_add_test(tc, breakdown_by_title_pattern_refused);
     tcase_add_test(tc, breakdown_by_title_ranked_by_memory);
+    tcase_add_test(tc, breakdown_by_cgroup_ranked_by_io);
     tcase_add_test(tc, every_line_says_its_interval);
     tcase_add_test(tc, breakdown_totals_go_on);
     return unit_run(s);

@@ -96,7 +96,7 @@ enum pt_help_section {
   X(PT_O_BY_LIMIT, "by-limit", "BreakDownLimit", WHOLE, 1, PT_BREAKDOWN_LIMIT_MAX, PER_TARGET, "N", \
     "at most N names (default 20, 1 to 1000); the\nrest are tagged process=other (title=other,\nthread=other, cgroup=other)") \
   X(PT_O_BY_RANK, "by-rank", "BreakDownRank", RANK, 0, 0, PER_TARGET, "HOW", \
-    "which names those are: seen (the default), the\nfirst seen while there is room; cpu, memory or\nio, the heaviest of each interval by CPU time,\nresident memory or storage bytes read and\nwritten, named from the next interval on (a\nnamed one keeps its place until one in other\nweighs more than twice it); not by cgroup") \
+    "which names those are: seen (the default), the\nfirst seen while there is room; cpu, memory or\nio, the heaviest of each interval by CPU time,\nresident memory or storage bytes read and\nwritten, named from the next interval on (a\nnamed one keeps its place until one in other\nweighs more than twice it); by thread: cpu") \
   X(PT_O_NO_PSS, "no-pss", "CollectPss", OFF, 0, 0, PER_TARGET, "", \
     "do not read smaps_rollup (no pss/shared/uss/swap)") \
   X(PT_O_PSS_BUDGET, "pss-budget", "PssBudget", DURATION_OR_0, PT_DURATION_MIN_MS, PT_DURATION_MAX_MS, PER_TARGET, "DUR", \
