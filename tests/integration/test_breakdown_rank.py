@@ -8,6 +8,10 @@ the burners are the named groups from the line after the interval they
 first ran a whole of (two intervals after they start, at most), and stay
 (idle names never outweigh them); the groups add up to the tree's line in
 every interval. Ranked as seen (the default) the burners stay in other.
+
+By cgroup likewise: a --cgroup target with six sub-cgroups of sleepers and,
+once they hold the three places, a seventh whose process spins: its line
+is named within two intervals and stays, every interval adding up.
 """
 
 import json
@@ -15,9 +19,11 @@ import os
 import sys
 import tempfile
 import textwrap
+import time
 import unittest
 
 import accounting_helpers as ah
+import cgroup_helpers as cgh
 import harness as h
 
 TARGET = "rank"
@@ -152,6 +158,36 @@ class RankedByCpu(unittest.TestCase):
         cpu = ah.breakdown_sums(self.seen, TARGET, "process", "proc_cpu_user_seconds", "proc_cpu_system_seconds")
         burned = self.seen_marks["hot_cpu"]
         self.assertGreaterEqual(cpu.get("other", 0), burned * 0.9 - 0.05, f"{cpu}, burned {burned}")
+
+
+class RankedCgroups(unittest.TestCase):
+    def test_a_busy_cgroup_takes_a_sleepers_place(self):
+        cg = cgh.cgroup_for(self, f"pt-rank-{os.getpid()}", ("memory",))
+        cg.spawn_in_subs([f"idle{i}" for i in range(6)])
+        execd = h.Execd(["--interval", f"{INTERVAL}s", "--cgroup", cg.dir(), "--name", "cg", "--by", "cgroup",
+                         "--by-limit", "3", "--by-rank", "cpu"])
+        self.addCleanup(execd.stop)
+        execd.wait_for(lambda e: any(p.fields.get("proc_processes", 0) >= 7 for p in cgh.total_points(e, "cg")),
+                       h.START_TIMEOUT, "the sleepers joined")
+        execd.wait_batches(execd.batch_count() + 1)
+        cg.make_sub("hot")
+        start = time.time()
+        cg.spawn(cgh.busy_argv(), sub="hot")
+        execd.wait_for(lambda e: any(ts / 1e9 >= start + 2 * INTERVAL + LATE + 2.5 for ts, _ in e.batches()),
+                       60, "batches after the spinner's start")
+        execd.stop()
+        late = [(ts, points) for ts, points in execd.batches() if ts / 1e9 >= start + 2 * INTERVAL + LATE]
+        self.assertGreaterEqual(len(late), 2, execd.describe())
+        for ts, points in late:
+            names = {p.tags["cgroup"] for p in points if p.tags.get("target") == "cg" and "cgroup" in p.tags}
+            self.assertIn("hot", names, f"{ts / 1e9 - start:.2f} s after the start\n{execd.describe()}")
+        for ts, points in execd.batches():
+            total = h.target_line(points, "cg")
+            groups = [p for p in points if p.tags.get("target") == "cg" and "cgroup" in p.tags]
+            if total is None or not groups:
+                continue
+            self.assertEqual(sum(p.fields["proc_processes"] for p in groups), total.fields["proc_processes"],
+                             f"at {ts}\n{execd.describe()}")
 
 
 if __name__ == "__main__":
