@@ -46,6 +46,7 @@ import collectd_harness as ch
 import harness as h
 import prometheus_harness as ph
 import telegraf_harness as th
+import test_dashboards
 from grafana_helpers import interpolate
 
 TELEGRAF = th.telegraf_or_skip()
@@ -76,37 +77,9 @@ EXPR = re.compile(r"^(\w+)\((.*)\[\$__rate_interval\]\)$")
 FUNCTION = {"GAUGE_MIN": "min_over_time", "GAUGE_MAX": "max_over_time", "DELTA": "rate",
             "COUNT": "last_over_time", "RATIO": "avg_over_time"}
 
-WORKLOAD = r"""
-import os, select, signal, sys, tempfile, time
-held = bytearray(24 << 20)
-for i in range(0, len(held), 4096):
-    held[i] = 1
-sleeper = os.fork()
-if sleeper == 0:
-    os.execvp("sleep", ["sleep", "100000"])
-fd, path = tempfile.mkstemp(prefix="proctree-prom-")
-block = os.urandom(256 << 10)
-print("ready", os.getpid(), flush=True)
-while not select.select([sys.stdin], [], [], 0.2)[0]:
-    os.lseek(fd, 0, 0)
-    os.write(fd, block)
-    os.fsync(fd)
-    os.lseek(fd, 0, 0)
-    os.read(fd, len(block))
-    for how in ("ok", "fail", "kill"):
-        pid = os.fork()
-        if pid == 0:
-            if how == "kill":
-                os.kill(os.getpid(), signal.SIGKILL)
-            os._exit(0 if how == "ok" else 3)
-        os.waitpid(pid, 0)
-    t = time.process_time()
-    while time.process_time() - t < 0.02:
-        pass
-os.kill(sleeper, signal.SIGKILL)
-os.waitpid(sleeper, 0)
-os.unlink(path)
-"""
+# the dashboards test's workload: memory held, I/O, children that exit 0, 3
+# and by SIGKILL, some CPU
+WORKLOAD = test_dashboards.WORKLOAD
 
 
 def catalog():
