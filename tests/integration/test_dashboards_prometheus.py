@@ -52,7 +52,6 @@ from grafana_helpers import interpolate
 TELEGRAF = th.telegraf_or_skip()
 ph.prometheus_or_skip()
 DASHBOARDS = os.path.join(h.SOURCE_ROOT, "packaging", "dashboards")
-DOC = os.path.join(h.SOURCE_ROOT, "docs", "DASHBOARDS.md")
 TELEGRAF_DASH, COLLECTD_DASH = "proctree-telegraf-prometheus.json", "proctree-collectd-prometheus.json"
 TARGET = "work"
 GROUP = "python3"  # the workload's processes' comm: a breakdown group
@@ -61,11 +60,7 @@ SCRAPE = "1s"
 RATE_INTERVAL = 4  # seconds: Grafana's $__rate_interval at a 1 s scrape, max(4 x scrape, step + scrape)
 # the collectd plugin's option for amounts as totals (docs/DASHBOARDS.md)
 COUNTER_MODE = '  CounterMode "total"\n'
-ROW_CHECKS = {"Memory": "proc_rss_max", "CPU": "proc_cpu_user_seconds", "I/O": "proc_io_write_bytes",
-              "Processes": "proc_processes_started", "Descriptors": "proc_fds", "GPU": "proc_gpu_memory_max",
-              "cgroup (cgroup targets)": "cgroup_memory_current_max", "Breakdown": "proc_rss_max",
-              "Collector's own cost": "collector_samples"}
-ROWS_OF_THE_HOST = {"GPU"}
+ROW_CHECKS, ROWS_OF_THE_HOST = test_dashboards.ROW_CHECKS, test_dashboards.ROWS_OF_THE_HOST
 # A metric printed on this many lines has been scraped (the run waits for
 # 10 batches, one a second, scraped each second)
 ENOUGH = 5
@@ -84,30 +79,12 @@ WORKLOAD = test_dashboards.WORKLOAD
 
 def catalog():
     """Metric name -> (kind, unit) from common/report/catalog.h."""
-    text = h.read_text(os.path.join(h.SOURCE_ROOT, "common", "report", "catalog.h"))
-    rows = re.findall(r'X\(\s*\w+\s*,\s*"(\w+)"\s*,\s*\w+\s*,\s*(\w+)\s*,\s*(\w+)\s*,', text)
-    if not rows:
-        raise AssertionError("no metric found in common/report/catalog.h")
-    return {name: (kind, unit) for name, kind, unit in rows}
+    kinds = h.catalog_kinds()
+    return {name: (kinds[name], unit) for name, (_, unit) in h.catalog().items()}
 
 
-def doc_block(name):
-    return h.doc_block(DOC, name)
-
-
-def load(name):
-    with open(os.path.join(DASHBOARDS, name), encoding="utf-8") as f:
-        return json.load(f)
-
-
-def panels_by_row(dashboard):
-    out, row = [], None
-    for p in dashboard["panels"]:
-        if p["type"] == "row":
-            row = p["title"]
-        else:
-            out.append((row, p))
-    return out
+# the same files, blocks and rows as the dashboards test's
+doc_block, load, panels_by_row = test_dashboards.doc_block, test_dashboards.load, test_dashboards.panels_by_row
 
 
 def metric_of(expr):
