@@ -153,6 +153,7 @@ struct pt_share {
     char name[PT_GROUP_NAME_MAX]; /* the group it goes to */
     int64_t weight_us;            /* its records' CPU (tick samples) */
     unsigned drains;              /* shares of folds it has waited */
+    bool hold;                    /* a process not weighed is in the fold: none of it is shared (ledgerfolds.h) */
 };
 
 /* Where the interval is, in the order the ledger asserts: its reads and

@@ -7,17 +7,29 @@
 #include "proctree/base.h"
 #include "util/saturate.h"
 
-void pt_ledger_add_share(struct pt_ledger *l, const struct pt_account *reaper, const char *name, int64_t weight_us)
+static struct pt_share *new_share(struct pt_ledger *l, const struct pt_account *reaper, int64_t weight_us)
 {
-    if (weight_us <= 0)
-        return;
     if (l->n_shares == l->cap_shares) {
         l->cap_shares = l->cap_shares ? l->cap_shares * 2 : 16;
         l->shares = pt_xrealloc_array(l->shares, l->cap_shares, sizeof(*l->shares));
     }
     struct pt_share *s = &l->shares[l->n_shares++];
     *s = (struct pt_share){.reaper = reaper->pid, .weight_us = weight_us};
-    memcpy(s->name, name, strnlen(name, sizeof(s->name) - 1)); /* NUL: zeroed above */
+    return s;
+}
+
+void pt_ledger_add_share(struct pt_ledger *l, const struct pt_account *reaper, const char *name, int64_t weight_us)
+{
+    if (weight_us <= 0)
+        return;
+    struct pt_share *s = new_share(l, reaper, weight_us);
+    memcpy(s->name, name, strnlen(name, sizeof(s->name) - 1)); /* NUL: zeroed by new_share */
+}
+
+void pt_ledger_hold_fold(struct pt_ledger *l, const struct pt_account *reaper)
+{
+    if (l->shares_folds)
+        new_share(l, reaper, 1)->hold = true; /* a weight: it waits for the fold as the shares do */
 }
 
 /* How many shares of folds a share waits for its reaper's: a reaper that
@@ -85,6 +97,15 @@ static int by_reaper(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Does one of a reaper's n shares say its fold holds a process not weighed? */
+static bool held(const struct pt_share *shares, size_t n)
+{
+    for (size_t j = 0; j < n; j++)
+        if (shares[j].hold)
+            return true;
+    return false;
+}
+
 /* A fold nobody waits for stays in the reaper's group (a process the
  * records did not weigh: a member joined as a root, a lost record). Done
  * once an interval: a reaper's children's CPU is in clock ticks, and a
@@ -111,6 +132,8 @@ void pt_ledger_share_folds(struct pt_ledger *l, struct pt_account *(*live)(const
                     l->shares[kept++] = l->shares[j];
             continue;
         }
+        if (held(l->shares + i, end - i))
+            continue; /* the fold stays with the reaper; pt_ledger_folds_given() lets it go */
         for (size_t j = i; j < end; j++) {
             struct pt_group *g = &l->groups.list[pt_groups_find(&l->groups, l->shares[j].name)];
             g->fold_weight_us = pt_sat_add(g->fold_weight_us, l->shares[j].weight_us);

@@ -25,6 +25,13 @@ void pt_ledger_records_stopped(struct pt_ledger *l);
  * counters (or will when it is reaped): the share of their growth of the
  * group named name (its comm, its title's group). */
 void pt_ledger_add_share(struct pt_ledger *l, const struct pt_account *reaper, const char *name, int64_t weight_us);
+/* A process whose records do not weigh it (some were lost, or its past
+ * was not the tree's) went, or will go, to reaper's children counters:
+ * the fold that holds it cannot be told apart, so it stays whole in the
+ * reaper's group, and the shares that wait for it are let go, their CPU
+ * in the reaper's group too. So a group is never given another
+ * process's CPU. */
+void pt_ledger_hold_fold(struct pt_ledger *l, const struct pt_account *reaper);
 /* Once an interval, after its last reads and before the count: give each reaper's unshared
  * fold to the groups of the shares that wait for it, by their weights; a
  * share whose reaper shows no fold yet waits (a few times). live finds a

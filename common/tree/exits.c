@@ -189,11 +189,14 @@ static void settle_outside(const struct pt_target *t, struct pt_ledger *ledger, 
  * its last read, its CPU as a share of the reaper's fold. */
 static void settle_departure(const struct pt_target *t, struct pt_ledger *ledger, const struct pt_departure *d)
 {
-    if (!d->whole)
-        return;
     struct pt_member *reaper = d->reaper ? pt_target_live_member(t, d->reaper) : NULL;
     if (d->reaper && !reaper) /* it left too: whether its last read held them is unknown */
         return;
+    if (!d->whole) { /* its records do not weigh it: its last moments, and the fold's, stay with the reaper */
+        if (reaper && pt_target_by_member_name(t))
+            pt_ledger_hold_fold(ledger, &reaper->acct);
+        return;
+    }
     int64_t last[PT_CTR_COUNT] = {0};
     for (int k = 0; k < PT_CTR_COUNT; k++) {
         bool has = k < PT_CTR_IO_END ? d->has_io : d->has_stat;
@@ -423,8 +426,13 @@ void pt_exits_follow(const struct pt_target *t, struct pt_target_exits *x, const
     pt_ledger_records_followed(mp->ledger, pt_target_by_member_name(t));
     if (!complete) { /* some member's records are missing: its sum is not its whole usage */
         x->record_losses++;
-        for (size_t i = 0; i < t->membership.n_members; i++)
-            t->membership.members[i].recorded_whole = false;
+        for (size_t i = 0; i < t->membership.n_members; i++) {
+            struct pt_member *m = &t->membership.members[i];
+            m->recorded_whole = false;
+            /* a child never seen whose record was lost folds into it unweighed */
+            if (!m->gone && pt_target_by_member_name(t))
+                pt_ledger_hold_fold(mp->ledger, &m->acct);
+        }
         for (size_t i = 0; i < t->departures.n; i++)
             t->departures.list[i].whole = false;
     }

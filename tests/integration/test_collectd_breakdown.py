@@ -45,10 +45,10 @@ class CollectdBreakdown(unittest.TestCase):
         cls.collectd.wait_csv(TARGET, "proc_cpu_user_seconds", count=rows + 2)
 
     def test_one_value_set_per_program_with_its_cpu(self):
-        for name, seconds in PROGRAMS.items():
-            got = self.collectd.csv_sum(f"{TARGET}-{name}", "proc_cpu_user_seconds", "proc_cpu_system_seconds")
-            self.assertLessEqual(abs(got - seconds), 0.15 * seconds + 0.03,
-                                 f"{name}: {got}\n{self.collectd.log()[-2000:]}")
+        got = {name: self.collectd.csv_sum(f"{TARGET}-{name}", "proc_cpu_user_seconds", "proc_cpu_system_seconds")
+               for name in PROGRAMS}
+        log = self.collectd.log()
+        ah.check_program_cpu(self, got, PROGRAMS, log, f"{got}\n{log[-2000:]}")
 
     def test_groups_add_up_to_the_tree(self):
         groups = self.collectd.breakdown_instances(TARGET)

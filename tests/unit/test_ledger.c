@@ -484,6 +484,38 @@ START_TEST(folds_shared_by_the_records)
 }
 END_TEST
 
+/* A fold that holds a process the records did not weigh (a record lost,
+ * a past not the tree's) cannot be told apart: it stays whole in the
+ * reaper's group, and the share waiting with it is let go, so alpha is
+ * never given the other's CPU. A hold waits for its fold as a share does,
+ * and the next fold, weighed whole, is shared again. */
+START_TEST(a_fold_holding_a_process_not_weighed_stays_with_the_reaper)
+{
+    start(4);
+    pt_ledger_records_followed(&l, true);
+    int64_t tree[PT_CTR_COUNT], groups[5][PT_CTR_COUNT];
+    join(0, 100, "parent", 0, 0, 0, false);
+    end_interval(tree, groups);
+    pt_ledger_add_share(&l, &accounts[0], "alpha", 1000);
+    pt_ledger_hold_fold(&l, &accounts[0]);
+    check();
+    end_interval(tree, groups); /* no fold yet: both wait */
+    ck_assert_int_eq(l.n_shares, 2);
+    read_cpu(0, 20, 0); /* alpha's 5 and the other's 15 */
+    end_interval(tree, groups);
+    ck_assert_int_eq(tree[USER], 20);
+    ck_assert_int_eq(groups[group_of("parent")][USER], 20);
+    ck_assert_int_eq(groups[group_of("alpha")][USER], 0);
+    ck_assert_int_eq(l.n_shares, 0);
+    pt_ledger_add_share(&l, &accounts[0], "alpha", 1000);
+    read_cpu(0, 26, 0);
+    end_interval(tree, groups);
+    ck_assert_int_eq(groups[group_of("alpha")][USER], 6);
+    ck_assert_int_eq(groups[group_of("parent")][USER], 0);
+    stop();
+}
+END_TEST
+
 /* The sum of each interval's group deltas, counter k. */
 static int64_t groups_sum(int64_t groups[][PT_CTR_COUNT], int k)
 {
@@ -617,6 +649,7 @@ int main(void)
     tcase_add_test(tc, io_that_changes_its_answer);
     tcase_add_test(tc, groups_without_records);
     tcase_add_test(tc, folds_shared_by_the_records);
+    tcase_add_test(tc, a_fold_holding_a_process_not_weighed_stays_with_the_reaper);
     tcase_add_test(tc, fold_rounding_is_carried);
     tcase_add_test(tc, a_short_fold_leaves_the_groups_adding_up_to_the_tree);
     tcase_add_test(tc, a_move_before_the_fold_shows_in_the_tree_with_the_group);
