@@ -73,6 +73,28 @@ START_TEST(forks_join_at_once_and_every_one_counts)
 }
 END_TEST
 
+/* 101 joins from its fork and exits; before a poll finds it gone, a
+ * fork storm gives its pid to a stranger (another start), whose children
+ * are not the tree's. A member whose main thread exited while the
+ * others live on (the same start) still forks in the tree. */
+START_TEST(a_fork_by_a_pid_another_took_after_a_member_exited_is_not_followed)
+{
+    unit_tree_put(&tree, 101, 100, "");
+    unit_tree_put(&tree, 102, 100, "");
+    const struct pt_procevent joined[] = {start(101, 100, false), start(102, 100, false)};
+    pt_target_follow_events(&t, joined, 2, true);
+    ck_assert(pt_target_has_member(&t, 101) && pt_target_has_member(&t, 102));
+    struct fx_proc stranger = {.pid = 101, .ppid = 1, .starttime = 5000, .resident_pages = 1};
+    fx_put_proc(tree.root, &stranger);
+    unit_tree_put(&tree, 201, 101, "");
+    unit_tree_put(&tree, 202, 102, "");
+    const struct pt_procevent events[] = {stop(101), start(201, 101, false), stop(102), start(202, 102, false)};
+    pt_target_follow_events(&t, events, sizeof(events) / sizeof(events[0]), true);
+    ck_assert(!pt_target_has_member(&t, 201));
+    ck_assert(pt_target_has_member(&t, 202));
+}
+END_TEST
+
 /* Discovery read 105 before its fork event was drained, and it left
  * before then: it was counted once, when it joined. */
 START_TEST(discovery_first_counts_once)
@@ -136,6 +158,7 @@ int main(void)
     TCase *tc = tcase_create("forks");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, forks_join_at_once_and_every_one_counts);
+    tcase_add_test(tc, a_fork_by_a_pid_another_took_after_a_member_exited_is_not_followed);
     tcase_add_test(tc, discovery_first_counts_once);
     tcase_add_test(tc, a_member_gone_before_the_first_drain_counts_once);
     tcase_add_test(tc, forks_before_the_root_joined_are_not_counted);
