@@ -25,8 +25,9 @@ whole run's. The service does its work, is stopped and started again
   discovery sees each child: each lives 0.3 s);
 * the CPU seconds of the two modes agree within 1 %: both read the same
   counters of a process that is idle, blocked on its stdin, at each of
-  their reads but while it works (in ticks: a tick or two apart at each
-  incarnation's end, under 1 % of the 5 s burnt);
+  their reads but while it works, and each reads it idle after each work
+  (so each incarnation's last read is the same for both: what is left
+  between them is /proc's truncation of utime and stime to ticks);
 * every line read is held to line_rules.py, in total mode on the
   differences of its totals (harness.Execd knows the mode from its args).
 
@@ -149,6 +150,12 @@ class TotalAgainstDelta(unittest.TestCase):
                         for e in (total, delta):
                             e.wait_for(lambda e: joined(e, n - 1), WAIT, f"the service as a member ({n})")
                         work(service, tmp, amounts)
+                        # each has read the idle service since (the second
+                        # batch from now began after the work): a read
+                        # during the burn would be its last before the
+                        # restart, the rest lost to one and not the other
+                        for e in (total, delta):
+                            e.wait_batches(len(e.batches()) + 2)
                     want = sum(w[0] for w in WORKS)
                     total.wait_for(lambda e: last_total(e, "proc_io_write_bytes") >= want, WAIT,
                                    f"a total of {want} bytes written")
