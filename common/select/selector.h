@@ -56,7 +56,7 @@ const char *pt_breakdown_name(enum pt_breakdown by);
 #define PT_BREAKDOWN_LIMIT_MAX 1000
 /* A member's smaps_rollup is read at least at every Nth PSS sample
  * (--pss-every, PssEvery); between, only when its tree's memory may have
- * moved (tree/membership.c). 1: at every sample. */
+ * moved (tree/sampling.c). 1: at every sample. */
 #define PT_PSS_EVERY_DEFAULT 6
 #define PT_PSS_EVERY_MAX 3600
 

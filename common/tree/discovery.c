@@ -20,6 +20,7 @@
 
 #include "member/membersource.h"
 #include "tree/membership.h"
+#include "tree/sampling.h"
 #include "tree/targetcg.h"
 #include "tree/targetstops.h"
 #include "tree/targetevents.h"
@@ -334,8 +335,8 @@ void pt_discovery_run(const struct pt_target *t, const struct pt_discovery_parts
     struct ppid_pair *pairs = dp->d->scan_fallback ? scan_ppids(t, &n_pairs) : NULL;
     /* one pass of the iterator for every member's children (those that
      * join during the walk read their files) */
-    if (!dp->d->scan_fallback && pt_membership_pass_pays(t))
-        pt_membership_snapshot(t, PT_TR_MODE_CHILDREN);
+    if (!dp->d->scan_fallback && pt_sampling_pass_pays(t))
+        pt_sampling_snapshot(t, PT_TR_MODE_CHILDREN);
     /* Breadth first: members appended while walking are walked too, so a
      * whole new subtree joins in one pass, parents before children. */
     for (size_t i = 0; i < t->membership.n_members; i++) {
@@ -369,7 +370,7 @@ void pt_discovery_run(const struct pt_target *t, const struct pt_discovery_parts
         join_pending(t, dp, baseline);
     }
     free(pairs);
-    pt_membership_forget_snapshot(t);
+    pt_sampling_forget_snapshot(t);
     for (size_t i = 0; i < t->membership.n_members; i++)
         t->membership.members[i].baseline_walk = false;
     pt_targetevents_discovered(t, dp->mp->events);

@@ -12,6 +12,7 @@
 #include "accounting/ledgerfolds.h"
 #include "proctree/lines.h"
 #include "tree/membership.h"
+#include "tree/sampling.h"
 #include "util/saturate.h"
 #include "tree/targetcg.h"
 #include "tree/targetgpu.h"
@@ -367,19 +368,19 @@ void pt_target_stop_exits(struct pt_target *t)
 void pt_target_poll(struct pt_target *t)
 {
     struct pt_membership_parts mp = membership_parts(t);
-    pt_membership_poll(t, &mp, &t->cg);
+    pt_sampling_poll(t, &mp, &t->cg);
 }
 
 void pt_target_sample_pss(struct pt_target *t)
 {
     struct pt_membership_parts mp = membership_parts(t);
-    pt_membership_sample_pss(t, &mp, &t->sampling);
+    pt_sampling_pss(t, &mp, &t->sampling);
 }
 
 void pt_target_end_reads(struct pt_target *t, double now, double boottime, double blkio_since)
 {
     struct pt_membership_parts mp = membership_parts(t);
-    pt_membership_end_reads(t, &mp, &t->sampling, &t->cg, now, boottime, blkio_since);
+    pt_sampling_end_reads(t, &mp, &t->sampling, &t->cg, now, boottime, blkio_since);
 }
 
 void pt_target_gpu_sample(struct pt_target *t, const struct pt_gpu *g)
@@ -405,7 +406,7 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
     share_folds(t, &t->ledger);
     if (t->ledger.groups.list && !pt_target_partitions(t)) {
         struct pt_membership_parts mp = membership_parts(t);
-        pt_membership_read_threads(t, &mp, &t->sampling);
+        pt_sampling_read_threads(t, &mp, &t->sampling);
     }
     count_members(t, &t->ledger);
     int64_t processes = (int64_t)t->membership.n_members;

@@ -1,7 +1,7 @@
 /* targetstate: the state of one target (struct pt_target: its members, its
  * ledger, what the interval saw) and the lookups every part of it shares.
- * The parts, bottom-up, each calling only those below it: membership.c (members join and leave, the reads of each
- * cadence), exits.c (what exit records settle), targetevents.c (following the process events), discovery.c
+ * The parts, bottom-up, each calling only those below it: membership.c (members join and leave), sampling.c (the reads
+ * of each cadence), exits.c (what exit records settle), targetevents.c (following the process events), discovery.c
  * (finding members), targetstops.c (why it has no live process), target.c (the face: the interval's end, the life
  * cycle). Only target.c holds a target writable: it hands each of the others the parts that one writes, by their own
  * types, and the target as a pointer to const (docs/DESIGN.md, "A target's parts and who writes them"). */
@@ -98,7 +98,7 @@ struct pt_target_exits {
     int64_t failed, killed, rss_peak_kb, records, record_losses;
 };
 
-/* What the reads of each cadence keep between them (membership.c writes
+/* What the reads of each cadence keep between them (sampling.c writes
  * it). */
 struct pt_target_sampling {
     struct pt_ratelimit smaps_slow_said; /* "smaps_rollup of pid N took ..." */

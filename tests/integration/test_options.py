@@ -119,7 +119,7 @@ class OptionsTest(unittest.TestCase):
             self.assertIn(option, line)
 
     def test_pss_budget_zero_turns_the_guard_off(self):
-        """0 is the documented "no guard" (selector.h, membership.c): taken."""
+        """0 is the documented "no guard" (selector.h, sampling.c): taken."""
         res = h.run_execd(["--pid", ME, "--pss-budget", "0", "--once", "--interval", "0.1s"])
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertIn("proc_pss_max=", res.stdout)

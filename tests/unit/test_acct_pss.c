@@ -6,7 +6,7 @@
  * the tree shows; its last values stand in otherwise, and are not stale.
  * A member slower than the PSS budget (off by default) is read less
  * often, and that is said once in a while. The comment above
- * PT_SMAPS_MAX_PERIOD in tree/membership.c; docs/METRICS.md, PSS. */
+ * PT_SMAPS_MAX_PERIOD in tree/sampling.c; docs/METRICS.md, PSS. */
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
