@@ -1,11 +1,9 @@
 #include "accounting/ledger.h"
 
 #include <assert.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "proctree/base.h"
 #include "util/saturate.h"
 
 void pt_ledger_init(struct pt_ledger *l, double ticks_per_second, unsigned cpus, uint32_t groups, bool partitions)
@@ -30,7 +28,7 @@ void pt_ledger_free(struct pt_ledger *l)
 }
 
 /* Group slot g, as pt_groups_find() gave it. */
-static struct pt_group *group_at(const struct pt_ledger *l, int32_t g)
+struct pt_group *pt_ledger_group_at(const struct pt_ledger *l, int32_t g)
 {
     assert(l->groups.list && g >= 0 && (uint32_t)g <= l->groups.limit);
     return &l->groups.list[g];
@@ -45,7 +43,7 @@ int64_t pt_ledger_account_value(const struct pt_account *a, int k)
 
 /* v (which may be negative) to counter k of the tree and of group: the
  * one way the tree's adjust changes, so the groups add up to it. */
-static void credit(struct pt_ledger *l, int32_t group, int k, int64_t v)
+void pt_ledger_credit(struct pt_ledger *l, int32_t group, int k, int64_t v)
 {
     assert(l->phase == PT_LEDGER_READING); /* the count copies adjust */
     l->adjust[k] = pt_sat_add(l->adjust[k], v);
@@ -58,11 +56,11 @@ static void credit_account(struct pt_ledger *l, const struct pt_account *a, int 
 {
     for (int k = 0; k < PT_CTR_COUNT; k++)
         if (pt_account_has(a, k))
-            credit(l, a->group, k, sign > 0 ? pt_ledger_account_value(a, k) : -pt_ledger_account_value(a, k));
+            pt_ledger_credit(l, a->group, k, sign > 0 ? pt_ledger_account_value(a, k) : -pt_ledger_account_value(a, k));
 }
 
 /* v of counter k from group from to group to: the sum stays. */
-static void move(struct pt_ledger *l, int32_t from, uint32_t to, int k, int64_t v)
+void pt_ledger_move_counter(struct pt_ledger *l, int32_t from, uint32_t to, int k, int64_t v)
 {
     assert(l->phase != PT_LEDGER_REPORTING);
     pt_groups_move(&l->groups, (uint32_t)from, to, k, v);
@@ -98,7 +96,7 @@ void pt_ledger_seen(struct pt_ledger *l, const struct pt_account *a)
     l->stat_seen |= a->has_stat;
     l->io_seen |= a->has_io;
     if (a->group >= 0) {
-        struct pt_group *g = group_at(l, a->group);
+        struct pt_group *g = pt_ledger_group_at(l, a->group);
         g->stat_seen |= a->has_stat;
         g->io_seen |= a->has_io;
     }
@@ -110,10 +108,10 @@ void pt_ledger_io_changed(struct pt_ledger *l, struct pt_account *a, bool had_io
         return;
     for (int k = 0; k < PT_CTR_IO_END; k++) {
         if (had_io) { /* left: what it showed stays counted; its io debts are counted now */
-            credit(l, a->group, k, pt_ledger_account_value(a, k));
+            pt_ledger_credit(l, a->group, k, pt_ledger_account_value(a, k));
             a->owed[k] = 0;
         } else { /* joined: its past was not seen */
-            credit(l, a->group, k, -a->ctr[k]);
+            pt_ledger_credit(l, a->group, k, -a->ctr[k]);
             a->ctr_at_end[k] = a->ctr[k];
         }
     }
@@ -148,7 +146,7 @@ void pt_ledger_settle(struct pt_ledger *l, struct pt_account *a, bool final)
         /* what exact CPU it owes is rounding: a fold short of it is one */
         int64_t rounding = pt_ctr_is_cpu(k) ? a->owed_exact[pt_cpu_of_ctr(k)] : 0;
         if (a->ctr[k] < pt_sat_sub(a->due[k], rounding)) {
-            credit(l, a->group, k, a->owed[k]);
+            pt_ledger_credit(l, a->group, k, a->owed[k]);
             if (pt_ctr_is_cpu(k)) /* no fold is coming */
                 a->unshared_cpu[pt_cpu_of_ctr(k)] = pt_sat_add(a->unshared_cpu[pt_cpu_of_ctr(k)], a->owed[k]);
         } else if (a->ctr[k] < a->due[k]) {
@@ -176,7 +174,7 @@ void pt_ledger_regroup(struct pt_ledger *l, struct pt_account *a, uint32_t to)
         return;
     for (int k = 0; k < PT_CTR_COUNT; k++)
         if (pt_account_has(a, k))
-            move(l, (int32_t)to, (uint32_t)a->group, k, a->ctr_at_end[k]);
+            pt_ledger_move_counter(l, (int32_t)to, (uint32_t)a->group, k, a->ctr_at_end[k]);
     a->group = (int32_t)to;
 }
 
@@ -201,7 +199,7 @@ static void owe(struct pt_ledger *l, struct pt_account *reaper, const struct pt_
             continue;
         int64_t v = pt_ledger_account_value(a, k);
         if (!pt_account_has(reaper, k)) {
-            credit(l, a->group, k, v);
+            pt_ledger_credit(l, a->group, k, v);
             continue;
         }
         /* a's group keeps what a was seen doing; the reaper's gives it
@@ -212,7 +210,7 @@ static void owe(struct pt_ledger *l, struct pt_account *reaper, const struct pt_
             reaper->owed_exact[pt_cpu_of_ctr(k)] =
                 pt_sat_add(reaper->owed_exact[pt_cpu_of_ctr(k)], a->exact_cpu[pt_cpu_of_ctr(k)]);
         if (a->group >= 0 && reaper->group >= 0)
-            move(l, reaper->group, (uint32_t)a->group, k, v);
+            pt_ledger_move_counter(l, reaper->group, (uint32_t)a->group, k, v);
         if (pt_ctr_is_cpu(k)) /* given out of its folds */
             reaper->unshared_cpu[pt_cpu_of_ctr(k)] = pt_sat_sub(reaper->unshared_cpu[pt_cpu_of_ctr(k)], v);
     }
@@ -235,7 +233,7 @@ uint32_t pt_ledger_group_named(struct pt_ledger *l, const char *name)
 
 void pt_ledger_renamed(struct pt_ledger *l, struct pt_account *a, const char *name)
 {
-    if (a->group >= 0 && strcmp(group_at(l, a->group)->name, name) != 0)
+    if (a->group >= 0 && strcmp(pt_ledger_group_at(l, a->group)->name, name) != 0)
         pt_ledger_regroup(l, a, pt_groups_find(&l->groups, name));
 }
 
@@ -244,7 +242,7 @@ void pt_ledger_poll_gauges(struct pt_ledger *l, const struct pt_account *a, cons
     assert(first >= 0 && first <= last && last < PT_G_COUNT);
     if (a->group < 0)
         return;
-    struct pt_group *g = group_at(l, a->group);
+    struct pt_group *g = pt_ledger_group_at(l, a->group);
     for (int k = first; k <= last; k++)
         g->poll[k] = pt_sat_add(g->poll[k], now[k]);
 }
@@ -260,158 +258,14 @@ void pt_ledger_fds(struct pt_ledger *l, const struct pt_account *a, int64_t fds)
 {
     if (a->group < 0)
         return;
-    struct pt_group *g = group_at(l, a->group);
+    struct pt_group *g = pt_ledger_group_at(l, a->group);
     g->fds = pt_sat_add(g->fds, fds);
     g->fds_seen = true;
 }
 
 const struct pt_group *pt_ledger_group(const struct pt_ledger *l, uint32_t g)
 {
-    return group_at(l, (int32_t)g);
-}
-
-/* ---- what exit records and threads bring ---------------------------- */
-
-/* Counts v of which (enum pt_tcount bits) into tc, seen. */
-static void add_tcounts(int64_t tc[PT_TC_COUNT], unsigned *seen, const int64_t v[PT_TC_COUNT], unsigned which)
-{
-    for (int k = 0; k < PT_TC_COUNT; k++)
-        if (which & (1u << k))
-            tc[k] = pt_sat_add(tc[k], v[k]);
-    *seen |= which;
-}
-
-void pt_ledger_credit_tcounts(struct pt_ledger *l, int32_t group, const int64_t v[PT_TC_COUNT], unsigned which)
-{
-    assert((which & ~PT_TC_ALL) == 0);
-    add_tcounts(l->tc, &l->tc_seen, v, which);
-    if (group >= 0) {
-        struct pt_group *g = group_at(l, group);
-        add_tcounts(g->tc, &g->tc_seen, v, which);
-    }
-}
-
-static int64_t carry_ticks(const struct pt_ledger *l, int64_t *rest, int64_t us);
-
-/* CPU ticks and switches of a thread named comm to group gi alone. */
-static void credit_thread(struct pt_ledger *l, const char *comm, uint32_t gi, int64_t user_ticks, int64_t system_ticks,
-                          bool ctx, int64_t voluntary, int64_t involuntary)
-{
-    struct pt_group *g = group_at(l, (int32_t)gi);
-    if (pt_ledger_ranks(l) && gi == l->groups.limit) /* a name in other weighs by its threads' CPU */
-        pt_rank_note(&l->rank, comm, pt_sat_add(user_ticks, system_ticks), -1);
-    g->processes++; /* its live threads: the slot is kept while there are some */
-    g->stat_seen = true;
-    pt_groups_adjust(&l->groups, gi, PT_CTR_USER_TICKS, user_ticks);
-    pt_groups_adjust(&l->groups, gi, PT_CTR_SYSTEM_TICKS, system_ticks);
-    if (ctx) {
-        const int64_t v[PT_TC_COUNT] = {[PT_TC_VOLUNTARY] = voluntary, [PT_TC_INVOLUNTARY] = involuntary};
-        add_tcounts(g->tc, &g->tc_seen, v, PT_TC_SWITCHES);
-    }
-}
-
-void pt_ledger_credit_thread(struct pt_ledger *l, const char *comm, int64_t user_ticks, int64_t system_ticks, bool ctx,
-                             int64_t voluntary, int64_t involuntary)
-{
-    credit_thread(l, comm, pt_groups_find(&l->groups, comm), user_ticks, system_ticks, ctx, voluntary, involuntary);
-}
-
-void pt_ledger_credit_thread_exit(struct pt_ledger *l, const char *comm, const int64_t cpu_us[PT_CPU_COUNT],
-                                  int64_t voluntary, int64_t involuntary)
-{
-    uint32_t gi = pt_groups_find(&l->groups, comm);
-    struct pt_group *g = group_at(l, (int32_t)gi);
-    int64_t ticks[PT_CPU_COUNT];
-    for (int c = 0; c < PT_CPU_COUNT; c++) {
-        assert(cpu_us[c] >= 0);
-        ticks[c] = carry_ticks(l, &g->cpu_rest_us[c], cpu_us[c]);
-    }
-    credit_thread(l, comm, gi, ticks[PT_CPU_USER], ticks[PT_CPU_SYSTEM], true, voluntary, involuntary);
-}
-
-static int64_t ticks_to_us(const struct pt_ledger *l, int64_t ticks)
-{
-    double us = (double)ticks * PT_US_PER_SECOND / l->ticks_per_second;
-    return us >= (double)INT64_MAX ? INT64_MAX : (int64_t)us;
-}
-
-/* Microseconds (an exit record's CPU) to clock ticks, to the nearest. */
-static int64_t us_to_ticks(const struct pt_ledger *l, int64_t us)
-{
-    double ticks = (double)us * l->ticks_per_second / PT_US_PER_SECOND + 0.5;
-    return ticks >= (double)INT64_MAX ? INT64_MAX : (int64_t)ticks;
-}
-
-/* us microseconds of CPU as whole clock ticks, to the nearest, with what
- * rounding left over carried in *rest for the next: summed over many
- * short processes, nothing is lost to rounding. */
-static int64_t carry_ticks(const struct pt_ledger *l, int64_t *rest, int64_t us)
-{
-    int64_t total = pt_sat_add(*rest, us);
-    int64_t ticks = us_to_ticks(l, total);
-    *rest = pt_sat_sub(total, ticks_to_us(l, ticks));
-    return ticks;
-}
-
-void pt_ledger_exact_cpu(struct pt_ledger *l, struct pt_account *a, const double exact_us[PT_CPU_COUNT])
-{
-    assert(l->phase == PT_LEDGER_READING); /* counted from now on */
-    if (a->has_exact || !a->has_stat)
-        return;
-    a->has_exact = true;
-    double tick_us = PT_US_PER_SECOND / l->ticks_per_second;
-    for (int c = 0; c < PT_CPU_COUNT; c++) {
-        /* the truncation: less than a tick, whatever the records say */
-        double left = exact_us[c] - (double)a->own[pt_ctr_of_cpu((enum pt_cpu)c)] * tick_us;
-        left = left < 0 ? 0 : left >= tick_us ? tick_us - 1 : left;
-        a->exact_cpu[c] = carry_ticks(l, &l->exact_rest_us[c], (int64_t)left);
-    }
-}
-
-void pt_split_run_time(double run, double user_samples, double system_samples, double shown[PT_CPU_COUNT])
-{
-    if (shown[PT_CPU_USER] + shown[PT_CPU_SYSTEM] >= run)
-        return;
-    double system = system_samples <= 0 ? 0
-                    : user_samples <= 0 ? run
-                                        : run * system_samples / (user_samples + system_samples);
-    if (system < shown[PT_CPU_SYSTEM])
-        system = shown[PT_CPU_SYSTEM];
-    double user = run - system;
-    if (user < shown[PT_CPU_USER]) {
-        user = shown[PT_CPU_USER];
-        system = run - user;
-    }
-    shown[PT_CPU_USER] = user;
-    shown[PT_CPU_SYSTEM] = system;
-}
-
-void pt_ledger_add_lost(struct pt_ledger *l, int32_t group, const int64_t v[PT_CTR_COUNT])
-{
-    struct pt_group *g = group >= 0 ? group_at(l, group) : NULL;
-    for (int k = 0; k < PT_CTR_COUNT; k++) {
-        int64_t n = v[k];
-        if (pt_ctr_is_cpu(k))
-            n = carry_ticks(l, g ? &g->cpu_rest_us[pt_cpu_of_ctr(k)] : &l->cpu_rest_us[pt_cpu_of_ctr(k)], n);
-        credit(l, group, k, n);
-    }
-    l->io_seen = l->stat_seen = true;
-    if (g)
-        g->io_seen = g->stat_seen = true;
-}
-
-void pt_ledger_move(struct pt_ledger *l, const struct pt_account *from, uint32_t to, const int64_t v[PT_CTR_COUNT])
-{
-    if (from->group < 0 || (uint32_t)from->group == to)
-        return;
-    struct pt_group *g = group_at(l, (int32_t)to);
-    for (int k = 0; k < PT_CTR_COUNT; k++) {
-        if (v[k] == 0 || pt_ctr_is_cpu(k) || !pt_account_has(from, k))
-            continue;
-        move(l, from->group, to, k, v[k]);
-        g->io_seen |= k < PT_CTR_IO_END;
-        g->stat_seen |= k >= PT_CTR_IO_END;
-    }
+    return pt_ledger_group_at(l, (int32_t)g);
 }
 
 /* ---- the interval ----------------------------------------------------- */
@@ -429,7 +283,7 @@ void pt_ledger_add_account(struct pt_ledger *l, const struct pt_account *a, int6
         memcpy(l->tree, l->adjust, sizeof(l->tree));
         l->phase = PT_LEDGER_COUNTING;
     }
-    struct pt_group *g = l->partitions && a->group >= 0 ? group_at(l, a->group) : NULL;
+    struct pt_group *g = l->partitions && a->group >= 0 ? pt_ledger_group_at(l, a->group) : NULL;
     if (g) {
         g->processes++;
         if (a->has_stat)
@@ -536,7 +390,7 @@ void pt_ledger_deltas(struct pt_ledger *l, bool keep_base, double seconds, int64
 
 /* What a group or an account weighs in the ranking (rank.h): of the
  * interval's deltas, or its resident memory. */
-static int64_t rank_weight(enum pt_rank_by by, const int64_t delta[PT_CTR_COUNT], int64_t rss)
+int64_t pt_ledger_rank_weight(enum pt_rank_by by, const int64_t delta[PT_CTR_COUNT], int64_t rss)
 {
     switch (by) {
     case PT_RANK_CPU:
@@ -558,7 +412,7 @@ void pt_ledger_group_deltas(struct pt_ledger *l, uint32_t g, bool keep_base, int
     const struct pt_group *gr = &l->groups.list[g];
     if (pt_ledger_ranks(l) && g < l->groups.limit && gr->in_use) /* the name weighs what its line shows */
         pt_rank_note(&l->rank, gr->name,
-                     rank_weight(l->rank.by, delta, gr->gauges[PT_G_RSS].any ? gr->gauges[PT_G_RSS].max : 0),
+                     pt_ledger_rank_weight(l->rank.by, delta, gr->gauges[PT_G_RSS].any ? gr->gauges[PT_G_RSS].max : 0),
                      (int32_t)g);
 }
 
@@ -577,160 +431,4 @@ void pt_ledger_end_interval(struct pt_ledger *l)
     l->phase = PT_LEDGER_READING;
     if (l->groups.list)
         pt_groups_end_interval(&l->groups);
-}
-
-/* ---- the ranked breakdown ----------------------------------------------- */
-
-void pt_ledger_set_rank(struct pt_ledger *l, enum pt_rank_by by)
-{
-    pt_rank_free(&l->rank);
-    free(l->rank_slot);
-    l->rank_slot = NULL;
-    pt_rank_init(&l->rank, by);
-    if (by != PT_RANK_SEEN && l->groups.list)
-        l->rank_slot = pt_xalloc(l->groups.limit * sizeof(*l->rank_slot));
-}
-
-void pt_ledger_rank_account(struct pt_ledger *l, const struct pt_account *a, const char *name, int64_t rss_bytes)
-{
-    assert(l->phase != PT_LEDGER_REPORTING); /* before the snapshot */
-    if (!pt_ledger_ranks(l) || a->group < 0 || (uint32_t)a->group != l->groups.limit)
-        return;
-    int64_t delta[PT_CTR_COUNT] = {0};
-    for (int k = 0; k < PT_CTR_COUNT; k++)
-        if (pt_account_has(a, k))
-            delta[k] = pt_sat_sub(a->ctr[k], a->ctr_at_end[k]);
-    pt_rank_note(&l->rank, name, rank_weight(l->rank.by, delta, rss_bytes), -1);
-}
-
-void pt_ledger_rank_choose(struct pt_ledger *l)
-{
-    assert(l->phase == PT_LEDGER_READING); /* between intervals */
-    if (!pt_ledger_ranks(l))
-        return;
-    struct pt_groups *gs = &l->groups;
-    for (uint32_t i = 0; i < gs->limit; i++)
-        l->rank_slot[i] = gs->list[i].in_use;
-    pt_rank_choose(&l->rank, l->rank_slot, gs->limit);
-    memset(l->rank_slot, 0, gs->limit * sizeof(*l->rank_slot));
-    /* the names that lose their slot first, so that those that gain one find it free */
-    for (size_t i = 0; i < l->rank.n; i++) {
-        const struct pt_rank_name *e = &l->rank.list[i];
-        if (e->slot >= 0 && !e->named) {
-            pt_groups_merge_other(gs, (uint32_t)e->slot);
-            l->rank_slot[e->slot] = true;
-        }
-    }
-    for (size_t i = 0; i < l->rank.n; i++) {
-        const struct pt_rank_name *e = &l->rank.list[i];
-        if (e->slot < 0 && e->named) {
-            uint32_t got = pt_groups_find(gs, e->name);
-            assert(got < gs->limit); /* as many slots were freed as names gain one */
-            (void)got;
-        }
-    }
-}
-
-void pt_ledger_regroup_all(struct pt_ledger *l, struct pt_account *a, uint32_t to)
-{
-    if (a->group < 0 || (uint32_t)a->group == to)
-        return;
-    for (int k = 0; k < PT_CTR_COUNT; k++)
-        if (pt_account_has(a, k))
-            move(l, (int32_t)to, (uint32_t)a->group, k, pt_ledger_account_value(a, k));
-    a->group = (int32_t)to;
-}
-
-int32_t pt_ledger_rank_regrouped(const struct pt_ledger *l, int32_t group)
-{
-    if (!pt_ledger_ranks(l) || group < 0 || (uint32_t)group >= l->groups.limit || !l->rank_slot[group])
-        return group;
-    return (int32_t)l->groups.limit; /* its group's counters went there whole */
-}
-
-void pt_ledger_rank_follow(struct pt_ledger *l, struct pt_account *a, const char *name)
-{
-    if (!pt_ledger_ranks(l) || a->group < 0)
-        return;
-    uint32_t other = l->groups.limit;
-    a->group = pt_ledger_rank_regrouped(l, a->group);
-    if ((uint32_t)a->group != other)
-        return;
-    const struct pt_rank_name *e = pt_rank_find(&l->rank, name);
-    if (!e || !e->named)
-        return;
-    uint32_t to = pt_groups_find(&l->groups, name);
-    if (to < other)
-        pt_ledger_regroup_all(l, a, to);
-}
-
-/* ---- invariants -------------------------------------------------------- */
-
-int pt_ledger_check(const struct pt_ledger *l, const struct pt_account *const *live, size_t n, char *why, size_t whylen)
-{
-    int64_t tree[PT_CTR_COUNT], groups[PT_CTR_COUNT] = {0};
-    memcpy(tree, l->adjust, sizeof(tree));
-    for (size_t i = 0; i < n; i++) {
-        const struct pt_account *a = live[i];
-        for (int k = 0; k < PT_CTR_COUNT; k++) {
-            if (pt_ctr_is_cpu(k) &&
-                (a->exact_cpu[pt_cpu_of_ctr(k)] < 0 ||
-                 (a->owes && (a->owed_exact[pt_cpu_of_ctr(k)] < 0 || a->owed_exact[pt_cpu_of_ctr(k)] > a->owed[k])))) {
-                snprintf(why, whylen, "pid %d: exact CPU %lld of counter %d, owed of it %lld of %lld", (int)a->pid,
-                         (long long)a->exact_cpu[pt_cpu_of_ctr(k)], k, (long long)a->owed_exact[pt_cpu_of_ctr(k)],
-                         (long long)a->owed[k]);
-                return -1;
-            }
-            if (a->owes && (a->owed[k] < 0 || a->owed[k] > a->due[k])) {
-                snprintf(why, whylen, "pid %d owes %lld of counter %d, due %lld", (int)a->pid, (long long)a->owed[k], k,
-                         (long long)a->due[k]);
-                return -1;
-            }
-            if (pt_account_has(a, k)) {
-                tree[k] = pt_sat_add(tree[k], pt_ledger_account_value(a, k));
-                if (l->partitions && a->group >= 0)
-                    groups[k] = pt_sat_add(groups[k], pt_ledger_account_value(a, k));
-            }
-        }
-    }
-    for (int k = 0; k < PT_CTR_COUNT; k++) {
-        if (l->partitions)
-            groups[k] = pt_sat_add(groups[k], l->groups.retired[k]);
-        if (k == 0 && l->cpu_max >= 0 && l->cpu_reported > l->cpu_max) {
-            snprintf(why, whylen, "the tree reported %lld ticks of CPU, over the interval's %lld",
-                     (long long)l->cpu_reported, (long long)l->cpu_max);
-            return -1;
-        }
-        if (l->high_water[k] < l->interval_base[k]) {
-            snprintf(why, whylen, "counter %d: the tree's base %lld is above its mark %lld", k,
-                     (long long)l->interval_base[k], (long long)l->high_water[k]);
-            return -1;
-        }
-        int64_t marks = l->groups.retired_marks[k];
-        for (uint32_t g = 0; l->groups.list && g <= l->groups.limit; g++) {
-            const struct pt_group *gr = &l->groups.list[g];
-            groups[k] = pt_sat_add(groups[k], l->partitions ? gr->adjust[k] : 0);
-            marks = pt_sat_add(marks, gr->in_use ? gr->high_water[k] : 0);
-            if (k == 0 && gr->cpu_max >= 0 && gr->cpu_reported > gr->cpu_max) {
-                snprintf(why, whylen, "group %u reported %lld ticks of CPU, over the interval's %lld", g,
-                         (long long)gr->cpu_reported, (long long)gr->cpu_max);
-                return -1;
-            }
-            if (gr->high_water[k] < gr->interval_base[k]) {
-                snprintf(why, whylen, "counter %d: group %u's base is above its mark", k, g);
-                return -1;
-            }
-        }
-        if (l->partitions && marks != l->high_water[k]) {
-            snprintf(why, whylen, "counter %d: the groups' marks add up to %lld, the tree's is %lld", k,
-                     (long long)marks, (long long)l->high_water[k]);
-            return -1;
-        }
-        if (l->partitions && groups[k] != tree[k]) {
-            snprintf(why, whylen, "counter %d: the groups add up to %lld, the tree to %lld", k, (long long)groups[k],
-                     (long long)tree[k]);
-            return -1;
-        }
-    }
-    return 0;
 }

@@ -35,9 +35,9 @@
  *
  * With a breakdown by process, title or cgroup each group's G is built the same way, over
  * its accounts, and every change to the tree's adjust is made to one
- * group's by the same call (credit()); moves between groups keep the sum.
+ * group's by the same call (pt_ledger_credit()); moves between groups keep the sum.
  *
- * Invariants (pt_ledger_check() asserts them; the unit tests call it
+ * Invariants (pt_ledger_check(), ledgercheck.h, asserts them; the unit tests call it
  * after every event):
  *   - by process, title or cgroup, the groups add up to the tree, counter by counter,
  *     and so do their high-water marks: the tree's mark is the groups'
@@ -228,18 +228,6 @@ void pt_ledger_read(struct pt_ledger *l, struct pt_account *a);
  * zombie's counters): settle them (see the header). An io debt that this
  * read could not refresh waits for a read that does. */
 void pt_ledger_settle(struct pt_ledger *l, struct pt_account *a, bool final);
-/* a has exited and its counters were read (final); exact_us is its
- * own CPU (enum pt_cpu) as its exit records' exact run time gives it,
- * split as /proc splits it (pt_split_run_time): what its truncated own
- * ticks leave out (less than a tick each) counts with it from now on
- * (once). */
-void pt_ledger_exact_cpu(struct pt_ledger *l, struct pt_account *a, const double exact_us[PT_CPU_COUNT]);
-/* A run time of run microseconds split between user and system as the
- * kernel splits it for /proc (cputime_adjust() in kernel/sched/cputime.c,
- * with prev_cputime's clamps): in the ratio of the tick's samples, never
- * below what it showed before. shown holds, in microseconds, what it
- * showed before (user, system) and takes what it shows now. */
-void pt_split_run_time(double run, double user_samples, double system_samples, double shown[PT_CPU_COUNT]);
 /* a moves to group to, with what it did since the last interval's end
  * (or its join); what it did before stays in its old group. */
 void pt_ledger_regroup(struct pt_ledger *l, struct pt_account *a, uint32_t to);
@@ -268,62 +256,27 @@ void pt_ledger_fds(struct pt_ledger *l, const struct pt_account *a, int64_t fds)
 /* Group g (0 .. groups.limit, "other" last) as this interval left it. */
 const struct pt_group *pt_ledger_group(const struct pt_ledger *l, uint32_t g);
 
-/* ---- what exit records and threads bring ---------------------------- */
+/* ---- for the ledger's other files (ledgerrecords.c, ledgerrank.c) --- */
 
-/* Per-thread counts (context switches, delays) v of which (enum
- * pt_tcount bits: those read, v 0 where nothing is owed) done in the
- * tree, and in group (-1: none). */
-void pt_ledger_credit_tcounts(struct pt_ledger *l, int32_t group, const int64_t v[PT_TC_COUNT], unsigned which);
-/* The breakdown by thread name: CPU ticks and (when ctx) switches a
- * thread of that name did, to its group alone. */
-void pt_ledger_credit_thread(struct pt_ledger *l, const char *comm, int64_t user_ticks, int64_t system_ticks, bool ctx,
-                             int64_t voluntary, int64_t involuntary);
-/* ... and of a thread that exited, settled by its exit record: its CPU
- * since its last read in microseconds (by enum pt_cpu, never negative),
- * carried to whole ticks over its group's exits, so that many short
- * threads lose nothing to rounding; and its switches since. */
-void pt_ledger_credit_thread_exit(struct pt_ledger *l, const char *comm, const int64_t cpu_us[PT_CPU_COUNT],
-                                  int64_t voluntary, int64_t involuntary);
-/* Usage v (CPU in microseconds) that left the tree with a process it
- * never saw: the tree's, and group's (-1: none). */
-void pt_ledger_add_lost(struct pt_ledger *l, int32_t group, const int64_t v[PT_CTR_COUNT]);
-/* Faults and I/O v that the kernel folded into from's counters belong to
- * group to (CPU moves as a share of the fold: ledgerfolds.h). */
-void pt_ledger_move(struct pt_ledger *l, const struct pt_account *from, uint32_t to, const int64_t v[PT_CTR_COUNT]);
+/* Group slot g, as pt_groups_find() gave it. */
+struct pt_group *pt_ledger_group_at(const struct pt_ledger *l, int32_t g);
+/* v (which may be negative) to counter k of the tree and of group (-1:
+ * none): the one way the tree's adjust changes, so the groups add up to
+ * it. */
+void pt_ledger_credit(struct pt_ledger *l, int32_t group, int k, int64_t v);
+/* v of counter k from group from to group to: the sum stays. */
+void pt_ledger_move_counter(struct pt_ledger *l, int32_t from, uint32_t to, int k, int64_t v);
+/* What a group or an account weighs in the ranking (rank.h): of the
+ * interval's deltas, or its resident memory. */
+int64_t pt_ledger_rank_weight(enum pt_rank_by by, const int64_t delta[PT_CTR_COUNT], int64_t rss);
 
-/* ---- the ranked breakdown (rank.h) ------------------------------------ */
+/* ---- the ranked breakdown (rank.h, ledgerrank.h) ---------------------- */
 
-/* The breakdown's names ranked by by from now on (PT_RANK_SEEN: the
- * first seen hold the slots, no ranking). */
-void pt_ledger_set_rank(struct pt_ledger *l, enum pt_rank_by by);
+/* Are the names ranked (pt_ledger_set_rank, not PT_RANK_SEEN)? */
 static inline bool pt_ledger_ranks(const struct pt_ledger *l)
 {
     return l->rank_slot != NULL;
 }
-/* At the interval's end, before a's snapshot: a, named name, weighs what
- * it did this interval (rss_bytes: its resident memory at the last poll)
- * in the ranking when it is in "other" (a named group weighs by its line:
- * pt_ledger_group_deltas notes it). */
-void pt_ledger_rank_account(struct pt_ledger *l, const struct pt_account *a, const char *name, int64_t rss_bytes);
-/* After pt_ledger_end_interval: the next interval's names chosen from
- * the weights noted. A group that loses its slot is merged into "other"
- * at once, adjust, marks and base (pt_groups_merge_other): its accounts
- * follow it there at pt_ledger_rank_follow; a name that gains one takes
- * a free slot. Then every live account is handed to
- * pt_ledger_rank_follow (with a breakdown that partitions the members). */
-void pt_ledger_rank_choose(struct pt_ledger *l);
-/* After pt_ledger_rank_choose: the group that what was in group counts in
- * now: "other" for a group that lost its slot (a departed account's, kept
- * by index: by cgroup), else group. */
-int32_t pt_ledger_rank_regrouped(const struct pt_ledger *l, int32_t group);
-/* a (live), named name: into "other" when its group lost its slot; out
- * of "other" into its name's slot when its name has one now, with all it
- * counted so far left in "other" (pt_ledger_regroup_all). */
-void pt_ledger_rank_follow(struct pt_ledger *l, struct pt_account *a, const char *name);
-/* a moves to group to with nothing: all it counted so far (its value, its
- * debts included) stays in its old group, and only what it does from now
- * on counts in to. Neither group's G moves, nor their marks. */
-void pt_ledger_regroup_all(struct pt_ledger *l, struct pt_account *a, uint32_t to);
 
 /* ---- the interval ----------------------------------------------------- */
 
@@ -345,9 +298,5 @@ void pt_ledger_group_deltas(struct pt_ledger *l, uint32_t g, bool keep_base, int
 void pt_ledger_snapshot(const struct pt_ledger *l, struct pt_account *a);
 /* The interval is reported: clear what was its own. */
 void pt_ledger_end_interval(struct pt_ledger *l);
-
-/* Do the invariants hold, with live the live accounts? 0, or -1 with why. */
-int pt_ledger_check(const struct pt_ledger *l, const struct pt_account *const *live, size_t n, char *why,
-                    size_t whylen);
 
 #endif

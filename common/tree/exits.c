@@ -38,6 +38,7 @@
 #include "member/memberthreads.h"
 #include "util/saturate.h"
 #include "accounting/interval.h"
+#include "accounting/ledgerrecords.h"
 
 /* A record's usage as counters, CPU in microseconds. */
 static void record_usage(const struct pt_exitrecord *r, int64_t v[PT_CTR_COUNT])

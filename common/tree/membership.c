@@ -6,6 +6,7 @@
 #include "member/memberthreads.h"
 #include "util/saturate.h"
 #include "member/membersource.h"
+#include "accounting/ledgerrecords.h"
 
 const char *pt_membership_group_name(const struct pt_target *t, const struct pt_member *m)
 {

@@ -18,6 +18,7 @@
 #include "tree/targetgpu.h"
 #include "accounting/interval.h"
 #include "tree/targetunit.h"
+#include "accounting/ledgerrank.h"
 
 const char *pt_target_name(const struct pt_target *t)
 {

@@ -10,6 +10,7 @@
 
 #include "proctree/caps.h"
 #include "proctree/escape.h"
+#include "accounting/ledgercheck.h"
 
 /* One log line about t: 'target "NAME": ' and the message. The name is
  * escaped: whoever names a process or writes a pid file chooses it. */

@@ -11,6 +11,8 @@
 #include "accounting/ledger.h"
 #include "accounting/ledgerfolds.h"
 #include "unit.h"
+#include "accounting/ledgerrecords.h"
+#include "accounting/ledgercheck.h"
 
 #define MAX_LIVE 8
 #define USER PT_CTR_USER_TICKS

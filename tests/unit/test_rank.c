@@ -12,6 +12,9 @@
 #include "accounting/ledgerfolds.h"
 #include "accounting/rank.h"
 #include "unit.h"
+#include "accounting/ledgerrecords.h"
+#include "accounting/ledgerrank.h"
+#include "accounting/ledgercheck.h"
 
 #define USER PT_CTR_USER_TICKS
 
