@@ -1,7 +1,7 @@
 /* memberstate: one member's state (struct pt_member: its identity, kept
  * descriptors, last counters and what its reads decided) and the result
- * of a read, shared by the files that read it: member.c (its
- * descriptors, identity and reads), memberthreads.c (its threads' counts and usage). */
+ * of a read, shared by the files that read it: memberfiles.c (its
+ * descriptors and identity), member.c (its reads), memberthreads.c (its threads' counts and usage). */
 #ifndef PROCTREE_MEMBERSTATE_H
 #define PROCTREE_MEMBERSTATE_H
 

@@ -1,6 +1,6 @@
 /* Unit tests for a refused read told apart from an exit: io, smaps_rollup
  * and fd/ of a process whose memory map is gone are refused whoever asks
- * but root (member.c, exiting_or_gone), so a refusal of a process
+ * but root (memberfiles.c, exiting_or_gone), so a refusal of a process
  * that is exiting (PF_EXITING), a zombie or gone notes no denial and says
  * no "permission denied"; a live process's refusal does both.
  *

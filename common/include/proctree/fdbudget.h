@@ -7,7 +7,7 @@
  * all its other plugins: a tree of a few hundred processes would take the
  * whole of it. So the collector keeps at most `limit` descriptors; a file
  * that does not fit is opened, read and closed at each read instead
- * (member.c), which costs two more syscalls and a check of the member's
+ * (memberfiles.c), which costs two more syscalls and a check of the member's
  * identity, and gives the same numbers.
  *
  * When a tree outgrows the budget, the descriptors go where they save the
@@ -24,7 +24,7 @@
  * every member that lacks one: the members known (pt_fd_budget_join)
  * reserve their seats. A tree that grows after its files were kept takes
  * them back: a kept descriptor whose rank is over (pt_fd_budget_over) is
- * given back at its next read, which is then its last (member.c,
+ * given back at its next read, which is then its last (memberfiles.c,
  * threads.c), so the next poll keeps the statm in its place. */
 #ifndef PROCTREE_FDBUDGET_H
 #define PROCTREE_FDBUDGET_H
