@@ -7,26 +7,19 @@
 #include "accounting/interval.h"
 #include "member/member.h"
 
-/* Does the member whose exit came before a fork by its pid still hold
- * that pid? Its other threads may live on and fork (its stat shows its
- * start); else a new process has the pid, which a host-wide fork storm
- * hands out again within a second or two where pid_max is 32768, and the
- * fork is a stranger's. */
-static bool holds_pid_after_exit(const struct pt_target *t, const struct pt_member *m)
-{
-    struct pt_stat st;
-    return pt_read_stat_by_pid(t->proc_root_fd, m->pid, t->buf, &st) == PT_READ_OK && st.starttime == m->starttime;
-}
-
 /* Was pid a process of the tree when it forked at time when? A member
  * that joined as (part of) a new root only from its join; one born in the
  * tree, or known from a fork event, always, but for a member whose exit
- * came before, not found gone yet, whose pid is another's now. */
+ * came before, not found gone yet: its other threads may live on and
+ * fork, or a new process has the pid (a host-wide fork storm hands it out
+ * again within a second or two where pid_max is 32768), which its
+ * identity check tells. */
 static bool forks_in_tree(const struct pt_target *t, pid_t pid, double when)
 {
     const struct pt_member *m = pt_target_live_member(t, pid);
     if (m)
-        return m->since <= when && (m->exited_at <= 0 || m->exited_at > when || holds_pid_after_exit(t, m));
+        return m->since <= when &&
+               (m->exited_at <= 0 || m->exited_at > when || pt_member_check_identity(m, t->proc_root_fd) == PT_READ_OK);
     return pt_pidmap_get(&t->events.parent_of_forked, pid) >= 0 ||
            pt_pidmap_get(&t->events.forks_ours_lately, pid) == 1;
 }
