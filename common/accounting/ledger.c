@@ -27,7 +27,6 @@ void pt_ledger_free(struct pt_ledger *l)
     memset(l, 0, sizeof(*l));
 }
 
-/* Group slot g, as pt_groups_find() gave it. */
 struct pt_group *pt_ledger_group_at(const struct pt_ledger *l, int32_t g)
 {
     assert(l->groups.list && g >= 0 && (uint32_t)g <= l->groups.limit);
@@ -41,8 +40,6 @@ int64_t pt_ledger_account_value(const struct pt_account *a, int k)
     return pt_ctr_is_cpu(k) ? pt_sat_add(v, a->exact_cpu[pt_cpu_of_ctr(k)]) : v;
 }
 
-/* v (which may be negative) to counter k of the tree and of group: the
- * one way the tree's adjust changes, so the groups add up to it. */
 void pt_ledger_credit(struct pt_ledger *l, int32_t group, int k, int64_t v)
 {
     assert(l->phase == PT_LEDGER_READING); /* the count copies adjust */
@@ -59,7 +56,6 @@ static void credit_account(struct pt_ledger *l, const struct pt_account *a, int 
             pt_ledger_credit(l, a->group, k, sign > 0 ? pt_ledger_account_value(a, k) : -pt_ledger_account_value(a, k));
 }
 
-/* v of counter k from group from to group to: the sum stays. */
 void pt_ledger_move_counter(struct pt_ledger *l, int32_t from, uint32_t to, int k, int64_t v)
 {
     assert(l->phase != PT_LEDGER_REPORTING);
@@ -388,8 +384,6 @@ void pt_ledger_deltas(struct pt_ledger *l, bool keep_base, double seconds, int64
     l->phase = PT_LEDGER_REPORTING;
 }
 
-/* What a group or an account weighs in the ranking (rank.h): of the
- * interval's deltas, or its resident memory. */
 int64_t pt_ledger_rank_weight(enum pt_rank_by by, const int64_t delta[PT_CTR_COUNT], int64_t rss)
 {
     switch (by) {
