@@ -143,6 +143,9 @@ struct pt_account {
      * for it; all by enum pt_cpu. */
     int64_t children_cpu[PT_CPU_COUNT], unshared_cpu[PT_CPU_COUNT];
     int64_t share_weight_us;
+    /* Its next fold holds a process not weighed (pt_ledger_hold_fold): the
+     * shares of folds it waits for it, as a share does; 0: none held. */
+    unsigned fold_held;
 };
 
 /* A process's CPU that the kernel folds, exact, into a reaper's children
@@ -153,7 +156,6 @@ struct pt_share {
     char name[PT_GROUP_NAME_MAX]; /* the group it goes to */
     int64_t weight_us;            /* its records' CPU (tick samples) */
     unsigned drains;              /* shares of folds it has waited */
-    bool hold;                    /* a process not weighed is in the fold: none of it is shared (ledgerfolds.h) */
 };
 
 /* Where the interval is, in the order the ledger asserts: its reads and

@@ -7,29 +7,17 @@
 #include "proctree/base.h"
 #include "util/saturate.h"
 
-static struct pt_share *new_share(struct pt_ledger *l, const struct pt_account *reaper, int64_t weight_us)
+void pt_ledger_add_share(struct pt_ledger *l, const struct pt_account *reaper, const char *name, int64_t weight_us)
 {
+    if (weight_us <= 0)
+        return;
     if (l->n_shares == l->cap_shares) {
         l->cap_shares = l->cap_shares ? l->cap_shares * 2 : 16;
         l->shares = pt_xrealloc_array(l->shares, l->cap_shares, sizeof(*l->shares));
     }
     struct pt_share *s = &l->shares[l->n_shares++];
     *s = (struct pt_share){.reaper = reaper->pid, .weight_us = weight_us};
-    return s;
-}
-
-void pt_ledger_add_share(struct pt_ledger *l, const struct pt_account *reaper, const char *name, int64_t weight_us)
-{
-    if (weight_us <= 0)
-        return;
-    struct pt_share *s = new_share(l, reaper, weight_us);
-    memcpy(s->name, name, strnlen(name, sizeof(s->name) - 1)); /* NUL: zeroed by new_share */
-}
-
-void pt_ledger_hold_fold(struct pt_ledger *l, const struct pt_account *reaper)
-{
-    if (l->shares_folds)
-        new_share(l, reaper, 1)->hold = true; /* a weight: it waits for the fold as the shares do */
+    memcpy(s->name, name, strnlen(name, sizeof(s->name) - 1)); /* NUL: zeroed above */
 }
 
 /* How many shares of folds a share waits for its reaper's: a reaper that
@@ -97,15 +85,6 @@ static int by_reaper(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Does one of a reaper's n shares say its fold holds a process not weighed? */
-static bool held(const struct pt_share *shares, size_t n)
-{
-    for (size_t j = 0; j < n; j++)
-        if (shares[j].hold)
-            return true;
-    return false;
-}
-
 /* A fold nobody waits for stays in the reaper's group (a process the
  * records did not weigh: a member joined as a root, a lost record). Done
  * once an interval: a reaper's children's CPU is in clock ticks, and a
@@ -132,7 +111,7 @@ void pt_ledger_share_folds(struct pt_ledger *l, struct pt_account *(*live)(const
                     l->shares[kept++] = l->shares[j];
             continue;
         }
-        if (held(l->shares + i, end - i))
+        if (r->fold_held)
             continue; /* the fold stays with the reaper; pt_ledger_folds_given() lets it go */
         for (size_t j = i; j < end; j++) {
             struct pt_group *g = &l->groups.list[pt_groups_find(&l->groups, l->shares[j].name)];
@@ -147,10 +126,18 @@ void pt_ledger_share_folds(struct pt_ledger *l, struct pt_account *(*live)(const
     l->n_shares = kept;
 }
 
+void pt_ledger_hold_fold(const struct pt_ledger *l, struct pt_account *reaper)
+{
+    if (l->shares_folds) /* one hold however many processes it holds: the fold is kept whole */
+        reaper->fold_held = PT_SHARE_DRAINS;
+}
+
 void pt_ledger_folds_given(const struct pt_ledger *l, struct pt_account *a)
 {
     if (!l->shares_folds)
         return;
+    if (a->fold_held) /* it waits for the fold as a share does, and ends with it */
+        a->fold_held = fold_shown(a) ? 0 : a->fold_held - 1;
     bool waiting = a->share_weight_us > 0 && !fold_shown(a);
     for (int c = 0; c < PT_CPU_COUNT && !waiting; c++)
         if (a->unshared_cpu[c] > 0) /* given, or nobody waits for it */

@@ -31,7 +31,7 @@ void pt_ledger_add_share(struct pt_ledger *l, const struct pt_account *reaper, c
  * reaper's group, and the shares that wait for it are let go, their CPU
  * in the reaper's group too. So a group is never given another
  * process's CPU. */
-void pt_ledger_hold_fold(struct pt_ledger *l, const struct pt_account *reaper);
+void pt_ledger_hold_fold(const struct pt_ledger *l, struct pt_account *reaper);
 /* Once an interval, after its last reads and before the count: give each reaper's unshared
  * fold to the groups of the shares that wait for it, by their weights; a
  * share whose reaper shows no fold yet waits (a few times). live finds a

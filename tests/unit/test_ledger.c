@@ -502,13 +502,15 @@ START_TEST(a_fold_holding_a_process_not_weighed_stays_with_the_reaper)
     pt_ledger_hold_fold(&l, &accounts[0]);
     check();
     end_interval(tree, groups); /* no fold yet: both wait */
-    ck_assert_int_eq(l.n_shares, 2);
+    ck_assert_int_eq(l.n_shares, 1);
+    ck_assert_uint_gt(accounts[0].fold_held, 0);
     read_cpu(0, 20, 0); /* alpha's 5 and the other's 15 */
     end_interval(tree, groups);
     ck_assert_int_eq(tree[USER], 20);
     ck_assert_int_eq(groups[group_of("parent")][USER], 20);
     ck_assert_int_eq(groups[group_of("alpha")][USER], 0);
     ck_assert_int_eq(l.n_shares, 0);
+    ck_assert_uint_eq(accounts[0].fold_held, 0);
     pt_ledger_add_share(&l, &accounts[0], "alpha", 1000);
     read_cpu(0, 26, 0);
     end_interval(tree, groups);
