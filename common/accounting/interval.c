@@ -80,9 +80,8 @@ bool pt_interval_begin_end_reads(struct pt_interval *iv, double boottime, bool d
     return was_read;
 }
 
-void pt_interval_end_reads_done(struct pt_interval *iv, int64_t threads, int64_t fds, bool blkio_shown)
+void pt_interval_end_reads_done(struct pt_interval *iv, int64_t fds, bool blkio_shown)
 {
-    iv->end_threads = threads;
     iv->end_fds = fds;
     iv->blkio_shown = blkio_shown;
     iv->departed_any = false;

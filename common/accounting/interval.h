@@ -31,7 +31,7 @@ struct pt_interval {
     double counter_seconds; /* since the counters were last reported */
     bool end_read;          /* pt_target_end_reads() done for this interval: */
     double ended_boottime;  /* pt_boottime() when it ended, the moment its line is stamped */
-    int64_t end_threads, end_fds;
+    int64_t end_fds;
     /* The block-I/O delay is read and credited while kernel.task_delayacct
      * was 1 at the last interval's end (blkio_read), and shown only when
      * it was 1 at both ends and the kernel counted every process of the
@@ -89,10 +89,12 @@ void pt_interval_add_fd_limit(struct pt_interval *iv, double percent, int64_t he
  * the limits of descriptors are counted again. Was it read over the
  * interval ending? */
 bool pt_interval_begin_end_reads(struct pt_interval *iv, double boottime, bool delayacct);
-/* The last reads are done: the live members' threads and open
- * descriptors (-1: not counted), whether the block-I/O delay is shown;
- * the members that leave from now on are the next interval's. */
-void pt_interval_end_reads_done(struct pt_interval *iv, int64_t threads, int64_t fds, bool blkio_shown);
+/* The last reads are done: the live members' open descriptors (-1: not
+ * counted), whether the block-I/O delay is shown; the members that leave
+ * from now on are the next interval's. (Their threads are counted when
+ * the line is made, with the groups': a child that joins from its exit
+ * record after these reads is a process of the line, its thread too.) */
+void pt_interval_end_reads_done(struct pt_interval *iv, int64_t fds, bool blkio_shown);
 /* The interval lasted seconds: the seconds the counters' deltas span now,
  * since they were last reported (an interval short of descriptors keeps
  * its base, pt_interval_end). */

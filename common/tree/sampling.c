@@ -140,20 +140,14 @@ void pt_sampling_poll(const struct pt_target *t, const struct pt_membership_part
     pt_target_debug_check(t, "a poll");
 }
 
-/* Counters of every member, parents first (see the header); the live
- * members' threads. */
-static int64_t read_all_counters(const struct pt_target *t, const struct pt_membership_parts *mp)
+/* Counters of every member, parents first (see the header). */
+static void read_all_counters(const struct pt_target *t, const struct pt_membership_parts *mp)
 {
-    int64_t threads = 0;
     for (size_t i = 0; i < t->membership.n_members; i++) {
         struct pt_member *m = &t->membership.members[i];
-        if (m->gone)
-            continue;
-        pt_membership_read_counters(t, mp, m);
         if (!m->gone)
-            threads = pt_sat_add(threads, m->num_threads);
+            pt_membership_read_counters(t, mp, m);
     }
-    return threads;
 }
 
 /* smaps_rollup is the dearest file by far (it walks the process's page
@@ -482,7 +476,7 @@ void pt_sampling_end_reads(const struct pt_target *t, const struct pt_membership
     pt_sampling_snapshot(t, PT_TR_MODE_FULL); /* one moment for every member's counters */
     poll_members(t, mp);                      /* the last sample of the interval, */
     pt_targetcg_poll(t, cg);                  /* its cgroups' too: an interval with no poll before has this one */
-    int64_t threads = read_all_counters(t, mp);
+    read_all_counters(t, mp);
     if (t->options.collect_pss && t->pss_at_end)
         sample_smaps(t, mp, s);
     sample_tcounts(t, mp);
@@ -492,7 +486,7 @@ void pt_sampling_end_reads(const struct pt_target *t, const struct pt_membership
     pt_sampling_forget_snapshot(t);
     bool blkio_shown = was_read && delayacct && all_started_after(t, blkio_since);
     pt_membership_compact(mp);
-    pt_interval_end_reads_done(mp->interval, threads, fds, blkio_shown);
+    pt_interval_end_reads_done(mp->interval, fds, blkio_shown);
     pt_interval_add_cpu(mp->interval, pt_thread_cpu_seconds() - cpu0);
     pt_target_debug_check(t, "the last reads");
 }

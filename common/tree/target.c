@@ -194,9 +194,12 @@ static void leave_out_unknown(const struct pt_target *t, struct pt_report *repor
 
 /* Every live member counted into the tree's sums, and into its group's
  * once it is in its name's group; then the baseline for debts taken from
- * now on. */
-static void count_members(const struct pt_target *t, struct pt_ledger *ledger)
+ * now on. Returns the tree's threads, counted here with the groups': a
+ * child that joined from its exit record after the last reads is a
+ * process of both, its thread too. */
+static int64_t count_members(const struct pt_target *t, struct pt_ledger *ledger)
 {
+    int64_t threads = 0;
     for (size_t i = 0; i < t->membership.n_members; i++) {
         struct pt_member *m = &t->membership.members[i];
         if (m->gone)
@@ -211,7 +214,10 @@ static void count_members(const struct pt_target *t, struct pt_ledger *ledger)
         }
         pt_ledger_add_account(ledger, &m->acct, m->num_threads);
         pt_ledger_snapshot(ledger, &m->acct);
+        if (m->acct.has_stat) /* as its group counts it */
+            threads = pt_sat_add(threads, m->num_threads);
     }
+    return threads;
 }
 
 /* The breakdown's lines: every group in use this interval, each
@@ -403,13 +409,13 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
     if (!t->interval.end_read) /* a caller without a collector: its clocks, no delayacct */
         pt_target_end_reads(t, pt_now(), pt_boottime(), NAN);
     double cpu0 = pt_thread_cpu_seconds();
-    int64_t threads = t->interval.end_threads, fds = t->interval.end_fds;
+    int64_t fds = t->interval.end_fds;
     share_folds(t, &t->ledger);
     if (t->ledger.groups.list && !pt_target_partitions(t)) {
         struct pt_membership_parts mp = membership_parts(t);
         pt_sampling_read_threads(t, &mp, &t->sampling);
     }
-    count_members(t, &t->ledger);
+    int64_t threads = count_members(t, &t->ledger);
     int64_t processes = (int64_t)t->membership.n_members;
     pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
 

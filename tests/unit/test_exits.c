@@ -191,6 +191,42 @@ START_TEST(zombie_child_counts_when_its_record_comes_by_process)
 }
 END_TEST
 
+/* The collector's order at an interval's end: the last reads, then the
+ * drain of the records (which may make a zombie child join), then the
+ * line. The child is a process of the line and of its group, and so is
+ * its thread: the tree's proc_threads is its groups' sum, as its
+ * proc_processes is (a line once counted the threads at the reads and
+ * the groups at the line, one apart). */
+START_TEST(a_child_joined_after_the_last_reads_counts_its_thread)
+{
+    by_process();
+    pt_target_follow_exits(target, NULL, 0, true);
+    end_interval();
+    int64_t before = value(PT_M_PROC_THREADS);
+    struct fx_proc zombie = {
+        .pid = 205, .ppid = 100, .comm = "kid", .state = 'Z', .starttime = 205, .utime = 4, .stime = 1};
+    fx_put_proc(tree.root, &zombie);
+    pt_target_end_reads(target, pt_now(), pt_boottime(), NAN);
+    struct pt_exitrecord record = exited(205, 100, 0, 2, 100);
+    memcpy(record.comm, "kid", 4);
+    pt_target_follow_exits(target, &record, 1, true);
+    ck_assert(pt_target_has_member(target, 205));
+    end_interval();
+    ck_assert_int_eq(value(PT_M_PROC_THREADS), before + 1);
+    size_t n;
+    const struct pt_group_report *groups = pt_target_group_reports(target, &n);
+    int64_t processes = 0, threads = 0;
+    for (size_t i = 0; i < n; i++) {
+        processes += groups[i].report.v[PT_M_PROC_PROCESSES].i;
+        threads += groups[i].report.v[PT_M_PROC_THREADS].i;
+    }
+    ck_assert_int_eq(processes, value(PT_M_PROC_PROCESSES));
+    ck_assert_int_eq(threads, value(PT_M_PROC_THREADS));
+    ck_assert_ptr_nonnull(group_report("kid"));
+    ck_assert_int_eq(group_report("kid")->v[PT_M_PROC_THREADS].i, 1);
+}
+END_TEST
+
 /* A member born in the tree (101, a daemon: its parent exited, it was
  * re-parented to init) that init reaps at once: its last read showed 100
  * ticks of user CPU, 20 of system and 10 faults; its record 1.2 s and
@@ -810,6 +846,7 @@ int main(void)
     tcase_add_test(tc, exits_of_the_tree_count);
     tcase_add_test(tc, zombie_child_counts_when_its_record_comes);
     tcase_add_test(tc, zombie_child_counts_when_its_record_comes_by_process);
+    tcase_add_test(tc, a_child_joined_after_the_last_reads_counts_its_thread);
     tcase_add_test(tc, last_moments_of_a_member_reaped_outside);
     tcase_add_test(tc, last_moments_never_below_the_last_read);
     tcase_add_test(tc, last_moments_without_the_run_time);

@@ -100,9 +100,8 @@ START_TEST(test_departures_fd_limits_and_end_reads)
     ck_assert(iv.fd_limit_known);
     ck_assert_double_eq(iv.fd_limit_worst_percent, 50.0);
     ck_assert_int_eq(iv.fd_headroom_least, 100);
-    CHECKED(&iv, pt_interval_end_reads_done(&iv, 12, 40, true));
+    CHECKED(&iv, pt_interval_end_reads_done(&iv, 40, true));
     ck_assert(iv.end_read && iv.blkio_shown && !iv.departed_any);
-    ck_assert_int_eq(iv.end_threads, 12);
     ck_assert_int_eq(iv.end_fds, 40);
     CHECKED(&iv, pt_interval_end(&iv));
     ck_assert(!iv.end_read);
