@@ -86,9 +86,14 @@ def work(service, where, amounts):
     h.wait_until(lambda: os.path.isdir(done), WAIT, f"{service.pid}'s work done")
 
 
+def lines_of(batches, target="work"):
+    """The target's lines of batches, oldest first."""
+    return [t for t in (h.target_line(p, target) for _, p in batches) if t is not None]
+
+
 def lines(execd, target="work"):
     """The target's lines, oldest first."""
-    return [t for t in (h.target_line(p, target) for _, p in execd.batches()) if t is not None]
+    return lines_of(execd.batches(), target)
 
 
 def delta_sum_of(found, metric):
@@ -163,8 +168,10 @@ class TotalAgainstDelta(unittest.TestCase):
                                    f"deltas adding up to {want} bytes written")
                     for e in (total, delta):  # and after that, two more batches: nothing more is added
                         e.wait_batches(len(e.batches()) + 2)
+                    # one snapshot each: a batch that came between two
+                    # reads of it would be in one list and not the other
                     total_batches = total.batches()
-                    total_lines, delta_lines = lines(total), lines(delta)
+                    total_lines, delta_lines = lines_of(total_batches), lines(delta)
                     self.assertGreater(len(delta_lines), 4)
             finally:
                 service.stop()
