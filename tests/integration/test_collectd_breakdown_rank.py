@@ -82,6 +82,7 @@ class CollectdBreakdownRank(unittest.TestCase):
             cls.marks = json.load(f)
         rows = len(cls.collectd.csv_rows(TARGET, "proc_cpu_user_seconds"))
         cls.collectd.wait_csv(TARGET, "proc_cpu_user_seconds", count=rows + 2)
+        cls.collectd.stop()  # its write threads write a read's rows in any order: read them whole
 
     def epochs(self, name):
         return {e for e, _ in self.collectd.csv_rows(f"{TARGET}-{name}", "proc_cpu_user_seconds")}
