@@ -25,7 +25,7 @@ struct pt_interval {
     struct pt_extrema gauges[PT_G_COUNT];
     int64_t samples, vanished, started, exited, pss_stale;
     int64_t bpf_reads; /* members' counters the task iterator's snapshots gave */
-    int64_t restarts;  /* the root replaced (pt_target_has_restarts) */
+    int64_t restarts;  /* the root replaced (targetlines.c's has_restarts) */
     double cpu_seconds;
     unsigned short_of_fds;  /* enum pt_short bits of this interval */
     double counter_seconds; /* since the counters were last reported */
