@@ -59,10 +59,7 @@ static void fill_report(const struct pt_target *t, struct pt_ledger *ledger, dou
     struct pt_line line;
     pt_line_init(&line, PT_LINES_ONE, seconds, counter_seconds, t->ticks_per_second, t->cpu_percent_max);
     line.cgroup = cgroups;
-    struct pt_extrema gauges[PT_G_COUNT];
-    memcpy(gauges, t->interval.gauges, sizeof(gauges));
-    gauges[PT_G_GPU] = pt_targetgpu_memory(&t->gpu, -1);
-    line.gauges = gauges;
+    line.gauges = t->interval.gauges; /* the GPU's too (pt_interval_set_gpu) */
     line.io_seen = t->ledger.io_seen;
     counter_deltas(t, ledger, counter_seconds, line.delta); /* first: CPU left from the last line is seen */
     line.stat_seen = t->ledger.stat_seen;
@@ -230,6 +227,7 @@ void pt_target_gpu_sample(struct pt_target *t, const struct pt_gpu *g)
 {
     double cpu0 = pt_thread_cpu_seconds();
     pt_targetgpu_sample(t, &t->gpu, g);
+    pt_interval_set_gpu(&t->interval, pt_targetgpu_memory(&t->gpu, -1));
     pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
 }
 
@@ -237,6 +235,7 @@ void pt_target_gpu_end_reads(struct pt_target *t, const struct pt_gpu *g)
 {
     double cpu0 = pt_thread_cpu_seconds();
     pt_targetgpu_end_reads(t, &t->gpu, g);
+    pt_interval_set_gpu(&t->interval, pt_targetgpu_memory(&t->gpu, -1));
     pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
 }
 
