@@ -50,6 +50,11 @@ void pt_interval_add_gauges(struct pt_interval *iv, const int64_t sum[PT_G_COUNT
         pt_extrema_add(&iv->gauges[g], sum[g]);
 }
 
+void pt_interval_set_gpu(struct pt_interval *iv, struct pt_extrema memory)
+{
+    iv->gauges[PT_G_GPU] = memory;
+}
+
 void pt_interval_add_pss_stale(struct pt_interval *iv)
 {
     iv->pss_stale++;

@@ -1,7 +1,8 @@
 /* interval: what one target's interval saw, with no I/O, turned into its
  * line at the end (target.c). Its parts tell it what they see
- * (pt_interval_add_...), the last reads of the interval begin and end
- * (pt_interval_begin_end_reads, pt_interval_end_reads_done), and its end
+ * (pt_interval_add_...; the GPU's memory, pt_interval_set_gpu), the last
+ * reads of the interval begin and end (pt_interval_begin_end_reads,
+ * pt_interval_end_reads_done), and its end
  * starts it again (pt_interval_end). Only these functions write a struct
  * pt_interval; the target's line reads it.
  *
@@ -25,7 +26,7 @@ struct pt_interval {
     struct pt_extrema gauges[PT_G_COUNT];
     int64_t samples, vanished, started, exited, pss_stale;
     int64_t bpf_reads; /* members' counters the task iterator's snapshots gave */
-    int64_t restarts;  /* the root replaced (pt_target_has_restarts) */
+    int64_t restarts;  /* the root replaced (targetlines.c's has_restarts) */
     double cpu_seconds;
     unsigned short_of_fds;  /* enum pt_short bits of this interval */
     double counter_seconds; /* since the counters were last reported */
@@ -74,6 +75,11 @@ void pt_interval_add_sample(struct pt_interval *iv);
 /* The tree's sums of the gauges first to last, as one poll read them. */
 void pt_interval_add_gauges(struct pt_interval *iv, const int64_t sum[PT_G_COUNT], enum pt_gauge first,
                             enum pt_gauge last);
+/* The tree's GPU memory samples so far this interval (targetgpu.h's
+ * extrema, taken at the discoveries and the interval's end, summed over
+ * the host's GPUs: none where it has none or the last DRM read was cut
+ * short): the GPU gauge's, in place of what it had. */
+void pt_interval_set_gpu(struct pt_interval *iv, struct pt_extrema memory);
 /* A member's smaps_rollup was not due: its last values stood in. */
 void pt_interval_add_pss_stale(struct pt_interval *iv);
 /* A member that started at starttime (clock ticks after boot) left: the

@@ -8,6 +8,7 @@
 #include "select/matcher.h"
 #include "member/member.h"
 #include "tree/target.h"
+#include "procfs/pidwalk.h"
 
 void pt_procscan_init(struct pt_procscan *s, int proc_root_fd, pid_t self)
 {
@@ -175,7 +176,7 @@ static void walk_proc(struct pt_procscan *s, struct pt_target *targets, size_t n
 {
     s->walk++;
     struct walk w = {s, targets, n_targets};
-    if (pt_for_each_pid_in(s->proc_root_fd, ".", walk_one, &w) != 0)
+    if (pt_pidwalk_each(s->proc_root_fd, ".", walk_one, &w) != 0)
         return; /* a failed walk forgets nothing */
     for (size_t slot = 0; slot < s->count; slot++)
         if (s->entries[slot].pid && s->entries[slot].seen != s->walk)

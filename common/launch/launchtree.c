@@ -12,6 +12,7 @@
 
 #include "proctree/base.h"
 #include "procfs/procfile.h"
+#include "procfs/pidwalk.h"
 
 /* A process on the walk's path down from us: its pidfd (-1 for us), the
  * children listed for it, and the next of them to visit. Depth first, so
@@ -78,7 +79,7 @@ static void push(struct tree_walk *w, pid_t pid, int fd)
     char task[64];
     snprintf(task, sizeof(task), "/proc/%d/task", (int)pid);
     w->listing = pid;
-    pt_for_each_pid_in(AT_FDCWD, task, add_thread_children, w);
+    pt_pidwalk_each(AT_FDCWD, task, add_thread_children, w);
     if (fd >= 0 && !alive(fd))
         f->n = 0;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "util/saturate.h"
+#include "procfs/pidwalk.h"
 
 enum pt_read pt_read_stat_by_pid(int proc_root_fd, pid_t pid, struct pt_buf *buf, struct pt_stat *out)
 {
@@ -291,7 +292,7 @@ static enum pt_read count_dir_entries(struct pt_member *m, int dir_fd, int64_t *
         return PT_READ_OK;
     }
     *count = 0;
-    int r = pt_for_each_pid_in(dir_fd, ".", count_entry, count);
+    int r = pt_pidwalk_each(dir_fd, ".", count_entry, count);
     return r == 0 ? PT_READ_OK : pt_read_error(r);
 }
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "proctree/base.h"
+#include "procfs/pidwalk.h"
 
 static const char *const thread_file_name[PT_TF_COUNT] = {
     [PT_TF_STATUS] = "status",
@@ -120,7 +121,7 @@ int pt_threads_refresh(struct pt_threads *ts, int proc_root_fd, const char *memb
     char task[40];
     snprintf(task, sizeof(task), "%stask", member_path);
     struct tid_walk w = {0};
-    int err = pt_for_each_pid_in(proc_root_fd, task, add_tid, &w);
+    int err = pt_pidwalk_each(proc_root_fd, task, add_tid, &w);
     if (err) {
         free(w.tids);
         return err;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "procfs/procfile.h"
+#include "procfs/pidwalk.h"
 
 /* include/linux/proc_ns.h: the initial namespaces' inode numbers, the
  * same on every kernel since namespaces became files (3.8). */
@@ -153,7 +154,7 @@ pid_t pt_pidns_child_in_root(int proc_root_fd, pid_t root_self, pid_t ours, stru
     if (s.depth > 0) {
         char task[32];
         snprintf(task, sizeof(task), "%d/task", (int)root_self);
-        pt_for_each_pid_in(proc_root_fd, task, search_thread, &s);
+        pt_pidwalk_each(proc_root_fd, task, search_thread, &s);
     }
     pt_buf_free(&s.list);
     return s.found;
@@ -183,7 +184,7 @@ pid_t pt_pidns_find_in_root(int proc_root_fd, pid_t root_self, pid_t ours, struc
         return ours;
     struct root_search s = {proc_root_fd, our_depth(proc_root_fd, root_self, buf), ours, 0, 0, buf};
     if (s.depth > 0)
-        pt_for_each_pid_in(proc_root_fd, ".", check_process, &s);
+        pt_pidwalk_each(proc_root_fd, ".", check_process, &s);
     return s.matches == 1 ? s.found : 0;
 }
 

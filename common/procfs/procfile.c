@@ -1,7 +1,8 @@
 /* procfile: a /proc file read through a kept descriptor (or at a
  * directory's), and parsed: the per-process files of fixed layout (stat,
  * statm, schedstat, limits) here; the key-value files are kvparse.c's,
- * the lists of pids pidparse.c's, the cursor they share parsecursor.h's. */
+ * the lists of pids pidparse.c's, the cursor they share parsecursor.h's;
+ * the walks of a proc root's numbered entries are pidwalk.c's. */
 #include "procfs/procfile.h"
 
 #include <errno.h>
@@ -10,13 +11,10 @@
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "proctree/base.h"
-#include "util/dirents.h"
 #include "util/parsecursor.h"
 
 /* Most bytes of file content we accept: far above any real /proc file, low
@@ -206,65 +204,6 @@ int pt_open_sysctl_at(int dirfd, const char *name)
 int pt_errno_is_gone(int err)
 {
     return err == -ESRCH || err == -ENOENT;
-}
-
-/* The walk of a proc root is a discovery's: no opendir (dirents.h). */
-int pt_for_each_pid_in(int dirfd, const char *path, void (*fn)(pid_t pid, void *arg), void *arg)
-{
-    int fd = pt_openat_confined(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    _Alignas(struct dirent64) char entries[8192];
-    struct pt_dirents d;
-    pt_dirents_init(&d, fd, entries, sizeof(entries));
-    for (const struct dirent64 *e; (e = pt_dirents_next(&d));) {
-        pid_t pid = 0;
-        const char *p = e->d_name;
-        for (; *p >= '0' && *p <= '9' && pid < 100000000; p++)
-            pid = pid * 10 + (*p - '0');
-        if (*p == '\0' && p != e->d_name) /* 0 is a descriptor number, never a pid */
-            fn(pid, arg);
-    }
-    close(fd);
-    return d.error;
-}
-
-/* In one mountinfo line ("ID PARENT MAJ:MIN ROOT POINT OPTS ... - TYPE
- * SOURCE SUPEROPTS"), a proc mount of device dev with a hidepid option
- * other than 0 (off): that option into out. */
-static bool line_hides(const char *line, dev_t dev, char *out, size_t outlen)
-{
-    unsigned maj, min;
-    const char *sep = strstr(line, " - ");
-    if (!sep || sscanf(line, "%*s %*s %u:%u", &maj, &min) != 2 || makedev(maj, min) != dev ||
-        strncmp(sep + 3, "proc ", 5) != 0)
-        return false;
-    const char *opt = strstr(sep, "hidepid=");
-    if (!opt || strncmp(opt, "hidepid=0", 9) == 0 || strncmp(opt, "hidepid=off", 11) == 0)
-        return false;
-    size_t len = strcspn(opt, ", \n");
-    snprintf(out, outlen, "%.*s", (int)len, opt);
-    return true;
-}
-
-bool pt_proc_root_hidepid(int proc_root_fd, struct pt_buf *buf, char *out, size_t outlen)
-{
-    struct stat st;
-    if (fstat(proc_root_fd, &st) != 0)
-        return false;
-    if (pt_read_file_at(AT_FDCWD, "/proc/self/mountinfo", buf) <= 0)
-        return false; /* the buffer is NUL-terminated */
-    for (char *line = buf->data; *line;) {
-        char *end = strchr(line, '\n');
-        if (end)
-            *end = '\0';
-        if (line_hides(line, st.st_dev, out, outlen))
-            return true;
-        if (!end)
-            break;
-        line = end + 1;
-    }
-    return false;
 }
 
 /* ---- the parsers of fixed layout ---- */

@@ -76,18 +76,6 @@ int pt_open_at(int dirfd, const char *name);
  * and a sysctl holds a number of the host's, nothing of a process. */
 int pt_open_sysctl_at(int dirfd, const char *name);
 
-/* Call fn(number, arg) for every numeric entry of the directory path
- * under dirfd: the processes of a proc root ("."), the threads of a
- * process ("<pid>/task"), the descriptors of one ("<pid>/fd", from 0).
- * Returns 0, or -errno when the directory cannot be opened or read. */
-int pt_for_each_pid_in(int dirfd, const char *path, void (*fn)(pid_t pid, void *arg), void *arg);
-
-/* Is the proc root mounted with hidepid (other users' processes hidden,
- * or shown without their files)? Then its option ("hidepid=2") goes to
- * out. Read from our own mountinfo, the mount whose device is the proc
- * root's. */
-bool pt_proc_root_hidepid(int proc_root_fd, struct pt_buf *buf, char *out, size_t outlen);
-
 /* True when err (a -errno result) means the process no longer exists. */
 int pt_errno_is_gone(int err);
 

@@ -26,6 +26,7 @@
 #include "tree/targetevents.h"
 #include "accounting/interval.h"
 #include "tree/targetunit.h"
+#include "procfs/pidwalk.h"
 
 /* ---- selector --------------------------------------------------------- */
 
@@ -275,7 +276,7 @@ static void add_ppid_pair(pid_t pid, void *arg)
 static struct ppid_pair *scan_ppids(const struct pt_target *t, size_t *count)
 {
     struct ppid_scan scan = {.t = t};
-    pt_for_each_pid_in(t->proc_root_fd, ".", add_ppid_pair, &scan);
+    pt_pidwalk_each(t->proc_root_fd, ".", add_ppid_pair, &scan);
     if (scan.count)
         qsort(scan.pairs, scan.count, sizeof(*scan.pairs), by_ppid);
     *count = scan.count;

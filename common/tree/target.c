@@ -1,6 +1,5 @@
 #include "tree/target.h"
 
-#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +7,6 @@
 #include <unistd.h>
 
 #include "netlink/eventbook.h"
-#include "report/groupkey.h"
 #include "accounting/ledgerfolds.h"
 #include "proctree/lines.h"
 #include "tree/membership.h"
@@ -16,6 +14,7 @@
 #include "util/saturate.h"
 #include "tree/targetcg.h"
 #include "tree/targetgpu.h"
+#include "tree/targetlines.h"
 #include "accounting/interval.h"
 #include "tree/targetunit.h"
 #include "accounting/ledgerrank.h"
@@ -50,92 +49,6 @@ static void counter_deltas(const struct pt_target *t, struct pt_ledger *ledger, 
     pt_ledger_deltas(ledger, t->interval.short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS), seconds, delta);
 }
 
-/* What a line reports of the live members, the tree's or a group's: the
- * per-thread counts read (tc_seen bits), descriptors, processes, threads. */
-static void put_live(struct pt_line *line, const int64_t tc[PT_TC_COUNT], unsigned tc_seen, int64_t fds,
-                     int64_t processes, int64_t threads)
-{
-    static const struct {
-        enum pt_amount amount;
-        double unit; /* of the amount, in the count's */
-    } tc_amounts[PT_TC_COUNT] = {
-        [PT_TC_VOLUNTARY] = {PT_A_CTX_VOLUNTARY, 1},
-        [PT_TC_INVOLUNTARY] = {PT_A_CTX_INVOLUNTARY, 1},
-        [PT_TC_RUN_DELAY] = {PT_A_CPU_DELAY, 1e9},
-        [PT_TC_BLKIO_DELAY] = {PT_A_BLKIO_DELAY, 1e9},
-    };
-    for (int k = 0; k < PT_TC_COUNT; k++)
-        if (tc_seen & (1u << k))
-            pt_line_put(line, tc_amounts[k].amount, (double)tc[k] / tc_amounts[k].unit);
-    if (fds >= 0) /* -1: not counted */
-        pt_line_put(line, PT_A_FDS, (double)fds);
-    pt_line_put(line, PT_A_PROCESSES, (double)processes);
-    if (line->stat_seen)
-        pt_line_put(line, PT_A_THREADS, (double)threads);
-}
-
-/* The live members by the state their last stat read showed (zombies are
- * members until reaped, so proc_processes counts them too), and the age of
- * the oldest at the interval's end, the moment its line is stamped with
- * (not when this runs: the reads before it can take tens of milliseconds
- * under load, and the age would pass the line's time): its starttime
- * (clock ticks since boot) against CLOCK_BOOTTIME then, the clock the
- * kernel gives starttime in (a time namespace's, in one). */
-static void put_states_and_age(const struct pt_target *t, struct pt_line *line)
-{
-    static const struct {
-        enum pt_task_state state;
-        enum pt_amount amount;
-    } counted[] = {
-        {PT_TS_RUNNING, PT_A_RUNNING},
-        {PT_TS_BLOCKED, PT_A_BLOCKED},
-        {PT_TS_STOPPED, PT_A_STOPPED},
-        {PT_TS_ZOMBIE, PT_A_ZOMBIE},
-    };
-    int64_t in_state[PT_TS_OTHER + 1] = {0};
-    uint64_t oldest = UINT64_MAX;
-    for (size_t i = 0; i < t->membership.n_members; i++) {
-        const struct pt_member *m = &t->membership.members[i];
-        if (m->gone || !m->acct.has_stat)
-            continue;
-        in_state[pt_task_state_of(m->state)]++;
-        if (m->starttime < oldest)
-            oldest = m->starttime;
-    }
-    if (t->ledger.stat_seen)
-        for (size_t k = 0; k < PT_ARRAY_LEN(counted); k++)
-            pt_line_put(line, counted[k].amount, (double)in_state[counted[k].state]);
-    if (oldest == UINT64_MAX)
-        return;
-    double age = t->interval.ended_boottime - (double)oldest / t->ticks_per_second;
-    /* starttime is truncated to a tick: never a negative age */
-    pt_line_put(line, PT_A_OLDEST_AGE, age > 0 ? (double)(int64_t)(age * 100 + 0.5) / 100 : 0);
-}
-
-/* Which targets have one root that can be replaced (a pinned one never
- * is: 0); those that gather many (a pattern, a glob of units) have none. */
-static bool has_restarts(const struct pt_target *t)
-{
-    switch (t->selector.kind) {
-    case PT_SELECT_PID:
-    case PT_SELECT_CHILD:
-    case PT_SELECT_PIDFILE:
-    case PT_SELECT_CGROUP:
-        return true;
-    case PT_SELECT_UNIT:
-        return !pt_matcher_unit(&t->matcher)->glob;
-    default:
-        return false;
-    }
-}
-
-/* The per-thread counts shown: the block-I/O delay only when the kernel
- * counted it for the whole interval and tree (blkio_shown). */
-static unsigned tcounts_shown(const struct pt_target *t)
-{
-    return t->interval.blkio_shown ? PT_TC_ALL : PT_TC_ALL & ~(1u << PT_TC_BLKIO_DELAY);
-}
-
 /* The tree's line: its amounts, named as the catalog sets metrics from
  * them (catalog.h, lines.h), of an interval of seconds whose counters'
  * deltas span counter_seconds (pt_interval_lasted). */
@@ -146,50 +59,12 @@ static void fill_report(const struct pt_target *t, struct pt_ledger *ledger, dou
     struct pt_line line;
     pt_line_init(&line, PT_LINES_ONE, seconds, counter_seconds, t->ticks_per_second, t->cpu_percent_max);
     line.cgroup = cgroups;
-    struct pt_extrema gauges[PT_G_COUNT];
-    memcpy(gauges, t->interval.gauges, sizeof(gauges));
-    gauges[PT_G_GPU] = pt_targetgpu_memory(&t->gpu, -1);
-    line.gauges = gauges;
+    line.gauges = t->interval.gauges; /* the GPU's too (pt_interval_set_gpu) */
     line.io_seen = t->ledger.io_seen;
     counter_deltas(t, ledger, counter_seconds, line.delta); /* first: CPU left from the last line is seen */
     line.stat_seen = t->ledger.stat_seen;
-    put_live(&line, t->ledger.tc, t->ledger.tc_seen & tcounts_shown(t), fds, processes, threads);
-    put_states_and_age(t, &line);
-    if (t->interval.fd_limit_known) {
-        pt_line_put(&line, PT_A_FDS_LIMIT_PERCENT, t->interval.fd_limit_worst_percent);
-        pt_line_put(&line, PT_A_FDS_HEADROOM, (double)t->interval.fd_headroom_least);
-    }
-    if (has_restarts(t))
-        pt_line_put(&line, PT_A_RESTARTS, (double)t->interval.restarts);
-    pt_line_put(&line, PT_A_STARTED, (double)t->interval.started);
-    pt_line_put(&line, PT_A_EXITED, (double)t->interval.exited);
-    pt_exits_put(&t->exits, &line); /* what the exit records tell */
-    pt_line_put(&line, PT_A_SAMPLES, (double)t->interval.samples);
-    pt_line_put(&line, PT_A_VANISHED, (double)t->interval.vanished);
-    pt_line_put(&line, PT_A_BPF_READS, (double)t->interval.bpf_reads);
-    /* thread CPU clocks are not meaningful below a microsecond */
-    pt_line_put(&line, PT_A_COLLECTOR_CPU, (double)(int64_t)(t->interval.cpu_seconds * 1e6 + 0.5) / 1e6);
-    if (t->options.collect_pss)
-        pt_line_put(&line, PT_A_PSS_STALE, (double)t->interval.pss_stale);
-    pt_targetgpu_put(&t->gpu, -1, &line);
+    pt_targetlines_put_tree(t, &line, processes, threads, fds);
     pt_line_report(&line, units, report);
-}
-
-/* Short of descriptors: leave out what was not read whole, and say so in
- * one line per interval. */
-static void leave_out_unknown(const struct pt_target *t, struct pt_report *report)
-{
-    if (!t->interval.short_of_fds)
-        return;
-    pt_line_drop_unknown(report, t->interval.short_of_fds);
-    for (size_t i = 0; i < t->group_lines.n; i++)
-        pt_line_drop_unknown(&t->group_lines.reports[i].report, t->interval.short_of_fds);
-    char what[160];
-    pt_short_describe(t->interval.short_of_fds, what, sizeof(what));
-    pt_target_logf(t, PT_LOG_ERROR,
-                   "out of file descriptors (EMFILE/ENFILE); left out this interval:%s; "
-                   "raise the open-files limit (LimitNOFILE=) or lower the descriptor budget",
-                   what);
 }
 
 /* Every live member counted into the tree's sums, and into its group's
@@ -218,48 +93,6 @@ static int64_t count_members(const struct pt_target *t, struct pt_ledger *ledger
             threads = pt_sat_add(threads, m->num_threads);
     }
     return threads;
-}
-
-/* The breakdown's lines: every group in use this interval, each
- * carrying what the catalog puts on its breakdown's lines. */
-static void fill_group_reports(const struct pt_target *t, struct pt_ledger *ledger, struct pt_target_group_lines *gl,
-                               double seconds, double counter_seconds, const struct pt_units *units)
-{
-    bool keep_base = t->interval.short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS);
-    /* a cgroup's line carries what a process name's does, and its own
-     * cgroup's accounting */
-    enum pt_lines of = t->options.breakdown == PT_BY_THREAD   ? PT_LINES_BY_THREAD
-                       : t->options.breakdown == PT_BY_CGROUP ? PT_LINES_BY_PROCESS | PT_LINES_BY_CGROUP
-                                                              : PT_LINES_BY_PROCESS;
-    gl->n = 0;
-    for (uint32_t i = 0; i <= t->ledger.groups.limit; i++) {
-        const struct pt_group *g = pt_ledger_group(&t->ledger, i);
-        if (!g->in_use)
-            continue;
-        struct pt_line line;
-        pt_line_init(&line, of, seconds, counter_seconds, t->ticks_per_second, t->cpu_percent_max);
-        struct pt_extrema gauges[PT_G_COUNT];
-        memcpy(gauges, g->gauges, sizeof(gauges));
-        gauges[PT_G_GPU] = pt_targetgpu_memory(&t->gpu, (int32_t)i);
-        line.gauges = gauges;
-        line.io_seen = g->io_seen;
-        line.cgroup = pt_targetcg_values(t, g->name);
-        pt_ledger_group_deltas(ledger, i, keep_base, line.delta);
-        line.stat_seen = g->stat_seen;
-        put_live(&line, g->tc, g->tc_seen & tcounts_shown(t), g->fds_seen ? g->fds : -1, g->processes, g->threads);
-        pt_targetgpu_put(&t->gpu, (int32_t)i, &line);
-        assert(gl->n <= t->ledger.groups.limit); /* limit + 1 lines */
-        struct pt_group_report *r = &gl->reports[gl->n];
-        r->name = gl->names ? memcpy(gl->names[gl->n], g->name, sizeof(g->name)) : g->name;
-        gl->n++;
-        pt_line_report(&line, units, &r->report);
-    }
-    /* each line's name unique as the frontends write it, within their cut */
-    bool other_last = pt_ledger_group(&t->ledger, t->ledger.groups.limit)->in_use;
-    size_t cut = 0, max = t->options.line_name_max, own = strlen(t->name) + 1;
-    if (max)
-        cut = max > own + 2 * PT_GROUP_KEY_SUFFIX ? max - own : 2 * PT_GROUP_KEY_SUFFIX;
-    pt_group_keys(gl->reports, gl->n, other_last, cut, gl->keys, gl->folds, gl->order);
 }
 
 /* --by-rank: the next interval's names chosen from this one's weights,
@@ -394,6 +227,7 @@ void pt_target_gpu_sample(struct pt_target *t, const struct pt_gpu *g)
 {
     double cpu0 = pt_thread_cpu_seconds();
     pt_targetgpu_sample(t, &t->gpu, g);
+    pt_interval_set_gpu(&t->interval, pt_targetgpu_memory(&t->gpu, -1));
     pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
 }
 
@@ -401,6 +235,7 @@ void pt_target_gpu_end_reads(struct pt_target *t, const struct pt_gpu *g)
 {
     double cpu0 = pt_thread_cpu_seconds();
     pt_targetgpu_end_reads(t, &t->gpu, g);
+    pt_interval_set_gpu(&t->interval, pt_targetgpu_memory(&t->gpu, -1));
     pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
 }
 
@@ -423,8 +258,8 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
     const struct pt_cgvalues *cgroups = pt_targetcg_end(t, &t->cg, seconds);
     fill_report(t, &t->ledger, seconds, counter_seconds, processes, threads, fds, cgroups, units, report);
     if (t->ledger.groups.list)
-        fill_group_reports(t, &t->ledger, &t->group_lines, seconds, counter_seconds, units);
-    leave_out_unknown(t, report);
+        pt_targetlines_groups(t, &t->ledger, &t->group_lines, seconds, counter_seconds, units);
+    pt_targetlines_leave_out_unknown(t, report);
     pt_interval_end(&t->interval);
     pt_targetgpu_end_interval(&t->gpu);
     pt_exits_end_interval(&t->exits);

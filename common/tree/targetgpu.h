@@ -48,8 +48,9 @@ void pt_targetgpu_sample(const struct pt_target *t, struct pt_target_gpu *gpu, c
  * DRM clients read, a memory sample, the busy time and the users. */
 void pt_targetgpu_end_reads(const struct pt_target *t, struct pt_target_gpu *gpu, const struct pt_gpu *g);
 /* The amounts of the tree's line (group -1) or of group's line: busy
- * time and users; and its memory samples' extrema (PT_G_GPU's), none
- * where the host has no GPU. */
+ * time and users; and its memory samples' extrema (PT_G_GPU's: the
+ * tree's the interval keeps, pt_interval_set_gpu), none where the host
+ * has no GPU. */
 void pt_targetgpu_put(const struct pt_target_gpu *gpu, int32_t group, struct pt_line *line);
 struct pt_extrema pt_targetgpu_memory(const struct pt_target_gpu *gpu, int32_t group);
 /* The interval's end: its samples and busy time forgotten. */

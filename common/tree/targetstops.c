@@ -11,6 +11,7 @@
 #include "cgroup/cgroupfs.h"
 #include "proctree/escape.h"
 #include "procfs/pidns.h"
+#include "procfs/pidwalk.h"
 
 /* An empty target looks like a stopped service: say which it is. */
 enum empty_why {
@@ -73,7 +74,7 @@ static enum empty_why why_empty(const struct pt_target *t, char *hidepid, size_t
             return WHY_REUSED;
         if (!pid_exists(t->discovery.named_pid))
             return WHY_NOT_RUNNING;
-        pt_proc_root_hidepid(t->proc_root_fd, t->buf, hidepid, hidepid_len);
+        pt_pidwalk_hidepid(t->proc_root_fd, t->buf, hidepid, hidepid_len);
         return WHY_HIDDEN;
     }
     case PT_SELECT_CGROUP:
@@ -84,7 +85,7 @@ static enum empty_why why_empty(const struct pt_target *t, char *hidepid, size_t
             return WHY_UNNAMED;
         return t->selector.kind == PT_SELECT_UNIT ? WHY_UNIT_EMPTY : WHY_CGROUP_EMPTY;
     default:
-        return pt_proc_root_hidepid(t->proc_root_fd, t->buf, hidepid, hidepid_len) ? WHY_NO_MATCH_HIDDEN : WHY_NO_MATCH;
+        return pt_pidwalk_hidepid(t->proc_root_fd, t->buf, hidepid, hidepid_len) ? WHY_NO_MATCH_HIDDEN : WHY_NO_MATCH;
     }
 }
 

@@ -58,7 +58,7 @@ static uint64_t memory(const struct pt_drm_client *c)
 static void end_interval(struct unit_tree *u, const struct pt_gpu *g, struct pt_report *r)
 {
     struct pt_units units = {PT_MEM_BYTES, PT_MEM_BYTES};
-    pt_targetgpu_end_reads(&u->target, &u->target.gpu, g);
+    pt_target_gpu_end_reads(&u->target, g);
     pt_target_end_interval(&u->target, 1.0, &units, r);
 }
 
@@ -339,7 +339,7 @@ START_TEST(drm_cycles_engine)
            "drm-driver:\txe\ndrm-client-id:\t8\ndrm-cycles-rcs:\t6000\ndrm-total-cycles-rcs:\t20000\n");
     double before = pt_now();
     usleep(200000);
-    pt_targetgpu_end_reads(&u.target, &u.target.gpu, &g);
+    pt_target_gpu_end_reads(&u.target, &g);
     double wall = pt_now() - before;
     pt_target_end_interval(&u.target, 1.0, &units, &r);
     /* busy half of the cycles since: half the wall time between the reads */

@@ -41,12 +41,18 @@ START_TEST(test_counts_and_extrema_then_end_starts_again)
     CHECKED(&iv, pt_interval_add_pss_stale(&iv));
     CHECKED(&iv, pt_interval_add_cpu(&iv, 0.25));
     CHECKED(&iv, pt_interval_add_cpu(&iv, 0.5));
+    /* the GPU's memory is set whole, each time in place of the last */
+    CHECKED(&iv, pt_interval_set_gpu(&iv, (struct pt_extrema){.min = 40, .max = 90, .any = true}));
+    CHECKED(&iv, pt_interval_set_gpu(&iv, (struct pt_extrema){.min = 10, .max = 30, .any = true}));
     ck_assert_int_eq(iv.samples, 3);
     ck_assert_int_eq(iv.gauges[PT_G_VM].min, 500);
     ck_assert_int_eq(iv.gauges[PT_G_VM].max, 700);
     ck_assert_int_eq(iv.gauges[PT_G_RSS].min, 100);
     ck_assert_int_eq(iv.gauges[PT_G_RSS].max, 300);
     ck_assert(!iv.gauges[PT_G_PSS].any); /* not in the range polled */
+    ck_assert_int_eq(iv.gauges[PT_G_GPU].min, 10);
+    ck_assert_int_eq(iv.gauges[PT_G_GPU].max, 30);
+    ck_assert(iv.gauges[PT_G_VM].any && iv.gauges[PT_G_VM].max == 700); /* the others as they were */
     ck_assert_int_eq(iv.started, 2);
     ck_assert_int_eq(iv.exited, 1);
     ck_assert_int_eq(iv.vanished, 1);
@@ -57,7 +63,7 @@ START_TEST(test_counts_and_extrema_then_end_starts_again)
     ck_assert_double_eq_tol(pt_interval_lasted(&iv, 1.0), 1.0, 1e-12);
     CHECKED(&iv, pt_interval_end(&iv));
     ck_assert_int_eq(iv.samples + iv.started + iv.exited + iv.vanished + iv.restarts + iv.pss_stale, 0);
-    ck_assert(!iv.gauges[PT_G_VM].any && !iv.gauges[PT_G_RSS].any);
+    ck_assert(!iv.gauges[PT_G_VM].any && !iv.gauges[PT_G_RSS].any && !iv.gauges[PT_G_GPU].any);
     ck_assert_double_eq(iv.cpu_seconds, 0);
     /* nothing short of descriptors: the counters' next delta spans the next interval alone */
     ck_assert_double_eq_tol(pt_interval_lasted(&iv, 1.0), 1.0, 1e-12);
