@@ -243,6 +243,17 @@ void pt_membership_read_counters(const struct pt_target *t, const struct pt_memb
     pt_membership_exact_cpu(t, mp->ledger, m);
 }
 
+void pt_membership_read_all_counters(const struct pt_target *t, const struct pt_membership_parts *mp)
+{
+    double cpu0 = pt_thread_cpu_seconds();
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        struct pt_member *m = &t->membership.members[i];
+        if (!m->gone)
+            pt_membership_read_counters(t, mp, m);
+    }
+    pt_interval_add_cpu(mp->interval, pt_thread_cpu_seconds() - cpu0);
+}
+
 /* Its records are whole when it was born in the tree while they flowed,
  * none lost since, and its main thread's came (life_us): for a process
  * that never had other threads, that one is its whole life (with

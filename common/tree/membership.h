@@ -68,6 +68,10 @@ void pt_membership_free(const struct pt_membership_parts *mp);
 /* Refresh a member's counters, and settle what the read tells (it may
  * find the member gone). */
 void pt_membership_read_counters(const struct pt_target *t, const struct pt_membership_parts *mp, struct pt_member *m);
+/* Every live member's counters at the interval's end, in the list's order:
+ * parents before children (a child found gone is settled against its
+ * parent's fresh counters). */
+void pt_membership_read_all_counters(const struct pt_target *t, const struct pt_membership_parts *mp);
 /* m's exact CPU (ledger.h, pt_ledger_exact_cpu), once its final stat (a
  * zombie's) and its whole exit records are both in; called after each. */
 void pt_membership_exact_cpu(const struct pt_target *t, struct pt_ledger *ledger, struct pt_member *m);

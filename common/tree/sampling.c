@@ -140,16 +140,6 @@ void pt_sampling_poll(const struct pt_target *t, const struct pt_membership_part
     pt_target_debug_check(t, "a poll");
 }
 
-/* Counters of every member, parents first (see the header). */
-static void read_all_counters(const struct pt_target *t, const struct pt_membership_parts *mp)
-{
-    for (size_t i = 0; i < t->membership.n_members; i++) {
-        struct pt_member *m = &t->membership.members[i];
-        if (!m->gone)
-            pt_membership_read_counters(t, mp, m);
-    }
-}
-
 /* smaps_rollup is the dearest file by far (it walks the process's page
  * tables), so a member's is read at a PSS sample only when its PSS can
  * have moved since its last read, and its last values stand in otherwise,
@@ -465,18 +455,24 @@ static void read_titles(const struct pt_target *t)
             pt_membership_read_title(t, &t->membership.members[i]);
 }
 
-void pt_sampling_end_reads(const struct pt_target *t, const struct pt_membership_parts *mp,
-                           struct pt_target_sampling *s, struct pt_target_cgroups *cg, double now, double boottime,
-                           double blkio_since)
+bool pt_sampling_begin_end_reads(const struct pt_target *t, const struct pt_membership_parts *mp,
+                                 struct pt_target_cgroups *cg, double boottime, double blkio_since)
 {
     double cpu0 = pt_thread_cpu_seconds();
     pt_ledger_next_round(mp->ledger);
     retry_denied(t);
-    bool delayacct = !isnan(blkio_since), was_read = pt_interval_begin_end_reads(mp->interval, boottime, delayacct);
+    bool was_read = pt_interval_begin_end_reads(mp->interval, boottime, !isnan(blkio_since));
     pt_sampling_snapshot(t, PT_TR_MODE_FULL); /* one moment for every member's counters */
     poll_members(t, mp);                      /* the last sample of the interval, */
     pt_targetcg_poll(t, cg);                  /* its cgroups' too: an interval with no poll before has this one */
-    read_all_counters(t, mp);
+    pt_interval_add_cpu(mp->interval, pt_thread_cpu_seconds() - cpu0);
+    return was_read;
+}
+
+void pt_sampling_finish_end_reads(const struct pt_target *t, const struct pt_membership_parts *mp,
+                                  struct pt_target_sampling *s, double now, double blkio_since, bool was_read)
+{
+    double cpu0 = pt_thread_cpu_seconds();
     if (t->options.collect_pss && t->pss_at_end)
         sample_smaps(t, mp, s);
     sample_tcounts(t, mp);
@@ -484,6 +480,7 @@ void pt_sampling_end_reads(const struct pt_target *t, const struct pt_membership
         read_titles(t);
     int64_t fds = t->options.collect_fds ? count_fds(t, mp, now) : -1;
     pt_sampling_forget_snapshot(t);
+    bool delayacct = !isnan(blkio_since);
     bool blkio_shown = was_read && delayacct && all_started_after(t, blkio_since);
     pt_membership_compact(mp);
     pt_interval_end_reads_done(mp->interval, fds, blkio_shown);

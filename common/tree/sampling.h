@@ -26,19 +26,25 @@ void pt_sampling_forget_snapshot(const struct pt_target *t);
 bool pt_sampling_pass_pays(const struct pt_target *t);
 /* One smaps_rollup sample of every member (PSS on its own cadence). */
 void pt_sampling_pss(const struct pt_target *t, const struct pt_membership_parts *mp, struct pt_target_sampling *s);
-/* The interval's last reads: every member's counters, memory, switches
- * and descriptors; the exit records that follow them are drained before
- * pt_target_end_interval (their CPU is shared out of the folds these
- * reads show: exits.c). now is the collector's clock (pt_collector_tick's),
- * for what is read only once in a while: the descriptor limits; boottime
- * is pt_boottime() when the interval ended (its line's stamp), the
- * oldest member's age is taken at it. blkio_since is NAN while kernel.task_delayacct is 0; else the kernel
+/* The interval's last reads, in three steps its target makes (target.c,
+ * pt_target_end_reads): this begins them (one snapshot for the round, the
+ * last poll of memory and of the cgroups), then every member's counters
+ * (membership.c, pt_membership_read_all_counters), then the finish: PSS,
+ * the context switches, titles, descriptors. The exit records that follow
+ * are drained before pt_target_end_interval (their CPU is shared out of
+ * the folds these reads show: exits.c). boottime is pt_boottime() when the
+ * interval ended (its line's stamp), the oldest member's age is taken at
+ * it. blkio_since is NAN while kernel.task_delayacct is 0; else the kernel
  * counts the block-I/O waits of the processes started after it (same
  * clock; -INFINITY: all, since boot), and the delay is read and shown as
- * struct pt_target's blkio_read and blkio_shown say. */
-void pt_sampling_end_reads(const struct pt_target *t, const struct pt_membership_parts *mp,
-                           struct pt_target_sampling *s, struct pt_target_cgroups *cg, double now, double boottime,
-                           double blkio_since);
+ * struct pt_target's blkio_read and blkio_shown say. Returns whether the
+ * delay was read over the interval ending, for the finish. */
+bool pt_sampling_begin_end_reads(const struct pt_target *t, const struct pt_membership_parts *mp,
+                                 struct pt_target_cgroups *cg, double boottime, double blkio_since);
+/* now is the collector's clock (pt_collector_tick's), for what is read
+ * only once in a while: the descriptor limits. */
+void pt_sampling_finish_end_reads(const struct pt_target *t, const struct pt_membership_parts *mp,
+                                  struct pt_target_sampling *s, double now, double blkio_since, bool was_read);
 /* The breakdown by thread name: every live member's threads, read now,
  * credited by name (above). */
 void pt_sampling_read_threads(const struct pt_target *t, const struct pt_membership_parts *mp,

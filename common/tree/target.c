@@ -220,7 +220,9 @@ void pt_target_sample_pss(struct pt_target *t)
 void pt_target_end_reads(struct pt_target *t, double now, double boottime, double blkio_since)
 {
     struct pt_membership_parts mp = membership_parts(t);
-    pt_sampling_end_reads(t, &mp, &t->sampling, &t->cg, now, boottime, blkio_since);
+    bool was_read = pt_sampling_begin_end_reads(t, &mp, &t->cg, boottime, blkio_since);
+    pt_membership_read_all_counters(t, &mp);
+    pt_sampling_finish_end_reads(t, &mp, &t->sampling, now, blkio_since, was_read);
 }
 
 void pt_target_gpu_sample(struct pt_target *t, const struct pt_gpu *g)
