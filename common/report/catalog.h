@@ -1,7 +1,7 @@
 /* catalog: every metric proctree reports, defined once.
  *
  * Both frontends and the metric table of docs/METRICS.md are driven by this
- * list (tests/unit/test_metrics.c checks the table against it), so a metric
+ * list (tests/unit/report/test_metrics.c checks the table against it), so a metric
  * name, its kind and its unit cannot drift between collectd and Telegraf.
  * It also decides where each value is set (lines.c fills a line from these
  * columns), so grepping a metric's id finds its line here, and the from
