@@ -204,11 +204,6 @@ struct pt_metric_def {
 
 extern const struct pt_metric_def pt_catalog[PT_METRIC_COUNT];
 
-/* "gauge (min)", "delta", ... and "bytes", "seconds", ... as the table of
- * docs/METRICS.md spells them. */
-const char *pt_kind_name(enum pt_kind kind);
-const char *pt_unit_name(enum pt_unit unit);
-
 /* The proctree-execd option that switches the metric off ("--no-pss"), or
  * NULL for metrics that are always collected. The collectd plugin's
  * options map one to one (CollectPss, ...). */
