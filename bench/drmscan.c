@@ -1,5 +1,5 @@
 /* bench/drmscan: what one interval's end costs a tree's DRM read
- * (pt_targetgpu_end_reads), on fixture /proc trees (tests/unit's), in
+ * (pt_targetgpu_end_reads), on fixture /proc trees (tests/unit/support's), in
  * wall milliseconds, against the targets the scan was built to:
  *
  *   A  4 members x 16,000 distinct DRM clients      every end < 50 ms

@@ -164,7 +164,9 @@ void pt_ledger_settle(struct pt_ledger *l, struct pt_account *a, bool final)
     }
 }
 
-void pt_ledger_regroup(struct pt_ledger *l, struct pt_account *a, uint32_t to)
+/* a moves to group to, with what it did since the last interval's end
+ * (or its join); what it did before stays in its old group. */
+static void regroup(struct pt_ledger *l, struct pt_account *a, uint32_t to)
 {
     if (a->group < 0 || (uint32_t)a->group == to)
         return;
@@ -230,7 +232,7 @@ uint32_t pt_ledger_group_named(struct pt_ledger *l, const char *name)
 void pt_ledger_renamed(struct pt_ledger *l, struct pt_account *a, const char *name)
 {
     if (a->group >= 0 && strcmp(pt_ledger_group_at(l, a->group)->name, name) != 0)
-        pt_ledger_regroup(l, a, pt_groups_find(&l->groups, name));
+        regroup(l, a, pt_groups_find(&l->groups, name));
 }
 
 void pt_ledger_poll_gauges(struct pt_ledger *l, const struct pt_account *a, const int64_t *now, int first, int last)

@@ -230,9 +230,6 @@ void pt_ledger_read(struct pt_ledger *l, struct pt_account *a);
  * zombie's counters): settle them (see the header). An io debt that this
  * read could not refresh waits for a read that does. */
 void pt_ledger_settle(struct pt_ledger *l, struct pt_account *a, bool final);
-/* a moves to group to, with what it did since the last interval's end
- * (or its join); what it did before stays in its old group. */
-void pt_ledger_regroup(struct pt_ledger *l, struct pt_account *a, uint32_t to);
 /* a left: reaped by reaper (a live account, whose counters carry or will
  * carry a's usage: it owes it) or outside the tree (NULL: a's last values
  * stay counted). */
@@ -244,8 +241,9 @@ void pt_ledger_leave(struct pt_ledger *l, const struct pt_account *a, struct pt_
  * taking a free slot for a new name; "other"'s when none is free. */
 uint32_t pt_ledger_group_named(struct pt_ledger *l, const char *name);
 /* a, in a group by its name, is named name now (an exec; a new title):
- * it moves to that name's group (pt_ledger_regroup) when it is in
- * another. */
+ * it moves to that name's group when it is in another, with what it did
+ * since the last interval's end (or its join); what it did before stays
+ * in its old group. */
 void pt_ledger_renamed(struct pt_ledger *l, struct pt_account *a, const char *name);
 /* A poll read a's gauges [first, last] (enum pt_gauge) as now[first ..
  * last]: into its group's sums of the poll. */

@@ -30,7 +30,10 @@ const char *pt_rank_name(enum pt_rank_by by)
     return (size_t)by < sizeof(rank_names) / sizeof(rank_names[0]) ? rank_names[by] : NULL;
 }
 
-int64_t pt_rank_floor(enum pt_rank_by by)
+/* What a challenger must weigh more than a named group by, at least, in
+ * the resource's unit: a clock tick, 1 MiB of memory, 1 MiB of I/O; so a
+ * few stray ticks or pages never take a slot from an idle name. */
+static int64_t rank_floor(enum pt_rank_by by)
 {
     return by == PT_RANK_CPU ? 1 : (int64_t)1 << 20;
 }
@@ -161,7 +164,7 @@ void pt_rank_choose(struct pt_rank *r, const bool *held, uint32_t limit)
         r->order[i] = &r->list[i];
     }
     heap_sort(r->order, r->n, sizeof(*r->order), by_weight);
-    int64_t floor = pt_rank_floor(r->by);
+    int64_t floor = rank_floor(r->by);
     size_t weakest = r->n; /* scans the named slots from the lightest up */
     for (size_t i = 0; i < r->n; i++) {
         struct pt_rank_name *c = r->order[i];

@@ -13,8 +13,10 @@
  * The names it picks are the next interval's named groups; it never moves
  * usage already reported. A name held by a slot keeps it until a name in
  * "other" weighs more than PT_RANK_FACTOR times it plus the resource's
- * floor (pt_rank_floor): two names of similar weight never swap back and
- * forth, and a free slot is taken by the heaviest name in "other".
+ * floor (a clock tick, 1 MiB of memory, 1 MiB of I/O: a few stray ticks
+ * or pages never take a slot from an idle name): two names of similar
+ * weight never swap back and forth, and a free slot is taken by the
+ * heaviest name in "other".
  *
  * It decides only; the ledger moves the groups (ledger.h, pt_ledger_rank_*),
  * so the groups add up to the tree through every change. */
@@ -38,10 +40,6 @@ enum pt_rank_by { PT_RANK_SEEN, PT_RANK_CPU, PT_RANK_MEMORY, PT_RANK_IO };
 int pt_rank_parse(const char *text, enum pt_rank_by *out);
 /* Its keyword; NULL for none of them. */
 const char *pt_rank_name(enum pt_rank_by by);
-/* What a challenger must weigh more than a named group by, at least, in
- * the resource's unit: a clock tick, 1 MiB of memory, 1 MiB of I/O; so a
- * few stray ticks or pages never take a slot from an idle name. */
-int64_t pt_rank_floor(enum pt_rank_by by);
 
 /* One weight noted this interval: of a named group (slot < limit), or of
  * a member or thread in "other" (slot -1). */

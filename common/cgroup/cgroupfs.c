@@ -160,11 +160,6 @@ int pt_cgroupfs_own_dir(const char *mountinfo, const char *controller, const cha
     return found;
 }
 
-int pt_cgroup2_mount(int proc_root_fd, struct pt_buf *buf, char *out, size_t outlen)
-{
-    return mount_of(proc_root_fd, buf, "cgroup2", NULL, out, outlen);
-}
-
 uint64_t pt_cgroupfs_inode(const struct pt_cgroup_dirs *dirs)
 {
     struct stat st;

@@ -84,8 +84,4 @@ bool pt_cgroupfs_shows_part(const char *mountinfo);
 int pt_cgroupfs_own_dir(const char *mountinfo, const char *controller, const char *path, const char *not_below,
                         char *out, size_t outlen);
 
-/* The first cgroup2 mount in <proc root>/self/mountinfo ("/sys/fs/cgroup"
- * on unified hosts, "/sys/fs/cgroup/unified" on hybrid ones). 0 or -1. */
-int pt_cgroup2_mount(int proc_root_fd, struct pt_buf *buf, char *out, size_t outlen);
-
 #endif

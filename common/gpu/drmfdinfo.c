@@ -225,11 +225,3 @@ bool pt_drm_client_memory(const struct pt_drm_client *c, uint64_t *bytes)
     *bytes = sum;
     return any;
 }
-
-int pt_drm_engine_find(const struct pt_drm_client *c, const char *name)
-{
-    for (size_t i = 0; i < c->n_engines; i++)
-        if (strcmp(c->engine[i].name, name) == 0)
-            return (int)i;
-    return -1;
-}

@@ -62,7 +62,4 @@ int pt_drm_fdinfo_parse(const char *buf, size_t len, struct pt_drm_client *out);
  * the client names no region. */
 bool pt_drm_client_memory(const struct pt_drm_client *c, uint64_t *bytes);
 
-/* Engine name's index in c, or -1. */
-int pt_drm_engine_find(const struct pt_drm_client *c, const char *name);
-
 #endif

@@ -7,42 +7,6 @@ const struct pt_metric_def pt_catalog[PT_METRIC_COUNT] = {
 #undef PT_X_DEF
 };
 
-const char *pt_kind_name(enum pt_kind kind)
-{
-    switch (kind) {
-    case PT_KIND_GAUGE_MIN:
-        return "gauge (min)";
-    case PT_KIND_GAUGE_MAX:
-        return "gauge (max)";
-    case PT_KIND_DELTA:
-        return "delta";
-    case PT_KIND_COUNT:
-        return "count";
-    case PT_KIND_RATIO:
-        return "delta / time";
-    }
-    return "?";
-}
-
-const char *pt_unit_name(enum pt_unit unit)
-{
-    switch (unit) {
-    case PT_UNIT_PROC_MEMORY:
-        return "proc memory unit";
-    case PT_UNIT_GLOBAL_MEMORY:
-        return "global memory unit";
-    case PT_UNIT_BYTES:
-        return "bytes";
-    case PT_UNIT_SECONDS:
-        return "seconds";
-    case PT_UNIT_PERCENT:
-        return "percent";
-    case PT_UNIT_NUMBER:
-        return "count";
-    }
-    return "?";
-}
-
 const char *pt_metric_switch(enum pt_metric_id id)
 {
     switch (id) {

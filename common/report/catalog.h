@@ -1,7 +1,7 @@
 /* catalog: every metric proctree reports, defined once.
  *
  * Both frontends and the metric table of docs/METRICS.md are driven by this
- * list (tests/unit/test_metrics.c checks the table against it), so a metric
+ * list (tests/unit/report/test_metrics.c checks the table against it), so a metric
  * name, its kind and its unit cannot drift between collectd and Telegraf.
  * It also decides where each value is set (lines.c fills a line from these
  * columns), so grepping a metric's id finds its line here, and the from
@@ -203,11 +203,6 @@ struct pt_metric_def {
 };
 
 extern const struct pt_metric_def pt_catalog[PT_METRIC_COUNT];
-
-/* "gauge (min)", "delta", ... and "bytes", "seconds", ... as the table of
- * docs/METRICS.md spells them. */
-const char *pt_kind_name(enum pt_kind kind);
-const char *pt_unit_name(enum pt_unit unit);
 
 /* The proctree-execd option that switches the metric off ("--no-pss"), or
  * NULL for metrics that are always collected. The collectd plugin's

@@ -22,11 +22,6 @@ int pt_counters_parse(const char *text, enum pt_counters *out)
     return 0;
 }
 
-const char *pt_counters_name(enum pt_counters counters)
-{
-    return counters == PT_COUNTERS_TOTAL ? "total" : "delta";
-}
-
 /* The index's size for kept groups: a power of two more than twice it,
  * so that a probe ends soon. */
 static size_t index_size_for(size_t kept)

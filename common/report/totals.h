@@ -54,7 +54,6 @@
 enum pt_counters { PT_COUNTERS_DELTA, PT_COUNTERS_TOTAL };
 /* "delta" or "total"; -1 for anything else (*out left alone). */
 int pt_counters_parse(const char *text, enum pt_counters *out);
-const char *pt_counters_name(enum pt_counters counters);
 
 /* The DELTA metrics of the catalog: one sum each, in a series. */
 #define PT_X_TOTALS_COUNT(id, name, scope, kind, ...) +(PT_KIND_##kind == PT_KIND_DELTA)

@@ -177,18 +177,6 @@ const char *pt_escape(char *out, size_t outlen, const char *text)
     return out;
 }
 
-size_t pt_text_columns(const char *text)
-{
-    const unsigned char *s = (const unsigned char *)text;
-    size_t len = strlen(text), cols = 0;
-    for (size_t i = 0; i < len;) {
-        size_t n = pt_utf8_sequence_length(s + i, len - i);
-        cols += n ? pt_codepoint_columns(decode(s + i, n)) : 1;
-        i += n ? n : 1;
-    }
-    return cols;
-}
-
 /* Whole pieces of text's escaped form (a character or its escape) into
  * out while they fit in width columns and room bytes: a cut never splits
  * a UTF-8 sequence or an escape. Returns whether all of text went in. */

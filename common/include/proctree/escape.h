@@ -49,10 +49,6 @@ bool pt_is_format_char(uint32_t cp);
  * Combining marks are not told apart (counted 1). */
 size_t pt_codepoint_columns(uint32_t cp);
 
-/* Columns of UTF-8 text on a terminal (pt_codepoint_columns each; a byte
- * of no sequence counts 1). */
-size_t pt_text_columns(const char *text);
-
 /* text as a column of a table: escaped as pt_escape() does, padded with
  * spaces to exactly width columns as a terminal counts them (a CJK
  * character is two), or cut at a whole character or escape to width - 1

@@ -306,11 +306,20 @@ END_TEST
 
 /* ==== --cgroup ==== */
 
+/* The cgroup2 mount pt_cgroupfs_find takes from p's self/mountinfo ("":
+ * none): with p's root as the sys root, which holds no fs/cgroup, every
+ * hierarchy comes from mountinfo. */
+static const char *cgroup2_mount(struct proc *p, struct pt_cgroupfs *fs)
+{
+    pt_cgroupfs_find(fs, p->fd, p->root, &p->buf);
+    return fs->v2;
+}
+
 START_TEST(test_cgroup2_mount)
 {
     struct proc p = proc_new();
-    char out[256];
-    ck_assert_int_eq(pt_cgroup2_mount(p.fd, &p.buf, out, sizeof(out)), -1); /* no mountinfo */
+    struct pt_cgroupfs fs;
+    ck_assert_str_eq(cgroup2_mount(&p, &fs), ""); /* no mountinfo */
 
     /* The first cgroup2 line wins; v1 "cgroup" lines and optional fields
      * are passed over; the mount point's \ooo escapes are undone. */
@@ -321,20 +330,18 @@ START_TEST(test_cgroup2_mount)
              "cgroup2 rw,nsdelegate\n"
              "27 22 0:24 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n",
              -1);
-    ck_assert_int_eq(pt_cgroup2_mount(p.fd, &p.buf, out, sizeof(out)), 0);
-    ck_assert_str_eq(out, "/sys/fs/cgroup/with space\ttab\\back\nnl!1");
+    ck_assert_str_eq(cgroup2_mount(&p, &fs), "/sys/fs/cgroup/with space\ttab\\back\nnl!1");
 
     /* A hybrid host: cgroup2 at .../unified, the last line, no newline. */
     fx_write(p.root, "self/mountinfo",
              "25 22 0:22 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n"
              "27 22 0:24 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw",
              -1);
-    ck_assert_int_eq(pt_cgroup2_mount(p.fd, &p.buf, out, sizeof(out)), 0);
-    ck_assert_str_eq(out, "/sys/fs/cgroup/unified");
+    ck_assert_str_eq(cgroup2_mount(&p, &fs), "/sys/fs/cgroup/unified");
 
     /* "cgroup2" as a mount point or source is not the file system type. */
     fx_write(p.root, "self/mountinfo", "30 22 0:25 / /cgroup2 rw - tmpfs cgroup2 rw\n", -1);
-    ck_assert_int_eq(pt_cgroup2_mount(p.fd, &p.buf, out, sizeof(out)), -1);
+    ck_assert_str_eq(cgroup2_mount(&p, &fs), "");
     proc_free(&p);
 }
 END_TEST

@@ -447,7 +447,7 @@ START_TEST(groups_without_records)
     ck_assert_int_eq(groups[group_of("sh")][USER], 4);
     ck_assert_int_eq(groups[group_of("cc")][USER], 0);
     read_cpu(0, 40, 6);
-    pt_ledger_regroup(&l, &accounts[0], (uint32_t)group_of("make"));
+    pt_ledger_renamed(&l, &accounts[0], "make"); /* an exec */
     check();
     end_interval(tree, groups);
     ck_assert_int_eq(groups[group_of("make")][USER], 6);

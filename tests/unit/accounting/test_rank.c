@@ -141,18 +141,20 @@ END_TEST
 /* Memory and I/O weigh in bytes, with a floor of 1 MiB. */
 START_TEST(memory_floor)
 {
-    pt_rank_init(&r, PT_RANK_MEMORY);
-    bool held[1] = {true};
-    pt_rank_note(&r, "a", 8 << 20, 0);
-    pt_rank_note(&r, "b", 17 << 20, -1);
-    pt_rank_choose(&r, held, 1);
-    ck_assert(!named("b"));
-    pt_rank_note(&r, "a", 8 << 20, 0);
-    pt_rank_note(&r, "b", (17 << 20) + 1, -1);
-    pt_rank_choose(&r, held, 1);
-    ck_assert(named("b"));
-    ck_assert_int_eq(pt_rank_floor(PT_RANK_IO), 1 << 20);
-    pt_rank_free(&r);
+    static const enum pt_rank_by kinds[] = {PT_RANK_MEMORY, PT_RANK_IO};
+    for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+        pt_rank_init(&r, kinds[k]);
+        bool held[1] = {true};
+        pt_rank_note(&r, "a", 8 << 20, 0);
+        pt_rank_note(&r, "b", 17 << 20, -1);
+        pt_rank_choose(&r, held, 1);
+        ck_assert_msg(!named("b"), "%s", pt_rank_name(kinds[k]));
+        pt_rank_note(&r, "a", 8 << 20, 0);
+        pt_rank_note(&r, "b", (17 << 20) + 1, -1);
+        pt_rank_choose(&r, held, 1);
+        ck_assert_msg(named("b"), "%s", pt_rank_name(kinds[k]));
+        pt_rank_free(&r);
+    }
 }
 END_TEST
 

@@ -13,6 +13,44 @@
 #define END_MARK "<!-- metric-table:end -->\n"
 #define METRICS_DOC "docs/METRICS.md"
 
+/* "gauge (min)", "delta", ... and "bytes", "seconds", ... as the table of
+ * docs/METRICS.md spells them. */
+static const char *kind_name(enum pt_kind kind)
+{
+    switch (kind) {
+    case PT_KIND_GAUGE_MIN:
+        return "gauge (min)";
+    case PT_KIND_GAUGE_MAX:
+        return "gauge (max)";
+    case PT_KIND_DELTA:
+        return "delta";
+    case PT_KIND_COUNT:
+        return "count";
+    case PT_KIND_RATIO:
+        return "delta / time";
+    }
+    return "?";
+}
+
+static const char *unit_name(enum pt_unit unit)
+{
+    switch (unit) {
+    case PT_UNIT_PROC_MEMORY:
+        return "proc memory unit";
+    case PT_UNIT_GLOBAL_MEMORY:
+        return "global memory unit";
+    case PT_UNIT_BYTES:
+        return "bytes";
+    case PT_UNIT_SECONDS:
+        return "seconds";
+    case PT_UNIT_PERCENT:
+        return "percent";
+    case PT_UNIT_NUMBER:
+        return "count";
+    }
+    return "?";
+}
+
 static char *metric_table(void)
 {
     char *text = NULL;
@@ -23,9 +61,8 @@ static char *metric_table(void)
     for (int id = 0; id < PT_METRIC_COUNT; id++) {
         const struct pt_metric_def *m = &pt_catalog[id];
         const char *off = pt_metric_switch(id);
-        fprintf(f, "| `%s` | %s | %s | %s | %s | %s%s%s | `%s` |\n", m->name, pt_kind_name(m->kind),
-                pt_unit_name(m->unit), m->source, m->description, off ? "`" : "", off ? off : "", off ? "`" : "",
-                m->collectd_type);
+        fprintf(f, "| `%s` | %s | %s | %s | %s | %s%s%s | `%s` |\n", m->name, kind_name(m->kind), unit_name(m->unit),
+                m->source, m->description, off ? "`" : "", off ? off : "", off ? "`" : "", m->collectd_type);
     }
     fclose(f);
     return text;
