@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "proctree/escape.h"
+#include "util/escape.h"
 #include "unit.h"
 
 static const struct {
