@@ -9,6 +9,7 @@
 #include "proctree/buf.h"
 #include "proctree/runsummary.h"
 #include "proctree/lines.h"
+#include "proctree/units.h"
 
 /* Append the object and a newline to out. command is the command's argv[0]
  * (escaped as a log line quotes it); wait_status how it ended, NULL if it

@@ -33,7 +33,7 @@
 
 #include "fuzz_check.h"
 #include "report/catalog.h"
-#include "proctree/lines.h"
+#include "report/lines.h"
 #include "report/report.h"
 
 /* ---- An independent model of the tag value rules ---- */

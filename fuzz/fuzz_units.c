@@ -31,7 +31,7 @@
 #include "fuzz_check.h"
 #include "report/catalog.h"
 #include "report/report.h"
-#include "proctree/lines.h"
+#include "report/lines.h"
 #include "report/units.h"
 
 #define YEAR_SECONDS (365.0 * 24 * 3600)

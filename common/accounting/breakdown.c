@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 #include "util/saturate.h"
 
 void pt_groups_init(struct pt_groups *gs, uint32_t limit)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 #include "util/saturate.h"
 
 void pt_ledger_add_share(struct pt_ledger *l, const struct pt_account *reaper, const char *name, int64_t weight_us)

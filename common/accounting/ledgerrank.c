@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 #include "util/saturate.h"
 
 void pt_ledger_set_rank(struct pt_ledger *l, enum pt_rank_by by)

@@ -2,7 +2,7 @@
 
 #include <assert.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 #include "util/saturate.h"
 
 /* Counts v of which (enum pt_tcount bits) into tc, seen. */

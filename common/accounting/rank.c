@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 #include "util/saturate.h"
 
 static const char *const rank_names[] = {

@@ -20,16 +20,15 @@
  *
  * It decides only; the ledger moves the groups (ledger.h, pt_ledger_rank_*),
  * so the groups add up to the tree through every change. */
-#ifndef PROCTREE_RANK_H
-#define PROCTREE_RANK_H
+#ifndef PROCTREE_ACCOUNTING_RANK_H
+#define PROCTREE_ACCOUNTING_RANK_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "proctree/buf.h"
-
-enum pt_rank_by { PT_RANK_SEEN, PT_RANK_CPU, PT_RANK_MEMORY, PT_RANK_IO };
+#include "proctree/rank.h"
+#include "util/buf.h"
 
 /* A name in "other" takes the slot of the lightest named group only when
  * it weighs more than this times that group, plus the floor. */

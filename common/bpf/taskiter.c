@@ -7,7 +7,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 #include "util/pidmap.h"
 
 #ifdef PT_HAVE_BPF

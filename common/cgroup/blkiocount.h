@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "proctree/buf.h"
+#include "util/buf.h"
 
 /* Does the v1 blkio hierarchy that holds dir (any cgroup directory of
  * it) count no block I/O at all? True when its root (dir, or the cgroup

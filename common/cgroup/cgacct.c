@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cgroup/blkiocount.h"
-#include "proctree/base.h"
+#include "util/base.h"
 #include "util/saturate.h"
 
 /* Does v1 blkio count nothing now? Asked at the start and at the looks

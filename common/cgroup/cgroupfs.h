@@ -10,24 +10,14 @@
  * <sys_root>/fs/cgroup (sys_root is "/sys", or HOST_SYS in a container
  * that mounts the host's /sys elsewhere), then in the proc root's
  * self/mountinfo (any other mount point). */
-#ifndef PROCTREE_CGROUPFS_H
-#define PROCTREE_CGROUPFS_H
+#ifndef PROCTREE_CGROUP_CGROUPFS_H
+#define PROCTREE_CGROUP_CGROUPFS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "proctree/buf.h"
-
-#define PT_CGROUPFS_PATH_MAX 512
-
-/* The v1 controllers whose files cgstat.h reads. */
-enum pt_v1_controller { PT_V1_CPU, PT_V1_CPUACCT, PT_V1_MEMORY, PT_V1_PIDS, PT_V1_BLKIO, PT_V1_COUNT };
-
-struct pt_cgroupfs {
-    char v2[PT_CGROUPFS_PATH_MAX];              /* the cgroup2 mount, or "" */
-    char systemd_v1[PT_CGROUPFS_PATH_MAX];      /* the name=systemd v1 mount, or "" */
-    char v1[PT_V1_COUNT][PT_CGROUPFS_PATH_MAX]; /* each controller's v1 mount, or "" */
-};
+#include "proctree/cgroupfs.h"
+#include "util/buf.h"
 
 /* Fill fs; a hierarchy that is not found stays "". */
 void pt_cgroupfs_find(struct pt_cgroupfs *fs, int proc_root_fd, const char *sys_root, struct pt_buf *buf);

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 #include "util/dirents.h"
 #include "procfs/pidparse.h"
 #include "procfs/callerfiles.h"

@@ -29,9 +29,9 @@
 #include <sys/types.h>
 
 #include "util/bounds.h"
-#include "proctree/buf.h"
+#include "util/buf.h"
 #include "cgroup/cgroupfs.h"
-#include "proctree/fdbudget.h"
+#include "util/fdbudget.h"
 
 /* What scans of the cgroups met and could not use, each said once by the
  * target (targetcg.c), naming the first path met. */

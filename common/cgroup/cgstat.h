@@ -31,9 +31,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "proctree/buf.h"
+#include "util/buf.h"
 #include "cgroup/cgroupfs.h"
-#include "proctree/fdbudget.h"
+#include "util/fdbudget.h"
 #include "report/quantities.h"
 
 /* The files read at each interval's end besides memory in use and the

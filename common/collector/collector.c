@@ -13,7 +13,7 @@
 #include "collector/collectorns.h"
 #include "collector/collectorsource.h"
 #include "collector/collectorstate.h"
-#include "proctree/escape.h"
+#include "util/escape.h"
 #include "procfs/pidns.h"
 
 struct pt_collector *pt_collector_new(const struct pt_collector_config *config, char *err, size_t errlen)

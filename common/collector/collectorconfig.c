@@ -9,10 +9,10 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include "proctree/base.h"
-#include "proctree/caps.h"
-#include "proctree/escape.h"
-#include "proctree/fdbudget.h"
+#include "util/base.h"
+#include "procfs/caps.h"
+#include "util/escape.h"
+#include "util/fdbudget.h"
 #include "procfs/callerfiles.h"
 #include "procfs/procfile.h"
 

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "proctree/buf.h"
-#include "proctree/escape.h"
-#include "proctree/lines.h"
+#include "util/buf.h"
+#include "util/escape.h"
+#include "report/lines.h"
 #include "member/member.h"
 
 static const char *base_name(const char *path)

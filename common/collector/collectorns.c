@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "proctree/buf.h"
-#include "proctree/escape.h"
+#include "util/buf.h"
+#include "util/escape.h"
 #include "member/member.h"
 #include "procfs/pidns.h"
 

@@ -1,13 +1,13 @@
 /* collectorreap: launch mode's children read as zombies, reaped, the
  * command's status kept. */
-#include "collector/collectorreap.h"
+#include "proctree/collectorreap.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
 
-#include "proctree/buf.h"
+#include "util/buf.h"
 #include "collector/collectorstate.h"
 #include "procfs/pidns.h"
 

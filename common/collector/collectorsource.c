@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include "bpf/taskiter.h"
-#include "proctree/base.h"
-#include "proctree/caps.h"
-#include "proctree/escape.h"
+#include "util/base.h"
+#include "procfs/caps.h"
+#include "util/escape.h"
 #include "procfs/callerfiles.h"
 #include "procfs/pidns.h"
 

@@ -11,11 +11,11 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "report/batch.h"
+#include "proctree/batch.h"
 #include "collector/collectorconfig.h"
 #include "netlink/delayacct.h"
 #include "netlink/exitrecords.h"
-#include "proctree/fdbudget.h"
+#include "util/fdbudget.h"
 #include "procfs/sysmem.h"
 #include "gpu/gpu.h"
 #include "netlink/procevents.h"

@@ -1,5 +1,5 @@
 /* collectortick: what is due when, and the interval's end. */
-#include "collector/collectortick.h"
+#include "proctree/collectortick.h"
 
 #include <assert.h>
 #include <math.h>

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "proctree/caps.h"
+#include "procfs/caps.h"
 #include "collector/collectorns.h"
 #include "procfs/pidns.h"
 

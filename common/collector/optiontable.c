@@ -4,6 +4,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "accounting/rank.h"
+#include "collector/collectorconfig.h"
+#include "report/totals.h"
+#include "report/units.h"
+#include "select/selector.h"
 #include "select/titlegroup.h"
 
 const struct pt_option_def pt_options[PT_OPTION_COUNT] = {

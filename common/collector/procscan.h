@@ -30,7 +30,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 #include "util/bounds.h"
 #include "util/pidmap.h"
 #include "netlink/procevents.h"

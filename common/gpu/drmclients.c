@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 
 /* FNV-1a over the device name, the id folded in and mixed (splitmix64's
  * finaliser): consecutive ids of one device spread over the table. */

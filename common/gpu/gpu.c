@@ -11,9 +11,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 #include "util/dirents.h"
-#include "proctree/escape.h"
+#include "util/escape.h"
 #include "procfs/callerfiles.h"
 #include "procfs/procfile.h"
 

@@ -7,7 +7,7 @@
 #include <sys/auxv.h>
 #include <time.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 
 /* nvml.h's return codes used here */
 enum {

@@ -16,8 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "proctree/base.h"
-#include "proctree/escape.h"
+#include "util/base.h"
+#include "util/escape.h"
 #include "launch/launchleaf.h"
 #include "launch/launchscope.h"
 #include "launch/sdscope.h"

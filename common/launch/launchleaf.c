@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proctree/base.h"
-#include "proctree/escape.h"
+#include "util/base.h"
+#include "util/escape.h"
 #include "procfs/procfile.h"
 
 /* The controllers cgstat reads files of, in the order they are enabled;

@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proctree/base.h"
-#include "proctree/escape.h"
+#include "util/base.h"
+#include "util/escape.h"
 #include "procfs/procfile.h"
 #include "launch/sdscope.h"
 

@@ -1,6 +1,6 @@
 /* launchtree: every descendant of ours signalled, depth first, each
  * through a pidfd shown to be our descendant's (launchtree.h). */
-#include "launch/launchtree.h"
+#include "proctree/launchtree.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <sys/pidfd.h>
 #include <unistd.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 #include "procfs/procfile.h"
 #include "procfs/pidwalk.h"
 

@@ -11,8 +11,8 @@
 #include <systemd/sd-bus.h>
 #include <unistd.h>
 
-#include "proctree/base.h"
-#include "proctree/escape.h"
+#include "util/base.h"
+#include "util/escape.h"
 
 bool pt_sd_booted(void)
 {

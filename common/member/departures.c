@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 
 struct pt_departure *pt_departures_add(struct pt_departures *ds, pid_t pid)
 {

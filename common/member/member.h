@@ -20,8 +20,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "proctree/buf.h"
-#include "proctree/fdbudget.h"
+#include "util/buf.h"
+#include "util/fdbudget.h"
 #include "member/memberfiles.h"
 #include "member/memberstate.h"
 #include "procfs/procfile.h"

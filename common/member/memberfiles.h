@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "proctree/buf.h"
+#include "util/buf.h"
 #include "member/memberstate.h"
 #include "procfs/procfile.h"
 

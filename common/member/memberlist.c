@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 #include "member/member.h"
 
 struct pt_member *pt_memberlist_add(struct pt_memberlist *ml, const struct pt_member *m)

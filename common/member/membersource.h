@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "proctree/buf.h"
+#include "util/buf.h"
 #include "member/memberstate.h"
 
 /* What the reads need to know of the host: USER_HZ and the page size. */

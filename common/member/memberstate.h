@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "proctree/fdbudget.h"
+#include "util/fdbudget.h"
 #include "accounting/ledger.h"
 #include "bpf/taskfold.h"
 #include "bpf/taskiter.h"

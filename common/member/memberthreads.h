@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "proctree/buf.h"
+#include "util/buf.h"
 #include "member/memberstate.h"
 #include "report/quantities.h"
 #include "member/threads.h"

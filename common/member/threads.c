@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "proctree/base.h"
 #include "procfs/pidwalk.h"
+#include "util/base.h"
 
 static const char *const thread_file_name[PT_TF_COUNT] = {
     [PT_TF_STATUS] = "status",

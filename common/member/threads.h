@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "proctree/fdbudget.h"
+#include "util/fdbudget.h"
 #include "procfs/procfile.h"
 
 /* PT_TF_STAT is read only for a breakdown by thread name (--by thread)

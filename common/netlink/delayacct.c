@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 #include "procfs/procfile.h"
 
 /* Up to size-1 bytes of the file at proc_root_fd, NUL-terminated; -1 when

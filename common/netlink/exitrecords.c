@@ -13,7 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 
 /* How long each answer of the kernel is awaited, once, at start: it comes
  * at once, or never. */

@@ -12,7 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 
 /* How long the kernel's answer to the listen request is awaited in all,
  * once, at start, whatever else arrives meanwhile: it comes at once, or

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "proctree/caps.h"
+#include "procfs/caps.h"
 #include "procfs/procfile.h"
 
 int pt_open_as_caller_at(int dirfd, const char *path, int flags)

@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "proctree/buf.h"
+#include "util/buf.h"
 
 /* path opened (O_CLOEXEC added) or stat'ed with the caller's own
  * permissions; below dirfd (not AT_FDCWD), never above it nor through a

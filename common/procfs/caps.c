@@ -1,4 +1,4 @@
-#include "proctree/caps.h"
+#include "procfs/caps.h"
 
 #include <errno.h>
 #include <linux/capability.h>
@@ -11,7 +11,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 #include "procfs/pidns.h"
 
 static const struct {

@@ -4,7 +4,7 @@
 #include <assert.h>
 #include <string.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 #include "util/parsecursor.h"
 #include "procfs/procmax.h"
 

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "proctree/buf.h"
+#include "util/buf.h"
 
 /* Our pid as the proc root sees it: its "self" link, which a procfs
  * resolves in the namespace it was mounted for. 0 where the proc root is

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "proctree/buf.h"
+#include "util/buf.h"
 
 /* Call fn(number, arg) for every numeric entry of the directory path
  * under dirfd: the processes of a proc root ("."), the threads of a

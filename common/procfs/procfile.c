@@ -14,7 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 #include "util/parsecursor.h"
 
 /* Most bytes of file content we accept: far above any real /proc file, low

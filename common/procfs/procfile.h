@@ -28,7 +28,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "proctree/buf.h"
+#include "util/buf.h"
 #include "procfs/kvparse.h"
 #include "procfs/pidparse.h"
 #include "procfs/procmax.h"

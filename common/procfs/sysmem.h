@@ -10,7 +10,7 @@
 
 #include "procfs/procfile.h"
 #include "report/report.h"
-#include "proctree/lines.h"
+#include "report/lines.h"
 
 struct pt_sysmem {
     int fd; /* <proc root>/meminfo, kept open */

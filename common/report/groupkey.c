@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proctree/escape.h"
+#include "util/escape.h"
 
 /* len bytes of s as both frontends may write them, into out (as long at
  * most, NUL-terminated): what either writes as '_' is '_', a byte of no

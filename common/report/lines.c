@@ -3,7 +3,7 @@
  * (proctree/lines.h, whose rules this file follows). One concept, one
  * file: what a line carries, each value in its unit, and how
  * proctree-execd writes it (collectd's plugin dispatches the same report). */
-#include "proctree/lines.h"
+#include "report/lines.h"
 
 #include <assert.h>
 #include <inttypes.h>
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proctree/base.h"
-#include "proctree/escape.h"
+#include "util/base.h"
+#include "util/escape.h"
 #include "util/saturate.h"
 
 void pt_line_init(struct pt_line *line, enum pt_lines of, double interval, double seconds, double ticks_per_second,

@@ -1,6 +1,6 @@
 /* runsummary: interval reports folded into one for a whole run
  * (runsummary.h says how each kind folds, and why). */
-#include "proctree/runsummary.h"
+#include "report/runsummary.h"
 
 #include <stdint.h>
 #include <stdio.h>

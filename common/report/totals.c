@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 
 _Static_assert(PT_TOTALS_SLOTS <= 64, "a series' bits are one uint64_t");
 

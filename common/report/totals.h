@@ -40,18 +40,17 @@
  * largest --by-limit, 1000, some 1.3 MB per target.
  *
  * Ownership: pt_totals_init allocates, pt_totals_free frees; no I/O. */
-#ifndef PROCTREE_TOTALS_H
-#define PROCTREE_TOTALS_H
+#ifndef PROCTREE_REPORT_TOTALS_H
+#define PROCTREE_REPORT_TOTALS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proctree/totals.h"
 #include "report/groupkey.h"
 #include "report/report.h"
 
-/* How a DELTA metric is reported: the interval's amount, or the total. */
-enum pt_counters { PT_COUNTERS_DELTA, PT_COUNTERS_TOTAL };
 /* "delta" or "total"; -1 for anything else (*out left alone). */
 int pt_counters_parse(const char *text, enum pt_counters *out);
 

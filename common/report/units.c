@@ -8,9 +8,10 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 
 /* ---------------------------------------------------------------------------
  * Memory units

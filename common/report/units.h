@@ -1,27 +1,14 @@
-/* units: memory units and durations (what the options accept; lines.h
- * turns raw sums into report values in them).
- *
- * Memory units are binary, as /proc counts them: kB = 1024 bytes,
- * MB = 1024 kB, GB = 1024 MB. Memory in bytes or kB is reported as an
- * integer (pages are whole kB); in MB or GB as a float. */
-#ifndef PROCTREE_UNITS_H
-#define PROCTREE_UNITS_H
+/* units, the library's part: memory units and durations as the options
+ * spell them (proctree/units.h: the units). */
+#ifndef PROCTREE_REPORT_UNITS_H
+#define PROCTREE_REPORT_UNITS_H
 
-#include <stdint.h>
-
-#include "report/catalog.h"
-#include "report/report.h"
-
-enum pt_mem_unit { PT_MEM_BYTES, PT_MEM_KB, PT_MEM_MB, PT_MEM_GB };
+#include "proctree/units.h"
 
 /* "bytes", "kB", "MB", "GB", or their IEC names "KiB", "MiB", "GiB" (exact
  * spelling; all binary: kB = KiB = 1024 bytes). Returns 0, or -1 for
  * anything else (*out is then left alone). */
 int pt_mem_unit_parse(const char *text, enum pt_mem_unit *out);
-const char *pt_mem_unit_name(enum pt_mem_unit unit);
-/* How many bytes one of unit is (1, 1024, 1024^2, 1024^3): a value in
- * unit back in bytes, for a renderer that picks its own. */
-double pt_mem_unit_bytes(enum pt_mem_unit unit);
 
 /* A duration: "250ms", "2s", "1.5" (seconds), "1m" (minutes), "100us".
  * Syntax: [0-9]+(\.[0-9]+)? then one of "", "ns", "us", "ms", "s", "m",
@@ -29,25 +16,5 @@ double pt_mem_unit_bytes(enum pt_mem_unit unit);
  * (365 days), and at most 64 bytes long. Returns 0 and sets *seconds, or
  * -1 (*seconds left alone). */
 int pt_duration_parse(const char *text, double *seconds);
-
-/* The range of every duration option (optiontable.h), in milliseconds.
- * 1 ms: a poll reads every member's statm, which takes longer than that
- * for any real tree, so a finer cadence is only a busy loop (and a
- * read timed against a finer PSS budget would be judged by whether the
- * scheduler preempted it); and a
- * deadline 1 ms after CLOCK_MONOTONIC's now, in double seconds, stays
- * after it for 2^43 s of uptime (1 ns did not past 2^24 s, 194 days).
- * The tick keeps no finer cadence whatever it is given. 24 h: no batch,
- * poll or budget is meant to be longer, and now + 24 h fits every
- * conversion (time_t, a timespec, poll's int milliseconds, the table's
- * unsigned long even where it has 32 bits). */
-#define PT_DURATION_MIN_MS 1UL
-#define PT_DURATION_MAX_MS (24UL * 3600 * 1000)
-
-/* How a catalog unit renders: memory follows the configured units. */
-struct pt_units {
-    enum pt_mem_unit proc_memory;
-    enum pt_mem_unit global_memory;
-};
 
 #endif

@@ -10,11 +10,11 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 #include "cgroup/cgroupfs.h"
 #include "cgroup/cgscan.h"
 #include "cgroup/sdunit.h"
-#include "proctree/escape.h"
+#include "util/escape.h"
 #include "member/member.h"
 #include "procfs/callerfiles.h"
 #include "procfs/procfile.h"

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "proctree/escape.h"
+#include "util/escape.h"
 #include "procfs/callerfiles.h"
 #include "procfs/procfile.h"
 

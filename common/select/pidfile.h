@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 #include "util/ratelimit.h"
 
 enum pt_pidfile_outcome {

@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "proctree/escape.h"
+#include "util/escape.h"
 #include "util/ere.h"
 
 int pt_titlegroup_init(struct pt_titlegroup *tg, const char *pattern, char *err, size_t errlen)

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proctree/escape.h"
+#include "util/escape.h"
 
 #include "member/membersource.h"
 #include "tree/membership.h"

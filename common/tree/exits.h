@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #include "netlink/exitrecords.h"
-#include "proctree/lines.h"
+#include "report/lines.h"
 #include "tree/membership.h"
 #include "tree/targetstate.h"
 

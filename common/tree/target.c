@@ -8,7 +8,7 @@
 
 #include "netlink/eventbook.h"
 #include "accounting/ledgerfolds.h"
-#include "proctree/lines.h"
+#include "report/lines.h"
 #include "tree/membership.h"
 #include "tree/sampling.h"
 #include "util/saturate.h"

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "proctree/base.h"
-#include "proctree/escape.h"
+#include "util/base.h"
+#include "util/escape.h"
 #include "procfs/callerfiles.h"
 
 void pt_targetcg_init(const struct pt_target *t, struct pt_target_cgroups *cg)

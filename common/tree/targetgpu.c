@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 
 /* The host's GPU is known now: the group arrays, once. */
 static void start(const struct pt_target *t, struct pt_target_gpu *gpu)

@@ -38,7 +38,7 @@
 #define PROCTREE_TARGETGPU_H
 
 #include "gpu/gpu.h"
-#include "proctree/lines.h"
+#include "report/lines.h"
 #include "tree/targetstate.h"
 
 /* A sample of the members' GPU memory from NVML's last refresh (the

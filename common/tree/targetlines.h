@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include "proctree/lines.h"
+#include "report/lines.h"
 #include "report/report.h"
 #include "report/units.h"
 #include "tree/targetstate.h"

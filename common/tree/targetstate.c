@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proctree/caps.h"
-#include "proctree/escape.h"
+#include "procfs/caps.h"
+#include "util/escape.h"
 #include "accounting/ledgercheck.h"
 
 /* One log line about t: 'target "NAME": ' and the message. The name is

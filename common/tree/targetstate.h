@@ -13,12 +13,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 #include "cgroup/cgacct.h"
 #include "gpu/drmclients.h"
 #include "netlink/eventbook.h"
 #include "netlink/exitrecords.h"
-#include "proctree/fdbudget.h"
+#include "util/fdbudget.h"
 #include "report/groupkey.h"
 #include "accounting/interval.h"
 #include "accounting/ledger.h"

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cgroup/cgroupfs.h"
-#include "proctree/escape.h"
+#include "util/escape.h"
 #include "procfs/pidns.h"
 #include "procfs/pidwalk.h"
 

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "proctree/escape.h"
+#include "util/escape.h"
 #include "procfs/procfile.h"
 #include "cgroup/sdunit.h"
 

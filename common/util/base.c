@@ -1,4 +1,4 @@
-#include "proctree/base.h"
+#include "util/base.h"
 
 #include <stdarg.h>
 #include <stdint.h>

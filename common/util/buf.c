@@ -1,8 +1,8 @@
-#include "proctree/buf.h"
+#include "util/buf.h"
 
 #include <string.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 
 /* Enough for any single-record /proc file and a batch of a few targets. */
 #define PT_BUF_INITIAL 4096

@@ -2,7 +2,7 @@
 
 #include <stdio.h>
 
-#include "proctree/escape.h"
+#include "util/escape.h"
 
 int pt_ere_compile(regex_t *re, const char *pattern, int cflags, char *err, size_t errlen)
 {

@@ -1,4 +1,4 @@
-#include "proctree/escape.h"
+#include "util/escape.h"
 
 #include <stdbool.h>
 #include <stdint.h>

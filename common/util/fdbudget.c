@@ -1,4 +1,4 @@
-#include "proctree/fdbudget.h"
+#include "util/fdbudget.h"
 
 #include <sys/resource.h>
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proctree/base.h"
+#include "util/base.h"
 
 static size_t slot_of(pid_t pid, size_t cap)
 {

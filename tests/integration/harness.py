@@ -801,22 +801,22 @@ def metric_names():
 
 
 def catalog():
-    """Metric name -> (scope, unit) from common/report/catalog.h, the single source of names."""
-    with open(os.path.join(SOURCE_ROOT, "common", "report", "catalog.h")) as f:
+    """Metric name -> (scope, unit) from common/include/proctree/catalog.h, the single source of names."""
+    with open(os.path.join(SOURCE_ROOT, "common", "include", "proctree", "catalog.h")) as f:
         text = f.read()
     rows = re.findall(r'X\(\s*\w+\s*,\s*"(\w+)"\s*,\s*(\w+)\s*,\s*\w+\s*,\s*(\w+)\s*,', text)
     if not rows:
-        raise AssertionError("no metric found in common/report/catalog.h")
+        raise AssertionError("no metric found in common/include/proctree/catalog.h")
     return {name: (scope, unit) for name, scope, unit in rows}
 
 
 def catalog_kinds():
-    """Metric name -> kind (GAUGE_MIN, GAUGE_MAX, DELTA, COUNT, RATIO) from common/report/catalog.h."""
-    with open(os.path.join(SOURCE_ROOT, "common", "report", "catalog.h")) as f:
+    """Metric name -> kind (GAUGE_MIN, GAUGE_MAX, DELTA, COUNT, RATIO) from common/include/proctree/catalog.h."""
+    with open(os.path.join(SOURCE_ROOT, "common", "include", "proctree", "catalog.h")) as f:
         text = f.read()
     rows = re.findall(r'X\(\s*\w+\s*,\s*"(\w+)"\s*,\s*\w+\s*,\s*(\w+)\s*,', text)
     if not rows:
-        raise AssertionError("no metric found in common/report/catalog.h")
+        raise AssertionError("no metric found in common/include/proctree/catalog.h")
     return dict(rows)
 
 

@@ -112,13 +112,13 @@ class ImpossibleLine(AssertionError):
 
 
 def _catalog_deltas():
-    """The catalog's metrics of kind DELTA (common/report/catalog.h): what
+    """The catalog's metrics of kind DELTA (common/include/proctree/catalog.h): what
     total mode reports as totals."""
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    with open(os.path.join(root, "common", "report", "catalog.h")) as f:
+    with open(os.path.join(root, "common", "include", "proctree", "catalog.h")) as f:
         found = re.findall(r'X\(\s*\w+\s*,\s*"(\w+)"\s*,\s*\w+\s*,\s*(\w+)\s*,', f.read())
     if not found:
-        raise AssertionError("no metric found in common/report/catalog.h")
+        raise AssertionError("no metric found in common/include/proctree/catalog.h")
     return frozenset(name for name, kind in found if kind == "DELTA")
 
 

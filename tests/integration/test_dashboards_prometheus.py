@@ -78,7 +78,7 @@ WORKLOAD = test_dashboards.WORKLOAD
 
 
 def catalog():
-    """Metric name -> (kind, unit) from common/report/catalog.h."""
+    """Metric name -> (kind, unit) from common/include/proctree/catalog.h."""
     kinds = h.catalog_kinds()
     return {name: (kinds[name], unit) for name, (_, unit) in h.catalog().items()}
 

@@ -73,7 +73,7 @@ class TreeMemoryTest(h.InfluxTestCase):
         for p in points:
             self.assertEqual(p.measurement, "proctree")
             for name, value in p.fields.items():
-                self.assertIn(name, catalog, f"field {name} is not in common/report/catalog.h")
+                self.assertIn(name, catalog, f"field {name} is not in common/include/proctree/catalog.h")
                 scope = "GLOBAL" if p is glob else "PROC"
                 self.assertIn(catalog[name][0], (scope, "ALL"), f"{name} on the wrong line")
                 if catalog[name][1].endswith("MEMORY"):

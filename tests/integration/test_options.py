@@ -55,7 +55,7 @@ BAD = [
     (["--pid", ME, "--name", "a", "--name", "b"], '--name "b": the target before it (--pid) is named "a"'),
     (["--name", "a", "--name", "b", "--", "true"], '--name "b"'),
     (["--pid", ME, "--pss-budget", "-1ms"], "--pss-budget"),
-    # every duration from 1ms to 24h (common/report/units.h): at 1ns the tick's
+    # every duration from 1ms to 24h (common/include/proctree/units.h): at 1ns the tick's
     # deadline was lost to rounding after 194 days of uptime and it aborted
     (["--pid", ME, "--poll-interval", "1ns"], '--poll-interval: "1ns": expected a duration from 1ms to 24h'),
     (["--pid", ME, "--poll-interval", "999us"], "--poll-interval"),
@@ -125,7 +125,7 @@ class OptionsTest(unittest.TestCase):
         self.assertIn("proc_pss_max=", res.stdout)
 
     def test_duration_bounds_taken(self):
-        """Both ends of the durations' range (common/report/units.h) are taken."""
+        """Both ends of the durations' range (common/include/proctree/units.h) are taken."""
         res = h.run_execd(["--pid", ME, "--poll-interval", "1ms", "--discovery-interval", "24h", "--pss-interval",
                            "1ms", "--pss-budget", "24h", "--once", "--interval", "1ms"])
         self.assertEqual(res.returncode, 0, res.stderr)

@@ -15,10 +15,10 @@
  * and its siblings, so no caller has an error path for it.
  *
  * Clocks. pt_now() is CLOCK_MONOTONIC seconds: every deadline and interval
- * length. pt_boottime() is CLOCK_BOOTTIME seconds, the clock a process's
- * starttime is in (it counts suspended time too). pt_thread_cpu_seconds()
- * is the calling thread's CPU time: what proctree itself costs
- * (collector_cpu_seconds). */
+ * length (util/base.h has the library's other clocks).
+ *
+ * This is the frontends' part; util/base.h, which includes it, the
+ * library's rest. */
 #ifndef PROCTREE_BASE_H
 #define PROCTREE_BASE_H
 
@@ -41,23 +41,15 @@ __attribute__((format(printf, 2, 3))) void pt_logf(enum pt_log_level level, cons
 /* Absences. A line that says metrics are absent on this host (no GPU, no
  * exit records, a cgroup file the kernel does not offer) is logged at
  * INFO as any other, and its metrics' names, short ("proc_gpu_*"), are
- * also handed by pt_log_absent() to the absence sink, for a frontend that
+ * also handed by pt_log_absent() (util/base.h) to the absence sink, for a frontend that
  * says only what is absent (proctree-execd at a terminal, in one line).
  * No sink: nothing. */
 typedef void (*pt_absent_sink)(const char *what, void *arg);
 void pt_log_set_absent_sink(pt_absent_sink sink, void *arg);
-void pt_log_absent(const char *what);
 
-/* Allocate, or log "out of memory" and abort. pt_xrealloc(p, 0) frees. */
-void *pt_xalloc(size_t size); /* zeroed */
-void *pt_xrealloc(void *p, size_t size);
+/* Allocate, or log "out of memory" and abort (util/base.h: the rest). */
 void *pt_xrealloc_array(void *p, size_t n, size_t size); /* n * size, checked */
-char *pt_xstrdup(const char *s);
 
 double pt_now(void);
-double pt_boottime(void);
-/* The kernel's exit records give CPU and times in microseconds. */
-#define PT_US_PER_SECOND 1e6
-double pt_thread_cpu_seconds(void);
 
 #endif

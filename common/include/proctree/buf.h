@@ -10,7 +10,10 @@
  *   - growth goes through pt_xrealloc (base.h), so it never fails.
  * Ownership: the struct owns data. pt_buf_reset keeps the memory for the
  * next use (a poll or a batch about as large as the last one), so steady
- * state allocates nothing; pt_buf_free gives it back. */
+ * state allocates nothing; pt_buf_free gives it back.
+ *
+ * This is the frontends' part; util/buf.h, which includes it, the
+ * library's rest. */
 #ifndef PROCTREE_BUF_H
 #define PROCTREE_BUF_H
 
@@ -22,11 +25,7 @@ struct pt_buf {
     size_t cap;
 };
 
-/* The capacity set to exactly cap (> len), for a reader that bounds what
- * it holds (procfile.c: no /proc file may make it hold more than 16 MiB). */
-void pt_buf_set_capacity(struct pt_buf *b, size_t cap);
 void pt_buf_append(struct pt_buf *b, const void *bytes, size_t n);
-void pt_buf_putc(struct pt_buf *b, char c);
 void pt_buf_puts(struct pt_buf *b, const char *s);
 /* Cut the contents back to len bytes (len <= b->len). */
 void pt_buf_truncate(struct pt_buf *b, size_t len);

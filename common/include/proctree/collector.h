@@ -21,13 +21,13 @@
 #include <sys/types.h>
 
 #include "proctree/base.h"
-#include "report/batch.h"
-#include "collector/collectorconfig.h"
-#include "collector/collectorreap.h"
-#include "collector/collectortick.h"
-#include "report/report.h"
-#include "select/selector.h"
+#include "proctree/batch.h"
+#include "proctree/collectorconfig.h"
+#include "proctree/collectorreap.h"
+#include "proctree/collectortick.h"
 #include "proctree/lines.h"
+#include "proctree/report.h"
+#include "proctree/selector.h"
 
 struct pt_collector;
 

@@ -4,18 +4,14 @@
  * Anyone who can name a process or write a pid file chooses such text: a
  * comm "a\nE! forged" printed raw would add a forged line to Telegraf's
  * log. Every message that quotes outside text passes it through
- * pt_escape(), inside double quotes. */
+ * pt_escape(), inside double quotes.
+ *
+ * This is the frontends' part; util/escape.h, which includes it, the
+ * library's rest (UTF-8 and the columns of a terminal). */
 #ifndef PROCTREE_ESCAPE_H
 #define PROCTREE_ESCAPE_H
 
-#include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
-
-/* Length of the well-formed UTF-8 sequence at s (at most avail bytes), or
- * 0 if there is none (stray continuation bytes, overlong forms,
- * surrogates, code points past U+10FFFF, sequences cut short). */
-size_t pt_utf8_sequence_length(const unsigned char *s, size_t avail);
 
 /* Escape text for a quoted log field: '"' and '\' get a backslash; newline
  * and tab become \n and \t, every other control character (C0, DEL, and
@@ -36,18 +32,6 @@ const char *pt_escape(char *out, size_t outlen, const char *text);
  * most outlen - 1 bytes and a NUL (outlen >= 1), cut at a whole
  * character. */
 void pt_escape_collectd(char *out, size_t outlen, const char *name);
-
-/* Whether code point cp is of Unicode's general category Cf (format
- * characters): invisible, or reordering the text around it on a terminal
- * (U+200B..U+200F, U+202A..U+202E, U+2060..U+2064, U+2066..U+206F, U+FEFF,
- * U+00AD, U+061C, U+180E and the rest). */
-bool pt_is_format_char(uint32_t cp);
-
-/* Columns a terminal gives code point cp: 2 for Unicode's East Asian Wide
- * and Fullwidth (CJK, Hangul, fullwidth forms, most emoji), else 1. From a
- * table of our own, not wcwidth(3), so it does not depend on the locale.
- * Combining marks are not told apart (counted 1). */
-size_t pt_codepoint_columns(uint32_t cp);
 
 /* text as a column of a table: escaped as pt_escape() does, padded with
  * spaces to exactly width columns as a terminal counts them (a CJK

@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "launch/launchcg.h"
-#include "launch/launchtree.h"
+#include "proctree/launchcg.h"
+#include "proctree/launchtree.h"
 
 /* Make the cgroup as mode says; path: PATH's, a cgroup as /proc/PID/cgroup
  * shows it (below the cgroup2 mount) or a cgroupfs directory, whose parent

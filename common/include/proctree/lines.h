@@ -1,12 +1,5 @@
-/* lines: a target's line, the tree's or a group's: what it reports, put into a
- * pt_report by the catalog, each value in its unit (pt_value_set, which
- * sysmem.c's global line uses too).
- *
- * The accounting hands a line its amounts by the names of quantities.h
- * (gauges, counters' deltas already computed, other amounts); each
- * metric's value is then set from what its catalog entry names (the from
- * column), on the lines its entry says carry it. Nothing here knows a
- * metric by its id.
+/* lines: a line's report as the frontends render it: InfluxDB line
+ * protocol, and each value as a double.
  *
  * Its text is InfluxDB line protocol, as InfluxDB 1.x and Telegraf accept
  * it (proctree-execd's output; collectd's plugin dispatches the same report).
@@ -19,7 +12,10 @@
  *   '?'; an empty value is not written at all.
  * - integers are written with 'i' (never 'u'); floats always carry a '.'
  *   or an exponent and are never NaN/Inf (non-finite fields are dropped).
- * - one point per '\n'; never '\r'. */
+ * - one point per '\n'; never '\r'.
+ *
+ * This is the frontends' part; report/lines.h, which includes it, the
+ * library's rest (the lines themselves, filled by the catalog). */
 #ifndef PROCTREE_LINES_H
 #define PROCTREE_LINES_H
 
@@ -27,57 +23,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report/catalog.h"
-#include "report/quantities.h"
-#include "report/report.h"
-#include "report/units.h"
 #include "proctree/buf.h"
+#include "proctree/catalog.h"
+#include "proctree/report.h"
 
-struct pt_line {
-    enum pt_lines of;                /* PT_LINES_ONE: the tree's line; else the breakdown a group's is of */
-    const struct pt_extrema *gauges; /* [PT_G_COUNT]: min/max of the polls' sums */
-    int64_t delta[PT_CTR_COUNT];     /* this interval's deltas, never negative */
-    bool io_seen, stat_seen;         /* the io, the stat counters were read */
-    double interval;                 /* wall time the line's interval covers: the batch's */
-    /* wall time the counters' deltas were done in (CPU percent): longer
-     * than interval when the intervals before were short of descriptors
-     * and left theirs to this line (pt_interval_lasted) */
-    double seconds;
-    double ticks_per_second;
-    double cpu_percent_max; /* what no tree can pass: 100 x the host's CPUs */
-    double amount[PT_A_COUNT];
-    unsigned has_amount;              /* bits 1u << enum pt_amount: the amounts known */
-    const struct pt_cgvalues *cgroup; /* a cgroup target's, or a --by cgroup line's, or NULL */
-};
-_Static_assert(PT_A_COUNT <= PT_MASK_BITS(struct pt_line, has_amount), "enum pt_amount outgrows has_amount");
-
-/* An empty line of the given kind, of an interval of interval seconds
- * whose counters' deltas span seconds: no amount known, no gauge (gauges
- * must be set before pt_line_report when the line carries them). */
-void pt_line_init(struct pt_line *line, enum pt_lines of, double interval, double seconds, double ticks_per_second,
-                  double cpu_percent_max);
-/* Amount a of the line is v (in the unit of the metric it sets). */
-void pt_line_put(struct pt_line *line, enum pt_amount a, double v);
-/* The line's report: every metric of a target's line that this line
- * carries and whose source is known; the others absent. */
-void pt_line_report(const struct pt_line *line, const struct pt_units *units, struct pt_report *report);
-/* The global line's share of what every line carries (scope ALL), for an
- * interval of seconds, into report (whose global_* sysmem.c sets). */
-void pt_line_report_global(double seconds, const struct pt_units *units, struct pt_report *report);
-
-/* Short of descriptors for the reads short (enum pt_short bits): leave
- * out of report every metric that needs one of them. */
-void pt_line_drop_unknown(struct pt_report *report, unsigned short_reads);
-/* What those are, for the log: " memory", " PSS", ... one after the
- * other (" membership (every proc_* metric)" first). */
-void pt_short_describe(unsigned short_reads, char *out, size_t len);
-
-/* Fill a report value for metric id from a raw amount: bytes for memory
- * and byte metrics, seconds for seconds, percent for percent, plain counts
- * otherwise. Integers are rounded half up and saturate at INT64_MAX (so
- * 1536 bytes is 2 kB). Floats are always finite. A non-finite or negative
- * raw amount leaves the value absent (no catalog metric can be negative). */
-void pt_value_set(struct pt_value *out, enum pt_metric_id id, double raw, const struct pt_units *units);
 /* The value as a double, whatever its representation (collectd gauges);
  * NaN when the value is absent, as collectd spells an unknown gauge. */
 double pt_value_as_double(const struct pt_value *value);
@@ -85,10 +34,6 @@ double pt_value_as_double(const struct pt_value *value);
 /* ---------------------------------------------------------------------------
  * Line protocol
  * ------------------------------------------------------------------------ */
-
-/* Append tag-value-escaped text (rules above). Returns bytes appended;
- * 0 means the value was empty after sanitising and the tag must be left out. */
-size_t pt_lp_append_tag_value(struct pt_buf *out, const char *value, size_t len);
 
 /* Append one line:
  *   proctree[,target=NAME] field=value,... TIMESTAMP_NS\n

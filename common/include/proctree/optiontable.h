@@ -34,7 +34,7 @@
 
 #include "proctree/collector.h"
 #include "proctree/fdbudget.h"
-#include "report/units.h"
+#include "proctree/units.h"
 
 enum pt_option_arg {
     PT_ARG_NONE,          /* a flag, no value (proctree-execd only) */

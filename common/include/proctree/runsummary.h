@@ -16,14 +16,17 @@
  *     each interval's length (a CPU percent over the whole run).
  * A metric no interval had stays absent, never 0.
  *
- * Ownership: the caller's struct, no allocation; no I/O. */
+ * Ownership: the caller's struct, no allocation; no I/O.
+ *
+ * This is the frontends' part; report/runsummary.h, which includes it,
+ * the library's rest (the check of the invariants). */
 #ifndef PROCTREE_RUNSUMMARY_H
 #define PROCTREE_RUNSUMMARY_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "report/report.h"
+#include "proctree/report.h"
 
 struct pt_run_summary {
     struct pt_report folded; /* RATIOs as ratio x seconds */
@@ -39,8 +42,5 @@ void pt_run_summary_add(struct pt_run_summary *s, const struct pt_report *r, dou
 
 /* The run as one report: every metric folded, RATIOs averaged. */
 void pt_run_summary_report(const struct pt_run_summary *s, struct pt_report *out);
-
-/* 0, or -1 with the broken invariant in why (the tests' check). */
-int pt_run_summary_check(const struct pt_run_summary *s, char *why, size_t whylen);
 
 #endif

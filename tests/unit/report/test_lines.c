@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proctree/lines.h"
+#include "report/lines.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define TS 1700000000000000000 /* an ordinary timestamp in ns */

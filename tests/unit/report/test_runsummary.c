@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "proctree/runsummary.h"
+#include "report/runsummary.h"
 
 static struct pt_run_summary run;
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proctree/lines.h"
+#include "report/lines.h"
 #include "report/units.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))

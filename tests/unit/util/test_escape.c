@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "proctree/escape.h"
+#include "util/escape.h"
 #include "unit.h"
 
 /* Columns of UTF-8 text on a terminal (pt_codepoint_columns each; a byte

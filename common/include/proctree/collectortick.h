@@ -4,7 +4,7 @@
 #ifndef PROCTREE_COLLECTORTICK_H
 #define PROCTREE_COLLECTORTICK_H
 
-#include "report/batch.h"
+#include "proctree/batch.h"
 
 struct pt_collector;
 

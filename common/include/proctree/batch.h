@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report/report.h"
+#include "proctree/report.h"
 
 /* One target's result in a batch. A target with no live process still
  * has its line (proc_processes = 0), so an alert can fire on it. */
