@@ -38,7 +38,7 @@ static const char *selector_keys(void)
     static char keys[256];
 
     if (!keys[0])
-        pt_option_selector_list(keys, sizeof keys, false);
+        pt_optiontable_selector_list(keys, sizeof keys, false);
     return keys;
 }
 
@@ -92,7 +92,7 @@ static int get_string(const oconfig_item_t *option, const char *block, const str
         option_error(option, block, "longer than %d bytes", PATH_MAX - 1);
         return -1;
     }
-    if (pt_option_parse(def, text, out, why, sizeof why) != 0) {
+    if (pt_optiontable_parse(def, text, out, why, sizeof why) != 0) {
         if (def->arg == PT_ARG_PROC_DIR || def->arg == PT_ARG_SYS_DIR || def->arg == PT_ARG_REGEX)
             option_error(option, block, "%s", why);
         else
@@ -121,11 +121,11 @@ static int get_value(const oconfig_item_t *option, const char *block, const stru
          * deadline can be made of (optiontable.h) */
         double seconds;
         char range[128];
-        if (cf_util_get_double(option, &seconds) == 0 && pt_option_duration_ok(def, seconds)) {
+        if (cf_util_get_double(option, &seconds) == 0 && pt_optiontable_duration_ok(def, seconds)) {
             out->seconds = seconds;
             return 0;
         }
-        pt_option_duration_range(range, sizeof range, def, false);
+        pt_optiontable_duration_range(range, sizeof range, def, false);
         option_error(option, block, "expects %s", range);
         return -1;
     }
@@ -140,7 +140,7 @@ static int get_value(const oconfig_item_t *option, const char *block, const stru
 
 static bool is_process_block(const oconfig_item_t *item)
 {
-    return pt_option_by_key(item->key) == &pt_options[PT_O_NAME];
+    return pt_optiontable_by_key(item->key) == &pt_options[PT_O_NAME];
 }
 
 /* A key outside every block: a global one into config, a per-target one
@@ -148,7 +148,7 @@ static bool is_process_block(const oconfig_item_t *item)
 static int parse_global(const oconfig_item_t *option, struct pt_collector_config *config,
                         struct pt_target_options *defaults)
 {
-    const struct pt_option_def *def = pt_option_by_key(option->key);
+    const struct pt_option_def *def = pt_optiontable_by_key(option->key);
     union pt_option_value v;
 
     if (def == NULL) {
@@ -161,7 +161,7 @@ static int parse_global(const oconfig_item_t *option, struct pt_collector_config
     }
     if (get_value(option, GLOBAL_BLOCK, def, &v) != 0)
         return -1;
-    return pt_option_store(def, &v, config, defaults, NULL);
+    return pt_optiontable_store(def, &v, config, defaults, NULL);
 }
 
 static int parse_process(const oconfig_item_t *ci, struct pt_collector *collector,
@@ -190,7 +190,7 @@ static int parse_process(const oconfig_item_t *ci, struct pt_collector *collecto
 
     for (int i = 0; i < ci->children_num; i++) {
         const oconfig_item_t *option = &ci->children[i];
-        const struct pt_option_def *def = pt_option_by_key(option->key);
+        const struct pt_option_def *def = pt_optiontable_by_key(option->key);
         union pt_option_value v;
 
         if (def == NULL || def->id == PT_O_NAME) {
@@ -206,7 +206,7 @@ static int parse_process(const oconfig_item_t *ci, struct pt_collector *collecto
                          selector_keys());
             return -1;
         }
-        if (get_value(option, block, def, &v) != 0 || pt_option_store(def, &v, NULL, &options, &selector) != 0)
+        if (get_value(option, block, def, &v) != 0 || pt_optiontable_store(def, &v, NULL, &options, &selector) != 0)
             return -1;
         if (def->scope == PT_OPTION_SELECTOR)
             selector_key = option->key;

@@ -147,9 +147,9 @@ static void dispatch_report(const struct pt_report *report, enum pt_scope scope,
     sstrncpy(vl.plugin, "proctree", sizeof vl.plugin);
     sstrncpy(vl.plugin_instance, instance, sizeof vl.plugin_instance);
     for (int id = 0; id < PT_METRIC_COUNT; id++) {
-        if (!pt_metric_on((enum pt_metric_id)id, scope) || !report->v[id].present)
+        if (!pt_catalog_metric_on((enum pt_metric_id)id, scope) || !report->v[id].present)
             continue;
-        value.gauge = pt_value_as_double(&report->v[id]);
+        value.gauge = pt_lines_value_as_double(&report->v[id]);
         sstrncpy(vl.type, pt_catalog[id].collectd_type, sizeof vl.type);
         sstrncpy(vl.type_instance, pt_catalog[id].name, sizeof vl.type_instance);
         plugin_dispatch_values(&vl); /* copies vl */

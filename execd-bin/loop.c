@@ -82,20 +82,20 @@ static int emit(struct loop *l)
     execd_log_first_batch();
     pt_buf_reset(&l->out);
     if (l->launched < b->n_targets) /* for the summary: the interval's amounts, whatever --counters */
-        pt_run_summary_add(&l->launched_run, &b->targets[l->launched].deltas, b->seconds);
+        pt_runsummary_add(&l->launched_run, &b->targets[l->launched].deltas, b->seconds);
     if (l->o->format == EXECD_FORMAT_TABLE) {
         execd_table_batch(&l->out, b, &l->o->config.units, l->table_rows++ % TABLE_HEADER_EVERY == 0);
         return queue(l);
     }
     for (size_t i = 0; i < b->n_targets; i++) {
         const struct pt_target_result *t = &b->targets[i];
-        pt_lp_append_report(&l->out, t->name, PT_SCOPE_PROC, &t->report, b->timestamp_ns);
+        pt_lines_append_report(&l->out, t->name, PT_SCOPE_PROC, &t->report, b->timestamp_ns);
         for (size_t g = 0; g < t->n_groups; g++)
-            pt_lp_append_group_report(&l->out, t->name, t->breakdown_key, t->groups[g].key, &t->groups[g].report,
-                                      b->timestamp_ns);
+            pt_lines_append_group_report(&l->out, t->name, t->breakdown_key, t->groups[g].key, &t->groups[g].report,
+                                         b->timestamp_ns);
     }
     if (b->has_global)
-        pt_lp_append_report(&l->out, NULL, PT_SCOPE_GLOBAL, &b->global, b->timestamp_ns);
+        pt_lines_append_report(&l->out, NULL, PT_SCOPE_GLOBAL, &b->global, b->timestamp_ns);
     return queue(l);
 }
 
@@ -353,7 +353,7 @@ int execd_loop(struct pt_collector *c, const struct execd_options *o, int summar
     size_t launched = launched_target(o);
     struct loop l = {.c = c, .o = o, .launched = launched};
     l.command = launched != SIZE_MAX ? o->targets[launched].selector.pid : 0;
-    pt_run_summary_init(&l.launched_run);
+    pt_runsummary_init(&l.launched_run);
     l.signal_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
     if (l.signal_fd < 0) {
         pt_logf(PT_LOG_ERROR, "signalfd: %s", strerror(errno));

@@ -33,7 +33,7 @@ static size_t raise_fd_limit(void)
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
-    return pt_fd_budget_from_rlimit(1.0, EXECD_FD_RESERVE);
+    return pt_fdbudget_from_rlimit(1.0, EXECD_FD_RESERVE);
 }
 
 /* A file of the user's that an option names, opened for writing: created

@@ -142,7 +142,7 @@ static enum execd_parse parse_one(struct execd_options *o, const struct pt_optio
 {
     union pt_option_value v = {.on = false}; /* a flag: --no-X turns X off */
     char why[256];
-    if (arg && pt_option_parse(def, arg, &v, why, sizeof(why)) != 0) {
+    if (arg && pt_optiontable_parse(def, arg, &v, why, sizeof(why)) != 0) {
         if (def->arg == PT_ARG_PROC_DIR || def->arg == PT_ARG_SYS_DIR || def->arg == PT_ARG_REGEX)
             return usage_error("--%s: %s", def->execd, why);
         return usage_error("--%s: \"%s\": expected %s", def->execd, q(arg), why);
@@ -151,15 +151,15 @@ static enum execd_parse parse_one(struct execd_options *o, const struct pt_optio
     switch (def->scope) {
     case PT_OPTION_SELECTOR: {
         struct execd_target *t = add_target(o, def->selects, def->execd);
-        pt_option_store(def, &v, NULL, NULL, &t->selector);
+        pt_optiontable_store(def, &v, NULL, NULL, &t->selector);
         return EXECD_RUN;
     }
     case PT_OPTION_TARGET:
-        if (pt_option_store(def, &v, NULL, last ? &last->options : &o->target_defaults, NULL) == 0)
+        if (pt_optiontable_store(def, &v, NULL, last ? &last->options : &o->target_defaults, NULL) == 0)
             return EXECD_RUN;
         break;
     case PT_OPTION_GLOBAL:
-        if (pt_option_store(def, &v, &o->config, NULL, NULL) == 0) {
+        if (pt_optiontable_store(def, &v, &o->config, NULL, NULL) == 0) {
             o->fd_budget_given |= def->id == PT_O_DESCRIPTOR_BUDGET;
             return EXECD_RUN;
         }
@@ -199,7 +199,7 @@ static enum execd_parse roots_from_environment(struct execd_options *o)
 static enum execd_parse no_target(void)
 {
     char selectors[256];
-    pt_option_selector_list(selectors, sizeof(selectors), true);
+    pt_optiontable_selector_list(selectors, sizeof(selectors), true);
     return usage_error("no target: give %s, or -- COMMAND", selectors);
 }
 

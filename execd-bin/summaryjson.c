@@ -41,7 +41,7 @@ int execd_summary_json(struct pt_buf *out, const char *command, const int *wait_
                        const struct pt_run_summary *run, const struct pt_units *units)
 {
     struct pt_report r;
-    pt_run_summary_report(run, &r);
+    pt_runsummary_report(run, &r);
     char q[PT_QUOTED_MAX];
     json_t *o = json_object();
     if (!o)
@@ -53,7 +53,7 @@ int execd_summary_json(struct pt_buf *out, const char *command, const int *wait_
     bool signaled = wait_status && WIFSIGNALED(*wait_status);
     failed |= set(o, "exit_status", wait_status && !signaled ? json_integer(WEXITSTATUS(*wait_status)) : json_null());
     failed |= set(o, "signal", signaled ? json_integer(WTERMSIG(*wait_status)) : json_null());
-    failed |= set(o, "proc_memory_unit", json_string(pt_mem_unit_name(units->proc_memory)));
+    failed |= set(o, "proc_memory_unit", json_string(pt_units_mem_name(units->proc_memory)));
     failed |= set(o, "metrics", metrics(&r));
     char *text = failed ? NULL : json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
     json_decref(o);

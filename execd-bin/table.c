@@ -25,15 +25,15 @@ static bool has(const struct pt_report *r, enum pt_metric_id id)
 
 static double value(const struct pt_report *r, enum pt_metric_id id)
 {
-    return pt_value_as_double(&r->v[id]);
+    return pt_lines_value_as_double(&r->v[id]);
 }
 
 /* A memory metric back in bytes, from the unit the options chose. */
 static double bytes(const struct pt_report *r, enum pt_metric_id id, const struct pt_units *units)
 {
     enum pt_unit unit = pt_catalog[id].unit;
-    double scale = unit == PT_UNIT_PROC_MEMORY     ? pt_mem_unit_bytes(units->proc_memory)
-                   : unit == PT_UNIT_GLOBAL_MEMORY ? pt_mem_unit_bytes(units->global_memory)
+    double scale = unit == PT_UNIT_PROC_MEMORY     ? pt_units_mem_bytes(units->proc_memory)
+                   : unit == PT_UNIT_GLOBAL_MEMORY ? pt_units_mem_bytes(units->global_memory)
                                                    : 1.0;
     return value(r, id) * scale;
 }
@@ -175,7 +175,7 @@ void execd_table_summary(struct pt_buf *out, const char *command, const int *wai
                          const struct pt_run_summary *run, const struct pt_units *units)
 {
     struct pt_report r;
-    pt_run_summary_report(run, &r);
+    pt_runsummary_report(run, &r);
     struct dashes d = {.n = 0, .reason = {{NULL, ""}}};
     char q[PT_QUOTED_MAX], a[32], b[32], c[32];
     put(out, "\n\"%s\" and every process it started, over %s:\n", pt_escape(q, sizeof(q), command),

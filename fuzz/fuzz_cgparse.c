@@ -4,7 +4,7 @@
  * Input: the first byte picks the parser (modulo PARSER_COUNT, see the enum
  * below), the rest is the file content, copied into a malloc'd buffer of
  * exactly its length, never NUL-terminated, so ASan reports any read past
- * len (cgparse.h: "never reads past len"). For pt_parse_keyed the key is
+ * len (cgparse.h: "never reads past len"). For pt_cgparse_keyed the key is
  * one of KEYS, picked by the content's length.
  *
  * Beyond "no crash, no sanitizer report", checked for every input:
@@ -129,7 +129,7 @@ static void fuzz_keyed(const char *buf, size_t len, const char *key)
     int rc[2];
     for (int k = 0; k < 2; k++) {
         v[k] = PATTERNS[k];
-        rc[k] = pt_parse_keyed(buf, len, key, &v[k]);
+        rc[k] = pt_cgparse_keyed(buf, len, key, &v[k]);
         CHECK(rc[k] == 0 || rc[k] == -1);
     }
     CHECK(rc[0] == rc[1]);
@@ -161,7 +161,7 @@ static void fuzz_single(const char *buf, size_t len)
     int rc[2];
     for (int k = 0; k < 2; k++) {
         v[k] = PATTERNS[k];
-        rc[k] = pt_parse_single(buf, len, &v[k]);
+        rc[k] = pt_cgparse_single(buf, len, &v[k]);
         CHECK(rc[k] == 0 || rc[k] == -1);
     }
     CHECK(rc[0] == rc[1]);
@@ -185,7 +185,7 @@ static void fuzz_pressure(const char *buf, size_t len)
     for (int k = 0; k < 2; k++) {
         some[k] = full[k] = PATTERNS[k];
         has_full[k] = k == 0;
-        rc[k] = pt_parse_pressure(buf, len, &some[k], &full[k], &has_full[k]);
+        rc[k] = pt_cgparse_pressure(buf, len, &some[k], &full[k], &has_full[k]);
         CHECK(rc[k] == 0 || rc[k] == -1);
     }
     CHECK(rc[0] == rc[1]);
@@ -228,7 +228,7 @@ static void fuzz_io_stat(const char *buf, size_t len)
     int rc[2];
     for (int k = 0; k < 2; k++) {
         r[k] = w[k] = PATTERNS[k];
-        rc[k] = pt_parse_io_stat(buf, len, &r[k], &w[k]);
+        rc[k] = pt_cgparse_io_stat(buf, len, &r[k], &w[k]);
         CHECK(rc[k] == 0 || rc[k] == -1);
     }
     CHECK(rc[0] == rc[1]);
@@ -263,7 +263,7 @@ static void fuzz_blkio(const char *buf, size_t len)
     int rc[2];
     for (int k = 0; k < 2; k++) {
         r[k] = w[k] = PATTERNS[k];
-        rc[k] = pt_parse_blkio_bytes(buf, len, &r[k], &w[k]);
+        rc[k] = pt_cgparse_blkio_bytes(buf, len, &r[k], &w[k]);
         CHECK(rc[k] == 0 || rc[k] == -1);
     }
     CHECK(rc[0] == rc[1]);
@@ -327,16 +327,16 @@ static void fuzz_well_formed(const uint8_t *data, size_t size)
     int len = snprintf(text, sizeof(text), "usage_usec %" PRIu64 "\nuser_usec %" PRIu64 "\nsystem_usec %" PRIu64 "\n",
                        n[0], n[1], n[2]);
     char *buf = exact_copy(text, (size_t)len);
-    CHECK(pt_parse_keyed(buf, (size_t)len, "usage_usec", &a) == 0 && a == clamp(n[0]));
-    CHECK(pt_parse_keyed(buf, (size_t)len, "user_usec", &a) == 0 && a == clamp(n[1]));
-    CHECK(pt_parse_keyed(buf, (size_t)len, "system_usec", &a) == 0 && a == clamp(n[2]));
-    CHECK(pt_parse_keyed(buf, (size_t)len, "nice_usec", &a) == -1);
+    CHECK(pt_cgparse_keyed(buf, (size_t)len, "usage_usec", &a) == 0 && a == clamp(n[0]));
+    CHECK(pt_cgparse_keyed(buf, (size_t)len, "user_usec", &a) == 0 && a == clamp(n[1]));
+    CHECK(pt_cgparse_keyed(buf, (size_t)len, "system_usec", &a) == 0 && a == clamp(n[2]));
+    CHECK(pt_cgparse_keyed(buf, (size_t)len, "nice_usec", &a) == -1);
     free(buf);
 
     len = snprintf(text, sizeof(text), "%" PRIu64 "\n", n[3]);
     buf = exact_copy(text, (size_t)len);
-    CHECK(pt_parse_single(buf, (size_t)len, &a) == 0 && a == clamp(n[3]));
-    CHECK(pt_parse_single(buf, (size_t)len - 1, &a) == 0 && a == clamp(n[3]));
+    CHECK(pt_cgparse_single(buf, (size_t)len, &a) == 0 && a == clamp(n[3]));
+    CHECK(pt_cgparse_single(buf, (size_t)len - 1, &a) == 0 && a == clamp(n[3]));
     free(buf);
 
     len = snprintf(text, sizeof(text),
@@ -344,7 +344,7 @@ static void fuzz_well_formed(const uint8_t *data, size_t size)
                    "full avg10=0.00 avg60=0.00 avg300=0.00 total=%" PRIu64 "\n",
                    n[0], n[1]);
     buf = exact_copy(text, (size_t)len);
-    CHECK(pt_parse_pressure(buf, (size_t)len, &a, &b, &has_full) == 0);
+    CHECK(pt_cgparse_pressure(buf, (size_t)len, &a, &b, &has_full) == 0);
     CHECK(has_full && a == clamp(n[0]) && b == clamp(n[1]));
     free(buf);
 
@@ -353,7 +353,7 @@ static void fuzz_well_formed(const uint8_t *data, size_t size)
                    "253:1 rbytes=%" PRIu64 " wbytes=%" PRIu64 " rios=1 wios=2 dbytes=0 dios=0\n",
                    n[2], n[3], n[4], n[5]);
     buf = exact_copy(text, (size_t)len);
-    CHECK(pt_parse_io_stat(buf, (size_t)len, &a, &b) == 0);
+    CHECK(pt_cgparse_io_stat(buf, (size_t)len, &a, &b) == 0);
     CHECK(a == add_clamped(clamp(n[2]), clamp(n[4])) && b == add_clamped(clamp(n[3]), clamp(n[5])));
     free(buf);
 
@@ -362,7 +362,7 @@ static void fuzz_well_formed(const uint8_t *data, size_t size)
                    "8:16 Read %" PRIu64 "\n8:16 Write %" PRIu64 "\n8:16 Total 9\nTotal 24\n",
                    n[2], n[3], n[4], n[5]);
     buf = exact_copy(text, (size_t)len);
-    CHECK(pt_parse_blkio_bytes(buf, (size_t)len, &a, &b) == 0);
+    CHECK(pt_cgparse_blkio_bytes(buf, (size_t)len, &a, &b) == 0);
     CHECK(a == add_clamped(clamp(n[2]), clamp(n[4])) && b == add_clamped(clamp(n[3]), clamp(n[5])));
     free(buf);
 }

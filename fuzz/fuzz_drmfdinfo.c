@@ -63,7 +63,7 @@ static void check_client(const struct pt_drm_client *c)
             CHECK(strcmp(c->region[k].name, r->name) != 0);
     }
     uint64_t bytes;
-    if (pt_drm_client_memory(c, &bytes))
+    if (pt_drmfdinfo_client_memory(c, &bytes))
         CHECK(bytes <= PT_DRM_REGIONS_MAX * PT_DRM_VALUE_MAX);
 }
 
@@ -74,8 +74,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static struct pt_drm_client a, b, c;
     memset(&a, 0x00, sizeof(a));
     memset(&b, 0xA5, sizeof(b));
-    int ra = pt_drm_fdinfo_parse(buf, size, &a);
-    int rb = pt_drm_fdinfo_parse(buf, size, &b);
+    int ra = pt_drmfdinfo_parse(buf, size, &a);
+    int rb = pt_drmfdinfo_parse(buf, size, &b);
     CHECK(ra == 0 || ra == -1);
     CHECK(ra == rb);
     CHECK(memcmp(&a, &b, sizeof(a)) == 0);
@@ -86,12 +86,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char *longer = malloc(size + sizeof(tail) - 1);
         memcpy(longer, buf, size);
         memcpy(longer + size, tail, sizeof(tail) - 1);
-        int rc = pt_drm_fdinfo_parse(longer, size + sizeof(tail) - 1, &c);
+        int rc = pt_drmfdinfo_parse(longer, size + sizeof(tail) - 1, &c);
         CHECK(rc == ra);
         CHECK(memcmp(&a, &c, sizeof(a)) == 0);
         free(longer);
     }
-    unsigned major = pt_drm_major_parse(buf, size);
+    unsigned major = pt_gpu_drm_major_parse(buf, size);
     CHECK(major < 4096);
     free(buf);
     return 0;

@@ -94,14 +94,14 @@ static void fuzz_stat(const char *buf, size_t len)
     for (int k = 0; k < 2; k++) {
         memset(&st[k], patterns[k], sizeof(st[k]));
         scribble_stack(patterns[k]);
-        rc[k] = pt_parse_stat(buf, len, &st[k]);
+        rc[k] = pt_procfs_parse_stat(buf, len, &st[k]);
         CHECK(rc[k] == 0 || rc[k] == -1);
     }
     CHECK(rc[0] == rc[1]);
     /* on to field 42: the same fields before it, whatever follows */
     struct pt_stat w;
     memset(&w, patterns[1], sizeof(w));
-    CHECK(pt_parse_stat_with_blkio(buf, len, &w) == rc[0]);
+    CHECK(pt_procfs_parse_stat_with_blkio(buf, len, &w) == rc[0]);
     if (rc[0] != 0)
         return;
     CHECK(w.pid == st[0].pid && w.utime == st[0].utime && w.starttime == st[0].starttime &&
@@ -136,7 +136,7 @@ static void fuzz_statm(const char *buf, size_t len)
     for (int k = 0; k < 2; k++) {
         memset(&s[k], patterns[k], sizeof(s[k]));
         scribble_stack(patterns[k]);
-        rc[k] = pt_parse_statm(buf, len, &s[k]);
+        rc[k] = pt_procfs_parse_statm(buf, len, &s[k]);
         CHECK(rc[k] == 0 || rc[k] == -1);
     }
     CHECK(rc[0] == rc[1]);
@@ -153,7 +153,7 @@ static void fuzz_io(const char *buf, size_t len)
     for (int k = 0; k < 2; k++) {
         memset(&s[k], patterns[k], sizeof(s[k]));
         scribble_stack(patterns[k]);
-        rc[k] = pt_parse_io(buf, len, &s[k]);
+        rc[k] = pt_kvparse_io(buf, len, &s[k]);
         CHECK(rc[k] == 0 || rc[k] == -1);
     }
     CHECK(rc[0] == rc[1]);
@@ -174,7 +174,7 @@ static void fuzz_status(const char *buf, size_t len)
     for (int k = 0; k < 2; k++) {
         memset(&s[k], patterns[k], sizeof(s[k]));
         scribble_stack(patterns[k]);
-        rc[k] = pt_parse_status(buf, len, &s[k]);
+        rc[k] = pt_kvparse_status(buf, len, &s[k]);
         CHECK(rc[k] == 0 || rc[k] == -1);
     }
     CHECK(rc[0] == rc[1]);
@@ -193,7 +193,7 @@ static void fuzz_smaps_rollup(const char *buf, size_t len)
     for (int k = 0; k < 2; k++) {
         memset(&s[k], patterns[k], sizeof(s[k]));
         scribble_stack(patterns[k]);
-        rc[k] = pt_parse_smaps_rollup(buf, len, &s[k]);
+        rc[k] = pt_kvparse_smaps_rollup(buf, len, &s[k]);
         CHECK(rc[k] == 0 || rc[k] == -1);
     }
     CHECK(rc[0] == rc[1]);
@@ -213,7 +213,7 @@ static void fuzz_meminfo(const char *buf, size_t len)
     for (int k = 0; k < 2; k++) {
         memset(&s[k], patterns[k], sizeof(s[k]));
         scribble_stack(patterns[k]);
-        rc[k] = pt_parse_meminfo(buf, len, &s[k]);
+        rc[k] = pt_kvparse_meminfo(buf, len, &s[k]);
         CHECK(rc[k] == 0 || rc[k] == -1);
     }
     CHECK(rc[0] == rc[1]);
@@ -250,7 +250,7 @@ static int run_children(const char *buf, size_t len, struct pid_log *log, size_t
 {
     log->n = 0;
     log->stop_at = stop_at;
-    return pt_parse_children(buf, len, record_pid, log);
+    return pt_pidparse_children(buf, len, record_pid, log);
 }
 
 static void fuzz_children(const char *buf, size_t len)
@@ -331,7 +331,7 @@ static pid_t parse_pidfile_twice(const char *buf, size_t len)
     int rc[2];
     for (int k = 0; k < 2; k++) {
         scribble_stack(patterns[k]);
-        rc[k] = pt_parse_pidfile(buf, len, &got[k]);
+        rc[k] = pt_pidparse_pidfile(buf, len, &got[k]);
         CHECK(rc[k] == 0 || rc[k] == -1);
     }
     CHECK(rc[0] == rc[1]);
@@ -371,7 +371,7 @@ static void fuzz_schedstat(const char *buf, size_t len)
     for (int k = 0; k < 2; k++) {
         memset(&ss[k], patterns[k], sizeof(ss[k]));
         scribble_stack(patterns[k]);
-        rc[k] = pt_parse_schedstat(buf, len, &ss[k]);
+        rc[k] = pt_procfs_parse_schedstat(buf, len, &ss[k]);
         CHECK(rc[k] == 0 || rc[k] == -1);
     }
     CHECK(rc[0] == rc[1]);
@@ -389,7 +389,7 @@ static void fuzz_nofile_limit(const char *buf, size_t len)
     for (int k = 0; k < 2; k++) {
         memset(&soft[k], patterns[k], sizeof(soft[k]));
         scribble_stack(patterns[k]);
-        rc[k] = pt_parse_nofile_limit(buf, len, &soft[k]);
+        rc[k] = pt_procfs_parse_nofile_limit(buf, len, &soft[k]);
         CHECK(rc[k] >= -1 && rc[k] <= 1);
     }
     CHECK(rc[0] == rc[1]);

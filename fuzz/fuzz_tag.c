@@ -1,7 +1,7 @@
 /* fuzz_tag: InfluxDB line protocol output (common/include/proctree/lines.h) on arbitrary
  * bytes.
  *
- * pt_lp_append_tag_value gets the whole input as a tag value, appended
+ * pt_lines_append_tag_value gets the whole input as a tag value, appended
  * after some existing content. What lines.h promises, checked both as
  * properties of the output and against a small independent model of the
  * rules:
@@ -16,7 +16,7 @@
  *   input: every input byte or sequence yields at least one output byte;
  * - the output equals the model byte for byte.
  *
- * pt_lp_append_report gets the input (up to its first NUL) as the target
+ * pt_lines_append_report gets the input (up to its first NUL) as the target
  * name, plus an integer, a float and a timestamp taken from the input's
  * first bytes: the line must be "proctree[,target=<escaped>] f=v[,f=v]
  * <timestamp>\n" with exactly one '\n', no '\r', the tag left out when it
@@ -130,13 +130,13 @@ static void fuzz_tag_value(const uint8_t *data, size_t size)
     if (size)
         memcpy(value, data, size);
 
-    pt_lp_append_tag_value(&out, prefix, strlen(prefix)); /* has '=' and ',' */
+    pt_lines_append_tag_value(&out, prefix, strlen(prefix)); /* has '=' and ',' */
     size_t start = out.len;
     char *before = malloc(start ? start : 1);
     CHECK(before != NULL);
     memcpy(before, out.data, start);
 
-    size_t n = pt_lp_append_tag_value(&out, size ? value : value + 1, size);
+    size_t n = pt_lines_append_tag_value(&out, size ? value : value + 1, size);
     CHECK(out.len == start + n);
     CHECK(memcmp(out.data, before, start) == 0);
     CHECK((n == 0) == (size == 0));
@@ -153,7 +153,7 @@ static void fuzz_tag_value(const uint8_t *data, size_t size)
     /* Appending into a reset buffer gives the same bytes. */
     pt_buf_reset(&out);
     CHECK(out.len == 0);
-    CHECK(pt_lp_append_tag_value(&out, size ? value : value + 1, size) == n);
+    CHECK(pt_lines_append_tag_value(&out, size ? value : value + 1, size) == n);
     CHECK(memcmp(out.data ? out.data : "", expected, n) == 0);
 
     free(expected);
@@ -221,7 +221,7 @@ static void fuzz_report(const uint8_t *data, size_t size)
     struct pt_buf out = {0};
 
     /* No field present: nothing appended at all. */
-    CHECK(pt_lp_append_report(&out, target, PT_SCOPE_PROC, &report, ts) == 0);
+    CHECK(pt_lines_append_report(&out, target, PT_SCOPE_PROC, &report, ts) == 0);
     CHECK(out.len == 0);
 
     report.v[PT_M_PROC_PROCESSES] = (struct pt_value){.present = true, .is_int = true, .i = count};
@@ -231,7 +231,7 @@ static void fuzz_report(const uint8_t *data, size_t size)
     /* Once with the target, once as the global-style line without one. */
     for (int with_target = 0; with_target < 2; with_target++) {
         pt_buf_reset(&out);
-        int fields = pt_lp_append_report(&out, with_target ? target : NULL, PT_SCOPE_PROC, &report, ts);
+        int fields = pt_lines_append_report(&out, with_target ? target : NULL, PT_SCOPE_PROC, &report, ts);
         CHECK(fields == want_fields);
         const char *line = out.data;
         size_t n = out.len;

@@ -2,24 +2,24 @@
  * common/report/units.h.
  *
  * The input, as a C string (cut at its first NUL), goes to
- * pt_duration_parse and pt_mem_unit_parse; its first bytes also make raw
- * amounts for pt_value_set. Checked, as units.h and lines.h document:
- * - pt_duration_parse: on success the text matches
+ * pt_units_duration_parse and pt_units_mem_parse; its first bytes also make raw
+ * amounts for pt_lines_value_set. Checked, as units.h and lines.h document:
+ * - pt_units_duration_parse: on success the text matches
  *   [0-9]+(\.[0-9]+)?(|ns|us|ms|s|m|h), the value is finite, between 1 ns
  *   and 365 days, and within 1e-12 (relative) of strtod's reading of the
  *   number times the suffix; on failure *seconds is left alone. The other
  *   way round, text that matches the syntax, is at most 64 bytes long (the
  *   implementation's sanity limit) and whose value is clearly inside the
  *   bounds must be accepted.
- * - pt_mem_unit_parse: accepts exactly the documented spellings with the
+ * - pt_units_mem_parse: accepts exactly the documented spellings with the
  *   documented units, leaves *out alone otherwise, and
- *   pt_mem_unit_name() gives back a spelling that parses to the same unit.
- * - pt_value_set (raw from 8 input bytes as a double, and as an integer
+ *   pt_units_mem_name() gives back a spelling that parses to the same unit.
+ * - pt_lines_value_set (raw from 8 input bytes as a double, and as an integer
  *   counter): a non-finite or negative raw amount gives an absent value;
  *   otherwise the value is present, an integer exactly for bytes/kB
  *   memory, byte and number units, rounded half up and saturating at
  *   INT64_MAX, a float (finite, >= 0, exact) for MB/GB memory, seconds and
- *   percent; pt_value_as_double agrees. */
+ *   percent; pt_lines_value_as_double agrees. */
 #include <float.h>
 #include <math.h>
 #include <stdbool.h>
@@ -78,7 +78,7 @@ static void fuzz_duration(const char *text)
 {
     const double sentinel = -12345.5;
     double seconds = sentinel;
-    int rc = pt_duration_parse(text, &seconds);
+    int rc = pt_units_duration_parse(text, &seconds);
     CHECK(rc == 0 || rc == -1);
 
     size_t number_len = 0;
@@ -125,7 +125,7 @@ static void fuzz_mem_unit(const char *text)
     };
     const enum pt_mem_unit sentinel = (enum pt_mem_unit)77;
     enum pt_mem_unit unit = sentinel;
-    int rc = pt_mem_unit_parse(text, &unit);
+    int rc = pt_units_mem_parse(text, &unit);
     CHECK(rc == 0 || rc == -1);
 
     int want = -1;
@@ -139,10 +139,10 @@ static void fuzz_mem_unit(const char *text)
     }
     CHECK(rc == 0);
     CHECK(unit == documented[want].unit);
-    const char *name = pt_mem_unit_name(unit);
+    const char *name = pt_units_mem_name(unit);
     CHECK(name != NULL);
     enum pt_mem_unit again = sentinel;
-    CHECK(pt_mem_unit_parse(name, &again) == 0 && again == unit);
+    CHECK(pt_units_mem_parse(name, &again) == 0 && again == unit);
 }
 
 /* ---- Report values ---- */
@@ -151,11 +151,11 @@ static void check_value(enum pt_metric_id id, double raw, const struct pt_units 
 {
     struct pt_value v;
     memset(&v, 0x5a, sizeof(v));
-    pt_value_set(&v, id, raw, units);
+    pt_lines_value_set(&v, id, raw, units);
 
     if (!isfinite(raw) || raw < 0) {
         CHECK(!v.present);
-        CHECK(isnan(pt_value_as_double(&v)));
+        CHECK(isnan(pt_lines_value_as_double(&v)));
         return;
     }
     CHECK(v.present);
@@ -196,12 +196,12 @@ static void check_value(enum pt_metric_id id, double raw, const struct pt_units 
             double d = x - (double)v.i;  /* exact here */
             CHECK(d >= -0.5 && d < 0.5); /* round half up */
         }
-        CHECK(pt_value_as_double(&v) == (double)v.i);
+        CHECK(pt_lines_value_as_double(&v) == (double)v.i);
     } else {
         CHECK(isfinite(v.f));
         CHECK(v.f >= 0);
         CHECK(v.f == x);
-        CHECK(pt_value_as_double(&v) == v.f);
+        CHECK(pt_lines_value_as_double(&v) == v.f);
     }
 }
 
@@ -236,9 +236,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_mem_unit(text);
     fuzz_value_set(data, size);
 
-    /* A duration the parser accepted feeds pt_value_set as seconds. */
+    /* A duration the parser accepted feeds pt_lines_value_set as seconds. */
     double seconds;
-    if (pt_duration_parse(text, &seconds) == 0) {
+    if (pt_units_duration_parse(text, &seconds) == 0) {
         struct pt_units units = {PT_MEM_BYTES, PT_MEM_KB};
         check_value(PT_M_PROC_CPU_USER_SECONDS, seconds, &units);
         check_value(PT_M_PROC_PROCESSES, seconds, &units);

@@ -37,7 +37,7 @@
  * its accounts, and every change to the tree's adjust is made to one
  * group's by the same call (pt_ledger_credit()); moves between groups keep the sum.
  *
- * Invariants (pt_ledger_check(), ledgercheck.h, asserts them; the unit tests call it
+ * Invariants (pt_ledgercheck(), ledgercheck.h, asserts them; the unit tests call it
  * after every event):
  *   - by process, title or cgroup, the groups add up to the tree, counter by counter,
  *     and so do their high-water marks: the tree's mark is the groups'
@@ -104,7 +104,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "accounting/breakdown.h"
+#include "accounting/groups.h"
 #include "accounting/rank.h"
 #include "procfs/procfile.h"
 #include "report/quantities.h"
@@ -143,7 +143,7 @@ struct pt_account {
      * for it; all by enum pt_cpu. */
     int64_t children_cpu[PT_CPU_COUNT], unshared_cpu[PT_CPU_COUNT];
     int64_t share_weight_us;
-    /* Its next fold holds a process not weighed (pt_ledger_hold_fold): the
+    /* Its next fold holds a process not weighed (pt_ledgerfolds_hold): the
      * shares of folds it waits for it, as a share does; 0: none held. */
     unsigned fold_held;
 };
@@ -272,7 +272,7 @@ int64_t pt_ledger_rank_weight(enum pt_rank_by by, const int64_t delta[PT_CTR_COU
 
 /* ---- the ranked breakdown (rank.h, ledgerrank.h) ---------------------- */
 
-/* Are the names ranked (pt_ledger_set_rank, not PT_RANK_SEEN)? */
+/* Are the names ranked (pt_ledgerrank_set, not PT_RANK_SEEN)? */
 static inline bool pt_ledger_ranks(const struct pt_ledger *l)
 {
     return l->rank_slot != NULL;

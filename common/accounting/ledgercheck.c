@@ -5,7 +5,7 @@
 
 #include "util/saturate.h"
 
-int pt_ledger_check(const struct pt_ledger *l, const struct pt_account *const *live, size_t n, char *why, size_t whylen)
+int pt_ledgercheck(const struct pt_ledger *l, const struct pt_account *const *live, size_t n, char *why, size_t whylen)
 {
     int64_t tree[PT_CTR_COUNT], groups[PT_CTR_COUNT] = {0};
     memcpy(tree, l->adjust, sizeof(tree));

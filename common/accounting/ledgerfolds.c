@@ -7,7 +7,7 @@
 #include "util/base.h"
 #include "util/saturate.h"
 
-void pt_ledger_add_share(struct pt_ledger *l, const struct pt_account *reaper, const char *name, int64_t weight_us)
+void pt_ledgerfolds_add_share(struct pt_ledger *l, const struct pt_account *reaper, const char *name, int64_t weight_us)
 {
     if (weight_us <= 0)
         return;
@@ -89,7 +89,7 @@ static int by_reaper(const void *a, const void *b)
  * records did not weigh: a member joined as a root, a lost record). Done
  * once an interval: a reaper's children's CPU is in clock ticks, and a
  * short window's growth, a few ticks, would give each its rounding. */
-void pt_ledger_share_folds(struct pt_ledger *l, struct pt_account *(*live)(const void *ctx, pid_t pid), const void *ctx)
+void pt_ledgerfolds_share(struct pt_ledger *l, struct pt_account *(*live)(const void *ctx, pid_t pid), const void *ctx)
 {
     assert(l->phase == PT_LEDGER_READING); /* the folds given are counted */
     if (!l->shares_folds)
@@ -112,7 +112,7 @@ void pt_ledger_share_folds(struct pt_ledger *l, struct pt_account *(*live)(const
             continue;
         }
         if (r->fold_held)
-            continue; /* the fold stays with the reaper; pt_ledger_folds_given() lets it go */
+            continue; /* the fold stays with the reaper; pt_ledgerfolds_given() lets it go */
         for (size_t j = i; j < end; j++) {
             struct pt_group *g = &l->groups.list[pt_groups_find(&l->groups, l->shares[j].name)];
             g->fold_weight_us = pt_sat_add(g->fold_weight_us, l->shares[j].weight_us);
@@ -126,13 +126,13 @@ void pt_ledger_share_folds(struct pt_ledger *l, struct pt_account *(*live)(const
     l->n_shares = kept;
 }
 
-void pt_ledger_hold_fold(const struct pt_ledger *l, struct pt_account *reaper)
+void pt_ledgerfolds_hold(const struct pt_ledger *l, struct pt_account *reaper)
 {
     if (l->shares_folds) /* one hold however many processes it holds: the fold is kept whole */
         reaper->fold_held = PT_SHARE_DRAINS;
 }
 
-void pt_ledger_folds_given(const struct pt_ledger *l, struct pt_account *a)
+void pt_ledgerfolds_given(const struct pt_ledger *l, struct pt_account *a)
 {
     if (!l->shares_folds)
         return;
@@ -145,12 +145,12 @@ void pt_ledger_folds_given(const struct pt_ledger *l, struct pt_account *a)
     a->share_weight_us = 0;
 }
 
-void pt_ledger_records_followed(struct pt_ledger *l, bool share)
+void pt_ledgerfolds_records_followed(struct pt_ledger *l, bool share)
 {
     l->shares_folds = share;
 }
 
-void pt_ledger_records_stopped(struct pt_ledger *l)
+void pt_ledgerfolds_records_stopped(struct pt_ledger *l)
 {
     l->shares_folds = false;
     l->n_shares = 0;

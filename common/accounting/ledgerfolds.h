@@ -16,29 +16,29 @@
 
 /* Exit records are followed; share: the folds they weigh are shared out
  * among the groups (by process or title). */
-void pt_ledger_records_followed(struct pt_ledger *l, bool share);
+void pt_ledgerfolds_records_followed(struct pt_ledger *l, bool share);
 /* No records are to come: the shares waiting are forgotten, and no fold
  * is shared out. */
-void pt_ledger_records_stopped(struct pt_ledger *l);
+void pt_ledgerfolds_records_stopped(struct pt_ledger *l);
 
 /* A process's CPU, weight_us by its records, went to reaper's children
  * counters (or will when it is reaped): the share of their growth of the
  * group named name (its comm, its title's group). */
-void pt_ledger_add_share(struct pt_ledger *l, const struct pt_account *reaper, const char *name, int64_t weight_us);
+void pt_ledgerfolds_add_share(struct pt_ledger *l, const struct pt_account *reaper, const char *name,
+                              int64_t weight_us);
 /* A process whose records do not weigh it (some were lost, or its past
  * was not the tree's) went, or will go, to reaper's children counters:
  * the fold that holds it cannot be told apart, so it stays whole in the
  * reaper's group, and the shares that wait for it are let go, their CPU
  * in the reaper's group too. So a group is never given another
  * process's CPU. */
-void pt_ledger_hold_fold(const struct pt_ledger *l, struct pt_account *reaper);
+void pt_ledgerfolds_hold(const struct pt_ledger *l, struct pt_account *reaper);
 /* Once an interval, after its last reads and before the count: give each reaper's unshared
  * fold to the groups of the shares that wait for it, by their weights; a
  * share whose reaper shows no fold yet waits (a few times). live finds a
  * live account by pid; then every live account is handed to
- * pt_ledger_folds_given(). */
-void pt_ledger_share_folds(struct pt_ledger *l, struct pt_account *(*live)(const void *ctx, pid_t pid),
-                           const void *ctx);
-void pt_ledger_folds_given(const struct pt_ledger *l, struct pt_account *a);
+ * pt_ledgerfolds_given(). */
+void pt_ledgerfolds_share(struct pt_ledger *l, struct pt_account *(*live)(const void *ctx, pid_t pid), const void *ctx);
+void pt_ledgerfolds_given(const struct pt_ledger *l, struct pt_account *a);
 
 #endif

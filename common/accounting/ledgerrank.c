@@ -7,7 +7,7 @@
 #include "util/base.h"
 #include "util/saturate.h"
 
-void pt_ledger_set_rank(struct pt_ledger *l, enum pt_rank_by by)
+void pt_ledgerrank_set(struct pt_ledger *l, enum pt_rank_by by)
 {
     pt_rank_free(&l->rank);
     free(l->rank_slot);
@@ -17,7 +17,7 @@ void pt_ledger_set_rank(struct pt_ledger *l, enum pt_rank_by by)
         l->rank_slot = pt_xalloc(l->groups.limit * sizeof(*l->rank_slot));
 }
 
-void pt_ledger_rank_account(struct pt_ledger *l, const struct pt_account *a, const char *name, int64_t rss_bytes)
+void pt_ledgerrank_account(struct pt_ledger *l, const struct pt_account *a, const char *name, int64_t rss_bytes)
 {
     assert(l->phase != PT_LEDGER_REPORTING); /* before the snapshot */
     if (!pt_ledger_ranks(l) || a->group < 0 || (uint32_t)a->group != l->groups.limit)
@@ -29,7 +29,7 @@ void pt_ledger_rank_account(struct pt_ledger *l, const struct pt_account *a, con
     pt_rank_note(&l->rank, name, pt_ledger_rank_weight(l->rank.by, delta, rss_bytes), -1);
 }
 
-void pt_ledger_rank_choose(struct pt_ledger *l)
+void pt_ledgerrank_choose(struct pt_ledger *l)
 {
     assert(l->phase == PT_LEDGER_READING); /* between intervals */
     if (!pt_ledger_ranks(l))
@@ -57,7 +57,7 @@ void pt_ledger_rank_choose(struct pt_ledger *l)
     }
 }
 
-void pt_ledger_regroup_all(struct pt_ledger *l, struct pt_account *a, uint32_t to)
+void pt_ledgerrank_regroup_all(struct pt_ledger *l, struct pt_account *a, uint32_t to)
 {
     if (a->group < 0 || (uint32_t)a->group == to)
         return;
@@ -67,19 +67,19 @@ void pt_ledger_regroup_all(struct pt_ledger *l, struct pt_account *a, uint32_t t
     a->group = (int32_t)to;
 }
 
-int32_t pt_ledger_rank_regrouped(const struct pt_ledger *l, int32_t group)
+int32_t pt_ledgerrank_regrouped(const struct pt_ledger *l, int32_t group)
 {
     if (!pt_ledger_ranks(l) || group < 0 || (uint32_t)group >= l->groups.limit || !l->rank_slot[group])
         return group;
     return (int32_t)l->groups.limit; /* its group's counters went there whole */
 }
 
-void pt_ledger_rank_follow(struct pt_ledger *l, struct pt_account *a, const char *name)
+void pt_ledgerrank_follow(struct pt_ledger *l, struct pt_account *a, const char *name)
 {
     if (!pt_ledger_ranks(l) || a->group < 0)
         return;
     uint32_t other = l->groups.limit;
-    a->group = pt_ledger_rank_regrouped(l, a->group);
+    a->group = pt_ledgerrank_regrouped(l, a->group);
     if ((uint32_t)a->group != other)
         return;
     const struct pt_rank_name *e = pt_rank_find(&l->rank, name);
@@ -87,5 +87,5 @@ void pt_ledger_rank_follow(struct pt_ledger *l, struct pt_account *a, const char
         return;
     uint32_t to = pt_groups_find(&l->groups, name);
     if (to < other)
-        pt_ledger_regroup_all(l, a, to);
+        pt_ledgerrank_regroup_all(l, a, to);
 }

@@ -14,7 +14,7 @@ static void add_tcounts(int64_t tc[PT_TC_COUNT], unsigned *seen, const int64_t v
     *seen |= which;
 }
 
-void pt_ledger_credit_tcounts(struct pt_ledger *l, int32_t group, const int64_t v[PT_TC_COUNT], unsigned which)
+void pt_ledgerrecords_credit_tcounts(struct pt_ledger *l, int32_t group, const int64_t v[PT_TC_COUNT], unsigned which)
 {
     assert((which & ~PT_TC_ALL) == 0);
     add_tcounts(l->tc, &l->tc_seen, v, which);
@@ -43,14 +43,14 @@ static void credit_thread(struct pt_ledger *l, const char *comm, uint32_t gi, in
     }
 }
 
-void pt_ledger_credit_thread(struct pt_ledger *l, const char *comm, int64_t user_ticks, int64_t system_ticks, bool ctx,
-                             int64_t voluntary, int64_t involuntary)
+void pt_ledgerrecords_credit_thread(struct pt_ledger *l, const char *comm, int64_t user_ticks, int64_t system_ticks,
+                                    bool ctx, int64_t voluntary, int64_t involuntary)
 {
     credit_thread(l, comm, pt_groups_find(&l->groups, comm), user_ticks, system_ticks, ctx, voluntary, involuntary);
 }
 
-void pt_ledger_credit_thread_exit(struct pt_ledger *l, const char *comm, const int64_t cpu_us[PT_CPU_COUNT],
-                                  int64_t voluntary, int64_t involuntary)
+void pt_ledgerrecords_credit_thread_exit(struct pt_ledger *l, const char *comm, const int64_t cpu_us[PT_CPU_COUNT],
+                                         int64_t voluntary, int64_t involuntary)
 {
     uint32_t gi = pt_groups_find(&l->groups, comm);
     struct pt_group *g = pt_ledger_group_at(l, (int32_t)gi);
@@ -86,7 +86,7 @@ static int64_t carry_ticks(const struct pt_ledger *l, int64_t *rest, int64_t us)
     return ticks;
 }
 
-void pt_ledger_exact_cpu(struct pt_ledger *l, struct pt_account *a, const double exact_us[PT_CPU_COUNT])
+void pt_ledgerrecords_exact_cpu(struct pt_ledger *l, struct pt_account *a, const double exact_us[PT_CPU_COUNT])
 {
     assert(l->phase == PT_LEDGER_READING); /* counted from now on */
     if (a->has_exact || !a->has_stat)
@@ -101,7 +101,7 @@ void pt_ledger_exact_cpu(struct pt_ledger *l, struct pt_account *a, const double
     }
 }
 
-void pt_split_run_time(double run, double user_samples, double system_samples, double shown[PT_CPU_COUNT])
+void pt_ledgerrecords_split_run_time(double run, double user_samples, double system_samples, double shown[PT_CPU_COUNT])
 {
     if (shown[PT_CPU_USER] + shown[PT_CPU_SYSTEM] >= run)
         return;
@@ -119,7 +119,7 @@ void pt_split_run_time(double run, double user_samples, double system_samples, d
     shown[PT_CPU_SYSTEM] = system;
 }
 
-void pt_ledger_add_lost(struct pt_ledger *l, int32_t group, const int64_t v[PT_CTR_COUNT])
+void pt_ledgerrecords_add_lost(struct pt_ledger *l, int32_t group, const int64_t v[PT_CTR_COUNT])
 {
     struct pt_group *g = group >= 0 ? pt_ledger_group_at(l, group) : NULL;
     for (int k = 0; k < PT_CTR_COUNT; k++) {
@@ -133,7 +133,8 @@ void pt_ledger_add_lost(struct pt_ledger *l, int32_t group, const int64_t v[PT_C
         g->io_seen = g->stat_seen = true;
 }
 
-void pt_ledger_move(struct pt_ledger *l, const struct pt_account *from, uint32_t to, const int64_t v[PT_CTR_COUNT])
+void pt_ledgerrecords_move(struct pt_ledger *l, const struct pt_account *from, uint32_t to,
+                           const int64_t v[PT_CTR_COUNT])
 {
     if (from->group < 0 || (uint32_t)from->group == to)
         return;

@@ -18,7 +18,7 @@
  * weight never swap back and forth, and a free slot is taken by the
  * heaviest name in "other".
  *
- * It decides only; the ledger moves the groups (ledger.h, pt_ledger_rank_*),
+ * It decides only; the ledger moves the groups (ledger.h, pt_ledgerrank_*),
  * so the groups add up to the tree through every change. */
 #ifndef PROCTREE_ACCOUNTING_RANK_H
 #define PROCTREE_ACCOUNTING_RANK_H

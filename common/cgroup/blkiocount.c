@@ -40,8 +40,9 @@ bool pt_blkiocount_none(const char *dir, struct pt_buf *buf, char *root, size_t 
     char path[PT_CGROUPFS_PATH_MAX + 64];
     if (!path_of(path, sizeof(path), at, "blkio.throttle.io_service_bytes"))
         return false;
-    ssize_t len = pt_read_and_close(pt_open_regular_at(AT_FDCWD, path, O_RDONLY), buf, pt_pread_all);
-    if (len < 0 || pt_parse_blkio_lists_device(buf->data, (size_t)len))
+    ssize_t len =
+        pt_procfs_read_and_close(pt_callerfiles_open_regular_at(AT_FDCWD, path, O_RDONLY), buf, pt_procfs_pread_all);
+    if (len < 0 || pt_cgparse_blkio_lists_device(buf->data, (size_t)len))
         return false;
     snprintf(root, rootlen, "%s", at);
     return true;

@@ -31,7 +31,7 @@ static const char *scan_number(const char *s, size_t len, uint64_t *out)
     return s + i;
 }
 
-int pt_parse_keyed(const char *buf, size_t len, const char *key, uint64_t *out)
+int pt_cgparse_keyed(const char *buf, size_t len, const char *key, uint64_t *out)
 {
     size_t klen = strlen(key), pos = 0, n;
     const char *line;
@@ -44,7 +44,7 @@ int pt_parse_keyed(const char *buf, size_t len, const char *key, uint64_t *out)
     return -1;
 }
 
-int pt_parse_single(const char *buf, size_t len, uint64_t *out)
+int pt_cgparse_single(const char *buf, size_t len, uint64_t *out)
 {
     if (len > 0 && buf[len - 1] == '\n')
         len--;
@@ -65,7 +65,7 @@ static int field(const char *line, size_t n, const char *name, uint64_t *out)
     return -1;
 }
 
-int pt_parse_pressure(const char *buf, size_t len, uint64_t *some_us, uint64_t *full_us, bool *has_full)
+int pt_cgparse_pressure(const char *buf, size_t len, uint64_t *some_us, uint64_t *full_us, bool *has_full)
 {
     size_t pos = 0, n;
     const char *line;
@@ -85,7 +85,7 @@ static uint64_t add_clamped(uint64_t a, uint64_t b)
     return a + b > PT_MAX_COUNT ? PT_MAX_COUNT : a + b;
 }
 
-int pt_parse_io_stat(const char *buf, size_t len, uint64_t *read_bytes, uint64_t *write_bytes)
+int pt_cgparse_io_stat(const char *buf, size_t len, uint64_t *read_bytes, uint64_t *write_bytes)
 {
     size_t pos = 0, n;
     const char *line;
@@ -102,7 +102,7 @@ int pt_parse_io_stat(const char *buf, size_t len, uint64_t *read_bytes, uint64_t
     return 0;
 }
 
-int pt_parse_blkio_bytes(const char *buf, size_t len, uint64_t *read_bytes, uint64_t *write_bytes)
+int pt_cgparse_blkio_bytes(const char *buf, size_t len, uint64_t *read_bytes, uint64_t *write_bytes)
 {
     size_t pos = 0, n;
     const char *line;
@@ -126,7 +126,7 @@ int pt_parse_blkio_bytes(const char *buf, size_t len, uint64_t *read_bytes, uint
     return 0;
 }
 
-bool pt_parse_blkio_lists_device(const char *buf, size_t len)
+bool pt_cgparse_blkio_lists_device(const char *buf, size_t len)
 {
     size_t pos = 0, n;
     const char *line;

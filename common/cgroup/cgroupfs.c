@@ -107,7 +107,7 @@ static bool mount_is(const struct mount_line *m, const char *fstype, const char 
 static int mount_of(int proc_root_fd, struct pt_buf *buf, const char *fstype, const char *option, char *out,
                     size_t outlen)
 {
-    if (pt_read_file_at(proc_root_fd, "self/mountinfo", buf) <= 0)
+    if (pt_procfs_read_file_at(proc_root_fd, "self/mountinfo", buf) <= 0)
         return -1;
     struct mount_line m;
     for (char *cursor = buf->data; next_mount(&cursor, &m);) {
@@ -166,7 +166,7 @@ uint64_t pt_cgroupfs_inode(const struct pt_cgroup_dirs *dirs)
     const char *dir = dirs->v2[0]                 ? dirs->v2
                       : dirs->v1[PT_V1_MEMORY][0] ? dirs->v1[PT_V1_MEMORY]
                                                   : dirs->v1[PT_V1_CPUACCT];
-    return dir[0] && pt_stat_as_caller(dir, &st) == 0 ? (uint64_t)st.st_ino : 0;
+    return dir[0] && pt_callerfiles_stat(dir, &st) == 0 ? (uint64_t)st.st_ino : 0;
 }
 
 bool pt_cgroupfs_is_cgroup(const char *dir)
@@ -192,7 +192,7 @@ static const char *const v1_names[PT_V1_COUNT] = {
     [PT_V1_PIDS] = "pids", [PT_V1_BLKIO] = "blkio",
 };
 
-const char *pt_v1_controller_name(enum pt_v1_controller c)
+const char *pt_cgroupfs_v1_controller_name(enum pt_v1_controller c)
 {
     return v1_names[c];
 }

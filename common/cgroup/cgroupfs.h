@@ -23,7 +23,7 @@
 void pt_cgroupfs_find(struct pt_cgroupfs *fs, int proc_root_fd, const char *sys_root, struct pt_buf *buf);
 
 /* The controller's name, as mountinfo and /proc/PID/cgroup spell it. */
-const char *pt_v1_controller_name(enum pt_v1_controller c);
+const char *pt_cgroupfs_v1_controller_name(enum pt_v1_controller c);
 
 /* Where one cgroup's files are: its directory in the v2 hierarchy and in
  * each v1 controller's; "" where it has none. */

@@ -53,7 +53,7 @@ static void note(struct pt_cgscan *s, unsigned what, const char *name)
 static void take_procs(struct pt_cgscan *s, ssize_t n)
 {
     if (n > 0)
-        pt_parse_cgroup_procs(s->buf->data, (size_t)n, scanned_pid, s);
+        pt_pidparse_cgroup_procs(s->buf->data, (size_t)n, scanned_pid, s);
     else if (n == -EINVAL)
         note(s, PT_CGSCAN_NOT_REGULAR, "cgroup.procs");
 }
@@ -74,7 +74,7 @@ static void sub_close(struct pt_cgscan_sub *n, struct pt_fd_budget *budget)
         close(n->procs_fd);
     for (; n->seats > 0; n->seats--)
         if (budget)
-            pt_fd_budget_give(budget, false);
+            pt_fdbudget_give(budget, false);
     n->dir_fd = -1;
     n->procs_fd = -ENOENT;
     subs_free(&n->subs, budget);
@@ -137,7 +137,7 @@ static bool sub_still_kept(struct pt_cgscan *s, struct pt_cgscan_sub *n, int par
 {
     struct stat st;
     return fstatat(parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == n->dev && st.st_ino == n->ino &&
-           !(s->budget && pt_fd_budget_over(s->budget, PT_FD_OTHER));
+           !(s->budget && pt_fdbudget_over(s->budget, PT_FD_OTHER));
 }
 
 /* dir_fd (just opened by name) and its cgroup.procs kept in n when the
@@ -145,19 +145,19 @@ static bool sub_still_kept(struct pt_cgscan *s, struct pt_cgscan_sub *n, int par
 static bool sub_keep(struct pt_cgscan *s, struct pt_cgscan_sub *n, int dir_fd)
 {
     struct stat st;
-    if (!s->budget || fstat(dir_fd, &st) != 0 || !pt_fd_budget_take(s->budget, false))
+    if (!s->budget || fstat(dir_fd, &st) != 0 || !pt_fdbudget_take(s->budget, false))
         return false;
-    if (!pt_fd_budget_take(s->budget, false)) {
-        pt_fd_budget_give(s->budget, false);
+    if (!pt_fdbudget_take(s->budget, false)) {
+        pt_fdbudget_give(s->budget, false);
         return false;
     }
     n->dir_fd = dir_fd;
     n->dev = st.st_dev;
     n->ino = st.st_ino;
     n->seats = 2;
-    n->procs_fd = pt_open_regular_at(dir_fd, "cgroup.procs", O_RDONLY);
+    n->procs_fd = pt_callerfiles_open_regular_at(dir_fd, "cgroup.procs", O_RDONLY);
     if (n->procs_fd < 0) { /* nothing to keep there: its seat back */
-        pt_fd_budget_give(s->budget, false);
+        pt_fdbudget_give(s->budget, false);
         n->seats = 1;
     }
     return true;
@@ -168,15 +168,15 @@ static bool sub_keep(struct pt_cgscan *s, struct pt_cgscan_sub *n, int dir_fd)
 static ssize_t sub_read_procs(struct pt_cgscan *s, struct pt_cgscan_sub *n)
 {
     if (n->procs_fd == -ENOENT) {
-        n->procs_fd = pt_open_regular_at(n->dir_fd, "cgroup.procs", O_RDONLY);
-        if (n->procs_fd >= 0 && !pt_fd_budget_take(s->budget, false)) {
+        n->procs_fd = pt_callerfiles_open_regular_at(n->dir_fd, "cgroup.procs", O_RDONLY);
+        if (n->procs_fd >= 0 && !pt_fdbudget_take(s->budget, false)) {
             close(n->procs_fd); /* read by its name at each scan */
             n->procs_fd = -ENOENT;
-            return pt_read_regular_at(n->dir_fd, "cgroup.procs", s->buf);
+            return pt_callerfiles_read_regular_at(n->dir_fd, "cgroup.procs", s->buf);
         }
         n->seats += n->procs_fd >= 0;
     }
-    return n->procs_fd >= 0 ? pt_pread_all(n->procs_fd, s->buf) : n->procs_fd;
+    return n->procs_fd >= 0 ? pt_procfs_pread_all(n->procs_fd, s->buf) : n->procs_fd;
 }
 
 /* A sub-cgroup named name in the directory behind parent_fd: its
@@ -187,7 +187,7 @@ static void scan_sub(struct pt_cgscan *s, int parent_fd, const char *name, struc
     if (n && n->dir_fd >= 0 && !sub_still_kept(s, n, parent_fd, name))
         sub_close(n, s->budget);
     bool kept = n && n->dir_fd >= 0;
-    int dir_fd = kept ? n->dir_fd : pt_open_as_caller_at(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    int dir_fd = kept ? n->dir_fd : pt_callerfiles_open_at(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
     if (dir_fd < 0)
         return;
     if (!kept && n)
@@ -203,7 +203,7 @@ static void scan_sub(struct pt_cgscan *s, int parent_fd, const char *name, struc
             scan_subs(s, dir_fd, &n->subs, depth);
         return;
     }
-    take_procs(s, pt_read_regular_at(dir_fd, "cgroup.procs", s->buf));
+    take_procs(s, pt_callerfiles_read_regular_at(dir_fd, "cgroup.procs", s->buf));
     scan_subs(s, dir_fd, NULL, depth);
     close(dir_fd);
 }
@@ -243,7 +243,7 @@ static void scan_subs(struct pt_cgscan *s, int dir_fd, struct pt_cgscan_subs *su
  * (-EXDEV, noted: on no cgroup filesystem). */
 static int open_kept(struct pt_cgscan *s, const char *path, struct pt_cgscan_kept *k)
 {
-    int fd = pt_open_as_caller(path, O_RDONLY | O_DIRECTORY);
+    int fd = pt_callerfiles_open(path, O_RDONLY | O_DIRECTORY);
     if (fd < 0)
         return fd;
     long type;
@@ -259,7 +259,7 @@ static int open_kept(struct pt_cgscan *s, const char *path, struct pt_cgscan_kep
         return err;
     }
     *k = (struct pt_cgscan_kept){.open = true, .dir_fd = fd, .dev = st.st_dev, .ino = st.st_ino};
-    k->procs_fd = pt_open_regular_at(fd, "cgroup.procs", O_RDONLY);
+    k->procs_fd = pt_callerfiles_open_regular_at(fd, "cgroup.procs", O_RDONLY);
     return 0;
 }
 
@@ -268,7 +268,7 @@ static int look_again(struct pt_cgscan *s, const char *path, struct pt_cgscan_ke
 {
     if (k->open) {
         struct stat st;
-        if (pt_stat_as_caller(path, &st) == 0 && st.st_dev == k->dev && st.st_ino == k->ino)
+        if (pt_callerfiles_stat(path, &st) == 0 && st.st_dev == k->dev && st.st_ino == k->ino)
             return 0;
         pt_cgscan_kept_close(k); /* removed, or made again: another directory */
     }
@@ -281,8 +281,8 @@ static int look_again(struct pt_cgscan *s, const char *path, struct pt_cgscan_ke
 static ssize_t read_procs(struct pt_cgscan *s, struct pt_cgscan_kept *k)
 {
     if (k->procs_fd == -ENOENT)
-        k->procs_fd = pt_open_regular_at(k->dir_fd, "cgroup.procs", O_RDONLY);
-    return k->procs_fd >= 0 ? pt_pread_all(k->procs_fd, s->buf) : k->procs_fd;
+        k->procs_fd = pt_callerfiles_open_regular_at(k->dir_fd, "cgroup.procs", O_RDONLY);
+    return k->procs_fd >= 0 ? pt_procfs_pread_all(k->procs_fd, s->buf) : k->procs_fd;
 }
 
 int pt_cgscan_dir(struct pt_cgscan *s, const char *path, struct pt_cgscan_kept *kept)

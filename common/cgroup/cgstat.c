@@ -71,7 +71,7 @@ static int open_in(const char *dir, const char *name, int flags)
     int n = snprintf(path, sizeof(path), "%s/%s", dir, name);
     if (n < 0 || (size_t)n >= sizeof(path))
         return -1;
-    int fd = pt_open_regular_at(AT_FDCWD, path, flags);
+    int fd = pt_callerfiles_open_regular_at(AT_FDCWD, path, flags);
     return fd >= 0 ? fd : -1;
 }
 
@@ -93,14 +93,14 @@ static void put_key(struct found *f, enum pt_cgq q, const struct pt_buf *buf, si
                     uint64_t divisor)
 {
     uint64_t v;
-    if (pt_parse_keyed(buf->data, len, key, &v) == 0)
+    if (pt_cgparse_keyed(buf->data, len, key, &v) == 0)
         put(f, q, v / divisor);
 }
 
 static void put_single(struct found *f, enum pt_cgq q, const struct pt_buf *buf, size_t len, uint64_t divisor)
 {
     uint64_t v;
-    if (pt_parse_single(buf->data, len, &v) == 0)
+    if (pt_cgparse_single(buf->data, len, &v) == 0)
         put(f, q, v / divisor);
 }
 
@@ -108,7 +108,7 @@ static void put_pressure(struct found *f, enum pt_cgq some, const struct pt_buf 
 {
     uint64_t some_us, full_us;
     bool has_full;
-    if (pt_parse_pressure(buf->data, len, &some_us, &full_us, &has_full) != 0)
+    if (pt_cgparse_pressure(buf->data, len, &some_us, &full_us, &has_full) != 0)
         return;
     put(f, some, some_us);
     if (has_full)
@@ -142,7 +142,7 @@ static void parse_file(struct found *f, enum file i, const struct pt_buf *buf, s
         put_key(f, PT_CGQ_MAX_EVENTS, buf, len, "max", 1);
         break;
     case F_IO_STAT:
-        if (pt_parse_io_stat(buf->data, len, &r, &w) == 0)
+        if (pt_cgparse_io_stat(buf->data, len, &r, &w) == 0)
             put(f, PT_CGQ_IO_READ_BYTES, r), put(f, PT_CGQ_IO_WRITE_BYTES, w);
         break;
     case F_PIDS_CURRENT:
@@ -166,7 +166,7 @@ static void parse_file(struct found *f, enum file i, const struct pt_buf *buf, s
         put_key(f, PT_CGQ_OOM_KILLS, buf, len, "oom_kill", 1);
         break;
     case F_V1_BLKIO:
-        if (pt_parse_blkio_bytes(buf->data, len, &r, &w) == 0)
+        if (pt_cgparse_blkio_bytes(buf->data, len, &r, &w) == 0)
             put(f, PT_CGQ_IO_READ_BYTES, r), put(f, PT_CGQ_IO_WRITE_BYTES, w);
         break;
     case F_COUNT:
@@ -183,7 +183,7 @@ static const struct {
 /* May one more descriptor be kept (hot: read at every poll)? */
 static bool take(struct pt_cgstat *s, bool hot)
 {
-    return !s->budget || pt_fd_budget_take(s->budget, hot);
+    return !s->budget || pt_fdbudget_take(s->budget, hot);
 }
 
 /* fd into *kept when the budget allows, else closed. */
@@ -202,7 +202,7 @@ static void give_back(struct pt_cgstat *s, int *fd, bool hot)
     close(*fd);
     *fd = -1;
     if (s->budget)
-        pt_fd_budget_give(s->budget, hot);
+        pt_fdbudget_give(s->budget, hot);
 }
 
 /* dir/name read with one pread through *kept, its descriptor kept open.
@@ -216,10 +216,10 @@ static ssize_t read_through(struct pt_cgstat *s, int *kept, const char *dir, con
     if (*kept < 0) {
         int fd = open_in(dir, name, O_RDONLY);
         if (fd < 0 || !take(s, hot)) /* none, or read and closed */
-            return pt_read_and_close(fd, buf, pt_pread_record);
+            return pt_procfs_read_and_close(fd, buf, pt_procfs_pread_record);
         *kept = fd;
     }
-    ssize_t n = pt_pread_record(*kept, buf);
+    ssize_t n = pt_procfs_pread_record(*kept, buf);
     if (n < 0)
         give_back(s, kept, hot); /* opened again by its path at the next read */
     return n;
@@ -227,7 +227,7 @@ static ssize_t read_through(struct pt_cgstat *s, int *kept, const char *dir, con
 
 static int parse_single(const struct pt_buf *buf, ssize_t n, uint64_t *out)
 {
-    return n > 0 && pt_parse_single(buf->data, (size_t)n, out) == 0 ? 0 : -1;
+    return n > 0 && pt_cgparse_single(buf->data, (size_t)n, out) == 0 ? 0 : -1;
 }
 
 /* The peak through its own descriptor (one we may have reset), or past
@@ -235,9 +235,9 @@ static int parse_single(const struct pt_buf *buf, ssize_t n, uint64_t *out)
 static int read_peak(struct pt_cgstat *s, struct pt_buf *buf, uint64_t *out)
 {
     if (s->peak_fd >= 0)
-        return parse_single(buf, pt_pread_record(s->peak_fd, buf), out);
+        return parse_single(buf, pt_procfs_pread_record(s->peak_fd, buf), out);
     int fd = s->peak_unkept ? open_in(s->dirs.v2, "memory.peak", O_RDONLY) : -1;
-    return parse_single(buf, pt_read_and_close(fd, buf, pt_pread_record), out);
+    return parse_single(buf, pt_procfs_read_and_close(fd, buf, pt_procfs_pread_record), out);
 }
 
 /* A write to our own descriptor of memory.peak resets its peak to the
@@ -281,7 +281,7 @@ static void stop_resets(struct pt_cgstat *s)
     s->peak_fd = open_in(s->dirs.v2, "memory.peak", O_RDONLY);
     if (s->peak_fd < 0) { /* its budget given back; it is looked for by its path */
         if (s->budget)
-            pt_fd_budget_give(s->budget, false);
+            pt_fdbudget_give(s->budget, false);
         s->peak_unkept = true;
     }
     offer_peak_as(s, PT_CGQ_MEMORY_PEAK_LIFETIME);
@@ -406,7 +406,7 @@ static void look_for_file(struct pt_cgstat *s, enum file i, const struct pt_cgro
     int fd = open_in(at, files[i].name, O_RDONLY);
     if (fd < 0)
         return;
-    ssize_t n = pt_pread_record(fd, buf);
+    ssize_t n = pt_procfs_pread_record(fd, buf);
     struct found g = {0};
     if (n >= 0)
         parse_file(&g, i, buf, (size_t)n);
@@ -430,7 +430,7 @@ static void look_for_current(struct pt_cgstat *s, const struct pt_cgroup_dirs *w
         const char *at = look_dir(s, where, current_files[i].hierarchy);
         int fd = open_in(at, current_files[i].name, O_RDONLY);
         uint64_t bytes;
-        if (fd >= 0 && parse_single(buf, pt_pread_record(fd, buf), &bytes) == 0) {
+        if (fd >= 0 && parse_single(buf, pt_procfs_pread_record(fd, buf), &bytes) == 0) {
             adopt_dir(s, current_files[i].hierarchy, at);
             s->current_file = i;
             keep(s, &s->current_fd, fd, true);

@@ -185,7 +185,7 @@ static void walk_dir(struct walk *w, int dir_fd, size_t len, int depth)
         }
         if (!enters(name) || depth >= PT_SDUNIT_WALK_DEPTH || w->opened >= PT_SDUNIT_WALK_MAX)
             continue;
-        int sub = pt_open_as_caller_at(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+        int sub = pt_callerfiles_open_at(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
         if (sub < 0)
             continue;
         w->opened++;
@@ -216,7 +216,7 @@ static void walk(struct pt_sdunit *u, const char *prefer)
         const char *root = hierarchy(u, i);
         if (!root[0])
             continue;
-        int fd = pt_open_as_caller(root, O_RDONLY | O_DIRECTORY);
+        int fd = pt_callerfiles_open(root, O_RDONLY | O_DIRECTORY);
         if (fd < 0)
             continue;
         size_t len = (size_t)snprintf(w.path, sizeof(w.path), "%s", root);

@@ -25,19 +25,19 @@ void pt_collector_config_init(struct pt_collector_config *config)
     config->units.global_memory = PT_MEM_BYTES;
     config->collect_global = true;
     config->counters = PT_COUNTERS_DELTA;
-    config->fd_budget = pt_fd_budget_from_rlimit(0.5, 0);
+    config->fd_budget = pt_fdbudget_from_rlimit(0.5, 0);
 }
 
 int pt_collector_open_proc_root(const char *root, char *err, size_t errlen)
 {
     /* with the caller's own permissions: the caller chose it */
     char q[PT_QUOTED_MAX];
-    int fd = pt_open_as_caller(root, O_RDONLY | O_DIRECTORY);
+    int fd = pt_callerfiles_open(root, O_RDONLY | O_DIRECTORY);
     if (fd < 0) {
         snprintf(err, errlen, "proc root \"%s\": %s", pt_escape(q, sizeof(q), root), strerror(-fd));
         return -1;
     }
-    int meminfo = pt_open_as_caller_at(fd, "meminfo", O_RDONLY);
+    int meminfo = pt_callerfiles_open_at(fd, "meminfo", O_RDONLY);
     if (meminfo < 0) {
         close(fd);
         snprintf(err, errlen, "\"%s\" is not a proc filesystem (no meminfo: %s)", pt_escape(q, sizeof(q), root),
@@ -63,7 +63,7 @@ int pt_collector_lend_nothing(int proc_root_fd, const char *root, bool chosen, c
         return 0;
     struct statfs fs;
     bool procfs = fstatfs(proc_root_fd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
-    if (procfs && pt_open_is_confined()) {
+    if (procfs && pt_procfs_open_is_confined()) {
         if (chosen) /* a file mounted over one of its own, in a namespace the caller made, is not read */
             pt_procfs_confine_mounts();
         return 0;
@@ -87,7 +87,7 @@ int pt_collector_lend_nothing(int proc_root_fd, const char *root, bool chosen, c
 int pt_collector_check_sys_root(const char *root, char *err, size_t errlen)
 {
     char q[PT_QUOTED_MAX];
-    int fd = pt_open_as_caller(root, O_RDONLY | O_DIRECTORY);
+    int fd = pt_callerfiles_open(root, O_RDONLY | O_DIRECTORY);
     if (fd < 0) {
         snprintf(err, errlen, "sys root \"%s\": %s", pt_escape(q, sizeof(q), root), strerror(-fd));
         return -1;
@@ -99,7 +99,7 @@ int pt_collector_check_sys_root(const char *root, char *err, size_t errlen)
 static const char *const source_names[] = {
     [PT_SOURCE_AUTO] = "auto", [PT_SOURCE_PROCFS] = "procfs", [PT_SOURCE_BPF] = "bpf"};
 
-int pt_source_parse(const char *text, enum pt_source *out)
+int pt_collector_source_parse(const char *text, enum pt_source *out)
 {
     for (size_t i = 0; i < sizeof(source_names) / sizeof(source_names[0]); i++)
         if (strcmp(text, source_names[i]) == 0) {
@@ -109,7 +109,7 @@ int pt_source_parse(const char *text, enum pt_source *out)
     return -1;
 }
 
-const char *pt_source_name(enum pt_source source)
+const char *pt_collector_source_name(enum pt_source source)
 {
     return source_names[source];
 }

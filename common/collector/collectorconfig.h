@@ -12,12 +12,12 @@
 #include "report/units.h"
 
 /* "auto", "procfs" or "bpf"; -1 for anything else. */
-int pt_source_parse(const char *text, enum pt_source *out);
-const char *pt_source_name(enum pt_source source);
+int pt_collector_source_parse(const char *text, enum pt_source *out);
+const char *pt_collector_source_name(enum pt_source source);
 
 /* The proc root's directory, once it looks like a proc filesystem; or
  * -1 with a one-line reason in err. Opened with the caller's own
- * permissions (pt_open_as_caller), as the sys root is checked. */
+ * permissions (pt_callerfiles_open), as the sys root is checked. */
 int pt_collector_open_proc_root(const char *root, char *err, size_t errlen);
 
 /* Capabilities lend nothing: where the binary lends some (file

@@ -24,7 +24,7 @@ int pt_collector_default_name(const struct pt_collector *c, const struct pt_sele
     case PT_SELECT_CHILD: {
         struct pt_buf buf = {0};
         struct pt_stat st;
-        enum pt_read r = pt_read_stat_by_pid(c->proc_root_fd, selector->pid, &buf, &st);
+        enum pt_read r = pt_member_read_stat_by_pid(c->proc_root_fd, selector->pid, &buf, &st);
         pt_buf_free(&buf);
         if (r == PT_READ_OK && st.comm[0])
             snprintf(out, outlen, "%s", st.comm);
@@ -58,8 +58,8 @@ int pt_collector_default_name(const struct pt_collector *c, const struct pt_sele
 static bool same_tag(const char *a, const char *b)
 {
     struct pt_buf x = {0}, y = {0};
-    pt_lp_append_tag_value(&x, a, strlen(a));
-    pt_lp_append_tag_value(&y, b, strlen(b));
+    pt_lines_append_tag_value(&x, a, strlen(a));
+    pt_lines_append_tag_value(&y, b, strlen(b));
     bool same = x.len == y.len && memcmp(x.data, y.data, x.len) == 0;
     pt_buf_free(&x);
     pt_buf_free(&y);

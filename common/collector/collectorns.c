@@ -47,7 +47,7 @@ void pt_collector_check_namespace(struct pt_collector *c, const char *name, cons
     struct pt_buf buf = {0};
     if (!pt_pidns_same_pid(c->proc_root_fd, c->self, pid, &buf)) {
         struct pt_stat st;
-        bool shown = pt_read_stat_by_pid(c->proc_root_fd, pid, &buf, &st) == PT_READ_OK;
+        bool shown = pt_member_read_stat_by_pid(c->proc_root_fd, pid, &buf, &st) == PT_READ_OK;
         pid_t there = pt_pidns_find_in_root(c->proc_root_fd, c->self, pid, &buf);
         char found[64] = "";
         if (there > 0)

@@ -46,7 +46,7 @@ static struct pt_taskiter *load(const struct pt_collector *c, char *why, size_t 
 {
     int btf_fd = -1;
     if (c->config.btf_path) {
-        btf_fd = pt_open_as_caller(c->config.btf_path, O_RDONLY);
+        btf_fd = pt_callerfiles_open(c->config.btf_path, O_RDONLY);
         if (btf_fd < 0) {
             char q[PT_QUOTED_MAX];
             snprintf(why, whylen, "its type information \"%s\": %s", pt_escape(q, sizeof(q), c->config.btf_path),

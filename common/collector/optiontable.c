@@ -18,7 +18,7 @@ const struct pt_option_def pt_options[PT_OPTION_COUNT] = {
 #undef PT_OPTION_DEF
 };
 
-const struct pt_option_def *pt_option_by_key(const char *key)
+const struct pt_option_def *pt_optiontable_by_key(const char *key)
 {
     for (size_t i = 0; i < PT_OPTION_COUNT; i++)
         if (pt_options[i].collectd && strcasecmp(key, pt_options[i].collectd) == 0)
@@ -31,7 +31,7 @@ static const char *frontend_name(const struct pt_option_def *option, bool execd)
     return execd ? option->execd : option->collectd;
 }
 
-void pt_option_selector_list(char *out, size_t outlen, bool execd)
+void pt_optiontable_selector_list(char *out, size_t outlen, bool execd)
 {
     size_t total = 0, n = 0, len = 0;
     for (size_t i = 0; i < PT_OPTION_COUNT; i++)
@@ -64,7 +64,7 @@ static int parse_whole(const char *text, unsigned long min, unsigned long max, u
     return 0;
 }
 
-bool pt_option_duration_ok(const struct pt_option_def *option, double seconds)
+bool pt_optiontable_duration_ok(const struct pt_option_def *option, double seconds)
 {
     if (option->arg == PT_ARG_DURATION_OR_0 && seconds == 0)
         return true;
@@ -83,7 +83,7 @@ static void duration_text(char *out, size_t outlen, unsigned long ms)
         snprintf(out, outlen, "%lums", ms);
 }
 
-void pt_option_duration_range(char *out, size_t outlen, const struct pt_option_def *option, bool execd)
+void pt_optiontable_duration_range(char *out, size_t outlen, const struct pt_option_def *option, bool execd)
 {
     char min[32], max[32];
     const char *or_0 = option->arg == PT_ARG_DURATION_OR_0 ? ", or 0" : "";
@@ -96,8 +96,8 @@ void pt_option_duration_range(char *out, size_t outlen, const struct pt_option_d
                  (double)option->max / 1000, min, max, or_0);
 }
 
-int pt_option_parse(const struct pt_option_def *option, const char *text, union pt_option_value *out, char *why,
-                    size_t whylen)
+int pt_optiontable_parse(const struct pt_option_def *option, const char *text, union pt_option_value *out, char *why,
+                         size_t whylen)
 {
     switch (option->arg) {
     case PT_ARG_WHOLE:
@@ -117,21 +117,21 @@ int pt_option_parse(const struct pt_option_def *option, const char *text, union 
     case PT_ARG_DURATION: {
         /* "0" of DURATION_OR_0: the guard off (a read of any length is kept) */
         double seconds = 0;
-        if ((strcmp(text, "0") == 0 || pt_duration_parse(text, &seconds) == 0) &&
-            pt_option_duration_ok(option, seconds)) {
+        if ((strcmp(text, "0") == 0 || pt_units_duration_parse(text, &seconds) == 0) &&
+            pt_optiontable_duration_ok(option, seconds)) {
             out->seconds = seconds;
             return 0;
         }
-        pt_option_duration_range(why, whylen, option, true);
+        pt_optiontable_duration_range(why, whylen, option, true);
         return -1;
     }
     case PT_ARG_MEM_UNIT:
-        if (pt_mem_unit_parse(text, &out->unit) == 0)
+        if (pt_units_mem_parse(text, &out->unit) == 0)
             return 0;
         snprintf(why, whylen, "one of bytes, kB, MB, GB, KiB, MiB, GiB");
         return -1;
     case PT_ARG_BREAKDOWN:
-        if (pt_breakdown_parse(text, &out->by) == 0)
+        if (pt_selector_breakdown_parse(text, &out->by) == 0)
             return 0;
         snprintf(why, whylen, "a breakdown: process, title, thread or cgroup");
         return -1;
@@ -155,12 +155,12 @@ int pt_option_parse(const struct pt_option_def *option, const char *text, union 
         return 0;
     }
     case PT_ARG_SOURCE:
-        if (pt_source_parse(text, &out->source) == 0)
+        if (pt_collector_source_parse(text, &out->source) == 0)
             return 0;
         snprintf(why, whylen, "a source: auto, procfs or bpf");
         return -1;
     case PT_ARG_COUNTERS:
-        if (pt_counters_parse(text, &out->counters) == 0)
+        if (pt_totals_counters_parse(text, &out->counters) == 0)
             return 0;
         snprintf(why, whylen, "a counter mode: delta or total");
         return -1;
@@ -262,8 +262,9 @@ static int store_global(enum pt_option_id id, const union pt_option_value *v, st
     }
 }
 
-int pt_option_store(const struct pt_option_def *option, const union pt_option_value *value,
-                    struct pt_collector_config *config, struct pt_target_options *target, struct pt_selector *selector)
+int pt_optiontable_store(const struct pt_option_def *option, const union pt_option_value *value,
+                         struct pt_collector_config *config, struct pt_target_options *target,
+                         struct pt_selector *selector)
 {
     switch (option->scope) {
     case PT_OPTION_SELECTOR:

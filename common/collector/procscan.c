@@ -94,7 +94,7 @@ static void find_ancestors(struct pt_procscan *s)
     while (pid > 1 && s->n_ancestors < PT_ANCESTORS_MAX) {
         s->ancestors[s->n_ancestors++] = pid;
         struct pt_stat st;
-        if (pt_read_stat_by_pid(s->proc_root_fd, pid, &s->buf, &st) != PT_READ_OK)
+        if (pt_member_read_stat_by_pid(s->proc_root_fd, pid, &s->buf, &st) != PT_READ_OK)
             break;
         pid = st.ppid;
     }
@@ -114,8 +114,8 @@ static bool ask_matchers(struct pt_procscan *s, pid_t pid, struct pt_target *tar
                          uint64_t *starttime)
 {
     struct pt_candidate c;
-    pt_candidate_init(&c, pid, s->proc_root_fd, &s->buf);
-    bool user = pt_candidate_is_user_process(&c);
+    pt_matcher_candidate_init(&c, pid, s->proc_root_fd, &s->buf);
+    bool user = pt_matcher_candidate_is_user_process(&c);
     if (!c.stat_ok)
         return false;
     *starttime = c.stat.starttime;
@@ -268,7 +268,7 @@ static void offer(struct pt_procscan *s, struct pt_target *targets, size_t n_tar
             if (!pt_discovery_wants_scan(t))
                 continue;
             size_t bit = k++;
-            if (!has_bit(verdict(s, slot), bit) || pt_target_has_member(t, pid))
+            if (!has_bit(verdict(s, slot), bit) || pt_targetstate_has_member(t, pid))
                 continue;
             if (!fresh) {
                 fresh = true;
@@ -304,7 +304,7 @@ static void start(struct pt_procscan *s, bool events)
 {
     s->started = true;
     if (!events)
-        s->last_pid_fd = pt_open_sysctl_at(s->proc_root_fd, "sys/kernel/ns_last_pid");
+        s->last_pid_fd = pt_procfs_open_sysctl_at(s->proc_root_fd, "sys/kernel/ns_last_pid");
 }
 
 void pt_procscan_run(struct pt_procscan *s, struct pt_target *targets, size_t n_targets, bool events)

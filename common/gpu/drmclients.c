@@ -36,7 +36,7 @@ static void index_all(struct pt_drm_clients *s)
     }
 }
 
-struct pt_drm_known *pt_drm_clients_find(const struct pt_drm_clients *s, const char *pdev, uint64_t client_id)
+struct pt_drm_known *pt_drmclients_find(const struct pt_drm_clients *s, const char *pdev, uint64_t client_id)
 {
     if (s->n == 0)
         return NULL;
@@ -49,9 +49,9 @@ struct pt_drm_known *pt_drm_clients_find(const struct pt_drm_clients *s, const c
     }
 }
 
-struct pt_drm_known *pt_drm_clients_add(struct pt_drm_clients *s, const char *pdev, uint64_t client_id)
+struct pt_drm_known *pt_drmclients_add(struct pt_drm_clients *s, const char *pdev, uint64_t client_id)
 {
-    assert(!pt_drm_clients_find(s, pdev, client_id));
+    assert(!pt_drmclients_find(s, pdev, client_id));
     if (s->n == s->cap) {
         assert(s->cap < UINT32_MAX / 4); /* the caller keeps it far below */
         s->cap = s->cap ? 2 * s->cap : 16;
@@ -72,7 +72,7 @@ struct pt_drm_known *pt_drm_clients_add(struct pt_drm_clients *s, const char *pd
     return k;
 }
 
-void pt_drm_clients_sweep(struct pt_drm_clients *s, unsigned max_unseen)
+void pt_drmclients_sweep(struct pt_drm_clients *s, unsigned max_unseen)
 {
     size_t out = 0;
     for (size_t i = 0; i < s->n; i++) {
@@ -91,7 +91,7 @@ void pt_drm_clients_sweep(struct pt_drm_clients *s, unsigned max_unseen)
     index_all(s);
 }
 
-void pt_drm_clients_free(struct pt_drm_clients *s)
+void pt_drmclients_free(struct pt_drm_clients *s)
 {
     free(s->v);
     free(s->slots);

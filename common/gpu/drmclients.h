@@ -39,14 +39,14 @@ struct pt_drm_clients {
 };
 
 /* The entry of (pdev, client_id), or NULL. */
-struct pt_drm_known *pt_drm_clients_find(const struct pt_drm_clients *s, const char *pdev, uint64_t client_id);
+struct pt_drm_known *pt_drmclients_find(const struct pt_drm_clients *s, const char *pdev, uint64_t client_id);
 /* A new entry for (pdev, client_id), which must not be in s: zeroed but
  * for its identity. Pointers into s given before are stale after it. */
-struct pt_drm_known *pt_drm_clients_add(struct pt_drm_clients *s, const char *pdev, uint64_t client_id);
+struct pt_drm_known *pt_drmclients_add(struct pt_drm_clients *s, const char *pdev, uint64_t client_id);
 /* After a read: every entry it did not see counts one more read unseen
  * and is forgotten past max_unseen of them (0: at once); seen is reset
  * for the next read. */
-void pt_drm_clients_sweep(struct pt_drm_clients *s, unsigned max_unseen);
-void pt_drm_clients_free(struct pt_drm_clients *s);
+void pt_drmclients_sweep(struct pt_drm_clients *s, unsigned max_unseen);
+void pt_drmclients_free(struct pt_drm_clients *s);
 
 #endif

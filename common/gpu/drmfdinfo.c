@@ -175,7 +175,7 @@ static void take_line(struct pt_drm_client *c, unsigned *seen, const char *key, 
     }
 }
 
-int pt_drm_fdinfo_parse(const char *buf, size_t len, struct pt_drm_client *out)
+int pt_drmfdinfo_parse(const char *buf, size_t len, struct pt_drm_client *out)
 {
     memset(out, 0, sizeof(*out));
     unsigned seen = 0;
@@ -204,7 +204,7 @@ int pt_drm_fdinfo_parse(const char *buf, size_t len, struct pt_drm_client *out)
     return (seen & (SEEN_DRIVER | SEEN_ID)) == (SEEN_DRIVER | SEEN_ID) ? 0 : -1;
 }
 
-bool pt_drm_client_memory(const struct pt_drm_client *c, uint64_t *bytes)
+bool pt_drmfdinfo_client_memory(const struct pt_drm_client *c, uint64_t *bytes)
 {
     uint64_t sum = 0;
     bool any = false;

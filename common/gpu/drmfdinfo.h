@@ -55,11 +55,11 @@ struct pt_drm_client {
 
 /* 0 when buf[0..len) is a DRM client's fdinfo: drm-driver and
  * drm-client-id both present and well formed; -1 otherwise. */
-int pt_drm_fdinfo_parse(const char *buf, size_t len, struct pt_drm_client *out);
+int pt_drmfdinfo_parse(const char *buf, size_t len, struct pt_drm_client *out);
 
 /* The client's memory in bytes, summed over its regions: each region's
  * resident size, else its drm-memory- size, else its total. false when
  * the client names no region. */
-bool pt_drm_client_memory(const struct pt_drm_client *c, uint64_t *bytes);
+bool pt_drmfdinfo_client_memory(const struct pt_drm_client *c, uint64_t *bytes);
 
 #endif

@@ -17,7 +17,7 @@
 #include "procfs/callerfiles.h"
 #include "procfs/procfile.h"
 
-unsigned pt_drm_major_parse(const char *buf, size_t len)
+unsigned pt_gpu_drm_major_parse(const char *buf, size_t len)
 {
     /* "Character devices:\n  1 mem\n...226 drm\n\nBlock devices:\n..." */
     bool chars = false;
@@ -56,7 +56,7 @@ static bool has_render_node(const char *sys_root)
     char path[4096];
     if (snprintf(path, sizeof(path), "%s/class/drm", sys_root) >= (int)sizeof(path))
         return false;
-    int fd = pt_open_as_caller(path, O_RDONLY | O_DIRECTORY); /* below the sys root: the caller's */
+    int fd = pt_callerfiles_open(path, O_RDONLY | O_DIRECTORY); /* below the sys root: the caller's */
     if (fd < 0)
         return false;
     alignas(struct dirent64) char buf[PT_DIRENTS_LEVEL];
@@ -74,7 +74,7 @@ static unsigned drm_major_of(const char *proc_root)
     char path[4096];
     if (snprintf(path, sizeof(path), "%s/devices", proc_root) >= (int)sizeof(path))
         return 0;
-    int fd = pt_open_as_caller(path, O_RDONLY);
+    int fd = pt_callerfiles_open(path, O_RDONLY);
     if (fd < 0)
         return 0;
     char buf[8192];
@@ -82,7 +82,7 @@ static unsigned drm_major_of(const char *proc_root)
     for (ssize_t r; len < sizeof(buf) && (r = read(fd, buf + len, sizeof(buf) - len)) > 0;)
         len += (size_t)r;
     close(fd);
-    return pt_drm_major_parse(buf, len);
+    return pt_gpu_drm_major_parse(buf, len);
 }
 
 static bool exists(const char *root, const char *rel)
@@ -202,16 +202,16 @@ const struct pt_gpu_proc *pt_gpu_find(const struct pt_gpu *g, pid_t pid)
     return bsearch(&key, g->procs, g->n, sizeof(*g->procs), by_pid);
 }
 
-int pt_drm_scan(int proc_root_fd, pid_t pid, unsigned major, size_t *reads_left,
-                void (*fn)(const struct pt_drm_client *c, void *arg), void *arg)
+int pt_gpu_drm_scan(int proc_root_fd, pid_t pid, unsigned major, size_t *reads_left,
+                    void (*fn)(const struct pt_drm_client *c, void *arg), void *arg)
 {
     char path[32];
     snprintf(path, sizeof(path), "%d/fd", (int)pid);
-    int fds = pt_openat_confined(proc_root_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fds = pt_procfs_openat_confined(proc_root_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fds < 0)
         return -errno;
     snprintf(path, sizeof(path), "%d/fdinfo", (int)pid);
-    int infos = pt_openat_confined(proc_root_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int infos = pt_procfs_openat_confined(proc_root_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (infos < 0) {
         int err = -errno;
         close(fds);
@@ -238,14 +238,14 @@ int pt_drm_scan(int proc_root_fd, pid_t pid, unsigned major, size_t *reads_left,
             break;
         }
         --*reads_left;
-        int fd = pt_openat_confined(infos, e->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        int fd = pt_procfs_openat_confined(infos, e->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
         if (fd < 0)
             continue; /* closed since */
         size_t len = 0;
         for (ssize_t r; len < sizeof(info) && (r = read(fd, info + len, sizeof(info) - len)) > 0;)
             len += (size_t)r;
         close(fd);
-        if (pt_drm_fdinfo_parse(info, len, &client) == 0)
+        if (pt_drmfdinfo_parse(info, len, &client) == 0)
             fn(&client, arg);
     }
     int err = end == PT_DRM_SCAN_CUT ? end : d.error;

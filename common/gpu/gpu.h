@@ -74,9 +74,9 @@ const struct pt_gpu_proc *pt_gpu_find(const struct pt_gpu *g, pid_t pid);
 
 /* The DRM major of the "devices" file in buf[0..len): the character
  * device named "drm"; 0 when none. */
-unsigned pt_drm_major_parse(const char *buf, size_t len);
+unsigned pt_gpu_drm_major_parse(const char *buf, size_t len);
 
-/* pt_drm_scan's end: every descriptor looked at; or a DRM descriptor
+/* pt_gpu_drm_scan's end: every descriptor looked at; or a DRM descriptor
  * found with no read left, the rest of the process's not looked at. */
 enum { PT_DRM_SCAN_DONE = 0, PT_DRM_SCAN_CUT = 1 };
 
@@ -90,7 +90,7 @@ enum { PT_DRM_SCAN_DONE = 0, PT_DRM_SCAN_CUT = 1 };
  * descriptor met with none left ends the walk: PT_DRM_SCAN_CUT).
  * PT_DRM_SCAN_DONE, or -errno when the process's fd/ cannot be read
  * (gone, denied). */
-int pt_drm_scan(int proc_root_fd, pid_t pid, unsigned major, size_t *reads_left,
-                void (*fn)(const struct pt_drm_client *c, void *arg), void *arg);
+int pt_gpu_drm_scan(int proc_root_fd, pid_t pid, unsigned major, size_t *reads_left,
+                    void (*fn)(const struct pt_drm_client *c, void *arg), void *arg);
 
 #endif

@@ -53,7 +53,7 @@ int pt_launch_cgroup_make(struct pt_launch_cgroup *cg, enum pt_launch_cgroup_mod
      * manages the cgroups, else our own cgroup given up to it where we
      * are its only processes (launchleaf.h) */
     bool below_own = unified && mode == PT_LAUNCH_CGROUP_DEFAULT;
-    bool systemd = below_own && pt_sd_booted();
+    bool systemd = below_own && pt_sdscope_booted();
     if (systemd && !pt_launch_scope_plan(cg, strcmp(sys_root, "/sys") == 0 ? NULL : sys_root)) {
         memset(&cg->where, 0, sizeof(cg->where));
         return 0; /* nothing of ours to make: the scope, or none */

@@ -19,7 +19,7 @@
 /* Hierarchy h's v1 controller, or NULL for v2's. */
 static const char *controller_of(size_t h)
 {
-    return h == 0 ? NULL : pt_v1_controller_name((enum pt_v1_controller)(h - 1));
+    return h == 0 ? NULL : pt_cgroupfs_v1_controller_name((enum pt_v1_controller)(h - 1));
 }
 
 int pt_launch_cgroup_own_path(const char *text, size_t h, char *out, size_t outlen)
@@ -88,13 +88,13 @@ int pt_launch_cgroup_place(struct pt_launch_cgroup *cg, enum pt_launch_cgroup_mo
     *primary = 0;
     char rel[PT_CGROUPFS_PATH_MAX] = "";
     bool pinned = false;
-    bool mounts = pt_read_file_at(AT_FDCWD, PT_LAUNCH_OWN_PROC "/self/mountinfo", &mountinfo) > 0;
+    bool mounts = pt_procfs_read_file_at(AT_FDCWD, PT_LAUNCH_OWN_PROC "/self/mountinfo", &mountinfo) > 0;
     if (mode == PT_LAUNCH_CGROUP_DEFAULT) {
         /* our own cgroup may be another path in each hierarchy (a v1
          * controller's limits apply where it put us): the command's goes
          * below ours in each, where it stays within those limits */
         snprintf(name, namelen, "proctree-launch-%d", (int)getpid());
-        ssize_t n = pt_read_file_at(AT_FDCWD, PT_LAUNCH_OWN_PROC "/self/cgroup", &buf);
+        ssize_t n = pt_procfs_read_file_at(AT_FDCWD, PT_LAUNCH_OWN_PROC "/self/cgroup", &buf);
         for (size_t h = 0; h < PT_LAUNCH_HIERARCHIES && n > 0 && mounts; h++) {
             char own[PT_CGROUPFS_PATH_MAX];
             if (pt_launch_cgroup_own_path(buf.data, h, own, sizeof(own)) == 0 && own[0] == '/')

@@ -46,7 +46,7 @@ static ssize_t read_in(const char *dir, const char *name, struct pt_buf *buf)
 {
     char path[PT_CGROUPFS_PATH_MAX + 32];
     snprintf(path, sizeof(path), "%s/%s", dir, name);
-    return pt_read_file_at(AT_FDCWD, path, buf);
+    return pt_procfs_read_file_at(AT_FDCWD, path, buf);
 }
 
 /* text written to dir/name in one write: 0, or -errno. */

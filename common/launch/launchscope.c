@@ -18,7 +18,7 @@
 static int own_v2_path(char *out, size_t outlen)
 {
     struct pt_buf buf = {0};
-    int r = pt_read_file_at(AT_FDCWD, PT_LAUNCH_OWN_PROC "/self/cgroup", &buf) > 0
+    int r = pt_procfs_read_file_at(AT_FDCWD, PT_LAUNCH_OWN_PROC "/self/cgroup", &buf) > 0
                 ? pt_launch_cgroup_own_path(buf.data, 0, out, outlen)
                 : -1;
     pt_buf_free(&buf);
@@ -77,7 +77,7 @@ static void missing_controllers(const char *dir, char *out, size_t outlen)
     char file[PT_CGROUPFS_PATH_MAX + 32];
     snprintf(file, sizeof(file), "%s/cgroup.controllers", dir);
     struct pt_buf buf = {0};
-    ssize_t n = pt_read_file_at(AT_FDCWD, file, &buf);
+    ssize_t n = pt_procfs_read_file_at(AT_FDCWD, file, &buf);
     out[0] = '\0';
     for (size_t i = 0, at = 0; i < PT_ARRAY_LEN(wanted); i++) {
         bool have = false;
@@ -140,8 +140,9 @@ static int wait_in_scope(const struct pt_launch_cgroup *cg, pid_t pid, double de
     int r = -1;
     for (;;) {
         size_t len;
-        if (pt_read_file_at(AT_FDCWD, file, &buf) > 0 && pt_launch_cgroup_own_path(buf.data, 0, out, outlen) == 0 &&
-            (len = strlen(out)) > nlen && out[len - nlen - 1] == '/' && strcmp(out + len - nlen, cg->scope_name) == 0) {
+        if (pt_procfs_read_file_at(AT_FDCWD, file, &buf) > 0 &&
+            pt_launch_cgroup_own_path(buf.data, 0, out, outlen) == 0 && (len = strlen(out)) > nlen &&
+            out[len - nlen - 1] == '/' && strcmp(out + len - nlen, cg->scope_name) == 0) {
             r = 0;
             break;
         }
@@ -185,13 +186,13 @@ int pt_launch_scope_get(struct pt_launch_cgroup *cg, pid_t pid, char *why, size_
                                       "a command launched by proctree-execd",
                                       {pid, cg->keeper},
                                       cg->keeper > 0 ? 2 : 1};
-    if (user_manager_cannot(why, whylen) || pt_sd_manager_socket(sock, sizeof(sock), why, whylen) != 0 ||
-        pt_sd_start_scope(sock, &scope, PT_SDSCOPE_TIMEOUT, why, whylen) != 0 ||
+    if (user_manager_cannot(why, whylen) || pt_sdscope_manager_socket(sock, sizeof(sock), why, whylen) != 0 ||
+        pt_sdscope_start(sock, &scope, PT_SDSCOPE_TIMEOUT, why, whylen) != 0 ||
         wait_in_scope(cg, pid, deadline, path, sizeof(path), why, whylen) != 0)
         return -1;
     struct pt_buf mountinfo = {0};
     int r =
-        pt_read_file_at(AT_FDCWD, PT_LAUNCH_OWN_PROC "/self/mountinfo", &mountinfo) > 0
+        pt_procfs_read_file_at(AT_FDCWD, PT_LAUNCH_OWN_PROC "/self/mountinfo", &mountinfo) > 0
             ? pt_cgroupfs_own_dir(mountinfo.data, NULL, path, cg->not_below[0] ? cg->not_below : NULL, dir, sizeof(dir))
             : -1;
     pt_buf_free(&mountinfo);

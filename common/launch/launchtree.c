@@ -54,9 +54,9 @@ static void add_thread_children(pid_t tid, void *arg)
     struct tree_walk *w = arg;
     char path[96];
     snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)w->listing, (int)tid);
-    ssize_t n = pt_read_file_at(AT_FDCWD, path, &w->buf);
+    ssize_t n = pt_procfs_read_file_at(AT_FDCWD, path, &w->buf);
     if (n > 0)
-        pt_parse_children(w->buf.data, (size_t)n, add_kid, &w->frames[w->depth - 1]);
+        pt_pidparse_children(w->buf.data, (size_t)n, add_kid, &w->frames[w->depth - 1]);
 }
 
 /* Push pid (fd: its pidfd, -1 for us) with the children of every one of
@@ -97,8 +97,8 @@ static int open_kid(struct tree_walk *w, const struct frame *parent, pid_t pid)
     char path[64];
     snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
     struct pt_stat st;
-    ssize_t n = pt_read_file_at(AT_FDCWD, path, &w->buf);
-    if (n > 0 && pt_parse_stat(w->buf.data, (size_t)n, &st) == 0 && st.ppid == parent->pid && alive(fd) &&
+    ssize_t n = pt_procfs_read_file_at(AT_FDCWD, path, &w->buf);
+    if (n > 0 && pt_procfs_parse_stat(w->buf.data, (size_t)n, &st) == 0 && st.ppid == parent->pid && alive(fd) &&
         alive(parent->fd))
         return fd;
     close(fd);

@@ -14,7 +14,7 @@
 #include "util/base.h"
 #include "util/escape.h"
 
-bool pt_sd_booted(void)
+bool pt_sdscope_booted(void)
 {
     struct stat st;
     if (lstat("/run/systemd/system", &st) != 0 || !S_ISDIR(st.st_mode))
@@ -28,7 +28,7 @@ bool pt_sd_booted(void)
     return n > 0 && strcmp(comm, "systemd\n") == 0;
 }
 
-int pt_sd_manager_socket(char *out, size_t outlen, char *err, size_t errlen)
+int pt_sdscope_manager_socket(char *out, size_t outlen, char *err, size_t errlen)
 {
     uid_t uid = geteuid();
     const char *runtime = getenv("XDG_RUNTIME_DIR");
@@ -107,7 +107,7 @@ static uint64_t usec_left(double deadline)
     return left > 0 ? (uint64_t)(left * 1e6) + 1 : 1;
 }
 
-int pt_sd_start_scope(const char *socket, const struct pt_sd_scope *scope, double timeout, char *err, size_t errlen)
+int pt_sdscope_start(const char *socket, const struct pt_sd_scope *scope, double timeout, char *err, size_t errlen)
 {
     double deadline = pt_now() + timeout;
     char address[16 + 3 * 108] = "unix:path=", qn[PT_QUOTED_MAX], qm[PT_QUOTED_MAX];

@@ -33,11 +33,11 @@
 /* systemd is PID 1 here: sd_booted's test (/run/systemd/system is a
  * directory), and PID 1 of our pid namespace calls itself systemd, so that
  * the pid we pass names the same process for it. */
-bool pt_sd_booted(void);
+bool pt_sdscope_booted(void);
 
 /* The private socket of the manager that may move a process of ours: the
  * system manager's for root, else our user's. 0, or -1 with why in err. */
-int pt_sd_manager_socket(char *out, size_t outlen, char *err, size_t errlen);
+int pt_sdscope_manager_socket(char *out, size_t outlen, char *err, size_t errlen);
 
 struct pt_sd_scope {
     const char *name;        /* "x.scope" */
@@ -54,6 +54,6 @@ struct pt_sd_scope {
  * a one-line reason in err: no libsystemd, no connection, a refused
  * authentication, a message sd-bus refuses, the deadline, the connection
  * closed, or systemd's error name and message, escaped. */
-int pt_sd_start_scope(const char *socket, const struct pt_sd_scope *scope, double timeout, char *err, size_t errlen);
+int pt_sdscope_start(const char *socket, const struct pt_sd_scope *scope, double timeout, char *err, size_t errlen);
 
 #endif

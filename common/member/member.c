@@ -14,18 +14,18 @@
 #include "util/saturate.h"
 #include "procfs/pidwalk.h"
 
-enum pt_read pt_read_stat_by_pid(int proc_root_fd, pid_t pid, struct pt_buf *buf, struct pt_stat *out)
+enum pt_read pt_member_read_stat_by_pid(int proc_root_fd, pid_t pid, struct pt_buf *buf, struct pt_stat *out)
 {
     char path[32];
     snprintf(path, sizeof(path), "%d/stat", (int)pid);
-    int fd = pt_open_at(proc_root_fd, path);
+    int fd = pt_procfs_open_at(proc_root_fd, path);
     if (fd < 0)
-        return pt_read_error(fd);
-    ssize_t n = pt_pread_record(fd, buf);
+        return pt_member_read_error(fd);
+    ssize_t n = pt_procfs_pread_record(fd, buf);
     close(fd);
     if (n < 0)
-        return pt_read_error((int)n);
-    return pt_parse_stat(buf->data, (size_t)n, out) == 0 ? PT_READ_OK : PT_READ_FAILED;
+        return pt_member_read_error((int)n);
+    return pt_procfs_parse_stat(buf->data, (size_t)n, out) == 0 ? PT_READ_OK : PT_READ_FAILED;
 }
 
 static void take_stat(struct pt_member *m, const struct pt_stat *st)
@@ -33,7 +33,7 @@ static void take_stat(struct pt_member *m, const struct pt_stat *st)
     m->ppid = st->ppid;
     m->state = st->state;
     memcpy(m->comm, st->comm, sizeof(m->comm));
-    m->zombie = pt_task_has_exited(st->state);
+    m->zombie = pt_procfs_task_has_exited(st->state);
     m->kernel_thread = st->flags & PT_PF_KTHREAD;
     m->num_threads = st->num_threads;
     m->had_threads |= st->num_threads > 1;
@@ -84,7 +84,7 @@ static enum pt_read read_io(struct pt_member *m, int proc_root_fd, struct pt_buf
         m->acct.has_io = false;
     if (r == PT_READ_GONE || r == PT_READ_NO_FDS)
         return r;
-    m->acct.io_fresh = r == PT_READ_OK && pt_parse_io(buf->data, len, &io) == 0;
+    m->acct.io_fresh = r == PT_READ_OK && pt_kvparse_io(buf->data, len, &io) == 0;
     m->io_vouched = m->acct.io_fresh;
     if (m->acct.io_fresh)
         take_io(m, &io);
@@ -104,13 +104,13 @@ static enum pt_read read_stat(struct pt_member *m, int proc_root_fd, struct pt_b
     bool transient;
     int fd = pt_member_file_fd(m, proc_root_fd, PT_MF_STAT, &transient);
     if (fd < 0)
-        return pt_read_error(fd);
-    ssize_t n = pt_pread_record(fd, buf);
+        return pt_member_read_error(fd);
+    ssize_t n = pt_procfs_pread_record(fd, buf);
     if (transient)
         close(fd);
     if (n < 0)
-        return pt_read_error((int)n);
-    if (n == 0 || (blkio ? pt_parse_stat_with_blkio : pt_parse_stat)(buf->data, (size_t)n, st) != 0)
+        return pt_member_read_error((int)n);
+    if (n == 0 || (blkio ? pt_procfs_parse_stat_with_blkio : pt_procfs_parse_stat)(buf->data, (size_t)n, st) != 0)
         return PT_READ_FAILED;
     if (expected_starttime && st->starttime != expected_starttime)
         return PT_READ_GONE; /* a kept fd cannot show this; a path or a fixture can */
@@ -197,7 +197,7 @@ enum pt_read pt_member_open(struct pt_member *m, int proc_root_fd, struct pt_fd_
         m->fd[f] = -1;
     m->budget = budget;
     if (budget)
-        pt_fd_budget_join(budget); /* its seats (fdbudget.h), until pt_member_close */
+        pt_fdbudget_join(budget); /* its seats (fdbudget.h), until pt_member_close */
     m->fd_limit_due = true;
     snprintf(m->path, sizeof(m->path), "%d/", (int)pid);
 
@@ -222,7 +222,7 @@ void pt_member_close(struct pt_member *m)
         pt_taskiter_unfollow(m->taskiter, m->pid);
     m->taskiter = NULL;
     if (m->budget)
-        pt_fd_budget_leave(m->budget);
+        pt_fdbudget_leave(m->budget);
     m->budget = NULL; /* closed again (a member gone, then freed): nothing left to give */
 }
 
@@ -231,7 +231,7 @@ enum pt_read pt_member_read_statm(struct pt_member *m, int proc_root_fd, struct 
     size_t len;
     int err;
     enum pt_read r = pt_member_read_file(m, proc_root_fd, PT_MF_STATM, buf, &len, &err);
-    if (r == PT_READ_OK && pt_parse_statm(buf->data, len, out) != 0)
+    if (r == PT_READ_OK && pt_procfs_parse_statm(buf->data, len, out) != 0)
         r = PT_READ_FAILED;
     if (r == PT_READ_FAILED)
         r = pt_member_settle_failure(m, proc_root_fd);
@@ -253,12 +253,12 @@ enum pt_read pt_member_read_smaps(struct pt_member *m, int proc_root_fd, struct 
      * opened again, under the permissions it has now. */
     struct pt_stat st;
     if (kept && err == -ESRCH && pt_member_check_identity_stat(m, proc_root_fd, &st) == PT_READ_OK &&
-        !pt_task_has_exited(st.state)) {
+        !pt_procfs_task_has_exited(st.state)) {
         pt_member_reopen(m);
         r = pt_member_read_file(m, proc_root_fd, PT_MF_SMAPS, buf, &len, &err);
     }
     r = pt_member_note_denied(m, proc_root_fd, err, PT_MF_SMAPS, PT_DENIED_SMAPS, r);
-    if (r == PT_READ_OK && pt_parse_smaps_rollup(buf->data, len, out) != 0)
+    if (r == PT_READ_OK && pt_kvparse_smaps_rollup(buf->data, len, out) != 0)
         r = PT_READ_FAILED;
     /* A zombie's smaps_rollup says ESRCH while the process still has to be
      * reaped: that is "no memory", not "gone"; stat decides liveness. */
@@ -293,7 +293,7 @@ static enum pt_read count_dir_entries(struct pt_member *m, int dir_fd, int64_t *
     }
     *count = 0;
     int r = pt_pidwalk_each(dir_fd, ".", count_entry, count);
-    return r == 0 ? PT_READ_OK : pt_read_error(r);
+    return r == 0 ? PT_READ_OK : pt_member_read_error(r);
 }
 
 enum pt_read pt_member_count_fds(struct pt_member *m, int proc_root_fd, int64_t *count)
@@ -303,7 +303,7 @@ enum pt_read pt_member_count_fds(struct pt_member *m, int proc_root_fd, int64_t 
     bool transient;
     int fd = pt_member_file_fd(m, proc_root_fd, PT_MF_FD_DIR, &transient);
     if (fd < 0)
-        return pt_member_note_denied(m, proc_root_fd, fd, PT_MF_FD_DIR, PT_DENIED_FDS, pt_read_error(fd));
+        return pt_member_note_denied(m, proc_root_fd, fd, PT_MF_FD_DIR, PT_DENIED_FDS, pt_member_read_error(fd));
     enum pt_read r = count_dir_entries(m, fd, count);
     if (transient)
         r = pt_member_end_transient(m, proc_root_fd, fd, r);
@@ -321,13 +321,13 @@ enum pt_read pt_member_read_children(struct pt_member *m, int proc_root_fd, stru
         /* The process exists (its stat opened) but has no children
          * file: the kernel was built without CONFIG_PROC_CHILDREN. */
         if (fd != -ENOENT)
-            return pt_read_error(fd);
+            return pt_member_read_error(fd);
         enum pt_read r = pt_member_settle_failure(m, proc_root_fd);
         *no_children_files = r == PT_READ_FAILED;
         return r;
     }
-    ssize_t n = pt_pread_all(fd, buf);
-    enum pt_read r = n < 0 ? pt_read_error((int)n) : PT_READ_OK;
+    ssize_t n = pt_procfs_pread_all(fd, buf);
+    enum pt_read r = n < 0 ? pt_member_read_error((int)n) : PT_READ_OK;
     if (transient) {
         close(fd);
         /* vouch for the list before anyone joins the pids in it */
@@ -336,22 +336,22 @@ enum pt_read pt_member_read_children(struct pt_member *m, int proc_root_fd, stru
     }
     if (r != PT_READ_OK)
         return r;
-    if (pt_parse_children(buf->data, (size_t)n, fn, arg) < 0)
+    if (pt_pidparse_children(buf->data, (size_t)n, fn, arg) < 0)
         return PT_READ_FAILED;
     if (m->num_threads <= 1)
         return PT_READ_OK;
     /* a child forked by a worker thread is listed under that thread only */
     int err = pt_threads_refresh(&m->threads, proc_root_fd, m->path, m->num_threads, m->budget);
     if (err)
-        return pt_read_error(err);
+        return pt_member_read_error(err);
     bool no_fds = false;
     for (uint32_t i = 0; i < m->threads.count; i++) {
         if (m->threads.list[i].tid == m->pid)
             continue; /* the main thread's file was read above */
         ssize_t n = pt_threads_read(&m->threads, i, PT_TF_CHILDREN, proc_root_fd, m->path, m->budget, buf);
-        no_fds |= pt_out_of_fds((int)n);
+        no_fds |= pt_member_out_of_fds((int)n);
         if (n > 0)
-            pt_parse_children(buf->data, (size_t)n, fn, arg);
+            pt_pidparse_children(buf->data, (size_t)n, fn, arg);
     }
     return pt_member_end_thread_reads(m, proc_root_fd, no_fds);
 }
@@ -364,9 +364,9 @@ enum pt_read pt_member_read_fd_limit(struct pt_member *m, int proc_root_fd, stru
     /* by path and closed at once: a kept descriptor would wait a minute */
     int fd = pt_member_open_by_path(m, proc_root_fd, PT_MF_LIMITS);
     if (fd < 0)
-        return pt_read_error(fd);
-    ssize_t n = pt_pread_record(fd, buf);
-    enum pt_read r = pt_member_end_transient(m, proc_root_fd, fd, n < 0 ? pt_read_error((int)n) : PT_READ_OK);
+        return pt_member_read_error(fd);
+    ssize_t n = pt_procfs_pread_record(fd, buf);
+    enum pt_read r = pt_member_end_transient(m, proc_root_fd, fd, n < 0 ? pt_member_read_error((int)n) : PT_READ_OK);
     if (r == PT_READ_NO_FDS)
         return r; /* still due */
     m->fd_limit_due = false;
@@ -374,7 +374,7 @@ enum pt_read pt_member_read_fd_limit(struct pt_member *m, int proc_root_fd, stru
     if (r != PT_READ_OK)
         return r;
     uint64_t soft;
-    int rc = pt_parse_nofile_limit(buf->data, (size_t)n, &soft);
+    int rc = pt_procfs_parse_nofile_limit(buf->data, (size_t)n, &soft);
     if (rc < 0)
         return PT_READ_FAILED; /* left out, never taken as 0 */
     m->fd_limit = soft;
@@ -388,10 +388,10 @@ enum pt_read pt_member_read_cmdline(struct pt_member *m, int proc_root_fd, char 
     *len = 0;
     int fd = pt_member_file_fd(m, proc_root_fd, PT_MF_CMDLINE, &transient);
     if (fd < 0)
-        return pt_read_error(fd);
+        return pt_member_read_error(fd);
     /* one read of at most cap bytes: its length is its process's to choose */
     ssize_t n = pread(fd, text, cap, 0);
-    enum pt_read r = n < 0 ? pt_read_error(-errno) : PT_READ_OK;
+    enum pt_read r = n < 0 ? pt_member_read_error(-errno) : PT_READ_OK;
     *len = n > 0 ? (size_t)n : 0;
     return transient ? pt_member_end_transient(m, proc_root_fd, fd, r) : r;
 }

@@ -101,6 +101,6 @@ enum pt_read pt_member_read_children(struct pt_member *m, int proc_root_fd, stru
                                      int (*fn)(pid_t pid, void *arg), void *arg, bool *no_children_files);
 
 /* Read <pid>/stat by path (no kept fd) into out. */
-enum pt_read pt_read_stat_by_pid(int proc_root_fd, pid_t pid, struct pt_buf *buf, struct pt_stat *out);
+enum pt_read pt_member_read_stat_by_pid(int proc_root_fd, pid_t pid, struct pt_buf *buf, struct pt_stat *out);
 
 #endif

@@ -26,16 +26,16 @@ static const struct {
     [PT_MF_LIMITS] = {"limits", PT_FD_OTHER, false}, [PT_MF_CMDLINE] = {"cmdline", PT_FD_OTHER, false},
 };
 
-bool pt_out_of_fds(int err)
+bool pt_member_out_of_fds(int err)
 {
     return err == -EMFILE || err == -ENFILE;
 }
 
-enum pt_read pt_read_error(int err)
+enum pt_read pt_member_read_error(int err)
 {
-    if (pt_out_of_fds(err))
+    if (pt_member_out_of_fds(err))
         return PT_READ_NO_FDS;
-    return pt_errno_is_gone(err) ? PT_READ_GONE : PT_READ_FAILED;
+    return pt_procfs_errno_is_gone(err) ? PT_READ_GONE : PT_READ_FAILED;
 }
 
 void pt_member_drop_file(struct pt_member *m, enum pt_member_file f)
@@ -48,7 +48,7 @@ void pt_member_drop_file(struct pt_member *m, enum pt_member_file f)
     if (f == PT_MF_STATM)
         m->statm_vouches = false;
     if (m->budget)
-        pt_fd_budget_give_rank(m->budget, member_files[f].rank);
+        pt_fdbudget_give_rank(m->budget, member_files[f].rank);
 }
 
 /* Is m exiting or gone, as a read of its stat now shows? The kernel
@@ -71,8 +71,8 @@ static enum pt_read exiting_or_gone(const struct pt_member *m, int proc_root_fd)
     enum pt_read r = pt_member_check_identity_stat(m, proc_root_fd, &st);
     if (r == PT_READ_GONE)
         return r;
-    return r == PT_READ_OK && (pt_task_has_exited(st.state) || (st.flags & PT_PF_EXITING)) ? PT_READ_FAILED
-                                                                                           : PT_READ_OK;
+    return r == PT_READ_OK && (pt_procfs_task_has_exited(st.state) || (st.flags & PT_PF_EXITING)) ? PT_READ_FAILED
+                                                                                                  : PT_READ_OK;
 }
 
 enum pt_read pt_member_note_denied(struct pt_member *m, int proc_root_fd, int err, enum pt_member_file f,
@@ -97,7 +97,7 @@ int pt_member_open_by_path(const struct pt_member *m, int proc_root_fd, enum pt_
     else
         snprintf(path, sizeof(path), "%s%s", m->path, member_files[f].name);
     int flags = O_RDONLY | O_CLOEXEC | (member_files[f].directory ? O_DIRECTORY : 0);
-    int fd = pt_openat_confined(proc_root_fd, path, flags);
+    int fd = pt_procfs_openat_confined(proc_root_fd, path, flags);
     return fd >= 0 ? fd : -errno;
 }
 
@@ -125,23 +125,23 @@ int pt_member_file_fd(struct pt_member *m, int proc_root_fd, enum pt_member_file
     *transient = false;
     int fd = m->fd[f];
     if (fd >= 0) {
-        if (!m->budget || !pt_fd_budget_over(m->budget, rank))
+        if (!m->budget || !pt_fdbudget_over(m->budget, rank))
             return fd;
         /* a file of a higher rank wants its seat: this read is its last */
         m->fd[f] = -1;
         if (f == PT_MF_STATM)
             m->statm_vouches = false;
-        pt_fd_budget_give_rank(m->budget, rank);
+        pt_fdbudget_give_rank(m->budget, rank);
         *transient = true;
         return fd;
     }
     fd = pt_member_open_by_path(m, proc_root_fd, f);
     if (fd < 0)
         return fd;
-    if (m->budget && pt_fd_budget_take_rank(m->budget, rank)) {
+    if (m->budget && pt_fdbudget_take_rank(m->budget, rank)) {
         if (vouch_kept(m, proc_root_fd, f, fd))
             return m->fd[f] = fd;
-        pt_fd_budget_give_rank(m->budget, rank); /* the read by path decides */
+        pt_fdbudget_give_rank(m->budget, rank); /* the read by path decides */
     }
     *transient = true;
     return fd;
@@ -155,18 +155,18 @@ enum pt_read pt_member_check_identity_stat(const struct pt_member *m, int proc_r
     if (transient) {
         fd = pt_member_open_by_path(m, proc_root_fd, PT_MF_STAT);
         if (fd < 0)
-            return pt_read_error(fd);
+            return pt_member_read_error(fd);
     }
     ssize_t n = pread(fd, text, sizeof(text), 0);
     int err = n < 0 ? -errno : 0;
     if (transient)
         close(fd);
     if (n < 0)
-        return pt_read_error(err);
+        return pt_member_read_error(err);
     struct pt_stat st;
     if (n == 0)
         return PT_READ_GONE;
-    if (pt_parse_stat(text, (size_t)n, &st) != 0)
+    if (pt_procfs_parse_stat(text, (size_t)n, &st) != 0)
         return PT_READ_FAILED;
     if (now)
         *now = st;
@@ -206,10 +206,10 @@ enum pt_read pt_member_read_file(struct pt_member *m, int proc_root_fd, enum pt_
     *err = fd < 0 ? fd : 0;
     *len = 0;
     if (fd < 0)
-        return pt_read_error(fd);
-    ssize_t n = pt_pread_record(fd, buf);
+        return pt_member_read_error(fd);
+    ssize_t n = pt_procfs_pread_record(fd, buf);
     *err = n < 0 ? (int)n : 0;
-    enum pt_read r = n < 0 ? pt_read_error((int)n) : n > 0 ? PT_READ_OK : PT_READ_FAILED;
+    enum pt_read r = n < 0 ? pt_member_read_error((int)n) : n > 0 ? PT_READ_OK : PT_READ_FAILED;
     *len = n > 0 ? (size_t)n : 0;
     return transient ? pt_member_end_transient(m, proc_root_fd, fd, r) : r;
 }

@@ -13,10 +13,10 @@
 #include "procfs/procfile.h"
 
 /* Is err (-errno) a lack of descriptors, ours or the system's? */
-bool pt_out_of_fds(int err);
+bool pt_member_out_of_fds(int err);
 
 /* An open() or read() error as a read result. */
-enum pt_read pt_read_error(int err);
+enum pt_read pt_member_read_error(int err);
 
 /* Close a kept descriptor and give it back to the budget. */
 void pt_member_drop_file(struct pt_member *m, enum pt_member_file f);
@@ -38,7 +38,7 @@ int pt_member_open_by_path(const struct pt_member *m, int proc_root_fd, enum pt_
  * check before it is kept, but for stat, whose reader compares its
  * starttime) or to be closed by the caller with pt_member_end_transient()
  * after its read (*transient true). A kept one whose rank the budget
- * wants back (pt_fd_budget_over) is handed out for this last read as a
+ * wants back (pt_fdbudget_over) is handed out for this last read as a
  * transient one. -errno when the file cannot be opened. */
 int pt_member_file_fd(struct pt_member *m, int proc_root_fd, enum pt_member_file f, bool *transient);
 

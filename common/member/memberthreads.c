@@ -14,7 +14,7 @@ static bool parse_schedstat_at(int fd, struct pt_schedstat *out)
 {
     char text[128];
     ssize_t n = pread(fd, text, sizeof(text), 0);
-    return n > 0 && pt_parse_schedstat(text, (size_t)n, out) == 0;
+    return n > 0 && pt_procfs_parse_schedstat(text, (size_t)n, out) == 0;
 }
 
 /* schedstat holds the run-queue delay, and saves status reads: status is
@@ -40,7 +40,7 @@ static bool read_schedstat(struct pt_member *m, int proc_root_fd, struct pt_sche
 static bool add_status(const struct pt_buf *buf, ssize_t n, int64_t *voluntary, int64_t *involuntary)
 {
     struct pt_status st;
-    if (n <= 0 || pt_parse_status(buf->data, (size_t)n, &st) != 0)
+    if (n <= 0 || pt_kvparse_status(buf->data, (size_t)n, &st) != 0)
         return false;
     *voluntary = pt_sat_add(*voluntary, (int64_t)st.voluntary_ctxt_switches);
     *involuntary = pt_sat_add(*involuntary, (int64_t)st.nonvoluntary_ctxt_switches);
@@ -63,7 +63,7 @@ static unsigned read_one_thread(struct pt_member *m, uint32_t i, int proc_root_f
     struct pt_thread_usage *u = thread_usage(m, i);
     if (want & PT_TC_SWITCHES) {
         ssize_t n = pt_threads_read(&m->threads, i, PT_TF_STATUS, proc_root_fd, m->path, m->budget, buf);
-        *no_fds |= pt_out_of_fds((int)n);
+        *no_fds |= pt_member_out_of_fds((int)n);
         u->voluntary = u->involuntary = 0;
         u->ctx_now = add_status(buf, n, &u->voluntary, &u->involuntary);
         now[PT_TC_VOLUNTARY] = pt_sat_add(now[PT_TC_VOLUNTARY], u->voluntary);
@@ -73,8 +73,8 @@ static unsigned read_one_thread(struct pt_member *m, uint32_t i, int proc_root_f
     if (want & (1u << PT_TC_RUN_DELAY)) {
         ssize_t n = pt_threads_read(&m->threads, i, PT_TF_SCHEDSTAT, proc_root_fd, m->path, m->budget, buf);
         struct pt_schedstat ss;
-        *no_fds |= pt_out_of_fds((int)n);
-        if (n > 0 && pt_parse_schedstat(buf->data, (size_t)n, &ss) == 0) {
+        *no_fds |= pt_member_out_of_fds((int)n);
+        if (n > 0 && pt_procfs_parse_schedstat(buf->data, (size_t)n, &ss) == 0) {
             now[PT_TC_RUN_DELAY] = pt_sat_add(now[PT_TC_RUN_DELAY], (int64_t)ss.run_delay_ns);
             got |= 1u << PT_TC_RUN_DELAY;
         }
@@ -82,8 +82,8 @@ static unsigned read_one_thread(struct pt_member *m, uint32_t i, int proc_root_f
     if (want & (1u << PT_TC_BLKIO_DELAY)) {
         ssize_t n = pt_threads_read(&m->threads, i, PT_TF_STAT, proc_root_fd, m->path, m->budget, buf);
         struct pt_stat st;
-        *no_fds |= pt_out_of_fds((int)n);
-        if (n > 0 && pt_parse_stat_with_blkio(buf->data, (size_t)n, &st) == 0 && st.has_blkio &&
+        *no_fds |= pt_member_out_of_fds((int)n);
+        if (n > 0 && pt_procfs_parse_stat_with_blkio(buf->data, (size_t)n, &st) == 0 && st.has_blkio &&
             pt_threads_vouch(&m->threads, i, st.starttime)) {
             now[PT_TC_BLKIO_DELAY] =
                 pt_sat_add(now[PT_TC_BLKIO_DELAY], pt_sat_mul((int64_t)st.blkio_ticks, ns_per_tick));
@@ -142,7 +142,7 @@ enum pt_read pt_member_read_tcounts(struct pt_member *m, int proc_root_fd, struc
         return read_single_thread(m, proc_root_fd, buf, want, ns_per_tick, now, got);
     int err = pt_threads_refresh(&m->threads, proc_root_fd, m->path, m->num_threads, m->budget);
     if (err)
-        return pt_read_error(err);
+        return pt_member_read_error(err);
     bool no_fds = false;
     /* a count is known when one thread's read of it worked: one that
      * vanished meanwhile is its exit record's */
@@ -186,9 +186,9 @@ static void read_thread_stat(struct pt_member *m, uint32_t i, int proc_root_fd, 
     struct pt_thread_usage *u = thread_usage(m, i);
     ssize_t n = pt_threads_read(&m->threads, i, PT_TF_STAT, proc_root_fd, m->path, m->budget, buf);
     struct pt_stat st;
-    *no_fds |= pt_out_of_fds((int)n);
+    *no_fds |= pt_member_out_of_fds((int)n);
     u->cpu_now =
-        n > 0 && pt_parse_stat(buf->data, (size_t)n, &st) == 0 && pt_threads_vouch(&m->threads, i, st.starttime);
+        n > 0 && pt_procfs_parse_stat(buf->data, (size_t)n, &st) == 0 && pt_threads_vouch(&m->threads, i, st.starttime);
     if (!u->cpu_now)
         return;
     memcpy(u->comm, st.comm, sizeof(u->comm));
@@ -216,7 +216,7 @@ enum pt_read pt_member_read_thread_usage(struct pt_member *m, int proc_root_fd, 
      * the process's stat counts the threads that have exited too. */
     int err = pt_threads_refresh(&m->threads, proc_root_fd, m->path, m->num_threads, m->budget);
     if (err)
-        return pt_read_error(err);
+        return pt_member_read_error(err);
     bool no_fds = false;
     for (uint32_t i = 0; i < m->threads.count; i++)
         read_thread_stat(m, i, proc_root_fd, buf, &no_fds);

@@ -25,7 +25,7 @@ static void close_thread(struct pt_thread *th, struct pt_fd_budget *budget)
         close(th->fd[f]);
         th->fd[f] = -1;
         if (budget)
-            pt_fd_budget_give(budget, false);
+            pt_fdbudget_give(budget, false);
     }
 }
 
@@ -191,7 +191,7 @@ ssize_t pt_threads_read(struct pt_threads *ts, uint32_t i, enum pt_thread_file f
     if (!kept) {
         char path[96];
         snprintf(path, sizeof(path), "%stask/%d/%s", member_path, (int)th->tid, thread_file_name[f]);
-        fd = pt_open_at(proc_root_fd, path);
+        fd = pt_procfs_open_at(proc_root_fd, path);
         if (fd == -EMFILE || fd == -ENFILE)
             return fd;
         if (fd < 0) {
@@ -202,21 +202,21 @@ ssize_t pt_threads_read(struct pt_threads *ts, uint32_t i, enum pt_thread_file f
                 thread_gone(ts, th);
             return 0;
         }
-        kept = budget && pt_fd_budget_take(budget, false);
+        kept = budget && pt_fdbudget_take(budget, false);
         if (kept)
             th->fd[f] = fd;
     }
-    ssize_t n = pt_pread_all(fd, buf);
-    if (kept && budget && pt_fd_budget_over(budget, PT_FD_OTHER)) {
+    ssize_t n = pt_procfs_pread_all(fd, buf);
+    if (kept && budget && pt_fdbudget_over(budget, PT_FD_OTHER)) {
         /* a member's statm or stat wants its seat (fdbudget.h) */
         th->fd[f] = -1;
-        pt_fd_budget_give(budget, false);
+        pt_fdbudget_give(budget, false);
         kept = false;
     }
     if (!kept)
         close(fd);
     if ((n <= 0 && f == PT_TF_STATUS) /* a status is never empty: the thread is gone */
-        || (n < 0 && pt_errno_is_gone((int)n)))
+        || (n < 0 && pt_procfs_errno_is_gone((int)n)))
         thread_gone(ts, th);
     return n > 0 ? n : 0;
 }

@@ -13,7 +13,7 @@
 static ssize_t read_small(int proc_root_fd, const char *path, char *text, size_t size)
 {
     ssize_t n = -1;
-    int fd = pt_open_at(proc_root_fd, path);
+    int fd = pt_procfs_open_at(proc_root_fd, path);
     if (fd >= 0) {
         n = pread(fd, text, size - 1, 0);
         close(fd);
@@ -38,7 +38,7 @@ static bool read_state(struct pt_delayacct *d, double now, bool *known)
 {
     char text[16];
     if (d->fd == -ENOENT) /* a kernel without it; or a proc root (HOST_PROC, a fixture) not filled yet */
-        d->fd = pt_open_sysctl_at(d->proc_root_fd, "sys/kernel/task_delayacct");
+        d->fd = pt_procfs_open_sysctl_at(d->proc_root_fd, "sys/kernel/task_delayacct");
     ssize_t n = d->fd >= 0 ? pread(d->fd, text, sizeof(text) - 1, 0) : -1;
     text[n > 0 ? n : 0] = '\0';
     *known = n > 0;
@@ -56,7 +56,7 @@ void pt_delayacct_init(struct pt_delayacct *d, int proc_root_fd)
     char cmdline[4096]; /* the kernel's own, COMMAND_LINE_SIZE at most on most architectures */
     read_small(proc_root_fd, "cmdline", cmdline, sizeof(cmdline));
     *d = (struct pt_delayacct){.proc_root_fd = proc_root_fd,
-                               .fd = pt_open_sysctl_at(proc_root_fd, "sys/kernel/task_delayacct"),
+                               .fd = pt_procfs_open_sysctl_at(proc_root_fd, "sys/kernel/task_delayacct"),
                                .state = -1,
                                .said = -1,
                                .from_boot = has_word(cmdline, "delayacct"),

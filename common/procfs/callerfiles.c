@@ -11,23 +11,23 @@
 #include "procfs/caps.h"
 #include "procfs/procfile.h"
 
-int pt_open_as_caller_at(int dirfd, const char *path, int flags)
+int pt_callerfiles_open_at(int dirfd, const char *path, int flags)
 {
     uint32_t paused = pt_caps_pause();
     if (paused == PT_CAPS_PAUSE_FAILED)
         return -EPERM;
-    int fd = pt_openat_confined(dirfd, path, flags | O_CLOEXEC);
+    int fd = pt_procfs_openat_confined(dirfd, path, flags | O_CLOEXEC);
     int err = errno;
     pt_caps_resume(paused);
     return fd >= 0 ? fd : -err;
 }
 
-int pt_open_as_caller(const char *path, int flags)
+int pt_callerfiles_open(const char *path, int flags)
 {
-    return pt_open_as_caller_at(AT_FDCWD, path, flags);
+    return pt_callerfiles_open_at(AT_FDCWD, path, flags);
 }
 
-int pt_stat_as_caller(const char *path, struct stat *st)
+int pt_callerfiles_stat(const char *path, struct stat *st)
 {
     uint32_t paused = pt_caps_pause();
     if (paused == PT_CAPS_PAUSE_FAILED)
@@ -38,7 +38,7 @@ int pt_stat_as_caller(const char *path, struct stat *st)
     return r == 0 ? 0 : -err;
 }
 
-char *pt_realpath_as_caller(const char *path)
+char *pt_callerfiles_realpath(const char *path)
 {
     uint32_t paused = pt_caps_pause();
     if (paused == PT_CAPS_PAUSE_FAILED)
@@ -48,10 +48,10 @@ char *pt_realpath_as_caller(const char *path)
     return real;
 }
 
-int pt_open_regular_at(int dirfd, const char *name, int flags)
+int pt_callerfiles_open_regular_at(int dirfd, const char *name, int flags)
 {
     /* a cgroup's file needs no capability (0444 or 0644) */
-    int fd = pt_open_as_caller_at(dirfd, name, flags | O_NONBLOCK | O_NOFOLLOW);
+    int fd = pt_callerfiles_open_at(dirfd, name, flags | O_NONBLOCK | O_NOFOLLOW);
     if (fd < 0)
         return fd;
     struct stat st;
@@ -62,7 +62,7 @@ int pt_open_regular_at(int dirfd, const char *name, int flags)
     return fd;
 }
 
-ssize_t pt_read_regular_at(int dirfd, const char *name, struct pt_buf *buf)
+ssize_t pt_callerfiles_read_regular_at(int dirfd, const char *name, struct pt_buf *buf)
 {
-    return pt_read_and_close(pt_open_regular_at(dirfd, name, O_RDONLY), buf, pt_pread_all);
+    return pt_procfs_read_and_close(pt_callerfiles_open_regular_at(dirfd, name, O_RDONLY), buf, pt_procfs_pread_all);
 }

@@ -14,7 +14,7 @@
  * no system call is added.
  *
  * Every path below a directory is opened as procfile.h's
- * pt_openat_confined opens it: never above it, through no magic link. */
+ * pt_procfs_openat_confined opens it: never above it, through no magic link. */
 #ifndef PROCTREE_CALLERFILES_H
 #define PROCTREE_CALLERFILES_H
 
@@ -26,12 +26,12 @@
 /* path opened (O_CLOEXEC added) or stat'ed with the caller's own
  * permissions; below dirfd (not AT_FDCWD), never above it nor through a
  * magic link. Returns fd (or 0) or -errno. */
-int pt_open_as_caller_at(int dirfd, const char *path, int flags);
-int pt_open_as_caller(const char *path, int flags);
-int pt_stat_as_caller(const char *path, struct stat *st);
+int pt_callerfiles_open_at(int dirfd, const char *path, int flags);
+int pt_callerfiles_open(const char *path, int flags);
+int pt_callerfiles_stat(const char *path, struct stat *st);
 /* realpath(path, NULL), its links followed as the caller may: NULL where
  * the caller could not, or the capabilities could not be lowered. */
-char *pt_realpath_as_caller(const char *path);
+char *pt_callerfiles_realpath(const char *path);
 
 /* A file someone else may have made (a cgroup's): name under dirfd
  * opened without ever blocking (O_NONBLOCK: a FIFO or a device put where
@@ -40,9 +40,9 @@ char *pt_realpath_as_caller(const char *path);
  * (pt_caps_pause: no cgroup file needs a capability, and the path may be
  * the caller's choice), refused when it is no regular file. Returns fd,
  * or -errno: -EINVAL for a file that is not regular. */
-int pt_open_regular_at(int dirfd, const char *name, int flags);
+int pt_callerfiles_open_regular_at(int dirfd, const char *name, int flags);
 
 /* The same, read whole into buf and closed: length or -errno. */
-ssize_t pt_read_regular_at(int dirfd, const char *name, struct pt_buf *buf);
+ssize_t pt_callerfiles_read_regular_at(int dirfd, const char *name, struct pt_buf *buf);
 
 #endif

@@ -84,7 +84,7 @@ static int scan_kv_lines(const char *buf, size_t len, const struct kv_field *fie
     return 0;
 }
 
-int pt_parse_io(const char *buf, size_t len, struct pt_io *out)
+int pt_kvparse_io(const char *buf, size_t len, struct pt_io *out)
 {
     struct pt_io io = {0};
     const struct kv_field fields[] = {
@@ -102,7 +102,7 @@ int pt_parse_io(const char *buf, size_t len, struct pt_io *out)
     return 0;
 }
 
-int pt_parse_smaps_rollup(const char *buf, size_t len, struct pt_smaps_rollup *out)
+int pt_kvparse_smaps_rollup(const char *buf, size_t len, struct pt_smaps_rollup *out)
 {
     struct pt_smaps_rollup rollup = {0};
     const struct kv_field fields[] = {
@@ -120,7 +120,7 @@ int pt_parse_smaps_rollup(const char *buf, size_t len, struct pt_smaps_rollup *o
     return 0;
 }
 
-int pt_parse_meminfo(const char *buf, size_t len, struct pt_meminfo *out)
+int pt_kvparse_meminfo(const char *buf, size_t len, struct pt_meminfo *out)
 {
     struct pt_meminfo info = {0};
     enum { AVAILABLE = 2 };
@@ -144,7 +144,7 @@ int pt_parse_meminfo(const char *buf, size_t len, struct pt_meminfo *out)
 
 /* Proc writes Name escaped (a newline in comm becomes "\\n"), so a
  * process cannot forge a "Uid:" line through its name. */
-int pt_parse_status(const char *buf, size_t len, struct pt_status *out)
+int pt_kvparse_status(const char *buf, size_t len, struct pt_status *out)
 {
     struct pt_status status = {0};
     uint64_t uids[4]; /* real, effective, saved, filesystem */

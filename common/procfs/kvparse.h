@@ -15,7 +15,7 @@ struct pt_io {
     uint64_t rchar, wchar, syscr, syscw;
     uint64_t read_bytes, write_bytes, cancelled_write_bytes;
 };
-int pt_parse_io(const char *buf, size_t len, struct pt_io *out);
+int pt_kvparse_io(const char *buf, size_t len, struct pt_io *out);
 
 /* /proc/PID/status and /proc/PID/task/TID/status: the lines proctree
  * uses. All are required. uid: real and effective, from "Uid:". */
@@ -23,7 +23,7 @@ struct pt_status {
     uint64_t voluntary_ctxt_switches, nonvoluntary_ctxt_switches;
     uid_t real_uid, effective_uid;
 };
-int pt_parse_status(const char *buf, size_t len, struct pt_status *out);
+int pt_kvparse_status(const char *buf, size_t len, struct pt_status *out);
 
 /* /proc/PID/smaps_rollup, in bytes. Rss and Pss are required; the others
  * default to 0 when absent (older kernels lack some lines). */
@@ -32,7 +32,7 @@ struct pt_smaps_rollup {
     uint64_t shared_clean, shared_dirty, private_clean, private_dirty;
     uint64_t swap;
 };
-int pt_parse_smaps_rollup(const char *buf, size_t len, struct pt_smaps_rollup *out);
+int pt_kvparse_smaps_rollup(const char *buf, size_t len, struct pt_smaps_rollup *out);
 
 /* /proc/meminfo, in bytes. MemTotal and MemFree are required; has_available
  * says whether MemAvailable was present (kernel >= 3.14). */
@@ -41,6 +41,6 @@ struct pt_meminfo {
     uint64_t anon_pages, swap_total, swap_free;
     bool has_available;
 };
-int pt_parse_meminfo(const char *buf, size_t len, struct pt_meminfo *out);
+int pt_kvparse_meminfo(const char *buf, size_t len, struct pt_meminfo *out);
 
 #endif

@@ -83,7 +83,7 @@ enum pt_pidns_events pt_pidns_events_fit(int proc_root_fd)
     return PT_EVENTS_APPLY;
 }
 
-/* pid's NSpid in the proc root (pt_parse_nspid): its pid in each
+/* pid's NSpid in the proc root (pt_pidparse_nspid): its pid in each
  * namespace from the proc root's down to its own, outermost first. Fills
  * out (PT_NSPID_MAX) and returns how many; 0 when unknown (gone, no such
  * line, malformed). */
@@ -91,10 +91,10 @@ static int read_nspid(int proc_root_fd, pid_t pid, struct pt_buf *buf, pid_t *ou
 {
     char path[32];
     snprintf(path, sizeof(path), "%d/status", (int)pid);
-    ssize_t n = pt_read_file_at(proc_root_fd, path, buf);
+    ssize_t n = pt_procfs_read_file_at(proc_root_fd, path, buf);
     if (n <= 0)
         return 0;
-    int count = pt_parse_nspid(buf->data, (size_t)n, out, PT_NSPID_MAX);
+    int count = pt_pidparse_nspid(buf->data, (size_t)n, out, PT_NSPID_MAX);
     return count > 0 ? count : 0;
 }
 
@@ -141,9 +141,9 @@ static void search_thread(pid_t tid, void *arg)
         return;
     char path[64];
     snprintf(path, sizeof(path), "%d/task/%d/children", (int)s->self, (int)tid);
-    ssize_t n = pt_read_file_at(s->proc_root_fd, path, &s->list);
+    ssize_t n = pt_procfs_read_file_at(s->proc_root_fd, path, &s->list);
     if (n > 0)
-        pt_parse_children(s->list.data, (size_t)n, check_child, s);
+        pt_pidparse_children(s->list.data, (size_t)n, check_child, s);
 }
 
 pid_t pt_pidns_child_in_root(int proc_root_fd, pid_t root_self, pid_t ours, struct pt_buf *buf)

@@ -27,12 +27,12 @@ static int parse_pids(const char *buf, size_t len, bool zero_ok, int (*fn)(pid_t
     }
 }
 
-int pt_parse_children(const char *buf, size_t len, int (*fn)(pid_t pid, void *arg), void *arg)
+int pt_pidparse_children(const char *buf, size_t len, int (*fn)(pid_t pid, void *arg), void *arg)
 {
     return parse_pids(buf, len, false, fn, arg);
 }
 
-int pt_parse_cgroup_procs(const char *buf, size_t len, int (*fn)(pid_t pid, void *arg), void *arg)
+int pt_pidparse_cgroup_procs(const char *buf, size_t len, int (*fn)(pid_t pid, void *arg), void *arg)
 {
     return parse_pids(buf, len, true, fn, arg);
 }
@@ -44,7 +44,7 @@ static void skip_line_spaces(struct cursor *c)
         c->p++;
 }
 
-int pt_parse_pidfile(const char *buf, size_t len, pid_t *out)
+int pt_pidparse_pidfile(const char *buf, size_t len, pid_t *out)
 {
     struct cursor c = {buf, buf + len};
     pid_t pid;
@@ -62,7 +62,7 @@ int pt_parse_pidfile(const char *buf, size_t len, pid_t *out)
 
 /* ---- /proc/PID/status: NSpid ---- */
 
-int pt_parse_nspid(const char *buf, size_t len, pid_t *out, size_t max)
+int pt_pidparse_nspid(const char *buf, size_t len, pid_t *out, size_t max)
 {
     static const char key[] = "NSpid:";
     /* a key only at a line's start: the Name line above escapes newlines */

@@ -16,7 +16,7 @@
 /* The walk of a proc root is a discovery's: no opendir (dirents.h). */
 int pt_pidwalk_each(int dirfd, const char *path, void (*fn)(pid_t pid, void *arg), void *arg)
 {
-    int fd = pt_openat_confined(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = pt_procfs_openat_confined(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return -errno;
     _Alignas(struct dirent64) char entries[8192];
@@ -57,7 +57,7 @@ bool pt_pidwalk_hidepid(int proc_root_fd, struct pt_buf *buf, char *out, size_t 
     struct stat st;
     if (fstat(proc_root_fd, &st) != 0)
         return false;
-    if (pt_read_file_at(AT_FDCWD, "/proc/self/mountinfo", buf) <= 0)
+    if (pt_procfs_read_file_at(AT_FDCWD, "/proc/self/mountinfo", buf) <= 0)
         return false; /* the buffer is NUL-terminated */
     for (char *line = buf->data; *line;) {
         char *end = strchr(line, '\n');

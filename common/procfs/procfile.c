@@ -81,7 +81,7 @@ static ssize_t read_to_eof(int fd, struct pt_buf *buf)
     }
 }
 
-ssize_t pt_pread_all(int fd, struct pt_buf *buf)
+ssize_t pt_procfs_pread_all(int fd, struct pt_buf *buf)
 {
     pt_buf_reset(buf);
     ssize_t rc = read_to_eof(fd, buf);
@@ -94,7 +94,7 @@ ssize_t pt_pread_all(int fd, struct pt_buf *buf)
  * leaves room in the buffer got all of it: one syscall, where reading to
  * EOF needs a second one to see the end. A read that fills the buffer may
  * have been cut: grow and read again. */
-ssize_t pt_pread_record(int fd, struct pt_buf *buf)
+ssize_t pt_procfs_pread_record(int fd, struct pt_buf *buf)
 {
     pt_buf_reset(buf);
     for (;;) {
@@ -137,7 +137,7 @@ static bool have_openat2(void)
  * mounted over one of a proc filesystem's in a namespace its owner made).
  * Where the kernel has no openat2, the last component is not followed if
  * it is a link (the policy's caller gives up lent capabilities there:
- * pt_open_is_confined). AT_FDCWD takes an absolute path as it is. */
+ * pt_procfs_open_is_confined). AT_FDCWD takes an absolute path as it is. */
 static int open_beneath(int dirfd, const char *path, int flags, bool xdev)
 {
     if (dirfd == AT_FDCWD)
@@ -156,12 +156,12 @@ static int open_beneath(int dirfd, const char *path, int flags, bool xdev)
     return (int)fd;
 }
 
-int pt_openat_confined(int dirfd, const char *path, int flags)
+int pt_procfs_openat_confined(int dirfd, const char *path, int flags)
 {
     return open_beneath(dirfd, path, flags, confine_mounts);
 }
 
-bool pt_open_is_confined(void)
+bool pt_procfs_open_is_confined(void)
 {
     return have_openat2();
 }
@@ -171,7 +171,7 @@ void pt_procfs_confine_mounts(void)
     confine_mounts = true;
 }
 
-ssize_t pt_read_and_close(int fd, struct pt_buf *buf, ssize_t (*reader)(int fd, struct pt_buf *buf))
+ssize_t pt_procfs_read_and_close(int fd, struct pt_buf *buf, ssize_t (*reader)(int fd, struct pt_buf *buf))
 {
     if (fd < 0) {
         pt_buf_reset(buf);
@@ -182,18 +182,18 @@ ssize_t pt_read_and_close(int fd, struct pt_buf *buf, ssize_t (*reader)(int fd, 
     return n;
 }
 
-ssize_t pt_read_file_at(int dirfd, const char *path, struct pt_buf *buf)
+ssize_t pt_procfs_read_file_at(int dirfd, const char *path, struct pt_buf *buf)
 {
-    return pt_read_and_close(pt_open_at(dirfd, path), buf, pt_pread_all);
+    return pt_procfs_read_and_close(pt_procfs_open_at(dirfd, path), buf, pt_procfs_pread_all);
 }
 
-int pt_open_at(int dirfd, const char *name)
+int pt_procfs_open_at(int dirfd, const char *name)
 {
-    int fd = pt_openat_confined(dirfd, name, O_RDONLY | O_CLOEXEC);
+    int fd = pt_procfs_openat_confined(dirfd, name, O_RDONLY | O_CLOEXEC);
     return fd >= 0 ? fd : -errno;
 }
 
-int pt_open_sysctl_at(int dirfd, const char *name)
+int pt_procfs_open_sysctl_at(int dirfd, const char *name)
 {
     /* /proc/sys is a read-only mount of its own in a container, and its
      * values are numbers of the host's, no process's */
@@ -201,7 +201,7 @@ int pt_open_sysctl_at(int dirfd, const char *name)
     return fd >= 0 ? fd : -errno;
 }
 
-int pt_errno_is_gone(int err)
+int pt_procfs_errno_is_gone(int err)
 {
     return err == -ESRCH || err == -ENOENT;
 }
@@ -329,12 +329,12 @@ static int parse_stat(const char *buf, size_t len, bool blkio, struct pt_stat *o
     return 0;
 }
 
-int pt_parse_stat(const char *buf, size_t len, struct pt_stat *out)
+int pt_procfs_parse_stat(const char *buf, size_t len, struct pt_stat *out)
 {
     return parse_stat(buf, len, false, out);
 }
 
-int pt_parse_stat_with_blkio(const char *buf, size_t len, struct pt_stat *out)
+int pt_procfs_parse_stat_with_blkio(const char *buf, size_t len, struct pt_stat *out)
 {
     return parse_stat(buf, len, true, out);
 }
@@ -348,7 +348,7 @@ static int spaced_u64(struct cursor *c, uint64_t *out)
     return !scan_u64(c, out) && number_ended(c) ? 0 : -1;
 }
 
-enum pt_task_state pt_task_state_of(char letter)
+enum pt_task_state pt_procfs_task_state_of(char letter)
 {
     switch (letter) {
     case 'R':
@@ -368,12 +368,12 @@ enum pt_task_state pt_task_state_of(char letter)
     }
 }
 
-bool pt_task_has_exited(char letter)
+bool pt_procfs_task_has_exited(char letter)
 {
     return letter == 'Z' || letter == 'X';
 }
 
-int pt_parse_statm(const char *buf, size_t len, struct pt_statm *out)
+int pt_procfs_parse_statm(const char *buf, size_t len, struct pt_statm *out)
 {
     struct cursor c = {buf, buf + len};
     struct pt_statm statm;
@@ -388,7 +388,7 @@ int pt_parse_statm(const char *buf, size_t len, struct pt_statm *out)
 
 /* ---- /proc/PID/schedstat ---- */
 
-int pt_parse_schedstat(const char *buf, size_t len, struct pt_schedstat *out)
+int pt_procfs_parse_schedstat(const char *buf, size_t len, struct pt_schedstat *out)
 {
     struct cursor c = {buf, buf + len};
     uint64_t run_ns, wait_ns, slices;
@@ -422,7 +422,7 @@ static int scan_limit(struct cursor *c, uint64_t *value, bool *unlimited)
     return 0;
 }
 
-int pt_parse_nofile_limit(const char *buf, size_t len, uint64_t *soft)
+int pt_procfs_parse_nofile_limit(const char *buf, size_t len, uint64_t *soft)
 {
     static const char key[] = "Max open files ";
     const char *line = find_line(buf, len, key, sizeof(key) - 1);

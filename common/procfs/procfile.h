@@ -36,22 +36,22 @@
 /* Read the whole file behind fd from offset 0 into buf (grown as needed,
  * capped at 16 MiB). Returns the length read (0 for an empty file) or
  * -errno: -ESRCH / -ENOENT when the process is gone. */
-ssize_t pt_pread_all(int fd, struct pt_buf *buf);
+ssize_t pt_procfs_pread_all(int fd, struct pt_buf *buf);
 
 /* The same for a single-record file (stat, statm, io, status, smaps_rollup,
  * meminfo), in one pread when the buffer is large enough: the hot path. */
-ssize_t pt_pread_record(int fd, struct pt_buf *buf);
+ssize_t pt_procfs_pread_record(int fd, struct pt_buf *buf);
 
 /* fd (an open's result: a -errno is passed on, buf emptied) read with
- * reader (pt_pread_all, or pt_pread_record for a single-record file: one
+ * reader (pt_procfs_pread_all, or pt_procfs_pread_record for a single-record file: one
  * syscall fewer), then closed: the one helper for every file read once
  * and not kept. Returns what read returns. */
-ssize_t pt_read_and_close(int fd, struct pt_buf *buf, ssize_t (*reader)(int fd, struct pt_buf *buf));
+ssize_t pt_procfs_read_and_close(int fd, struct pt_buf *buf, ssize_t (*reader)(int fd, struct pt_buf *buf));
 
 /* Open path under dirfd, read it whole into buf and close it: a file read
  * once (a cmdline, a children list of a thread, mountinfo). Returns its
  * length or -errno (buf then empty). */
-ssize_t pt_read_file_at(int dirfd, const char *path, struct pt_buf *buf);
+ssize_t pt_procfs_read_file_at(int dirfd, const char *path, struct pt_buf *buf);
 
 /* Every file below a proc root is opened confined to it: never above
  * dirfd, through no magic link (fd/N, exe, root, cwd), and, once
@@ -61,23 +61,23 @@ ssize_t pt_read_file_at(int dirfd, const char *path, struct pt_buf *buf);
  * files: a symbolic link or a file mounted over one of them in a
  * namespace of the caller's making leads nowhere. Where the kernel lacks
  * openat2 (before 5.6), only a last symbolic link is refused, and
- * pt_open_is_confined says so. AT_FDCWD opens an absolute path as it is
+ * pt_procfs_open_is_confined says so. AT_FDCWD opens an absolute path as it is
  * (proctree's own /proc/self files). Returns fd or -1 with errno. */
-int pt_openat_confined(int dirfd, const char *path, int flags);
-bool pt_open_is_confined(void);
+int pt_procfs_openat_confined(int dirfd, const char *path, int flags);
+bool pt_procfs_open_is_confined(void);
 void pt_procfs_confine_mounts(void);
 
-/* pt_openat_confined(dirfd, name, O_RDONLY|O_CLOEXEC). Returns fd or
+/* pt_procfs_openat_confined(dirfd, name, O_RDONLY|O_CLOEXEC). Returns fd or
  * -errno. */
-int pt_open_at(int dirfd, const char *name);
+int pt_procfs_open_at(int dirfd, const char *name);
 
 /* The same for a sysctl below the proc root ("sys/kernel/..."), which may
  * cross a mount: a container's /proc/sys is a read-only mount of its own,
  * and a sysctl holds a number of the host's, nothing of a process. */
-int pt_open_sysctl_at(int dirfd, const char *name);
+int pt_procfs_open_sysctl_at(int dirfd, const char *name);
 
 /* True when err (a -errno result) means the process no longer exists. */
-int pt_errno_is_gone(int err);
+int pt_procfs_errno_is_gone(int err);
 
 /* ---- the parsers ---- */
 
@@ -101,15 +101,15 @@ struct pt_stat {
     int64_t rss_pages;
     /* field 42, delayacct_blkio_ticks: clock ticks the task waited for
      * block I/O, counted while kernel.task_delayacct is 1 (only read by
-     * pt_parse_stat_with_blkio, has_blkio; 0 otherwise) */
+     * pt_procfs_parse_stat_with_blkio, has_blkio; 0 otherwise) */
     uint64_t blkio_ticks;
     bool has_blkio;
 };
-int pt_parse_stat(const char *buf, size_t len, struct pt_stat *out);
+int pt_procfs_parse_stat(const char *buf, size_t len, struct pt_stat *out);
 /* The same, and on to field 42: has_blkio false when the line ends
  * before it (an old kernel, a line cut short) or it is malformed; the
  * fields before it are taken either way. */
-int pt_parse_stat_with_blkio(const char *buf, size_t len, struct pt_stat *out);
+int pt_procfs_parse_stat_with_blkio(const char *buf, size_t len, struct pt_stat *out);
 
 /* What stat's state letter says of a task, as the tree's process states
  * count it. The letters are fs/proc/array.c's task_state_array: R
@@ -118,11 +118,11 @@ int pt_parse_stat_with_blkio(const char *buf, size_t len, struct pt_stat *out);
  * t by a tracer; Z zombie; X dead and P parked (a kernel thread), and
  * the x, K and W of kernels before 4.14, are none of the counted ones. */
 enum pt_task_state { PT_TS_RUNNING, PT_TS_SLEEPING, PT_TS_BLOCKED, PT_TS_STOPPED, PT_TS_ZOMBIE, PT_TS_OTHER };
-enum pt_task_state pt_task_state_of(char letter);
+enum pt_task_state pt_procfs_task_state_of(char letter);
 
 /* Z or X: the task has exited (a zombie, or one being reaped); its memory
  * map is gone, and so are the files bound to it. */
-bool pt_task_has_exited(char letter);
+bool pt_procfs_task_has_exited(char letter);
 
 /* A kernel thread (PF_KTHREAD in stat's flags, include/linux/sched.h): it
  * has no user memory and no command line. */
@@ -135,7 +135,7 @@ bool pt_task_has_exited(char letter);
 struct pt_statm {
     uint64_t size, resident, shared;
 };
-int pt_parse_statm(const char *buf, size_t len, struct pt_statm *out);
+int pt_procfs_parse_statm(const char *buf, size_t len, struct pt_statm *out);
 
 /* /proc/PID/schedstat (the task's own: the main thread's in a process
  * directory): "run_ns wait_ns timeslices". Kept: the time it was
@@ -145,12 +145,12 @@ struct pt_schedstat {
     uint64_t run_delay_ns;
     uint64_t timeslices;
 };
-int pt_parse_schedstat(const char *buf, size_t len, struct pt_schedstat *out);
+int pt_procfs_parse_schedstat(const char *buf, size_t len, struct pt_schedstat *out);
 
 /* /proc/PID/limits: the soft limit of "Max open files" (RLIMIT_NOFILE, the
  * one open(2) fails at with EMFILE). 0 with *soft set; 1, *soft untouched,
  * when it is "unlimited"; -1 when the line is missing, malformed or cut
  * before its units. */
-int pt_parse_nofile_limit(const char *buf, size_t len, uint64_t *soft);
+int pt_procfs_parse_nofile_limit(const char *buf, size_t len, uint64_t *soft);
 
 #endif

@@ -8,7 +8,7 @@
 int pt_sysmem_init(struct pt_sysmem *g, int proc_root_fd)
 {
     memset(g, 0, sizeof(*g));
-    g->fd = pt_open_at(proc_root_fd, "meminfo");
+    g->fd = pt_procfs_open_at(proc_root_fd, "meminfo");
     return g->fd < 0 ? g->fd : 0;
 }
 
@@ -23,8 +23,8 @@ void pt_sysmem_free(struct pt_sysmem *g)
 void pt_sysmem_poll(struct pt_sysmem *g)
 {
     struct pt_meminfo mi;
-    ssize_t n = pt_pread_record(g->fd, &g->buf);
-    if (n <= 0 || pt_parse_meminfo(g->buf.data, (size_t)n, &mi) != 0)
+    ssize_t n = pt_procfs_pread_record(g->fd, &g->buf);
+    if (n <= 0 || pt_kvparse_meminfo(g->buf.data, (size_t)n, &mi) != 0)
         return;
     /* Kernels before 3.14 lack MemAvailable: fall back to the classic
      * "neither free nor buffers/cache" definition. */
@@ -38,8 +38,8 @@ void pt_sysmem_poll(struct pt_sysmem *g)
 static void put_extrema(struct pt_report *report, enum pt_metric_id min_id, const struct pt_extrema *e,
                         const struct pt_units *units)
 {
-    pt_value_set(&report->v[min_id], min_id, (double)e->min, units);
-    pt_value_set(&report->v[min_id + 1], min_id + 1, (double)e->max, units);
+    pt_lines_value_set(&report->v[min_id], min_id, (double)e->min, units);
+    pt_lines_value_set(&report->v[min_id + 1], min_id + 1, (double)e->max, units);
 }
 
 bool pt_sysmem_end_interval(struct pt_sysmem *g, double seconds, const struct pt_units *units, struct pt_report *report)
@@ -52,7 +52,7 @@ bool pt_sysmem_end_interval(struct pt_sysmem *g, double seconds, const struct pt
         put_extrema(report, PT_M_GLOBAL_CACHED_MIN, &g->cached, units);
         put_extrema(report, PT_M_GLOBAL_ANON_MIN, &g->anon, units);
         put_extrema(report, PT_M_GLOBAL_SWAP_FREE_MIN, &g->swap_free, units);
-        pt_line_report_global(seconds, units, report); /* the interval's length, as every line says it */
+        pt_lines_report_global(seconds, units, report); /* the interval's length, as every line says it */
     }
     g->used = g->cached = g->anon = g->swap_free = (struct pt_extrema){0};
     return any;

@@ -7,7 +7,7 @@ const struct pt_metric_def pt_catalog[PT_METRIC_COUNT] = {
 #undef PT_X_DEF
 };
 
-const char *pt_metric_switch(enum pt_metric_id id)
+const char *pt_catalog_metric_switch(enum pt_metric_id id)
 {
     switch (id) {
     case PT_M_PROC_PSS_MIN ... PT_M_PROC_SWAP_MAX:
@@ -29,7 +29,7 @@ const char *pt_metric_switch(enum pt_metric_id id)
     }
 }
 
-bool pt_metric_on(enum pt_metric_id id, enum pt_scope line)
+bool pt_catalog_metric_on(enum pt_metric_id id, enum pt_scope line)
 {
     return pt_catalog[id].scope == line || pt_catalog[id].scope == PT_SCOPE_ALL;
 }

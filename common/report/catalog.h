@@ -9,12 +9,12 @@
 
 /* "gauge (min)", "delta", ... and "bytes", "seconds", ... as the table of
  * docs/METRICS.md spells them. */
-const char *pt_kind_name(enum pt_kind kind);
-const char *pt_unit_name(enum pt_unit unit);
+const char *pt_catalog_kind_name(enum pt_kind kind);
+const char *pt_catalog_unit_name(enum pt_unit unit);
 
 /* The proctree-execd option that switches the metric off ("--no-pss"), or
  * NULL for metrics that are always collected. The collectd plugin's
  * options map one to one (CollectPss, ...). */
-const char *pt_metric_switch(enum pt_metric_id id);
+const char *pt_catalog_metric_switch(enum pt_metric_id id);
 
 #endif

@@ -15,7 +15,7 @@ static void fold(const char *s, size_t len, char *out)
     const unsigned char *p = (const unsigned char *)s;
     size_t o = 0;
     for (size_t i = 0; i < len;) {
-        size_t n = pt_utf8_sequence_length(p + i, len - i);
+        size_t n = pt_escape_utf8_sequence_length(p + i, len - i);
         if (n == 0) {
             out[o++] = '?';
             i++;
@@ -40,7 +40,7 @@ static size_t fitting(const char *name, size_t max)
     const unsigned char *p = (const unsigned char *)name;
     size_t len = strlen(name), at = 0;
     while (at < len) {
-        size_t n = pt_utf8_sequence_length(p + at, len - at);
+        size_t n = pt_escape_utf8_sequence_length(p + at, len - at);
         n = n ? n : 1;
         if (at + n > max)
             break;
@@ -92,8 +92,8 @@ static void sort_by_fold(size_t *order, size_t n, char (*folds)[PT_GROUP_KEY_MAX
     }
 }
 
-void pt_group_keys(struct pt_group_report *r, size_t n, bool other_last, size_t cut, char (*keys)[PT_GROUP_KEY_MAX],
-                   char (*folds)[PT_GROUP_KEY_MAX], size_t *order)
+void pt_groupkey_set(struct pt_group_report *r, size_t n, bool other_last, size_t cut, char (*keys)[PT_GROUP_KEY_MAX],
+                     char (*folds)[PT_GROUP_KEY_MAX], size_t *order)
 {
     size_t max = cut ? cut : PT_GROUP_KEY_MAX - 1;
     for (size_t i = 0; i < n; i++) {

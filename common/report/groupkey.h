@@ -32,7 +32,7 @@
  * the limit when other_last), into keys (n of PT_GROUP_KEY_MAX bytes),
  * each at most cut bytes (0: no cut; else more than PT_GROUP_KEY_SUFFIX),
  * a UTF-8 sequence never split. folds and order: n of scratch each. */
-void pt_group_keys(struct pt_group_report *r, size_t n, bool other_last, size_t cut, char (*keys)[PT_GROUP_KEY_MAX],
-                   char (*folds)[PT_GROUP_KEY_MAX], size_t *order);
+void pt_groupkey_set(struct pt_group_report *r, size_t n, bool other_last, size_t cut, char (*keys)[PT_GROUP_KEY_MAX],
+                     char (*folds)[PT_GROUP_KEY_MAX], size_t *order);
 
 #endif

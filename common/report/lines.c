@@ -17,8 +17,8 @@
 #include "util/escape.h"
 #include "util/saturate.h"
 
-void pt_line_init(struct pt_line *line, enum pt_lines of, double interval, double seconds, double ticks_per_second,
-                  double cpu_percent_max)
+void pt_lines_init(struct pt_line *line, enum pt_lines of, double interval, double seconds, double ticks_per_second,
+                   double cpu_percent_max)
 {
     memset(line, 0, sizeof(*line));
     line->of = of;
@@ -28,7 +28,7 @@ void pt_line_init(struct pt_line *line, enum pt_lines of, double interval, doubl
     line->cpu_percent_max = cpu_percent_max;
 }
 
-void pt_line_put(struct pt_line *line, enum pt_amount a, double v)
+void pt_lines_put(struct pt_line *line, enum pt_amount a, double v)
 {
     line->amount[a] = v;
     line->has_amount |= 1u << a;
@@ -85,39 +85,40 @@ static bool value_of(const struct pt_line *l, const struct pt_metric_def *m, dou
     return false;
 }
 
-void pt_line_report(const struct pt_line *line, const struct pt_units *units, struct pt_report *report)
+void pt_lines_report(const struct pt_line *line, const struct pt_units *units, struct pt_report *report)
 {
     memset(report, 0, sizeof(*report));
     for (int id = 0; id < PT_METRIC_COUNT; id++) {
         const struct pt_metric_def *m = &pt_catalog[id];
         double raw;
-        if (!pt_metric_on((enum pt_metric_id)id, PT_SCOPE_PROC) || (line->of != PT_LINES_ONE && !(m->lines & line->of)))
+        if (!pt_catalog_metric_on((enum pt_metric_id)id, PT_SCOPE_PROC) ||
+            (line->of != PT_LINES_ONE && !(m->lines & line->of)))
             continue;
         if (value_of(line, m, &raw))
-            pt_value_set(&report->v[id], (enum pt_metric_id)id, raw, units);
+            pt_lines_value_set(&report->v[id], (enum pt_metric_id)id, raw, units);
     }
 }
 
-void pt_line_report_global(double seconds, const struct pt_units *units, struct pt_report *report)
+void pt_lines_report_global(double seconds, const struct pt_units *units, struct pt_report *report)
 {
     struct pt_line line;
-    pt_line_init(&line, PT_LINES_ONE, seconds, seconds, 0, 0);
+    pt_lines_init(&line, PT_LINES_ONE, seconds, seconds, 0, 0);
     for (int id = 0; id < PT_METRIC_COUNT; id++) {
         const struct pt_metric_def *m = &pt_catalog[id];
         double raw;
         if (m->scope == PT_SCOPE_ALL && value_of(&line, m, &raw))
-            pt_value_set(&report->v[id], (enum pt_metric_id)id, raw, units);
+            pt_lines_value_set(&report->v[id], (enum pt_metric_id)id, raw, units);
     }
 }
 
-void pt_line_drop_unknown(struct pt_report *report, unsigned short_reads)
+void pt_lines_drop_unknown(struct pt_report *report, unsigned short_reads)
 {
     for (int id = 0; id < PT_METRIC_COUNT; id++)
         if (pt_catalog[id].reads & short_reads)
             report->v[id].present = false;
 }
 
-void pt_short_describe(unsigned short_reads, char *out, size_t len)
+void pt_lines_short_describe(unsigned short_reads, char *out, size_t len)
 {
     static const struct {
         unsigned bit;
@@ -185,7 +186,7 @@ static void set_memory(struct pt_value *out, double bytes, enum pt_mem_unit unit
     }
 }
 
-void pt_value_set(struct pt_value *out, enum pt_metric_id id, double raw, const struct pt_units *units)
+void pt_lines_value_set(struct pt_value *out, enum pt_metric_id id, double raw, const struct pt_units *units)
 {
     *out = (struct pt_value){0};
     /* Every catalog metric is a size, a count, a time or a share of time:
@@ -216,7 +217,7 @@ void pt_value_set(struct pt_value *out, enum pt_metric_id id, double raw, const 
 
 /* An absent value is NaN, which is what collectd means by an unknown
  * gauge. */
-double pt_value_as_double(const struct pt_value *value)
+double pt_lines_value_as_double(const struct pt_value *value)
 {
     if (!value->present)
         return NAN;
@@ -249,14 +250,14 @@ static void append_tag_ascii(struct pt_buf *out, unsigned char c)
  * controls U+0080..U+009F are control characters like their ASCII
  * cousins and become '_'. Nothing is ever dropped, so the result is empty
  * only when the input is. */
-size_t pt_lp_append_tag_value(struct pt_buf *out, const char *value, size_t len)
+size_t pt_lines_append_tag_value(struct pt_buf *out, const char *value, size_t len)
 {
     const unsigned char *s = (const unsigned char *)value;
     size_t start = out->len;
     size_t i = 0;
 
     while (i < len) {
-        size_t n = pt_utf8_sequence_length(s + i, len - i);
+        size_t n = pt_escape_utf8_sequence_length(s + i, len - i);
         if (n == 0) {
             pt_buf_putc(out, '?');
             i++;
@@ -344,7 +345,7 @@ static void append_tag(struct pt_buf *out, const char *key, const char *value)
     pt_buf_putc(out, ',');
     pt_buf_puts(out, key); /* our own keys: [a-z] */
     pt_buf_putc(out, '=');
-    if (pt_lp_append_tag_value(out, value, strlen(value)) == 0)
+    if (pt_lines_append_tag_value(out, value, strlen(value)) == 0)
         pt_buf_truncate(out, start);
 }
 
@@ -360,7 +361,7 @@ static int append_line(struct pt_buf *out, const char *target, const char *key, 
     if (target != NULL)
         append_tag(out, "target", target);
     for (int id = 0; id < PT_METRIC_COUNT; id++) {
-        if (!pt_metric_on((enum pt_metric_id)id, scope))
+        if (!pt_catalog_metric_on((enum pt_metric_id)id, scope))
             continue;
         if (append_field(out, fields ? ',' : ' ', pt_catalog[id].name, &report->v[id]))
             fields++;
@@ -376,14 +377,14 @@ static int append_line(struct pt_buf *out, const char *target, const char *key, 
     return fields;
 }
 
-int pt_lp_append_report(struct pt_buf *out, const char *target, enum pt_scope scope, const struct pt_report *report,
-                        int64_t timestamp_ns)
+int pt_lines_append_report(struct pt_buf *out, const char *target, enum pt_scope scope, const struct pt_report *report,
+                           int64_t timestamp_ns)
 {
     return append_line(out, target, NULL, NULL, scope, report, timestamp_ns);
 }
 
-int pt_lp_append_group_report(struct pt_buf *out, const char *target, const char *key, const char *group,
-                              const struct pt_report *report, int64_t timestamp_ns)
+int pt_lines_append_group_report(struct pt_buf *out, const char *target, const char *key, const char *group,
+                                 const struct pt_report *report, int64_t timestamp_ns)
 {
     return append_line(out, target, key, group, PT_SCOPE_PROC, report, timestamp_ns);
 }

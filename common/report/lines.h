@@ -1,6 +1,6 @@
 /* lines, the library's part: a target's line, the tree's or a group's:
  * what it reports, put into a pt_report by the catalog, each value in its
- * unit (pt_value_set, which sysmem.c's global line uses too).
+ * unit (pt_lines_value_set, which sysmem.c's global line uses too).
  *
  * The accounting hands a line its amounts by the names of quantities.h
  * (gauges, counters' deltas already computed, other amounts); each
@@ -43,33 +43,33 @@ _Static_assert(PT_A_COUNT <= PT_MASK_BITS(struct pt_line, has_amount), "enum pt_
 
 /* An empty line of the given kind, of an interval of interval seconds
  * whose counters' deltas span seconds: no amount known, no gauge (gauges
- * must be set before pt_line_report when the line carries them). */
-void pt_line_init(struct pt_line *line, enum pt_lines of, double interval, double seconds, double ticks_per_second,
-                  double cpu_percent_max);
+ * must be set before pt_lines_report when the line carries them). */
+void pt_lines_init(struct pt_line *line, enum pt_lines of, double interval, double seconds, double ticks_per_second,
+                   double cpu_percent_max);
 /* Amount a of the line is v (in the unit of the metric it sets). */
-void pt_line_put(struct pt_line *line, enum pt_amount a, double v);
+void pt_lines_put(struct pt_line *line, enum pt_amount a, double v);
 /* The line's report: every metric of a target's line that this line
  * carries and whose source is known; the others absent. */
-void pt_line_report(const struct pt_line *line, const struct pt_units *units, struct pt_report *report);
+void pt_lines_report(const struct pt_line *line, const struct pt_units *units, struct pt_report *report);
 /* The global line's share of what every line carries (scope ALL), for an
  * interval of seconds, into report (whose global_* sysmem.c sets). */
-void pt_line_report_global(double seconds, const struct pt_units *units, struct pt_report *report);
+void pt_lines_report_global(double seconds, const struct pt_units *units, struct pt_report *report);
 
 /* Short of descriptors for the reads short (enum pt_short bits): leave
  * out of report every metric that needs one of them. */
-void pt_line_drop_unknown(struct pt_report *report, unsigned short_reads);
+void pt_lines_drop_unknown(struct pt_report *report, unsigned short_reads);
 /* What those are, for the log: " memory", " PSS", ... one after the
  * other (" membership (every proc_* metric)" first). */
-void pt_short_describe(unsigned short_reads, char *out, size_t len);
+void pt_lines_short_describe(unsigned short_reads, char *out, size_t len);
 
 /* Fill a report value for metric id from a raw amount: bytes for memory
  * and byte metrics, seconds for seconds, percent for percent, plain counts
  * otherwise. Integers are rounded half up and saturate at INT64_MAX (so
  * 1536 bytes is 2 kB). Floats are always finite. A non-finite or negative
  * raw amount leaves the value absent (no catalog metric can be negative). */
-void pt_value_set(struct pt_value *out, enum pt_metric_id id, double raw, const struct pt_units *units);
+void pt_lines_value_set(struct pt_value *out, enum pt_metric_id id, double raw, const struct pt_units *units);
 /* Append tag-value-escaped text (proctree/lines.h's rules). Returns bytes appended;
  * 0 means the value was empty after sanitising and the tag must be left out. */
-size_t pt_lp_append_tag_value(struct pt_buf *out, const char *value, size_t len);
+size_t pt_lines_append_tag_value(struct pt_buf *out, const char *value, size_t len);
 
 #endif

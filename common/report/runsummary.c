@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-void pt_run_summary_init(struct pt_run_summary *s)
+void pt_runsummary_init(struct pt_run_summary *s)
 {
     memset(s, 0, sizeof(*s));
 }
@@ -33,7 +33,7 @@ static bool lower(const struct pt_value *a, const struct pt_value *b)
     return a->is_int && b->is_int ? a->i < b->i : as_double(a) < as_double(b);
 }
 
-void pt_run_summary_add(struct pt_run_summary *s, const struct pt_report *r, double seconds)
+void pt_runsummary_add(struct pt_run_summary *s, const struct pt_report *r, double seconds)
 {
     if (!(seconds >= 0))
         seconds = 0;
@@ -72,7 +72,7 @@ void pt_run_summary_add(struct pt_run_summary *s, const struct pt_report *r, dou
     }
 }
 
-void pt_run_summary_report(const struct pt_run_summary *s, struct pt_report *out)
+void pt_runsummary_report(const struct pt_run_summary *s, struct pt_report *out)
 {
     *out = s->folded;
     for (size_t id = 0; id < PT_METRIC_COUNT; id++)
@@ -80,7 +80,7 @@ void pt_run_summary_report(const struct pt_run_summary *s, struct pt_report *out
             out->v[id].f = s->seconds > 0 ? out->v[id].f / s->seconds : 0;
 }
 
-int pt_run_summary_check(const struct pt_run_summary *s, char *why, size_t whylen)
+int pt_runsummary_check(const struct pt_run_summary *s, char *why, size_t whylen)
 {
     if (!(s->seconds >= 0)) {
         snprintf(why, whylen, "seconds %g < 0", s->seconds);

@@ -8,6 +8,6 @@
 #include "proctree/runsummary.h"
 
 /* 0, or -1 with the broken invariant in why (the tests' check). */
-int pt_run_summary_check(const struct pt_run_summary *s, char *why, size_t whylen);
+int pt_runsummary_check(const struct pt_run_summary *s, char *why, size_t whylen);
 
 #endif

@@ -11,7 +11,7 @@
 
 _Static_assert(PT_TOTALS_SLOTS <= 64, "a series' bits are one uint64_t");
 
-int pt_counters_parse(const char *text, enum pt_counters *out)
+int pt_totals_counters_parse(const char *text, enum pt_counters *out)
 {
     if (strcmp(text, "delta") == 0)
         *out = PT_COUNTERS_DELTA;
@@ -68,7 +68,7 @@ static void add_one(struct pt_total_series *ser, int s, struct pt_value *v)
 {
     uint64_t bit = 1ull << s;
     double x = value_double(v);
-    if (!(x >= 0) || !isfinite(x)) { /* nothing pt_value_set makes: adds nothing */
+    if (!(x >= 0) || !isfinite(x)) { /* nothing pt_lines_value_set makes: adds nothing */
         x = 0;
         v->i = 0;
     }

@@ -17,7 +17,7 @@
  * (pt_totals_check; the unit tests check them after every step):
  *   - every sum is finite and >= 0;
  *   - a sum never decreases: a value handed in adds itself (a value that
- *     is not a number >= 0, which pt_value_set never makes, adds nothing),
+ *     is not a number >= 0, which pt_lines_value_set never makes, adds nothing),
  *     an integer sum saturating at INT64_MAX;
  *   - a sum is present from the first value handed in for it on, and the
  *     line then carries the sum in the value's place; a value absent from
@@ -29,7 +29,7 @@
  *     pt_totals_groups is never the one let go.
  *
  * Memory: a target's groups are its breakdown's lines, at most its limit
- * plus "other" in any one interval (breakdown.h), but over a long run the
+ * plus "other" in any one interval (groups.h), but over a long run the
  * names come and go (titles, short-lived commands) without end. So a
  * pt_totals holds `kept` groups at most (the collector gives it twice the
  * lines an interval can have) and, to take a new key when full, lets go of
@@ -52,7 +52,7 @@
 #include "report/report.h"
 
 /* "delta" or "total"; -1 for anything else (*out left alone). */
-int pt_counters_parse(const char *text, enum pt_counters *out);
+int pt_totals_counters_parse(const char *text, enum pt_counters *out);
 
 /* The DELTA metrics of the catalog: one sum each, in a series. */
 #define PT_X_TOTALS_COUNT(id, name, scope, kind, ...) +(PT_KIND_##kind == PT_KIND_DELTA)

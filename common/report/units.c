@@ -21,7 +21,7 @@ static const struct {
     const char *text;
     enum pt_mem_unit unit;
 } mem_unit_names[] = {
-    /* The canonical spellings (pt_mem_unit_name()'s) first, then the IEC
+    /* The canonical spellings (pt_units_mem_name()'s) first, then the IEC
      * names of the same binary units: every one means powers of 1024, and
      * the man pages, --help and the error list them all. "B", "KB" or "kb"
      * are refused: documented nowhere, and "KB" reads as 1000 to some. */
@@ -29,7 +29,7 @@ static const struct {
     {"KiB", PT_MEM_KB},      {"MiB", PT_MEM_MB}, {"GiB", PT_MEM_GB},
 };
 
-int pt_mem_unit_parse(const char *text, enum pt_mem_unit *out)
+int pt_units_mem_parse(const char *text, enum pt_mem_unit *out)
 {
     for (size_t i = 0; i < PT_ARRAY_LEN(mem_unit_names); i++) {
         if (strcmp(text, mem_unit_names[i].text) == 0) {
@@ -40,7 +40,7 @@ int pt_mem_unit_parse(const char *text, enum pt_mem_unit *out)
     return -1;
 }
 
-double pt_mem_unit_bytes(enum pt_mem_unit unit)
+double pt_units_mem_bytes(enum pt_mem_unit unit)
 {
     switch (unit) {
     case PT_MEM_BYTES:
@@ -55,7 +55,7 @@ double pt_mem_unit_bytes(enum pt_mem_unit unit)
     return 1.0;
 }
 
-const char *pt_mem_unit_name(enum pt_mem_unit unit)
+const char *pt_units_mem_name(enum pt_mem_unit unit)
 {
     switch (unit) {
     case PT_MEM_BYTES:
@@ -153,7 +153,7 @@ static const struct {
     {"", 0, 1}, {"s", 0, 1}, {"ms", -3, 1}, {"us", -6, 1}, {"ns", -9, 1}, {"m", 0, 60}, {"h", 0, 3600},
 };
 
-int pt_duration_parse(const char *text, double *seconds)
+int pt_units_duration_parse(const char *text, double *seconds)
 {
     struct decimal d;
     const char *suffix;

@@ -31,7 +31,7 @@ static void find_fs_devs(struct pt_matcher *m)
         dirs[2 + i] = m->fs.v1[i];
     struct stat st;
     for (size_t i = 0; i < 2 + PT_V1_COUNT; i++)
-        if (dirs[i][0] && pt_stat_as_caller(dirs[i], &st) == 0) {
+        if (dirs[i][0] && pt_callerfiles_stat(dirs[i], &st) == 0) {
             assert(m->n_fs_devs < PT_ARRAY_LEN(m->fs_dev)); /* found once */
             m->fs_dev[m->n_fs_devs++] = st.st_dev;
         }
@@ -49,14 +49,14 @@ static struct pt_cgscan_fs scan_fs(const struct pt_matcher *m)
  * at by each scan. */
 static int check_cgroup_dir(struct pt_matcher *m, char *err, size_t errlen)
 {
-    int fd = pt_open_as_caller(m->cgroup, O_RDONLY | O_DIRECTORY);
+    int fd = pt_callerfiles_open(m->cgroup, O_RDONLY | O_DIRECTORY);
     if (fd < 0)
         return 0;
     long type = 0;
     struct pt_cgscan_fs fs = scan_fs(m);
     bool ok = pt_cgscan_on_cgroupfs(&fs, fd, &type);
     close(fd);
-    char *real = pt_realpath_as_caller(m->cgroup);
+    char *real = pt_callerfiles_realpath(m->cgroup);
     if (real && strcmp(real, m->cgroup) == 0) {
         free(real);
         real = NULL; /* no link: nothing to say or change */
@@ -109,7 +109,7 @@ static int resolve_cgroup(struct pt_matcher *m, const char *path, char *err, siz
 
 enum { HAVE_STAT = 1, HAVE_STATUS = 2, HAVE_CMDLINE = 4, HAVE_EXE = 8 };
 
-void pt_candidate_init(struct pt_candidate *c, pid_t pid, int proc_root_fd, struct pt_buf *buf)
+void pt_matcher_candidate_init(struct pt_candidate *c, pid_t pid, int proc_root_fd, struct pt_buf *buf)
 {
     c->pid = pid;
     c->proc_root_fd = proc_root_fd;
@@ -128,11 +128,11 @@ static bool first_time(struct pt_candidate *c, unsigned what)
 static const struct pt_stat *candidate_stat(struct pt_candidate *c)
 {
     if (first_time(c, HAVE_STAT))
-        c->stat_ok = pt_read_stat_by_pid(c->proc_root_fd, c->pid, c->buf, &c->stat) == PT_READ_OK;
+        c->stat_ok = pt_member_read_stat_by_pid(c->proc_root_fd, c->pid, c->buf, &c->stat) == PT_READ_OK;
     return c->stat_ok ? &c->stat : NULL;
 }
 
-bool pt_candidate_is_user_process(struct pt_candidate *c)
+bool pt_matcher_candidate_is_user_process(struct pt_candidate *c)
 {
     const struct pt_stat *st = candidate_stat(c);
     return st && !(st->flags & PT_PF_KTHREAD);
@@ -142,7 +142,7 @@ static int open_pid_file(const struct pt_candidate *c, const char *name)
 {
     char path[64];
     snprintf(path, sizeof(path), "%d/%s", (int)c->pid, name);
-    return pt_open_at(c->proc_root_fd, path);
+    return pt_procfs_open_at(c->proc_root_fd, path);
 }
 
 /* The first PT_MATCH_TEXT_MAX bytes of the command line, in one read. */
@@ -168,10 +168,10 @@ static bool candidate_uid(struct pt_candidate *c, uid_t *uid)
     if (first_time(c, HAVE_STATUS)) {
         struct pt_status st;
         int fd = open_pid_file(c, "status");
-        ssize_t n = fd >= 0 ? pt_pread_record(fd, c->buf) : -1;
+        ssize_t n = fd >= 0 ? pt_procfs_pread_record(fd, c->buf) : -1;
         if (fd >= 0)
             close(fd);
-        c->status_ok = n > 0 && pt_parse_status(c->buf->data, (size_t)n, &st) == 0;
+        c->status_ok = n > 0 && pt_kvparse_status(c->buf->data, (size_t)n, &st) == 0;
         if (c->status_ok)
             c->effective_uid = st.effective_uid;
     }

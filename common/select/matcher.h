@@ -59,7 +59,7 @@ int pt_matcher_init(struct pt_matcher *m, const struct pt_selector *selector, in
                     char *err, size_t errlen);
 void pt_matcher_free(struct pt_matcher *m);
 
-/* One process of the walk. Start it with pt_candidate_init; what the
+/* One process of the walk. Start it with pt_matcher_candidate_init; what the
  * matchers need is read on first use and kept for the others. */
 struct pt_candidate {
     pid_t pid;
@@ -74,10 +74,10 @@ struct pt_candidate {
     char exe[256];                       /* base name of /proc/PID/exe */
 };
 
-void pt_candidate_init(struct pt_candidate *c, pid_t pid, int proc_root_fd, struct pt_buf *buf);
+void pt_matcher_candidate_init(struct pt_candidate *c, pid_t pid, int proc_root_fd, struct pt_buf *buf);
 /* False for what is never a candidate: a kernel thread, or a process
  * whose stat cannot be read (gone). */
-bool pt_candidate_is_user_process(struct pt_candidate *c);
+bool pt_matcher_candidate_is_user_process(struct pt_candidate *c);
 
 /* Does the process match a --match, --exe or --user matcher? */
 bool pt_matcher_test(const struct pt_matcher *m, struct pt_candidate *c);

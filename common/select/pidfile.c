@@ -24,7 +24,7 @@ static enum pt_pidfile_outcome read_checked(int where, pid_t *pid, int *detail)
 {
     char self[64];
     snprintf(self, sizeof(self), "/proc/self/fd/%d", where);
-    int fd = pt_open_as_caller(self, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    int fd = pt_callerfiles_open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
         errno = -fd;
         return unreadable(detail);
@@ -38,7 +38,7 @@ static enum pt_pidfile_outcome read_checked(int where, pid_t *pid, int *detail)
     if (n < 0)
         outcome = unreadable(detail);
     else
-        outcome = pt_parse_pidfile(buf, (size_t)n, pid) == 0 ? PT_PIDFILE_PID : PT_PIDFILE_NO_PID;
+        outcome = pt_pidparse_pidfile(buf, (size_t)n, pid) == 0 ? PT_PIDFILE_PID : PT_PIDFILE_NO_PID;
     close(fd);
     return outcome;
 }
@@ -70,7 +70,7 @@ static enum pt_pidfile_outcome attempt(struct pt_pidfile *pf, const char *path, 
     /* the caller's file, found and opened with the caller's own
      * permissions: a capability lent to read /proc would tell what lies
      * in a directory closed to the caller */
-    int where = pt_open_as_caller(path, O_PATH);
+    int where = pt_callerfiles_open(path, O_PATH);
     if (where < 0) {
         errno = -where;
         return errno == ENOENT || errno == ENOTDIR ? PT_PIDFILE_MISSING : unreadable(detail);

@@ -12,7 +12,7 @@
  *     inode that was checked, not whatever the path names by then. The
  *     open is O_NONBLOCK|O_NOCTTY too, belt and braces.
  *   - one pread of at most PT_PIDFILE_MAX bytes into a stack buffer, parsed
- *     by pt_parse_pidfile (first line only). The content never reaches a
+ *     by pt_pidparse_pidfile (first line only). The content never reaches a
  *     log line.
  * A problem is logged once, as a warning naming the file and the reason,
  * when it first appears or changes (each kind at most once a period: a

@@ -9,7 +9,7 @@ static const char *const breakdown_names[] = {
     [PT_BY_TITLE] = "title",
 };
 
-int pt_breakdown_parse(const char *text, enum pt_breakdown *out)
+int pt_selector_breakdown_parse(const char *text, enum pt_breakdown *out)
 {
     for (size_t i = 0; i < sizeof(breakdown_names) / sizeof(breakdown_names[0]); i++) {
         if (breakdown_names[i] && strcmp(text, breakdown_names[i]) == 0) {
@@ -20,7 +20,7 @@ int pt_breakdown_parse(const char *text, enum pt_breakdown *out)
     return -1;
 }
 
-const char *pt_breakdown_name(enum pt_breakdown by)
+const char *pt_selector_breakdown_name(enum pt_breakdown by)
 {
     return (size_t)by < sizeof(breakdown_names) / sizeof(breakdown_names[0]) ? breakdown_names[by] : NULL;
 }

@@ -10,8 +10,8 @@
 /* A breakdown as both frontends spell it (--by, BreakDown): "process",
  * "thread", "cgroup" or "title", exactly. Returns 0, or -1 for anything else, "none" included
  * (*out is then left alone). */
-int pt_breakdown_parse(const char *text, enum pt_breakdown *out);
+int pt_selector_breakdown_parse(const char *text, enum pt_breakdown *out);
 /* Its keyword, which is also its lines' tag key; NULL for PT_BY_NONE. */
-const char *pt_breakdown_name(enum pt_breakdown by);
+const char *pt_selector_breakdown_name(enum pt_breakdown by);
 
 #endif

@@ -30,7 +30,7 @@ static void put_name(char out[PT_GROUP_NAME_MAX], const char *s, size_t len)
     const unsigned char *p = (const unsigned char *)s;
     size_t at = 0;
     while (at < len) {
-        size_t n = pt_utf8_sequence_length(p + at, len - at);
+        size_t n = pt_escape_utf8_sequence_length(p + at, len - at);
         n = n ? n : 1;
         if (at + n > PT_GROUP_NAME_MAX - 1)
             break;

@@ -9,7 +9,7 @@
  * match stands in when none has text (or the pattern has no group, of the
  * first nine). Where it does not match, or matched nothing, the group is
  * the whole title.
- * A group is a group's name (breakdown.h): cut to PT_GROUP_NAME_MAX - 1
+ * A group is a group's name (groups.h): cut to PT_GROUP_NAME_MAX - 1
  * bytes, a UTF-8 sequence never split, as a cgroup's name is. */
 #ifndef PROCTREE_TITLEGROUP_H
 #define PROCTREE_TITLEGROUP_H
@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "accounting/breakdown.h"
+#include "accounting/groups.h"
 
 struct pt_titlegroup {
     regex_t regex;

@@ -56,12 +56,12 @@ static bool refused_root(const struct pt_target *t, const struct pt_discovery_pa
     const char *why =
         pid == 1         ? "init (pid 1): the whole host"
         : pid == t->self ? "proctree itself"
-        : pt_read_stat_by_pid(t->proc_root_fd, pid, t->buf, &st) == PT_READ_OK && (st.flags & PT_PF_KTHREAD)
+        : pt_member_read_stat_by_pid(t->proc_root_fd, pid, t->buf, &st) == PT_READ_OK && (st.flags & PT_PF_KTHREAD)
             ? "a kernel thread"
             : NULL;
     if (why && pid != dp->d->refused_pid &&
         pt_ratelimit_say(&dp->d->refused_said, now, "like it", more, sizeof(more))) {
-        pt_target_logf(t, PT_LOG_WARNING, "pid file names pid %d, %s; refused%s", (int)pid, why, more);
+        pt_targetstate_logf(t, PT_LOG_WARNING, "pid file names pid %d, %s; refused%s", (int)pid, why, more);
     }
     dp->d->refused_pid = why ? pid : 0;
     return why != NULL;
@@ -73,7 +73,7 @@ static bool refused_root(const struct pt_target *t, const struct pt_discovery_pa
 static bool pid_reused(const struct pt_target *t, pid_t pid)
 {
     struct pt_stat st;
-    return pt_read_stat_by_pid(t->proc_root_fd, pid, t->buf, &st) == PT_READ_OK &&
+    return pt_member_read_stat_by_pid(t->proc_root_fd, pid, t->buf, &st) == PT_READ_OK &&
            st.starttime != t->discovery.root_starttime;
 }
 
@@ -83,7 +83,7 @@ static bool pid_reused(const struct pt_target *t, pid_t pid)
  * that crash-loops restarts at every discovery. */
 static bool pidfile_root(const struct pt_target *t, const struct pt_discovery_parts *dp, pid_t pid, double now)
 {
-    if (pid > 0 && pid == dp->d->root_pid && pt_target_live_member(t, pid))
+    if (pid > 0 && pid == dp->d->root_pid && pt_targetstate_live_member(t, pid))
         return true; /* the same root: checked when it was named first */
     if (pid <= 0 || refused_root(t, dp, pid, now))
         return false;
@@ -93,15 +93,15 @@ static bool pidfile_root(const struct pt_target *t, const struct pt_discovery_pa
     if (!moved && !pid_reused(t, pid))
         return true;
     char more[96];
-    if (pt_target_live_members(t) > 0) {
+    if (pt_targetstate_live_members(t) > 0) {
         bool say = pt_targetstops_restart_pass(dp->stops, now, more, sizeof(more));
         if (say && moved)
-            pt_target_logf(t, PT_LOG_INFO, "pid file names pid %d now, was %d: the tree of %d leaves the target%s",
-                           (int)pid, (int)dp->d->root_pid, (int)dp->d->root_pid, more);
+            pt_targetstate_logf(t, PT_LOG_INFO, "pid file names pid %d now, was %d: the tree of %d leaves the target%s",
+                                (int)pid, (int)dp->d->root_pid, (int)dp->d->root_pid, more);
         else if (say)
-            pt_target_logf(t, PT_LOG_INFO,
-                           "pid file names pid %d, now another process: the old tree leaves the target%s", (int)pid,
-                           more);
+            pt_targetstate_logf(t, PT_LOG_INFO,
+                                "pid file names pid %d, now another process: the old tree leaves the target%s",
+                                (int)pid, more);
         pt_membership_leave_all(t, dp->mp);
     } else if (pt_targetstops_unsaid(dp->stops) && pt_targetstops_restart_pass(dp->stops, now, more, sizeof(more))) {
         /* The old tree went between two discoveries and the new root was
@@ -109,11 +109,11 @@ static bool pidfile_root(const struct pt_target *t, const struct pt_discovery_pa
          * was said, so no "following again" will be; the restart is said
          * here. */
         if (moved)
-            pt_target_logf(t, PT_LOG_INFO, "pid file names pid %d now, was %d, which has exited%s", (int)pid,
-                           (int)dp->d->root_pid, more);
+            pt_targetstate_logf(t, PT_LOG_INFO, "pid file names pid %d now, was %d, which has exited%s", (int)pid,
+                                (int)dp->d->root_pid, more);
         else
-            pt_target_logf(t, PT_LOG_INFO, "pid file names pid %d, now another process (the old one has exited)%s",
-                           (int)pid, more);
+            pt_targetstate_logf(t, PT_LOG_INFO, "pid file names pid %d, now another process (the old one has exited)%s",
+                                (int)pid, more);
     }
     return true;
 }
@@ -136,7 +136,7 @@ static void say_scan_notes(const struct pt_target *t, const struct pt_discovery_
         char q[PT_QUOTED_MAX], depth[64] = "";
         if (1u << i == PT_CGSCAN_TOO_DEEP)
             snprintf(depth, sizeof(depth), " (%d levels below the target's cgroup are scanned)", PT_CGROUP_SCAN_DEPTH);
-        pt_target_logf(t, PT_LOG_WARNING, "\"%s\" %s%s", pt_escape(q, sizeof(q), n->path[i]), why[i], depth);
+        pt_targetstate_logf(t, PT_LOG_WARNING, "\"%s\" %s%s", pt_escape(q, sizeof(q), n->path[i]), why[i], depth);
     }
 }
 
@@ -183,7 +183,7 @@ static void resolve_root(const struct pt_target *t, const struct pt_discovery_pa
         join_pending(t, dp, true);
         return;
     }
-    if (pid <= 0 || pt_target_live_member(t, pid))
+    if (pid <= 0 || pt_targetstate_live_member(t, pid))
         return;
     if (t->selector.kind != PT_SELECT_PIDFILE && dp->d->root_pid)
         return; /* a pinned root that is gone stays gone */
@@ -264,7 +264,7 @@ static void add_ppid_pair(pid_t pid, void *arg)
 {
     struct ppid_scan *scan = arg;
     struct pt_stat st;
-    if (pt_read_stat_by_pid(scan->t->proc_root_fd, pid, scan->t->buf, &st) != PT_READ_OK)
+    if (pt_member_read_stat_by_pid(scan->t->proc_root_fd, pid, scan->t->buf, &st) != PT_READ_OK)
         return;
     if (scan->count == scan->cap) {
         scan->cap = scan->cap ? scan->cap * 2 : 256;
@@ -303,15 +303,15 @@ static void collect_own_children(const struct pt_target *t, struct pt_target_dis
 {
     char path[64];
     snprintf(path, sizeof(path), "%d/task/%d/children", (int)t->self, (int)t->self);
-    ssize_t n = pt_read_file_at(t->proc_root_fd, path, t->buf);
+    ssize_t n = pt_procfs_read_file_at(t->proc_root_fd, path, t->buf);
     if (n > 0)
-        pt_parse_children(t->buf->data, (size_t)n, collect_pid, d);
+        pt_pidparse_children(t->buf->data, (size_t)n, collect_pid, d);
 }
 
 static void join_pending(const struct pt_target *t, const struct pt_discovery_parts *dp, bool baseline)
 {
     for (size_t j = 0; j < dp->d->n_pending; j++) {
-        if (pt_target_live_member(t, dp->d->pending[j]))
+        if (pt_targetstate_live_member(t, dp->d->pending[j]))
             continue;
         uint32_t group = dp->d->pending_group[j];
         assert(group == NO_SCAN_GROUP || group < dp->d->scan_groups.len);
@@ -358,9 +358,9 @@ void pt_discovery_run(const struct pt_target *t, const struct pt_discovery_parts
             if (r == PT_READ_NO_FDS)
                 pt_interval_add_short(dp->mp->interval, PT_SHORT_MEMBERS);
             if (no_children_files) {
-                pt_target_logf(t, PT_LOG_INFO,
-                               "no /proc/PID/task/TID/children (kernel without "
-                               "CONFIG_PROC_CHILDREN); discovering by scanning /proc");
+                pt_targetstate_logf(t, PT_LOG_INFO,
+                                    "no /proc/PID/task/TID/children (kernel without "
+                                    "CONFIG_PROC_CHILDREN); discovering by scanning /proc");
                 dp->d->scan_fallback = true;
                 pairs = scan_ppids(t, &n_pairs);
                 i--; /* walk this member again from the scan */
@@ -380,7 +380,7 @@ void pt_discovery_run(const struct pt_target *t, const struct pt_discovery_parts
 
     pt_targetstops_say_why_empty(t, dp->stops, now);
     pt_interval_add_cpu(dp->mp->interval, pt_thread_cpu_seconds() - cpu0);
-    pt_target_debug_check(t, "a discovery");
+    pt_targetstate_debug_check(t, "a discovery");
 }
 
 bool pt_discovery_wants_scan(const struct pt_target *t)

@@ -78,7 +78,7 @@ enum fold { FOLD_MEMBER, FOLD_OUTSIDE, FOLD_UNKNOWN };
 static enum fold fold_target(const struct pt_target *t, pid_t parent, struct pt_member **into)
 {
     for (int depth = 0; depth < PT_FOLD_DEPTH && parent > 0; depth++) {
-        *into = pt_target_live_member(t, parent);
+        *into = pt_targetstate_live_member(t, parent);
         if (*into)
             return FOLD_MEMBER;
         if (pt_departures_of(&t->departures, parent) || parent == t->self)
@@ -95,7 +95,7 @@ static enum fold fold_target(const struct pt_target *t, pid_t parent, struct pt_
 
 void pt_exits_note_exit(const struct pt_target *t, pid_t pid, double when)
 {
-    struct pt_member *m = pt_target_live_member(t, pid);
+    struct pt_member *m = pt_targetstate_live_member(t, pid);
     struct pt_departure *d = m ? NULL : pt_departures_of(&t->departures, pid);
     if (m)
         m->exited_at = when;
@@ -130,7 +130,7 @@ static void credit_late_tcounts(const struct pt_target *t, struct pt_ledger *led
         late[k] = v[k] > d->tc_base[k] ? v[k] - d->tc_base[k] : 0;
         d->tc_base[k] = pt_sat_sub(d->tc_base[k], pt_sat_sub(v[k], late[k]));
     }
-    pt_ledger_credit_tcounts(ledger, pt_membership_group_of(t, ledger, d->group_name, d->reaper), late, counted);
+    pt_ledgerrecords_credit_tcounts(ledger, pt_membership_group_of(t, ledger, d->group_name, d->reaper), late, counted);
 }
 
 /* The share of a departed member's life that came after its last read,
@@ -174,15 +174,15 @@ static void settle_outside(const struct pt_target *t, struct pt_ledger *ledger, 
         double shown[PT_CPU_COUNT], before[PT_CPU_COUNT];
         for (int c = 0; c < PT_CPU_COUNT; c++)
             shown[c] = before[c] = (double)d->own[pt_ctr_of_cpu(c)] * PT_US_PER_SECOND / t->ticks_per_second;
-        pt_split_run_time((double)d->recorded_run_us, (double)d->recorded[PT_CTR_USER_TICKS],
-                          (double)d->recorded[PT_CTR_SYSTEM_TICKS], shown);
+        pt_ledgerrecords_split_run_time((double)d->recorded_run_us, (double)d->recorded[PT_CTR_USER_TICKS],
+                                        (double)d->recorded[PT_CTR_SYSTEM_TICKS], shown);
         for (int c = 0; c < PT_CPU_COUNT; c++)
             last[pt_ctr_of_cpu(c)] = (int64_t)(shown[c] - before[c]);
     }
     /* by cgroup the group it was in; by process or title its name's at its end */
     int32_t group =
         t->options.breakdown == PT_BY_CGROUP ? d->group : pt_membership_group_of(t, ledger, d->group_name, 0);
-    pt_ledger_add_lost(ledger, group, last);
+    pt_ledgerrecords_add_lost(ledger, group, last);
 }
 
 /* A departed member's last moments, now that all its records are in: from
@@ -190,12 +190,12 @@ static void settle_outside(const struct pt_target *t, struct pt_ledger *ledger, 
  * its last read, its CPU as a share of the reaper's fold. */
 static void settle_departure(const struct pt_target *t, struct pt_ledger *ledger, const struct pt_departure *d)
 {
-    struct pt_member *reaper = d->reaper ? pt_target_live_member(t, d->reaper) : NULL;
+    struct pt_member *reaper = d->reaper ? pt_targetstate_live_member(t, d->reaper) : NULL;
     if (d->reaper && !reaper) /* it left too: whether its last read held them is unknown */
         return;
     if (!d->whole) { /* its records do not weigh it: its last moments, and the fold's, stay with the reaper */
         if (reaper && pt_target_by_member_name(t))
-            pt_ledger_hold_fold(ledger, &reaper->acct);
+            pt_ledgerfolds_hold(ledger, &reaper->acct);
         return;
     }
     int64_t last[PT_CTR_COUNT] = {0};
@@ -210,8 +210,8 @@ static void settle_departure(const struct pt_target *t, struct pt_ledger *ledger
     }
     if (!pt_target_by_member_name(t))
         return; /* the reaper's counters bring the rest to the tree and its group */
-    pt_ledger_move(ledger, &reaper->acct, pt_ledger_group_named(ledger, d->group_name), last);
-    pt_ledger_add_share(ledger, &reaper->acct, d->group_name, last_moments_weight(d));
+    pt_ledgerrecords_move(ledger, &reaper->acct, pt_ledger_group_named(ledger, d->group_name), last);
+    pt_ledgerfolds_add_share(ledger, &reaper->acct, d->group_name, last_moments_weight(d));
 }
 
 static void settle_departures(const struct pt_target *t, const struct pt_membership_parts *mp)
@@ -281,7 +281,7 @@ static void thread_exited(const struct pt_target *t, struct pt_ledger *ledger, s
     memcpy(end, before, sizeof(end));
     if (u->cpu_last || count_past) {
         if (r->run_us >= 0)
-            pt_split_run_time((double)r->run_us, samples[PT_CPU_USER], samples[PT_CPU_SYSTEM], end);
+            pt_ledgerrecords_split_run_time((double)r->run_us, samples[PT_CPU_USER], samples[PT_CPU_SYSTEM], end);
         else /* no run time in the record: its samples, never below the read */
             for (int c = 0; c < PT_CPU_COUNT; c++)
                 end[c] = samples[c] > end[c] ? samples[c] : end[c];
@@ -289,9 +289,9 @@ static void thread_exited(const struct pt_target *t, struct pt_ledger *ledger, s
     int64_t cpu_us[PT_CPU_COUNT];
     for (int c = 0; c < PT_CPU_COUNT; c++)
         cpu_us[c] = end[c] > before[c] ? (int64_t)(end[c] - before[c] + 0.5) : 0;
-    pt_ledger_credit_thread_exit(ledger, u->comm, cpu_us,
-                                 switches_since(r->nvcsw, u->last_voluntary, u->ctx_last, count_past),
-                                 switches_since(r->nivcsw, u->last_involuntary, u->ctx_last, count_past));
+    pt_ledgerrecords_credit_thread_exit(ledger, u->comm, cpu_us,
+                                        switches_since(r->nvcsw, u->last_voluntary, u->ctx_last, count_past),
+                                        switches_since(r->nivcsw, u->last_involuntary, u->ctx_last, count_past));
     u->final = true;
     u->cpu_now = u->ctx_now = false; /* its files are gone: the next read finds nothing */
 }
@@ -336,17 +336,17 @@ static void unseen_thread_exit(const struct pt_target *t, struct pt_ledger *ledg
     int32_t group = pt_membership_group_of(t, ledger, name, r->ppid);
     int64_t counts[PT_TC_COUNT];
     record_tcounts(r, counts);
-    pt_ledger_credit_tcounts(ledger, group, counts, pt_membership_tcounts_counted(t));
+    pt_ledgerrecords_credit_tcounts(ledger, group, counts, pt_membership_tcounts_counted(t));
     thread_exited(t, ledger, NULL, NULL, r);
     int64_t v[PT_CTR_COUNT];
     record_usage(r, v);
     struct pt_member *into = NULL;
     enum fold f = fold_target(t, r->ppid, &into);
     if (f == FOLD_MEMBER && pt_target_by_member_name(t)) { /* by cgroup, the fold is its parent's group's already */
-        pt_ledger_add_share(ledger, &into->acct, name, pt_sat_add(v[PT_CTR_USER_TICKS], v[PT_CTR_SYSTEM_TICKS]));
-        pt_ledger_move(ledger, &into->acct, (uint32_t)group, v);
+        pt_ledgerfolds_add_share(ledger, &into->acct, name, pt_sat_add(v[PT_CTR_USER_TICKS], v[PT_CTR_SYSTEM_TICKS]));
+        pt_ledgerrecords_move(ledger, &into->acct, (uint32_t)group, v);
     } else if (f == FOLD_OUTSIDE && outside_known)
-        pt_ledger_add_lost(ledger, group, v);
+        pt_ledgerrecords_add_lost(ledger, group, v);
 }
 
 /* A record of a member's child that never joined (it lived less than a
@@ -360,10 +360,10 @@ static void unseen_thread_exit(const struct pt_target *t, struct pt_ledger *ledg
 static struct pt_member *join_recorded(const struct pt_target *t, const struct pt_membership_parts *mp,
                                        const struct pt_exitrecord *r)
 {
-    if (!pt_target_live_member(t, r->ppid) || pt_departures_of(&t->departures, r->tgid))
+    if (!pt_targetstate_live_member(t, r->ppid) || pt_departures_of(&t->departures, r->tgid))
         return NULL;
     struct pt_stat st;
-    if (pt_read_stat_by_pid(t->proc_root_fd, r->tgid, t->buf, &st) != PT_READ_OK || st.ppid != r->ppid ||
+    if (pt_member_read_stat_by_pid(t->proc_root_fd, r->tgid, t->buf, &st) != PT_READ_OK || st.ppid != r->ppid ||
         (r->pid == r->tgid && st.state != 'Z'))
         return NULL; /* reaped, or a new process has the pid */
     return pt_membership_join_recorded(t, mp, r->tgid, st.starttime);
@@ -374,7 +374,7 @@ static void follow_record(const struct pt_target *t, struct pt_target_exits *x, 
                           const struct pt_exitrecord *r)
 {
     int64_t v[PT_CTR_COUNT];
-    struct pt_member *m = pt_target_live_member(t, r->tgid);
+    struct pt_member *m = pt_targetstate_live_member(t, r->tgid);
     if (!m)
         m = join_recorded(t, mp, r);
     struct pt_departure *d = m ? NULL : pt_departures_of(&t->departures, r->tgid);
@@ -409,7 +409,7 @@ static void follow_record(const struct pt_target *t, struct pt_target_exits *x, 
         /* forked in the tree: an orphan reaped outside leaves the tree;
          * else the child of a member (live, or gone since the last drain) */
         bool forked_here = unseen_parent(t, r->tgid) >= 0;
-        if (!forked_here && !pt_target_live_member(t, r->ppid) && !pt_departures_of(&t->departures, r->ppid))
+        if (!forked_here && !pt_targetstate_live_member(t, r->ppid) && !pt_departures_of(&t->departures, r->ppid))
             return;
         unseen_thread_exit(t, mp->ledger, r, forked_here);
     }
@@ -424,7 +424,7 @@ void pt_exits_follow(const struct pt_target *t, struct pt_target_exits *x, const
     double cpu0 = pt_thread_cpu_seconds();
     x->drained_at = pt_now();
     x->follows = true;
-    pt_ledger_records_followed(mp->ledger, pt_target_by_member_name(t));
+    pt_ledgerfolds_records_followed(mp->ledger, pt_target_by_member_name(t));
     if (!complete) { /* some member's records are missing: its sum is not its whole usage */
         x->record_losses++;
         for (size_t i = 0; i < t->membership.n_members; i++) {
@@ -432,7 +432,7 @@ void pt_exits_follow(const struct pt_target *t, struct pt_target_exits *x, const
             m->recorded_whole = false;
             /* a child never seen whose record was lost folds into it unweighed */
             if (!m->gone && pt_target_by_member_name(t))
-                pt_ledger_hold_fold(mp->ledger, &m->acct);
+                pt_ledgerfolds_hold(mp->ledger, &m->acct);
         }
         for (size_t i = 0; i < t->departures.n; i++)
             t->departures.list[i].whole = false;
@@ -447,7 +447,7 @@ void pt_exits_follow(const struct pt_target *t, struct pt_target_exits *x, const
         for (size_t i = 0; i < t->membership.n_members; i++)
             pt_member_threads_settled(&t->membership.members[i]);
     pt_interval_add_cpu(mp->interval, pt_thread_cpu_seconds() - cpu0);
-    pt_target_debug_check(t, "exit records");
+    pt_targetstate_debug_check(t, "exit records");
 }
 
 void pt_exits_stop(const struct pt_target *t, struct pt_target_exits *x, const struct pt_membership_parts *mp)
@@ -455,7 +455,7 @@ void pt_exits_stop(const struct pt_target *t, struct pt_target_exits *x, const s
     x->follows = false;
     pt_membership_departures_settled(mp);
     pt_pidmap_clear(&x->parent_of_unseen_gone);
-    pt_ledger_records_stopped(mp->ledger);
+    pt_ledgerfolds_records_stopped(mp->ledger);
     for (size_t i = 0; i < t->membership.n_members; i++) /* no record is to come: none has its whole usage */
         t->membership.members[i].recorded_whole = false;
 }
@@ -470,12 +470,12 @@ void pt_exits_put(const struct pt_target_exits *x, struct pt_line *line)
 {
     if (!x->follows)
         return;
-    pt_line_put(line, PT_A_EXIT_RECORDS, (double)x->records);
-    pt_line_put(line, PT_A_EXIT_RECORD_LOSSES, (double)x->record_losses);
+    pt_lines_put(line, PT_A_EXIT_RECORDS, (double)x->records);
+    pt_lines_put(line, PT_A_EXIT_RECORD_LOSSES, (double)x->record_losses);
     if (x->record_losses == 0) {
-        pt_line_put(line, PT_A_FAILED, (double)x->failed);
-        pt_line_put(line, PT_A_KILLED, (double)x->killed);
-        pt_line_put(line, PT_A_EXITED_RSS_PEAK, (double)x->rss_peak_kb * 1024.0);
+        pt_lines_put(line, PT_A_FAILED, (double)x->failed);
+        pt_lines_put(line, PT_A_KILLED, (double)x->killed);
+        pt_lines_put(line, PT_A_EXITED_RSS_PEAK, (double)x->rss_peak_kb * 1024.0);
     }
 }
 

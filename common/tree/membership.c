@@ -101,7 +101,7 @@ void pt_membership_credit_tcounts(const struct pt_target *t, struct pt_ledger *l
         m->tc_known |= bit;
     }
     if (counted)
-        pt_ledger_credit_tcounts(ledger, m->acct.group, grown, counted);
+        pt_ledgerrecords_credit_tcounts(ledger, m->acct.group, grown, counted);
 }
 
 /* CLOCK_BOOTTIME seconds as pt_now()'s clock (CLOCK_MONOTONIC): a
@@ -180,7 +180,7 @@ static void member_left(const struct pt_target *t, const struct pt_membership_pa
 
 void pt_membership_member_changed(const struct pt_target *t, const struct pt_membership_parts *mp, pid_t pid)
 {
-    struct pt_member *m = pt_target_live_member(t, pid);
+    struct pt_member *m = pt_targetstate_live_member(t, pid);
     if (!m)
         return;
     pt_member_reopen(m);           /* a new program's memory */
@@ -193,7 +193,7 @@ void pt_membership_member_changed(const struct pt_target *t, const struct pt_mem
  * parent is a member still there, it reaped this one. */
 void pt_membership_member_gone(const struct pt_target *t, const struct pt_membership_parts *mp, struct pt_member *m)
 {
-    member_left(t, mp, m, pt_target_live_member(t, m->ppid));
+    member_left(t, mp, m, pt_targetstate_live_member(t, m->ppid));
 }
 
 /* A member that exited took with it the usage of every child it reaped:
@@ -234,7 +234,7 @@ void pt_membership_read_counters(const struct pt_target *t, const struct pt_memb
         pt_interval_add_vanished(mp->interval);
         return;
     }
-    pt_target_warn_denied(t, mp->warned_denied, m); /* io may refuse its first read, not its open */
+    pt_targetstate_warn_denied(t, mp->warned_denied, m); /* io may refuse its first read, not its open */
     m->read_at = pt_now();
     pt_ledger_read(mp->ledger, &m->acct);
     if (m->zombie && !m->children_settled)
@@ -267,9 +267,9 @@ void pt_membership_exact_cpu(const struct pt_target *t, struct pt_ledger *ledger
     double shown[PT_CPU_COUNT];
     for (int c = 0; c < PT_CPU_COUNT; c++)
         shown[c] = (double)m->acct.own[pt_ctr_of_cpu((enum pt_cpu)c)] * PT_US_PER_SECOND / t->ticks_per_second;
-    pt_split_run_time((double)m->recorded_run_us, (double)m->recorded[PT_CTR_USER_TICKS],
-                      (double)m->recorded[PT_CTR_SYSTEM_TICKS], shown);
-    pt_ledger_exact_cpu(ledger, &m->acct, shown);
+    pt_ledgerrecords_split_run_time((double)m->recorded_run_us, (double)m->recorded[PT_CTR_USER_TICKS],
+                                    (double)m->recorded[PT_CTR_SYSTEM_TICKS], shown);
+    pt_ledgerrecords_exact_cpu(ledger, &m->acct, shown);
 }
 
 void pt_membership_leave_all(const struct pt_target *t, const struct pt_membership_parts *mp)
@@ -308,7 +308,7 @@ int32_t pt_membership_group_of(const struct pt_target *t, struct pt_ledger *ledg
         return (int32_t)pt_ledger_group_named(ledger, name);
     if (t->options.breakdown != PT_BY_CGROUP)
         return -1;
-    const struct pt_member *p = pt_target_live_member(t, parent);
+    const struct pt_member *p = pt_targetstate_live_member(t, parent);
     return p && p->acct.group >= 0 ? p->acct.group : (int32_t)pt_ledger_group_named(ledger, PT_CGROUP_OWN);
 }
 
@@ -327,7 +327,7 @@ static int32_t join_group(const struct pt_target *t, struct pt_ledger *ledger, c
  * the target's own. */
 static void cgroup_name(const struct pt_target *t, struct pt_member *m)
 {
-    const struct pt_member *p = t->discovery.join_group ? NULL : pt_target_live_member(t, m->ppid);
+    const struct pt_member *p = t->discovery.join_group ? NULL : pt_targetstate_live_member(t, m->ppid);
     const char *name = t->discovery.join_group  ? t->discovery.join_group
                        : p && p->title_group[0] ? p->title_group
                                                 : PT_CGROUP_OWN;
@@ -365,7 +365,7 @@ static struct pt_member *join(const struct pt_target *t, const struct pt_members
         pt_member_close(&m);
         return NULL;
     }
-    pt_target_warn_denied(t, mp->warned_denied, &m);
+    pt_targetstate_warn_denied(t, mp->warned_denied, &m);
     m.baseline_walk = baseline;
     m.born = !baseline;
     m.since = baseline ? pt_now() : 0;
@@ -428,5 +428,5 @@ void pt_membership_credit_thread(struct pt_ledger *ledger, struct pt_thread_usag
         involuntary = since_last(u->involuntary, &u->last_involuntary, u->ctx_last, count_past);
         u->ctx_last = true;
     }
-    pt_ledger_credit_thread(ledger, u->comm, user, system, u->ctx_now, voluntary, involuntary);
+    pt_ledgerrecords_credit_thread(ledger, u->comm, user, system, u->ctx_now, voluntary, involuntary);
 }

@@ -4,7 +4,7 @@
  * (member/departures.h) for the exit records to settle. The list itself is
  * member/memberlist.h's, written only here, as the departures are.
  *
- * Invariants (pt_target_debug_check(), targetstate.h, asserts them): the list's
+ * Invariants (pt_targetstate_debug_check(), targetstate.h, asserts them): the list's
  * (memberlist.h: tree order, its index), the departures' (departures.h),
  * the ledger's over the live members, the interval's. */
 #ifndef PROCTREE_MEMBERSHIP_H
@@ -72,7 +72,7 @@ void pt_membership_read_counters(const struct pt_target *t, const struct pt_memb
  * parents before children (a child found gone is settled against its
  * parent's fresh counters). */
 void pt_membership_read_all_counters(const struct pt_target *t, const struct pt_membership_parts *mp);
-/* m's exact CPU (ledger.h, pt_ledger_exact_cpu), once its final stat (a
+/* m's exact CPU (ledger.h, pt_ledgerrecords_exact_cpu), once its final stat (a
  * zombie's) and its whole exit records are both in; called after each. */
 void pt_membership_exact_cpu(const struct pt_target *t, struct pt_ledger *ledger, struct pt_member *m);
 /* The name m's group goes by (pt_target_by_member_name): by title its

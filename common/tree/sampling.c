@@ -14,7 +14,7 @@
  * fresh. */
 static bool is_exposed(const struct pt_target *t, const struct pt_member *m)
 {
-    return pt_target_live_member(t, m->ppid) == NULL;
+    return pt_targetstate_live_member(t, m->ppid) == NULL;
 }
 
 /* Pages to bytes, saturating (statm is clamped to PT_MAX_PAGES, but the
@@ -112,7 +112,7 @@ bool pt_sampling_pass_pays(const struct pt_target *t)
 {
     if (!t->taskiter)
         return false;
-    return (uint64_t)pt_target_live_members(t) * PT_STATM_VISITS >= pt_taskiter_visits(t->taskiter);
+    return (uint64_t)pt_targetstate_live_members(t) * PT_STATM_VISITS >= pt_taskiter_visits(t->taskiter);
 }
 
 /* A poll by the list costs a lookup a member (about a tenth of its statm
@@ -137,7 +137,7 @@ void pt_sampling_poll(const struct pt_target *t, const struct pt_membership_part
     pt_targetcg_poll(t, cg);
     pt_membership_compact(mp);
     pt_interval_add_cpu(mp->interval, pt_thread_cpu_seconds() - cpu0);
-    pt_target_debug_check(t, "a poll");
+    pt_targetstate_debug_check(t, "a poll");
 }
 
 /* smaps_rollup is the dearest file by far (it walks the process's page
@@ -237,8 +237,8 @@ static void smaps_timed(const struct pt_target *t, const struct pt_membership_pa
     char more[96];
     if (before == 1 &&
         pt_ratelimit_say(&s->smaps_slow_said, pt_now(), "times, other pids or again,", more, sizeof(more))) {
-        pt_target_logf(t, PT_LOG_INFO, "smaps_rollup of pid %d took %.1f ms; reading it less often%s", (int)m->pid,
-                       took * 1e3, more);
+        pt_targetstate_logf(t, PT_LOG_INFO, "smaps_rollup of pid %d took %.1f ms; reading it less often%s", (int)m->pid,
+                            took * 1e3, more);
     }
 }
 
@@ -258,7 +258,7 @@ static void sample_smaps(const struct pt_target *t, const struct pt_membership_p
                 pt_interval_add_pss_stale(mp->interval);
         } else if (moved) {
             smaps_timed(t, mp, s, m, gen);
-            pt_target_warn_denied(t, mp->warned_denied, m);
+            pt_targetstate_warn_denied(t, mp->warned_denied, m);
         }
         if (!m->has_smaps)
             continue;
@@ -312,7 +312,7 @@ void pt_sampling_pss(const struct pt_target *t, const struct pt_membership_parts
     sample_smaps(t, mp, s);
     pt_membership_compact(mp);
     pt_interval_add_cpu(mp->interval, pt_thread_cpu_seconds() - cpu0);
-    pt_target_debug_check(t, "a PSS sample");
+    pt_targetstate_debug_check(t, "a PSS sample");
 }
 
 /* Context switches and delays are not inclusive counters: a thread's
@@ -382,7 +382,7 @@ static int64_t count_fds(const struct pt_target *t, const struct pt_membership_p
         } else if (r == PT_READ_NO_FDS) {
             pt_interval_add_short(mp->interval, PT_SHORT_FDS);
         }
-        pt_target_warn_denied(t, mp->warned_denied, &t->membership.members[i]);
+        pt_targetstate_warn_denied(t, mp->warned_denied, &t->membership.members[i]);
     }
     return any ? total : -1;
 }
@@ -485,5 +485,5 @@ void pt_sampling_finish_end_reads(const struct pt_target *t, const struct pt_mem
     pt_membership_compact(mp);
     pt_interval_end_reads_done(mp->interval, fds, blkio_shown);
     pt_interval_add_cpu(mp->interval, pt_thread_cpu_seconds() - cpu0);
-    pt_target_debug_check(t, "the last reads");
+    pt_targetstate_debug_check(t, "the last reads");
 }

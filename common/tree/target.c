@@ -26,7 +26,7 @@ const char *pt_target_name(const struct pt_target *t)
 
 const char *pt_target_breakdown_key(const struct pt_target *t)
 {
-    return pt_breakdown_name(t->options.breakdown);
+    return pt_selector_breakdown_name(t->options.breakdown);
 }
 
 struct pt_group_report *pt_target_group_reports(struct pt_target *t, size_t *n)
@@ -57,14 +57,14 @@ static void fill_report(const struct pt_target *t, struct pt_ledger *ledger, dou
                         const struct pt_units *units, struct pt_report *report)
 {
     struct pt_line line;
-    pt_line_init(&line, PT_LINES_ONE, seconds, counter_seconds, t->ticks_per_second, t->cpu_percent_max);
+    pt_lines_init(&line, PT_LINES_ONE, seconds, counter_seconds, t->ticks_per_second, t->cpu_percent_max);
     line.cgroup = cgroups;
     line.gauges = t->interval.gauges; /* the GPU's too (pt_interval_set_gpu) */
     line.io_seen = t->ledger.io_seen;
     counter_deltas(t, ledger, counter_seconds, line.delta); /* first: CPU left from the last line is seen */
     line.stat_seen = t->ledger.stat_seen;
     pt_targetlines_put_tree(t, &line, processes, threads, fds);
-    pt_line_report(&line, units, report);
+    pt_lines_report(&line, units, report);
 }
 
 /* Every live member counted into the tree's sums, and into its group's
@@ -85,7 +85,7 @@ static int64_t count_members(const struct pt_target *t, struct pt_ledger *ledger
             /* its last poll's resident memory (a gone member's is not polled) */
             uint64_t page = (uint64_t)t->page_size, pages = m->has_statm ? m->statm.resident : 0;
             int64_t rss = pages > (uint64_t)INT64_MAX / page ? INT64_MAX : (int64_t)(pages * page);
-            pt_ledger_rank_account(ledger, &m->acct, pt_membership_group_name(t, m), rss);
+            pt_ledgerrank_account(ledger, &m->acct, pt_membership_group_name(t, m), rss);
         }
         pt_ledger_add_account(ledger, &m->acct, m->num_threads);
         pt_ledger_snapshot(ledger, &m->acct);
@@ -103,21 +103,21 @@ static void rank_groups(const struct pt_target *t, struct pt_ledger *ledger, str
 {
     if (!pt_ledger_ranks(ledger))
         return;
-    pt_ledger_rank_choose(ledger);
+    pt_ledgerrank_choose(ledger);
     if (!pt_target_partitions(t))
         return;
     for (size_t i = 0; i < t->membership.n_members; i++) {
         struct pt_member *m = &t->membership.members[i];
         if (!m->gone)
-            pt_ledger_rank_follow(ledger, &m->acct, pt_membership_group_name(t, m));
+            pt_ledgerrank_follow(ledger, &m->acct, pt_membership_group_name(t, m));
     }
     for (size_t i = 0; i < departures->n; i++)
-        departures->list[i].group = pt_ledger_rank_regrouped(ledger, departures->list[i].group);
+        departures->list[i].group = pt_ledgerrank_regrouped(ledger, departures->list[i].group);
 }
 
 static struct pt_account *live_account(const void *target, pid_t pid)
 {
-    struct pt_member *m = pt_target_live_member(target, pid);
+    struct pt_member *m = pt_targetstate_live_member(target, pid);
     return m ? &m->acct : NULL;
 }
 
@@ -126,9 +126,9 @@ static struct pt_account *live_account(const void *target, pid_t pid)
  * records are in. */
 static void share_folds(const struct pt_target *t, struct pt_ledger *ledger)
 {
-    pt_ledger_share_folds(ledger, live_account, t);
+    pt_ledgerfolds_share(ledger, live_account, t);
     for (size_t i = 0; i < t->membership.n_members; i++)
-        pt_ledger_folds_given(ledger, &t->membership.members[i].acct);
+        pt_ledgerfolds_given(ledger, &t->membership.members[i].acct);
 }
 
 void pt_target_set_taskiter(struct pt_target *t, struct pt_taskiter *it)
@@ -267,7 +267,7 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
     pt_exits_end_interval(&t->exits);
     pt_ledger_end_interval(&t->ledger);
     rank_groups(t, &t->ledger, &t->departures);
-    pt_target_debug_check(t, "the interval's end");
+    pt_targetstate_debug_check(t, "the interval's end");
 }
 
 /* ---- launch mode ------------------------------------------------------ */
@@ -275,7 +275,7 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
 void pt_target_final_read(struct pt_target *t, pid_t pid)
 {
     struct pt_membership_parts mp = membership_parts(t);
-    struct pt_member *m = pt_target_live_member(t, pid);
+    struct pt_member *m = pt_targetstate_live_member(t, pid);
     if (!m)
         m = pt_membership_join(t, &mp, pid, 0, false);
     if (m)
@@ -285,7 +285,7 @@ void pt_target_final_read(struct pt_target *t, pid_t pid)
 void pt_target_reaped(struct pt_target *t, pid_t pid)
 {
     struct pt_membership_parts mp = membership_parts(t);
-    struct pt_member *m = pt_target_live_member(t, pid);
+    struct pt_member *m = pt_targetstate_live_member(t, pid);
     if (m)
         pt_membership_member_gone(t, &mp, m);
 }
@@ -360,7 +360,7 @@ int pt_target_init(struct pt_target *t, const char *name, const struct pt_select
                                          : 1),
                    options->breakdown != PT_BY_NONE ? options->breakdown_limit : 0, pt_target_partitions(t));
     if (options->breakdown != PT_BY_NONE) {
-        pt_ledger_set_rank(&t->ledger, options->breakdown_rank);
+        pt_ledgerrank_set(&t->ledger, options->breakdown_rank);
         size_t lines = options->breakdown_limit + 1;
         t->group_lines.reports = pt_xalloc(lines * sizeof(*t->group_lines.reports));
         t->group_lines.keys = pt_xalloc(lines * sizeof(*t->group_lines.keys));

@@ -122,11 +122,12 @@ static void say_unreadable(const struct pt_target *t, const struct pt_cgacct *a,
     *said = true;
     char q[PT_QUOTED_MAX], over[64];
     snprintf(over, sizeof(over), "over %d bytes", PT_CGROUPFS_PATH_MAX - 1);
-    pt_target_logf(t, PT_LOG_WARNING,
-                   "cgroup_* metrics of %s: the path \"%s\" is %s: its cgroup files are not read, "
-                   "cgroup_* left out (its processes are followed)",
-                   whose, pt_escape(q, sizeof(q), dir),
-                   error == -ENAMETOOLONG ? over : "below no cgroup mount (a symbolic link made after the start?)");
+    pt_targetstate_logf(t, PT_LOG_WARNING,
+                        "cgroup_* metrics of %s: the path \"%s\" is %s: its cgroup files are not read, "
+                        "cgroup_* left out (its processes are followed)",
+                        whose, pt_escape(q, sizeof(q), dir),
+                        error == -ENAMETOOLONG ? over
+                                               : "below no cgroup mount (a symbolic link made after the start?)");
 }
 
 /* v1 blkio counting no block I/O, said once, when a cgroup of the target
@@ -143,11 +144,12 @@ static void say_blkio_uncounted(const struct pt_target *t, struct pt_target_cgro
     char q[PT_QUOTED_MAX], again[96] = "";
     if (t->selector.kind != PT_SELECT_CHILD) /* a launched command's cgroup is not looked at again */
         snprintf(again, sizeof(again), " (looked at again every %d discoveries)", PT_CGACCT_REPROBE_SETS);
-    pt_target_logf(t, PT_LOG_INFO,
-                   "cgroup_io_read_bytes and cgroup_io_write_bytes are left out, not 0: the kernel counts no block "
-                   "I/O in cgroup v1 blkio here (\"%s/blkio.throttle.io_service_bytes\" lists no disk; since Linux "
-                   "6.10 a disk's I/O is counted only once a blkio.throttle limit was set for it, in any cgroup)%s",
-                   pt_escape(q, sizeof(q), root), again);
+    pt_targetstate_logf(
+        t, PT_LOG_INFO,
+        "cgroup_io_read_bytes and cgroup_io_write_bytes are left out, not 0: the kernel counts no block "
+        "I/O in cgroup v1 blkio here (\"%s/blkio.throttle.io_service_bytes\" lists no disk; since Linux "
+        "6.10 a disk's I/O is counted only once a blkio.throttle limit was set for it, in any cgroup)%s",
+        pt_escape(q, sizeof(q), root), again);
 }
 
 void pt_targetcg_found(const struct pt_target *t, struct pt_target_cgroups *cg, double now)
@@ -166,8 +168,9 @@ void pt_targetcg_found(const struct pt_target *t, struct pt_target_cgroups *cg, 
     char missing[512], more[96];
     if (pt_cgacct_gained(&cg->target, missing, sizeof(missing)) &&
         pt_ratelimit_say(&cg->gained_said, now, "like it", more, sizeof(more))) {
-        pt_target_logf(t, PT_LOG_INFO, "cgroup_* metrics: the kernel offers %s for its cgroup now: reported from now%s",
-                       missing, more);
+        pt_targetstate_logf(t, PT_LOG_INFO,
+                            "cgroup_* metrics: the kernel offers %s for its cgroup now: reported from now%s", missing,
+                            more);
     }
     if (cg->said_missing || !pt_cgacct_missing(&cg->target, missing, sizeof(missing)))
         return; /* said once, when a cgroup is first open (it may appear later) */
@@ -175,20 +178,22 @@ void pt_targetcg_found(const struct pt_target *t, struct pt_target_cgroups *cg, 
     if (missing[0])
         pt_log_absent("some cgroup_*");
     if (missing[0] && t->selector.kind == PT_SELECT_CHILD && t->selector.cgroup_never)
-        pt_target_logf(t, PT_LOG_INFO, "%s", t->selector.cgroup_never);
+        pt_targetstate_logf(t, PT_LOG_INFO, "%s", t->selector.cgroup_never);
     else if (missing[0] && t->selector.kind == PT_SELECT_CHILD)
         /* made by proctree for the command: never looked for again */
-        pt_target_logf(t, PT_LOG_INFO,
-                       "cgroup_* metrics: the kernel offers no %s for the launched command's cgroup (none in cgroup "
-                       "v1, a controller not "
-                       "enabled above it, or an older kernel): their metrics are left out",
-                       missing);
+        pt_targetstate_logf(
+            t, PT_LOG_INFO,
+            "cgroup_* metrics: the kernel offers no %s for the launched command's cgroup (none in cgroup "
+            "v1, a controller not "
+            "enabled above it, or an older kernel): their metrics are left out",
+            missing);
     else if (missing[0])
-        pt_target_logf(t, PT_LOG_INFO,
-                       "cgroup_* metrics: the kernel offers no %s for its cgroup yet (a controller not enabled there, "
-                       "or an older kernel): their metrics are left out until it does (looked for again every %d "
-                       "discoveries)",
-                       missing, PT_CGACCT_REPROBE_SETS);
+        pt_targetstate_logf(
+            t, PT_LOG_INFO,
+            "cgroup_* metrics: the kernel offers no %s for its cgroup yet (a controller not enabled there, "
+            "or an older kernel): their metrics are left out until it does (looked for again every %d "
+            "discoveries)",
+            missing, PT_CGACCT_REPROBE_SETS);
 }
 
 /* The path of the hierarchy where (targetstate.h) in dirs. */
@@ -214,7 +219,7 @@ bool pt_targetcg_restarted(const struct pt_target *t, struct pt_target_cgroups *
      * cgroup is there (one stat): a cgroup that some hierarchies lack is
      * not looked for in each of them at every discovery. */
     if (dir && cg->root_where && pt_cgroupfs_paths_of(fs, dir, &dirs) == 0 &&
-        pt_stat_as_caller(where_in(&dirs, cg->root_where), &st) == 0) {
+        pt_callerfiles_stat(where_in(&dirs, cg->root_where), &st) == 0) {
         id = (uint64_t)st.st_ino;
     } else {
         cg->root_where = 0;
@@ -246,10 +251,11 @@ static void say_unreset(const struct pt_target *t, struct pt_cgacct *a)
     int error;
     for (const char *dir; (dir = pt_cgacct_next_unreset(a, &error));) {
         char q[PT_QUOTED_MAX];
-        pt_target_logf(t, PT_LOG_WARNING,
-                       "cgroup \"%s\": its memory.peak could not be reset (%s): from the next interval its peak is "
-                       "cgroup_memory_peak_lifetime, the highest since the cgroup was made, not cgroup_memory_peak",
-                       pt_escape(q, sizeof(q), dir), strerror(error));
+        pt_targetstate_logf(
+            t, PT_LOG_WARNING,
+            "cgroup \"%s\": its memory.peak could not be reset (%s): from the next interval its peak is "
+            "cgroup_memory_peak_lifetime, the highest since the cgroup was made, not cgroup_memory_peak",
+            pt_escape(q, sizeof(q), dir), strerror(error));
     }
 }
 

@@ -16,7 +16,7 @@
  * identity check tells. */
 static bool forks_in_tree(const struct pt_target *t, pid_t pid, double when)
 {
-    const struct pt_member *m = pt_target_live_member(t, pid);
+    const struct pt_member *m = pt_targetstate_live_member(t, pid);
     if (m)
         return m->since <= when &&
                (m->exited_at <= 0 || m->exited_at > when || pt_member_check_identity(m, t->proc_root_fd) == PT_READ_OK);
@@ -31,7 +31,7 @@ static bool forks_in_tree(const struct pt_target *t, pid_t pid, double when)
 static void follow_start(const struct pt_target *t, const struct pt_membership_parts *mp, const struct pt_procevent *e)
 {
     pt_eventbook_forked(mp->events, e->pid); /* a new process has the pid */
-    if (!forks_in_tree(t, e->parent, e->when) || pt_target_live_member(t, e->pid) ||
+    if (!forks_in_tree(t, e->parent, e->when) || pt_targetstate_live_member(t, e->pid) ||
         pt_pidmap_get(&t->events.forks_ours_lately, e->pid) >= 0)
         return;
     struct pt_member *m = e->ends ? NULL : pt_membership_join(t, mp, e->pid, 0, false);
@@ -73,7 +73,7 @@ void pt_targetevents_follow(const struct pt_target *t, const struct pt_membershi
     }
     pt_eventbook_drain_done(mp->events);
     pt_interval_add_cpu(mp->interval, pt_thread_cpu_seconds() - cpu0);
-    pt_target_debug_check(t, "process events");
+    pt_targetstate_debug_check(t, "process events");
 }
 
 void pt_targetevents_discovered(const struct pt_target *t, struct pt_eventbook *events)

@@ -114,11 +114,11 @@ static void take_client(const struct pt_drm_client *c, void *arg)
     struct scan *s = arg;
     struct pt_target_gpu *gpu = s->gpu;
     s->holds = true;
-    struct pt_drm_known *known = pt_drm_clients_find(&gpu->clients, c->pdev, c->client_id);
+    struct pt_drm_known *known = pt_drmclients_find(&gpu->clients, c->pdev, c->client_id);
     if (known && known->seen)
         return; /* another member's descriptor of the same client: counted */
     uint64_t bytes;
-    if (pt_drm_client_memory(c, &bytes))
+    if (pt_drmfdinfo_client_memory(c, &bytes))
         s->memory = sat_add(s->memory, bytes);
     double wall = known ? s->now - known->read_at : 0;
     bool whole = !known && s->m->born;
@@ -132,7 +132,7 @@ static void take_client(const struct pt_drm_client *c, void *arg)
             s->busy += engine_busy(&c->engine[i], before, wall);
     }
     if (!known)
-        known = pt_drm_clients_add(&gpu->clients, c->pdev, c->client_id);
+        known = pt_drmclients_add(&gpu->clients, c->pdev, c->client_id);
     known->seen = true;
     known->read_at = s->now;
     known->n_engines = c->n_engines;
@@ -147,11 +147,12 @@ static void cut(const struct pt_target *t, struct pt_target_gpu *gpu)
     if (gpu->said_bound)
         return;
     gpu->said_bound = true;
-    pt_target_logf(t, PT_LOG_WARNING,
-                   "GPU: the tree holds more than %d DRM descriptors, the most fdinfo reads of one interval's end; "
-                   "proc_gpu_* are left out of every interval that reaches it, and its busy time reported by the "
-                   "next that does not (said once)",
-                   PT_DRM_READS_MAX);
+    pt_targetstate_logf(
+        t, PT_LOG_WARNING,
+        "GPU: the tree holds more than %d DRM descriptors, the most fdinfo reads of one interval's end; "
+        "proc_gpu_* are left out of every interval that reaches it, and its busy time reported by the "
+        "next that does not (said once)",
+        PT_DRM_READS_MAX);
 }
 
 /* Every live member's DRM clients: the DRM memory that stands until the
@@ -173,7 +174,7 @@ static bool read_drm(const struct pt_target *t, struct pt_target_gpu *gpu, const
         if (!live(m))
             continue;
         struct scan s = {.gpu = gpu, .m = m, .group = group_of(gpu, m), .now = now};
-        if (pt_drm_scan(t->proc_root_fd, m->pid, g->drm_major, &reads_left, take_client, &s) == PT_DRM_SCAN_CUT)
+        if (pt_gpu_drm_scan(t->proc_root_fd, m->pid, g->drm_major, &reads_left, take_client, &s) == PT_DRM_SCAN_CUT)
             cut(t, gpu);
         if (!s.holds)
             continue;
@@ -194,7 +195,7 @@ static bool read_drm(const struct pt_target *t, struct pt_target_gpu *gpu, const
     /* the clients closed since are forgotten; after a cut read, those it
      * did not reach are kept for one more read (so at most twice the
      * bound are kept), their busy time then counted since their last */
-    pt_drm_clients_sweep(&gpu->clients, gpu->drm_short ? 1 : 0);
+    pt_drmclients_sweep(&gpu->clients, gpu->drm_short ? 1 : 0);
     return busy_lost;
 }
 
@@ -244,10 +245,10 @@ void pt_targetgpu_put(const struct pt_target_gpu *gpu, int32_t group, struct pt_
         return; /* the DRM read cut short: every sum partial, none put */
     if (gpu->busy_known)
         /* to the nanosecond: sums of doubles are not finer */
-        pt_line_put(line, PT_A_GPU_BUSY,
-                    (double)(int64_t)((group >= 0 ? gpu->group_busy[group] : gpu->busy) * 1e9 + 0.5) / 1e9);
+        pt_lines_put(line, PT_A_GPU_BUSY,
+                     (double)(int64_t)((group >= 0 ? gpu->group_busy[group] : gpu->busy) * 1e9 + 0.5) / 1e9);
     if (gpu->users_known)
-        pt_line_put(line, PT_A_GPU_PROCESSES, (double)(group >= 0 ? gpu->group_users[group] : gpu->users));
+        pt_lines_put(line, PT_A_GPU_PROCESSES, (double)(group >= 0 ? gpu->group_users[group] : gpu->users));
 }
 
 struct pt_extrema pt_targetgpu_memory(const struct pt_target_gpu *gpu, int32_t group)
@@ -282,7 +283,7 @@ void pt_targetgpu_free(struct pt_target_gpu *gpu)
     free(gpu->group_users);
     free(gpu->group_drm_memory);
     free(gpu->group_sum);
-    pt_drm_clients_free(&gpu->clients);
+    pt_drmclients_free(&gpu->clients);
     free(gpu->uses);
     memset(gpu, 0, sizeof(*gpu));
 }

@@ -26,12 +26,12 @@ static void put_live(struct pt_line *line, const int64_t tc[PT_TC_COUNT], unsign
     };
     for (int k = 0; k < PT_TC_COUNT; k++)
         if (tc_seen & (1u << k))
-            pt_line_put(line, tc_amounts[k].amount, (double)tc[k] / tc_amounts[k].unit);
+            pt_lines_put(line, tc_amounts[k].amount, (double)tc[k] / tc_amounts[k].unit);
     if (fds >= 0) /* -1: not counted */
-        pt_line_put(line, PT_A_FDS, (double)fds);
-    pt_line_put(line, PT_A_PROCESSES, (double)processes);
+        pt_lines_put(line, PT_A_FDS, (double)fds);
+    pt_lines_put(line, PT_A_PROCESSES, (double)processes);
     if (line->stat_seen)
-        pt_line_put(line, PT_A_THREADS, (double)threads);
+        pt_lines_put(line, PT_A_THREADS, (double)threads);
 }
 
 /* The live members by the state their last stat read showed (zombies are
@@ -58,18 +58,18 @@ static void put_states_and_age(const struct pt_target *t, struct pt_line *line)
         const struct pt_member *m = &t->membership.members[i];
         if (m->gone || !m->acct.has_stat)
             continue;
-        in_state[pt_task_state_of(m->state)]++;
+        in_state[pt_procfs_task_state_of(m->state)]++;
         if (m->starttime < oldest)
             oldest = m->starttime;
     }
     if (t->ledger.stat_seen)
         for (size_t k = 0; k < PT_ARRAY_LEN(counted); k++)
-            pt_line_put(line, counted[k].amount, (double)in_state[counted[k].state]);
+            pt_lines_put(line, counted[k].amount, (double)in_state[counted[k].state]);
     if (oldest == UINT64_MAX)
         return;
     double age = t->interval.ended_boottime - (double)oldest / t->ticks_per_second;
     /* starttime is truncated to a tick: never a negative age */
-    pt_line_put(line, PT_A_OLDEST_AGE, age > 0 ? (double)(int64_t)(age * 100 + 0.5) / 100 : 0);
+    pt_lines_put(line, PT_A_OLDEST_AGE, age > 0 ? (double)(int64_t)(age * 100 + 0.5) / 100 : 0);
 }
 
 /* Which targets have one root that can be replaced (a pinned one never
@@ -102,21 +102,21 @@ void pt_targetlines_put_tree(const struct pt_target *t, struct pt_line *line, in
     put_live(line, t->ledger.tc, t->ledger.tc_seen & tcounts_shown(t), fds, processes, threads);
     put_states_and_age(t, line);
     if (t->interval.fd_limit_known) {
-        pt_line_put(line, PT_A_FDS_LIMIT_PERCENT, t->interval.fd_limit_worst_percent);
-        pt_line_put(line, PT_A_FDS_HEADROOM, (double)t->interval.fd_headroom_least);
+        pt_lines_put(line, PT_A_FDS_LIMIT_PERCENT, t->interval.fd_limit_worst_percent);
+        pt_lines_put(line, PT_A_FDS_HEADROOM, (double)t->interval.fd_headroom_least);
     }
     if (has_restarts(t))
-        pt_line_put(line, PT_A_RESTARTS, (double)t->interval.restarts);
-    pt_line_put(line, PT_A_STARTED, (double)t->interval.started);
-    pt_line_put(line, PT_A_EXITED, (double)t->interval.exited);
+        pt_lines_put(line, PT_A_RESTARTS, (double)t->interval.restarts);
+    pt_lines_put(line, PT_A_STARTED, (double)t->interval.started);
+    pt_lines_put(line, PT_A_EXITED, (double)t->interval.exited);
     pt_exits_put(&t->exits, line); /* what the exit records tell */
-    pt_line_put(line, PT_A_SAMPLES, (double)t->interval.samples);
-    pt_line_put(line, PT_A_VANISHED, (double)t->interval.vanished);
-    pt_line_put(line, PT_A_BPF_READS, (double)t->interval.bpf_reads);
+    pt_lines_put(line, PT_A_SAMPLES, (double)t->interval.samples);
+    pt_lines_put(line, PT_A_VANISHED, (double)t->interval.vanished);
+    pt_lines_put(line, PT_A_BPF_READS, (double)t->interval.bpf_reads);
     /* thread CPU clocks are not meaningful below a microsecond */
-    pt_line_put(line, PT_A_COLLECTOR_CPU, (double)(int64_t)(t->interval.cpu_seconds * 1e6 + 0.5) / 1e6);
+    pt_lines_put(line, PT_A_COLLECTOR_CPU, (double)(int64_t)(t->interval.cpu_seconds * 1e6 + 0.5) / 1e6);
     if (t->options.collect_pss)
-        pt_line_put(line, PT_A_PSS_STALE, (double)t->interval.pss_stale);
+        pt_lines_put(line, PT_A_PSS_STALE, (double)t->interval.pss_stale);
     pt_targetgpu_put(&t->gpu, -1, line);
 }
 
@@ -135,7 +135,7 @@ void pt_targetlines_groups(const struct pt_target *t, struct pt_ledger *ledger, 
         if (!g->in_use)
             continue;
         struct pt_line line;
-        pt_line_init(&line, of, seconds, counter_seconds, t->ticks_per_second, t->cpu_percent_max);
+        pt_lines_init(&line, of, seconds, counter_seconds, t->ticks_per_second, t->cpu_percent_max);
         struct pt_extrema gauges[PT_G_COUNT];
         memcpy(gauges, g->gauges, sizeof(gauges));
         gauges[PT_G_GPU] = pt_targetgpu_memory(&t->gpu, (int32_t)i);
@@ -150,27 +150,27 @@ void pt_targetlines_groups(const struct pt_target *t, struct pt_ledger *ledger, 
         struct pt_group_report *r = &gl->reports[gl->n];
         r->name = gl->names ? memcpy(gl->names[gl->n], g->name, sizeof(g->name)) : g->name;
         gl->n++;
-        pt_line_report(&line, units, &r->report);
+        pt_lines_report(&line, units, &r->report);
     }
     /* each line's name unique as the frontends write it, within their cut */
     bool other_last = pt_ledger_group(&t->ledger, t->ledger.groups.limit)->in_use;
     size_t cut = 0, max = t->options.line_name_max, own = strlen(t->name) + 1;
     if (max)
         cut = max > own + 2 * PT_GROUP_KEY_SUFFIX ? max - own : 2 * PT_GROUP_KEY_SUFFIX;
-    pt_group_keys(gl->reports, gl->n, other_last, cut, gl->keys, gl->folds, gl->order);
+    pt_groupkey_set(gl->reports, gl->n, other_last, cut, gl->keys, gl->folds, gl->order);
 }
 
 void pt_targetlines_leave_out_unknown(const struct pt_target *t, struct pt_report *report)
 {
     if (!t->interval.short_of_fds)
         return;
-    pt_line_drop_unknown(report, t->interval.short_of_fds);
+    pt_lines_drop_unknown(report, t->interval.short_of_fds);
     for (size_t i = 0; i < t->group_lines.n; i++)
-        pt_line_drop_unknown(&t->group_lines.reports[i].report, t->interval.short_of_fds);
+        pt_lines_drop_unknown(&t->group_lines.reports[i].report, t->interval.short_of_fds);
     char what[160];
-    pt_short_describe(t->interval.short_of_fds, what, sizeof(what));
-    pt_target_logf(t, PT_LOG_ERROR,
-                   "out of file descriptors (EMFILE/ENFILE); left out this interval:%s; "
-                   "raise the open-files limit (LimitNOFILE=) or lower the descriptor budget",
-                   what);
+    pt_lines_short_describe(t->interval.short_of_fds, what, sizeof(what));
+    pt_targetstate_logf(t, PT_LOG_ERROR,
+                        "out of file descriptors (EMFILE/ENFILE); left out this interval:%s; "
+                        "raise the open-files limit (LimitNOFILE=) or lower the descriptor budget",
+                        what);
 }

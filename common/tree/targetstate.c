@@ -14,7 +14,7 @@
 
 /* One log line about t: 'target "NAME": ' and the message. The name is
  * escaped: whoever names a process or writes a pid file chooses it. */
-void pt_target_logf(const struct pt_target *t, enum pt_log_level level, const char *fmt, ...)
+void pt_targetstate_logf(const struct pt_target *t, enum pt_log_level level, const char *fmt, ...)
 {
     char name[PT_QUOTED_MAX], what[PT_LOG_LINE_MAX];
     va_list ap;
@@ -24,7 +24,7 @@ void pt_target_logf(const struct pt_target *t, enum pt_log_level level, const ch
     pt_logf(level, "target \"%s\": %s", pt_escape(name, sizeof(name), t->name), what);
 }
 
-struct pt_member *pt_target_live_member(const struct pt_target *t, pid_t pid)
+struct pt_member *pt_targetstate_live_member(const struct pt_target *t, pid_t pid)
 {
     return pt_memberlist_live(&t->membership, pid);
 }
@@ -36,7 +36,7 @@ struct pt_member *pt_target_live_member(const struct pt_target *t, pid_t pid)
  * file needs its own: smaps_rollup ptrace access (CAP_SYS_PTRACE), fd/
  * (mode 0500) the file permission check (CAP_DAC_READ_SEARCH), io (0400)
  * both. */
-void pt_target_warn_denied(const struct pt_target *t, unsigned *warned, const struct pt_member *m)
+void pt_targetstate_warn_denied(const struct pt_target *t, unsigned *warned, const struct pt_member *m)
 {
     static const struct {
         enum pt_denied bit;
@@ -54,22 +54,23 @@ void pt_target_warn_denied(const struct pt_target *t, unsigned *warned, const st
         struct pt_buf why = {0};
         unsigned missing = pt_caps_describe_missing(pt_caps_current(), kinds[k].needs, &why);
         bool said = missing && !(missing & ~pt_caps_said());
-        pt_target_logf(t, said ? PT_LOG_INFO : PT_LOG_WARNING,
-                       "permission denied on /proc/%d/%s; %s metrics leave out such processes (%s%s)", (int)m->pid,
-                       kinds[k].file, kinds[k].metrics, missing ? "missing " : "",
-                       missing ? why.data
-                               : "the capabilities it needs are held: a security module (AppArmor, SELinux, Yama's "
-                                 "ptrace_scope) refuses it");
+        pt_targetstate_logf(t, said ? PT_LOG_INFO : PT_LOG_WARNING,
+                            "permission denied on /proc/%d/%s; %s metrics leave out such processes (%s%s)", (int)m->pid,
+                            kinds[k].file, kinds[k].metrics, missing ? "missing " : "",
+                            missing
+                                ? why.data
+                                : "the capabilities it needs are held: a security module (AppArmor, SELinux, Yama's "
+                                  "ptrace_scope) refuses it");
         pt_buf_free(&why);
     }
 }
 
-bool pt_target_has_member(const struct pt_target *t, pid_t pid)
+bool pt_targetstate_has_member(const struct pt_target *t, pid_t pid)
 {
-    return pt_target_live_member(t, pid) != NULL;
+    return pt_targetstate_live_member(t, pid) != NULL;
 }
 
-size_t pt_target_live_members(const struct pt_target *t)
+size_t pt_targetstate_live_members(const struct pt_target *t)
 {
     size_t live = 0;
     for (size_t i = 0; i < t->membership.n_members; i++)
@@ -99,7 +100,7 @@ static int check(const struct pt_target *t, char *why, size_t whylen)
     for (size_t i = 0; i < t->membership.n_members; i++)
         if (!t->membership.members[i].gone)
             live[n++] = &t->membership.members[i].acct;
-    int rc = pt_ledger_check(&t->ledger, live, n, why, whylen);
+    int rc = pt_ledgercheck(&t->ledger, live, n, why, whylen);
     free(live);
     if (rc == 0 && (broken = pt_interval_check(&t->interval)) != NULL) {
         snprintf(why, whylen, "the interval: %s", broken);
@@ -110,12 +111,12 @@ static int check(const struct pt_target *t, char *why, size_t whylen)
 
 #endif
 
-void pt_target_debug_check(const struct pt_target *t, const char *step)
+void pt_targetstate_debug_check(const struct pt_target *t, const char *step)
 {
 #ifdef PT_CHECK_INVARIANTS
     char why[200];
     if (check(t, why, sizeof(why)) != 0) {
-        pt_target_logf(t, PT_LOG_ERROR, "invariant broken after %s: %s", step, why);
+        pt_targetstate_logf(t, PT_LOG_ERROR, "invariant broken after %s: %s", step, why);
         abort();
     }
 #else

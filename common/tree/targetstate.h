@@ -258,20 +258,20 @@ static inline bool pt_target_groups_by_name(const struct pt_target *t)
 }
 
 /* One log line about t: 'target "NAME": ' (escaped) and the message. */
-__attribute__((format(printf, 3, 4))) void pt_target_logf(const struct pt_target *t, enum pt_log_level level,
-                                                          const char *fmt, ...);
+__attribute__((format(printf, 3, 4))) void pt_targetstate_logf(const struct pt_target *t, enum pt_log_level level,
+                                                               const char *fmt, ...);
 /* The live member with this pid, or NULL. */
-struct pt_member *pt_target_live_member(const struct pt_target *t, pid_t pid);
+struct pt_member *pt_targetstate_live_member(const struct pt_target *t, pid_t pid);
 /* Is pid a live member of the target? */
-bool pt_target_has_member(const struct pt_target *t, pid_t pid);
-size_t pt_target_live_members(const struct pt_target *t);
+bool pt_targetstate_has_member(const struct pt_target *t, pid_t pid);
+size_t pt_targetstate_live_members(const struct pt_target *t);
 /* Permission denied on m's io, smaps_rollup or fd/: say so once per
  * target and kind (warned: the target's warned_denied). */
-void pt_target_warn_denied(const struct pt_target *t, unsigned *warned, const struct pt_member *m);
+void pt_targetstate_warn_denied(const struct pt_target *t, unsigned *warned, const struct pt_member *m);
 /* Built with check_invariants (PT_CHECK_INVARIANTS): the target's
  * invariants checked after a step (its members' list and departures, the
  * ledger's over the live members, the interval's), aborting with the
  * broken one's line; else nothing. */
-void pt_target_debug_check(const struct pt_target *t, const char *step);
+void pt_targetstate_debug_check(const struct pt_target *t, const char *step);
 
 #endif

@@ -111,7 +111,7 @@ static bool in_container(const struct pt_target *t)
 {
     if (pt_pidns_in_container(t->proc_root_fd))
         return true;
-    return pt_read_file_at(AT_FDCWD, "/proc/self/mountinfo", t->buf) > 0 && pt_cgroupfs_shows_part(t->buf->data);
+    return pt_procfs_read_file_at(AT_FDCWD, "/proc/self/mountinfo", t->buf) > 0 && pt_cgroupfs_shows_part(t->buf->data);
 }
 
 /* The cgroup's processes are not this pid namespace's to name: said with
@@ -237,14 +237,14 @@ static void log_stop(const struct pt_target *t, struct pt_target_stops *s, enum 
         held--;
     pt_ratelimit_held_tail(held, s->limiter == LIMIT_STOPS ? "restarts or stops" : "like it", more, sizeof(more));
     s->said_any = true;
-    pt_target_logf(t, PT_LOG_WARNING, "no live process: %s; will keep looking%s", what, more);
+    pt_targetstate_logf(t, PT_LOG_WARNING, "no live process: %s; will keep looking%s", what, more);
 }
 
 void pt_targetstops_say_why_empty(const struct pt_target *t, struct pt_target_stops *s, double now)
 {
-    if (pt_target_live_members(t) > 0) {
+    if (pt_targetstate_live_members(t) > 0) {
         if (s->said_any)
-            pt_target_logf(t, PT_LOG_INFO, "following pid %d again", (int)t->membership.members[0].pid);
+            pt_targetstate_logf(t, PT_LOG_INFO, "following pid %d again", (int)t->membership.members[0].pid);
         s->why = WHY_NOT_SAID;
         s->followed = true;
         s->said_any = s->holding = false;

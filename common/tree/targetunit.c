@@ -19,23 +19,24 @@ static void say_no_systemd(const struct pt_target *t, struct pt_target_unit *uni
     unit->said |= PT_SAID_UNIT_SYSTEMD;
     if (pt_sdunit_systemd_manages(u))
         return;
-    pt_target_logf(t, PT_LOG_WARNING,
-                   "unit \"%s\": no systemd manages the cgroups read here (\"%s\" has neither init.scope nor "
-                   "system.slice): systemd is not running on this host, or these are a container's own cgroups "
-                   "(a host's need the host's /sys: HOST_SYS, --sys-root; collectd: SysRoot); no unit has a "
-                   "cgroup, its line counts no process",
-                   pt_escape(q, sizeof(q), u->name),
-                   pt_escape(root, sizeof(root), u->fs.v2[0] ? u->fs.v2 : u->fs.systemd_v1));
+    pt_targetstate_logf(t, PT_LOG_WARNING,
+                        "unit \"%s\": no systemd manages the cgroups read here (\"%s\" has neither init.scope nor "
+                        "system.slice): systemd is not running on this host, or these are a container's own cgroups "
+                        "(a host's need the host's /sys: HOST_SYS, --sys-root; collectd: SysRoot); no unit has a "
+                        "cgroup, its line counts no process",
+                        pt_escape(q, sizeof(q), u->name),
+                        pt_escape(root, sizeof(root), u->fs.v2[0] ? u->fs.v2 : u->fs.systemd_v1));
 }
 
 static void say_limit(const struct pt_target *t, struct pt_target_unit *unit, const struct pt_sdunit *u)
 {
     char q[PT_QUOTED_MAX];
     unit->said |= PT_SAID_UNIT_LIMIT;
-    pt_target_logf(t, PT_LOG_WARNING,
-                   "unit glob \"%s\" matches %zu units, more than the %d one glob takes (PT_SDUNIT_MATCHES_MAX): the "
-                   "first %zu found are followed, the others are left out; split the glob",
-                   pt_escape(q, sizeof(q), u->name), u->n_matched, PT_SDUNIT_MATCHES_MAX, u->n_dirs);
+    pt_targetstate_logf(
+        t, PT_LOG_WARNING,
+        "unit glob \"%s\" matches %zu units, more than the %d one glob takes (PT_SDUNIT_MATCHES_MAX): the "
+        "first %zu found are followed, the others are left out; split the glob",
+        pt_escape(q, sizeof(q), u->name), u->n_matched, PT_SDUNIT_MATCHES_MAX, u->n_dirs);
 }
 
 /* "the system manager's" or "user@UID.service's", for dir. */
@@ -54,10 +55,10 @@ static void say_user_taken(const struct pt_target *t, const struct pt_sdunit *u)
 {
     char q[PT_QUOTED_MAX], dir[PT_QUOTED_MAX], now_of[PT_QUOTED_MAX + 32];
     manager_of(u, u->dirs[0], now_of, sizeof(now_of));
-    pt_target_logf(t, PT_LOG_INFO,
-                   "unit \"%s\": the system manager runs no unit of this name: %s is followed (\"%s\"), "
-                   "until the system manager's starts",
-                   pt_escape(q, sizeof(q), u->name), now_of, pt_escape(dir, sizeof(dir), u->dirs[0]));
+    pt_targetstate_logf(t, PT_LOG_INFO,
+                        "unit \"%s\": the system manager runs no unit of this name: %s is followed (\"%s\"), "
+                        "until the system manager's starts",
+                        pt_escape(q, sizeof(q), u->name), now_of, pt_escape(dir, sizeof(dir), u->dirs[0]));
 }
 
 bool pt_targetunit_scanned(const struct pt_target *t, struct pt_target_unit *unit)
@@ -87,10 +88,10 @@ void pt_targetunit_say_moved(const struct pt_target *t, const char *more)
         return;
     manager_of(u, u->dirs[0], now_of, sizeof(now_of));
     manager_of(u, u->previous, was_of, sizeof(was_of));
-    pt_target_logf(t, PT_LOG_INFO, "unit \"%s\": %s is followed now (\"%s\"), was %s (\"%s\")%s%s",
-                   pt_escape(q, sizeof(q), u->name), now_of, pt_escape(dir, sizeof(dir), u->dirs[0]), was_of,
-                   pt_escape(was, sizeof(was), u->previous),
-                   pt_target_live_members(t) ? ": the processes found there leave the target" : "", more);
+    pt_targetstate_logf(t, PT_LOG_INFO, "unit \"%s\": %s is followed now (\"%s\"), was %s (\"%s\")%s%s",
+                        pt_escape(q, sizeof(q), u->name), now_of, pt_escape(dir, sizeof(dir), u->dirs[0]), was_of,
+                        pt_escape(was, sizeof(was), u->previous),
+                        pt_targetstate_live_members(t) ? ": the processes found there leave the target" : "", more);
 }
 
 /* The cgroup path of pid in the hierarchy at mount (v2's "0::" line, or
@@ -99,7 +100,7 @@ static bool cgroup_of(const struct pt_target *t, bool v2, pid_t pid, char *out, 
 {
     char path[32];
     snprintf(path, sizeof(path), "%d/cgroup", (int)pid);
-    ssize_t n = pt_read_file_at(t->proc_root_fd, path, t->buf);
+    ssize_t n = pt_procfs_read_file_at(t->proc_root_fd, path, t->buf);
     for (const char *line = n > 0 ? t->buf->data : NULL; line && *line;) {
         const char *end = strchr(line, '\n'), *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
         size_t line_len = end ? (size_t)(end - line) : strlen(line);
@@ -167,12 +168,12 @@ void pt_targetunit_discovered(const struct pt_target *t, struct pt_target_unit *
     unit->said |= PT_SAID_UNIT_OUTSIDE;
     pt_pidmap_clear(&unit->scanned);
     char q[PT_QUOTED_MAX], w0[PT_QUOTED_MAX], w1[PT_QUOTED_MAX];
-    pt_target_logf(t, PT_LOG_INFO,
-                   "%zu of its %zu processes run outside unit \"%s\"'s cgroups (in \"%s\"%s%s%s%s): processes of "
-                   "its tree moved to other cgroups stay in it, in proc_* and not in cgroup_* (said once)",
-                   outside, members, pt_escape(q, sizeof(q), u->name), pt_escape(w0, sizeof(w0), where[0]),
-                   where[1][0] ? ", \"" : "", where[1][0] ? pt_escape(w1, sizeof(w1), where[1]) : "",
-                   where[1][0] ? "\"" : "", more ? ", ..." : "");
+    pt_targetstate_logf(t, PT_LOG_INFO,
+                        "%zu of its %zu processes run outside unit \"%s\"'s cgroups (in \"%s\"%s%s%s%s): processes of "
+                        "its tree moved to other cgroups stay in it, in proc_* and not in cgroup_* (said once)",
+                        outside, members, pt_escape(q, sizeof(q), u->name), pt_escape(w0, sizeof(w0), where[0]),
+                        where[1][0] ? ", \"" : "", where[1][0] ? pt_escape(w1, sizeof(w1), where[1]) : "",
+                        where[1][0] ? "\"" : "", more ? ", ..." : "");
 }
 
 void pt_targetunit_free(struct pt_target_unit *unit)

@@ -8,7 +8,7 @@
 /* Unicode table 3-7. Narrowing the second byte's range is what excludes
  * the overlong forms (0xe0, 0xf0), the surrogates (0xed) and everything
  * past U+10FFFF (0xf4). */
-size_t pt_utf8_sequence_length(const unsigned char *s, size_t avail)
+size_t pt_escape_utf8_sequence_length(const unsigned char *s, size_t avail)
 {
     unsigned char lo = 0x80, hi = 0xbf;
     size_t n;
@@ -108,12 +108,12 @@ static uint32_t decode(const unsigned char *s, size_t n)
     return cp;
 }
 
-bool pt_is_format_char(uint32_t cp)
+bool pt_escape_is_format_char(uint32_t cp)
 {
     return in_ranges(format_chars, N_RANGES(format_chars), cp);
 }
 
-size_t pt_codepoint_columns(uint32_t cp)
+size_t pt_escape_codepoint_columns(uint32_t cp)
 {
     return in_ranges(wide_chars, N_RANGES(wide_chars), cp) ? 2 : 1;
 }
@@ -135,7 +135,7 @@ static size_t escape_one(const unsigned char *s, size_t n, char piece[PIECE_MAX]
     if (n == 2 && s[0] == 0xc2 && s[1] <= 0x9f) /* C1 control */
         return (size_t)snprintf(piece, 9, "\\x%02x\\x%02x", s[0], s[1]);
     /* invisible, or reorders the text around it on a terminal */
-    if (n >= 2 && pt_is_format_char(decode(s, n)))
+    if (n >= 2 && pt_escape_is_format_char(decode(s, n)))
         return (size_t)snprintf(piece, PIECE_MAX, "\\u{%x}", (unsigned)decode(s, n));
     memcpy(piece, s, n);
     return n;
@@ -150,7 +150,7 @@ static size_t escape_into(char *out, size_t room, const char *text, size_t *used
 
     *used = 0;
     for (size_t i = 0; i < len;) {
-        size_t n = pt_utf8_sequence_length(s + i, len - i);
+        size_t n = pt_escape_utf8_sequence_length(s + i, len - i);
         char piece[PIECE_MAX];
         size_t plen = escape_one(s + i, n, piece);
         if (need == *used && *used + plen <= room) {
@@ -187,12 +187,13 @@ static bool column_into(char *out, size_t room, const char *text, size_t width, 
 
     *used = *cols = 0;
     for (size_t i = 0; i < len;) {
-        size_t n = pt_utf8_sequence_length(s + i, len - i);
+        size_t n = pt_escape_utf8_sequence_length(s + i, len - i);
         char piece[PIECE_MAX];
         size_t plen = escape_one(s + i, n, piece);
         /* an escape is ASCII, one column a byte; a kept character is one
          * code point */
-        size_t w = n > 1 && plen == n && memcmp(piece, s + i, n) == 0 ? pt_codepoint_columns(decode(s + i, n)) : plen;
+        size_t w =
+            n > 1 && plen == n && memcmp(piece, s + i, n) == 0 ? pt_escape_codepoint_columns(decode(s + i, n)) : plen;
         if (*cols + w > width || *used + plen > room)
             return false;
         memcpy(out + *used, piece, plen);
@@ -226,7 +227,7 @@ void pt_escape_collectd(char *out, size_t outlen, const char *name)
     size_t len = strlen(name), used = 0;
 
     for (size_t i = 0; i < len;) {
-        size_t n = pt_utf8_sequence_length(s + i, len - i);
+        size_t n = pt_escape_utf8_sequence_length(s + i, len - i);
         bool underscore = (n == 1 && (s[i] < 0x20 || s[i] == 0x7f || s[i] == '/' || s[i] == '\\')) ||
                           (n == 2 && s[i] == 0xc2 && s[i + 1] <= 0x9f); /* C1 control */
         size_t take = n ? n : 1, put = underscore ? 1 : take;

@@ -13,7 +13,7 @@ static size_t reserved_above(const struct pt_fd_budget *b, enum pt_fd_rank rank)
     return want;
 }
 
-bool pt_fd_budget_take_rank(struct pt_fd_budget *b, enum pt_fd_rank rank)
+bool pt_fdbudget_take_rank(struct pt_fd_budget *b, enum pt_fd_rank rank)
 {
     size_t want = reserved_above(b, rank);
     bool capped = rank == PT_FD_OTHER && b->by_rank[PT_FD_OTHER] >= b->limit / 4 * 3;
@@ -26,7 +26,7 @@ bool pt_fd_budget_take_rank(struct pt_fd_budget *b, enum pt_fd_rank rank)
     return true;
 }
 
-void pt_fd_budget_give_rank(struct pt_fd_budget *b, enum pt_fd_rank rank)
+void pt_fdbudget_give_rank(struct pt_fd_budget *b, enum pt_fd_rank rank)
 {
     if (b->kept > 0)
         b->kept--;
@@ -34,33 +34,33 @@ void pt_fd_budget_give_rank(struct pt_fd_budget *b, enum pt_fd_rank rank)
         b->by_rank[rank]--;
 }
 
-bool pt_fd_budget_over(const struct pt_fd_budget *b, enum pt_fd_rank rank)
+bool pt_fdbudget_over(const struct pt_fd_budget *b, enum pt_fd_rank rank)
 {
     return b->kept > b->limit || reserved_above(b, rank) > b->limit - b->kept;
 }
 
-void pt_fd_budget_join(struct pt_fd_budget *b)
+void pt_fdbudget_join(struct pt_fd_budget *b)
 {
     b->members++;
 }
 
-void pt_fd_budget_leave(struct pt_fd_budget *b)
+void pt_fdbudget_leave(struct pt_fd_budget *b)
 {
     if (b->members > 0)
         b->members--;
 }
 
-bool pt_fd_budget_take(struct pt_fd_budget *b, bool hot)
+bool pt_fdbudget_take(struct pt_fd_budget *b, bool hot)
 {
-    return pt_fd_budget_take_rank(b, hot ? PT_FD_POLL : PT_FD_OTHER);
+    return pt_fdbudget_take_rank(b, hot ? PT_FD_POLL : PT_FD_OTHER);
 }
 
-void pt_fd_budget_give(struct pt_fd_budget *b, bool hot)
+void pt_fdbudget_give(struct pt_fd_budget *b, bool hot)
 {
-    pt_fd_budget_give_rank(b, hot ? PT_FD_POLL : PT_FD_OTHER);
+    pt_fdbudget_give_rank(b, hot ? PT_FD_POLL : PT_FD_OTHER);
 }
 
-size_t pt_fd_budget_from_rlimit(double share, size_t reserve)
+size_t pt_fdbudget_from_rlimit(double share, size_t reserve)
 {
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0)

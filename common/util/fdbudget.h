@@ -25,20 +25,20 @@ struct pt_fd_budget {
 };
 
 /* May one more descriptor of this rank be kept? Counts it when it may. */
-bool pt_fd_budget_take_rank(struct pt_fd_budget *b, enum pt_fd_rank rank);
+bool pt_fdbudget_take_rank(struct pt_fd_budget *b, enum pt_fd_rank rank);
 /* A kept descriptor of this rank was closed. */
-void pt_fd_budget_give_rank(struct pt_fd_budget *b, enum pt_fd_rank rank);
+void pt_fdbudget_give_rank(struct pt_fd_budget *b, enum pt_fd_rank rank);
 /* Should a kept descriptor of this rank be given back, so that one of a
  * higher rank can be kept? */
-bool pt_fd_budget_over(const struct pt_fd_budget *b, enum pt_fd_rank rank);
+bool pt_fdbudget_over(const struct pt_fd_budget *b, enum pt_fd_rank rank);
 
 /* A member opened (its seats reserved) and closed. */
-void pt_fd_budget_join(struct pt_fd_budget *b);
-void pt_fd_budget_leave(struct pt_fd_budget *b);
+void pt_fdbudget_join(struct pt_fd_budget *b);
+void pt_fdbudget_leave(struct pt_fd_budget *b);
 
 /* The same for a file that is read at every poll (hot: PT_FD_POLL) or
  * not (PT_FD_OTHER). */
-bool pt_fd_budget_take(struct pt_fd_budget *b, bool hot);
-void pt_fd_budget_give(struct pt_fd_budget *b, bool hot);
+bool pt_fdbudget_take(struct pt_fd_budget *b, bool hot);
+void pt_fdbudget_give(struct pt_fd_budget *b, bool hot);
 
 #endif

@@ -208,6 +208,6 @@ extern const struct pt_metric_def pt_catalog[PT_METRIC_COUNT];
 
 /* Whether metric id is written on a line of scope line (PROC: a target's
  * or a breakdown group's; GLOBAL): its own scope's, or every line's. */
-bool pt_metric_on(enum pt_metric_id id, enum pt_scope line);
+bool pt_catalog_metric_on(enum pt_metric_id id, enum pt_scope line);
 
 #endif

@@ -17,7 +17,7 @@
  * and tab become \n and \t, every other control character (C0, DEL, and
  * the C1 controls U+0080..U+009F, as their two bytes) \xHH; each byte that
  * does not start a well-formed UTF-8 sequence \xHH; each format character
- * (pt_is_format_char: U+202E and the other bidi controls, U+200B, U+FEFF)
+ * (pt_escape_is_format_char: U+202E and the other bidi controls, U+200B, U+FEFF)
  * \u{HEX}, as "\u{202e}". Other UTF-8 is kept.
  * Writes at most outlen - 1 bytes and a NUL (outlen >= 4): text that does
  * not fit is cut at a whole character or escape and ends in "...".

@@ -21,9 +21,9 @@
  *      reserve no seats: its memory.current keeps the last quarter).
  * A file of rank 2 or 3 is kept only while what is left of the budget
  * still holds a descriptor for the statm (and, for rank 3, the stat) of
- * every member that lacks one: the members known (pt_fd_budget_join)
+ * every member that lacks one: the members known (pt_fdbudget_join)
  * reserve their seats. A tree that grows after its files were kept takes
- * them back: a kept descriptor whose rank is over (pt_fd_budget_over) is
+ * them back: a kept descriptor whose rank is over (pt_fdbudget_over) is
  * given back at its next read, which is then its last (memberfiles.c,
  * threads.c), so the next poll keeps the statm in its place.
  *
@@ -39,6 +39,6 @@
 
 /* share (0 < share <= 1) of this process's soft RLIMIT_NOFILE, less
  * reserve descriptors, and never below 0. */
-size_t pt_fd_budget_from_rlimit(double share, size_t reserve);
+size_t pt_fdbudget_from_rlimit(double share, size_t reserve);
 
 #endif

@@ -29,7 +29,7 @@
 
 /* The value as a double, whatever its representation (collectd gauges);
  * NaN when the value is absent, as collectd spells an unknown gauge. */
-double pt_value_as_double(const struct pt_value *value);
+double pt_lines_value_as_double(const struct pt_value *value);
 
 /* ---------------------------------------------------------------------------
  * Line protocol
@@ -38,16 +38,16 @@ double pt_value_as_double(const struct pt_value *value);
 /* Append one line:
  *   proctree[,target=NAME] field=value,... TIMESTAMP_NS\n
  * with the present fields the given scope's line carries (its own scope's
- * and every line's, pt_metric_on) in catalog order. target may
+ * and every line's, pt_catalog_metric_on) in catalog order. target may
  * be NULL (the global line). Returns the number of fields written; when it
  * is 0 nothing is appended (a line without fields is invalid). */
-int pt_lp_append_report(struct pt_buf *out, const char *target, enum pt_scope scope, const struct pt_report *report,
-                        int64_t timestamp_ns);
+int pt_lines_append_report(struct pt_buf *out, const char *target, enum pt_scope scope, const struct pt_report *report,
+                           int64_t timestamp_ns);
 
-/* A breakdown group's line (what pt_line_report put in its report):
+/* A breakdown group's line (what pt_lines_report put in its report):
  *   proctree,KEY=GROUP[,target=NAME] field=value,... TIMESTAMP_NS\n
  * KEY is "process"; GROUP is escaped as tag values are. */
-int pt_lp_append_group_report(struct pt_buf *out, const char *target, const char *key, const char *group,
-                              const struct pt_report *report, int64_t timestamp_ns);
+int pt_lines_append_group_report(struct pt_buf *out, const char *target, const char *key, const char *group,
+                                 const struct pt_report *report, int64_t timestamp_ns);
 
 #endif

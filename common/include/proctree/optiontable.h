@@ -182,12 +182,12 @@ extern const struct pt_option_def pt_options[PT_OPTION_COUNT];
 
 /* The entry whose collectd key is key, compared as collectd does (case
  * insensitive); NULL when none is. */
-const struct pt_option_def *pt_option_by_key(const char *key);
+const struct pt_option_def *pt_optiontable_by_key(const char *key);
 
 /* Every selector of one frontend, for its errors: "--pid, --pidfile, ...
  * or --unit" (execd) or "Pid, PidFile, ... or Unit" (collectd), cut to
  * outlen. */
-void pt_option_selector_list(char *out, size_t outlen, bool execd);
+void pt_optiontable_selector_list(char *out, size_t outlen, bool execd);
 
 /* A value, read by a frontend from its own form (enum pt_option_arg). */
 union pt_option_value {
@@ -206,24 +206,25 @@ union pt_option_value {
  * (every kind but NONE and OFF) and collectd's strings do. Returns 0, or -1
  * with why set: what was expected; of a PROC_DIR, a SYS_DIR or a REGEX, the
  * whole reason, quoting text ('bad regular expression "(": ...'). */
-int pt_option_parse(const struct pt_option_def *option, const char *text, union pt_option_value *out, char *why,
-                    size_t whylen);
+int pt_optiontable_parse(const struct pt_option_def *option, const char *text, union pt_option_value *out, char *why,
+                         size_t whylen);
 
 /* Is seconds in a DURATION or DURATION_OR_0 option's range (its min and
  * max, milliseconds; or 0 where it takes 0)? NaN is not. */
-bool pt_option_duration_ok(const struct pt_option_def *option, double seconds);
+bool pt_optiontable_duration_ok(const struct pt_option_def *option, double seconds);
 
 /* What such an option expects, for a frontend's error line: execd's
  * "a duration from 1ms to 24h (e.g. 250ms, 2s, 1.5)", collectd's "a
  * number of seconds from 0.001 to 86400 (1ms to 24h)"; ", or 0" after
  * either where it takes 0. */
-void pt_option_duration_range(char *out, size_t outlen, const struct pt_option_def *option, bool execd);
+void pt_optiontable_duration_range(char *out, size_t outlen, const struct pt_option_def *option, bool execd);
 
 /* Store a value where its scope says: a SELECTOR's into selector, a
  * TARGET option's into target, a GLOBAL one's into config (the others may
  * be NULL). Returns 0, or -1 for an option the library has no setting for
  * (the frontend keeps it: --name, --interval, launch mode, ...). */
-int pt_option_store(const struct pt_option_def *option, const union pt_option_value *value,
-                    struct pt_collector_config *config, struct pt_target_options *target, struct pt_selector *selector);
+int pt_optiontable_store(const struct pt_option_def *option, const union pt_option_value *value,
+                         struct pt_collector_config *config, struct pt_target_options *target,
+                         struct pt_selector *selector);
 
 #endif

@@ -2,7 +2,7 @@
  * reports, for the summary proctree-execd prints when a launched command
  * ends (what /usr/bin/time -v says of one process, said of the tree).
  *
- * Invariants, after every pt_run_summary_add (pt_run_summary_check):
+ * Invariants, after every pt_runsummary_add (pt_runsummary_check):
  *   - seconds is the sum of the intervals' lengths, never negative;
  *   - a GAUGE_MIN is the lowest of the intervals' and its GAUGE_MAX twin
  *     the highest, so min <= max wherever both are present;
@@ -12,7 +12,7 @@
  *     run's seconds, the time its other DELTAs were done in;
  *   - a COUNT is the last interval's that had it;
  *   - a RATIO is carried as the sum of ratio x seconds, so that
- *     pt_run_summary_report gives its average over the run, weighted by
+ *     pt_runsummary_report gives its average over the run, weighted by
  *     each interval's length (a CPU percent over the whole run).
  * A metric no interval had stays absent, never 0.
  *
@@ -35,12 +35,12 @@ struct pt_run_summary {
 };
 
 /* An empty run. */
-void pt_run_summary_init(struct pt_run_summary *s);
+void pt_runsummary_init(struct pt_run_summary *s);
 
 /* Fold one ended interval of `seconds` (>= 0) into the run. */
-void pt_run_summary_add(struct pt_run_summary *s, const struct pt_report *r, double seconds);
+void pt_runsummary_add(struct pt_run_summary *s, const struct pt_report *r, double seconds);
 
 /* The run as one report: every metric folded, RATIOs averaged. */
-void pt_run_summary_report(const struct pt_run_summary *s, struct pt_report *out);
+void pt_runsummary_report(const struct pt_run_summary *s, struct pt_report *out);
 
 #endif

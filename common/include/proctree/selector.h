@@ -44,7 +44,7 @@ struct pt_selector {
  * --unit's own cgroup, not in one below it. */
 #define PT_CGROUP_OWN "."
 
-/* Lines besides the tree's total (breakdown.h). PT_BY_TITLE: by process
+/* Lines besides the tree's total (groups.h). PT_BY_TITLE: by process
  * title (titlegroup.h). */
 enum pt_breakdown { PT_BY_NONE, PT_BY_PROCESS, PT_BY_THREAD, PT_BY_CGROUP, PT_BY_TITLE };
 

@@ -13,10 +13,10 @@
 enum pt_mem_unit { PT_MEM_BYTES, PT_MEM_KB, PT_MEM_MB, PT_MEM_GB };
 
 /* "bytes", "kB", "MB" or "GB". */
-const char *pt_mem_unit_name(enum pt_mem_unit unit);
+const char *pt_units_mem_name(enum pt_mem_unit unit);
 /* How many bytes one of unit is (1, 1024, 1024^2, 1024^3): a value in
  * unit back in bytes, for a renderer that picks its own. */
-double pt_mem_unit_bytes(enum pt_mem_unit unit);
+double pt_units_mem_bytes(enum pt_mem_unit unit);
 
 /* The range of every duration option (optiontable.h), in milliseconds.
  * 1 ms: a poll reads every member's statm, which takes longer than that

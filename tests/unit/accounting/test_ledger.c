@@ -1,6 +1,6 @@
 /* The ledger alone (ledger.h): synthetic sequences of events, no /proc,
  * one for each accounting rule of docs/METRICS.md, with the invariants
- * (pt_ledger_check) asserted after every event.
+ * (pt_ledgercheck) asserted after every event.
  *
  * Counters here are CPU user ticks unless a case says otherwise; a
  * clock tick is 10 ms (100 per second). */
@@ -33,7 +33,7 @@ static void check(void)
         if (alive[i])
             live[n++] = &accounts[i];
     char why[160];
-    ck_assert_msg(pt_ledger_check(&l, live, n, why, sizeof(why)) == 0, "%s", why);
+    ck_assert_msg(pt_ledgercheck(&l, live, n, why, sizeof(why)) == 0, "%s", why);
 }
 
 static void start(uint32_t groups)
@@ -109,10 +109,10 @@ static void end_interval(int64_t tree[PT_CTR_COUNT], int64_t groups[][PT_CTR_COU
     for (int i = 0; i < MAX_LIVE; i++)
         if (alive[i])
             read_cpu(i, accounts[i].ctr[USER], accounts[i].own[USER]);
-    pt_ledger_share_folds(&l, live_by_pid, NULL);
+    pt_ledgerfolds_share(&l, live_by_pid, NULL);
     for (int i = 0; i < MAX_LIVE; i++)
         if (alive[i])
-            pt_ledger_folds_given(&l, &accounts[i]);
+            pt_ledgerfolds_given(&l, &accounts[i]);
     check();
     for (int i = 0; i < MAX_LIVE; i++)
         if (alive[i])
@@ -159,7 +159,7 @@ END_TEST
 static void exact(int i, double user_us)
 {
     const double us[PT_CPU_COUNT] = {[PT_CPU_USER] = user_us, [PT_CPU_SYSTEM] = 0};
-    pt_ledger_exact_cpu(&l, &accounts[i], us);
+    pt_ledgerrecords_exact_cpu(&l, &accounts[i], us);
     check();
 }
 
@@ -462,7 +462,7 @@ END_TEST
 START_TEST(folds_shared_by_the_records)
 {
     start(4);
-    pt_ledger_records_followed(&l, true);
+    pt_ledgerfolds_records_followed(&l, true);
     int64_t tree[PT_CTR_COUNT], groups[5][PT_CTR_COUNT];
     join(0, 100, "parent", 0, 0, 0, false);
     join(1, 200, "alpha", 0, 0, 0, false);
@@ -472,9 +472,9 @@ START_TEST(folds_shared_by_the_records)
     read_cpu(0, 10 + 8 + 12, 0); /* folds alpha's 10 + 8 unseen, and 12 of a child never seen */
     /* the records: alpha's last moments weigh 1, the unseen beta's 3 */
     int64_t faults[PT_CTR_COUNT] = {[FAULTS] = 7};
-    pt_ledger_move(&l, &accounts[0], (uint32_t)group_of("alpha"), faults);
-    pt_ledger_add_share(&l, &accounts[0], "alpha", 1000);
-    pt_ledger_add_share(&l, &accounts[0], "beta", 3000);
+    pt_ledgerrecords_move(&l, &accounts[0], (uint32_t)group_of("alpha"), faults);
+    pt_ledgerfolds_add_share(&l, &accounts[0], "alpha", 1000);
+    pt_ledgerfolds_add_share(&l, &accounts[0], "beta", 3000);
     check();
     end_interval(tree, groups);
     ck_assert_int_eq(tree[USER], 20);
@@ -494,12 +494,12 @@ END_TEST
 START_TEST(a_fold_holding_a_process_not_weighed_stays_with_the_reaper)
 {
     start(4);
-    pt_ledger_records_followed(&l, true);
+    pt_ledgerfolds_records_followed(&l, true);
     int64_t tree[PT_CTR_COUNT], groups[5][PT_CTR_COUNT];
     join(0, 100, "parent", 0, 0, 0, false);
     end_interval(tree, groups);
-    pt_ledger_add_share(&l, &accounts[0], "alpha", 1000);
-    pt_ledger_hold_fold(&l, &accounts[0]);
+    pt_ledgerfolds_add_share(&l, &accounts[0], "alpha", 1000);
+    pt_ledgerfolds_hold(&l, &accounts[0]);
     check();
     end_interval(tree, groups); /* no fold yet: both wait */
     ck_assert_int_eq(l.n_shares, 1);
@@ -511,7 +511,7 @@ START_TEST(a_fold_holding_a_process_not_weighed_stays_with_the_reaper)
     ck_assert_int_eq(groups[group_of("alpha")][USER], 0);
     ck_assert_int_eq(l.n_shares, 0);
     ck_assert_uint_eq(accounts[0].fold_held, 0);
-    pt_ledger_add_share(&l, &accounts[0], "alpha", 1000);
+    pt_ledgerfolds_add_share(&l, &accounts[0], "alpha", 1000);
     read_cpu(0, 26, 0);
     end_interval(tree, groups);
     ck_assert_int_eq(groups[group_of("alpha")][USER], 6);
@@ -538,12 +538,12 @@ static int64_t groups_sum(int64_t groups[][PT_CTR_COUNT], int k)
 START_TEST(a_move_before_the_fold_shows_in_the_tree_with_the_group)
 {
     start(4);
-    pt_ledger_records_followed(&l, true);
+    pt_ledgerfolds_records_followed(&l, true);
     int64_t tree[PT_CTR_COUNT], groups[5][PT_CTR_COUNT];
     join(0, 100, "parent", 0, 0, 50, true);
     end_interval(tree, groups);
     int64_t faults[PT_CTR_COUNT] = {[FAULTS] = 7};
-    pt_ledger_move(&l, &accounts[0], (uint32_t)group_of("alpha"), faults);
+    pt_ledgerrecords_move(&l, &accounts[0], (uint32_t)group_of("alpha"), faults);
     check();
     end_interval(tree, groups);
     ck_assert_int_eq(groups[group_of("alpha")][FAULTS], 7);
@@ -566,14 +566,14 @@ END_TEST
 START_TEST(fold_rounding_is_carried)
 {
     start(4);
-    pt_ledger_records_followed(&l, true);
+    pt_ledgerfolds_records_followed(&l, true);
     static const char *const names[] = {"a", "b", "c"};
     int64_t tree[PT_CTR_COUNT], groups[5][PT_CTR_COUNT], got[3] = {0};
     join(0, 100, "reaper", 0, 0, 0, false);
     end_interval(tree, groups);
     for (int round = 1; round <= 3; round++) {
         for (int n = 0; n < 3; n++)
-            pt_ledger_add_share(&l, &accounts[0], names[n], 500);
+            pt_ledgerfolds_add_share(&l, &accounts[0], names[n], 500);
         if (round == 2) { /* no fold yet: the shares wait */
             end_interval(tree, groups);
             ck_assert_int_eq(l.n_shares, 3);
@@ -603,9 +603,9 @@ START_TEST(record_of_a_process_never_seen)
     int64_t tree[PT_CTR_COUNT], groups[5][PT_CTR_COUNT];
     join(0, 100, "root", 0, 0, 0, false);
     int64_t v[PT_CTR_COUNT] = {[USER] = 15000, [FAULTS] = 9}; /* 1.5 ticks */
-    pt_ledger_add_lost(&l, group_of("orphan"), v);
+    pt_ledgerrecords_add_lost(&l, group_of("orphan"), v);
     check();
-    pt_ledger_add_lost(&l, group_of("orphan"), v);
+    pt_ledgerrecords_add_lost(&l, group_of("orphan"), v);
     check();
     end_interval(tree, groups);
     ck_assert_int_eq(tree[USER], 3);
@@ -633,7 +633,7 @@ START_TEST(credit_after_the_count_aborts)
     join(0, 100, NULL, 5, 5, 0, false);
     pt_ledger_add_account(&l, &accounts[0], 1);
     int64_t v[PT_CTR_COUNT] = {[FAULTS] = 1};
-    pt_ledger_add_lost(&l, -1, v);
+    pt_ledgerrecords_add_lost(&l, -1, v);
 }
 END_TEST
 

@@ -1,6 +1,6 @@
 /* The ranked breakdown (rank.h): the choice of names alone, then the
  * ledger moving its groups at each choice, with the invariants
- * (pt_ledger_check) asserted after every event, as test_ledger.c does.
+ * (pt_ledgercheck) asserted after every event, as test_ledger.c does.
  *
  * Counters are CPU user ticks unless a case says otherwise; a clock tick
  * is 10 ms (100 per second). */
@@ -176,13 +176,13 @@ static void check(void)
         if (alive[i])
             live[n++] = &accounts[i];
     char why[160];
-    ck_assert_msg(pt_ledger_check(&l, live, n, why, sizeof(why)) == 0, "%s", why);
+    ck_assert_msg(pt_ledgercheck(&l, live, n, why, sizeof(why)) == 0, "%s", why);
 }
 
 static void start(uint32_t limit, bool partitions)
 {
     pt_ledger_init(&l, 100.0, 2, limit, partitions);
-    pt_ledger_set_rank(&l, PT_RANK_CPU);
+    pt_ledgerrank_set(&l, PT_RANK_CPU);
     interval_seconds = 1e9;
     memset(accounts, 0, sizeof(accounts));
     memset(alive, 0, sizeof(alive));
@@ -242,7 +242,7 @@ static int64_t end_interval(int64_t groups[][PT_CTR_COUNT])
             read_cpu(i, accounts[i].ctr[USER]);
     for (int i = 0; i < MAX_LIVE; i++)
         if (alive[i] && l.partitions)
-            pt_ledger_rank_account(&l, &accounts[i], names[i], 0);
+            pt_ledgerrank_account(&l, &accounts[i], names[i], 0);
     for (int i = 0; i < MAX_LIVE; i++)
         if (alive[i])
             pt_ledger_add_account(&l, &accounts[i], 1);
@@ -257,11 +257,11 @@ static int64_t end_interval(int64_t groups[][PT_CTR_COUNT])
             pt_ledger_snapshot(&l, &accounts[i]);
     pt_ledger_end_interval(&l);
     check();
-    pt_ledger_rank_choose(&l);
+    pt_ledgerrank_choose(&l);
     check();
     for (int i = 0; i < MAX_LIVE; i++) {
         if (alive[i] && l.partitions) {
-            pt_ledger_rank_follow(&l, &accounts[i], names[i]);
+            pt_ledgerrank_follow(&l, &accounts[i], names[i]);
             check();
         }
     }
@@ -332,7 +332,7 @@ END_TEST
 START_TEST(io_weighs_storage_bytes)
 {
     start(1, true);
-    pt_ledger_set_rank(&l, PT_RANK_IO);
+    pt_ledgerrank_set(&l, PT_RANK_IO);
     int64_t groups[2][PT_CTR_COUNT];
     join(0, 100, "cpu");
     join(1, 101, "disk");                            /* other */
@@ -419,15 +419,15 @@ START_TEST(threads_ranked_by_their_credits)
 {
     start(1, false);
     int64_t groups[2][PT_CTR_COUNT];
-    pt_ledger_credit_thread(&l, "idle", 1, 0, false, 0, 0);
-    pt_ledger_credit_thread(&l, "worker", 30, 10, false, 0, 0);
+    pt_ledgerrecords_credit_thread(&l, "idle", 1, 0, false, 0, 0);
+    pt_ledgerrecords_credit_thread(&l, "worker", 30, 10, false, 0, 0);
     check();
     end_interval(groups);
     ck_assert_int_eq(groups[1][USER] + groups[1][PT_CTR_SYSTEM_TICKS], 40);
     ck_assert_int_eq(slot_of("worker"), 0);
     ck_assert_int_eq(slot_of("idle"), -1);
-    pt_ledger_credit_thread(&l, "idle", 1, 0, false, 0, 0);
-    pt_ledger_credit_thread(&l, "worker", 30, 0, false, 0, 0);
+    pt_ledgerrecords_credit_thread(&l, "idle", 1, 0, false, 0, 0);
+    pt_ledgerrecords_credit_thread(&l, "worker", 30, 0, false, 0, 0);
     check();
     end_interval(groups);
     ck_assert_int_eq(groups[0][USER], 30);

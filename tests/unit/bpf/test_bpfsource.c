@@ -108,7 +108,7 @@ static ssize_t read_proc(pid_t pid, const char *file, struct pt_buf *buf)
     snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
     int fd = open(path, O_RDONLY);
     ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
-    ssize_t n = pt_pread_record(fd, buf);
+    ssize_t n = pt_procfs_pread_record(fd, buf);
     close(fd);
     ck_assert_msg(n > 0, "%s: nothing read", path);
     return n;
@@ -140,16 +140,16 @@ static void thread_counts(pid_t pid, int64_t tc[PT_TC_COUNT], struct pt_buf *buf
         struct pt_stat s;
         snprintf(file, sizeof(file), "task/%d/status", (int)tids[i]);
         ssize_t len = read_proc(pid, file, buf);
-        ck_assert_int_eq(pt_parse_status(buf->data, (size_t)len, &st), 0);
+        ck_assert_int_eq(pt_kvparse_status(buf->data, (size_t)len, &st), 0);
         tc[PT_TC_VOLUNTARY] += (int64_t)st.voluntary_ctxt_switches;
         tc[PT_TC_INVOLUNTARY] += (int64_t)st.nonvoluntary_ctxt_switches;
         snprintf(file, sizeof(file), "task/%d/schedstat", (int)tids[i]);
         len = read_proc(pid, file, buf);
-        ck_assert_int_eq(pt_parse_schedstat(buf->data, (size_t)len, &ss), 0);
+        ck_assert_int_eq(pt_procfs_parse_schedstat(buf->data, (size_t)len, &ss), 0);
         tc[PT_TC_RUN_DELAY] += (int64_t)ss.run_delay_ns;
         snprintf(file, sizeof(file), "task/%d/stat", (int)tids[i]);
         len = read_proc(pid, file, buf);
-        ck_assert_int_eq(pt_parse_stat_with_blkio(buf->data, (size_t)len, &s), 0);
+        ck_assert_int_eq(pt_procfs_parse_stat_with_blkio(buf->data, (size_t)len, &s), 0);
         tc[PT_TC_BLKIO_DELAY] += (int64_t)s.blkio_ticks * (1000000000 / sysconf(_SC_CLK_TCK));
     }
 }
@@ -172,7 +172,7 @@ static void compare(struct pt_taskiter *it, pid_t pid, struct pt_buf *buf)
                   "pid %d: no record", (int)pid);
     struct pt_stat st;
     ssize_t n = read_proc(pid, "stat", buf);
-    ck_assert_int_eq(pt_parse_stat_with_blkio(buf->data, (size_t)n, &st), 0);
+    ck_assert_int_eq(pt_procfs_parse_stat_with_blkio(buf->data, (size_t)n, &st), 0);
     const struct pt_stat *a = &st, *b = &f.stat;
     ck_assert_str_eq(a->comm, b->comm);
     SAME(pid);
@@ -196,7 +196,7 @@ static void compare(struct pt_taskiter *it, pid_t pid, struct pt_buf *buf)
         ck_assert_msg(f.has_statm, "pid %d: no statm from the records", (int)pid);
         struct pt_statm sm;
         n = read_proc(pid, "statm", buf);
-        ck_assert_int_eq(pt_parse_statm(buf->data, (size_t)n, &sm), 0);
+        ck_assert_int_eq(pt_procfs_parse_statm(buf->data, (size_t)n, &sm), 0);
         const struct pt_statm *a = &sm, *b = &f.statm;
         SAME(size);
         SAME(resident);
@@ -205,7 +205,7 @@ static void compare(struct pt_taskiter *it, pid_t pid, struct pt_buf *buf)
     }
     struct pt_io io;
     n = read_proc(pid, "io", buf);
-    ck_assert_int_eq(pt_parse_io(buf->data, (size_t)n, &io), 0);
+    ck_assert_int_eq(pt_kvparse_io(buf->data, (size_t)n, &io), 0);
     {
         const struct pt_io *a = &io, *b = &f.io;
         SAME(rchar);
@@ -257,14 +257,14 @@ static void compare_statm(struct pt_taskiter *it, const pid_t *pids, int n, stru
         ck_assert_msg(pt_taskfold_statm(it, pid, sysconf(_SC_CLK_TCK), &got, &starttime), "pid %d: no statm record",
                       (int)pid);
         ssize_t len = read_proc(pid, "statm", buf);
-        ck_assert_int_eq(pt_parse_statm(buf->data, (size_t)len, &sm), 0);
+        ck_assert_int_eq(pt_procfs_parse_statm(buf->data, (size_t)len, &sm), 0);
         const struct pt_statm *a = &sm, *b = &got;
         SAME(size);
         SAME(resident);
         SAME(shared);
         struct pt_stat st;
         len = read_proc(pid, "stat", buf);
-        ck_assert_int_eq(pt_parse_stat(buf->data, (size_t)len, &st), 0);
+        ck_assert_int_eq(pt_procfs_parse_stat(buf->data, (size_t)len, &st), 0);
         ck_assert_uint_eq(st.starttime, starttime);
     }
     ck_assert_ptr_null(pt_taskiter_group(it, pids[0])); /* a poll's snapshot holds no group */
@@ -475,10 +475,10 @@ START_TEST(test_children)
         int fd = open(full, O_RDONLY);
         if (fd < 0)
             continue;
-        ssize_t n = pt_pread_all(fd, &buf);
+        ssize_t n = pt_procfs_pread_all(fd, &buf);
         close(fd);
         if (n > 0)
-            pt_parse_children(buf.data, (size_t)n, add_pid, &end);
+            pt_pidparse_children(buf.data, (size_t)n, add_pid, &end);
     }
     closedir(d);
     pid_t got[4 * N];

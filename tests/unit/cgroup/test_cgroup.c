@@ -29,7 +29,7 @@
 static int keyed(const char *text, const char *key, uint64_t *out)
 {
     char *copy = exact_copy(text, strlen(text));
-    int r = pt_parse_keyed(copy, strlen(text), key, out);
+    int r = pt_cgparse_keyed(copy, strlen(text), key, out);
     free(copy);
     return r;
 }
@@ -72,14 +72,14 @@ END_TEST
 START_TEST(test_single)
 {
     uint64_t v;
-    ck_assert_int_eq(pt_parse_single(TEXT("209715200\n"), &v), 0);
+    ck_assert_int_eq(pt_cgparse_single(TEXT("209715200\n"), &v), 0);
     ck_assert_uint_eq(v, 209715200);
-    ck_assert_int_eq(pt_parse_single(TEXT("42"), &v), 0);
+    ck_assert_int_eq(pt_cgparse_single(TEXT("42"), &v), 0);
     ck_assert_uint_eq(v, 42);
-    ck_assert_int_eq(pt_parse_single(TEXT("max\n"), &v), -1);
-    ck_assert_int_eq(pt_parse_single(TEXT("\n"), &v), -1);
-    ck_assert_int_eq(pt_parse_single(TEXT("1 2\n"), &v), -1);
-    ck_assert_int_eq(pt_parse_single(TEXT("12\n\n"), &v), -1);
+    ck_assert_int_eq(pt_cgparse_single(TEXT("max\n"), &v), -1);
+    ck_assert_int_eq(pt_cgparse_single(TEXT("\n"), &v), -1);
+    ck_assert_int_eq(pt_cgparse_single(TEXT("1 2\n"), &v), -1);
+    ck_assert_int_eq(pt_cgparse_single(TEXT("12\n\n"), &v), -1);
 }
 END_TEST
 
@@ -87,59 +87,59 @@ START_TEST(test_pressure)
 {
     uint64_t some, full;
     bool has_full;
-    ck_assert_int_eq(pt_parse_pressure(TEXT("some avg10=1.50 avg60=0.20 avg300=0.00 total=123456\n"
-                                            "full avg10=0.00 avg60=0.00 avg300=0.00 total=789\n"),
-                                       &some, &full, &has_full),
+    ck_assert_int_eq(pt_cgparse_pressure(TEXT("some avg10=1.50 avg60=0.20 avg300=0.00 total=123456\n"
+                                              "full avg10=0.00 avg60=0.00 avg300=0.00 total=789\n"),
+                                         &some, &full, &has_full),
                      0);
     ck_assert_uint_eq(some, 123456);
     ck_assert(has_full);
     ck_assert_uint_eq(full, 789);
     /* cpu.pressure before Linux 5.13: no full line */
     ck_assert_int_eq(
-        pt_parse_pressure(TEXT("some avg10=0.00 avg60=0.00 avg300=0.00 total=5\n"), &some, &full, &has_full), 0);
+        pt_cgparse_pressure(TEXT("some avg10=0.00 avg60=0.00 avg300=0.00 total=5\n"), &some, &full, &has_full), 0);
     ck_assert_uint_eq(some, 5);
     ck_assert(!has_full);
     /* no some line, a total that is no number */
-    ck_assert_int_eq(pt_parse_pressure(TEXT("full avg10=0.00 total=5\n"), &some, &full, &has_full), -1);
-    ck_assert_int_eq(pt_parse_pressure(TEXT("some avg10=0.00 total=x\n"), &some, &full, &has_full), -1);
-    ck_assert_int_eq(pt_parse_pressure(TEXT(""), &some, &full, &has_full), -1);
+    ck_assert_int_eq(pt_cgparse_pressure(TEXT("full avg10=0.00 total=5\n"), &some, &full, &has_full), -1);
+    ck_assert_int_eq(pt_cgparse_pressure(TEXT("some avg10=0.00 total=x\n"), &some, &full, &has_full), -1);
+    ck_assert_int_eq(pt_cgparse_pressure(TEXT(""), &some, &full, &has_full), -1);
 }
 END_TEST
 
 START_TEST(test_io_stat)
 {
     uint64_t r, w;
-    ck_assert_int_eq(pt_parse_io_stat(TEXT("8:16 rbytes=1459200 wbytes=314773504 rios=192 wios=353 dbytes=0 dios=0\n"
-                                           "8:0 rbytes=90430464 wbytes=299008000 rios=8950 wios=1252 dbytes=50331648 "
-                                           "dios=3021\n"),
-                                      &r, &w),
+    ck_assert_int_eq(pt_cgparse_io_stat(TEXT("8:16 rbytes=1459200 wbytes=314773504 rios=192 wios=353 dbytes=0 dios=0\n"
+                                             "8:0 rbytes=90430464 wbytes=299008000 rios=8950 wios=1252 dbytes=50331648 "
+                                             "dios=3021\n"),
+                                        &r, &w),
                      0);
     ck_assert_uint_eq(r, 1459200 + 90430464);
     ck_assert_uint_eq(w, 314773504 + 299008000);
     /* no I/O yet: an empty file */
-    ck_assert_int_eq(pt_parse_io_stat(TEXT(""), &r, &w), 0);
+    ck_assert_int_eq(pt_cgparse_io_stat(TEXT(""), &r, &w), 0);
     ck_assert_uint_eq(r + w, 0);
     /* "xrbytes=" is not rbytes */
-    ck_assert_int_eq(pt_parse_io_stat(TEXT("8:0 xrbytes=5 wbytes=1\n"), &r, &w), -1);
+    ck_assert_int_eq(pt_cgparse_io_stat(TEXT("8:0 xrbytes=5 wbytes=1\n"), &r, &w), -1);
 }
 END_TEST
 
 START_TEST(test_blkio_bytes)
 {
     uint64_t r, w;
-    ck_assert_int_eq(pt_parse_blkio_bytes(TEXT("8:0 Read 4096\n8:0 Write 8192\n8:0 Sync 12288\n8:0 Async 0\n"
-                                               "8:0 Discard 0\n8:0 Total 12288\n8:16 Read 100\n8:16 Write 0\n"
-                                               "Total 12388\n"),
-                                          &r, &w),
+    ck_assert_int_eq(pt_cgparse_blkio_bytes(TEXT("8:0 Read 4096\n8:0 Write 8192\n8:0 Sync 12288\n8:0 Async 0\n"
+                                                 "8:0 Discard 0\n8:0 Total 12288\n8:16 Read 100\n8:16 Write 0\n"
+                                                 "Total 12388\n"),
+                                            &r, &w),
                      0);
     ck_assert_uint_eq(r, 4196);
     ck_assert_uint_eq(w, 8192);
-    ck_assert_int_eq(pt_parse_blkio_bytes(TEXT("Total 0\n"), &r, &w), 0);
+    ck_assert_int_eq(pt_cgparse_blkio_bytes(TEXT("Total 0\n"), &r, &w), 0);
     ck_assert_uint_eq(r + w, 0);
-    ck_assert_int_eq(pt_parse_blkio_bytes(TEXT("8:0 Read 4x\n"), &r, &w), -1);
+    ck_assert_int_eq(pt_cgparse_blkio_bytes(TEXT("8:0 Read 4x\n"), &r, &w), -1);
     /* a line shorter than "Total " (found by fuzz_cgparse: an over-read) */
     char *short_line = exact_copy("a b", 3);
-    ck_assert_int_eq(pt_parse_blkio_bytes(short_line, 3, &r, &w), 0);
+    ck_assert_int_eq(pt_cgparse_blkio_bytes(short_line, 3, &r, &w), 0);
     free(short_line);
 }
 END_TEST
@@ -149,16 +149,16 @@ END_TEST
  * for it, zeros or not. */
 START_TEST(test_blkio_lists_device)
 {
-    ck_assert(!pt_parse_blkio_lists_device(TEXT("Total 0\n")));
-    ck_assert(!pt_parse_blkio_lists_device(TEXT("")));
-    ck_assert(pt_parse_blkio_lists_device(TEXT("254:0 Read 0\n254:0 Write 0\n254:0 Sync 0\n254:0 Async 0\n"
-                                               "254:0 Discard 0\n254:0 Total 0\nTotal 0\n")));
-    ck_assert(pt_parse_blkio_lists_device(TEXT("Total 0\n8:16 Read 4096\n")));
+    ck_assert(!pt_cgparse_blkio_lists_device(TEXT("Total 0\n")));
+    ck_assert(!pt_cgparse_blkio_lists_device(TEXT("")));
+    ck_assert(pt_cgparse_blkio_lists_device(TEXT("254:0 Read 0\n254:0 Write 0\n254:0 Sync 0\n254:0 Async 0\n"
+                                                 "254:0 Discard 0\n254:0 Total 0\nTotal 0\n")));
+    ck_assert(pt_cgparse_blkio_lists_device(TEXT("Total 0\n8:16 Read 4096\n")));
     /* no device: a number alone, no minor, letters, no space after it */
-    ck_assert(!pt_parse_blkio_lists_device(TEXT("8 Read 1\n8: Read 1\nx:0 Read 1\n8:0\n8:0x Read 1\n")));
+    ck_assert(!pt_cgparse_blkio_lists_device(TEXT("8 Read 1\n8: Read 1\nx:0 Read 1\n8:0\n8:0x Read 1\n")));
     char *cut = exact_copy("8:0 Read", 4); /* "8:0 " */
-    ck_assert(pt_parse_blkio_lists_device(cut, 4));
-    ck_assert(!pt_parse_blkio_lists_device(cut, 3)); /* "8:0": nothing after it */
+    ck_assert(pt_cgparse_blkio_lists_device(cut, 4));
+    ck_assert(!pt_cgparse_blkio_lists_device(cut, 3)); /* "8:0": nothing after it */
     free(cut);
 }
 END_TEST

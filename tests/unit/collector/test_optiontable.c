@@ -23,7 +23,7 @@ START_TEST(test_names_unique)
                       a->collectd);
     }
     if (a->collectd)
-        ck_assert_ptr_eq(pt_option_by_key(a->collectd), a);
+        ck_assert_ptr_eq(pt_optiontable_by_key(a->collectd), a);
 }
 END_TEST
 
@@ -55,9 +55,9 @@ START_TEST(test_collectd_keys_are_stored)
         return;
     pt_collector_config_init(&config);
     pt_target_options_init(&target);
-    ck_assert_msg(pt_option_store(o, &v, o->scope == PT_OPTION_GLOBAL ? &config : NULL,
-                                  o->scope == PT_OPTION_TARGET ? &target : NULL,
-                                  o->scope == PT_OPTION_SELECTOR ? &selector : NULL) == 0,
+    ck_assert_msg(pt_optiontable_store(o, &v, o->scope == PT_OPTION_GLOBAL ? &config : NULL,
+                                       o->scope == PT_OPTION_TARGET ? &target : NULL,
+                                       o->scope == PT_OPTION_SELECTOR ? &selector : NULL) == 0,
                   "%s: no setting", o->collectd);
     if (o->scope == PT_OPTION_SELECTOR)
         ck_assert_int_eq(selector.kind, o->selects);
@@ -125,7 +125,7 @@ START_TEST(test_parse)
 {
     union pt_option_value v;
     char why[256] = "";
-    int r = pt_option_parse(&pt_options[parses[_i].id], parses[_i].text, &v, why, sizeof(why));
+    int r = pt_optiontable_parse(&pt_options[parses[_i].id], parses[_i].text, &v, why, sizeof(why));
 
     ck_assert_msg(r == parses[_i].result, "--%s \"%s\": %d", pt_options[parses[_i].id].execd, parses[_i].text, r);
     if (r != 0)
@@ -145,11 +145,11 @@ START_TEST(test_durations_bounded)
         return;
     ck_assert_uint_eq(o->min, PT_DURATION_MIN_MS);
     ck_assert_uint_eq(o->max, PT_DURATION_MAX_MS);
-    ck_assert(!pt_option_duration_ok(o, 1e-301));
-    ck_assert(!pt_option_duration_ok(o, 1e22));
-    ck_assert(pt_option_duration_ok(o, 0.001) && pt_option_duration_ok(o, 86400));
-    ck_assert(pt_option_duration_ok(o, 0) == (o->arg == PT_ARG_DURATION_OR_0));
-    pt_option_duration_range(range, sizeof(range), o, false);
+    ck_assert(!pt_optiontable_duration_ok(o, 1e-301));
+    ck_assert(!pt_optiontable_duration_ok(o, 1e22));
+    ck_assert(pt_optiontable_duration_ok(o, 0.001) && pt_optiontable_duration_ok(o, 86400));
+    ck_assert(pt_optiontable_duration_ok(o, 0) == (o->arg == PT_ARG_DURATION_OR_0));
+    pt_optiontable_duration_range(range, sizeof(range), o, false);
     ck_assert_msg(strstr(range, "a number of seconds from 0.001 to 86400 (1ms to 24h)") == range, "%s", range);
 }
 END_TEST
@@ -161,8 +161,8 @@ START_TEST(test_pss_budget_zero_stored)
     struct pt_target_options target;
 
     pt_target_options_init(&target);
-    ck_assert_int_eq(pt_option_parse(&pt_options[PT_O_PSS_BUDGET], "0", &v, why, sizeof(why)), 0);
-    ck_assert_int_eq(pt_option_store(&pt_options[PT_O_PSS_BUDGET], &v, NULL, &target, NULL), 0);
+    ck_assert_int_eq(pt_optiontable_parse(&pt_options[PT_O_PSS_BUDGET], "0", &v, why, sizeof(why)), 0);
+    ck_assert_int_eq(pt_optiontable_store(&pt_options[PT_O_PSS_BUDGET], &v, NULL, &target, NULL), 0);
     ck_assert(target.pss_budget == 0);
 }
 END_TEST
@@ -171,11 +171,11 @@ START_TEST(test_selector_lists)
 {
     char list[256];
 
-    pt_option_selector_list(list, sizeof(list), true);
+    pt_optiontable_selector_list(list, sizeof(list), true);
     ck_assert_str_eq(list, "--pid, --pidfile, --match, --exe, --user, --cgroup or --unit");
-    pt_option_selector_list(list, sizeof(list), false);
+    pt_optiontable_selector_list(list, sizeof(list), false);
     ck_assert_str_eq(list, "Pid, PidFile, Match, Exe, User, Cgroup or Unit");
-    pt_option_selector_list(list, 8, false); /* cut, terminated */
+    pt_optiontable_selector_list(list, 8, false); /* cut, terminated */
     ck_assert_str_eq(list, "Pid, Pi");
 }
 END_TEST

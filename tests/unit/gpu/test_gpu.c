@@ -32,7 +32,7 @@
 static int parse(const char *text, struct pt_drm_client *c)
 {
     char *copy = exact_copy(text, strlen(text));
-    int rc = pt_drm_fdinfo_parse(copy, strlen(text), c);
+    int rc = pt_drmfdinfo_parse(copy, strlen(text), c);
     free(copy);
     return rc;
 }
@@ -56,7 +56,7 @@ static const struct pt_drm_engine *engine(const struct pt_drm_client *c, const c
 static uint64_t memory(const struct pt_drm_client *c)
 {
     uint64_t bytes = 0;
-    ck_assert(pt_drm_client_memory(c, &bytes));
+    ck_assert(pt_drmfdinfo_client_memory(c, &bytes));
     return bytes;
 }
 
@@ -163,7 +163,7 @@ START_TEST(drm_msm_panfrost_v3d)
                      0);
     ck_assert_uint_eq(c.n_engines, 5);
     uint64_t bytes;
-    ck_assert(!pt_drm_client_memory(&c, &bytes)); /* v3d tells no memory */
+    ck_assert(!pt_drmfdinfo_client_memory(&c, &bytes)); /* v3d tells no memory */
 }
 END_TEST
 
@@ -233,7 +233,7 @@ START_TEST(drm_bounded)
     const char *full = "drm-driver:\tamdgpu\ndrm-client-id:\t42\ndrm-engine-gfx:\t100 ns\ndrm-memory-vram:\t4 KiB\n";
     for (size_t n = 0; n <= strlen(full); n++) {
         char *copy = exact_copy(full, n);
-        pt_drm_fdinfo_parse(copy, n, &c);
+        pt_drmfdinfo_parse(copy, n, &c);
         free(copy);
     }
 }
@@ -243,13 +243,13 @@ START_TEST(drm_devices_major)
 {
     const char *devices = "Character devices:\n  1 mem\n  4 /dev/vc/0\n 10 misc\n226 drm\n"
                           "511 aux\n\nBlock devices:\n  7 loop\n226 drmfake\n";
-    ck_assert_uint_eq(pt_drm_major_parse(devices, strlen(devices)), 226);
+    ck_assert_uint_eq(pt_gpu_drm_major_parse(devices, strlen(devices)), 226);
     const char *none = "Character devices:\n  1 mem\n\nBlock devices:\n226 drm\n";
-    ck_assert_uint_eq(pt_drm_major_parse(none, strlen(none)), 0); /* a block device is not it */
+    ck_assert_uint_eq(pt_gpu_drm_major_parse(none, strlen(none)), 0); /* a block device is not it */
     const char *cut = "Character devices:\n226 drm";
-    ck_assert_uint_eq(pt_drm_major_parse(cut, strlen(cut)), 0);
+    ck_assert_uint_eq(pt_gpu_drm_major_parse(cut, strlen(cut)), 0);
     const char *junk = "Character devices:\n99999999 drm\n-1 drm\n226 drm2\n 12drm\n";
-    ck_assert_uint_eq(pt_drm_major_parse(junk, strlen(junk)), 0);
+    ck_assert_uint_eq(pt_gpu_drm_major_parse(junk, strlen(junk)), 0);
 }
 END_TEST
 
@@ -519,8 +519,8 @@ START_TEST(drm_clients_hash)
     struct pt_drm_clients s = {0};
     for (uint64_t id = 0; id < 20000; id++)
         for (size_t p = 0; p < 3; p++) {
-            ck_assert_ptr_null(pt_drm_clients_find(&s, pdevs[p], id));
-            struct pt_drm_known *k = pt_drm_clients_add(&s, pdevs[p], id);
+            ck_assert_ptr_null(pt_drmclients_find(&s, pdevs[p], id));
+            struct pt_drm_known *k = pt_drmclients_add(&s, pdevs[p], id);
             ck_assert_uint_eq(k->client_id, id);
             ck_assert_str_eq(k->pdev, pdevs[p]);
         }
@@ -529,24 +529,24 @@ START_TEST(drm_clients_hash)
     /* the even ids seen by one read; the odd forgotten at once */
     for (uint64_t id = 0; id < 20000; id += 2)
         for (size_t p = 0; p < 3; p++)
-            pt_drm_clients_find(&s, pdevs[p], id)->seen = true;
-    pt_drm_clients_sweep(&s, 0);
+            pt_drmclients_find(&s, pdevs[p], id)->seen = true;
+    pt_drmclients_sweep(&s, 0);
     ck_assert_uint_eq(s.n, 30000);
     for (uint64_t id = 0; id < 20000; id++)
         for (size_t p = 0; p < 3; p++) {
-            struct pt_drm_known *k = pt_drm_clients_find(&s, pdevs[p], id);
+            struct pt_drm_known *k = pt_drmclients_find(&s, pdevs[p], id);
             if (id % 2)
                 ck_assert_ptr_null(k);
             else
                 ck_assert(k && k->client_id == id && strcmp(k->pdev, pdevs[p]) == 0 && !k->seen);
         }
     /* unseen kept for one read with max_unseen 1, gone at the second */
-    pt_drm_clients_sweep(&s, 1);
+    pt_drmclients_sweep(&s, 1);
     ck_assert_uint_eq(s.n, 30000);
-    pt_drm_clients_sweep(&s, 1);
+    pt_drmclients_sweep(&s, 1);
     ck_assert_uint_eq(s.n, 0);
-    ck_assert_ptr_null(pt_drm_clients_find(&s, "", 0));
-    pt_drm_clients_free(&s);
+    ck_assert_ptr_null(pt_drmclients_find(&s, "", 0));
+    pt_drmclients_free(&s);
 }
 END_TEST
 

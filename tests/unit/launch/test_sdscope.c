@@ -249,7 +249,7 @@ static int call_scope(enum script script, reply_fn reply, const struct pt_sd_sco
 {
     pid_t server = serve(script, reply, scope);
     double start = pt_now();
-    int r = pt_sd_start_scope(sock_path, scope, 0.5, err, errlen);
+    int r = pt_sdscope_start(sock_path, scope, 0.5, err, errlen);
     *took = pt_now() - start;
     int status;
     kill(server, SIGKILL);
@@ -451,12 +451,12 @@ START_TEST(test_refusals_said)
     ck_assert_int_eq(call(CLOSE_AFTER_AUTH, NULL, err, sizeof(err), &took), -1);
     ck_assert_msg(strstr(err, "closed the connection"), "%s", err);
     const struct pt_sd_scope s = {"x.scope", NULL, "d", {1}, 1};
-    ck_assert_int_eq(pt_sd_start_scope("/nonexistent/socket", &s, 0.5, err, sizeof(err)), -1);
+    ck_assert_int_eq(pt_sdscope_start("/nonexistent/socket", &s, 0.5, err, sizeof(err)), -1);
     ck_assert_ptr_nonnull(strstr(err, "cannot connect to \"/nonexistent/socket\""));
     char long_path[200];
     memset(long_path, 'a', sizeof(long_path) - 1);
     long_path[sizeof(long_path) - 1] = '\0';
-    ck_assert_int_eq(pt_sd_start_scope(long_path, &s, 0.5, err, sizeof(err)), -1);
+    ck_assert_int_eq(pt_sdscope_start(long_path, &s, 0.5, err, sizeof(err)), -1);
     ck_assert_ptr_nonnull(strstr(err, "too long"));
 }
 END_TEST
@@ -512,7 +512,7 @@ START_TEST(test_no_libsystemd_said)
         char err[256] = "";
         const struct pt_sd_scope s = {"x.scope", NULL, "d", {1}, 1};
         double start = pt_now();
-        int r = pt_sd_start_scope("/nonexistent/socket", &s, 0.5, err, sizeof(err));
+        int r = pt_sdscope_start("/nonexistent/socket", &s, 0.5, err, sizeof(err));
         (void)!write(p[1], err, strlen(err));
         _exit(r == -1 && pt_now() - start < 0.5 ? 0 : 1);
     }

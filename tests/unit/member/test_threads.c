@@ -103,7 +103,7 @@ static bool read_and_vouch(struct pt_threads *ts, uint32_t i, struct pt_buf *buf
     struct pt_stat st;
     ssize_t n = pt_threads_read(ts, i, PT_TF_STAT, root_fd, "100/", NULL, buf);
     ck_assert_int_gt(n, 0);
-    ck_assert_int_eq(pt_parse_stat(buf->data, (size_t)n, &st), 0);
+    ck_assert_int_eq(pt_procfs_parse_stat(buf->data, (size_t)n, &st), 0);
     return pt_threads_vouch(ts, i, st.starttime);
 }
 

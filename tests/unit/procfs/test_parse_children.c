@@ -85,15 +85,15 @@ END_TEST
 START_TEST(test_cgroup_procs_zeros)
 {
     struct pid_list list = {.stop_at = -1};
-    ck_assert_int_eq(pt_parse_cgroup_procs("5\n0\n7\n0\n", 8, collect_pid, &list), 4);
+    ck_assert_int_eq(pt_pidparse_cgroup_procs("5\n0\n7\n0\n", 8, collect_pid, &list), 4);
     ck_assert_int_eq(list.count, 4);
     ck_assert_int_eq(list.pids[0], 5);
     ck_assert_int_eq(list.pids[1], 0);
     ck_assert_int_eq(list.pids[2], 7);
     ck_assert_int_eq(list.pids[3], 0);
     list.count = 0;
-    ck_assert_int_eq(pt_parse_cgroup_procs("-1\n", 3, collect_pid, &list), -1);
-    ck_assert_int_eq(pt_parse_cgroup_procs("00x\n", 4, collect_pid, &list), -1);
+    ck_assert_int_eq(pt_pidparse_cgroup_procs("-1\n", 3, collect_pid, &list), -1);
+    ck_assert_int_eq(pt_pidparse_cgroup_procs("00x\n", 4, collect_pid, &list), -1);
     ck_assert_int_eq(list.count, 0);
 }
 END_TEST
@@ -101,7 +101,7 @@ END_TEST
 START_TEST(test_children_callback_stops)
 {
     struct pid_list list = {.stop_at = 2};
-    ck_assert_int_eq(pt_parse_children("1 2 3 4 ", 8, collect_pid, &list), -1);
+    ck_assert_int_eq(pt_pidparse_children("1 2 3 4 ", 8, collect_pid, &list), -1);
     ck_assert_int_eq(list.count, 2);
 }
 END_TEST

@@ -525,10 +525,10 @@ START_TEST(test_status_live_hostile_name)
     char saved[16] = {0};
     ck_assert_int_eq(prctl(PR_GET_NAME, saved), 0);
     ck_assert_int_eq(prctl(PR_SET_NAME, name), 0);
-    int fd = pt_open_at(AT_FDCWD, "/proc/thread-self/status");
+    int fd = pt_procfs_open_at(AT_FDCWD, "/proc/thread-self/status");
     ck_assert_int_ge(fd, 0);
     struct pt_buf buf = {0};
-    ssize_t n = pt_pread_all(fd, &buf);
+    ssize_t n = pt_procfs_pread_all(fd, &buf);
     ck_assert_int_eq(prctl(PR_SET_NAME, saved), 0);
     ck_assert_int_gt(n, 0);
 
@@ -547,7 +547,7 @@ END_TEST
 static int parse_nspid(const char *text, size_t len, pid_t *out, size_t max)
 {
     char *copy = exact_copy(text, len);
-    int n = pt_parse_nspid(copy, len, out, max);
+    int n = pt_pidparse_nspid(copy, len, out, max);
     free(copy);
     return n;
 }
@@ -670,10 +670,10 @@ START_TEST(test_limits_live)
 {
     struct rlimit rl;
     ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
-    int fd = pt_open_at(AT_FDCWD, "/proc/self/limits");
+    int fd = pt_procfs_open_at(AT_FDCWD, "/proc/self/limits");
     ck_assert_int_ge(fd, 0);
     struct pt_buf buf = {0};
-    ssize_t n = pt_pread_all(fd, &buf);
+    ssize_t n = pt_procfs_pread_all(fd, &buf);
     close(fd);
     ck_assert_int_gt(n, 0);
     uint64_t soft;

@@ -251,10 +251,10 @@ START_TEST(test_stat_live_hostile_comm)
     ck_assert_int_eq(prctl(PR_GET_NAME, saved), 0);
     ck_assert_int_eq(prctl(PR_SET_NAME, name), 0);
 
-    int fd = pt_open_at(AT_FDCWD, "/proc/thread-self/stat");
+    int fd = pt_procfs_open_at(AT_FDCWD, "/proc/thread-self/stat");
     ck_assert_int_ge(fd, 0);
     struct pt_buf buf = {0};
-    ssize_t n = pt_pread_all(fd, &buf);
+    ssize_t n = pt_procfs_pread_all(fd, &buf);
     ck_assert_int_eq(prctl(PR_SET_NAME, saved), 0);
     ck_assert_int_gt(n, 0);
 
@@ -516,9 +516,9 @@ START_TEST(test_state_letters)
         {(char)0xff, PT_TS_OTHER, false},
     };
     for (size_t i = 0; i < COUNT(cases); i++) {
-        ck_assert_msg(pt_task_state_of(cases[i].letter) == cases[i].state, "letter %#x",
+        ck_assert_msg(pt_procfs_task_state_of(cases[i].letter) == cases[i].state, "letter %#x",
                       (unsigned char)cases[i].letter);
-        ck_assert_msg(pt_task_has_exited(cases[i].letter) == cases[i].exited, "letter %#x exited",
+        ck_assert_msg(pt_procfs_task_has_exited(cases[i].letter) == cases[i].exited, "letter %#x exited",
                       (unsigned char)cases[i].letter);
     }
 }

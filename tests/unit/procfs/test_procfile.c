@@ -1,5 +1,5 @@
 /* Unit tests for procfile: whole-file reads through kept descriptors
- * (pt_pread_all, pt_pread_record), their limits, pt_open_at, and what a
+ * (pt_procfs_pread_all, pt_procfs_pread_record), their limits, pt_procfs_open_at, and what a
  * reader sees of a live and of a reaped process. */
 #include <check.h>
 #include <errno.h>
@@ -28,10 +28,10 @@ static char *pattern(size_t len)
     return data;
 }
 
-/* Both readers must return whole files: pt_pread_all for multi-record
- * files, pt_pread_record (one pread when the buffer is big enough) for
+/* Both readers must return whole files: pt_procfs_pread_all for multi-record
+ * files, pt_procfs_pread_record (one pread when the buffer is big enough) for
  * single-record ones. Loop tests run each case with both. */
-static ssize_t (*const readers[])(int fd, struct pt_buf *buf) = {pt_pread_all, pt_pread_record};
+static ssize_t (*const readers[])(int fd, struct pt_buf *buf) = {pt_procfs_pread_all, pt_procfs_pread_record};
 
 START_TEST(test_pread_large_file)
 {
@@ -139,11 +139,11 @@ START_TEST(test_pread_size_limit)
     struct pt_buf buf = {0};
 
     ck_assert_int_eq(truncate(path, (off_t)limit), 0);
-    ck_assert_int_eq(pt_pread_all(fd, &buf), (ssize_t)limit);
+    ck_assert_int_eq(pt_procfs_pread_all(fd, &buf), (ssize_t)limit);
     ck_assert_int_eq(buf.data[limit], '\0');
 
     ck_assert_int_eq(truncate(path, (off_t)limit + 1), 0);
-    ck_assert_int_eq(pt_pread_all(fd, &buf), -EFBIG);
+    ck_assert_int_eq(pt_procfs_pread_all(fd, &buf), -EFBIG);
     ck_assert_uint_eq(buf.len, 0);
     ck_assert_str_eq(buf.data, "");
     ck_assert_uint_le(buf.cap, limit + 1);
@@ -160,22 +160,22 @@ START_TEST(test_pread_bad_descriptors)
     struct pt_buf buf = {0};
     int pipe_fds[2];
     ck_assert_int_eq(pipe(pipe_fds), 0);
-    ck_assert_int_eq(pt_pread_all(pipe_fds[0], &buf), -ESPIPE);
+    ck_assert_int_eq(pt_procfs_pread_all(pipe_fds[0], &buf), -ESPIPE);
     ck_assert_uint_eq(buf.len, 0);
     close(pipe_fds[0]);
     close(pipe_fds[1]);
 
     int dir = open("/", O_RDONLY | O_DIRECTORY);
     ck_assert_int_ge(dir, 0);
-    ck_assert_int_eq(pt_pread_all(dir, &buf), -EISDIR);
+    ck_assert_int_eq(pt_procfs_pread_all(dir, &buf), -EISDIR);
     close(dir);
 
     int path_fd = open("/proc/self/stat", O_PATH);
     ck_assert_int_ge(path_fd, 0);
-    ck_assert_int_eq(pt_pread_all(path_fd, &buf), -EBADF);
+    ck_assert_int_eq(pt_procfs_pread_all(path_fd, &buf), -EBADF);
     close(path_fd);
 
-    ck_assert_int_eq(pt_pread_all(-1, &buf), -EBADF);
+    ck_assert_int_eq(pt_procfs_pread_all(-1, &buf), -EBADF);
     ck_assert_uint_eq(buf.len, 0);
     pt_buf_free(&buf);
 }
@@ -183,10 +183,10 @@ END_TEST
 
 START_TEST(test_pread_proc_self_stat)
 {
-    int fd = pt_open_at(AT_FDCWD, "/proc/self/stat");
+    int fd = pt_procfs_open_at(AT_FDCWD, "/proc/self/stat");
     ck_assert_int_ge(fd, 0);
     struct pt_buf buf = {0};
-    ck_assert_int_gt(pt_pread_all(fd, &buf), 0);
+    ck_assert_int_gt(pt_procfs_pread_all(fd, &buf), 0);
     ck_assert_uint_eq(strlen(buf.data), buf.len);
     struct pt_stat st;
     ck_assert_int_eq(parse_stat(buf.data, buf.len, &st), 0);
@@ -201,7 +201,7 @@ START_TEST(test_pread_proc_self_stat)
 
     /* Sampled again through the same fd: the counters only move forward. */
     struct pt_stat later;
-    ck_assert_int_gt(pt_pread_all(fd, &buf), 0);
+    ck_assert_int_gt(pt_procfs_pread_all(fd, &buf), 0);
     ck_assert_int_eq(parse_stat(buf.data, buf.len, &later), 0);
     ck_assert_uint_eq(later.starttime, st.starttime);
     ck_assert_uint_ge(later.minflt, st.minflt);
@@ -253,18 +253,18 @@ START_TEST(test_pread_real_children_over_a_page)
     }
     close(gate[0]);
 
-    int fd = pt_open_at(AT_FDCWD, "/proc/thread-self/children");
+    int fd = pt_procfs_open_at(AT_FDCWD, "/proc/thread-self/children");
     ck_assert_int_ge(fd, 0);
     char one_read[65536];
     ssize_t first = pread(fd, one_read, sizeof(one_read), 0);
     struct pt_buf buf = {0};
-    ssize_t total = pt_pread_all(fd, &buf);
+    ssize_t total = pt_procfs_pread_all(fd, &buf);
     ck_assert_int_eq(total, (ssize_t)listed);
     ck_assert_msg(first > 0 && first < total, "one read gave %zd of %zd bytes: the kernel no longer splits", first,
                   total);
 
     struct pid_list list = {.stop_at = -1};
-    ck_assert_int_eq(pt_parse_children(buf.data, buf.len, collect_pid, &list), nkids);
+    ck_assert_int_eq(pt_pidparse_children(buf.data, buf.len, collect_pid, &list), nkids);
     qsort(list.pids, (size_t)nkids, sizeof(pid_t), compare_pids);
     qsort(kids, (size_t)nkids, sizeof(pid_t), compare_pids);
     ck_assert_mem_eq(list.pids, kids, (size_t)nkids * sizeof(pid_t));
@@ -291,29 +291,29 @@ START_TEST(test_pread_reaped_process)
     int fds[4];
     struct pt_buf buf = {0};
     for (int i = 0; i < 4; i++) {
-        fds[i] = pt_open_at(dir, names[i]);
+        fds[i] = pt_procfs_open_at(dir, names[i]);
         ck_assert_int_ge(fds[i], 0);
-        ck_assert_int_gt(pt_pread_all(fds[i], &buf), 0);
+        ck_assert_int_gt(pt_procfs_pread_all(fds[i], &buf), 0);
     }
     char children_name[64];
     snprintf(children_name, sizeof(children_name), "task/%d/children", kid);
-    int children = pt_open_at(dir, children_name);
+    int children = pt_procfs_open_at(dir, children_name);
     ck_assert_int_ge(children, 0);
 
     close(gate[1]);
     ck_assert_int_eq(waitpid(kid, NULL, 0), kid);
 
     for (int i = 0; i < 4; i++) {
-        ssize_t rc = pt_pread_all(fds[i], &buf);
+        ssize_t rc = pt_procfs_pread_all(fds[i], &buf);
         ck_assert_msg(rc == -ESRCH, "%s: %zd", names[i], rc);
-        ck_assert(pt_errno_is_gone((int)rc));
+        ck_assert(pt_procfs_errno_is_gone((int)rc));
         close(fds[i]);
     }
     /* The children list of a reaped process reads empty, not ESRCH. */
-    ck_assert_int_eq(pt_pread_all(children, &buf), 0);
+    ck_assert_int_eq(pt_procfs_pread_all(children, &buf), 0);
     int again = open_pid_dir(proc, kid);
     ck_assert_int_eq(again, -ENOENT);
-    ck_assert(pt_errno_is_gone(again));
+    ck_assert(pt_procfs_errno_is_gone(again));
 
     pt_buf_free(&buf);
     close(children);
@@ -369,13 +369,13 @@ START_TEST(test_open_at)
     fx_write(root, "a/b", "x", -1);
     int dir = open(root, O_PATH | O_DIRECTORY);
     ck_assert_int_ge(dir, 0);
-    int fd = pt_open_at(dir, "a/b");
+    int fd = pt_procfs_open_at(dir, "a/b");
     ck_assert_int_ge(fd, 0);
     ck_assert_int_ne(fcntl(fd, F_GETFD) & FD_CLOEXEC, 0);
     close(fd);
-    ck_assert_int_eq(pt_open_at(dir, "a/missing"), -ENOENT);
-    ck_assert_int_eq(pt_open_at(dir, "a/b/c"), -ENOTDIR);
-    ck_assert_int_eq(pt_open_at(-1, "a/b"), -EBADF);
+    ck_assert_int_eq(pt_procfs_open_at(dir, "a/missing"), -ENOENT);
+    ck_assert_int_eq(pt_procfs_open_at(dir, "a/b/c"), -ENOTDIR);
+    ck_assert_int_eq(pt_procfs_open_at(-1, "a/b"), -EBADF);
     close(dir);
     fx_root_free(root);
 }
@@ -383,14 +383,14 @@ END_TEST
 
 START_TEST(test_errno_is_gone)
 {
-    ck_assert(pt_errno_is_gone(-ESRCH));
-    ck_assert(pt_errno_is_gone(-ENOENT));
-    ck_assert(!pt_errno_is_gone(0));
-    ck_assert(!pt_errno_is_gone(ESRCH));
-    ck_assert(!pt_errno_is_gone(ENOENT));
-    ck_assert(!pt_errno_is_gone(-EACCES));
-    ck_assert(!pt_errno_is_gone(-EBADF));
-    ck_assert(!pt_errno_is_gone(-EFBIG));
+    ck_assert(pt_procfs_errno_is_gone(-ESRCH));
+    ck_assert(pt_procfs_errno_is_gone(-ENOENT));
+    ck_assert(!pt_procfs_errno_is_gone(0));
+    ck_assert(!pt_procfs_errno_is_gone(ESRCH));
+    ck_assert(!pt_procfs_errno_is_gone(ENOENT));
+    ck_assert(!pt_procfs_errno_is_gone(-EACCES));
+    ck_assert(!pt_procfs_errno_is_gone(-EBADF));
+    ck_assert(!pt_procfs_errno_is_gone(-EFBIG));
 }
 END_TEST
 

@@ -37,9 +37,10 @@ START_TEST(test_catalog_scope_prefix)
         ck_assert_msg(global_name == (pt_catalog[id].scope == PT_SCOPE_GLOBAL), "%s", pt_catalog[id].name);
         if (pt_catalog[id].scope == PT_SCOPE_ALL)
             ck_assert_msg(strncmp(pt_catalog[id].name, "collector_", 10) == 0, "%s", pt_catalog[id].name);
-        ck_assert_msg(pt_metric_on(id, PT_SCOPE_GLOBAL) == (global_name || pt_catalog[id].scope == PT_SCOPE_ALL), "%s",
-                      pt_catalog[id].name);
-        ck_assert_msg(pt_metric_on(id, PT_SCOPE_PROC) == !global_name, "%s", pt_catalog[id].name);
+        ck_assert_msg(pt_catalog_metric_on(id, PT_SCOPE_GLOBAL) ==
+                          (global_name || pt_catalog[id].scope == PT_SCOPE_ALL),
+                      "%s", pt_catalog[id].name);
+        ck_assert_msg(pt_catalog_metric_on(id, PT_SCOPE_PROC) == !global_name, "%s", pt_catalog[id].name);
     }
 }
 END_TEST
@@ -120,7 +121,7 @@ END_TEST
 START_TEST(test_catalog_pairs_agree_and_switches)
 {
     for (int id = 0; id < PT_METRIC_COUNT; id++) {
-        const char *off = pt_metric_switch(id);
+        const char *off = pt_catalog_metric_switch(id);
         ck_assert_msg(!off || strncmp(off, "--no-", 5) == 0, "%s: switch \"%s\"", pt_catalog[id].name, off);
         if (pt_catalog[id].kind != PT_KIND_GAUGE_MIN)
             continue;
@@ -128,7 +129,7 @@ START_TEST(test_catalog_pairs_agree_and_switches)
         ck_assert_msg(min->unit == max->unit, "%s: unit differs from its max", min->name);
         ck_assert_str_eq(min->collectd_type, max->collectd_type);
         ck_assert_str_eq(min->source, max->source);
-        const char *max_off = pt_metric_switch(id + 1);
+        const char *max_off = pt_catalog_metric_switch(id + 1);
         ck_assert_msg(off == max_off || (off && max_off && strcmp(off, max_off) == 0),
                       "%s: switch differs from its max", min->name);
     }

@@ -19,7 +19,7 @@ static void keys_of(const char *const *names, size_t n, bool other_last, size_t 
     memset(r, 0, sizeof(r));
     for (size_t i = 0; i < n; i++)
         r[i].name = names[i];
-    pt_group_keys(r, n, other_last, cut, keys, folds, order);
+    pt_groupkey_set(r, n, other_last, cut, keys, folds, order);
 }
 
 static bool is_suffixed(const char *key, const char *stem)

@@ -96,7 +96,7 @@ static const struct {
 START_TEST(test_tag_value)
 {
     struct pt_buf out = {0};
-    size_t n = pt_lp_append_tag_value(&out, tag_cases[_i].in, tag_cases[_i].len);
+    size_t n = pt_lines_append_tag_value(&out, tag_cases[_i].in, tag_cases[_i].len);
 
     assert_out_eq(&out, tag_cases[_i].want);
     ck_assert_uint_eq(n, strlen(tag_cases[_i].want));
@@ -108,9 +108,9 @@ START_TEST(test_tag_value_empty)
 {
     struct pt_buf out = {0};
 
-    ck_assert_uint_eq(pt_lp_append_tag_value(&out, "", 0), 0);
+    ck_assert_uint_eq(pt_lines_append_tag_value(&out, "", 0), 0);
     ck_assert_uint_eq(out.len, 0);
-    ck_assert_uint_eq(pt_lp_append_tag_value(&out, "ignored", 0), 0);
+    ck_assert_uint_eq(pt_lines_append_tag_value(&out, "ignored", 0), 0);
     ck_assert_uint_eq(out.len, 0);
     pt_buf_free(&out);
 }
@@ -122,8 +122,8 @@ START_TEST(test_tag_value_appends)
 {
     struct pt_buf out = {0};
 
-    ck_assert_uint_eq(pt_lp_append_tag_value(&out, "x", 1), 1);
-    ck_assert_uint_eq(pt_lp_append_tag_value(&out, "a b", 3), 4);
+    ck_assert_uint_eq(pt_lines_append_tag_value(&out, "x", 1), 1);
+    ck_assert_uint_eq(pt_lines_append_tag_value(&out, "a b", 3), 4);
     assert_out_eq(&out, "xa\\ b");
     pt_buf_free(&out);
 }
@@ -138,15 +138,15 @@ START_TEST(test_tag_value_reads_only_len)
 
     ck_assert_ptr_nonnull(value);
     memcpy(value, "ab\xe6\x97", 4);
-    pt_lp_append_tag_value(&out, value, 4);
+    pt_lines_append_tag_value(&out, value, 4);
     assert_out_eq(&out, "ab??");
     pt_buf_reset(&out);
-    pt_lp_append_tag_value(&out, value, 1);
+    pt_lines_append_tag_value(&out, value, 1);
     assert_out_eq(&out, "a");
     free(value);
     /* Without ASan: a sequence completed only past len is still cut. */
     pt_buf_reset(&out);
-    pt_lp_append_tag_value(&out, "\xe6\x97\xa5", 2);
+    pt_lines_append_tag_value(&out, "\xe6\x97\xa5", 2);
     assert_out_eq(&out, "??");
     pt_buf_free(&out);
 }
@@ -164,7 +164,7 @@ START_TEST(test_line_exact)
     r.v[PT_M_PROC_THREADS] = (struct pt_value){.present = true, .is_int = true, .i = 3};
     r.v[PT_M_PROC_RSS_MAX] = (struct pt_value){.present = true, .is_int = true, .i = 1234};
     r.v[PT_M_PROC_CPU_PERCENT] = (struct pt_value){.present = true, .f = 12.5};
-    ck_assert_int_eq(pt_lp_append_report(&out, "web", PT_SCOPE_PROC, &r, TS), 3);
+    ck_assert_int_eq(pt_lines_append_report(&out, "web", PT_SCOPE_PROC, &r, TS), 3);
     assert_out_eq(&out, "proctree,target=web proc_rss_max=1234i,proc_cpu_percent=12.5,"
                         "proc_threads=3i 1700000000000000000\n");
     pt_buf_free(&out);
@@ -184,7 +184,7 @@ START_TEST(test_line_target_escaped)
     struct pt_buf out = {0};
     struct pt_report r = one_field(PT_M_PROC_PROCESSES, (struct pt_value){true, true, 2, 0});
 
-    ck_assert_int_eq(pt_lp_append_report(&out, "my app,v=1\\\n", PT_SCOPE_PROC, &r, 5), 1);
+    ck_assert_int_eq(pt_lines_append_report(&out, "my app,v=1\\\n", PT_SCOPE_PROC, &r, 5), 1);
     assert_out_eq(&out, "proctree,target=my\\ app\\,v\\=1__ proc_processes=2i 5\n");
     pt_buf_free(&out);
 }
@@ -197,10 +197,10 @@ START_TEST(test_line_empty_target)
     struct pt_buf out = {0};
     struct pt_report r = one_field(PT_M_PROC_PROCESSES, (struct pt_value){true, true, 2, 0});
 
-    ck_assert_int_eq(pt_lp_append_report(&out, "", PT_SCOPE_PROC, &r, 5), 1);
+    ck_assert_int_eq(pt_lines_append_report(&out, "", PT_SCOPE_PROC, &r, 5), 1);
     assert_out_eq(&out, "proctree proc_processes=2i 5\n");
     pt_buf_reset(&out);
-    ck_assert_int_eq(pt_lp_append_report(&out, NULL, PT_SCOPE_PROC, &r, 5), 1);
+    ck_assert_int_eq(pt_lines_append_report(&out, NULL, PT_SCOPE_PROC, &r, 5), 1);
     assert_out_eq(&out, "proctree proc_processes=2i 5\n");
     pt_buf_free(&out);
 }
@@ -241,7 +241,7 @@ START_TEST(test_line_catalog_order)
         n_proc += pt_catalog[id].scope == PT_SCOPE_PROC || pt_catalog[id].scope == PT_SCOPE_ALL;
     expected_fields(fields, sizeof(fields), PT_SCOPE_PROC);
     snprintf(want, sizeof(want), "proctree,target=t %s 7\n", fields);
-    ck_assert_int_eq(pt_lp_append_report(&out, "t", PT_SCOPE_PROC, &r, 7), n_proc);
+    ck_assert_int_eq(pt_lines_append_report(&out, "t", PT_SCOPE_PROC, &r, 7), n_proc);
     assert_out_eq(&out, want);
     ck_assert_ptr_null(memmem(out.data, out.len, "global_", 7));
     pt_buf_free(&out);
@@ -263,7 +263,7 @@ START_TEST(test_line_global)
     ck_assert_int_gt(n_global, 1);
     expected_fields(fields, sizeof(fields), PT_SCOPE_GLOBAL);
     snprintf(want, sizeof(want), "proctree %s 7\n", fields);
-    ck_assert_int_eq(pt_lp_append_report(&out, NULL, PT_SCOPE_GLOBAL, &r, 7), n_global);
+    ck_assert_int_eq(pt_lines_append_report(&out, NULL, PT_SCOPE_GLOBAL, &r, 7), n_global);
     assert_out_eq(&out, want);
     ck_assert_ptr_null(memmem(out.data, out.len, "proc_", 5));
     const char *collector = memmem(out.data, out.len, "collector_", 10);
@@ -288,11 +288,11 @@ START_TEST(test_line_no_fields)
     nonfinite.v[PT_M_PROC_CPU_USER_SECONDS] = (struct pt_value){.present = true, .f = INFINITY};
     global_only.v[PT_M_GLOBAL_CACHED_MAX] = (struct pt_value){true, true, 1, 0};
 
-    pt_lp_append_tag_value(&out, "before", 6);
-    ck_assert_int_eq(pt_lp_append_report(&out, "web", PT_SCOPE_PROC, &empty, TS), 0);
-    ck_assert_int_eq(pt_lp_append_report(&out, NULL, PT_SCOPE_GLOBAL, &empty, TS), 0);
-    ck_assert_int_eq(pt_lp_append_report(&out, "web", PT_SCOPE_PROC, &nonfinite, TS), 0);
-    ck_assert_int_eq(pt_lp_append_report(&out, "web", PT_SCOPE_PROC, &global_only, TS), 0);
+    pt_lines_append_tag_value(&out, "before", 6);
+    ck_assert_int_eq(pt_lines_append_report(&out, "web", PT_SCOPE_PROC, &empty, TS), 0);
+    ck_assert_int_eq(pt_lines_append_report(&out, NULL, PT_SCOPE_GLOBAL, &empty, TS), 0);
+    ck_assert_int_eq(pt_lines_append_report(&out, "web", PT_SCOPE_PROC, &nonfinite, TS), 0);
+    ck_assert_int_eq(pt_lines_append_report(&out, "web", PT_SCOPE_PROC, &global_only, TS), 0);
     assert_out_eq(&out, "before");
     pt_buf_free(&out);
 }
@@ -310,7 +310,7 @@ START_TEST(test_line_skips_nonfinite)
     r.v[PT_M_PROC_CPU_USER_SECONDS] = (struct pt_value){.present = true, .f = -INFINITY};
     r.v[PT_M_PROC_CPU_SYSTEM_SECONDS] = (struct pt_value){.present = true, .f = 0.5};
     r.v[PT_M_PROC_CPU_PERCENT] = (struct pt_value){.present = true, .f = INFINITY};
-    ck_assert_int_eq(pt_lp_append_report(&out, "t", PT_SCOPE_PROC, &r, 1), 2);
+    ck_assert_int_eq(pt_lines_append_report(&out, "t", PT_SCOPE_PROC, &r, 1), 2);
     assert_out_eq(&out, "proctree,target=t proc_vm_size_max=1.5,proc_cpu_system_seconds=0.5 1\n");
     pt_buf_free(&out);
 }
@@ -359,7 +359,7 @@ START_TEST(test_field_value)
     char want[128];
 
     snprintf(want, sizeof(want), "proctree proc_cpu_percent=%s 0\n", value_cases[_i].want);
-    ck_assert_int_eq(pt_lp_append_report(&out, NULL, PT_SCOPE_PROC, &r, 0), 1);
+    ck_assert_int_eq(pt_lines_append_report(&out, NULL, PT_SCOPE_PROC, &r, 0), 1);
     assert_out_eq(&out, want);
     pt_buf_free(&out);
 }
@@ -376,7 +376,7 @@ START_TEST(test_field_value_least_double)
     size_t n = strlen(want);
     memset(want + n, '0', 323);
     snprintf(want + n + 323, sizeof(want) - n - 323, "494065645841247 0\n");
-    ck_assert_int_eq(pt_lp_append_report(&out, NULL, PT_SCOPE_PROC, &r, 0), 1);
+    ck_assert_int_eq(pt_lines_append_report(&out, NULL, PT_SCOPE_PROC, &r, 0), 1);
     assert_out_eq(&out, want);
     pt_buf_free(&out);
 }
@@ -387,9 +387,9 @@ START_TEST(test_timestamp_range)
     struct pt_buf out = {0};
     struct pt_report r = one_field(PT_M_PROC_THREADS, (struct pt_value){true, true, 1, 0});
 
-    pt_lp_append_report(&out, NULL, PT_SCOPE_PROC, &r, 0);
-    pt_lp_append_report(&out, NULL, PT_SCOPE_PROC, &r, INT64_MAX);
-    pt_lp_append_report(&out, NULL, PT_SCOPE_PROC, &r, INT64_MIN);
+    pt_lines_append_report(&out, NULL, PT_SCOPE_PROC, &r, 0);
+    pt_lines_append_report(&out, NULL, PT_SCOPE_PROC, &r, INT64_MAX);
+    pt_lines_append_report(&out, NULL, PT_SCOPE_PROC, &r, INT64_MIN);
     assert_out_eq(&out, "proctree proc_threads=1i 0\n"
                         "proctree proc_threads=1i 9223372036854775807\n"
                         "proctree proc_threads=1i -9223372036854775808\n");
@@ -405,10 +405,10 @@ START_TEST(test_buffer_growth)
     struct pt_report r = full_report();
     size_t line_len, cap;
 
-    pt_lp_append_report(&out, "t", PT_SCOPE_PROC, &r, TS);
+    pt_lines_append_report(&out, "t", PT_SCOPE_PROC, &r, TS);
     line_len = out.len;
     for (int k = 1; k < 1000; k++)
-        pt_lp_append_report(&out, "t", PT_SCOPE_PROC, &r, TS);
+        pt_lines_append_report(&out, "t", PT_SCOPE_PROC, &r, TS);
     ck_assert_uint_eq(out.len, 1000 * line_len);
     ck_assert_uint_ge(out.cap, out.len);
     for (size_t k = 0; k < 1000; k++)
@@ -418,7 +418,7 @@ START_TEST(test_buffer_growth)
     pt_buf_reset(&out);
     ck_assert_uint_eq(out.len, 0);
     ck_assert_uint_eq(out.cap, cap);
-    pt_lp_append_report(&out, "t", PT_SCOPE_PROC, &r, TS);
+    pt_lines_append_report(&out, "t", PT_SCOPE_PROC, &r, TS);
     ck_assert_uint_eq(out.len, line_len);
 
     pt_buf_free(&out);
@@ -438,7 +438,7 @@ START_TEST(test_line_is_one_line)
     struct pt_report r = full_report();
     const char nasty[] = "a\nb\rc\r\n\\\xff\xc2\x85 ,=\"\t";
 
-    pt_lp_append_report(&out, nasty, PT_SCOPE_PROC, &r, TS);
+    pt_lines_append_report(&out, nasty, PT_SCOPE_PROC, &r, TS);
     ck_assert_ptr_eq(memchr(out.data, '\n', out.len), out.data + out.len - 1);
     ck_assert_ptr_null(memchr(out.data, '\r', out.len));
     pt_buf_free(&out);

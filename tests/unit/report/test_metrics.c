@@ -60,7 +60,7 @@ static char *metric_table(void)
     fputs("|---|---|---|---|---|---|---|\n", f);
     for (int id = 0; id < PT_METRIC_COUNT; id++) {
         const struct pt_metric_def *m = &pt_catalog[id];
-        const char *off = pt_metric_switch(id);
+        const char *off = pt_catalog_metric_switch(id);
         fprintf(f, "| `%s` | %s | %s | %s | %s | %s%s%s | `%s` |\n", m->name, kind_name(m->kind), unit_name(m->unit),
                 m->source, m->description, off ? "`" : "", off ? off : "", off ? "`" : "", m->collectd_type);
     }

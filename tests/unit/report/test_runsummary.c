@@ -1,6 +1,6 @@
 /* runsummary alone (runsummary.h): synthetic interval reports folded into
  * one run, each fold rule by a case, the invariants
- * (pt_run_summary_check) asserted after every interval. */
+ * (pt_runsummary_check) asserted after every interval. */
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
@@ -13,7 +13,7 @@ static struct pt_run_summary run;
 static void check(void)
 {
     char why[160];
-    ck_assert_msg(pt_run_summary_check(&run, why, sizeof(why)) == 0, "%s", why);
+    ck_assert_msg(pt_runsummary_check(&run, why, sizeof(why)) == 0, "%s", why);
 }
 
 static void set_int(struct pt_report *r, enum pt_metric_id id, int64_t value)
@@ -28,7 +28,7 @@ static void set_float(struct pt_report *r, enum pt_metric_id id, double value)
 
 static void add(const struct pt_report *r, double seconds)
 {
-    pt_run_summary_add(&run, r, seconds);
+    pt_runsummary_add(&run, r, seconds);
     check();
 }
 
@@ -36,7 +36,7 @@ static void add(const struct pt_report *r, double seconds)
  * and forks, and whose CPU is 50 % for 1 s then 100 % for 3 s. */
 START_TEST(test_three_intervals)
 {
-    pt_run_summary_init(&run);
+    pt_runsummary_init(&run);
     check();
     int64_t rss[3][2] = {{100, 300}, {250, 900}, {50, 400}};
     double percent[3] = {50, 100, 100}, seconds[3] = {1, 1, 2};
@@ -53,7 +53,7 @@ START_TEST(test_three_intervals)
         add(&r, seconds[i]);
     }
     struct pt_report out;
-    pt_run_summary_report(&run, &out);
+    pt_runsummary_report(&run, &out);
     ck_assert_int_eq(out.v[PT_M_PROC_RSS_MIN].i, 50);
     ck_assert_int_eq(out.v[PT_M_PROC_RSS_MAX].i, 900);
     ck_assert(out.v[PT_M_PROC_IO_READ_BYTES].is_int);
@@ -71,16 +71,16 @@ END_TEST
 /* An interval's length that is not the one added breaks the run's. */
 START_TEST(test_interval_is_the_runs_length)
 {
-    pt_run_summary_init(&run);
+    pt_runsummary_init(&run);
     struct pt_report r = {0};
     set_float(&r, PT_M_COLLECTOR_INTERVAL_SECONDS, 0.5);
     add(&r, 0.5);
     r.v[PT_M_COLLECTOR_INTERVAL_SECONDS].present = false; /* an interval of no length */
     add(&r, 0);
     set_float(&r, PT_M_COLLECTOR_INTERVAL_SECONDS, 1.5);
-    pt_run_summary_add(&run, &r, 1.25);
+    pt_runsummary_add(&run, &r, 1.25);
     char why[160];
-    ck_assert_int_eq(pt_run_summary_check(&run, why, sizeof(why)), -1);
+    ck_assert_int_eq(pt_runsummary_check(&run, why, sizeof(why)), -1);
     ck_assert_str_eq(why, "collector_interval_seconds 2 is not the run's 1.75 s");
 }
 END_TEST
@@ -89,7 +89,7 @@ END_TEST
  * folded from those alone. */
 START_TEST(test_absent_stays_absent)
 {
-    pt_run_summary_init(&run);
+    pt_runsummary_init(&run);
     struct pt_report r = {0};
     add(&r, 1);
     set_int(&r, PT_M_PROC_PSS_MAX, 7);
@@ -97,7 +97,7 @@ START_TEST(test_absent_stays_absent)
     r.v[PT_M_PROC_PSS_MAX].present = false;
     add(&r, 1);
     struct pt_report out;
-    pt_run_summary_report(&run, &out);
+    pt_runsummary_report(&run, &out);
     ck_assert(!out.v[PT_M_PROC_RSS_MAX].present);
     ck_assert(!out.v[PT_M_PROC_CPU_PERCENT].present);
     ck_assert(out.v[PT_M_PROC_PSS_MAX].present);
@@ -108,7 +108,7 @@ END_TEST
 /* Integer deltas saturate rather than wrap into a negative amount. */
 START_TEST(test_delta_saturates)
 {
-    pt_run_summary_init(&run);
+    pt_runsummary_init(&run);
     struct pt_report r = {0};
     set_int(&r, PT_M_PROC_IO_WRITE_BYTES, INT64_MAX - 5);
     add(&r, 1);
@@ -121,13 +121,13 @@ END_TEST
 /* A negative or NaN interval length adds nothing to the run's time. */
 START_TEST(test_bad_seconds)
 {
-    pt_run_summary_init(&run);
+    pt_runsummary_init(&run);
     struct pt_report r = {0};
     set_float(&r, PT_M_PROC_CPU_PERCENT, 10);
     add(&r, -1);
     add(&r, NAN);
     struct pt_report out;
-    pt_run_summary_report(&run, &out);
+    pt_runsummary_report(&run, &out);
     ck_assert_double_eq(run.seconds, 0);
     ck_assert_double_eq(out.v[PT_M_PROC_CPU_PERCENT].f, 0);
 }

@@ -303,12 +303,12 @@ END_TEST
 START_TEST(test_parse)
 {
     enum pt_counters c = PT_COUNTERS_TOTAL;
-    ck_assert_int_eq(pt_counters_parse("delta", &c), 0);
+    ck_assert_int_eq(pt_totals_counters_parse("delta", &c), 0);
     ck_assert_int_eq(c, PT_COUNTERS_DELTA);
-    ck_assert_int_eq(pt_counters_parse("total", &c), 0);
+    ck_assert_int_eq(pt_totals_counters_parse("total", &c), 0);
     ck_assert_int_eq(c, PT_COUNTERS_TOTAL);
-    ck_assert_int_eq(pt_counters_parse("Total", &c), -1);
-    ck_assert_int_eq(pt_counters_parse("", &c), -1);
+    ck_assert_int_eq(pt_totals_counters_parse("Total", &c), -1);
+    ck_assert_int_eq(pt_totals_counters_parse("", &c), -1);
     ck_assert_int_eq(c, PT_COUNTERS_TOTAL);
 }
 END_TEST

@@ -26,7 +26,7 @@ START_TEST(test_mem_unit_parse_good)
 {
     enum pt_mem_unit unit = PT_MEM_GB + 1;
 
-    ck_assert_msg(pt_mem_unit_parse(good_mem_units[_i].text, &unit) == 0, "rejected \"%s\"", good_mem_units[_i].text);
+    ck_assert_msg(pt_units_mem_parse(good_mem_units[_i].text, &unit) == 0, "rejected \"%s\"", good_mem_units[_i].text);
     ck_assert_int_eq(unit, good_mem_units[_i].unit);
 }
 END_TEST
@@ -40,7 +40,7 @@ START_TEST(test_mem_unit_parse_bad)
 {
     enum pt_mem_unit unit = PT_MEM_MB;
 
-    ck_assert_msg(pt_mem_unit_parse(bad_mem_units[_i], &unit) == -1, "accepted \"%s\"", bad_mem_units[_i]);
+    ck_assert_msg(pt_units_mem_parse(bad_mem_units[_i], &unit) == -1, "accepted \"%s\"", bad_mem_units[_i]);
     ck_assert_int_eq(unit, PT_MEM_MB); /* untouched on failure */
 }
 END_TEST
@@ -52,8 +52,8 @@ START_TEST(test_mem_unit_name_round_trip)
 
     for (size_t k = 0; k < COUNT(units); k++) {
         enum pt_mem_unit back;
-        ck_assert_str_eq(pt_mem_unit_name(units[k]), names[k]);
-        ck_assert_int_eq(pt_mem_unit_parse(pt_mem_unit_name(units[k]), &back), 0);
+        ck_assert_str_eq(pt_units_mem_name(units[k]), names[k]);
+        ck_assert_int_eq(pt_units_mem_parse(pt_units_mem_name(units[k]), &back), 0);
         ck_assert_int_eq(back, units[k]);
     }
 }
@@ -100,7 +100,7 @@ START_TEST(test_duration_good)
 {
     double seconds = -1;
 
-    ck_assert_msg(pt_duration_parse(good_durations[_i].text, &seconds) == 0, "rejected \"%s\"",
+    ck_assert_msg(pt_units_duration_parse(good_durations[_i].text, &seconds) == 0, "rejected \"%s\"",
                   good_durations[_i].text);
     ck_assert_msg(seconds == good_durations[_i].seconds, "\"%s\": got %.17g, want %.17g", good_durations[_i].text,
                   seconds, good_durations[_i].seconds);
@@ -159,7 +159,7 @@ START_TEST(test_duration_bad)
 {
     double seconds = 42;
 
-    ck_assert_msg(pt_duration_parse(bad_durations[_i], &seconds) == -1, "accepted \"%s\"", bad_durations[_i]);
+    ck_assert_msg(pt_units_duration_parse(bad_durations[_i], &seconds) == -1, "accepted \"%s\"", bad_durations[_i]);
     ck_assert(seconds == 42); /* untouched on failure */
 }
 END_TEST
@@ -175,7 +175,7 @@ static struct pt_value value_of(enum pt_metric_id id, double raw, enum pt_mem_un
     const struct pt_units units = {mem, mem};
     struct pt_value v;
 
-    pt_value_set(&v, id, raw, &units);
+    pt_lines_value_set(&v, id, raw, &units);
     return v;
 }
 
@@ -234,8 +234,8 @@ START_TEST(test_memory_units_are_separate)
     const struct pt_units units = {.proc_memory = PT_MEM_KB, .global_memory = PT_MEM_GB};
     struct pt_value proc, global;
 
-    pt_value_set(&proc, PT_M_PROC_RSS_MAX, 1073741824.0, &units);
-    pt_value_set(&global, PT_M_GLOBAL_MEM_USED_MAX, 1073741824.0, &units);
+    pt_lines_value_set(&proc, PT_M_PROC_RSS_MAX, 1073741824.0, &units);
+    pt_lines_value_set(&global, PT_M_GLOBAL_MEM_USED_MAX, 1073741824.0, &units);
     assert_int_value(proc, 1048576);
     assert_float_value(global, 1.0);
 }
@@ -280,7 +280,7 @@ START_TEST(test_absent_inputs)
     for (int id = 0; id < PT_METRIC_COUNT; id++) {
         for (size_t k = 0; k < COUNT(bad); k++) {
             struct pt_value v = {.present = true, .is_int = true, .i = 5, .f = 5};
-            pt_value_set(&v, (enum pt_metric_id)id, bad[k], &units_bytes);
+            pt_lines_value_set(&v, (enum pt_metric_id)id, bad[k], &units_bytes);
             ck_assert_msg(!v.present, "%s with raw %g is present", pt_catalog[id].name, bad[k]);
         }
     }
@@ -317,7 +317,7 @@ START_TEST(test_type_is_stable)
                 struct pt_value v = value_of((enum pt_metric_id)id, raws[r], mems[m]);
                 ck_assert(v.present);
                 ck_assert_msg(v.is_int == want_int, "%s in %s: is_int=%d", pt_catalog[id].name,
-                              pt_mem_unit_name(mems[m]), v.is_int);
+                              pt_units_mem_name(mems[m]), v.is_int);
                 ck_assert(v.is_int || isfinite(v.f));
             }
         }
@@ -332,10 +332,10 @@ START_TEST(test_value_as_double)
     const struct pt_value big = {.present = true, .is_int = true, .i = INT64_MAX};
     const struct pt_value absent = {.present = false, .is_int = true, .i = 7, .f = 7};
 
-    ck_assert(pt_value_as_double(&i) == 1536.0);
-    ck_assert(pt_value_as_double(&f) == 2.5);
-    ck_assert(pt_value_as_double(&big) == 0x1p63);
-    ck_assert(isnan(pt_value_as_double(&absent)));
+    ck_assert(pt_lines_value_as_double(&i) == 1536.0);
+    ck_assert(pt_lines_value_as_double(&f) == 2.5);
+    ck_assert(pt_lines_value_as_double(&big) == 0x1p63);
+    ck_assert(isnan(pt_lines_value_as_double(&absent)));
 }
 END_TEST
 

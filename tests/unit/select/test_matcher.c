@@ -77,7 +77,7 @@ static void matcher_fails(enum pt_selector_kind kind, const char *value, const c
 static bool matches(const struct pt_matcher *m, struct proc *p, pid_t pid)
 {
     struct pt_candidate c;
-    pt_candidate_init(&c, pid, p->fd, &p->buf);
+    pt_matcher_candidate_init(&c, pid, p->fd, &p->buf);
     return pt_matcher_test(m, &c);
 }
 
@@ -192,7 +192,7 @@ START_TEST(test_candidate_reads_once)
     matcher_ok(&old_m, PT_SELECT_MATCH, "^old$", NULL, &p);
     matcher_ok(&new_m, PT_SELECT_MATCH, "^new$", NULL, &p);
     struct pt_candidate c;
-    pt_candidate_init(&c, 10, p.fd, &p.buf);
+    pt_matcher_candidate_init(&c, 10, p.fd, &p.buf);
     ck_assert(pt_matcher_test(&old_m, &c));
     fx_write(p.root, "10/cmdline", "new", -1);
     ck_assert(pt_matcher_test(&old_m, &c));
@@ -294,12 +294,12 @@ START_TEST(test_kernel_threads_are_no_candidates)
     fx_put_proc(p.root, &(struct fx_proc){.pid = 2, .comm = "kthreadd", .flags = PT_PF_KTHREAD});
     fx_put_proc(p.root, &(struct fx_proc){.pid = 10});
     struct pt_candidate c;
-    pt_candidate_init(&c, 2, p.fd, &p.buf);
-    ck_assert(!pt_candidate_is_user_process(&c));
-    pt_candidate_init(&c, 10, p.fd, &p.buf);
-    ck_assert(pt_candidate_is_user_process(&c));
-    pt_candidate_init(&c, 11, p.fd, &p.buf);
-    ck_assert(!pt_candidate_is_user_process(&c)); /* gone */
+    pt_matcher_candidate_init(&c, 2, p.fd, &p.buf);
+    ck_assert(!pt_matcher_candidate_is_user_process(&c));
+    pt_matcher_candidate_init(&c, 10, p.fd, &p.buf);
+    ck_assert(pt_matcher_candidate_is_user_process(&c));
+    pt_matcher_candidate_init(&c, 11, p.fd, &p.buf);
+    ck_assert(!pt_matcher_candidate_is_user_process(&c)); /* gone */
     proc_free(&p);
 }
 END_TEST
@@ -857,16 +857,16 @@ START_TEST(test_scan_sub_cgroups_kept_open)
     }
     /* members come and want the seats (a statm and a stat each,
      * fdbudget.h): as many given back at the next scan */
-    pt_fd_budget_join(&budget);
+    pt_fdbudget_join(&budget);
     scan(&m, &p, &list);
     assert_pids(&list, (const pid_t[]){10, 21, 30, 40}, 4);
     ck_assert_uint_eq(budget.kept, 2);
-    pt_fd_budget_join(&budget);
+    pt_fdbudget_join(&budget);
     scan(&m, &p, &list);
     assert_pids(&list, (const pid_t[]){10, 21, 30, 40}, 4);
     ck_assert_uint_eq(budget.kept, 0);
-    pt_fd_budget_leave(&budget);
-    pt_fd_budget_leave(&budget);
+    pt_fdbudget_leave(&budget);
+    pt_fdbudget_leave(&budget);
 
     budget.limit = 100;
     scan(&m, &p, &list);

@@ -21,10 +21,11 @@ START_TEST(test_breakdown_parse_good)
 {
     enum pt_breakdown by = PT_BY_NONE;
 
-    ck_assert_msg(pt_breakdown_parse(good_breakdowns[_i].text, &by) == 0, "rejected \"%s\"", good_breakdowns[_i].text);
+    ck_assert_msg(pt_selector_breakdown_parse(good_breakdowns[_i].text, &by) == 0, "rejected \"%s\"",
+                  good_breakdowns[_i].text);
     ck_assert_int_eq(by, good_breakdowns[_i].by);
     /* the keyword is also the lines' tag key */
-    ck_assert_str_eq(pt_breakdown_name(by), good_breakdowns[_i].text);
+    ck_assert_str_eq(pt_selector_breakdown_name(by), good_breakdowns[_i].text);
 }
 END_TEST
 
@@ -39,14 +40,14 @@ START_TEST(test_breakdown_parse_bad)
 {
     enum pt_breakdown by = PT_BY_THREAD;
 
-    ck_assert_msg(pt_breakdown_parse(bad_breakdowns[_i], &by) != 0, "accepted \"%s\"", bad_breakdowns[_i]);
+    ck_assert_msg(pt_selector_breakdown_parse(bad_breakdowns[_i], &by) != 0, "accepted \"%s\"", bad_breakdowns[_i]);
     ck_assert_int_eq(by, PT_BY_THREAD); /* left alone */
 }
 END_TEST
 
 START_TEST(test_breakdown_none_has_no_name)
 {
-    ck_assert_ptr_null(pt_breakdown_name(PT_BY_NONE));
+    ck_assert_ptr_null(pt_selector_breakdown_name(PT_BY_NONE));
 }
 END_TEST
 

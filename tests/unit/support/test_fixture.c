@@ -20,7 +20,7 @@
 static void read_rel(const char *root, const char *rel, struct pt_buf *buf)
 {
     int fd = open_in(root, rel);
-    ck_assert_int_ge(pt_pread_all(fd, buf), 0);
+    ck_assert_int_ge(pt_procfs_pread_all(fd, buf), 0);
     close(fd);
 }
 
@@ -192,12 +192,12 @@ START_TEST(test_fixture_rewrite_in_place)
 
     struct pt_buf buf = {0};
     struct pt_stat st;
-    ck_assert_int_gt(pt_pread_all(stat_fd, &buf), 0);
+    ck_assert_int_gt(pt_procfs_pread_all(stat_fd, &buf), 0);
     ck_assert_int_eq(parse_stat(buf.data, buf.len, &st), 0);
     ck_assert_uint_eq(st.utime, 999999);
     ck_assert_str_eq(st.comm, "short");
     struct pt_io io;
-    ck_assert_int_gt(pt_pread_all(io_fd, &buf), 0);
+    ck_assert_int_gt(pt_procfs_pread_all(io_fd, &buf), 0);
     ck_assert_int_eq(parse_io(buf.data, buf.len, &io), 0);
     ck_assert_uint_eq(io.rchar, 123456789012ULL);
     assert_proc_files_match(root, &p);
@@ -217,21 +217,21 @@ START_TEST(test_fixture_vanish)
     int proc = open(root, O_PATH | O_DIRECTORY);
     int dir = open_pid_dir(proc, 4242);
     ck_assert_int_ge(dir, 0);
-    int stat_fd = pt_open_at(dir, "stat");
-    int children_fd = pt_open_at(dir, "task/4242/children");
+    int stat_fd = pt_procfs_open_at(dir, "stat");
+    int children_fd = pt_procfs_open_at(dir, "task/4242/children");
     ck_assert_int_ge(stat_fd, 0);
     ck_assert_int_ge(children_fd, 0);
 
     fx_vanish(root, 4242);
 
     struct pt_buf buf = {0};
-    ck_assert_int_eq(pt_pread_all(stat_fd, &buf), 0);
-    ck_assert_int_eq(pt_pread_all(children_fd, &buf), 0);
+    ck_assert_int_eq(pt_procfs_pread_all(stat_fd, &buf), 0);
+    ck_assert_int_eq(pt_procfs_pread_all(children_fd, &buf), 0);
     struct pt_stat st;
     ck_assert_int_eq(parse_stat(buf.data, buf.len, &st), -1);
     int again = open_pid_dir(proc, 4242);
     ck_assert_int_eq(again, -ENOENT);
-    ck_assert(pt_errno_is_gone(again));
+    ck_assert(pt_procfs_errno_is_gone(again));
     char *path;
     ck_assert_int_ge(asprintf(&path, "%s/4242", root), 0);
     struct stat sb;
@@ -277,7 +277,7 @@ START_TEST(test_fixture_meminfo)
     /* Rewritten in place, like every fixture file. */
     int fd = open_in(root, "meminfo");
     fx_put_meminfo(root, 1, 1, 1, 1, 1, 1);
-    ck_assert_int_gt(pt_pread_all(fd, &buf), 0);
+    ck_assert_int_gt(pt_procfs_pread_all(fd, &buf), 0);
     ck_assert_int_eq(parse_meminfo(buf.data, buf.len, &m), 0);
     ck_assert_uint_eq(m.mem_total, 1024);
     close(fd);

@@ -27,16 +27,16 @@ char *exact_copy(const char *data, size_t len)
         free(copy);                                                                                                    \
         return rc;                                                                                                     \
     }
-EXACT_COPY_PARSER(parse_stat, struct pt_stat, pt_parse_stat)
-EXACT_COPY_PARSER(parse_statm, struct pt_statm, pt_parse_statm)
-EXACT_COPY_PARSER(parse_schedstat, struct pt_schedstat, pt_parse_schedstat)
-EXACT_COPY_PARSER(parse_stat_with_blkio, struct pt_stat, pt_parse_stat_with_blkio)
-EXACT_COPY_PARSER(parse_io, struct pt_io, pt_parse_io)
-EXACT_COPY_PARSER(parse_rollup, struct pt_smaps_rollup, pt_parse_smaps_rollup)
-EXACT_COPY_PARSER(parse_meminfo, struct pt_meminfo, pt_parse_meminfo)
-EXACT_COPY_PARSER(parse_status, struct pt_status, pt_parse_status)
-EXACT_COPY_PARSER(parse_pidfile, pid_t, pt_parse_pidfile)
-EXACT_COPY_PARSER(parse_nofile_limit, uint64_t, pt_parse_nofile_limit)
+EXACT_COPY_PARSER(parse_stat, struct pt_stat, pt_procfs_parse_stat)
+EXACT_COPY_PARSER(parse_statm, struct pt_statm, pt_procfs_parse_statm)
+EXACT_COPY_PARSER(parse_schedstat, struct pt_schedstat, pt_procfs_parse_schedstat)
+EXACT_COPY_PARSER(parse_stat_with_blkio, struct pt_stat, pt_procfs_parse_stat_with_blkio)
+EXACT_COPY_PARSER(parse_io, struct pt_io, pt_kvparse_io)
+EXACT_COPY_PARSER(parse_rollup, struct pt_smaps_rollup, pt_kvparse_smaps_rollup)
+EXACT_COPY_PARSER(parse_meminfo, struct pt_meminfo, pt_kvparse_meminfo)
+EXACT_COPY_PARSER(parse_status, struct pt_status, pt_kvparse_status)
+EXACT_COPY_PARSER(parse_pidfile, pid_t, pt_pidparse_pidfile)
+EXACT_COPY_PARSER(parse_nofile_limit, uint64_t, pt_procfs_parse_nofile_limit)
 
 int collect_pid(pid_t pid, void *arg)
 {
@@ -58,7 +58,7 @@ int parse_children(const char *text, size_t len, struct pid_list *list)
     list->count = 0;
     list->stop_at = -1;
     char *copy = exact_copy(text, len);
-    int rc = pt_parse_children(copy, len, collect_pid, list);
+    int rc = pt_pidparse_children(copy, len, collect_pid, list);
     free(copy);
     return rc;
 }
@@ -98,7 +98,7 @@ int open_in(const char *root, const char *rel)
 {
     char *path;
     ck_assert_int_ge(asprintf(&path, "%s/%s", root, rel), 0);
-    int fd = pt_open_at(AT_FDCWD, path);
+    int fd = pt_procfs_open_at(AT_FDCWD, path);
     ck_assert_int_ge(fd, 0);
     free(path);
     return fd;

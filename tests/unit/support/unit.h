@@ -56,17 +56,17 @@ struct pid_list {
     int stop_at; /* the callback refuses the pid with this index */
 };
 
-/* A pt_parse_children callback filling a struct pid_list. */
+/* A pt_pidparse_children callback filling a struct pid_list. */
 int collect_pid(pid_t pid, void *arg);
 /* qsort order of pid_t. */
 int compare_pids(const void *a, const void *b);
-/* pt_parse_children on an exact copy, into a fresh list. */
+/* pt_pidparse_children on an exact copy, into a fresh list. */
 int parse_children(const char *text, size_t len, struct pid_list *list);
 
 void assert_stat_eq(const struct pt_stat *got, const struct pt_stat *want);
 void assert_io_eq(const struct pt_io *got, const struct pt_io *want);
 
-/* root/rel opened with pt_open_at; the test fails if it cannot be. */
+/* root/rel opened with pt_procfs_open_at; the test fails if it cannot be. */
 int open_in(const char *root, const char *rel);
 /* A process's directory under a proc root, as an O_PATH fd, or -errno. */
 int open_pid_dir(int proc_root_fd, pid_t pid);

@@ -18,18 +18,18 @@
 START_TEST(budget_hot_files_may_use_all_of_it)
 {
     struct pt_fd_budget b = {.limit = 8};
-    ck_assert(pt_fd_budget_take(&b, true));
+    ck_assert(pt_fdbudget_take(&b, true));
     for (int i = 0; i < 6; i++)
-        ck_assert(pt_fd_budget_take(&b, false));
-    ck_assert(!pt_fd_budget_take(&b, false)); /* the others: three quarters */
+        ck_assert(pt_fdbudget_take(&b, false));
+    ck_assert(!pt_fdbudget_take(&b, false)); /* the others: three quarters */
     ck_assert(b.reached);
-    ck_assert(pt_fd_budget_take(&b, true)); /* hot ones: all of it */
-    ck_assert(!pt_fd_budget_take(&b, true));
-    pt_fd_budget_give(&b, true);
-    ck_assert(!pt_fd_budget_take(&b, false)); /* room, but the others have their share */
-    ck_assert(pt_fd_budget_take(&b, true));
-    pt_fd_budget_give(&b, false);
-    ck_assert(pt_fd_budget_take(&b, false));
+    ck_assert(pt_fdbudget_take(&b, true)); /* hot ones: all of it */
+    ck_assert(!pt_fdbudget_take(&b, true));
+    pt_fdbudget_give(&b, true);
+    ck_assert(!pt_fdbudget_take(&b, false)); /* room, but the others have their share */
+    ck_assert(pt_fdbudget_take(&b, true));
+    pt_fdbudget_give(&b, false);
+    ck_assert(pt_fdbudget_take(&b, false));
     ck_assert_uint_eq(b.kept, 8);
     ck_assert_uint_eq(b.by_rank[PT_FD_OTHER], 6);
 }
@@ -41,47 +41,47 @@ START_TEST(budget_members_reserve_statm_then_stat)
 {
     struct pt_fd_budget b = {.limit = 10};
     for (int i = 0; i < 3; i++)
-        pt_fd_budget_join(&b);
+        pt_fdbudget_join(&b);
     /* 3 statm + 3 stat reserved: 4 left for the others (under 3/4 of 10) */
     for (int i = 0; i < 4; i++)
-        ck_assert(pt_fd_budget_take_rank(&b, PT_FD_OTHER));
-    ck_assert(!pt_fd_budget_take_rank(&b, PT_FD_OTHER));
-    ck_assert(!pt_fd_budget_over(&b, PT_FD_OTHER));
+        ck_assert(pt_fdbudget_take_rank(&b, PT_FD_OTHER));
+    ck_assert(!pt_fdbudget_take_rank(&b, PT_FD_OTHER));
+    ck_assert(!pt_fdbudget_over(&b, PT_FD_OTHER));
     for (int i = 0; i < 3; i++)
-        ck_assert(pt_fd_budget_take_rank(&b, PT_FD_STAT));
+        ck_assert(pt_fdbudget_take_rank(&b, PT_FD_STAT));
     for (int i = 0; i < 3; i++)
-        ck_assert(pt_fd_budget_take_rank(&b, PT_FD_STATM));
+        ck_assert(pt_fdbudget_take_rank(&b, PT_FD_STATM));
     ck_assert_uint_eq(b.kept, 10);
     /* two members more: their statm first, then their stat */
-    pt_fd_budget_join(&b);
-    pt_fd_budget_join(&b);
-    ck_assert(pt_fd_budget_over(&b, PT_FD_OTHER));
-    ck_assert(pt_fd_budget_over(&b, PT_FD_STAT)); /* 2 statm wanted, 0 free */
-    ck_assert(!pt_fd_budget_over(&b, PT_FD_STATM));
-    ck_assert(!pt_fd_budget_take_rank(&b, PT_FD_STATM));
-    pt_fd_budget_give_rank(&b, PT_FD_OTHER);
-    pt_fd_budget_give_rank(&b, PT_FD_OTHER);
-    ck_assert(!pt_fd_budget_over(&b, PT_FD_STAT)); /* the two statm fit now */
-    ck_assert(pt_fd_budget_over(&b, PT_FD_OTHER)); /* not yet the two stat */
-    ck_assert(!pt_fd_budget_take_rank(&b, PT_FD_STAT));
-    ck_assert(pt_fd_budget_take_rank(&b, PT_FD_STATM));
-    ck_assert(pt_fd_budget_take_rank(&b, PT_FD_STATM));
-    pt_fd_budget_give_rank(&b, PT_FD_OTHER);
-    pt_fd_budget_give_rank(&b, PT_FD_OTHER);
-    ck_assert(!pt_fd_budget_over(&b, PT_FD_OTHER));
-    ck_assert(!pt_fd_budget_take_rank(&b, PT_FD_OTHER)); /* the stats' seats */
-    ck_assert(pt_fd_budget_take_rank(&b, PT_FD_STAT));
-    ck_assert(pt_fd_budget_take_rank(&b, PT_FD_STAT));
+    pt_fdbudget_join(&b);
+    pt_fdbudget_join(&b);
+    ck_assert(pt_fdbudget_over(&b, PT_FD_OTHER));
+    ck_assert(pt_fdbudget_over(&b, PT_FD_STAT)); /* 2 statm wanted, 0 free */
+    ck_assert(!pt_fdbudget_over(&b, PT_FD_STATM));
+    ck_assert(!pt_fdbudget_take_rank(&b, PT_FD_STATM));
+    pt_fdbudget_give_rank(&b, PT_FD_OTHER);
+    pt_fdbudget_give_rank(&b, PT_FD_OTHER);
+    ck_assert(!pt_fdbudget_over(&b, PT_FD_STAT)); /* the two statm fit now */
+    ck_assert(pt_fdbudget_over(&b, PT_FD_OTHER)); /* not yet the two stat */
+    ck_assert(!pt_fdbudget_take_rank(&b, PT_FD_STAT));
+    ck_assert(pt_fdbudget_take_rank(&b, PT_FD_STATM));
+    ck_assert(pt_fdbudget_take_rank(&b, PT_FD_STATM));
+    pt_fdbudget_give_rank(&b, PT_FD_OTHER);
+    pt_fdbudget_give_rank(&b, PT_FD_OTHER);
+    ck_assert(!pt_fdbudget_over(&b, PT_FD_OTHER));
+    ck_assert(!pt_fdbudget_take_rank(&b, PT_FD_OTHER)); /* the stats' seats */
+    ck_assert(pt_fdbudget_take_rank(&b, PT_FD_STAT));
+    ck_assert(pt_fdbudget_take_rank(&b, PT_FD_STAT));
     ck_assert_uint_eq(b.kept, 10);
     ck_assert_uint_eq(b.by_rank[PT_FD_STATM], 5);
     ck_assert_uint_eq(b.by_rank[PT_FD_STAT], 5);
     /* more members than the budget: statm takes all of it */
     for (int i = 0; i < 10; i++)
-        pt_fd_budget_join(&b);
-    ck_assert(pt_fd_budget_over(&b, PT_FD_STAT));
-    ck_assert(!pt_fd_budget_over(&b, PT_FD_STATM));
+        pt_fdbudget_join(&b);
+    ck_assert(pt_fdbudget_over(&b, PT_FD_STAT));
+    ck_assert(!pt_fdbudget_over(&b, PT_FD_STATM));
     for (int i = 0; i < 15; i++)
-        pt_fd_budget_leave(&b);
+        pt_fdbudget_leave(&b);
     ck_assert_uint_eq(b.members, 0);
 }
 END_TEST

@@ -98,7 +98,7 @@ START_TEST(zombie_child_counts_when_its_record_comes)
     fx_put_proc(tree.root, &zombie);
     const struct pt_exitrecord record = exited(205, 100, 0, 2, 100);
     pt_target_follow_exits(target, &record, 1, true);
-    ck_assert(pt_target_has_member(target, 205));
+    ck_assert(pt_targetstate_has_member(target, 205));
     end_interval();
     ck_assert(report.v[PT_M_PROC_CPU_USER_SECONDS].present);
     ck_assert_double_eq_tol(report.v[PT_M_PROC_CPU_USER_SECONDS].f, 40.0 / (double)sysconf(_SC_CLK_TCK), 1e-9);
@@ -173,7 +173,7 @@ START_TEST(zombie_child_counts_when_its_record_comes_by_process)
     record.utime_us = 400000;
     record.stime_us = 100000;
     pt_target_follow_exits(target, &record, 1, true);
-    ck_assert(pt_target_has_member(target, 205));
+    ck_assert(pt_targetstate_has_member(target, 205));
     end_interval();
     double tick = 1.0 / (double)sysconf(_SC_CLK_TCK);
     ck_assert_double_eq_tol(report.v[PT_M_PROC_CPU_USER_SECONDS].f, 40 * tick, 1e-9);
@@ -210,7 +210,7 @@ START_TEST(a_child_joined_after_the_last_reads_counts_its_thread)
     struct pt_exitrecord record = exited(205, 100, 0, 2, 100);
     memcpy(record.comm, "kid", 4);
     pt_target_follow_exits(target, &record, 1, true);
-    ck_assert(pt_target_has_member(target, 205));
+    ck_assert(pt_targetstate_has_member(target, 205));
     end_interval();
     ck_assert_int_eq(value(PT_M_PROC_THREADS), before + 1);
     size_t n;

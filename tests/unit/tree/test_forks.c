@@ -57,13 +57,13 @@ START_TEST(forks_join_at_once_and_every_one_counts)
         start(101, 100, false), start(102, 100, true), start(103, 102, false), stop(102), start(104, 999, false),
     };
     pt_target_follow_events(&t, events, sizeof(events) / sizeof(events[0]), true);
-    ck_assert(pt_target_has_member(&t, 101));
-    ck_assert(pt_target_has_member(&t, 103));
-    ck_assert(!pt_target_has_member(&t, 102));
-    ck_assert(!pt_target_has_member(&t, 104));
+    ck_assert(pt_targetstate_has_member(&t, 101));
+    ck_assert(pt_targetstate_has_member(&t, 103));
+    ck_assert(!pt_targetstate_has_member(&t, 102));
+    ck_assert(!pt_targetstate_has_member(&t, 104));
     unit_tree_put(&tree, 100, 1, "101");
     pt_target_discover(&t, pt_now());
-    ck_assert_uint_eq(pt_target_live_members(&t), 3);
+    ck_assert_uint_eq(pt_targetstate_live_members(&t), 3);
     struct pt_units units = {PT_MEM_BYTES, PT_MEM_BYTES};
     struct pt_report report;
     pt_target_end_interval(&t, 1.0, &units, &report);
@@ -83,15 +83,15 @@ START_TEST(a_fork_by_a_pid_another_took_after_a_member_exited_is_not_followed)
     unit_tree_put(&tree, 102, 100, "");
     const struct pt_procevent joined[] = {start(101, 100, false), start(102, 100, false)};
     pt_target_follow_events(&t, joined, 2, true);
-    ck_assert(pt_target_has_member(&t, 101) && pt_target_has_member(&t, 102));
+    ck_assert(pt_targetstate_has_member(&t, 101) && pt_targetstate_has_member(&t, 102));
     struct fx_proc stranger = {.pid = 101, .ppid = 1, .starttime = 5000, .resident_pages = 1};
     fx_put_proc(tree.root, &stranger);
     unit_tree_put(&tree, 201, 101, "");
     unit_tree_put(&tree, 202, 102, "");
     const struct pt_procevent events[] = {stop(101), start(201, 101, false), stop(102), start(202, 102, false)};
     pt_target_follow_events(&t, events, sizeof(events) / sizeof(events[0]), true);
-    ck_assert(!pt_target_has_member(&t, 201));
-    ck_assert(pt_target_has_member(&t, 202));
+    ck_assert(!pt_targetstate_has_member(&t, 201));
+    ck_assert(pt_targetstate_has_member(&t, 202));
 }
 END_TEST
 
@@ -102,7 +102,7 @@ START_TEST(discovery_first_counts_once)
     unit_tree_put(&tree, 105, 100, "");
     unit_tree_put(&tree, 100, 1, "105");
     pt_target_discover(&t, pt_now());
-    ck_assert(pt_target_has_member(&t, 105));
+    ck_assert(pt_targetstate_has_member(&t, 105));
     fx_vanish(tree.root, 105);
     unit_tree_put(&tree, 100, 1, "");
     pt_target_poll(&t);
@@ -127,7 +127,7 @@ START_TEST(a_member_gone_before_the_first_drain_counts_once)
     unit_tree_put(&fresh, 105, 100, "");
     unit_tree_put(&fresh, 100, 1, "105");
     pt_target_discover(&fresh.target, pt_now()); /* born in the tree: started */
-    ck_assert(pt_target_has_member(&fresh.target, 105));
+    ck_assert(pt_targetstate_has_member(&fresh.target, 105));
     fx_vanish(fresh.root, 105);
     unit_tree_put(&fresh, 100, 1, "");
     pt_target_poll(&fresh.target);

@@ -74,7 +74,7 @@ static void stop_service(pid_t pid)
     fx_vanish(tree.root, pid);
     pid_file(NULL);
     pt_target_poll(&t);
-    ck_assert_uint_eq(pt_target_live_members(&t), 0);
+    ck_assert_uint_eq(pt_targetstate_live_members(&t), 0);
 }
 
 static void setup(void)
@@ -99,8 +99,8 @@ START_TEST(pid_file_restarts_said_once_a_period)
     for (pid_t pid = 302; pid <= 306; pid++) {
         start_service(pid);
         discover_at(pid - 301);
-        ck_assert(pt_target_has_member(&t, pid));
-        ck_assert(!pt_target_has_member(&t, pid - 1));
+        ck_assert(pt_targetstate_has_member(&t, pid));
+        ck_assert(!pt_targetstate_has_member(&t, pid - 1));
         total += n_said;
         if (pid == 302)
             expect_said("pid file names pid 302 now, was 301: the tree of 301 leaves the target\n");
@@ -181,7 +181,7 @@ START_TEST(following_again_only_after_a_line_said)
     ck_assert_int_eq(n_said, 0);
     start_service(303);
     discover_at(4.0);
-    ck_assert(pt_target_has_member(&t, 303));
+    ck_assert(pt_targetstate_has_member(&t, 303));
     ck_assert_int_eq(n_said, 0);
     stop_service(303);
     discover_at(5.0);

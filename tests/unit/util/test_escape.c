@@ -6,7 +6,7 @@
 #include "util/escape.h"
 #include "unit.h"
 
-/* Columns of UTF-8 text on a terminal (pt_codepoint_columns each; a byte
+/* Columns of UTF-8 text on a terminal (pt_escape_codepoint_columns each; a byte
  * of no sequence counts 1): what a column of pt_escape_column must fill. */
 static size_t text_columns(const char *text)
 {
@@ -14,11 +14,11 @@ static size_t text_columns(const char *text)
     const unsigned char *s = (const unsigned char *)text;
     size_t len = strlen(text), cols = 0;
     for (size_t i = 0; i < len;) {
-        size_t n = pt_utf8_sequence_length(s + i, len - i);
+        size_t n = pt_escape_utf8_sequence_length(s + i, len - i);
         uint32_t cp = n ? s[i] & lead_mask[n] : 0;
         for (size_t k = 1; k < n; k++)
             cp = cp << 6 | (s[i + k] & 0x3f);
-        cols += n ? pt_codepoint_columns(cp) : 1;
+        cols += n ? pt_escape_codepoint_columns(cp) : 1;
         i += n ? n : 1;
     }
     return cols;
@@ -120,9 +120,9 @@ START_TEST(test_format_chars)
     static const uint32_t not_cf[] = {'a',    0xa0,          0xac,   0xae,   0x200a,  0x2010,  0x2029,
                                       0x202f, 0x2065 + 0x10, 0xfefe, 0xff00, 0xe0000, 0xe0080, 0x10ffff};
     for (size_t i = 0; i < COUNT(cf); i++)
-        ck_assert_msg(pt_is_format_char(cf[i]), "U+%04X", (unsigned)cf[i]);
+        ck_assert_msg(pt_escape_is_format_char(cf[i]), "U+%04X", (unsigned)cf[i]);
     for (size_t i = 0; i < COUNT(not_cf); i++)
-        ck_assert_msg(!pt_is_format_char(not_cf[i]), "U+%04X", (unsigned)not_cf[i]);
+        ck_assert_msg(!pt_escape_is_format_char(not_cf[i]), "U+%04X", (unsigned)not_cf[i]);
 }
 END_TEST
 
@@ -133,9 +133,9 @@ START_TEST(test_columns)
                                     0xff01, 0xff60, 0xffe0, 0x1f600, 0x20000, 0x2a6d6, 0x3fffd};
     static const uint32_t narrow[] = {'a', 0xe9, 0x20ac, 0x1160, 0x303f, 0xd7a4, 0xff61, 0xffe7, 0x1f1e6, 0x40000};
     for (size_t i = 0; i < COUNT(wide); i++)
-        ck_assert_msg(pt_codepoint_columns(wide[i]) == 2, "U+%04X", (unsigned)wide[i]);
+        ck_assert_msg(pt_escape_codepoint_columns(wide[i]) == 2, "U+%04X", (unsigned)wide[i]);
     for (size_t i = 0; i < COUNT(narrow); i++)
-        ck_assert_msg(pt_codepoint_columns(narrow[i]) == 1, "U+%04X", (unsigned)narrow[i]);
+        ck_assert_msg(pt_escape_codepoint_columns(narrow[i]) == 1, "U+%04X", (unsigned)narrow[i]);
     ck_assert_uint_eq(text_columns("\xe4\xb8\xad\xe6\x96\x87"
                                    "abc"),
                       7); /* 中文abc */

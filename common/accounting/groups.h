@@ -1,4 +1,4 @@
-/* breakdown: a target's amounts split by process name (--by process), by
+/* groups: a target's amounts split by process name (--by process), by
  * the group its process title gives (--by title: titlegroup.h), or by the
  * cgroup below the target's that holds each member (--by cgroup:
  * a child is born in its parent's cgroup, and a member found by its
@@ -28,8 +28,8 @@
  * has a fixed number of slots (the limit, plus "other" for every name past
  * it), allocated once: no allocation per poll. A slot whose group has no
  * live member is freed once the interval it emptied in is reported. */
-#ifndef PROCTREE_BREAKDOWN_H
-#define PROCTREE_BREAKDOWN_H
+#ifndef PROCTREE_GROUPS_H
+#define PROCTREE_GROUPS_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -51,7 +51,7 @@ struct pt_group {
     int64_t adjust[PT_CTR_COUNT];
     int64_t high_water[PT_CTR_COUNT], interval_base[PT_CTR_COUNT];
     /* the last deltas' CPU (user + system, ticks) and the most they could
-     * be (-1: unbounded), for pt_ledger_check */
+     * be (-1: unbounded), for pt_ledgercheck */
     int64_t cpu_reported, cpu_max;
     bool cpu_waits; /* they left CPU for the next line */
     /* this interval */

@@ -1,4 +1,4 @@
-#include "accounting/breakdown.h"
+#include "accounting/groups.h"
 
 #include <assert.h>
 #include <stdlib.h>
