@@ -181,7 +181,7 @@ static int parse_process(const oconfig_item_t *ci, struct pt_collector *collecto
         option_error(ci, GLOBAL_BLOCK, "expects a name: <Process \"NAME\">");
         return -1;
     }
-    snprintf(block, sizeof block, "<Process \"%s\">", pt_escape(quoted, sizeof quoted, name));
+    snprintf(block, sizeof block, "<Process \"%s\">", pt_escape(name, quoted, sizeof quoted));
     /* The name becomes the plugin instance; collectd would cut it silently. */
     if (strlen(ci->values[0].value.string) >= sizeof name) {
         option_error(ci, block, "name longer than 127 characters (collectd's limit)");
@@ -245,8 +245,8 @@ static int check_instance_unique(const oconfig_item_t *ci, int i)
             pt_logf(PT_LOG_ERROR,
                     "duplicate target name: <Process \"%s\"> and <Process \"%s\"> are the same "
                     "plugin instance \"%s\" in collectd",
-                    pt_escape(qa, sizeof qa, ci->children[j].values[0].value.string), pt_escape(qb, sizeof qb, name),
-                    pt_escape(qc, sizeof qc, mine));
+                    pt_escape(ci->children[j].values[0].value.string, qa, sizeof qa), pt_escape(name, qb, sizeof qb),
+                    pt_escape(mine, qc, sizeof qc));
             return -1;
         }
     }

@@ -163,7 +163,7 @@ static void group_instance(char *out, size_t size, const char *target, const cha
 {
     int n = snprintf(out, size, "%s-", target);
     size_t at = n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
-    pt_escape_collectd(out + at, size - at, group);
+    pt_escape_collectd(group, out + at, size - at);
 }
 
 /* One ended interval: a value list per present metric, all with the

@@ -46,7 +46,7 @@ static int open_users_file(const char *option, const char *path, int how, mode_t
     int fd = open(path, O_WRONLY | O_CREAT | how | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, mode);
     if (fd < 0 || fcntl(fd, F_SETFL, how & O_APPEND) != 0) {
         char q[PT_QUOTED_MAX];
-        pt_logf(PT_LOG_ERROR, "--%s: cannot open \"%s\": %s", option, pt_escape(q, sizeof(q), path), strerror(errno));
+        pt_logf(PT_LOG_ERROR, "--%s: cannot open \"%s\": %s", option, pt_escape(path, q, sizeof(q)), strerror(errno));
         if (fd >= 0)
             close(fd);
         return -1;

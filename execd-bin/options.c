@@ -38,7 +38,7 @@ static const char *q(const char *text)
     static char quoted[2][PT_QUOTED_MAX];
     static unsigned next;
     char *out = quoted[next++ % 2];
-    return pt_escape(out, PT_QUOTED_MAX, text);
+    return pt_escape(text, out, PT_QUOTED_MAX);
 }
 
 /* One line naming the culprit. */

@@ -47,7 +47,7 @@ int execd_summary_json(struct pt_buf *out, const char *command, const int *wait_
     if (!o)
         return -1;
     /* escaped: valid UTF-8 whatever the command's name is made of */
-    int failed = set(o, "command", json_string(pt_escape(q, sizeof(q), command)));
+    int failed = set(o, "command", json_string(pt_escape(command, q, sizeof(q))));
     failed |= set(o, "seconds", json_real(run->seconds));
     failed |= set(o, "intervals", json_integer((json_int_t)run->intervals));
     bool signaled = wait_status && WIFSIGNALED(*wait_status);

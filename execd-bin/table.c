@@ -105,7 +105,7 @@ void execd_table_batch(struct pt_buf *out, const struct pt_batch *b, const struc
          * cut at a whole character, padded by the columns a terminal gives
          * it, not its bytes */
         put(out, "%-8s  %s %6s %7s  %-21s %10s %11s %11s %6s\n", when,
-            pt_escape_column(name, sizeof(name), b->targets[i].name, NAME_WIDTH), procs, cpu, band,
+            pt_escape_column(b->targets[i].name, NAME_WIDTH, name, sizeof(name)), procs, cpu, band,
             human_of(pss, sizeof(pss), r, PT_M_PROC_PSS_MAX, units),
             rate_of(rd, sizeof(rd), r, PT_M_PROC_IO_READ_BYTES, b->seconds, b->totals),
             rate_of(wr, sizeof(wr), r, PT_M_PROC_IO_WRITE_BYTES, b->seconds, b->totals), fds);
@@ -178,7 +178,7 @@ void execd_table_summary(struct pt_buf *out, const char *command, const int *wai
     pt_runsummary_report(run, &r);
     struct dashes d = {.n = 0, .reason = {{NULL, ""}}};
     char q[PT_QUOTED_MAX], a[32], b[32], c[32];
-    put(out, "\n\"%s\" and every process it started, over %s:\n", pt_escape(q, sizeof(q), command),
+    put(out, "\n\"%s\" and every process it started, over %s:\n", pt_escape(command, q, sizeof(q)),
         duration(a, sizeof(a), run->seconds));
     if (!wait_status)
         put(out, "  %-22s unknown (not reaped)\n", "exit status");

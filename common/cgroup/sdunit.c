@@ -44,7 +44,7 @@ int pt_sdunit_init(struct pt_sdunit *u, const char *name, const struct pt_cgroup
                       : !fs->v2[0] && !fs->systemd_v1[0] ? "no cgroup2 filesystem nor systemd's v1 hierarchy is mounted"
                                                          : NULL;
     if (why) {
-        snprintf(err, errlen, "unit \"%s\": %s", pt_escape(q, sizeof(q), name), why);
+        snprintf(err, errlen, "unit \"%s\": %s", pt_escape(name, q, sizeof(q)), why);
         return -1;
     }
     /* as systemctl does: a name of no unit type is a service's */

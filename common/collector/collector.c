@@ -59,7 +59,7 @@ struct pt_collector *pt_collector_new(const struct pt_collector_config *config, 
         int r = pt_sysmem_init(&c->global, fd);
         if (r < 0) {
             char q[PT_QUOTED_MAX];
-            snprintf(err, errlen, "\"%s/meminfo\": %s", pt_escape(q, sizeof(q), root), strerror(-r));
+            snprintf(err, errlen, "\"%s/meminfo\": %s", pt_escape(root, q, sizeof(q)), strerror(-r));
             pt_collector_free(c);
             return NULL;
         }

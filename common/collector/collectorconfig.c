@@ -34,13 +34,13 @@ int pt_collector_open_proc_root(const char *root, char *err, size_t errlen)
     char q[PT_QUOTED_MAX];
     int fd = pt_callerfiles_open(root, O_RDONLY | O_DIRECTORY);
     if (fd < 0) {
-        snprintf(err, errlen, "proc root \"%s\": %s", pt_escape(q, sizeof(q), root), strerror(-fd));
+        snprintf(err, errlen, "proc root \"%s\": %s", pt_escape(root, q, sizeof(q)), strerror(-fd));
         return -1;
     }
     int meminfo = pt_callerfiles_open_at(fd, "meminfo", O_RDONLY);
     if (meminfo < 0) {
         close(fd);
-        snprintf(err, errlen, "\"%s\" is not a proc filesystem (no meminfo: %s)", pt_escape(q, sizeof(q), root),
+        snprintf(err, errlen, "\"%s\" is not a proc filesystem (no meminfo: %s)", pt_escape(root, q, sizeof(q)),
                  strerror(-meminfo));
         return -1;
     }
@@ -74,13 +74,13 @@ int pt_collector_lend_nothing(int proc_root_fd, const char *root, bool chosen, c
     if (!pt_caps_drop_lent()) {
         snprintf(err, errlen,
                  "proc root \"%s\" is %s, and the capabilities the binary lends could not be given up (%s)",
-                 pt_escape(q, sizeof(q), root), what, strerror(errno));
+                 pt_escape(root, q, sizeof(q)), what, strerror(errno));
         return -1;
     }
     pt_logf(PT_LOG_WARNING,
             "proc root \"%s\" is %s: the capabilities the binary lends are given up for good, and it is read with "
             "uid %u's own permissions",
-            pt_escape(q, sizeof(q), root), what, (unsigned)geteuid());
+            pt_escape(root, q, sizeof(q)), what, (unsigned)geteuid());
     return 0;
 }
 
@@ -89,7 +89,7 @@ int pt_collector_check_sys_root(const char *root, char *err, size_t errlen)
     char q[PT_QUOTED_MAX];
     int fd = pt_callerfiles_open(root, O_RDONLY | O_DIRECTORY);
     if (fd < 0) {
-        snprintf(err, errlen, "sys root \"%s\": %s", pt_escape(q, sizeof(q), root), strerror(-fd));
+        snprintf(err, errlen, "sys root \"%s\": %s", pt_escape(root, q, sizeof(q)), strerror(-fd));
         return -1;
     }
     close(fd);

@@ -72,12 +72,12 @@ int pt_collector_check_unique_name(const struct pt_collector *c, const char *nam
     for (size_t i = 0; i < c->n_targets; i++) {
         const char *other = pt_target_name(&c->targets[i]);
         if (strcmp(other, name) == 0) {
-            snprintf(err, errlen, "duplicate target name \"%s\"", pt_escape(qa, sizeof(qa), name));
+            snprintf(err, errlen, "duplicate target name \"%s\"", pt_escape(name, qa, sizeof(qa)));
             return -1;
         }
         if (same_tag(other, name)) {
             snprintf(err, errlen, "duplicate target name: \"%s\" and \"%s\" are written as the same tag",
-                     pt_escape(qa, sizeof(qa), other), pt_escape(qb, sizeof(qb), name));
+                     pt_escape(other, qa, sizeof(qa)), pt_escape(name, qb, sizeof(qb)));
             return -1;
         }
     }

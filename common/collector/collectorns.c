@@ -23,7 +23,7 @@ int pt_collector_launched_in_root(struct pt_collector *c, struct pt_selector *se
     snprintf(err, errlen,
              "the proc root \"%s\" does not show the launched command (pid %d here) among this process's "
              "children: it is not this pid namespace's /proc nor an outer one's",
-             pt_escape(q, sizeof(q), c->proc_root), (int)ours);
+             pt_escape(c->proc_root, q, sizeof(q)), (int)ours);
     return -1;
 }
 
@@ -32,7 +32,7 @@ void pt_collector_check_namespace(struct pt_collector *c, const char *name, cons
     if (c->self == getpid())
         return;
     char qn[PT_QUOTED_MAX], qc[PT_QUOTED_MAX];
-    pt_escape(qn, sizeof(qn), name);
+    pt_escape(name, qn, sizeof(qn));
     if (selector->kind == PT_SELECT_CGROUP || selector->kind == PT_SELECT_UNIT) {
         pt_logf(PT_LOG_WARNING,
                 "target \"%s\": the %s's processes cannot be found: the proc root is another pid "
@@ -55,7 +55,7 @@ void pt_collector_check_namespace(struct pt_collector *c, const char *name, cons
         pt_logf(PT_LOG_WARNING,
                 "target \"%s\": pid %d is taken in the proc root's pid namespace, where it is %s%s%s; in this "
                 "process's namespace, another, pid %d is another process%s: give the pid the proc root shows",
-                qn, (int)pid, shown ? "\"" : "", shown ? pt_escape(qc, sizeof(qc), st.comm) : "no process",
+                qn, (int)pid, shown ? "\"" : "", shown ? pt_escape(st.comm, qc, sizeof(qc)) : "no process",
                 shown ? "\"" : "", (int)pid, found);
     }
     pt_buf_free(&buf);
@@ -71,10 +71,10 @@ void pt_collector_say_namespace(const struct pt_collector *c)
                 "the proc root \"%s\" is the /proc of a pid namespace that does not hold this process (a "
                 "container's, seen from outside): the pids of targets and pid files are taken as that namespace's, "
                 "and --cgroup and --unit cannot name their processes there",
-                pt_escape(q, sizeof(q), c->proc_root));
+                pt_escape(c->proc_root, q, sizeof(q)));
     else
         pt_logf(PT_LOG_INFO,
                 "the proc root \"%s\" is another pid namespace's (this process is pid %d there, %d here): the pids "
                 "of targets and pid files are taken as the proc root's",
-                pt_escape(q, sizeof(q), c->proc_root), (int)c->self, (int)getpid());
+                pt_escape(c->proc_root, q, sizeof(q)), (int)c->self, (int)getpid());
 }

@@ -49,7 +49,7 @@ static struct pt_taskiter *load(const struct pt_collector *c, char *why, size_t 
         btf_fd = pt_callerfiles_open(c->config.btf_path, O_RDONLY);
         if (btf_fd < 0) {
             char q[PT_QUOTED_MAX];
-            snprintf(why, whylen, "its type information \"%s\": %s", pt_escape(q, sizeof(q), c->config.btf_path),
+            snprintf(why, whylen, "its type information \"%s\": %s", pt_escape(c->config.btf_path, q, sizeof(q)),
                      strerror(-btf_fd));
             return NULL;
         }

@@ -107,7 +107,7 @@ void pt_gpu_probe(struct pt_gpu *g, const char *proc_root, const char *sys_root,
         } else {
             char esc[256];
             snprintf(nvml_said, sizeof(nvml_said), "an NVIDIA device but no NVML (%s)",
-                     pt_escape(esc, sizeof(esc), why));
+                     pt_escape(why, esc, sizeof(esc)));
         }
     }
     if (has_render_node(sys_root)) {

@@ -74,7 +74,7 @@ int pt_launch_cgroup_make(struct pt_launch_cgroup *cg, enum pt_launch_cgroup_mod
         if (e == -EEXIST || (e && h == primary)) {
             char dir[PT_CGROUPFS_PATH_MAX * 2], q[PT_QUOTED_MAX];
             snprintf(dir, sizeof(dir), "%s/%s", at, name);
-            pt_escape(q, sizeof(q), dir);
+            pt_escape(dir, q, sizeof(q));
             if (e == -EEXIST)
                 snprintf(why, sizeof(why), "\"%s\" exists already: another's, or left by a proctree that was killed",
                          q);
@@ -235,10 +235,10 @@ static pid_t launch_once(char *const argv[], int stdin_fd, int stdout_fd, int st
         ;
     char q[PT_QUOTED_MAX], qc[PT_QUOTED_MAX];
     if (failed->join >= 0)
-        snprintf(err, errlen, "cannot put \"%s\" in the cgroup \"%s\": %s", pt_escape(q, sizeof(q), argv[0]),
-                 pt_escape(qc, sizeof(qc), cg->made[failed->join]), strerror(failed->error));
+        snprintf(err, errlen, "cannot put \"%s\" in the cgroup \"%s\": %s", pt_escape(argv[0], q, sizeof(q)),
+                 pt_escape(cg->made[failed->join], qc, sizeof(qc)), strerror(failed->error));
     else
-        snprintf(err, errlen, "cannot run \"%s\": %s", pt_escape(q, sizeof(q), argv[0]), strerror(failed->error));
+        snprintf(err, errlen, "cannot run \"%s\": %s", pt_escape(argv[0], q, sizeof(q)), strerror(failed->error));
     return -1;
 }
 

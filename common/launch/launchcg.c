@@ -123,7 +123,7 @@ int pt_launch_cgroup_place(struct pt_launch_cgroup *cg, enum pt_launch_cgroup_mo
         if (len < 0 || (size_t)len >= sizeof(rel) || !plain_path(rel) || !parent_end || !parent_end[1]) {
             snprintf(err, errlen,
                      "\"%s\" names no cgroup to make (a new cgroup's path, without . or .., shorter than %d bytes)",
-                     pt_escape(q, sizeof(q), path), PT_CGROUPFS_PATH_MAX);
+                     pt_escape(path, q, sizeof(q)), PT_CGROUPFS_PATH_MAX);
             r = -1;
         } else {
             snprintf(name, namelen, "%s", parent_end + 1);
@@ -285,7 +285,7 @@ void pt_launch_cgroup_remove(struct pt_launch_cgroup *cg)
         if (r == 0)
             continue;
         char q[PT_QUOTED_MAX], qs[PT_QUOTED_MAX];
-        pt_escape(q, sizeof(q), cg->made[i]);
+        pt_escape(cg->made[i], q, sizeof(q));
         if (!failed[0] || strcmp(failed, cg->made[i]) == 0)
             pt_logf(PT_LOG_WARNING, "cannot remove the launched command's cgroup \"%s\": %s%s", q, strerror(-r),
                     r == -EBUSY ? " (a process is still in it: one that left the launched tree)" : "");
@@ -293,12 +293,12 @@ void pt_launch_cgroup_remove(struct pt_launch_cgroup *cg)
             pt_logf(PT_LOG_WARNING,
                     "cannot remove the launched command's cgroup \"%s\": its sub-cgroup \"%s\" (made by the command) "
                     "is more than %d levels down",
-                    q, pt_escape(qs, sizeof(qs), failed), PT_LAUNCH_SUBCGROUP_DEPTH);
+                    q, pt_escape(failed, qs, sizeof(qs)), PT_LAUNCH_SUBCGROUP_DEPTH);
         else
             pt_logf(PT_LOG_WARNING,
                     "cannot remove the launched command's cgroup \"%s\": its sub-cgroup \"%s\" (made by the command) "
                     "stays: %s",
-                    q, pt_escape(qs, sizeof(qs), failed),
+                    q, pt_escape(failed, qs, sizeof(qs)),
                     r == -EBUSY ? "a process that left the launched tree is still in it" : strerror(-r));
     }
     cg->n_made = 0;

@@ -170,7 +170,7 @@ static int take(struct pt_launch_cgroup *cg, const char *dir, unsigned wanted, s
         snprintf(held, heldlen, "proctree, which cannot enable a controller for its children (%s)", strerror(-e));
     if (u != 0) {
         char q[PT_QUOTED_MAX];
-        pt_logf(PT_LOG_WARNING, "proctree's cgroup \"%s\": %s (%s): left as it is", pt_escape(q, sizeof(q), dir), step,
+        pt_logf(PT_LOG_WARNING, "proctree's cgroup \"%s\": %s (%s): left as it is", pt_escape(dir, q, sizeof(q)), step,
                 strerror(-u));
     }
     return 0;
@@ -206,9 +206,9 @@ void pt_launch_leaf_take(struct pt_launch_cgroup *cg)
                 "proctree's processes were the only ones in its cgroup \"%s\": they moved to proctree-self-%d there "
                 "and %s enabled for its children, so that the launched command's cgroup has them (put back as it was "
                 "at the end)",
-                pt_escape(q, sizeof(q), dir), (int)getpid(), list);
+                pt_escape(dir, q, sizeof(q)), (int)getpid(), list);
     } else {
-        snprintf(cg->never, sizeof(cg->never), NEVER_FMT, pt_escape(q, sizeof(q), dir), held);
+        snprintf(cg->never, sizeof(cg->never), NEVER_FMT, pt_escape(dir, q, sizeof(q)), held);
     }
     pt_buf_free(&buf);
 }
@@ -222,6 +222,6 @@ void pt_launch_leaf_restore(struct pt_launch_cgroup *cg)
     if (r == 0)
         return;
     char q[PT_QUOTED_MAX];
-    pt_logf(PT_LOG_WARNING, "proctree's cgroup \"%s\": %s (%s): left so", pt_escape(q, sizeof(q), cg->leaf_parent),
+    pt_logf(PT_LOG_WARNING, "proctree's cgroup \"%s\": %s (%s): left so", pt_escape(cg->leaf_parent, q, sizeof(q)),
             step, strerror(-r));
 }

@@ -109,7 +109,7 @@ bool pt_launch_scope_plan(struct pt_launch_cgroup *cg, const char *not_below)
              "it gets no cgroup of its own: \"%s\", proctree's, is not delegated to it (Delegate=yes) and systemd's "
              "rules let no one else make cgroups there; no cgroup_* metrics (exact CPU time, memory peak, OOM kills, "
              "stalls); run it as root, or give --launch-cgroup a delegated cgroup",
-             pt_escape(q, sizeof(q), have_own ? own : cg->where.v2));
+             pt_escape(have_own ? own : cg->where.v2, q, sizeof(q)));
     return false;
 }
 
@@ -117,7 +117,7 @@ void pt_launch_scope_describe_fallback(struct pt_launch_cgroup *cg)
 {
     char missing[64], q[PT_QUOTED_MAX];
     missing_controllers(cg->dir, missing, sizeof(missing));
-    pt_escape(q, sizeof(q), cg->dir);
+    pt_escape(cg->dir, q, sizeof(q));
     if (!missing[0])
         snprintf(cg->fallback, sizeof(cg->fallback), "it runs in \"%s\", below proctree's own delegated cgroup", q);
     else
@@ -173,7 +173,7 @@ static bool user_manager_cannot(char *why, size_t whylen)
     snprintf(why, whylen,
              "not root, and proctree's cgroup \"%s\" is outside the user's manager (user@%u.service), which can move "
              "no process from there",
-             pt_escape(q, sizeof(q), own), (unsigned)geteuid());
+             pt_escape(own, q, sizeof(q)), (unsigned)geteuid());
     return true;
 }
 
@@ -198,7 +198,7 @@ int pt_launch_scope_get(struct pt_launch_cgroup *cg, pid_t pid, char *why, size_
     pt_buf_free(&mountinfo);
     char q[PT_QUOTED_MAX];
     if (r != 0) {
-        snprintf(why, whylen, "no cgroup2 mount here shows its scope \"%s\"", pt_escape(q, sizeof(q), path));
+        snprintf(why, whylen, "no cgroup2 mount here shows its scope \"%s\"", pt_escape(path, q, sizeof(q)));
         return -1;
     }
     pt_launch_cgroup_remove(cg);
@@ -208,6 +208,6 @@ int pt_launch_scope_get(struct pt_launch_cgroup *cg, pid_t pid, char *why, size_
     pt_logf(PT_LOG_INFO,
             "the launched command runs in systemd's transient scope \"%s\", its cgroup (systemd removes it once it is "
             "empty)",
-            pt_escape(q, sizeof(q), path));
+            pt_escape(path, q, sizeof(q)));
     return 0;
 }

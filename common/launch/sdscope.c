@@ -45,7 +45,7 @@ int pt_sdscope_manager_socket(char *out, size_t outlen, char *err, size_t errlen
         char q[PT_QUOTED_MAX];
         snprintf(err, errlen, "%s (\"%s\": %s)",
                  uid == 0 ? "no socket of systemd's system manager" : "no systemd user manager for this user",
-                 pt_escape(q, sizeof(q), out), r != 0 ? strerror(errno) : "not a socket");
+                 pt_escape(out, q, sizeof(q)), r != 0 ? strerror(errno) : "not a socket");
         return -1;
     }
     return 0;
@@ -126,7 +126,7 @@ int pt_sdscope_start(const char *socket, const struct pt_sd_scope *scope, double
     int r = sd.sd_bus_new(&bus), ready = 0;
     if (r < 0 || (r = sd.sd_bus_set_address(bus, address)) < 0 || (r = sd.sd_bus_negotiate_fds(bus, 0)) < 0 ||
         (r = sd.sd_bus_start(bus)) < 0)
-        snprintf(err, errlen, "cannot connect to \"%s\": %s", pt_escape(qn, sizeof(qn), socket), strerror(-r));
+        snprintf(err, errlen, "cannot connect to \"%s\": %s", pt_escape(socket, qn, sizeof(qn)), strerror(-r));
     bool connected = r >= 0;
     while (r >= 0 && !(ready = sd.sd_bus_is_ready(bus) > 0)) { /* the authentication, until the deadline */
         r = pt_now() < deadline ? sd.sd_bus_process(bus, NULL) : -ETIMEDOUT;
@@ -138,8 +138,8 @@ int pt_sdscope_start(const char *socket, const struct pt_sd_scope *scope, double
     if (connected && (r == -ECONNRESET || r == -ENOTCONN))
         snprintf(err, errlen, "systemd closed the connection (it refused us)");
     else if (connected && r < 0 && e.name) /* systemd's error, or sd_bus_call's */
-        snprintf(err, errlen, "%s: %s", pt_escape(qn, sizeof(qn), e.name),
-                 pt_escape(qm, sizeof(qm), e.message ? e.message : ""));
+        snprintf(err, errlen, "%s: %s", pt_escape(e.name, qn, sizeof(qn)),
+                 pt_escape(e.message ? e.message : "", qm, sizeof(qm)));
     else if (connected && r < 0)
         snprintf(err, errlen, "D-Bus%s: %s", ready ? "" : " authentication", strerror(-r));
     sd.sd_bus_error_free(&e);

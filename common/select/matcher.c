@@ -66,7 +66,7 @@ static int check_cgroup_dir(struct pt_matcher *m, char *err, size_t errlen)
         snprintf(err, errlen,
                  "cgroup \"%s\"%s%s%s is on no cgroup filesystem (statfs type 0x%lx, not cgroup2 or cgroup): "
                  "refused, its cgroup.procs could name any process",
-                 pt_escape(q, sizeof(q), m->cgroup), real ? " (\"" : "", real ? pt_escape(r, sizeof(r), real) : "",
+                 pt_escape(m->cgroup, q, sizeof(q)), real ? " (\"" : "", real ? pt_escape(real, r, sizeof(r)) : "",
                  real ? "\")" : "", type);
         free(real);
         return -1;
@@ -95,7 +95,7 @@ static int resolve_cgroup(struct pt_matcher *m, const char *path, char *err, siz
         if (!mount[0]) {
             char q[PT_QUOTED_MAX];
             snprintf(err, errlen, "cgroup \"%s\": no cgroup2 filesystem is mounted (nor systemd's v1 hierarchy)",
-                     pt_escape(q, sizeof(q), path));
+                     pt_escape(path, q, sizeof(q)));
             return -1;
         }
         size_t len = strlen(mount) + 1 + strlen(path) + 1;
@@ -266,7 +266,7 @@ int pt_matcher_init(struct pt_matcher *m, const struct pt_selector *selector, in
     case PT_SELECT_USER:
         if (parse_user(selector->value, &m->uid) != 0) {
             char q[PT_QUOTED_MAX];
-            snprintf(err, errlen, "unknown user \"%s\"", pt_escape(q, sizeof(q), selector->value));
+            snprintf(err, errlen, "unknown user \"%s\"", pt_escape(selector->value, q, sizeof(q)));
             return -1;
         }
         return 0;

@@ -60,7 +60,7 @@ static void say_mounted(struct pt_pidfile *pf, const char *path, const char *tar
             "target \"%s\": pid file \"%s\" is a mount of its own (a single file mounted into this container): the "
             "mount keeps the file it was made with, so a pid file the service writes anew at a restart is not seen "
             "here and the restart is missed; mount the directory that holds it instead",
-            pt_escape(name, sizeof(name), target_name), pt_escape(file, sizeof(file), path));
+            pt_escape(target_name, name, sizeof(name)), pt_escape(path, file, sizeof(file)));
 }
 
 /* One attempt: the outcome, with pid or detail filled in. */
@@ -139,7 +139,7 @@ static void warn(struct pt_pidfile *pf, const char *path, const char *target_nam
         return;
     char name[PT_QUOTED_MAX], file[PT_QUOTED_MAX];
     pt_logf(PT_LOG_WARNING, "target \"%s\": pid file \"%s\" %s; ignored until that changes%s",
-            pt_escape(name, sizeof(name), target_name), pt_escape(file, sizeof(file), path), why, more);
+            pt_escape(target_name, name, sizeof(name)), pt_escape(path, file, sizeof(file)), why, more);
 }
 
 pid_t pt_pidfile_read(struct pt_pidfile *pf, const char *path, const char *target_name, double now)

@@ -136,7 +136,7 @@ static void say_scan_notes(const struct pt_target *t, const struct pt_discovery_
         char q[PT_QUOTED_MAX], depth[64] = "";
         if (1u << i == PT_CGSCAN_TOO_DEEP)
             snprintf(depth, sizeof(depth), " (%d levels below the target's cgroup are scanned)", PT_CGROUP_SCAN_DEPTH);
-        pt_targetstate_logf(t, PT_LOG_WARNING, "\"%s\" %s%s", pt_escape(q, sizeof(q), n->path[i]), why[i], depth);
+        pt_targetstate_logf(t, PT_LOG_WARNING, "\"%s\" %s%s", pt_escape(n->path[i], q, sizeof(q)), why[i], depth);
     }
 }
 

@@ -125,7 +125,7 @@ static void say_unreadable(const struct pt_target *t, const struct pt_cgacct *a,
     pt_targetstate_logf(t, PT_LOG_WARNING,
                         "cgroup_* metrics of %s: the path \"%s\" is %s: its cgroup files are not read, "
                         "cgroup_* left out (its processes are followed)",
-                        whose, pt_escape(q, sizeof(q), dir),
+                        whose, pt_escape(dir, q, sizeof(q)),
                         error == -ENAMETOOLONG ? over
                                                : "below no cgroup mount (a symbolic link made after the start?)");
 }
@@ -149,7 +149,7 @@ static void say_blkio_uncounted(const struct pt_target *t, struct pt_target_cgro
         "cgroup_io_read_bytes and cgroup_io_write_bytes are left out, not 0: the kernel counts no block "
         "I/O in cgroup v1 blkio here (\"%s/blkio.throttle.io_service_bytes\" lists no disk; since Linux "
         "6.10 a disk's I/O is counted only once a blkio.throttle limit was set for it, in any cgroup)%s",
-        pt_escape(q, sizeof(q), root), again);
+        pt_escape(root, q, sizeof(q)), again);
 }
 
 void pt_targetcg_found(const struct pt_target *t, struct pt_target_cgroups *cg, double now)
@@ -255,7 +255,7 @@ static void say_unreset(const struct pt_target *t, struct pt_cgacct *a)
             t, PT_LOG_WARNING,
             "cgroup \"%s\": its memory.peak could not be reset (%s): from the next interval its peak is "
             "cgroup_memory_peak_lifetime, the highest since the cgroup was made, not cgroup_memory_peak",
-            pt_escape(q, sizeof(q), dir), strerror(error));
+            pt_escape(dir, q, sizeof(q)), strerror(error));
     }
 }
 

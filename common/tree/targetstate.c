@@ -21,7 +21,7 @@ void pt_targetstate_logf(const struct pt_target *t, enum pt_log_level level, con
     va_start(ap, fmt);
     vsnprintf(what, sizeof(what), fmt, ap);
     va_end(ap);
-    pt_logf(level, "target \"%s\": %s", pt_escape(name, sizeof(name), t->name), what);
+    pt_logf(level, "target \"%s\": %s", pt_escape(t->name, name, sizeof(name)), what);
 }
 
 struct pt_member *pt_targetstate_live_member(const struct pt_target *t, pid_t pid)

@@ -120,9 +120,9 @@ static void say_unnamed(const struct pt_target *t, char *what, size_t whatlen)
 {
     char q[PT_QUOTED_MAX], subject[PT_QUOTED_MAX + 16], count[64];
     if (t->selector.kind == PT_SELECT_UNIT)
-        snprintf(subject, sizeof(subject), "unit \"%s\"", pt_escape(q, sizeof(q), pt_matcher_unit(&t->matcher)->name));
+        snprintf(subject, sizeof(subject), "unit \"%s\"", pt_escape(pt_matcher_unit(&t->matcher)->name, q, sizeof(q)));
     else
-        snprintf(subject, sizeof(subject), "cgroup \"%s\"", pt_escape(q, sizeof(q), pt_matcher_cgroup(&t->matcher)));
+        snprintf(subject, sizeof(subject), "cgroup \"%s\"", pt_escape(pt_matcher_cgroup(&t->matcher), q, sizeof(q)));
     if (t->discovery.cgroup_unnamed > 0)
         snprintf(count, sizeof(count), "%zu process%s, none of which", t->discovery.cgroup_unnamed,
                  t->discovery.cgroup_unnamed == 1 ? "" : "es");
@@ -148,7 +148,7 @@ static bool say_why(const struct pt_target *t, enum empty_why why, const char *h
     pid_t pid = t->discovery.named_pid;
     switch (why) {
     case WHY_PIDFILE: /* its problem other than missing was said by pidfile.c */
-        snprintf(what, whatlen, "pid file \"%s\" %s", pt_escape(q, sizeof(q), t->selector.path),
+        snprintf(what, whatlen, "pid file \"%s\" %s", pt_escape(t->selector.path, q, sizeof(q)),
                  t->discovery.pidfile.outcome == PT_PIDFILE_MISSING &&
                          pt_pidfile_problem(&t->discovery.pidfile, problem, sizeof(problem))
                      ? problem
@@ -176,7 +176,7 @@ static bool say_why(const struct pt_target *t, enum empty_why why, const char *h
         break;
     case WHY_CGROUP_GONE:
         snprintf(what, whatlen, "cgroup \"%s\" does not exist%s",
-                 pt_escape(q, sizeof(q), pt_matcher_cgroup(&t->matcher)),
+                 pt_escape(pt_matcher_cgroup(&t->matcher), q, sizeof(q)),
                  t->sys_root_default && in_container(t)
                      ? " here: this process runs in a container, whose /sys shows its own cgroups; a host's cgroup "
                        "needs the host's /sys, mounted and named by HOST_SYS or --sys-root (collectd: SysRoot)"
@@ -187,24 +187,24 @@ static bool say_why(const struct pt_target *t, enum empty_why why, const char *h
         break;
     case WHY_CGROUP_EMPTY:
         snprintf(what, whatlen, "cgroup \"%s\" has no process",
-                 pt_escape(q, sizeof(q), pt_matcher_cgroup(&t->matcher)));
+                 pt_escape(pt_matcher_cgroup(&t->matcher), q, sizeof(q)));
         break;
     case WHY_UNIT_GONE: {
         const struct pt_sdunit *u = pt_matcher_unit(&t->matcher);
         if (!pt_sdunit_systemd_manages(u)) /* not inactive: no systemd to know (targetunit.c said it) */
             snprintf(what, whatlen, "%s \"%s\" has no cgroup: no systemd manages the cgroups read here",
-                     u->glob ? "no unit matching" : "unit", pt_escape(q, sizeof(q), u->name));
+                     u->glob ? "no unit matching" : "unit", pt_escape(u->name, q, sizeof(q)));
         else if (u->glob)
             snprintf(what, whatlen, "no unit matching \"%s\" is running (none has a cgroup)",
-                     pt_escape(q, sizeof(q), u->name));
+                     pt_escape(u->name, q, sizeof(q)));
         else
-            snprintf(what, whatlen, "unit \"%s\" is %s (it has no cgroup)", pt_escape(q, sizeof(q), u->name),
+            snprintf(what, whatlen, "unit \"%s\" is %s (it has no cgroup)", pt_escape(u->name, q, sizeof(q)),
                      pt_sdunit_state(u));
         break;
     }
     case WHY_UNIT_EMPTY:
         snprintf(what, whatlen, "unit \"%s\" has a cgroup but no process",
-                 pt_escape(q, sizeof(q), pt_matcher_unit(&t->matcher)->name));
+                 pt_escape(pt_matcher_unit(&t->matcher)->name, q, sizeof(q)));
         break;
     case WHY_NO_MATCH:
         snprintf(what, whatlen, "no process matches");

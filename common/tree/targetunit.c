@@ -24,8 +24,8 @@ static void say_no_systemd(const struct pt_target *t, struct pt_target_unit *uni
                         "system.slice): systemd is not running on this host, or these are a container's own cgroups "
                         "(a host's need the host's /sys: HOST_SYS, --sys-root; collectd: SysRoot); no unit has a "
                         "cgroup, its line counts no process",
-                        pt_escape(q, sizeof(q), u->name),
-                        pt_escape(root, sizeof(root), u->fs.v2[0] ? u->fs.v2 : u->fs.systemd_v1));
+                        pt_escape(u->name, q, sizeof(q)),
+                        pt_escape(u->fs.v2[0] ? u->fs.v2 : u->fs.systemd_v1, root, sizeof(root)));
 }
 
 static void say_limit(const struct pt_target *t, struct pt_target_unit *unit, const struct pt_sdunit *u)
@@ -36,7 +36,7 @@ static void say_limit(const struct pt_target *t, struct pt_target_unit *unit, co
         t, PT_LOG_WARNING,
         "unit glob \"%s\" matches %zu units, more than the %d one glob takes (PT_SDUNIT_MATCHES_MAX): the "
         "first %zu found are followed, the others are left out; split the glob",
-        pt_escape(q, sizeof(q), u->name), u->n_matched, PT_SDUNIT_MATCHES_MAX, u->n_dirs);
+        pt_escape(u->name, q, sizeof(q)), u->n_matched, PT_SDUNIT_MATCHES_MAX, u->n_dirs);
 }
 
 /* "the system manager's" or "user@UID.service's", for dir. */
@@ -44,7 +44,7 @@ static void manager_of(const struct pt_sdunit *u, const char *dir, char *out, si
 {
     char manager[PT_UNIT_NAME_MAX], q[PT_QUOTED_MAX];
     if (pt_sdunit_users(u, dir, manager, sizeof(manager)))
-        snprintf(out, len, "the user manager \"%s\"'s", pt_escape(q, sizeof(q), manager));
+        snprintf(out, len, "the user manager \"%s\"'s", pt_escape(manager, q, sizeof(q)));
     else
         snprintf(out, len, "the system manager's");
 }
@@ -58,7 +58,7 @@ static void say_user_taken(const struct pt_target *t, const struct pt_sdunit *u)
     pt_targetstate_logf(t, PT_LOG_INFO,
                         "unit \"%s\": the system manager runs no unit of this name: %s is followed (\"%s\"), "
                         "until the system manager's starts",
-                        pt_escape(q, sizeof(q), u->name), now_of, pt_escape(dir, sizeof(dir), u->dirs[0]));
+                        pt_escape(u->name, q, sizeof(q)), now_of, pt_escape(u->dirs[0], dir, sizeof(dir)));
 }
 
 bool pt_targetunit_scanned(const struct pt_target *t, struct pt_target_unit *unit)
@@ -89,8 +89,8 @@ void pt_targetunit_say_moved(const struct pt_target *t, const char *more)
     manager_of(u, u->dirs[0], now_of, sizeof(now_of));
     manager_of(u, u->previous, was_of, sizeof(was_of));
     pt_targetstate_logf(t, PT_LOG_INFO, "unit \"%s\": %s is followed now (\"%s\"), was %s (\"%s\")%s%s",
-                        pt_escape(q, sizeof(q), u->name), now_of, pt_escape(dir, sizeof(dir), u->dirs[0]), was_of,
-                        pt_escape(was, sizeof(was), u->previous),
+                        pt_escape(u->name, q, sizeof(q)), now_of, pt_escape(u->dirs[0], dir, sizeof(dir)), was_of,
+                        pt_escape(u->previous, was, sizeof(was)),
                         pt_targetstate_live_members(t) ? ": the processes found there leave the target" : "", more);
 }
 
@@ -171,8 +171,8 @@ void pt_targetunit_discovered(const struct pt_target *t, struct pt_target_unit *
     pt_targetstate_logf(t, PT_LOG_INFO,
                         "%zu of its %zu processes run outside unit \"%s\"'s cgroups (in \"%s\"%s%s%s%s): processes of "
                         "its tree moved to other cgroups stay in it, in proc_* and not in cgroup_* (said once)",
-                        outside, members, pt_escape(q, sizeof(q), u->name), pt_escape(w0, sizeof(w0), where[0]),
-                        where[1][0] ? ", \"" : "", where[1][0] ? pt_escape(w1, sizeof(w1), where[1]) : "",
+                        outside, members, pt_escape(u->name, q, sizeof(q)), pt_escape(where[0], w0, sizeof(w0)),
+                        where[1][0] ? ", \"" : "", where[1][0] ? pt_escape(where[1], w1, sizeof(w1)) : "",
                         where[1][0] ? "\"" : "", more ? ", ..." : "");
 }
 

@@ -11,6 +11,6 @@ int pt_ere_compile(regex_t *re, const char *pattern, int cflags, char *err, size
         return 0;
     char why[128], q[PT_QUOTED_MAX];
     regerror(r, re, why, sizeof(why));
-    snprintf(err, errlen, "bad regular expression \"%s\": %s", pt_escape(q, sizeof(q), pattern), why);
+    snprintf(err, errlen, "bad regular expression \"%s\": %s", pt_escape(pattern, q, sizeof(q)), why);
     return -1;
 }

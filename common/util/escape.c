@@ -163,7 +163,7 @@ static size_t escape_into(char *out, size_t room, const char *text, size_t *used
     return need;
 }
 
-const char *pt_escape(char *out, size_t outlen, const char *text)
+const char *pt_escape(const char *text, char *out, size_t outlen)
 {
     static const char cut[] = "...";
     size_t used;
@@ -204,7 +204,7 @@ static bool column_into(char *out, size_t room, const char *text, size_t width, 
     return true;
 }
 
-const char *pt_escape_column(char *out, size_t outlen, const char *text, size_t width)
+const char *pt_escape_column(const char *text, size_t width, char *out, size_t outlen)
 {
     size_t used, cols;
 
@@ -221,7 +221,7 @@ const char *pt_escape_column(char *out, size_t outlen, const char *text, size_t 
     return out;
 }
 
-void pt_escape_collectd(char *out, size_t outlen, const char *name)
+void pt_escape_collectd(const char *name, char *out, size_t outlen)
 {
     const unsigned char *s = (const unsigned char *)name;
     size_t len = strlen(name), used = 0;

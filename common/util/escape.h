@@ -26,8 +26,4 @@ bool pt_escape_is_format_char(uint32_t cp);
  * Combining marks are not told apart (counted 1). */
 size_t pt_escape_codepoint_columns(uint32_t cp);
 
-/* Columns of UTF-8 text on a terminal (pt_escape_codepoint_columns each; a byte
- * of no sequence counts 1). */
-size_t pt_escape_text_columns(const char *text);
-
 #endif

@@ -22,7 +22,7 @@
  * Writes at most outlen - 1 bytes and a NUL (outlen >= 4): text that does
  * not fit is cut at a whole character or escape and ends in "...".
  * Returns out, for use as a printf argument. */
-const char *pt_escape(char *out, size_t outlen, const char *text);
+const char *pt_escape(const char *text, char *out, size_t outlen);
 
 /* A name (a process's comm, a cgroup's directory) as a part of collectd's
  * identifiers: '/' (a path separator for the csv and rrd writers), '\'
@@ -31,14 +31,14 @@ const char *pt_escape(char *out, size_t outlen, const char *text);
  * bytes of no UTF-8 sequence too (groupkey.c tells them apart). Writes at
  * most outlen - 1 bytes and a NUL (outlen >= 1), cut at a whole
  * character. */
-void pt_escape_collectd(char *out, size_t outlen, const char *name);
+void pt_escape_collectd(const char *name, char *out, size_t outlen);
 
 /* text as a column of a table: escaped as pt_escape() does, padded with
  * spaces to exactly width columns as a terminal counts them (a CJK
  * character is two), or cut at a whole character or escape to width - 1
  * columns and ended with "~" (then padded, if a wide character left one
  * column over). outlen >= 4 * width + 1 holds every column. Returns out. */
-const char *pt_escape_column(char *out, size_t outlen, const char *text, size_t width);
+const char *pt_escape_column(const char *text, size_t width, char *out, size_t outlen);
 
 /* Room for outside text quoted in a one-line message (it is cut past it). */
 #define PT_QUOTED_MAX 160

@@ -61,7 +61,7 @@ START_TEST(test_escape_cases)
 {
     char out[128];
     for (size_t i = 0; i < COUNT(cases); i++)
-        ck_assert_str_eq(pt_escape(out, sizeof(out), cases[i].in), cases[i].want);
+        ck_assert_str_eq(pt_escape(cases[i].in, out, sizeof(out)), cases[i].want);
 }
 END_TEST
 
@@ -71,7 +71,7 @@ START_TEST(test_escape_every_byte)
     char in[2] = {0}, out[16];
     for (int c = 1; c < 256; c++) {
         in[0] = (char)c;
-        pt_escape(out, sizeof(out), in);
+        pt_escape(in, out, sizeof(out));
         ck_assert_msg(strchr(out, '\n') == NULL && strchr(out, '\r') == NULL, "byte %#x", c);
         for (const unsigned char *p = (const unsigned char *)out; *p; p++)
             ck_assert_msg(*p >= 0x20 && *p < 0x7f, "byte %#x gave %s", c, out);
@@ -82,8 +82,8 @@ END_TEST
 START_TEST(test_escape_fits_exactly)
 {
     char out[6];
-    ck_assert_str_eq(pt_escape(out, sizeof(out), "abcde"), "abcde");
-    ck_assert_str_eq(pt_escape(out, sizeof(out), "abcdef"), "ab...");
+    ck_assert_str_eq(pt_escape("abcde", out, sizeof(out)), "abcde");
+    ck_assert_str_eq(pt_escape("abcdef", out, sizeof(out)), "ab...");
 }
 END_TEST
 
@@ -91,12 +91,12 @@ END_TEST
 START_TEST(test_escape_cut_whole)
 {
     char out[8];
-    ck_assert_str_eq(pt_escape(out, sizeof(out), "a\nbcdefgh"), "a\\nb...");
-    ck_assert_str_eq(pt_escape(out, sizeof(out),
-                               "ab\xff"
-                               "cdefgh"),
+    ck_assert_str_eq(pt_escape("a\nbcdefgh", out, sizeof(out)), "a\\nb...");
+    ck_assert_str_eq(pt_escape("ab\xff"
+                               "cdefgh",
+                               out, sizeof(out)),
                      "ab...");
-    ck_assert_str_eq(pt_escape(out, sizeof(out), "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"), "\xe2\x82\xac...");
+    ck_assert_str_eq(pt_escape("\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac", out, sizeof(out)), "\xe2\x82\xac...");
 }
 END_TEST
 
@@ -105,7 +105,7 @@ START_TEST(test_escape_size_macro)
     char in[33], out[PT_ESCAPED_SIZE(32)];
     memset(in, '\x01', 32);
     in[32] = '\0';
-    pt_escape(out, sizeof(out), in);
+    pt_escape(in, out, sizeof(out));
     ck_assert_uint_eq(strlen(out), 4 * 32);
     ck_assert_ptr_null(strstr(out, "..."));
 }
@@ -174,7 +174,7 @@ static const struct {
 START_TEST(test_escape_column)
 {
     char out[4 * 16 + 1];
-    pt_escape_column(out, sizeof(out), column_cases[_i].in, column_cases[_i].width);
+    pt_escape_column(column_cases[_i].in, column_cases[_i].width, out, sizeof(out));
     ck_assert_str_eq(out, column_cases[_i].want);
     ck_assert_uint_eq(text_columns(out), column_cases[_i].width);
 }
@@ -187,7 +187,7 @@ START_TEST(test_escape_column_room)
     memset(in, 0, sizeof(in));
     for (size_t i = 0; i < 5; i++) /* U+10000, four bytes, one column */
         memcpy(in + 4 * i, "\xf0\x90\x80\x80", 4);
-    pt_escape_column(out, sizeof(out), in, 4);
+    pt_escape_column(in, 4, out, sizeof(out));
     ck_assert_str_eq(out, "\xf0\x90\x80\x80\xf0\x90\x80\x80\xf0\x90\x80\x80~");
 }
 END_TEST
@@ -211,7 +211,7 @@ static const struct {
 START_TEST(test_escape_collectd_cases)
 {
     char out[64];
-    pt_escape_collectd(out, sizeof(out), collectd_cases[_i].in);
+    pt_escape_collectd(collectd_cases[_i].in, out, sizeof(out));
     ck_assert_str_eq(out, collectd_cases[_i].want);
 }
 END_TEST
@@ -220,11 +220,11 @@ END_TEST
 START_TEST(test_escape_collectd_cut_whole)
 {
     char out[5];
-    pt_escape_collectd(out, sizeof(out), "abc\xc3\xa9");
+    pt_escape_collectd("abc\xc3\xa9", out, sizeof(out));
     ck_assert_str_eq(out, "abc");
-    pt_escape_collectd(out, sizeof(out), "ab\xc2\x85\xc2\x85z");
+    pt_escape_collectd("ab\xc2\x85\xc2\x85z", out, sizeof(out));
     ck_assert_str_eq(out, "ab__");
-    pt_escape_collectd(out, 1, "abc");
+    pt_escape_collectd("abc", out, 1);
     ck_assert_str_eq(out, "");
 }
 END_TEST
