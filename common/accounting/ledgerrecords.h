@@ -11,6 +11,11 @@
 
 #include "accounting/ledger.h"
 
+/* A record's usage is a counters' array whose two CPU slots hold
+ * microseconds, as the record gives them, not ticks: these name them so
+ * (the ledger carries them to ticks, carry_ticks in ledgerrecords.c). */
+enum { PT_REC_USER_US = PT_CTR_USER_TICKS, PT_REC_SYSTEM_US = PT_CTR_SYSTEM_TICKS };
+
 /* a has exited and its counters were read (final); exact_us is its
  * own CPU (enum pt_cpu) as its exit records' exact run time gives it,
  * split as /proc splits it (pt_ledgerrecords_split_run_time): what its truncated own

@@ -50,8 +50,8 @@ static void record_usage(const struct pt_exitrecord *r, int64_t v[PT_CTR_COUNT])
     v[PT_CTR_CANCELLED_WRITE] = r->cancelled_write_bytes;
     v[PT_CTR_SYSCR] = r->syscr;
     v[PT_CTR_SYSCW] = r->syscw;
-    v[PT_CTR_USER_TICKS] = r->utime_us;
-    v[PT_CTR_SYSTEM_TICKS] = r->stime_us;
+    v[PT_REC_USER_US] = r->utime_us;
+    v[PT_REC_SYSTEM_US] = r->stime_us;
     v[PT_CTR_MINFLT] = r->minflt;
     v[PT_CTR_MAJFLT] = r->majflt;
 }
@@ -151,7 +151,7 @@ static double share_after_read(const struct pt_departure *d)
  * run time its reads showed, so their difference would say nothing). */
 static int64_t last_moments_weight(const struct pt_departure *d)
 {
-    int64_t samples = pt_sat_add(d->recorded[PT_CTR_USER_TICKS], d->recorded[PT_CTR_SYSTEM_TICKS]);
+    int64_t samples = pt_sat_add(d->recorded[PT_REC_USER_US], d->recorded[PT_REC_SYSTEM_US]);
     double after = share_after_read(d);
     if (after < 0)
         return 1; /* no main thread record: a little, and alone the whole fold */
@@ -174,8 +174,8 @@ static void settle_outside(const struct pt_target *t, struct pt_ledger *ledger, 
         double shown[PT_CPU_COUNT], before[PT_CPU_COUNT];
         for (int c = 0; c < PT_CPU_COUNT; c++)
             shown[c] = before[c] = (double)d->own[pt_ctr_of_cpu(c)] * PT_US_PER_SECOND / t->ticks_per_second;
-        pt_ledgerrecords_split_run_time((double)d->recorded_run_us, (double)d->recorded[PT_CTR_USER_TICKS],
-                                        (double)d->recorded[PT_CTR_SYSTEM_TICKS], shown);
+        pt_ledgerrecords_split_run_time((double)d->recorded_run_us, (double)d->recorded[PT_REC_USER_US],
+                                        (double)d->recorded[PT_REC_SYSTEM_US], shown);
         for (int c = 0; c < PT_CPU_COUNT; c++)
             last[pt_ctr_of_cpu(c)] = (int64_t)(shown[c] - before[c]);
     }
@@ -343,7 +343,7 @@ static void unseen_thread_exit(const struct pt_target *t, struct pt_ledger *ledg
     struct pt_member *into = NULL;
     enum fold f = fold_target(t, r->ppid, &into);
     if (f == FOLD_MEMBER && pt_target_by_member_name(t)) { /* by cgroup, the fold is its parent's group's already */
-        pt_ledgerfolds_add_share(ledger, &into->acct, name, pt_sat_add(v[PT_CTR_USER_TICKS], v[PT_CTR_SYSTEM_TICKS]));
+        pt_ledgerfolds_add_share(ledger, &into->acct, name, pt_sat_add(v[PT_REC_USER_US], v[PT_REC_SYSTEM_US]));
         pt_ledgerrecords_move(ledger, &into->acct, (uint32_t)group, v);
     } else if (f == FOLD_OUTSIDE && outside_known)
         pt_ledgerrecords_add_lost(ledger, group, v);

@@ -267,8 +267,8 @@ void pt_membership_exact_cpu(const struct pt_target *t, struct pt_ledger *ledger
     double shown[PT_CPU_COUNT];
     for (int c = 0; c < PT_CPU_COUNT; c++)
         shown[c] = (double)m->acct.own[pt_ctr_of_cpu((enum pt_cpu)c)] * PT_US_PER_SECOND / t->ticks_per_second;
-    pt_ledgerrecords_split_run_time((double)m->recorded_run_us, (double)m->recorded[PT_CTR_USER_TICKS],
-                                    (double)m->recorded[PT_CTR_SYSTEM_TICKS], shown);
+    pt_ledgerrecords_split_run_time((double)m->recorded_run_us, (double)m->recorded[PT_REC_USER_US],
+                                    (double)m->recorded[PT_REC_SYSTEM_US], shown);
     pt_ledgerrecords_exact_cpu(ledger, &m->acct, shown);
 }
 

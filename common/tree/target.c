@@ -43,8 +43,8 @@ pid_t pt_target_launched_pid(const struct pt_target *t)
 /* This interval's deltas of the tree, every live member counted (after
  * pt_ledger_add_account). Short of descriptors, some member was not read: its
  * work is left for the next interval, which reports it (the base stays). */
-static void counter_deltas(const struct pt_target *t, struct pt_ledger *ledger, double seconds,
-                           int64_t delta[PT_CTR_COUNT])
+static void tree_deltas(const struct pt_target *t, struct pt_ledger *ledger, double seconds,
+                        int64_t delta[PT_CTR_COUNT])
 {
     pt_ledger_deltas(ledger, t->interval.short_of_fds & (PT_SHORT_COUNTERS | PT_SHORT_MEMBERS), seconds, delta);
 }
@@ -61,7 +61,7 @@ static void fill_report(const struct pt_target *t, struct pt_ledger *ledger, dou
     line.cgroup = cgroups;
     line.gauges = t->interval.gauges; /* the GPU's too (pt_interval_set_gpu) */
     line.io_seen = t->ledger.io_seen;
-    counter_deltas(t, ledger, counter_seconds, line.delta); /* first: CPU left from the last line is seen */
+    tree_deltas(t, ledger, counter_seconds, line.delta); /* first: CPU left from the last line is seen */
     line.stat_seen = t->ledger.stat_seen;
     pt_targetlines_put_tree(t, &line, processes, threads, fds);
     pt_lines_report(&line, units, report);
@@ -190,7 +190,7 @@ void pt_target_events_listened(struct pt_target *t)
 void pt_target_follow_events(struct pt_target *t, const struct pt_procevent *events, size_t n, bool complete)
 {
     struct pt_membership_parts mp = membership_parts(t);
-    pt_targetevents_follow(t, &mp, &t->exits, events, n, complete);
+    pt_targetevents_follow(t, &t->exits, &mp, events, n, complete);
 }
 
 void pt_target_follow_exits(struct pt_target *t, const struct pt_exitrecord *records, size_t n, bool complete)

@@ -55,7 +55,7 @@ static void follow_unseen_exit(const struct pt_membership_parts *mp, struct pt_t
     pt_exits_unseen_gone(x, pid, parent);
 }
 
-void pt_targetevents_follow(const struct pt_target *t, const struct pt_membership_parts *mp, struct pt_target_exits *x,
+void pt_targetevents_follow(const struct pt_target *t, struct pt_target_exits *x, const struct pt_membership_parts *mp,
                             const struct pt_procevent *events, size_t n, bool complete)
 {
     double cpu0 = pt_thread_cpu_seconds();

@@ -17,7 +17,7 @@
  * member (or by a process so forked) joins at once, however soon it is
  * orphaned; one gone before it could join is still counted started and,
  * at its exit event, exited. Discovery stays the fallback. */
-void pt_targetevents_follow(const struct pt_target *t, const struct pt_membership_parts *mp, struct pt_target_exits *x,
+void pt_targetevents_follow(const struct pt_target *t, struct pt_target_exits *x, const struct pt_membership_parts *mp,
                             const struct pt_procevent *events, size_t n, bool complete);
 
 /* A discovery is done: the exits of processes that never joined are
