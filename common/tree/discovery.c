@@ -188,7 +188,7 @@ static void resolve_root(const struct pt_target *t, const struct pt_discovery_pa
     if (t->selector.kind != PT_SELECT_PIDFILE && dp->d->root_pid)
         return; /* a pinned root that is gone stays gone */
     /* The launched command was born under our watch: count all of it. */
-    struct pt_member *m = pt_membership_join(t, dp->mp, pid, expected, t->selector.kind != PT_SELECT_CHILD);
+    const struct pt_member *m = pt_membership_join(t, dp->mp, pid, expected, t->selector.kind != PT_SELECT_CHILD);
     if (m) {
         /* another root where one was: the service restarted */
         if (dp->d->root_pid && (dp->d->root_pid != pid || dp->d->root_starttime != m->starttime))
