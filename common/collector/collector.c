@@ -90,6 +90,8 @@ void pt_collector_free(struct pt_collector *c)
     pt_exitrecords_close(&c->exits);
     pt_delayacct_close(&c->delayacct);
     pt_gpu_free(&c->gpu);
+    if (c->net_on)
+        pt_sockdiag_close(&c->sockdiag);
     if (c->have_global)
         pt_sysmem_free(&c->global);
     close(c->proc_root_fd);

@@ -18,6 +18,7 @@
 #include "util/fdbudget.h"
 #include "procfs/sysmem.h"
 #include "gpu/gpu.h"
+#include "net/sockdiag.h"
 #include "netlink/procevents.h"
 #include "collector/procscan.h"
 #include "util/ratelimit.h"
@@ -50,6 +51,9 @@ struct pt_collector {
     bool said_budget; /* the budget-reached line is written once */
     struct pt_delayacct delayacct;
     struct pt_gpu gpu;           /* probed at the first tick */
+    struct pt_sockdiag sockdiag; /* opened at the first tick where a target follows TCP sockets */
+    bool net_on;                 /* the dump socket is open */
+    struct pt_ratelimit net_loss_said;
     struct pt_procscan scan;     /* the host's processes, for the matching selectors */
     struct pt_procevents events; /* the kernel's process events, for scan and targets */
     bool events_tried;

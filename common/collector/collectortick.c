@@ -2,13 +2,17 @@
 #include "proctree/collectortick.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "collector/collectorstate.h"
 #include "collector/listeners.h"
+#include "procfs/caps.h"
 #include "accounting/interval.h"
 #include "tree/targetgpu.h"
 
@@ -43,6 +47,108 @@ static void discover(struct pt_collector *c, double now)
         for (size_t i = 0; i < c->n_targets; i++)
             pt_target_gpu_sample(&c->targets[i], &c->gpu);
     }
+}
+
+/* ---- TCP sockets (targetnet.h) ---------------------------------------- */
+
+static bool any_net(const struct pt_collector *c)
+{
+    for (size_t i = 0; i < c->n_targets; i++)
+        if (c->targets[i].options.collect_net)
+            return true;
+    return false;
+}
+
+/* The dump socket and the destroy notifications, at the first tick,
+ * where a target follows TCP sockets; each failure said in one line. */
+static void net_open(struct pt_collector *c)
+{
+    if (c->n_targets == 0 || !any_net(c))
+        return;
+    int err = pt_sockdiag_open(&c->sockdiag);
+    if (err < 0) {
+        pt_logf(PT_LOG_WARNING, "network: sock_diag cannot be opened (%s): proc_net_tcp_* are left out",
+                strerror(-err));
+        return;
+    }
+    c->net_on = true;
+    err = pt_sockdiag_listen(&c->sockdiag);
+    if (err == 0)
+        return;
+    /* said as the exit records' refusal is: an I! line, what is lost and why */
+    char why[320] = "", text[256];
+    if (err == -EPERM) {
+        const char *missing = pt_caps_why_missing(pt_caps_current(), PT_CAP_NET_ADMIN, text, sizeof(text));
+        snprintf(why, sizeof(why), ": CAP_NET_ADMIN is needed%s%s", missing ? " and missing: " : "",
+                 missing ? missing : "");
+    }
+    pt_logf(PT_LOG_INFO,
+            "no TCP destroy notifications (sock_diag: %s%s): the bytes a connection moves after the last dump "
+            "that read it, before it closes, are not counted in proc_net_tcp_*_bytes",
+            strerror(-err), why);
+}
+
+static void take_socket(const struct pt_tcpsock *s, void *arg)
+{
+    struct pt_collector *c = arg;
+    for (size_t i = 0; i < c->n_targets; i++)
+        pt_target_net_take(&c->targets[i], s);
+}
+
+static void take_destroyed(const struct pt_tcpsock *s, void *arg)
+{
+    struct pt_collector *c = arg;
+    for (size_t i = 0; i < c->n_targets; i++)
+        pt_target_net_destroyed(&c->targets[i], s);
+}
+
+/* The destroy notifications queued, then (dump) one dump of the host's
+ * TCP sockets for every target; their CPU shared out evenly. */
+static void net_read(struct pt_collector *c, bool dump)
+{
+    double cpu0 = pt_thread_cpu_seconds();
+    char tail[96];
+    if (pt_sockdiag_drain(&c->sockdiag, take_destroyed, c) == -ENOBUFS &&
+        pt_ratelimit_say(&c->net_loss_said, pt_now(), "losses", tail, sizeof(tail)))
+        pt_logf(PT_LOG_WARNING,
+                "network: TCP destroy notifications were lost (their socket's buffer overflowed): the last bytes of "
+                "some closed connections are not counted%s",
+                tail);
+    if (dump) {
+        for (size_t i = 0; i < c->n_targets; i++)
+            pt_target_net_dump(&c->targets[i]);
+        int err = pt_sockdiag_dump(&c->sockdiag, take_socket, c);
+        if (err < 0 && pt_ratelimit_say(&c->net_loss_said, pt_now(), "losses", tail, sizeof(tail)))
+            pt_logf(PT_LOG_WARNING, "network: a dump of the TCP sockets failed (%s)%s", strerror(-err), tail);
+    }
+    double share = (pt_thread_cpu_seconds() - cpu0) / (double)c->n_targets;
+    for (size_t i = 0; i < c->n_targets; i++)
+        pt_target_charge(&c->targets[i], share);
+}
+
+/* A poll: the notifications, the holders' descriptors walked, and a dump
+ * when a walk found a socket new to a target. */
+static void net_poll(struct pt_collector *c)
+{
+    if (!c->net_on)
+        return;
+    bool fresh = false;
+    for (size_t i = 0; i < c->n_targets; i++)
+        fresh |= pt_target_net_walk(&c->targets[i], false);
+    net_read(c, fresh);
+}
+
+/* The interval's end: every member's descriptors walked, one dump, the
+ * sockets neither saw forgotten. */
+static void net_end(struct pt_collector *c)
+{
+    if (!c->net_on)
+        return;
+    for (size_t i = 0; i < c->n_targets; i++)
+        pt_target_net_walk(&c->targets[i], true);
+    net_read(c, true);
+    for (size_t i = 0; i < c->n_targets; i++)
+        pt_target_net_sweep(&c->targets[i]);
 }
 
 /* Say once that the descriptor budget is spent (fdbudget.h). */
@@ -84,6 +190,7 @@ double pt_collector_tick(struct pt_collector *c, double now)
         c->next_poll = c->next_discovery = c->interval_start = c->next_pss = now;
         advance(&c->next_pss, now, c->config.pss_interval);
         pt_gpu_probe(&c->gpu, c->proc_root, c->sys_root, "/dev", NULL);
+        net_open(c);
         /* open before the first discovery, which walks /proc only without
          * them; drained after it: the events of a launched command that
          * waited since pt_collector_listen need it a member to be followed */
@@ -103,6 +210,7 @@ double pt_collector_tick(struct pt_collector *c, double now)
             pt_target_poll(&c->targets[i]);
         if (c->have_global)
             pt_sysmem_poll(&c->global);
+        net_poll(c);
         advance(&c->next_poll, now, c->config.poll_interval);
     }
     double next = c->next_poll < c->next_discovery ? c->next_poll : c->next_discovery;
@@ -164,6 +272,7 @@ const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double 
     for (size_t i = 0; i < c->n_targets; i++)
         pt_target_end_reads(&c->targets[i], now, boottime, blkio_since);
     pt_collector_follow_exits(c); /* the records of the interval's last moments */
+    net_end(c);
     if (pt_gpu_on(&c->gpu)) {
         gpu_refresh(c, true);
         for (size_t i = 0; i < c->n_targets; i++)

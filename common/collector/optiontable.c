@@ -211,6 +211,9 @@ static int store_target(enum pt_option_id id, const union pt_option_value *v, st
     case PT_O_NO_FDS:
         target->collect_fds = v->on;
         return 0;
+    case PT_O_NO_NET:
+        target->collect_net = v->on;
+        return 0;
     case PT_O_NO_CGROUP_METRICS:
         target->collect_cgroup = v->on;
         return 0;

@@ -31,7 +31,7 @@ void pt_lines_init(struct pt_line *line, enum pt_lines of, double interval, doub
 void pt_lines_put(struct pt_line *line, enum pt_amount a, double v)
 {
     line->amount[a] = v;
-    line->has_amount |= 1u << a;
+    line->has_amount |= (uint64_t)1 << a;
 }
 
 /* The raw value of metric m on line l; false when its source is unknown.
@@ -64,7 +64,7 @@ static bool value_of(const struct pt_line *l, const struct pt_metric_def *m, dou
     }
     case PT_FROM_AMOUNT:
         *raw = l->amount[m->quantity];
-        return (l->has_amount >> m->quantity) & 1u;
+        return (l->has_amount >> m->quantity) & 1;
     case PT_FROM_CGROUP: {
         const struct pt_cgvalues *cg = l->cgroup;
         if (!cg || !((cg->known >> m->quantity) & 1u))

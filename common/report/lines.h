@@ -36,7 +36,7 @@ struct pt_line {
     double ticks_per_second;
     double cpu_percent_max; /* what no tree can pass: 100 x the host's CPUs */
     double amount[PT_A_COUNT];
-    unsigned has_amount;              /* bits 1u << enum pt_amount: the amounts known */
+    uint64_t has_amount;              /* bits 1 << enum pt_amount: the amounts known */
     const struct pt_cgvalues *cgroup; /* a cgroup target's, or a --by cgroup line's, or NULL */
 };
 _Static_assert(PT_A_COUNT <= PT_MASK_BITS(struct pt_line, has_amount), "enum pt_amount outgrows has_amount");

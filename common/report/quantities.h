@@ -92,14 +92,17 @@ enum pt_amount {
     PT_A_BLOCKED,
     PT_A_STOPPED,
     PT_A_ZOMBIE,
-    PT_A_OLDEST_AGE,        /* seconds since the oldest live member started */
-    PT_A_FDS_LIMIT_PERCENT, /* the highest share of its open-files limit a member has open */
-    PT_A_FDS_HEADROOM,      /* the fewest more descriptors a member can open */
-    PT_A_RESTARTS,          /* times the target's root was replaced */
-    PT_A_CPU_DELAY,         /* seconds runnable but waiting for a CPU */
-    PT_A_BLKIO_DELAY,       /* seconds waiting for block I/O */
-    PT_A_GPU_BUSY,          /* seconds the tree kept GPU engines or SMs busy */
-    PT_A_GPU_PROCESSES,     /* live members using a GPU */
+    PT_A_OLDEST_AGE,          /* seconds since the oldest live member started */
+    PT_A_FDS_LIMIT_PERCENT,   /* the highest share of its open-files limit a member has open */
+    PT_A_FDS_HEADROOM,        /* the fewest more descriptors a member can open */
+    PT_A_RESTARTS,            /* times the target's root was replaced */
+    PT_A_CPU_DELAY,           /* seconds runnable but waiting for a CPU */
+    PT_A_BLKIO_DELAY,         /* seconds waiting for block I/O */
+    PT_A_GPU_BUSY,            /* seconds the tree kept GPU engines or SMs busy */
+    PT_A_GPU_PROCESSES,       /* live members using a GPU */
+    PT_A_NET_TCP_SENT,        /* bytes the tree's TCP sockets sent (acked by their peers) */
+    PT_A_NET_TCP_RECEIVED,    /* bytes they received */
+    PT_A_NET_TCP_CONNECTIONS, /* open TCP sockets of the live members at the interval's end */
     PT_A_COUNT
 };
 /* lines.h keeps the amounts known as bits (its pt_line.has_amount asserts the width) */

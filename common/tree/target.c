@@ -15,6 +15,7 @@
 #include "tree/targetcg.h"
 #include "tree/targetgpu.h"
 #include "tree/targetlines.h"
+#include "tree/targetnet.h"
 #include "accounting/interval.h"
 #include "tree/targetunit.h"
 #include "accounting/ledgerrank.h"
@@ -241,6 +242,36 @@ void pt_target_gpu_end_reads(struct pt_target *t, const struct pt_gpu *g)
     pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
 }
 
+bool pt_target_net_walk(struct pt_target *t, bool whole)
+{
+    if (!t->options.collect_net)
+        return false;
+    double cpu0 = pt_thread_cpu_seconds();
+    bool fresh = pt_targetnet_walk(t, &t->net, whole);
+    pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
+    return fresh;
+}
+
+void pt_target_net_dump(struct pt_target *t)
+{
+    pt_targetnet_dump(&t->net);
+}
+
+void pt_target_net_take(struct pt_target *t, const struct pt_tcpsock *s)
+{
+    pt_targetnet_take(&t->net, s);
+}
+
+void pt_target_net_destroyed(struct pt_target *t, const struct pt_tcpsock *s)
+{
+    pt_targetnet_destroyed(&t->net, s);
+}
+
+void pt_target_net_sweep(struct pt_target *t)
+{
+    pt_targetnet_sweep(&t->net);
+}
+
 void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report)
 {
     if (!t->interval.end_read) /* a caller without a collector: its clocks, no delayacct */
@@ -264,6 +295,7 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
     pt_targetlines_leave_out_unknown(t, report);
     pt_interval_end(&t->interval);
     pt_targetgpu_end_interval(&t->gpu);
+    pt_targetnet_end_interval(&t->net);
     pt_exits_end_interval(&t->exits);
     pt_ledger_end_interval(&t->ledger);
     rank_groups(t, &t->ledger, &t->departures);
@@ -397,5 +429,6 @@ void pt_target_free(struct pt_target *t)
     pt_targetcg_free(&t->cg);
     pt_targetunit_free(&t->unit);
     pt_targetgpu_free(&t->gpu);
+    pt_targetnet_free(&t->net);
     memset(t, 0, sizeof(*t));
 }

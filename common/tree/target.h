@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "gpu/gpu.h"
+#include "net/sockdiag.h"
 #include "tree/discovery.h"
 #include "tree/exits.h"
 #include "report/report.h"
@@ -68,6 +69,15 @@ void pt_target_end_reads(struct pt_target *t, double now, double boottime, doubl
  * interval's end (targetgpu.h), their CPU counted. */
 void pt_target_gpu_sample(struct pt_target *t, const struct pt_gpu *g);
 void pt_target_gpu_end_reads(struct pt_target *t, const struct pt_gpu *g);
+/* The TCP sockets (targetnet.h), for a target that follows them
+ * (collect_net): a walk of the members' descriptors, its CPU counted
+ * (whether a dump is due); a dump's start, its sockets, a destroy
+ * notification; the end's sweep. */
+bool pt_target_net_walk(struct pt_target *t, bool whole);
+void pt_target_net_dump(struct pt_target *t);
+void pt_target_net_take(struct pt_target *t, const struct pt_tcpsock *s);
+void pt_target_net_destroyed(struct pt_target *t, const struct pt_tcpsock *s);
+void pt_target_net_sweep(struct pt_target *t);
 void pt_target_free(struct pt_target *t);
 
 /* Close the interval, which lasted seconds, into report (and the

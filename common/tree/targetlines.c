@@ -9,6 +9,7 @@
 #include "tree/exits.h"
 #include "tree/targetcg.h"
 #include "tree/targetgpu.h"
+#include "tree/targetnet.h"
 
 /* What a line reports of the live members, the tree's or a group's: the
  * per-thread counts read (tc_seen bits), descriptors, processes, threads. */
@@ -118,6 +119,7 @@ void pt_targetlines_put_tree(const struct pt_target *t, struct pt_line *line, in
     if (t->options.collect_pss)
         pt_lines_put(line, PT_A_PSS_STALE, (double)t->interval.pss_stale);
     pt_targetgpu_put(&t->gpu, -1, line);
+    pt_targetnet_put(&t->net, -1, line);
 }
 
 void pt_targetlines_groups(const struct pt_target *t, struct pt_ledger *ledger, struct pt_target_group_lines *gl,
@@ -146,6 +148,7 @@ void pt_targetlines_groups(const struct pt_target *t, struct pt_ledger *ledger, 
         line.stat_seen = g->stat_seen;
         put_live(&line, g->tc, g->tc_seen & tcounts_shown(t), g->fds_seen ? g->fds : -1, g->processes, g->threads);
         pt_targetgpu_put(&t->gpu, (int32_t)i, &line);
+        pt_targetnet_put(&t->net, (int32_t)i, &line);
         assert(gl->n <= t->ledger.groups.limit); /* limit + 1 lines */
         struct pt_group_report *r = &gl->reports[gl->n];
         r->name = gl->names ? memcpy(gl->names[gl->n], g->name, sizeof(g->name)) : g->name;

@@ -2,9 +2,10 @@
  * the tree's deltas and gauges, which target.c's fill_report sets: the
  * tree's live members (their per-thread counts, descriptors, processes,
  * threads, states, the oldest's age), its counts of the interval
- * (restarts, starts, exits, samples, ...), the exit records' and the
- * GPU's amounts; the breakdown's lines whole (each group's gauges,
- * deltas, live counts, GPU and cgroup values, their keys made unique);
+ * (restarts, starts, exits, samples, ...), the exit records', the
+ * GPU's and the TCP sockets' amounts; the breakdown's lines whole (each
+ * group's gauges, deltas, live counts, GPU, TCP and cgroup values, their
+ * keys made unique);
  * and, short of descriptors, what none of them may report. The target
  * is read (const); what is written, the group lines and the ledger (the
  * groups' deltas), target.c hands down. */

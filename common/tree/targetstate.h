@@ -16,6 +16,7 @@
 #include "util/base.h"
 #include "cgroup/cgacct.h"
 #include "gpu/drmclients.h"
+#include "net/tcpbytes.h"
 #include "netlink/eventbook.h"
 #include "netlink/exitrecords.h"
 #include "util/fdbudget.h"
@@ -148,6 +149,24 @@ struct pt_target_gpu {
     size_t cap_uses;
 };
 
+/* A target's TCP sockets and the bytes they moved (targetnet.c writes
+ * it): the ledger of the sockets its members hold, the members that held
+ * one at the last whole walk (walked again at each poll), each group's
+ * bytes since the interval began ([groups] allocated at the first walk,
+ * with a breakdown that partitions the members). */
+struct pt_target_net {
+    bool on; /* walked once: the rest is set up */
+    struct pt_tcpbytes sockets;
+    pid_t *holders;
+    size_t n_holders, cap_holders;
+    double walked_at; /* pt_now() when the last whole walk began; 0: none yet */
+    bool dumped;      /* a dump took the sockets this interval: its sums are known */
+    bool said_bound;
+    size_t groups;
+    uint64_t *group_sent, *group_received;
+    int64_t *group_connections;
+};
+
 /* A --unit target's lines said once (targetunit.h). */
 enum pt_said_unit { PT_SAID_UNIT_SYSTEMD = 1, PT_SAID_UNIT_LIMIT = 2, PT_SAID_UNIT_OUTSIDE = 4 };
 
@@ -230,6 +249,7 @@ struct pt_target {
     bool proc_root_ours; /* self is getpid(): the proc root is our pid namespace's */
     struct pt_target_group_lines group_lines;
     struct pt_target_gpu gpu;
+    struct pt_target_net net;
 };
 
 /* A breakdown whose group is a name each member has, read again as it

@@ -65,6 +65,7 @@ struct pt_target_options {
                                   between only when the tree's memory moved (1..3600) */
     bool collect_ctx_switches; /* every thread's status, once per interval */
     bool collect_fds;          /* fd/ of every member, once per interval */
+    bool collect_net;          /* the members' TCP sockets (targetnet.h) */
     bool collect_cgroup;       /* a cgroup target's cgroup_* metrics (cgacct.h) */
     enum pt_breakdown breakdown;
     unsigned breakdown_limit;  /* named groups at most; the rest are "other" */
@@ -86,6 +87,7 @@ static inline void pt_target_options_init(struct pt_target_options *options)
     options->pss_every = PT_PSS_EVERY_DEFAULT;
     options->collect_ctx_switches = true;
     options->collect_fds = true;
+    options->collect_net = true;
     options->collect_cgroup = true;
     options->breakdown = PT_BY_NONE;
     options->breakdown_limit = PT_BREAKDOWN_LIMIT_DEFAULT;

@@ -35,7 +35,12 @@ static char said[8192];   /* the log lines */
 ssize_t sendto(int fd, const void *buf, size_t len, int flags, const struct sockaddr *to, socklen_t tolen)
 {
     const struct nlmsghdr *nl = buf;
-    if (len >= sizeof(*nl) && nl->nlmsg_type >= GENL_MIN_ID && nl->nlmsg_type != GENL_ID_CTRL) {
+    /* a generic netlink socket's: sock_diag's requests (the TCP sockets'
+     * dumps) have a type in the same range */
+    int protocol = 0;
+    socklen_t plen = sizeof(protocol);
+    if (len >= sizeof(*nl) && nl->nlmsg_type >= GENL_MIN_ID && nl->nlmsg_type != GENL_ID_CTRL &&
+        getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &protocol, &plen) == 0 && protocol == NETLINK_GENERIC) {
         family = nl->nlmsg_type;
         exits_fd = fd;
     }

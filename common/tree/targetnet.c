@@ -1,0 +1,184 @@
+#include "tree/targetnet.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "net/sockscan.h"
+#include "util/base.h"
+
+static void start(const struct pt_target *t, struct pt_target_net *net)
+{
+    net->on = true;
+    pt_tcpbytes_init(&net->sockets, PT_TCPBYTES_MAX);
+    if (!pt_target_partitions(t))
+        return;
+    size_t n = (size_t)t->ledger.groups.limit + 1;
+    net->groups = n;
+    net->group_sent = pt_xalloc(n * sizeof(*net->group_sent));
+    net->group_received = pt_xalloc(n * sizeof(*net->group_received));
+    net->group_connections = pt_xalloc(n * sizeof(*net->group_connections));
+}
+
+static int32_t group_of(const struct pt_target_net *net, const struct pt_member *m)
+{
+    int32_t gi = m->acct.group;
+    return net->groups && gi >= 0 && (size_t)gi < net->groups ? gi : -1;
+}
+
+struct walk {
+    const struct pt_target *t;
+    struct pt_target_net *net;
+    const struct pt_member *m;
+    bool whole; /* the member's new sockets count whole */
+    bool fresh; /* a socket new to the ledger was found */
+    bool full;  /* the ledger refused one */
+};
+
+static void note(uint64_t inode, void *arg)
+{
+    struct walk *w = arg;
+    int r = pt_tcpbytes_note(&w->net->sockets, inode, w->whole, group_of(w->net, w->m));
+    w->fresh |= r > 0;
+    w->full |= r < 0;
+}
+
+static void add_holder(struct pt_target_net *net, pid_t pid)
+{
+    if (net->n_holders == net->cap_holders) {
+        net->cap_holders = net->cap_holders ? 2 * net->cap_holders : 16;
+        net->holders = pt_xrealloc_array(net->holders, net->cap_holders, sizeof(*net->holders));
+    }
+    net->holders[net->n_holders++] = pid;
+}
+
+static bool scan(struct walk *w, const struct pt_member *m, size_t *reads_left)
+{
+    w->m = m;
+    /* born in the tree, or walked before: its sockets appeared since */
+    w->whole = m->born || (w->net->walked_at > 0 && m->since < w->net->walked_at);
+    return pt_sockscan(w->t->proc_root_fd, m->pid, reads_left, note, w) > 0;
+}
+
+static void said_bound(const struct pt_target *t, struct pt_target_net *net, const char *what)
+{
+    if (net->said_bound)
+        return;
+    net->said_bound = true;
+    pt_targetstate_logf(
+        t, PT_LOG_WARNING,
+        "network: %s; the sockets found are counted, the others are not (proc_net_tcp_* short; said once)", what);
+}
+
+bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, bool whole)
+{
+    if (!net->on)
+        start(t, net);
+    struct walk w = {.t = t, .net = net};
+    size_t reads_left = whole ? PT_NET_END_READS : PT_NET_POLL_READS;
+    pt_tcpbytes_walk(&net->sockets);
+    if (whole) {
+        double began = pt_now();
+        net->n_holders = 0;
+        for (size_t i = 0; i < t->membership.n_members && reads_left > 0; i++) {
+            const struct pt_member *m = &t->membership.members[i];
+            if (!m->gone && !m->zombie && scan(&w, m, &reads_left))
+                add_holder(net, m->pid);
+        }
+        net->walked_at = began;
+        if (reads_left == 0)
+            said_bound(t, net, "the tree holds more descriptors than an interval's end reads (262,144)");
+    } else {
+        /* the holders' sockets only: their notes keep the others' too
+         * (a poll walk forgets nothing: only the end's sweep does) */
+        for (size_t i = 0; i < net->n_holders && reads_left > 0; i++) {
+            const struct pt_member *m = pt_targetstate_live_member(t, net->holders[i]);
+            if (m && !m->zombie)
+                scan(&w, m, &reads_left);
+        }
+    }
+    if (w.full)
+        said_bound(t, net, "the tree holds more than 65,536 sockets, the most one target follows");
+    return w.fresh;
+}
+
+void pt_targetnet_dump(struct pt_target_net *net)
+{
+    if (net->on)
+        pt_tcpbytes_dump(&net->sockets);
+}
+
+static void add_group(struct pt_target_net *net, const struct pt_tcp_entry *e, uint64_t sent, uint64_t received)
+{
+    if (!e || e->group < 0 || (size_t)e->group >= net->groups)
+        return;
+    net->group_sent[e->group] += sent;
+    net->group_received[e->group] += received;
+}
+
+void pt_targetnet_take(struct pt_target_net *net, const struct pt_tcpsock *s)
+{
+    if (!net->on)
+        return;
+    uint64_t sent = 0, received = 0;
+    add_group(net, pt_tcpbytes_take(&net->sockets, s, &sent, &received), sent, received);
+    net->dumped = true;
+}
+
+void pt_targetnet_destroyed(struct pt_target_net *net, const struct pt_tcpsock *s)
+{
+    if (!net->on)
+        return;
+    uint64_t sent = 0, received = 0;
+    add_group(net, pt_tcpbytes_destroyed(&net->sockets, s, &sent, &received), sent, received);
+}
+
+void pt_targetnet_sweep(struct pt_target_net *net)
+{
+    if (!net->on)
+        return;
+    struct pt_tcpbytes *l = &net->sockets;
+    pt_tcpbytes_sweep(l);
+    for (size_t k = 0; k < net->groups; k++)
+        net->group_connections[k] = 0;
+    if (net->groups)
+        for (size_t i = 0; i < l->n; i++) {
+            const struct pt_tcp_entry *e = &l->v[i];
+            if (e->walk == l->walk && e->dump == l->dump && e->group >= 0 && (size_t)e->group < net->groups)
+                net->group_connections[e->group]++;
+        }
+}
+
+static double bytes(uint64_t v)
+{
+    return (double)v; /* exact below 2^53: 9 PB an interval */
+}
+
+void pt_targetnet_put(const struct pt_target_net *net, int32_t group, struct pt_line *line)
+{
+    if (!net->on || !net->dumped || (group >= 0 && (size_t)group >= net->groups))
+        return;
+    const struct pt_tcpbytes *l = &net->sockets;
+    pt_lines_put(line, PT_A_NET_TCP_SENT, bytes(group >= 0 ? net->group_sent[group] : l->sent));
+    pt_lines_put(line, PT_A_NET_TCP_RECEIVED, bytes(group >= 0 ? net->group_received[group] : l->received));
+    pt_lines_put(line, PT_A_NET_TCP_CONNECTIONS, (double)(group >= 0 ? net->group_connections[group] : l->connections));
+}
+
+void pt_targetnet_end_interval(struct pt_target_net *net)
+{
+    if (!net->on)
+        return;
+    pt_tcpbytes_end(&net->sockets);
+    net->dumped = false;
+    for (size_t k = 0; k < net->groups; k++)
+        net->group_sent[k] = net->group_received[k] = 0;
+}
+
+void pt_targetnet_free(struct pt_target_net *net)
+{
+    pt_tcpbytes_free(&net->sockets);
+    free(net->holders);
+    free(net->group_sent);
+    free(net->group_received);
+    free(net->group_connections);
+    memset(net, 0, sizeof(*net));
+}

@@ -1,0 +1,59 @@
+/* targetnet: a target's TCP bytes and connections (struct
+ * pt_target_net, targetstate.h), from sock_diag (sockdiag.h) without
+ * BPF. Only this file writes it: its functions are handed the part, the
+ * target only to read.
+ *
+ * The sockets are the members' by their inodes: a whole walk of every
+ * live member's fd/ at each interval's end, and at each poll a walk of
+ * the members that held a socket at the last whole walk (a connection
+ * such a member opens and closes between two polls is seen no more than
+ * one a member that held none). At most PT_NET_POLL_READS link reads a
+ * poll and PT_NET_END_READS at an end, PT_TCPBYTES_MAX sockets (one W!
+ * line says a bound was reached, the first time; what was found is
+ * counted). A walk that found a socket new to the ledger asks the
+ * collector for a dump, so a short connection's cookie is known before
+ * its destroy notification comes.
+ *
+ * Each dump adds the growth of the tree's sockets' counters (tcpbytes.h),
+ * each destroy notification a closed socket's last growth. A socket
+ * first seen counts whole when its holder was born in the tree or was
+ * walked before (it appeared since), else from then on.
+ *
+ * With a breakdown that partitions the members, each group's line has
+ * the bytes and connections of the sockets its members held first (a
+ * socket shared across groups in the first holder's, in tree order). */
+#ifndef PROCTREE_TARGETNET_H
+#define PROCTREE_TARGETNET_H
+
+#include <stdbool.h>
+
+#include "net/sockdiag.h"
+#include "report/lines.h"
+#include "tree/targetstate.h"
+
+/* The most descriptor links read for one target at one poll, and at one
+ * interval's end: a link read is about a microsecond, so at most a few
+ * milliseconds a poll, and 0.3 s at an end for a member that holds
+ * 262,144 descriptors. */
+#define PT_NET_POLL_READS 4096
+#define PT_NET_END_READS 262144
+
+/* A walk: at the interval's end (whole) every live member's descriptors,
+ * at a poll those of the last whole walk's holders. Returns whether it
+ * found a socket new to the ledger (a dump is due). */
+bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, bool whole);
+/* A dump begins (every target's, before its sockets are taken). */
+void pt_targetnet_dump(struct pt_target_net *net);
+/* One socket of a dump, and one destroy notification. */
+void pt_targetnet_take(struct pt_target_net *net, const struct pt_tcpsock *s);
+void pt_targetnet_destroyed(struct pt_target_net *net, const struct pt_tcpsock *s);
+/* After the end's walk and dump: the connections counted, the sockets
+ * neither saw forgotten. */
+void pt_targetnet_sweep(struct pt_target_net *net);
+/* The amounts of the tree's line (group -1) or of group's line: none
+ * before a dump took the sockets. */
+void pt_targetnet_put(const struct pt_target_net *net, int32_t group, struct pt_line *line);
+void pt_targetnet_end_interval(struct pt_target_net *net);
+void pt_targetnet_free(struct pt_target_net *net);
+
+#endif
