@@ -103,8 +103,10 @@ bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, boo
 
 void pt_targetnet_dump(struct pt_target_net *net)
 {
-    if (net->on)
-        pt_tcpbytes_dump(&net->sockets);
+    if (!net->on)
+        return;
+    pt_tcpbytes_dump(&net->sockets);
+    net->dumped = true; /* a host with no TCP socket to tell is a dump too */
 }
 
 static void add_group(struct pt_target_net *net, const struct pt_tcp_entry *e, uint64_t sent, uint64_t received)
@@ -121,7 +123,6 @@ void pt_targetnet_take(struct pt_target_net *net, const struct pt_tcpsock *s)
         return;
     uint64_t sent = 0, received = 0;
     add_group(net, pt_tcpbytes_take(&net->sockets, s, &sent, &received), sent, received);
-    net->dumped = true;
 }
 
 void pt_targetnet_destroyed(struct pt_target_net *net, const struct pt_tcpsock *s)
