@@ -1,0 +1,212 @@
+"""A tree's TCP bytes through sock_diag: proc_net_tcp_sent_bytes,
+proc_net_tcp_received_bytes and proc_net_tcp_connections.
+
+Why: the bytes are read per socket (tcp_info's bytes_acked and
+bytes_received) and credited to the tree by the inodes its members'
+descriptors name, so two things can go wrong: a socket counted twice or
+from a wrong base, and a connection that closes inside an interval lost
+(a dump at the interval's end no longer sees it; only its destroy
+notification, matched by the cookie a poll's dump learnt, carries its
+last bytes). The server is this test, outside the tree: a thread on
+loopback that reads what each connection sends and sends back a fixed
+amount. The tree (a Python child launched by proctree-execd) sends
+5,000,000 bytes on one connection kept open across batches and 3,000,000
+on a second that opens and closes between two batches, receiving
+2,000,000 on each: the sums over the lines must be 8,000,000 sent and
+4,000,000 received within 2 % (the kernel counts the SYN and FIN in
+bytes_acked, and the 16-byte header each connection sends). Root runs
+it, so the destroy notifications are joined. Both IPv4 and, where the
+host has it, IPv6. --no-net leaves the three metrics out.
+"""
+
+import os
+import socket
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+import accounting_helpers as ah
+import harness as h
+import line_rules
+
+LONG_SENT, SHORT_SENT, EACH_RECEIVED = 5_000_000, 3_000_000, 2_000_000
+SENT, RECEIVED = LONG_SENT + SHORT_SENT, 2 * EACH_RECEIVED
+SLACK = 0.02
+NET_FIELDS = ("proc_net_tcp_sent_bytes", "proc_net_tcp_received_bytes", "proc_net_tcp_connections")
+
+# The tree: waits for each step's file, then does it. Its connections
+# send a header (the bytes to send, the bytes wanted back) and the bytes;
+# the short one closes half a second after its last byte came back (a
+# poll, 0.1 s apart, walks its descriptors meanwhile).
+CHILD = r"""
+import os, socket, sys, time
+family, host, port, steps = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4]
+def wait(step):
+    while not os.path.exists(os.path.join(steps, step)):
+        time.sleep(0.02)
+def connect(send, want):
+    s = socket.socket(family, socket.SOCK_STREAM)
+    s.connect((host, port))
+    s.sendall(send.to_bytes(8, "big") + want.to_bytes(8, "big") + b"x" * send)
+    got = 0
+    while got < want:
+        chunk = s.recv(1 << 16)
+        if not chunk:
+            sys.exit("the server closed early")
+        got += len(chunk)
+    return s
+wait("long")
+kept = connect(%d, %d)
+wait("short")
+short = connect(%d, %d)
+time.sleep(0.5)
+short.close()
+wait("end")
+kept.close()
+""" % (LONG_SENT, EACH_RECEIVED, SHORT_SENT, EACH_RECEIVED)
+
+
+class Server:
+    """Loopback TCP server: per connection, reads the header and what it
+    announces, sends back what it asks for, then waits for its close."""
+
+    def __init__(self, family, host):
+        self.sock = socket.socket(family, socket.SOCK_STREAM)
+        self.sock.bind((host, 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.cond = threading.Condition()
+        self.served, self.closed = 0, 0
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.serve, args=(conn,), daemon=True).start()
+
+    def serve(self, conn):
+        with conn:
+            header = b""
+            while len(header) < 16:
+                header += conn.recv(16 - len(header))
+            send, want = int.from_bytes(header[:8], "big"), int.from_bytes(header[8:], "big")
+            left = send
+            while left > 0:
+                chunk = conn.recv(min(1 << 16, left))
+                if not chunk:
+                    return
+                left -= len(chunk)
+            conn.sendall(b"y" * want)
+            with self.cond:
+                self.served += 1
+                self.cond.notify_all()
+            while conn.recv(1 << 16):
+                pass
+            with self.cond:
+                self.closed += 1
+                self.cond.notify_all()
+
+    def wait(self, what, count):
+        deadline = time.monotonic() + h.BATCH_TIMEOUT
+        with self.cond:
+            while getattr(self, what) < count:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"the server: {what} {getattr(self, what)} < {count}")
+                self.cond.wait(left)
+
+    def close(self):
+        self.sock.close()
+
+
+def has_ipv6_loopback():
+    if not socket.has_ipv6:
+        return False
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as s:
+            s.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
+
+
+def wait_batch_after(execd, when_ns, what):
+    execd.wait_for(lambda e: any(ts > when_ns for ts, _ in e.batches()), h.BATCH_TIMEOUT, what)
+
+
+class NetTcpBytes(unittest.TestCase):
+    def run_tree(self, family, host):
+        server = Server(family, host)
+        steps = tempfile.mkdtemp(prefix="proctree-net-")
+        try:
+            args = ["--interval", "1s", "--", sys.executable, "-c", CHILD, str(int(family)), host, str(server.port),
+                    steps]
+            with h.Execd(args) as execd:
+                execd.wait_batches(1)  # walked once: what the tree opens from now counts whole
+                open(os.path.join(steps, "long"), "w").close()
+                server.wait("served", 1)
+                # a batch that saw the kept connection open
+                execd.wait_for(lambda e: any(p.fields.get("proc_net_tcp_connections", 0) >= 1
+                                             for p in ah.target_points(e, "python3")), h.BATCH_TIMEOUT,
+                               "a line with the kept connection")
+                open(os.path.join(steps, "short"), "w").close()
+                server.wait("closed", 1)  # the short one, closed by the tree
+                wait_batch_after(execd, time.time_ns(), "a batch after the short connection's close")
+                open(os.path.join(steps, "end"), "w").close()
+                status = execd.wait_exit(h.BATCH_TIMEOUT)
+            self.assertEqual(status, 0, execd.describe())
+            line_rules.check_batches(execd.batches())
+            points = ah.target_points(execd, "python3")
+            self.assertEqual(ah.negative_deltas(points), [])
+            sent = ah.field_sum(points, "proc_net_tcp_sent_bytes")
+            received = ah.field_sum(points, "proc_net_tcp_received_bytes")
+            for total, want, what in ((sent, SENT, "sent"), (received, RECEIVED, "received")):
+                self.assertGreaterEqual(total, want * (1 - SLACK), f"{what}: {total}\n{execd.describe()}")
+                self.assertLessEqual(total, want * (1 + SLACK), f"{what}: {total}\n{execd.describe()}")
+            self.assertGreaterEqual(max(p.fields["proc_net_tcp_connections"] for p in points), 1, execd.describe())
+            self.assertEqual(points[-1].fields["proc_net_tcp_connections"], 0, execd.describe())
+        finally:
+            server.close()
+            for step in ("long", "short", "end"):
+                if os.path.exists(os.path.join(steps, step)):
+                    os.unlink(os.path.join(steps, step))
+            os.rmdir(steps)
+
+    def test_ipv4(self):
+        self.run_tree(socket.AF_INET, "127.0.0.1")
+
+    def test_ipv6(self):
+        if not has_ipv6_loopback():
+            self.skipTest("no IPv6 loopback on this host")
+        self.run_tree(socket.AF_INET6, "::1")
+
+    def test_no_net_leaves_them_out(self):
+        server = Server(socket.AF_INET, "127.0.0.1")
+        steps = tempfile.mkdtemp(prefix="proctree-net-")
+        try:
+            for step in ("long", "short", "end"):
+                open(os.path.join(steps, step), "w").close()
+            args = ["--interval", "0.5s", "--no-net", "--", sys.executable, "-c", CHILD, str(int(socket.AF_INET)),
+                    "127.0.0.1", str(server.port), steps]
+            with h.Execd(args) as execd:
+                status = execd.wait_exit(h.BATCH_TIMEOUT)
+            self.assertEqual(status, 0, execd.describe())
+            points = ah.target_points(execd, "python3")
+            self.assertGreaterEqual(len(points), 1, execd.describe())
+            for p in points:
+                for field in NET_FIELDS:
+                    self.assertNotIn(field, p.fields, p.raw)
+        finally:
+            server.close()
+            for step in ("long", "short", "end"):
+                os.unlink(os.path.join(steps, step))
+            os.rmdir(steps)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
