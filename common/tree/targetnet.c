@@ -1,6 +1,9 @@
 #include "tree/targetnet.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 
 #include "net/sockscan.h"
@@ -42,13 +45,27 @@ static void note(uint64_t inode, void *arg)
     w->full |= r < 0;
 }
 
-static void add_holder(struct pt_target_net *net, pid_t pid)
+/* The number of m's descriptors: the size of its fd/ (Linux 6.2 and
+ * later; its kept descriptor's where it has one, else a stat by path,
+ * never an open); 0 where that says nothing (an older kernel's 0). */
+static int64_t fd_count(const struct pt_target *t, const struct pt_member *m)
+{
+    struct stat st;
+    int kept = m->fd[PT_MF_FD_DIR];
+    char path[32];
+    snprintf(path, sizeof(path), "%d/fd", (int)m->pid);
+    if (kept >= 0 ? fstat(kept, &st) : fstatat(t->proc_root_fd, path, &st, AT_SYMLINK_NOFOLLOW))
+        return 0;
+    return S_ISDIR(st.st_mode) && st.st_size > 0 ? (int64_t)st.st_size : 0;
+}
+
+static void add_holder(struct pt_target_net *net, pid_t pid, int64_t fds)
 {
     if (net->n_holders == net->cap_holders) {
         net->cap_holders = net->cap_holders ? 2 * net->cap_holders : 16;
         net->holders = pt_xrealloc_array(net->holders, net->cap_holders, sizeof(*net->holders));
     }
-    net->holders[net->n_holders++] = pid;
+    net->holders[net->n_holders++] = (struct pt_net_holder){.pid = pid, .fds = fds};
 }
 
 static bool scan(struct walk *w, const struct pt_member *m, size_t *reads_left)
@@ -81,19 +98,30 @@ bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, boo
         net->n_holders = 0;
         for (size_t i = 0; i < t->membership.n_members && reads_left > 0; i++) {
             const struct pt_member *m = &t->membership.members[i];
-            if (!m->gone && !m->zombie && scan(&w, m, &reads_left))
-                add_holder(net, m->pid);
+            if (m->gone || m->zombie)
+                continue;
+            int64_t fds = fd_count(t, m); /* before the walk: a change after it is walked again */
+            if (scan(&w, m, &reads_left))
+                add_holder(net, m->pid, fds);
         }
         net->walked_at = began;
         if (reads_left == 0)
-            said_bound(t, net, "the tree holds more descriptors than an interval's end reads (262,144)");
+            said_bound(t, net, "the tree holds more descriptors than an interval's end reads (65,536)");
     } else {
-        /* the holders' sockets only: their notes keep the others' too
-         * (a poll walk forgets nothing: only the end's sweep does) */
+        /* the holders whose number of descriptors changed since their
+         * last walk (one fstat each, where a walk is an open, a getdents
+         * and a link read per descriptor): a socket opened since is
+         * there; a poll walk forgets nothing, only the end's sweep does */
         for (size_t i = 0; i < net->n_holders && reads_left > 0; i++) {
-            const struct pt_member *m = pt_targetstate_live_member(t, net->holders[i]);
-            if (m && !m->zombie)
-                scan(&w, m, &reads_left);
+            struct pt_net_holder *h = &net->holders[i];
+            const struct pt_member *m = pt_targetstate_live_member(t, h->pid);
+            if (!m || m->zombie)
+                continue;
+            int64_t fds = fd_count(t, m);
+            if (fds > 0 && fds == h->fds)
+                continue;
+            h->fds = fds;
+            scan(&w, m, &reads_left);
         }
     }
     if (w.full)

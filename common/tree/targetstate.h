@@ -151,13 +151,17 @@ struct pt_target_gpu {
 
 /* A target's TCP sockets and the bytes they moved (targetnet.c writes
  * it): the ledger of the sockets its members hold, the members that held
- * one at the last whole walk (walked again at each poll), each group's
+ * one at the last whole walk (walked again at a poll that finds their
+ * number of descriptors changed), each group's
  * bytes since the interval began ([groups] allocated at the first walk,
  * with a breakdown that partitions the members). */
 struct pt_target_net {
     bool on; /* walked once: the rest is set up */
     struct pt_tcpbytes sockets;
-    pid_t *holders;
+    struct pt_net_holder {
+        pid_t pid;
+        int64_t fds; /* its descriptors when last walked (fd/'s size); 0: not known */
+    } * holders;
     size_t n_holders, cap_holders;
     double walked_at; /* pt_now() when the last whole walk began; 0: none yet */
     bool dumped;      /* a dump took the sockets this interval: its sums are known */
