@@ -150,7 +150,8 @@ void pt_targetnet_take(struct pt_target_net *net, const struct pt_tcpsock *s)
     if (!net->on)
         return;
     uint64_t sent = 0, received = 0;
-    add_group(net, pt_tcpbytes_take(&net->sockets, s, &sent, &received), sent, received);
+    const struct pt_tcp_entry *e = pt_tcpbytes_take(&net->sockets, s, &sent, &received);
+    add_group(net, e, sent, received); /* after: an argument's order of evaluation is unspecified */
 }
 
 void pt_targetnet_destroyed(struct pt_target_net *net, const struct pt_tcpsock *s)
@@ -158,7 +159,8 @@ void pt_targetnet_destroyed(struct pt_target_net *net, const struct pt_tcpsock *
     if (!net->on)
         return;
     uint64_t sent = 0, received = 0;
-    add_group(net, pt_tcpbytes_destroyed(&net->sockets, s, &sent, &received), sent, received);
+    const struct pt_tcp_entry *e = pt_tcpbytes_destroyed(&net->sockets, s, &sent, &received);
+    add_group(net, e, sent, received);
 }
 
 void pt_targetnet_sweep(struct pt_target_net *net)
