@@ -16,7 +16,8 @@ on a second that opens and closes between two batches, receiving
 4,000,000 received within 2 % (the kernel counts the SYN and FIN in
 bytes_acked, and the 16-byte header each connection sends). Root runs
 it, so the destroy notifications are joined. Both IPv4 and, where the
-host has it, IPv6. --no-net leaves the three metrics out.
+host has it, IPv6; with --by process the group's line has them too.
+--no-net leaves the three metrics out.
 """
 
 import os
@@ -140,12 +141,12 @@ def wait_batch_after(execd, when_ns, what):
 
 
 class NetTcpBytes(unittest.TestCase):
-    def run_tree(self, family, host):
+    def run_tree(self, family, host, by=()):
         server = Server(family, host)
         steps = tempfile.mkdtemp(prefix="proctree-net-")
         try:
-            args = ["--interval", "1s", "--", sys.executable, "-c", CHILD, str(int(family)), host, str(server.port),
-                    steps]
+            args = ["--interval", "1s", *by, "--", sys.executable, "-c", CHILD, str(int(family)), host,
+                    str(server.port), steps]
             with h.Execd(args) as execd:
                 execd.wait_batches(1)  # walked once: what the tree opens from now counts whole
                 open(os.path.join(steps, "long"), "w").close()
@@ -170,6 +171,12 @@ class NetTcpBytes(unittest.TestCase):
                 self.assertLessEqual(total, want * (1 + SLACK), f"{what}: {total}\n{execd.describe()}")
             self.assertGreaterEqual(max(p.fields["proc_net_tcp_connections"] for p in points), 1, execd.describe())
             self.assertEqual(points[-1].fields["proc_net_tcp_connections"], 0, execd.describe())
+            if by:
+                # the tree is one process: its group's line has all of it
+                sums = ah.breakdown_sums(execd, "python3", "process", "proc_net_tcp_sent_bytes")
+                self.assertEqual(list(sums.values()), [sent], f"{sums}\n{execd.describe()}")
+                sums = ah.breakdown_sums(execd, "python3", "process", "proc_net_tcp_received_bytes")
+                self.assertEqual(list(sums.values()), [received], f"{sums}\n{execd.describe()}")
         finally:
             server.close()
             for step in ("long", "short", "end"):
@@ -178,7 +185,8 @@ class NetTcpBytes(unittest.TestCase):
             os.rmdir(steps)
 
     def test_ipv4(self):
-        self.run_tree(socket.AF_INET, "127.0.0.1")
+        """With --by process: the one group's line carries the same bytes."""
+        self.run_tree(socket.AF_INET, "127.0.0.1", by=("--by", "process"))
 
     def test_ipv6(self):
         if not has_ipv6_loopback():
