@@ -75,11 +75,12 @@ static void net_open(struct pt_collector *c)
     err = pt_sockdiag_listen(&c->sockdiag);
     if (err == 0)
         return;
-    /* said as the exit records' refusal is: an I! line, what is lost and why */
+    /* said as the exit records' refusal is: an I! line, what is lost and
+     * why (Linux 6.18 lets any user join; a kernel may want CAP_NET_ADMIN) */
     char why[320] = "", text[256];
     if (err == -EPERM) {
         const char *missing = pt_caps_why_missing(pt_caps_current(), PT_CAP_NET_ADMIN, text, sizeof(text));
-        snprintf(why, sizeof(why), ": CAP_NET_ADMIN is needed%s%s", missing ? " and missing: " : "",
+        snprintf(why, sizeof(why), ": this kernel wants CAP_NET_ADMIN%s%s", missing ? " and missing: " : "",
                  missing ? missing : "");
     }
     pt_logf(PT_LOG_INFO,

@@ -10,8 +10,10 @@
  *
  * The destroy notifications (the multicast groups
  * SKNLGRP_INET_TCP_DESTROY and SKNLGRP_INET6_TCP_DESTROY) carry a TCP
- * socket's last counters as it is freed; joining them needs
- * CAP_NET_ADMIN (the kernel's sock_diag_bind). A socket its process has
+ * socket's last counters as it is freed; Linux 6.18 lets any user join
+ * them (measured as nobody, no capability: the kernel's sock_diag
+ * netlink takes NL_CFG_F_NONROOT_RECV and its bind checks nothing); a
+ * kernel that refuses says EPERM. A socket its process has
  * closed is orphaned: its inode then reads 0, and only its cookie names
  * it. The socket for them is non-blocking and drained by the thread that
  * polls; what overflowed its buffer is lost (the drain says so).
@@ -59,8 +61,8 @@ struct pt_sockdiag {
 
 /* The dump socket. Returns 0, or -errno (sock_diag missing). */
 int pt_sockdiag_open(struct pt_sockdiag *d);
-/* Join the destroy notifications' groups. Returns 0, or -errno: -EPERM
- * without CAP_NET_ADMIN. */
+/* Join the destroy notifications' groups. Returns 0, or -errno (-EPERM
+ * where the kernel wants CAP_NET_ADMIN for them). */
 int pt_sockdiag_listen(struct pt_sockdiag *d);
 void pt_sockdiag_close(struct pt_sockdiag *d);
 
