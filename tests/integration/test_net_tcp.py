@@ -17,11 +17,15 @@ on a second that opens and closes between two batches, receiving
 bytes_acked, and the 16-byte header each connection sends). Root runs
 it, so the destroy notifications are joined. Both IPv4 and, where the
 host has it, IPv6; with --by process the group's line has them too.
---no-net leaves the three metrics out.
+--no-net leaves the three metrics out. As nobody with no capability the
+three are there all the same (any user may dump; Linux 6.18 lets any
+user join the destroy notifications, a kernel that refuses has one I!
+line say what that loses).
 """
 
 import os
 import socket
+import subprocess
 import sys
 import tempfile
 import threading
@@ -214,6 +218,29 @@ class NetTcpBytes(unittest.TestCase):
             for step in ("long", "short", "end"):
                 os.unlink(os.path.join(steps, step))
             os.rmdir(steps)
+
+    def test_without_capabilities(self):
+        """As nobody, no capability: the dumps still give the three metrics
+        (any user may dump); the destroy groups are joined (Linux 6.18), or
+        one I! line says this kernel refused them and what that loses."""
+        wrapper, program = ah.execd_as_nobody(self, "proctree-net-")
+        sleeper = subprocess.Popen(["sleep", "60"], user=ah.NOBODY, group=ah.NOBODY)
+        try:
+            with h.Execd(["--interval", "0.5s", "--pid", sleeper.pid, "--name", "idle"], wrapper=wrapper,
+                         program=program) as execd:
+                execd.send()
+                execd.wait_batches(2)
+            said = [l for l in execd.stderr_lines() if "TCP destroy notifications" in l]
+            self.assertLessEqual(len(said), 1, execd.describe())
+            for line in said:
+                self.assertTrue(line.startswith("I! ") and "CAP_NET_ADMIN" in line and "not counted" in line, line)
+            points = ah.target_points(execd, "idle")
+            self.assertTrue(points, execd.describe())
+            for p in points:
+                for field in NET_FIELDS:
+                    self.assertEqual(p.fields.get(field), 0, p.raw)
+        finally:
+            h.stop_process(sleeper)
 
 
 if __name__ == "__main__":
