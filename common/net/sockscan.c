@@ -5,15 +5,15 @@
 #include <fcntl.h>
 #include <stdalign.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "procfs/procfile.h"
 #include "util/dirents.h"
 
-uint64_t pt_sockscan_inode_parse(const char *buf, size_t len)
+static uint64_t link_inode_parse(const char *buf, size_t len, const char *prefix)
 {
-    static const char prefix[] = "socket:[";
-    size_t p = sizeof(prefix) - 1;
+    size_t p = strlen(prefix);
     if (len < p + 2)
         return 0;
     for (size_t i = 0; i < p; i++)
@@ -28,6 +28,26 @@ uint64_t pt_sockscan_inode_parse(const char *buf, size_t len)
         inode = inode * 10 + d;
     }
     return i > p && i + 1 == len && buf[i] == ']' ? inode : 0;
+}
+
+uint64_t pt_sockscan_inode_parse(const char *buf, size_t len)
+{
+    return link_inode_parse(buf, len, "socket:[");
+}
+
+uint64_t pt_sockscan_netns_inode_parse(const char *buf, size_t len)
+{
+    return link_inode_parse(buf, len, "net:[");
+}
+
+uint64_t pt_sockscan_netns_of(int proc_root_fd, pid_t pid)
+{
+    char path[32], link[64];
+    if (pid > 0)
+        snprintf(path, sizeof(path), "%d/ns/net", (int)pid);
+    ssize_t n = pid > 0 ? readlinkat(proc_root_fd, path, link, sizeof(link))
+                        : readlinkat(AT_FDCWD, "/proc/self/ns/net", link, sizeof(link));
+    return n > 0 && (size_t)n < sizeof(link) ? pt_sockscan_netns_inode_parse(link, (size_t)n) : 0;
 }
 
 long pt_sockscan(int proc_root_fd, pid_t pid, size_t *reads_left, void (*fn)(uint64_t inode, void *arg), void *arg)

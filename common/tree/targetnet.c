@@ -13,6 +13,7 @@ static void start(const struct pt_target *t, struct pt_target_net *net)
 {
     net->on = true;
     pt_tcpbytes_init(&net->sockets, PT_TCPBYTES_MAX);
+    net->own_netns = pt_sockscan_netns_of(-1, 0);
     if (!pt_target_partitions(t))
         return;
     size_t n = (size_t)t->ledger.groups.limit + 1;
@@ -86,6 +87,23 @@ static void said_bound(const struct pt_target *t, struct pt_target_net *net, con
         "network: %s; the sockets found are counted, the others are not (proc_net_tcp_* short; said once)", what);
 }
 
+/* A member in another network namespace: sock_diag answers for ours, where
+ * its sockets are not, so every sum would be short (0 for a tree all of
+ * whose sockets are there): the interval's are left out, said once. */
+static void foreign(const struct pt_target *t, struct pt_target_net *net, const struct pt_member *m)
+{
+    net->foreign = true;
+    if (net->said_foreign)
+        return;
+    net->said_foreign = true;
+    pt_targetstate_logf(
+        t, PT_LOG_INFO,
+        "network: a process of the tree (pid %d) is in another network namespace, whose TCP sockets "
+        "sock_diag does not tell proctree's: proc_net_tcp_* are left out of every interval that finds one "
+        "there (said once)",
+        (int)m->pid);
+}
+
 bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, bool whole)
 {
     if (!net->on)
@@ -96,10 +114,14 @@ bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, boo
     if (whole) {
         double began = pt_now();
         net->n_holders = 0;
+        net->foreign = false;
         for (size_t i = 0; i < t->membership.n_members && reads_left > 0; i++) {
             const struct pt_member *m = &t->membership.members[i];
             if (m->gone || m->zombie)
                 continue;
+            uint64_t ns = net->own_netns ? pt_sockscan_netns_of(t->proc_root_fd, m->pid) : 0;
+            if (ns && ns != net->own_netns)
+                foreign(t, net, m);
             int64_t fds = fd_count(t, m); /* before the walk: a change after it is walked again */
             if (scan(&w, m, &reads_left))
                 add_holder(net, m->pid, fds);
@@ -186,7 +208,7 @@ static double bytes(uint64_t v)
 
 void pt_targetnet_put(const struct pt_target_net *net, int32_t group, struct pt_line *line)
 {
-    if (!net->on || !net->dumped || (group >= 0 && (size_t)group >= net->groups))
+    if (!net->on || !net->dumped || net->foreign || (group >= 0 && (size_t)group >= net->groups))
         return;
     const struct pt_tcpbytes *l = &net->sockets;
     pt_lines_put(line, PT_A_NET_TCP_SENT, bytes(group >= 0 ? net->group_sent[group] : l->sent));

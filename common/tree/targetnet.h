@@ -21,6 +21,10 @@
  * first seen counts whole when its holder was born in the tree or was
  * walked before (it appeared since), else from then on.
  *
+ * A member in another network namespace (its ns/net link, read at the
+ * end's walk) has the interval's sums left out: sock_diag answers for
+ * ours, where its sockets are not (one I! line, once).
+ *
  * With a breakdown that partitions the members, each group's line has
  * the bytes and connections of the sockets its members held first (a
  * socket shared across groups in the first holder's, in tree order). */

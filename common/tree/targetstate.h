@@ -166,6 +166,9 @@ struct pt_target_net {
     double walked_at; /* pt_now() when the last whole walk began; 0: none yet */
     bool dumped;      /* a dump took the sockets this interval: its sums are known */
     bool said_bound;
+    uint64_t own_netns; /* our network namespace (its inode; 0: not known) */
+    bool foreign;       /* the last end's walk found a member in another one: sums left out */
+    bool said_foreign;
     size_t groups;
     uint64_t *group_sent, *group_received;
     int64_t *group_connections;

@@ -238,6 +238,20 @@ START_TEST(test_socket_links)
         ck_assert_msg(pt_sockscan_inode_parse(copy, len) == cases[i].inode, "%s", cases[i].link);
         free(copy);
     }
+    static const struct {
+        const char *link;
+        uint64_t inode;
+    } namespaces[] = {
+        {"net:[4026531840]", 4026531840u}, {"net:[]", 0},           {"net:[4026531840", 0},
+        {"socket:[4026531840]", 0},        {"pid:[4026531836]", 0},
+    };
+    for (size_t i = 0; i < sizeof(namespaces) / sizeof(namespaces[0]); i++) {
+        size_t len = strlen(namespaces[i].link);
+        char *copy = exact_copy(namespaces[i].link, len);
+        ck_assert_msg(pt_sockscan_netns_inode_parse(copy, len) == namespaces[i].inode, "%s", namespaces[i].link);
+        free(copy);
+    }
+    ck_assert_uint_ne(pt_sockscan_netns_of(-1, 0), 0); /* our own */
 }
 END_TEST
 
