@@ -17,7 +17,8 @@ on a second that opens and closes between two batches, receiving
 bytes_acked, and the 16-byte header each connection sends). Root runs
 it, so the destroy notifications are joined. Both IPv4 and, where the
 host has it, IPv6; with --by process the group's line has them too.
---no-net leaves the three metrics out. As nobody with no capability the
+--no-net leaves the three metrics out, and so does a tree in a network
+namespace of its own (sock_diag would say 0 for it). As nobody with no capability the
 three are there all the same (any user may dump; Linux 6.18 lets any
 user join the destroy notifications, a kernel that refuses has one I!
 line say what that loses).
@@ -218,6 +219,25 @@ class NetTcpBytes(unittest.TestCase):
             for step in ("long", "short", "end"):
                 os.unlink(os.path.join(steps, step))
             os.rmdir(steps)
+
+    def test_other_network_namespace(self):
+        """A tree in a network namespace of its own: sock_diag answers for
+        proctree's, so its sums would be 0 whatever it moves; they are left
+        out while a member is there, and one I! line says why."""
+        probe = subprocess.run(["unshare", "--net", "true"], capture_output=True)
+        if probe.returncode != 0:
+            self.skipTest(f"unshare --net: {probe.stderr.decode(errors='replace').strip()}")
+        with h.Execd(["--interval", "0.5s", "--", "unshare", "--net", "sleep", "2"]) as execd:
+            status = execd.wait_exit(h.BATCH_TIMEOUT)
+        self.assertEqual(status, 0, execd.describe())
+        points = [p for p in ah.target_points(execd, "unshare") if p.fields["proc_processes"] > 0]
+        self.assertTrue(points, execd.describe())
+        for p in points:
+            for field in NET_FIELDS:
+                self.assertNotIn(field, p.fields, p.raw)
+        said = [l for l in execd.stderr_lines() if "another network namespace" in l]
+        self.assertEqual(len(said), 1, execd.describe())
+        self.assertTrue(said[0].startswith("I! "), said[0])
 
     def test_without_capabilities(self):
         """As nobody, no capability: the dumps still give the three metrics
