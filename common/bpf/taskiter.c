@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "bpf/tasksockets.h"
 #include "util/base.h"
 #include "util/pidmap.h"
 
@@ -35,7 +36,8 @@ struct pt_taskiter {
     int32_t *next;
     size_t next_cap;
     struct pt_pidmap by_tid, first_of_group, group_of;
-    uint64_t visits; /* the host's tasks the last pass visited */
+    struct pt_tasksockets sockets; /* FULL: the groups' TCP sockets, out of bytes */
+    uint64_t visits;               /* the host's tasks the last pass visited */
     bool valid;
     bool statm_sums; /* this kernel's statm sums the per-CPU parts (Linux >= 6.16) */
 };
@@ -67,16 +69,6 @@ static bool kernel_statm_sums(void)
     return major > 6 || (major == 6 && minor >= 16);
 }
 
-/* libbpf's own lines would go to stderr, unescaped and unasked: the
- * reason a load failed is returned instead. */
-static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-    (void)level;
-    (void)fmt;
-    (void)ap;
-    return 0;
-}
-
 /* Open and load the object, pt_statm with it where direct; 0 or libbpf's
  * error. it->skel is NULL when the object did not open. */
 static int load(struct pt_taskiter *it, const struct bpf_object_open_opts *opts, bool direct)
@@ -93,7 +85,9 @@ static int load(struct pt_taskiter *it, const struct bpf_object_open_opts *opts,
 
 struct pt_taskiter *pt_taskiter_open(int btf_fd, char *why, size_t whylen)
 {
-    libbpf_set_print(quiet);
+    /* libbpf's own lines would go to stderr, unescaped and unasked (NULL:
+     * none): the reason a load failed is returned instead. */
+    libbpf_set_print(NULL);
     char btf_path[64];
     snprintf(btf_path, sizeof(btf_path), "/proc/self/fd/%d", btf_fd);
     LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = btf_fd >= 0 ? btf_path : NULL);
@@ -154,6 +148,7 @@ void pt_taskiter_close(struct pt_taskiter *it)
     pt_pidmap_free(&it->by_tid);
     pt_pidmap_free(&it->first_of_group);
     pt_pidmap_free(&it->group_of);
+    pt_tasksockets_free(&it->sockets);
     free(it->bytes);
     free(it->next);
     free(it);
@@ -276,6 +271,8 @@ static int read_all(struct pt_taskiter *it, size_t record)
         err = read_link(it, it->link);
         it->visits = it->skel->bss->visits;
     }
+    if (!err && it->mode == PT_TR_MODE_FULL) /* a group's sockets follow it: taken out */
+        err = pt_tasksockets_take(&it->sockets, it->bytes, &it->len);
     if (!err && it->len % record != 0)
         err = -EIO;
     it->count = err ? 0 : it->len / record;
@@ -451,6 +448,11 @@ const struct pt_taskrec *pt_taskiter_group(const struct pt_taskiter *it, pid_t t
         return NULL;
     long i = pt_pidmap_get(&it->group_of, tgid);
     return i < 0 ? NULL : full_record(it, (size_t)i);
+}
+
+const struct pt_tasksockets *pt_taskiter_sockets(const struct pt_taskiter *it)
+{
+    return pt_taskiter_valid(it, PT_TR_MODE_FULL) ? &it->sockets : NULL;
 }
 
 const struct pt_taskrec *pt_taskiter_group_first(const struct pt_taskiter *it, pid_t tgid)

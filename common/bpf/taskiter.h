@@ -9,7 +9,8 @@
  * at a poll (PT_TR_MODE_STATM) each member's memory, at the interval's
  * end (PT_TR_MODE_FULL) every task of each member and each group, at a
  * discovery (PT_TR_MODE_CHILDREN) each member's children (taskrec.h),
- * indexed by tid and by thread group.
+ * indexed by tid and by thread group; a FULL pass's TCP sockets of each
+ * group are taken out of its records into a struct pt_tasksockets.
  *
  * Invariants:
  *   - records[0, count) are the last snapshot's, all of its mode, in the
@@ -44,6 +45,7 @@
 #include "bpf/taskrec.h"
 
 struct pt_taskiter;
+struct pt_tasksockets;
 
 /* Was this build made with the BPF source? */
 bool pt_taskiter_built(void);
@@ -88,6 +90,9 @@ const struct pt_taskrec *pt_taskiter_task(const struct pt_taskiter *it, pid_t ti
 /* FULL: the group record of thread group tgid (kind PT_TR_GROUP); NULL
  * when it had none (the process was reaped, or is not followed). */
 const struct pt_taskrec *pt_taskiter_group(const struct pt_taskiter *it, pid_t tgid);
+/* FULL: the TCP sockets of each group (tasksockets.h); NULL when no FULL
+ * snapshot stands. */
+const struct pt_tasksockets *pt_taskiter_sockets(const struct pt_taskiter *it);
 /* FULL: the tasks of thread group tgid: the first, then each next one;
  * NULL ends. */
 const struct pt_taskrec *pt_taskiter_group_first(const struct pt_taskiter *it, pid_t tgid);

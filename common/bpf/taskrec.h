@@ -10,8 +10,10 @@
  * (PT_TR_MODE_FULL) one struct pt_taskrec per task of each member (kind
  * PT_TR_TASK) and, after its leader's, one of the group (kind
  * PT_TR_GROUP: the leader's own fields again, what its signal_struct
- * holds for the whole group, and its mm's sizes). Records come in the
- * iterator's order, by tid, so a group's tasks are not adjacent.
+ * holds for the whole group, and its mm's sizes), followed by one struct
+ * pt_taskrec_sock per TCP socket of the group (as many as the group record
+ * says). Records come in the iterator's order, by tid, so a group's tasks
+ * are not adjacent.
  *
  * The layouts are fixed (64-bit words, then 32-bit ones, no padding), so
  * that both compilers agree on them. */
@@ -43,6 +45,12 @@ typedef uint32_t pt_rec_u32;
  * 64-bit words of its open_fds bitmap (65,536 descriptors). */
 #define PT_TASKREC_FD_WORDS 1024
 
+/* The most TCP sockets a group's record lists in one pass. A group's
+ * records are written at its leader's visit, and one visit's output must
+ * fit in the seq_file's 32 KiB (the kernel refuses the pass otherwise):
+ * the task's and group's records and this many sockets' do. */
+#define PT_TASKREC_SOCK_MAX 512
+
 /* A task's task_io_accounting, in its order. */
 enum pt_taskrec_io {
     PT_TR_RCHAR,
@@ -55,7 +63,14 @@ enum pt_taskrec_io {
     PT_TR_IO_COUNT
 };
 
-enum pt_taskrec_kind { PT_TR_TASK = 1, PT_TR_GROUP = 2, PT_TR_STATM = 3, PT_TR_ALIVE = 4, PT_TR_CHILD = 5 };
+enum pt_taskrec_kind {
+    PT_TR_TASK = 1,
+    PT_TR_GROUP = 2,
+    PT_TR_STATM = 3,
+    PT_TR_ALIVE = 4,
+    PT_TR_CHILD = 5,
+    PT_TR_SOCKET = 6
+};
 enum pt_taskrec_mode { PT_TR_MODE_FULL, PT_TR_MODE_STATM, PT_TR_MODE_CHILDREN };
 
 /* A discovery's record (PT_TR_MODE_CHILDREN): a member's leader that is
@@ -106,6 +121,27 @@ struct pt_taskrec_group {
      * to the directory */
     pt_rec_u64 fds;
     pt_rec_u64 has_fds;
+    /* the struct pt_taskrec_sock records that follow this one: its TCP
+     * sockets among those descriptors; sockets_cut when some may be
+     * missing (more than PT_TASKREC_SOCK_MAX, a table the walk does not
+     * take, a descriptor that could not be read) */
+    pt_rec_u64 sockets;
+    pt_rec_u64 sockets_cut;
+};
+
+/* A TCP socket (IPPROTO_TCP, SOCK_STREAM; AF_INET or AF_INET6) open at a
+ * descriptor of a group's leader, as the kernel holds it. */
+struct pt_taskrec_sock {
+    pt_rec_u64 inode;          /* the socket's: /proc/PID/fd/N is socket:[inode] */
+    pt_rec_u64 cookie;         /* sk_cookie: sock_diag's; 0 when none was ever asked for */
+    pt_rec_u64 bytes_acked;    /* tcp_sock's: TCP_INFO's tcpi_bytes_acked */
+    pt_rec_u64 bytes_received; /* tcpi_bytes_received */
+    pt_rec_u32 kind;           /* PT_TR_SOCKET */
+    pt_rec_u32 tgid;
+    pt_rec_u32 fd;
+    pt_rec_u32 family; /* AF_INET, AF_INET6 */
+    pt_rec_u32 state;  /* skc_state: TCP_ESTABLISHED, TCP_LISTEN, ... */
+    pt_rec_u32 zero;
 };
 
 struct pt_taskrec {
