@@ -303,7 +303,7 @@ struct {
 
 /* The file at address file (a number: the fd table's slots are read with
  * bpf_probe_read_kernel) into out when it is a TCP socket of the inet
- * families: 1 then, else 0. A socket file is one whose inode is a
+ * families: 1 then, 2 for another socket, else 0. A socket file is one whose inode is a
  * socket's and whose private data is a struct socket that points back to
  * it (sock_from_file compares f_op with socket_file_ops, a symbol this
  * kernel's kallsyms do not hold). A global function: the verifier checks
@@ -321,10 +321,10 @@ __noinline int pt_read_socket(struct pt_taskrec_sock *out, __u64 file)
         return 0;
     struct sock *sk = sock->sk;
     if (!sk)
-        return 0;
+        return 2;
     __u16 family = sk->__sk_common.skc_family;
     if (sk->sk_protocol != IPPROTO_TCP || sk->sk_type != SOCK_STREAM || (family != PT_AF_INET && family != PT_AF_INET6))
-        return 0;
+        return 2;
     /* a TCP sock of the inet families is a tcp_sock (tcp_prot's obj_size) */
     struct tcp_sock *tcp = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct tcp_sock));
     out->inode = inode->i_ino;
@@ -345,6 +345,7 @@ struct pt_sockwalk {
     __u32 tgid;
     __u32 n;   /* the records in buf */
     __u32 cut; /* some may be missing */
+    __u32 any; /* sockets of any kind */
 };
 
 __noinline int pt_word_sockets(struct pt_sockbuf *buf, struct pt_sockwalk *w)
@@ -366,7 +367,9 @@ __noinline int pt_word_sockets(struct pt_sockbuf *buf, struct pt_sockwalk *w)
         }
         struct pt_taskrec_sock s;
         __builtin_memset(&s, 0, sizeof(s));
-        if (!pt_read_socket(&s, file))
+        int kind = pt_read_socket(&s, file);
+        w->any += kind != 0;
+        if (kind != 1)
             continue; /* not TCP, or a slot reserved and not yet filled */
         if (w->n >= PT_TASKREC_SOCK_MAX) {
             w->cut = 1;
@@ -390,6 +393,7 @@ static __always_inline void read_sockets(struct pt_taskrec_group *g, struct pt_s
 {
     g->sockets = 0;
     g->sockets_cut = 0;
+    g->sockets_any = 0;
     struct files_struct *files = leader->files;
     if (!files)
         return;
@@ -419,6 +423,7 @@ static __always_inline void read_sockets(struct pt_taskrec_group *g, struct pt_s
     bpf_iter_num_destroy(&each);
     g->sockets = w.n > PT_TASKREC_SOCK_MAX ? PT_TASKREC_SOCK_MAX : w.n;
     g->sockets_cut = w.cut;
+    g->sockets_any = w.any;
 }
 
 /* The group's record, read at its leader's visit (after its own task's),
@@ -447,6 +452,8 @@ static __always_inline void read_group(struct pt_taskrec *r, struct task_struct 
     read_rss(&g->mm, leader->mm);
     count_fds(g, leader);
     read_sockets(g, socks, leader);
+    struct nsproxy *ns = leader->nsproxy;
+    g->netns = ns && ns->net_ns ? ns->net_ns->ns.inum : 0;
 }
 
 static __always_inline void write_statm(struct seq_file *seq, struct task_struct *task)

@@ -452,7 +452,7 @@ const struct pt_taskrec *pt_taskiter_group(const struct pt_taskiter *it, pid_t t
 
 const struct pt_tasksockets *pt_taskiter_sockets(const struct pt_taskiter *it)
 {
-    return pt_taskiter_valid(it, PT_TR_MODE_FULL) ? &it->sockets : NULL;
+    return it && it->mode == PT_TR_MODE_FULL && it->count > 0 ? &it->sockets : NULL; /* forgotten or not */
 }
 
 const struct pt_taskrec *pt_taskiter_group_first(const struct pt_taskiter *it, pid_t tgid)

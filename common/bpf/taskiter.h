@@ -90,8 +90,9 @@ const struct pt_taskrec *pt_taskiter_task(const struct pt_taskiter *it, pid_t ti
 /* FULL: the group record of thread group tgid (kind PT_TR_GROUP); NULL
  * when it had none (the process was reaped, or is not followed). */
 const struct pt_taskrec *pt_taskiter_group(const struct pt_taskiter *it, pid_t tgid);
-/* FULL: the TCP sockets of each group (tasksockets.h); NULL when no FULL
- * snapshot stands. */
+/* The TCP sockets of each group (tasksockets.h) of the last pass, when it
+ * was a FULL one that succeeded, forgotten since or not (the interval's
+ * end reads its members' sockets after its reads); NULL else. */
 const struct pt_tasksockets *pt_taskiter_sockets(const struct pt_taskiter *it);
 /* FULL: the tasks of thread group tgid: the first, then each next one;
  * NULL ends. */

@@ -127,6 +127,12 @@ struct pt_taskrec_group {
      * take, a descriptor that could not be read) */
     pt_rec_u64 sockets;
     pt_rec_u64 sockets_cut;
+    /* the sockets of any kind among those descriptors (TCP, UDP, unix:
+     * what fd/'s socket:[INODE] links show), when !sockets_cut; and the
+     * inode of its network namespace (ns/net's net:[INODE]), 0 without
+     * one (exiting) */
+    pt_rec_u64 sockets_any;
+    pt_rec_u64 netns;
 };
 
 /* A TCP socket (IPPROTO_TCP, SOCK_STREAM; AF_INET or AF_INET6) open at a

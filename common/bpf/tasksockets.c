@@ -30,6 +30,10 @@ static void add_group(struct pt_tasksockets *s, const struct pt_taskrec *group, 
         .first = s->count,
         .count = n,
         .cut = group->group.sockets_cut != 0,
+        .has_fds = group->group.has_fds != 0,
+        .fds = group->group.fds,
+        .any = group->group.sockets_any,
+        .netns = group->group.netns,
     };
     pt_pidmap_put(&s->group_of, (pid_t)group->tgid, (uint32_t)s->groups_count++);
     s->count += n;
@@ -84,6 +88,12 @@ size_t pt_tasksockets_of(const struct pt_tasksockets *s, pid_t tgid, const struc
     if (cut)
         *cut = g && g->cut;
     return g ? g->count : 0;
+}
+
+const struct pt_tasksockets_group *pt_tasksockets_group(const struct pt_tasksockets *s, pid_t tgid)
+{
+    long i = s ? pt_pidmap_get(&s->group_of, tgid) : -1;
+    return i < 0 ? NULL : &s->groups[i];
 }
 
 void pt_tasksockets_free(struct pt_tasksockets *s)

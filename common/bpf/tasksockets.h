@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "bpf/taskrec.h"
@@ -30,6 +31,11 @@
 struct pt_tasksockets_group {
     size_t first, count;
     bool cut;
+    /* from its group record: its open descriptors (when has_fds), its
+     * sockets of any kind (TCP, UDP, unix; when !cut) and its network
+     * namespace's inode (0: none) */
+    bool has_fds;
+    uint64_t fds, any, netns;
 };
 
 struct pt_tasksockets {
@@ -54,6 +60,10 @@ int pt_tasksockets_take(struct pt_tasksockets *s, char *bytes, size_t *len);
  * not walk. 0 and not cut when the pass had no group record of tgid, or s
  * is NULL. */
 size_t pt_tasksockets_of(const struct pt_tasksockets *s, pid_t tgid, const struct pt_taskrec_sock **out, bool *cut);
+
+/* Thread group tgid's entry, NULL when the pass had no group record of
+ * it (reaped, joined since, not followed) or s is NULL. */
+const struct pt_tasksockets_group *pt_tasksockets_group(const struct pt_tasksockets *s, pid_t tgid);
 
 void pt_tasksockets_free(struct pt_tasksockets *s);
 

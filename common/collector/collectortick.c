@@ -116,9 +116,12 @@ static void net_read(struct pt_collector *c, bool dump)
                 "some closed connections are not counted%s",
                 tail);
     if (dump) {
-        for (size_t i = 0; i < c->n_targets; i++)
+        bool held = false; /* by no target: the kernel's dump would give nothing to take */
+        for (size_t i = 0; i < c->n_targets; i++) {
+            held |= pt_target_net_holds(&c->targets[i]);
             pt_target_net_dump(&c->targets[i]);
-        int err = pt_sockdiag_dump(&c->sockdiag, take_socket, c);
+        }
+        int err = held ? pt_sockdiag_dump(&c->sockdiag, take_socket, c) : 0;
         if (err < 0 && pt_ratelimit_say(&c->net_loss_said, pt_now(), "losses", tail, sizeof(tail)))
             pt_logf(PT_LOG_WARNING, "network: a dump of the TCP sockets failed (%s)%s", strerror(-err), tail);
     }

@@ -252,6 +252,11 @@ bool pt_target_net_walk(struct pt_target *t, bool whole)
     return fresh;
 }
 
+bool pt_target_net_holds(const struct pt_target *t)
+{
+    return pt_targetnet_holds(&t->net);
+}
+
 void pt_target_net_dump(struct pt_target *t)
 {
     pt_targetnet_dump(&t->net);

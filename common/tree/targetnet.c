@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <string.h>
 
+#include "bpf/taskiter.h"
+#include "bpf/tasksockets.h"
 #include "net/sockscan.h"
 #include "util/base.h"
 
@@ -77,6 +79,21 @@ static bool scan(struct walk *w, const struct pt_member *m, size_t *reads_left)
     return pt_sockscan(w->t->proc_root_fd, m->pid, reads_left, note, w) > 0;
 }
 
+/* scan's twin from the BPF pass's records: the member's TCP sockets noted
+ * (the others a dump would never take); a holder when it has a socket of
+ * any kind, as the links would have found. */
+static bool passed_sockets(struct walk *w, const struct pt_member *m, const struct pt_tasksockets *passed,
+                           const struct pt_tasksockets_group *g)
+{
+    w->m = m;
+    w->whole = m->born || (w->net->walked_at > 0 && m->since < w->net->walked_at);
+    const struct pt_taskrec_sock *r;
+    size_t n = pt_tasksockets_of(passed, m->pid, &r, NULL);
+    for (size_t k = 0; k < n; k++)
+        note(r[k].inode, w);
+    return g->any > 0;
+}
+
 static void said_bound(const struct pt_target *t, struct pt_target_net *net, const char *what)
 {
     if (net->said_bound)
@@ -113,15 +130,27 @@ bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, boo
     pt_tcpbytes_walk(&net->sockets);
     if (whole) {
         double began = pt_now();
+        /* the interval end's pass, where the BPF source made one: each
+         * member's sockets as its fd/ links would name them, and its
+         * namespace, with no file read */
+        const struct pt_tasksockets *passed = t->taskiter ? pt_taskiter_sockets(t->taskiter) : NULL;
         net->n_holders = 0;
         net->foreign = false;
         for (size_t i = 0; i < t->membership.n_members && reads_left > 0; i++) {
             const struct pt_member *m = &t->membership.members[i];
             if (m->gone || m->zombie)
                 continue;
-            uint64_t ns = net->own_netns ? pt_sockscan_netns_of(t->proc_root_fd, m->pid) : 0;
-            if (ns && ns != net->own_netns)
+            const struct pt_tasksockets_group *g = pt_tasksockets_group(passed, m->pid);
+            if (g && (g->cut || !g->has_fds || !g->netns))
+                g = NULL; /* its files say what the pass could not */
+            uint64_t ns = g ? g->netns : net->own_netns ? pt_sockscan_netns_of(t->proc_root_fd, m->pid) : 0;
+            if (ns && net->own_netns && ns != net->own_netns)
                 foreign(t, net, m);
+            if (g) {
+                if (passed_sockets(&w, m, passed, g))
+                    add_holder(net, m->pid, (int64_t)g->fds);
+                continue;
+            }
             int64_t fds = fd_count(t, m); /* before the walk: a change after it is walked again */
             if (scan(&w, m, &reads_left))
                 add_holder(net, m->pid, fds);
@@ -149,6 +178,11 @@ bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, boo
     if (w.full)
         said_bound(t, net, "the tree holds more than 65,536 sockets, the most one target follows");
     return w.fresh;
+}
+
+bool pt_targetnet_holds(const struct pt_target_net *net)
+{
+    return net->on && net->sockets.n > 0;
 }
 
 void pt_targetnet_dump(struct pt_target_net *net)

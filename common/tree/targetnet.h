@@ -50,6 +50,10 @@
  * at a poll those of the last whole walk's holders. Returns whether it
  * found a socket new to the ledger (a dump is due). */
 bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, bool whole);
+/* Does its ledger hold a socket? A dump would take nothing else: where
+ * no target's does, the collector makes the dump without asking the
+ * kernel (exact: nothing to take, nothing to sweep). */
+bool pt_targetnet_holds(const struct pt_target_net *net);
 /* A dump begins (every target's, before its sockets are taken). */
 void pt_targetnet_dump(struct pt_target_net *net);
 /* One socket of a dump, and one destroy notification. */
