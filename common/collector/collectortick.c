@@ -148,8 +148,10 @@ static void net_end(struct pt_collector *c)
 {
     if (!c->net_on)
         return;
-    for (size_t i = 0; i < c->n_targets; i++)
+    for (size_t i = 0; i < c->n_targets; i++) {
         pt_target_net_walk(&c->targets[i], true);
+        pt_target_net_take_pass(&c->targets[i]);
+    }
     net_read(c, true);
     for (size_t i = 0; i < c->n_targets; i++)
         pt_target_net_sweep(&c->targets[i]);

@@ -254,12 +254,19 @@ bool pt_target_net_walk(struct pt_target *t, bool whole)
 
 bool pt_target_net_holds(const struct pt_target *t)
 {
-    return pt_targetnet_holds(&t->net);
+    return pt_targetnet_holds(&t->net) && !t->net.passed;
+}
+
+bool pt_target_net_take_pass(struct pt_target *t)
+{
+    pt_targetnet_take_pass(t, &t->net);
+    return t->net.passed;
 }
 
 void pt_target_net_dump(struct pt_target *t)
 {
-    pt_targetnet_dump(&t->net);
+    if (!t->net.passed) /* its dump was the BPF pass's */
+        pt_targetnet_dump(&t->net);
 }
 
 void pt_target_net_take(struct pt_target *t, const struct pt_tcpsock *s)

@@ -75,8 +75,13 @@ void pt_target_gpu_end_reads(struct pt_target *t, const struct pt_gpu *g);
  * notification; the end's sweep. */
 bool pt_target_net_walk(struct pt_target *t, bool whole);
 void pt_target_net_dump(struct pt_target *t);
-/* Does it hold a TCP socket a dump would take (targetnet.h)? */
+/* Does it hold a TCP socket a kernel dump would take, not taken from the
+ * BPF pass (targetnet.h)? */
 bool pt_target_net_holds(const struct pt_target *t);
+/* At the end, after its walk: the pass's records as its dump, where they
+ * tell every member's sockets; whether they did (then no kernel dump is
+ * its). */
+bool pt_target_net_take_pass(struct pt_target *t);
 void pt_target_net_take(struct pt_target *t, const struct pt_tcpsock *s);
 void pt_target_net_destroyed(struct pt_target *t, const struct pt_tcpsock *s);
 void pt_target_net_sweep(struct pt_target *t);

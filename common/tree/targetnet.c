@@ -35,9 +35,11 @@ struct walk {
     const struct pt_target *t;
     struct pt_target_net *net;
     const struct pt_member *m;
-    bool whole; /* the member's new sockets count whole */
-    bool fresh; /* a socket new to the ledger was found */
-    bool full;  /* the ledger refused one */
+    bool whole;   /* the member's new sockets count whole */
+    bool fresh;   /* a socket new to the ledger was found */
+    bool full;    /* the ledger refused one */
+    bool files;   /* a member's files were walked (the pass did not tell it) */
+    bool unnamed; /* a socket of the pass has no cookie yet: only a kernel dump gives it */
 };
 
 static void note(uint64_t inode, void *arg)
@@ -89,8 +91,10 @@ static bool passed_sockets(struct walk *w, const struct pt_member *m, const stru
     w->whole = m->born || (w->net->walked_at > 0 && m->since < w->net->walked_at);
     const struct pt_taskrec_sock *r;
     size_t n = pt_tasksockets_of(passed, m->pid, &r, NULL);
-    for (size_t k = 0; k < n; k++)
+    for (size_t k = 0; k < n; k++) {
         note(r[k].inode, w);
+        w->unnamed |= r[k].cookie == 0;
+    }
     return g->any > 0;
 }
 
@@ -126,6 +130,7 @@ bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, boo
     if (!net->on)
         start(t, net);
     struct walk w = {.t = t, .net = net};
+    net->passed = false;
     size_t reads_left = whole ? PT_NET_END_READS : PT_NET_POLL_READS;
     pt_tcpbytes_walk(&net->sockets);
     if (whole) {
@@ -136,6 +141,7 @@ bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, boo
         const struct pt_tasksockets *passed = t->taskiter ? pt_taskiter_sockets(t->taskiter) : NULL;
         net->n_holders = 0;
         net->foreign = false;
+        pt_pidmap_clear(&net->elsewhere_next);
         for (size_t i = 0; i < t->membership.n_members && reads_left > 0; i++) {
             const struct pt_member *m = &t->membership.members[i];
             if (m->gone || m->zombie)
@@ -144,17 +150,25 @@ bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, boo
             if (g && (g->cut || !g->has_fds || !g->netns))
                 g = NULL; /* its files say what the pass could not */
             uint64_t ns = g ? g->netns : net->own_netns ? pt_sockscan_netns_of(t->proc_root_fd, m->pid) : 0;
-            if (ns && net->own_netns && ns != net->own_netns)
+            if ((ns && net->own_netns && ns != net->own_netns) ||
+                (!ns && pt_pidmap_get(&net->elsewhere, m->pid) >= 0)) {
                 foreign(t, net, m);
+                pt_pidmap_put(&net->elsewhere_next, m->pid, 1);
+            }
             if (g) {
                 if (passed_sockets(&w, m, passed, g))
                     add_holder(net, m->pid, (int64_t)g->fds);
                 continue;
             }
+            w.files = true;
             int64_t fds = fd_count(t, m); /* before the walk: a change after it is walked again */
             if (scan(&w, m, &reads_left))
                 add_holder(net, m->pid, fds);
         }
+        net->passed = passed && !w.files && !w.unnamed && !w.full;
+        struct pt_pidmap seen = net->elsewhere;
+        net->elsewhere = net->elsewhere_next;
+        net->elsewhere_next = seen;
         net->walked_at = began;
         if (reads_left == 0)
             said_bound(t, net, "the tree holds more descriptors than an interval's end reads (65,536)");
@@ -178,6 +192,30 @@ bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, boo
     if (w.full)
         said_bound(t, net, "the tree holds more than 65,536 sockets, the most one target follows");
     return w.fresh;
+}
+
+void pt_targetnet_take_pass(const struct pt_target *t, struct pt_target_net *net)
+{
+    if (!net->passed)
+        return;
+    pt_targetnet_dump(net);
+    const struct pt_tasksockets *passed = pt_taskiter_sockets(t->taskiter);
+    for (size_t i = 0; i < t->membership.n_members; i++) {
+        const struct pt_member *m = &t->membership.members[i];
+        const struct pt_taskrec_sock *r;
+        size_t n = m->gone || m->zombie ? 0 : pt_tasksockets_of(passed, m->pid, &r, NULL);
+        for (size_t k = 0; k < n; k++) {
+            /* the fields sock_diag's tcp_info copies (tcp_get_info) */
+            struct pt_tcpsock s = {.inode = r[k].inode,
+                                   .cookie = r[k].cookie,
+                                   .sent = r[k].bytes_acked,
+                                   .received = r[k].bytes_received,
+                                   .has_bytes = true,
+                                   .family = (uint8_t)r[k].family,
+                                   .state = (uint8_t)r[k].state};
+            pt_targetnet_take(net, &s);
+        }
+    }
 }
 
 bool pt_targetnet_holds(const struct pt_target_net *net)
@@ -267,5 +305,7 @@ void pt_targetnet_free(struct pt_target_net *net)
     free(net->group_sent);
     free(net->group_received);
     free(net->group_connections);
+    pt_pidmap_free(&net->elsewhere);
+    pt_pidmap_free(&net->elsewhere_next);
     memset(net, 0, sizeof(*net));
 }

@@ -50,6 +50,11 @@
  * at a poll those of the last whole walk's holders. Returns whether it
  * found a socket new to the ledger (a dump is due). */
 bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, bool whole);
+/* After the end's walk: where the BPF pass told every member's sockets,
+ * each named by its cookie (net->passed), the dump made of the pass's
+ * records, the fields sock_diag would give (the kernel's tcp_info is
+ * tcp_sock's bytes_acked and bytes_received); else nothing. */
+void pt_targetnet_take_pass(const struct pt_target *t, struct pt_target_net *net);
 /* Does its ledger hold a socket? A dump would take nothing else: where
  * no target's does, the collector makes the dump without asking the
  * kernel (exact: nothing to take, nothing to sweep). */

@@ -165,9 +165,17 @@ struct pt_target_net {
     size_t n_holders, cap_holders;
     double walked_at; /* pt_now() when the last whole walk began; 0: none yet */
     bool dumped;      /* a dump took the sockets this interval: its sums are known */
+    /* the last walk was the end's and the BPF pass told every member's
+     * sockets, each with its cookie: the pass is this end's dump
+     * (pt_targetnet_take_pass), the kernel's is not needed */
+    bool passed;
     bool said_bound;
     uint64_t own_netns; /* our network namespace (its inode; 0: not known) */
     bool foreign;       /* the last end's walk found a member in another one: sums left out */
+    /* the members found there at the last end's walk, and the map for the
+     * next: one whose namespace cannot be read any more (exiting: its
+     * ns/net goes before its descriptors) is still there */
+    struct pt_pidmap elsewhere, elsewhere_next;
     bool said_foreign;
     size_t groups;
     uint64_t *group_sent, *group_received;
