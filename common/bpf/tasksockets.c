@@ -25,7 +25,8 @@ static void add_group(struct pt_tasksockets *s, const struct pt_taskrec *group, 
             s->cap = s->cap ? s->cap * 2 : 256;
         s->recs = pt_xrealloc_array(s->recs, s->cap, sizeof(*s->recs));
     }
-    memcpy(s->recs + s->count, src, n * sizeof(*s->recs));
+    if (n > 0) /* recs may be NULL yet: memcpy's arguments never may */
+        memcpy(s->recs + s->count, src, n * sizeof(*s->recs));
     s->groups[s->groups_count] = (struct pt_tasksockets_group){
         .first = s->count,
         .count = n,
