@@ -12,7 +12,7 @@ test exits, last_moments_of_a_member_reaped_outside, fails without that).
 The window is the frozen cgroup's (cgroup.freeze): nothing of the tree
 runs after the usage is read.
 
-HostStorm: a fork storm of over 20,000 forks a second elsewhere on the
+HostStorm: a fork storm of over 15,000 forks a second elsewhere on the
 host (a process of the test's, not of the watched tree) while a launched
 tree forks 2,000 children, ten runs. The kernel sends every fork and exit
 on the host to every listener, so the storm's events fill proctree's
@@ -52,7 +52,12 @@ PR_SET_CHILD_SUBREAPER = 36
 # storm's own count and clock): one run's alone is the scheduler's, 16,674
 # to 40,183 a second in one test of 2026-12 on the 2-core VM shared with
 # other work, the first run beside the previous test's burners ending.
-STORM_RATE = 20_000
+# Built with the sanitizers (suite "sanitizer"), the storm is instrumented
+# too and forks slower: its ten runs gave 19,177 a second together in
+# one CI run of 2026-12-07 (14,957 to 23,670 each), where 20,000 was the
+# bound. The bound is what makes the storm one (its events several times
+# the tree's 4,000 a second), not a speed of the host: 15,000.
+STORM_RATE = 15_000
 STORM_RUNS = 10
 TREE_FORKS, TREE_RATE = 2000, 4000
 
