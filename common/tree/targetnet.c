@@ -73,11 +73,17 @@ static void add_holder(struct pt_target_net *net, pid_t pid, int64_t fds)
     net->holders[net->n_holders++] = (struct pt_net_holder){.pid = pid, .fds = fds};
 }
 
-static bool scan(struct walk *w, const struct pt_member *m, size_t *reads_left)
+/* The walk is at m now: its new sockets count whole when it was born in
+ * the tree or walked before (they appeared since). */
+static void walk_at(struct walk *w, const struct pt_member *m)
 {
     w->m = m;
-    /* born in the tree, or walked before: its sockets appeared since */
     w->whole = m->born || (w->net->walked_at > 0 && m->since < w->net->walked_at);
+}
+
+static bool scan(struct walk *w, const struct pt_member *m, size_t *reads_left)
+{
+    walk_at(w, m);
     return pt_sockscan(w->t->proc_root_fd, m->pid, reads_left, note, w) > 0;
 }
 
@@ -87,8 +93,7 @@ static bool scan(struct walk *w, const struct pt_member *m, size_t *reads_left)
 static bool passed_sockets(struct walk *w, const struct pt_member *m, const struct pt_tasksockets *passed,
                            const struct pt_tasksockets_group *g)
 {
-    w->m = m;
-    w->whole = m->born || (w->net->walked_at > 0 && m->since < w->net->walked_at);
+    walk_at(w, m);
     const struct pt_taskrec_sock *r;
     size_t n = pt_tasksockets_of(passed, m->pid, &r, NULL);
     for (size_t k = 0; k < n; k++) {
