@@ -159,6 +159,25 @@ static int64_t last_moments_weight(const struct pt_departure *d)
     return weight > 0 ? weight : 1;
 }
 
+/* CPU after a departed member's last read, in microseconds, at most what
+ * the CPUs can run between that read and its exit (its exit event's time,
+ * else now), plus the two ticks its read's counters were cut by: a clock
+ * of the kernel's that jumped (seen under an emulated CPU) must not give a
+ * line more CPU than its time can hold. Cut in the ratio of the two. */
+static void bound_after_read(const struct pt_target *t, const struct pt_departure *d, double after[PT_CPU_COUNT])
+{
+    unsigned cpus = t->ledger.cpus;
+    if (cpus == 0 || !(t->ticks_per_second > 0))
+        return;
+    double wall = (d->exited_at > 0 ? d->exited_at : pt_now()) - d->read_at;
+    double most = (wall > 0 ? wall : 0) * PT_US_PER_SECOND * cpus + 2.0 * PT_US_PER_SECOND / t->ticks_per_second;
+    double total = after[PT_CPU_USER] + after[PT_CPU_SYSTEM];
+    if (!(total > most))
+        return;
+    after[PT_CPU_USER] = most * after[PT_CPU_USER] / total;
+    after[PT_CPU_SYSTEM] = most - after[PT_CPU_USER];
+}
+
 /* The last moments of a member reaped outside the tree (a daemon that
  * init reaps at once), which no reaper's counters bring: what its records
  * show past its last read. Faults and I/O are exact. CPU, in
@@ -176,8 +195,12 @@ static void settle_outside(const struct pt_target *t, struct pt_ledger *ledger, 
             shown[c] = before[c] = (double)d->own[pt_ctr_of_cpu(c)] * PT_US_PER_SECOND / t->ticks_per_second;
         pt_ledgerrecords_split_run_time((double)d->recorded_run_us, (double)d->recorded[PT_REC_USER_US],
                                         (double)d->recorded[PT_REC_SYSTEM_US], shown);
+        double after[PT_CPU_COUNT];
         for (int c = 0; c < PT_CPU_COUNT; c++)
-            last[pt_ctr_of_cpu(c)] = (int64_t)(shown[c] - before[c]);
+            after[c] = shown[c] - before[c];
+        bound_after_read(t, d, after);
+        for (int c = 0; c < PT_CPU_COUNT; c++)
+            last[pt_ctr_of_cpu(c)] = (int64_t)after[c];
     }
     /* by cgroup the group it was in; by process or title its name's at its end */
     int32_t group =

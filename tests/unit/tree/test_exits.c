@@ -281,6 +281,22 @@ START_TEST(last_moments_never_below_the_last_read)
 }
 END_TEST
 
+/* A record whose run time says more than the CPUs could run between the
+ * last read and the exit (0.4 s later): a kernel clock that jumped, as
+ * under an emulated CPU. The line gets at most that time on every CPU and
+ * the two ticks the read cut, in the split the record gives. */
+START_TEST(last_moments_at_most_what_the_time_since_the_read_holds)
+{
+    reaped_outside(6200000);
+    double cpus = (double)sysconf(_SC_NPROCESSORS_ONLN), tick = 1.0 / (double)sysconf(_SC_CLK_TCK);
+    double user = report.v[PT_M_PROC_CPU_USER_SECONDS].f, system = report.v[PT_M_PROC_CPU_SYSTEM_SECONDS].f;
+    ck_assert_msg(user + system <= 0.41 * cpus + 2 * tick + 1e-9, "%f + %f", user, system);
+    ck_assert_msg(user + system >= 0.4 * cpus, "%f + %f: the time it had is given", user, system);
+    ck_assert_msg(user > 2 * system, "%f, %f: the record's split kept", user, system);
+    ck_assert_int_eq(value(PT_M_PROC_MINOR_FAULTS), 20);
+}
+END_TEST
+
 /* A record without the run time (a kernel built without delay
  * accounting): nothing past the last read, its faults still. */
 START_TEST(last_moments_without_the_run_time)
@@ -848,6 +864,7 @@ int main(void)
     tcase_add_test(tc, zombie_child_counts_when_its_record_comes_by_process);
     tcase_add_test(tc, a_child_joined_after_the_last_reads_counts_its_thread);
     tcase_add_test(tc, last_moments_of_a_member_reaped_outside);
+    tcase_add_test(tc, last_moments_at_most_what_the_time_since_the_read_holds);
     tcase_add_test(tc, last_moments_never_below_the_last_read);
     tcase_add_test(tc, last_moments_without_the_run_time);
     tcase_add_test(tc, no_records_no_metrics);
