@@ -21,7 +21,9 @@ host has it, IPv6; with --by process the group's line has them too.
 namespace of its own (sock_diag would say 0 for it). As nobody with no capability the
 three are there all the same (any user may dump; Linux 6.18 lets any
 user join the destroy notifications, a kernel that refuses has one I!
-line say what that loses).
+line say what that loses). A tree of 100,000 TCP sockets passes the
+bounds (65,536 sockets a target, as many links an interval's end reads):
+one W! line says so, once, and nothing is counted twice.
 """
 
 import os
@@ -72,6 +74,71 @@ short.close()
 wait("end")
 kept.close()
 """ % (LONG_SENT, EACH_RECEIVED, SHORT_SENT, EACH_RECEIVED)
+
+
+# A tree of 100,000 TCP sockets: 50,000 loopback connections, each
+# process's to its own four listeners, both ends its own, as many a process
+# as its descriptors allow (this host's hard RLIMIT_NOFILE is 20,000, and
+# without CAP_SYS_RESOURCE nothing raises it). Then the first process moves
+# 20,000,000 bytes one way on its first connection (its lowest descriptors,
+# which a bounded walk reads first). Every close resets (SO_LINGER 0): no
+# TIME_WAIT holds the host's ports after.
+MANY_SOCKETS = 100_000
+MANY_MOVED = 20_000_000
+MANY_CHILD = r"""
+import os, resource, socket, struct, subprocess, sys, threading, time
+total, moved, steps, role = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+def wait(step):
+    while not os.path.exists(os.path.join(steps, step)):
+        time.sleep(0.02)
+def done(step):
+    open(os.path.join(steps, step), "w").close()
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+room = (hard if hard != resource.RLIM_INFINITY else 1 << 20) - 200
+resource.setrlimit(resource.RLIMIT_NOFILE, (room + 200, hard))
+processes = -(-total // min(room, total))
+many = total // processes // 2
+kids = []
+if role == "first":
+    kids = [subprocess.Popen([sys.executable, "-c", sys.argv[5], *sys.argv[1:4], str(k), sys.argv[5]])
+            for k in range(1, processes)]
+listeners = []
+for _ in range(4):
+    l = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    l.bind(("127.0.0.1", 0))
+    l.listen(1024)
+    listeners.append(l)
+wait("open")
+pairs = []
+for k in range(many):
+    l = listeners[k % 4]
+    c = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    c.connect(l.getsockname())
+    a, _ = l.accept()
+    pairs.append((c, a))
+done(f"opened-{role}")
+if role == "first":
+    for k in range(1, processes):
+        wait(f"opened-{k}")
+    c, a = pairs[0]
+    def drain():
+        got = 0
+        while got < moved:
+            got += len(a.recv(1 << 20))
+    t = threading.Thread(target=drain)
+    t.start()
+    c.sendall(b"x" * moved)
+    t.join()
+    done("moved")
+wait("end")
+for pair in pairs:
+    for s in pair:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        s.close()
+for kid in kids:
+    if kid.wait() != 0:
+        sys.exit("a process of the tree failed")
+"""
 
 
 class Server:
@@ -238,6 +305,56 @@ class NetTcpBytes(unittest.TestCase):
         said = [l for l in execd.stderr_lines() if "another network namespace" in l]
         self.assertEqual(len(said), 1, execd.describe())
         self.assertTrue(said[0].startswith("I! "), said[0])
+
+    def test_a_tree_of_100000_sockets(self):
+        """A tree holding 100,000 TCP sockets (in as few processes as the
+        host's descriptor limit allows), past the 65,536 a target follows
+        and the links an interval's end reads: one W! line says the bound,
+        once; what is counted is never more than what moved (nothing
+        twice), and the bytes of the first connection, which the walk
+        reaches, are all there (its SYN and FIN count a byte each per
+        side); no line is impossible."""
+        steps = tempfile.mkdtemp(prefix="proctree-net-many-")
+        try:
+            args = ["--interval", "1s", "--", sys.executable, "-c", MANY_CHILD, str(MANY_SOCKETS), str(MANY_MOVED),
+                    steps, "first", MANY_CHILD]
+            with h.Execd(args) as execd:
+                execd.wait_batches(1)  # walked once: what the tree opens from now counts whole
+                open(os.path.join(steps, "open"), "w").close()
+                for step in ("opened-first", "moved"):
+                    execd.wait_for(lambda e: os.path.exists(os.path.join(steps, step)), h.BATCH_TIMEOUT * 3,
+                                   f"the tree: {step}")
+                wait_batch_after(execd, time.time_ns(), "a batch after the bytes moved")
+                wait_batch_after(execd, time.time_ns(), "a second one")
+                open(os.path.join(steps, "end"), "w").close()
+                status = execd.wait_exit(h.BATCH_TIMEOUT * 3)
+            self.assertEqual(status, 0, execd.describe())
+            line_rules.check_batches(execd.batches())
+            points = ah.target_points(execd, "python3")
+            self.assertEqual(ah.negative_deltas(points), [])
+            said = [l for l in execd.stderr_lines() if l.startswith(("W! ", "E! ")) and "network:" in l]
+            bound = [l for l in said if "said once" in l]
+            self.assertEqual(len(bound), 1, execd.describe())
+            self.assertTrue(bound[0].startswith("W! ") and "65,536" in bound[0], bound[0])
+            # 100,000 sockets closed at once may overflow the destroy
+            # notifications' buffer: said, and only that
+            others = [l for l in said if l not in bound]
+            self.assertLessEqual(len(others), 1, execd.describe())
+            for line in others:
+                self.assertIn("destroy notifications were lost", line)
+            connections = max(p.fields["proc_net_tcp_connections"] for p in points)
+            self.assertLessEqual(connections, 65_536, execd.describe())
+            self.assertGreaterEqual(connections, 2, "the first connection's two ends at least")
+            for field in ("proc_net_tcp_sent_bytes", "proc_net_tcp_received_bytes"):
+                total = ah.field_sum(points, field)
+                # each socket counted at most once: the moved bytes and a
+                # SYN and FIN for each end of each connection followed
+                self.assertLessEqual(total, MANY_MOVED + 4 * connections, f"{field}: {total}\n{execd.describe()}")
+                self.assertGreaterEqual(total, MANY_MOVED, f"{field}: {total}\n{execd.describe()}")
+        finally:
+            for name in os.listdir(steps):
+                os.unlink(os.path.join(steps, name))
+            os.rmdir(steps)
 
     def test_without_capabilities(self):
         """As nobody, no capability: the dumps still give the three metrics
