@@ -65,7 +65,8 @@ TG_DB, CD_DB = "telegraf", "collectd"
 UNIQ = f"pt-dash-{os.getpid()}"
 # Which metric of each row is compared with the frontend's own number.
 ROW_CHECKS = {"Memory": "proc_rss_max", "CPU": "proc_cpu_user_seconds", "I/O": "proc_io_write_bytes",
-              "Processes": "proc_processes_started", "Descriptors": "proc_fds", "GPU": "proc_gpu_memory_max",
+              "Processes": "proc_processes_started", "Descriptors": "proc_fds", "Network": "proc_net_tcp_sent_bytes",
+              "GPU": "proc_gpu_memory_max",
               "cgroup (cgroup targets)": "cgroup_memory_current_max", "Breakdown": "proc_rss_max",
               "Collector's own cost": "collector_samples"}
 # Rows whose metric the frontends leave out where the host lacks what it
@@ -81,8 +82,11 @@ CSV_ULP = 5e-7
 CATALOG, KINDS = h.catalog(), h.catalog_kinds()
 
 WORKLOAD = r"""
-import os, select, signal, sys, tempfile, time
+import os, select, signal, socket, sys, tempfile, time
 held = bytearray(24 << 20)
+listener = socket.create_server(("127.0.0.1", 0))
+sender = socket.create_connection(listener.getsockname())
+receiver, _ = listener.accept()
 for i in range(0, len(held), 4096):
     held[i] = 1
 sleeper = os.fork()
@@ -97,6 +101,10 @@ while not select.select([sys.stdin], [], [], 0.2)[0]:
     os.fsync(fd)
     os.lseek(fd, 0, 0)
     os.read(fd, len(block))
+    sender.sendall(block)  # TCP both ways round the tree: sent and received
+    got = 0
+    while got < len(block):
+        got += len(receiver.recv(len(block) - got))
     for how in ("ok", "fail", "kill"):
         pid = os.fork()
         if pid == 0:
