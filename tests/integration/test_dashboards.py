@@ -65,8 +65,9 @@ TG_DB, CD_DB = "telegraf", "collectd"
 UNIQ = f"pt-dash-{os.getpid()}"
 # Which metric of each row is compared with the frontend's own number.
 ROW_CHECKS = {"Memory": "proc_rss_max", "CPU": "proc_cpu_user_seconds", "I/O": "proc_io_write_bytes",
-              "Processes": "proc_processes_started", "Descriptors": "proc_fds", "GPU": "proc_gpu_memory_max",
-              "cgroup (cgroup targets)": "cgroup_memory_current_max", "Breakdown": "proc_rss_max",
+              "Network": "proc_net_tcp_sent_bytes", "Processes": "proc_processes_started", "Descriptors": "proc_fds",
+              "GPU": "proc_gpu_memory_max", "cgroup (cgroup targets)": "cgroup_memory_current_max",
+              "Breakdown": "proc_rss_max",
               "Collector's own cost": "collector_samples"}
 # Rows whose metric the frontends leave out where the host lacks what it
 # measures (a GPU): their number is compared only where it was printed.
