@@ -327,6 +327,11 @@ bool pt_taskiter_polls_by_list(const struct pt_taskiter *it)
 #endif
 }
 
+int pt_taskiter_members_fd(const struct pt_taskiter *it)
+{
+    return it->map_fd;
+}
+
 bool pt_taskiter_follows(const struct pt_taskiter *it, pid_t tgid)
 {
     return pt_pidmap_get(&it->followed, tgid) > 0;
@@ -397,15 +402,9 @@ static void index_children(struct pt_taskiter *it)
 
 static size_t record_size(enum pt_taskrec_mode mode)
 {
-    switch (mode) {
-    case PT_TR_MODE_STATM:
-        return sizeof(struct pt_taskrec_statm);
-    case PT_TR_MODE_CHILDREN:
-        return sizeof(struct pt_taskrec_child);
-    case PT_TR_MODE_FULL:
-        break;
-    }
-    return sizeof(struct pt_taskrec);
+    return mode == PT_TR_MODE_STATM      ? sizeof(struct pt_taskrec_statm)
+           : mode == PT_TR_MODE_CHILDREN ? sizeof(struct pt_taskrec_child)
+                                         : sizeof(struct pt_taskrec);
 }
 
 int pt_taskiter_snapshot(struct pt_taskiter *it, enum pt_taskrec_mode mode)

@@ -63,6 +63,9 @@ void pt_taskiter_close(struct pt_taskiter *it);
 int pt_taskiter_follow(struct pt_taskiter *it, pid_t tgid);
 void pt_taskiter_unfollow(struct pt_taskiter *it, pid_t tgid);
 bool pt_taskiter_follows(const struct pt_taskiter *it, pid_t tgid);
+/* The members map's descriptor, for another program of this process to
+ * count by the same members (udpcount.h); -1 where none was loaded. */
+int pt_taskiter_members_fd(const struct pt_taskiter *it);
 
 /* Does statm on this kernel sum what the records sum (taskfold.h)? Else
  * statm is read from procfs. */

@@ -13,6 +13,7 @@
 #include "collector/collectorns.h"
 #include "collector/collectorsource.h"
 #include "collector/collectorstate.h"
+#include "collector/collectorudp.h"
 #include "util/escape.h"
 #include "procfs/pidns.h"
 
@@ -84,6 +85,7 @@ void pt_collector_free(struct pt_collector *c)
         pt_totals_free(&c->totals[i]);
     free(c->totals);
     pt_totals_free(&c->global_totals);
+    pt_collector_udp_free(c);       /* before the task iterator, whose members map it shares */
     pt_taskiter_close(c->taskiter); /* after the targets: their members followed it */
     pt_procscan_free(&c->scan);
     pt_procevents_close(&c->events);

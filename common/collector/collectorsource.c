@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "bpf/taskiter.h"
+#include "bpf/udpcount.h"
 #include "util/base.h"
 #include "procfs/caps.h"
 #include "util/escape.h"
@@ -41,8 +42,10 @@ static const char *ruled_out(const struct pt_collector *c, char *why, size_t why
 }
 
 /* Load it, a chosen type information file opened with the caller's own
- * permissions (the load runs with whatever capabilities are raised). */
-static struct pt_taskiter *load(const struct pt_collector *c, char *why, size_t whylen)
+ * permissions (the load runs with whatever capabilities are raised), and
+ * the UDP counters with it (collectorudp.h), on its members map, in the
+ * same window: attached later, or never. */
+static struct pt_taskiter *load(struct pt_collector *c, char *why, size_t whylen)
 {
     int btf_fd = -1;
     if (c->config.btf_path) {
@@ -56,6 +59,8 @@ static struct pt_taskiter *load(const struct pt_collector *c, char *why, size_t 
     }
     uint32_t raised = pt_caps_raise_bpf();
     struct pt_taskiter *it = pt_taskiter_open(btf_fd, why, whylen);
+    if (it)
+        c->udpcount = pt_udpcount_open(pt_taskiter_members_fd(it), btf_fd, c->udp_why, sizeof(c->udp_why));
     pt_caps_drop_bpf(raised);
     if (btf_fd >= 0)
         close(btf_fd);

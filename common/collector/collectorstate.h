@@ -24,6 +24,7 @@
 #include "util/ratelimit.h"
 #include "tree/target.h"
 #include "bpf/taskiter.h"
+#include "bpf/udpcount.h"
 
 struct pt_collector {
     struct pt_collector_config config;
@@ -46,6 +47,13 @@ struct pt_collector {
     bool have_global;
     struct pt_taskiter *taskiter; /* the BPF source (collectorsource.h); NULL: procfs alone */
     char source_line[512];        /* which source serves, and why: said at the first tick */
+    /* the UDP counters (collectorudp.h): loaded with the task iterator,
+     * attached at the first tick where a target follows the network; NULL:
+     * none (udp_why says why, when the task iterator serves) */
+    struct pt_udpcount *udpcount;
+    char udp_why[256];
+    bool said_udp_lost;
+    struct pt_ratelimit udp_said;
     struct pt_batch batch;
     struct pt_fd_budget fd_budget;
     bool said_budget; /* the budget-reached line is written once */

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "collector/collectorstate.h"
+#include "collector/collectorudp.h"
 #include "collector/listeners.h"
 #include "procfs/caps.h"
 #include "accounting/interval.h"
@@ -197,6 +198,7 @@ double pt_collector_tick(struct pt_collector *c, double now)
         advance(&c->next_pss, now, c->config.pss_interval);
         pt_gpu_probe(&c->gpu, c->proc_root, c->sys_root, "/dev", NULL);
         net_open(c);
+        pt_collector_udp_start(c);
         /* open before the first discovery, which walks /proc only without
          * them; drained after it: the events of a launched command that
          * waited since pt_collector_listen need it a member to be followed */
@@ -279,6 +281,7 @@ const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double 
         pt_target_end_reads(&c->targets[i], now, boottime, blkio_since);
     pt_collector_follow_exits(c); /* the records of the interval's last moments */
     net_end(c);
+    pt_collector_udp_end(c);
     if (pt_gpu_on(&c->gpu)) {
         gpu_refresh(c, true);
         for (size_t i = 0; i < c->n_targets; i++)

@@ -14,6 +14,7 @@
 #include "accounting/ledger.h"
 #include "bpf/taskfold.h"
 #include "bpf/taskiter.h"
+#include "bpf/udpcount.h"
 #include "procfs/procfile.h"
 #include "report/quantities.h"
 #include "member/threads.h"
@@ -122,6 +123,10 @@ struct pt_member {
      * showed last (taskfold.h). */
     struct pt_taskiter *taskiter;
     struct pt_cputime cpu_split;
+    /* Its UDP counters' bytes its target took so far (udpbytes.h): 0
+     * when born in the tree, its entry's then when it joined with its
+     * past left out. */
+    struct pt_udpcount_bytes udp;
 };
 
 /* Result of a read: the data, the process is gone, this read failed

@@ -20,7 +20,7 @@ const char *pt_catalog_metric_switch(enum pt_metric_id id)
     case PT_M_PROC_FDS_LIMIT_PERCENT:
     case PT_M_PROC_FDS_HEADROOM:
         return "--no-fds";
-    case PT_M_PROC_NET_TCP_SENT_BYTES ... PT_M_PROC_NET_TCP_CONNECTIONS:
+    case PT_M_PROC_NET_TCP_SENT_BYTES ... PT_M_PROC_NET_UDP_RECEIVED_BYTES:
         return "--no-net";
     case PT_M_CGROUP_CPU_USER_SECONDS ... PT_M_CGROUP_IO_WRITE_BYTES:
         return "--no-cgroup-metrics";

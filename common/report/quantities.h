@@ -103,6 +103,8 @@ enum pt_amount {
     PT_A_NET_TCP_SENT,        /* bytes the tree's TCP sockets sent (acked by their peers) */
     PT_A_NET_TCP_RECEIVED,    /* bytes they received */
     PT_A_NET_TCP_CONNECTIONS, /* open TCP sockets of the live members at the interval's end */
+    PT_A_NET_UDP_SENT,        /* bytes of UDP payload the tree's processes sent (BPF source) */
+    PT_A_NET_UDP_RECEIVED,    /* bytes of UDP payload they received */
     PT_A_COUNT
 };
 /* lines.h keeps the amounts known as bits (its pt_line.has_amount asserts the width) */

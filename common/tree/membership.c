@@ -162,6 +162,7 @@ static void member_left(const struct pt_target *t, const struct pt_membership_pa
         return;
     pt_membership_follow_name(t, mp->ledger, m);
     pt_ledger_seen(mp->ledger, &m->acct);
+    pt_udpbytes_left(mp->udp, m->pid, m->starttime, m->acct.group, &m->udp);
     m->gone = true;
     pt_memberlist_left(mp->list);
     if (t->exits.follows)
@@ -368,6 +369,8 @@ static struct pt_member *join(const struct pt_target *t, const struct pt_members
     pt_targetstate_warn_denied(t, mp->warned_denied, &m);
     m.baseline_walk = baseline;
     m.born = !baseline;
+    if (baseline && t->udp.counts) /* its bytes from now: another target may count them already */
+        pt_udpcount_lookup(t->udp.counts, pid, m.starttime, &m.udp);
     m.since = baseline ? pt_now() : 0;
     m.recorded_whole = !baseline && t->exits.follows;
     m.read_at = pt_now();

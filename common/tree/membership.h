@@ -32,6 +32,7 @@ struct pt_membership_parts {
     struct pt_interval *interval;
     struct pt_eventbook *events;
     unsigned *warned_denied;
+    struct pt_udpbytes *udp; /* a member that leaves gives its last UDP bytes */
 };
 
 /* Open pid as a new member. baseline: it joins as part of a new root's

@@ -16,6 +16,7 @@
 #include "tree/targetgpu.h"
 #include "tree/targetlines.h"
 #include "tree/targetnet.h"
+#include "tree/targetudp.h"
 #include "accounting/interval.h"
 #include "tree/targetunit.h"
 #include "accounting/ledgerrank.h"
@@ -137,6 +138,11 @@ void pt_target_set_taskiter(struct pt_target *t, struct pt_taskiter *it)
     t->taskiter = it;
 }
 
+void pt_target_set_udp(struct pt_target *t, const struct pt_udpcount *counts)
+{
+    pt_targetudp_start(t, &t->udp, counts);
+}
+
 void pt_target_set_self(struct pt_target *t, pid_t self)
 {
     t->self = self;
@@ -156,6 +162,7 @@ static struct pt_membership_parts membership_parts(struct pt_target *t)
         .interval = &t->interval,
         .events = &t->events,
         .warned_denied = &t->warned_denied,
+        .udp = &t->udp,
     };
 }
 
@@ -284,6 +291,13 @@ void pt_target_net_sweep(struct pt_target *t)
     pt_targetnet_sweep(&t->net);
 }
 
+void pt_target_udp_take(struct pt_target *t)
+{
+    double cpu0 = pt_thread_cpu_seconds();
+    pt_targetudp_take(t, &t->membership, &t->udp);
+    pt_interval_add_cpu(&t->interval, pt_thread_cpu_seconds() - cpu0);
+}
+
 void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt_units *units, struct pt_report *report)
 {
     if (!t->interval.end_read) /* a caller without a collector: its clocks, no delayacct */
@@ -308,6 +322,7 @@ void pt_target_end_interval(struct pt_target *t, double seconds, const struct pt
     pt_interval_end(&t->interval);
     pt_targetgpu_end_interval(&t->gpu);
     pt_targetnet_end_interval(&t->net);
+    pt_udpbytes_end_interval(&t->udp);
     pt_exits_end_interval(&t->exits);
     pt_ledger_end_interval(&t->ledger);
     rank_groups(t, &t->ledger, &t->departures);
@@ -442,5 +457,6 @@ void pt_target_free(struct pt_target *t)
     pt_targetunit_free(&t->unit);
     pt_targetgpu_free(&t->gpu);
     pt_targetnet_free(&t->net);
+    pt_udpbytes_free(&t->udp);
     memset(t, 0, sizeof(*t));
 }

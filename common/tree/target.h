@@ -35,6 +35,9 @@ pid_t pt_target_launched_pid(const struct pt_target *t);
  * (taskiter.h; NULL: their files alone). Before any member joins. */
 void pt_target_set_taskiter(struct pt_target *t, struct pt_taskiter *it);
 void pt_target_set_self(struct pt_target *t, pid_t self);
+/* The collector's UDP counters, attached, for a target that follows the
+ * network (targetudp.h): its members' bytes from now. */
+void pt_target_set_udp(struct pt_target *t, const struct pt_udpcount *counts);
 
 /* The target's face: the one place that holds a target writable. Each call
  * hands the module below it the parts that module writes (membership.h's
@@ -85,6 +88,9 @@ bool pt_target_net_take_pass(struct pt_target *t);
 void pt_target_net_take(struct pt_target *t, const struct pt_tcpsock *s);
 void pt_target_net_destroyed(struct pt_target *t, const struct pt_tcpsock *s);
 void pt_target_net_sweep(struct pt_target *t);
+/* The UDP bytes of the interval (targetudp.h), once the collector read
+ * the counters' snapshot: its CPU counted as the target's. */
+void pt_target_udp_take(struct pt_target *t);
 void pt_target_free(struct pt_target *t);
 
 /* Close the interval, which lasted seconds, into report (and the

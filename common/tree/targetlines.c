@@ -120,6 +120,7 @@ void pt_targetlines_put_tree(const struct pt_target *t, struct pt_line *line, in
         pt_lines_put(line, PT_A_PSS_STALE, (double)t->interval.pss_stale);
     pt_targetgpu_put(&t->gpu, -1, line);
     pt_targetnet_put(&t->net, -1, line);
+    pt_udpbytes_put(&t->udp, -1, line);
 }
 
 void pt_targetlines_groups(const struct pt_target *t, struct pt_ledger *ledger, struct pt_target_group_lines *gl,
@@ -149,6 +150,7 @@ void pt_targetlines_groups(const struct pt_target *t, struct pt_ledger *ledger, 
         put_live(&line, g->tc, g->tc_seen & tcounts_shown(t), g->fds_seen ? g->fds : -1, g->processes, g->threads);
         pt_targetgpu_put(&t->gpu, (int32_t)i, &line);
         pt_targetnet_put(&t->net, (int32_t)i, &line);
+        pt_udpbytes_put(&t->udp, (int32_t)i, &line);
         assert(gl->n <= t->ledger.groups.limit); /* limit + 1 lines */
         struct pt_group_report *r = &gl->reports[gl->n];
         r->name = gl->names ? memcpy(gl->names[gl->n], g->name, sizeof(g->name)) : g->name;

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "util/base.h"
+#include "bpf/udpbytes.h"
 #include "cgroup/cgacct.h"
 #include "gpu/drmclients.h"
 #include "net/tcpbytes.h"
@@ -265,6 +266,9 @@ struct pt_target {
     struct pt_target_group_lines group_lines;
     struct pt_target_gpu gpu;
     struct pt_target_net net;
+    /* its UDP bytes (udpbytes.h): on (udp.counts set) where the collector's
+     * UDP counters are attached and the target follows the network */
+    struct pt_udpbytes udp;
 };
 
 /* A breakdown whose group is a name each member has, read again as it
