@@ -15,7 +15,8 @@
  * (bytes, packets, errs, drop, fifo, colls, carrier, compressed). The
  * counters are the kernel's; the names are whoever made the interface's:
  * 1 to 15 bytes, none a colon, a '/' or a space of the kernel's isspace
- * (checked: a name of a DEL or of bytes that are no UTF-8 is accepted),
+ * (checked on Linux 6.18: 0xa0 is refused, a name of a control byte, a
+ * DEL or bytes that are no UTF-8 is accepted),
  * so a name is read up to the first colon and taken as bytes, never text.
  * The parser is strict: a line that is not of that layout makes the whole
  * file refused (its sums would be a part of the namespace's); a last line
