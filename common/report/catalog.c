@@ -24,6 +24,8 @@ const char *pt_catalog_metric_switch(enum pt_metric_id id)
         return "--no-net";
     case PT_M_CGROUP_CPU_USER_SECONDS ... PT_M_CGROUP_IO_WRITE_BYTES:
         return "--no-cgroup-metrics";
+    case PT_M_NETNS_RECEIVED_BYTES ... PT_M_NETNS_SENT_PACKETS:
+        return "--no-net";
     case PT_M_GLOBAL_MEM_USED_MIN ... PT_M_GLOBAL_SWAP_FREE_MAX:
         return "--no-global";
     default:

@@ -92,6 +92,12 @@ enum pt_amount {
     PT_A_BLOCKED,
     PT_A_STOPPED,
     PT_A_ZOMBIE,
+    /* the tree's network namespace's interfaces but lo (targetnetns.h):
+     * bytes and packets received and sent */
+    PT_A_NETNS_RECEIVED,
+    PT_A_NETNS_SENT,
+    PT_A_NETNS_RECEIVED_PACKETS,
+    PT_A_NETNS_SENT_PACKETS,
     PT_A_OLDEST_AGE,          /* seconds since the oldest live member started */
     PT_A_FDS_LIMIT_PERCENT,   /* the highest share of its open-files limit a member has open */
     PT_A_FDS_HEADROOM,        /* the fewest more descriptors a member can open */

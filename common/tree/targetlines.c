@@ -10,6 +10,7 @@
 #include "tree/targetcg.h"
 #include "tree/targetgpu.h"
 #include "tree/targetnet.h"
+#include "tree/targetnetns.h"
 
 /* What a line reports of the live members, the tree's or a group's: the
  * per-thread counts read (tc_seen bits), descriptors, processes, threads. */
@@ -121,6 +122,7 @@ void pt_targetlines_put_tree(const struct pt_target *t, struct pt_line *line, in
     pt_targetgpu_put(&t->gpu, -1, line);
     pt_targetnet_put(&t->net, -1, line);
     pt_udpbytes_put(&t->udp, -1, line);
+    pt_targetnetns_put(&t->net.netns, line);
 }
 
 void pt_targetlines_groups(const struct pt_target *t, struct pt_ledger *ledger, struct pt_target_group_lines *gl,

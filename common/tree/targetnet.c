@@ -9,6 +9,7 @@
 #include "bpf/taskiter.h"
 #include "bpf/tasksockets.h"
 #include "net/sockscan.h"
+#include "tree/targetnetns.h"
 #include "util/base.h"
 
 static void start(const struct pt_target *t, struct pt_target_net *net)
@@ -147,6 +148,7 @@ bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, boo
         net->n_holders = 0;
         net->foreign = false;
         pt_pidmap_clear(&net->elsewhere_next);
+        pt_targetnetns_begin(&net->netns);
         for (size_t i = 0; i < t->membership.n_members && reads_left > 0; i++) {
             const struct pt_member *m = &t->membership.members[i];
             if (m->gone || m->zombie)
@@ -160,6 +162,7 @@ bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, boo
                 foreign(t, net, m);
                 pt_pidmap_put(&net->elsewhere_next, m->pid, 1);
             }
+            pt_targetnetns_member(t, &net->netns, m->pid, ns, net->own_netns);
             if (g) {
                 if (passed_sockets(&w, m, passed, g))
                     add_holder(net, m->pid, (int64_t)g->fds);
@@ -175,6 +178,7 @@ bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, boo
         net->elsewhere = net->elsewhere_next;
         net->elsewhere_next = seen;
         net->walked_at = began;
+        pt_targetnetns_end(t, &net->netns, net->own_netns, reads_left > 0);
         if (reads_left == 0)
             said_bound(t, net, "the tree holds more descriptors than an interval's end reads (65,536)");
     } else {
@@ -312,5 +316,6 @@ void pt_targetnet_free(struct pt_target_net *net)
     free(net->group_connections);
     pt_pidmap_free(&net->elsewhere);
     pt_pidmap_free(&net->elsewhere_next);
+    pt_targetnetns_free(&net->netns);
     memset(net, 0, sizeof(*net));
 }

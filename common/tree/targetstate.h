@@ -17,6 +17,7 @@
 #include "bpf/udpbytes.h"
 #include "cgroup/cgacct.h"
 #include "gpu/drmclients.h"
+#include "net/netnsbytes.h"
 #include "net/tcpbytes.h"
 #include "netlink/eventbook.h"
 #include "netlink/exitrecords.h"
@@ -150,6 +151,23 @@ struct pt_target_gpu {
     size_t cap_uses;
 };
 
+/* A tree wholly in one network namespace not proctree's: that
+ * namespace's interface counters (targetnetns.c writes it, handed it by
+ * targetnet.c's end walk, which tells it each member's namespace): what
+ * the walk found, the ledger of the readings, the lines said once. */
+struct pt_target_netns {
+    uint64_t ns;    /* the foreign namespace the end's walk found a member in; 0: none */
+    pid_t reader;   /* that member: its net/dev is read */
+    uint64_t other; /* another namespace a member is in (ours, or a second foreign one); 0: none */
+    pid_t other_pid;
+    pid_t unread; /* a member whose namespace could not be read; 0: none */
+    int unread_err;
+    struct pt_netnsbytes counters;
+    char *buf; /* net/dev's text (PT_NETDEV_READ_MAX), and the reading parsed */
+    struct pt_netdev_if *ifs;
+    unsigned said; /* enum pt_said_netns bits (targetnetns.c) */
+};
+
 /* A target's TCP sockets and the bytes they moved (targetnet.c writes
  * it): the ledger of the sockets its members hold, the members that held
  * one at the last whole walk (walked again at a poll that finds their
@@ -178,6 +196,7 @@ struct pt_target_net {
      * ns/net goes before its descriptors) is still there */
     struct pt_pidmap elsewhere, elsewhere_next;
     bool said_foreign;
+    struct pt_target_netns netns; /* the tree's namespace's interfaces (targetnetns.h) */
     size_t groups;
     uint64_t *group_sent, *group_received;
     int64_t *group_connections;

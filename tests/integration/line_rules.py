@@ -22,6 +22,10 @@ The rules, for a line of an interval of S seconds on a host of N CPUs:
 * proctree-execd writes no float with a negative exponent (check_written):
   7.5e-05 is read as 7.5 by a person;
 * every X_min is at most its X_max;
+* a whole line's network namespace figures (netns_*) are all four or
+  none, and never beside proc_net_tcp_*: they are given only where every
+  live member is in another namespace than proctree's, where sock_diag
+  cannot answer and the TCP figures are left out;
 * the processes counted in a state are at most the live processes;
 * a time spent in the interval fits in it:
   - CPU (proc_cpu_user_seconds + proc_cpu_system_seconds, cgroup_cpu_user +
@@ -100,6 +104,7 @@ STATES = ("proc_processes_running", "proc_processes_blocked", "proc_processes_st
 GLOB_CHARS = "*?["
 EXIT_COUNTS = ("proc_processes_exited", "collector_exit_records")
 GROUP_TAGS = ("process", "title", "thread", "cgroup")
+NETNS = ("netns_received_bytes", "netns_sent_bytes", "netns_received_packets", "netns_sent_packets")
 
 # Known defects the validator finds and that are not mended at their cause
 # yet: {metric: why}. Keep it empty where it can be; each entry lets only
@@ -176,6 +181,14 @@ def problems(fields, seconds=None, cpus=None, tags=None, exits=None, whole=False
             peer = _num(fields, name[:-4] + "_max")
             if peer is not None and math.isfinite(value) and value > peer:
                 bad(name, f"{value} > its max {peer}")
+
+    # of a whole line: a query's columns, or a bucket's of several lines, hold what they chose
+    netns = [n for n in NETNS if n in fields] if whole else []
+    if netns and len(netns) < len(NETNS):
+        bad(netns[0], f"without {', '.join(n for n in NETNS if n not in fields)}")
+    tcp = [n for n in fields if n.startswith("proc_net_tcp_")]
+    if netns and tcp:
+        bad(netns[0], f"beside {tcp[0]}: a tree's namespace is another than proctree's, or its TCP is sock_diag's")
 
     processes = _num(fields, "proc_processes")
     if processes is not None:

@@ -67,12 +67,15 @@ UNIQ = f"pt-dash-{os.getpid()}"
 ROW_CHECKS = {"Memory": "proc_rss_max", "CPU": "proc_cpu_user_seconds", "I/O": "proc_io_write_bytes",
               "Processes": "proc_processes_started", "Descriptors": "proc_fds", "Network": "proc_net_tcp_sent_bytes",
               "GPU": "proc_gpu_memory_max",
-              "cgroup (cgroup targets)": "cgroup_memory_current_max", "Breakdown": "proc_rss_max",
+              "cgroup (cgroup targets)": "cgroup_memory_current_max",
+              "Network namespace (a tree with a network of its own)": "netns_received_bytes",
+              "Breakdown": "proc_rss_max",
               "Collector's own cost": "collector_samples"}
 # Rows whose metric the frontends leave out where the host lacks what it
-# measures (a GPU): their number is compared only where it was printed.
-ROWS_OF_THE_HOST = {"GPU"}
-METRIC = re.compile(r"\b((?:proc|global|cgroup|collector)_[a-z_]+)\b")
+# measures (a GPU), or the workload (a network namespace of its own: it is
+# in proctree's): their number is compared only where it was printed.
+ROWS_OF_THE_HOST = {"GPU", "Network namespace (a tree with a network of its own)"}
+METRIC = re.compile(r"\b((?:proc|global|cgroup|collector|netns)_[a-z_]+)\b")
 INTERVAL = "collector_interval_seconds"
 # An amount is drawn as a rate (docs/DASHBOARDS.md): its unit, and what
 # the amount over the interval is multiplied by.

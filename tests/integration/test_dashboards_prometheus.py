@@ -66,7 +66,7 @@ ROW_CHECKS, ROWS_OF_THE_HOST = test_dashboards.ROW_CHECKS, test_dashboards.ROWS_
 ENOUGH = 5
 # the metric in a selector: Telegraf's proctree_METRIC, collectd's type="METRIC"
 # (proctree="METRIC" for the host's memory)
-METRIC = re.compile(r'(?:\bproctree_|")((?:proc|global|cgroup|collector)_[a-z_]+)\b')
+METRIC = re.compile(r'(?:\bproctree_|")((?:proc|global|cgroup|collector|netns)_[a-z_]+)\b')
 # a panel query: FUNCTION(SELECTOR[$__rate_interval])
 EXPR = re.compile(r"^(\w+)\((.*)\[\$__rate_interval\]\)$")
 FUNCTION = {"GAUGE_MIN": "min_over_time", "GAUGE_MAX": "max_over_time", "DELTA": "rate",

@@ -96,6 +96,24 @@ class EachRuleCaught(unittest.TestCase):
             self.assertCaught(name, {name: 2.1 * CPUS, "collector_interval_seconds": 2.0})
             self.assertPossible({name: 0.5, "collector_interval_seconds": 2.0})
 
+    def test_network_namespace(self):
+        """A whole line's netns_* are all four or none, never beside
+        proc_net_tcp_*; a query's columns may hold any of them."""
+        ns = {"netns_received_bytes": 1000, "netns_sent_bytes": 10, "netns_received_packets": 2,
+              "netns_sent_packets": 1}
+        self.assertEqual(r.problems(dict(LINE, **ns), whole=True), [])
+        self.assertEqual(r.problems(dict(LINE, proc_net_tcp_sent_bytes=5, proc_net_tcp_connections=1), whole=True),
+                         [])
+        for tcp in ("proc_net_tcp_sent_bytes", "proc_net_tcp_connections"):
+            found = r.problems(dict(LINE, **ns, **{tcp: 0}), whole=True)
+            self.assertTrue(any(p.startswith("netns_received_bytes:") for p in found), found)
+        for left in ns:
+            found = r.problems(dict(LINE, **{k: v for k, v in ns.items() if k != left}), whole=True)
+            self.assertTrue(any(p.startswith(next(n for n in ns if n != left) + ":") for p in found), found)
+            self.assertEqual(r.problems(dict(QUIET, **{k: v for k, v in ns.items() if k != left})), [])
+        with self.assertRaises(r.ImpossibleLine):
+            h.parse_line(lp(dict(LINE, **ns, proc_net_tcp_connections=0), TS))
+
     def test_negative(self):
         for name in ("proc_io_read_bytes", "proc_processes", "cgroup_pressure_io_some_seconds", "global_cached_min"):
             self.assertCaught(name, dict(QUIET, **{name: -1}))

@@ -108,7 +108,7 @@ enum pt_help_section {
   X(PT_O_NO_FDS, "no-fds", "CollectFileDescriptor", OFF, 0, 0, PER_TARGET, "", \
     "do not count open file descriptors (no proc_fds,\nproc_fds_limit_percent, proc_fds_headroom)") \
   X(PT_O_NO_NET, "no-net", "CollectNet", OFF, 0, 0, PER_TARGET, "", \
-    "do not follow the tree's TCP sockets nor count\nits UDP bytes (no proc_net_tcp_*, proc_net_udp_*)") \
+    "do not follow the tree's TCP sockets, count its UDP\nbytes nor read its network namespace's interfaces\n(no proc_net_tcp_*, proc_net_udp_*, netns_*)") \
   X(PT_O_NO_CGROUP_METRICS, "no-cgroup-metrics", "CollectCgroupMetrics", OFF, 0, 0, PER_TARGET, "", \
     "do not read a cgroup, unit or launched command's\ncgroup files (no cgroup_*)") \
   X(PT_O_INTERVAL, "interval", NULL, DURATION, PT_DURATION_MIN_MS, PT_DURATION_MAX_MS, FOR_ALL(TIMING), "DUR", \
