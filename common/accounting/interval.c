@@ -8,6 +8,20 @@ void pt_interval_add_cpu(struct pt_interval *iv, double seconds)
     iv->cpu_seconds += seconds;
 }
 
+void pt_interval_close_cpu(struct pt_interval *iv)
+{
+    if (iv->cpu_closed)
+        return;
+    iv->cpu_closed = true;
+    iv->cpu_line = iv->cpu_seconds;
+    iv->cpu_seconds = 0;
+}
+
+double pt_interval_line_cpu(const struct pt_interval *iv)
+{
+    return iv->cpu_closed ? iv->cpu_line : iv->cpu_seconds;
+}
+
 void pt_interval_add_restart(struct pt_interval *iv)
 {
     iv->restarts++;
@@ -106,7 +120,10 @@ void pt_interval_end(struct pt_interval *iv)
     iv->short_of_fds = 0;
     memset(iv->gauges, 0, sizeof(iv->gauges));
     iv->samples = iv->vanished = iv->started = iv->exited = iv->pss_stale = iv->restarts = iv->bpf_reads = 0;
-    iv->cpu_seconds = 0;
+    if (!iv->cpu_closed)
+        iv->cpu_seconds = 0; /* else what the end did since it closed is the next line's */
+    iv->cpu_line = 0;
+    iv->cpu_closed = false;
     iv->end_read = false;
 }
 
@@ -115,7 +132,7 @@ const char *pt_interval_check(const struct pt_interval *iv)
     if (iv->samples < 0 || iv->vanished < 0 || iv->started < 0 || iv->exited < 0 || iv->pss_stale < 0 ||
         iv->restarts < 0 || iv->bpf_reads < 0)
         return "a count is negative";
-    if (!(iv->cpu_seconds >= 0))
+    if (!(iv->cpu_seconds >= 0) || !(iv->cpu_line >= 0))
         return "our own CPU time is negative";
     for (int g = 0; g < PT_G_COUNT; g++)
         if (iv->gauges[g].any && iv->gauges[g].min > iv->gauges[g].max)

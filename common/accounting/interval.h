@@ -27,7 +27,11 @@ struct pt_interval {
     int64_t samples, vanished, started, exited, pss_stale;
     int64_t bpf_reads; /* members' counters the task iterator's snapshots gave */
     int64_t restarts;  /* the root replaced (targetlines.c's has_restarts) */
-    double cpu_seconds;
+    /* Our own CPU since the line's window began; once the window is
+     * closed (pt_interval_close_cpu), what the line says is cpu_line, and
+     * cpu_seconds gathers the end's own work for the next line. */
+    double cpu_seconds, cpu_line;
+    bool cpu_closed;
     unsigned short_of_fds;  /* enum pt_short bits of this interval */
     double counter_seconds; /* since the counters were last reported */
     bool end_read;          /* pt_target_end_reads() done for this interval: */
@@ -54,6 +58,13 @@ struct pt_interval {
 /* Our own CPU time, in seconds (pt_thread_cpu_seconds), was spent on the
  * target. */
 void pt_interval_add_cpu(struct pt_interval *iv, double seconds);
+/* The line's wall time ends now: the CPU spent so far is the line's, what
+ * the interval's end does from here is the next line's. The end's work (its
+ * reads, a dump of the host's sockets) runs after the line's last moment,
+ * so counted in the line it could pass what the CPUs can run in it. */
+void pt_interval_close_cpu(struct pt_interval *iv);
+/* Our own CPU the line says, in seconds. */
+double pt_interval_line_cpu(const struct pt_interval *iv);
 /* The selected root was replaced (the service restarted). */
 void pt_interval_add_restart(struct pt_interval *iv);
 /* Reads were short of descriptors (enum pt_short bits): what they feed is

@@ -275,6 +275,8 @@ const struct pt_batch *pt_collector_end_interval(struct pt_collector *c, double 
     double seconds = now - c->interval_start;
     b->seconds = seconds;
     c->interval_start = now;
+    for (size_t i = 0; i < c->n_targets; i++)
+        pt_target_close_cpu(&c->targets[i]);
     pt_collector_follow_events(c); /* a process forked since the last tick is a member of this interval */
     double blkio_since = pt_delayacct_on(&c->delayacct, now) ? c->delayacct.since : NAN;
     for (size_t i = 0; i < c->n_targets; i++)

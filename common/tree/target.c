@@ -171,6 +171,11 @@ void pt_target_charge(struct pt_target *t, double cpu_seconds)
     pt_interval_add_cpu(&t->interval, cpu_seconds);
 }
 
+void pt_target_close_cpu(struct pt_target *t)
+{
+    pt_interval_close_cpu(&t->interval);
+}
+
 void pt_target_offer_root(struct pt_target *t, pid_t pid)
 {
     pt_discovery_offer_root(&t->discovery, pid);

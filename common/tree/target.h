@@ -48,6 +48,9 @@ void pt_target_set_udp(struct pt_target *t, const struct pt_udpcount *counts);
 /* CPU the collector spent for this target outside its calls (its share of
  * a listener's drain), counted in this interval's collector_cpu_seconds. */
 void pt_target_charge(struct pt_target *t, double cpu_seconds);
+/* The interval's wall time ends now: our CPU from here (the end's reads)
+ * is charged to the next line (interval.h's pt_interval_close_cpu). */
+void pt_target_close_cpu(struct pt_target *t);
 /* The collector's walk found a process the matcher takes: a root for the
  * next pt_target_discover() (pt_discovery_offer_root). */
 void pt_target_offer_root(struct pt_target *t, pid_t pid);

@@ -116,7 +116,7 @@ void pt_targetlines_put_tree(const struct pt_target *t, struct pt_line *line, in
     pt_lines_put(line, PT_A_VANISHED, (double)t->interval.vanished);
     pt_lines_put(line, PT_A_BPF_READS, (double)t->interval.bpf_reads);
     /* thread CPU clocks are not meaningful below a microsecond */
-    pt_lines_put(line, PT_A_COLLECTOR_CPU, (double)(int64_t)(t->interval.cpu_seconds * 1e6 + 0.5) / 1e6);
+    pt_lines_put(line, PT_A_COLLECTOR_CPU, (double)(int64_t)(pt_interval_line_cpu(&t->interval) * 1e6 + 0.5) / 1e6);
     if (t->options.collect_pss)
         pt_lines_put(line, PT_A_PSS_STALE, (double)t->interval.pss_stale);
     pt_targetgpu_put(&t->gpu, -1, line);

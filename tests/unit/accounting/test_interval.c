@@ -70,6 +70,25 @@ START_TEST(test_counts_and_extrema_then_end_starts_again)
 }
 END_TEST
 
+/* The line's CPU is what was spent until its window closed; what the
+ * interval's end spends after (its reads, a dump) is the next line's, so a
+ * short line never says more than its time could hold. */
+START_TEST(test_the_ends_own_work_goes_to_the_next_line)
+{
+    struct pt_interval iv = {0};
+    CHECKED(&iv, pt_interval_add_cpu(&iv, 0.25));
+    CHECKED(&iv, pt_interval_close_cpu(&iv));
+    CHECKED(&iv, pt_interval_add_cpu(&iv, 0.5)); /* the end's reads */
+    CHECKED(&iv, pt_interval_close_cpu(&iv));    /* once: a second close moves nothing */
+    ck_assert_double_eq_tol(pt_interval_line_cpu(&iv), 0.25, 1e-12);
+    CHECKED(&iv, pt_interval_end(&iv));
+    ck_assert_double_eq_tol(pt_interval_line_cpu(&iv), 0.5, 1e-12); /* the next line's, so far */
+    CHECKED(&iv, pt_interval_add_cpu(&iv, 0.125));
+    CHECKED(&iv, pt_interval_end(&iv)); /* never closed (no collector): the whole is the line's, then 0 */
+    ck_assert_double_eq(pt_interval_line_cpu(&iv), 0);
+}
+END_TEST
+
 /* An interval short of descriptors for the counters keeps their base: the
  * next delta spans both intervals; the short bits do not outlive it. */
 START_TEST(test_short_interval_keeps_the_counters_base)
@@ -154,6 +173,7 @@ int main(void)
     TCase *tc = unit_tcase(suite, "interval");
     tcase_add_test(tc, test_counts_and_extrema_then_end_starts_again);
     tcase_add_test(tc, test_short_interval_keeps_the_counters_base);
+    tcase_add_test(tc, test_the_ends_own_work_goes_to_the_next_line);
     tcase_add_test(tc, test_departures_fd_limits_and_end_reads);
     tcase_add_test(tc, test_check_names_each_broken_invariant);
     return unit_run(suite);
