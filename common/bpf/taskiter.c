@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "bpf/taskindex.h"
 #include "bpf/tasksockets.h"
 #include "util/base.h"
 #include "util/pidmap.h"
@@ -33,9 +34,7 @@ struct pt_taskiter {
     size_t len, cap;           /* bytes in it, and its size */
     size_t count;              /* records */
     enum pt_taskrec_mode mode;
-    int32_t *next;
-    size_t next_cap;
-    struct pt_pidmap by_tid, first_of_group, group_of;
+    struct pt_taskindex index;     /* the last pass's records indexed */
     struct pt_tasksockets sockets; /* FULL: the groups' TCP sockets, out of bytes */
     uint64_t visits;               /* the host's tasks the last pass visited */
     bool valid;
@@ -145,12 +144,9 @@ void pt_taskiter_close(struct pt_taskiter *it)
     pt_pidmap_free(&it->followed);
     pt_pidmap_free(&it->slot);
     free(it->words);
-    pt_pidmap_free(&it->by_tid);
-    pt_pidmap_free(&it->first_of_group);
-    pt_pidmap_free(&it->group_of);
+    pt_taskindex_free(&it->index);
     pt_tasksockets_free(&it->sockets);
     free(it->bytes);
-    free(it->next);
     free(it);
 }
 
@@ -342,112 +338,27 @@ void pt_taskiter_forget(struct pt_taskiter *it)
     it->valid = false;
 }
 
-static const struct pt_taskrec *full_record(const struct pt_taskiter *it, size_t i)
-{
-    return (const struct pt_taskrec *)(const void *)(it->bytes + i * sizeof(struct pt_taskrec));
-}
-
-static void index_full(struct pt_taskiter *it)
-{
-    if (it->next_cap < it->count) {
-        it->next_cap = it->count;
-        it->next = pt_xrealloc_array(it->next, it->next_cap, sizeof(*it->next));
-    }
-    /* chained backwards, so that each group's list ends up in tid order */
-    for (size_t i = it->count; i-- > 0;) {
-        const struct pt_taskrec *r = full_record(it, i);
-        it->next[i] = -1;
-        if (r->kind == PT_TR_GROUP) {
-            pt_pidmap_put(&it->group_of, (pid_t)r->tgid, (uint32_t)i);
-            continue;
-        }
-        if (r->kind != PT_TR_TASK)
-            continue;
-        pt_pidmap_put(&it->by_tid, (pid_t)r->pid, (uint32_t)i);
-        long first = pt_pidmap_get(&it->first_of_group, (pid_t)r->tgid);
-        it->next[i] = (int32_t)first;
-        pt_pidmap_put(&it->first_of_group, (pid_t)r->tgid, (uint32_t)i);
-    }
-}
-
-static const struct pt_taskrec_child *child_record(const struct pt_taskiter *it, size_t i)
-{
-    return (const struct pt_taskrec_child *)(const void *)(it->bytes + i * sizeof(struct pt_taskrec_child));
-}
-
-/* A discovery's records: the members there, and each member's children
- * chained from first_of_group[member] through next[], in pid order. */
-static void index_children(struct pt_taskiter *it)
-{
-    if (it->next_cap < it->count) {
-        it->next_cap = it->count;
-        it->next = pt_xrealloc_array(it->next, it->next_cap, sizeof(*it->next));
-    }
-    for (size_t i = it->count; i-- > 0;) {
-        const struct pt_taskrec_child *r = child_record(it, i);
-        it->next[i] = -1;
-        if (r->kind == PT_TR_ALIVE) {
-            pt_pidmap_put(&it->group_of, (pid_t)r->pid, (uint32_t)i);
-        } else if (r->kind == PT_TR_CHILD) {
-            it->next[i] = (int32_t)pt_pidmap_get(&it->first_of_group, (pid_t)r->parent);
-            pt_pidmap_put(&it->first_of_group, (pid_t)r->parent, (uint32_t)i);
-        }
-    }
-}
-
-static size_t record_size(enum pt_taskrec_mode mode)
-{
-    switch (mode) {
-    case PT_TR_MODE_STATM:
-        return sizeof(struct pt_taskrec_statm);
-    case PT_TR_MODE_CHILDREN:
-        return sizeof(struct pt_taskrec_child);
-    case PT_TR_MODE_FULL:
-        break;
-    }
-    return sizeof(struct pt_taskrec);
-}
-
 int pt_taskiter_snapshot(struct pt_taskiter *it, enum pt_taskrec_mode mode)
 {
     it->valid = false;
     it->mode = mode;
-    size_t record = record_size(mode);
-    int err = read_all(it, record);
-    pt_pidmap_clear(&it->by_tid);
-    pt_pidmap_clear(&it->first_of_group);
-    pt_pidmap_clear(&it->group_of);
+    int err = read_all(it, pt_taskindex_record_size(mode));
+    pt_taskindex_clear(&it->index);
     if (err)
         return err;
-    if (mode == PT_TR_MODE_FULL) {
-        index_full(it);
-    } else if (mode == PT_TR_MODE_CHILDREN) {
-        index_children(it);
-    } else {
-        for (size_t i = 0; i < it->count; i++) {
-            const struct pt_taskrec_statm *r =
-                (const struct pt_taskrec_statm *)(const void *)(it->bytes + i * sizeof(*r));
-            pt_pidmap_put(&it->group_of, (pid_t)r->tgid, (uint32_t)i);
-        }
-    }
+    pt_taskindex_build(&it->index, mode, it->bytes, it->count);
     it->valid = true;
     return 0;
 }
 
 const struct pt_taskrec *pt_taskiter_task(const struct pt_taskiter *it, pid_t tid)
 {
-    if (!pt_taskiter_valid(it, PT_TR_MODE_FULL))
-        return NULL;
-    long i = pt_pidmap_get(&it->by_tid, tid);
-    return i < 0 ? NULL : full_record(it, (size_t)i);
+    return it->valid ? pt_taskindex_task(&it->index, tid) : NULL;
 }
 
 const struct pt_taskrec *pt_taskiter_group(const struct pt_taskiter *it, pid_t tgid)
 {
-    if (!pt_taskiter_valid(it, PT_TR_MODE_FULL))
-        return NULL;
-    long i = pt_pidmap_get(&it->group_of, tgid);
-    return i < 0 ? NULL : full_record(it, (size_t)i);
+    return it->valid ? pt_taskindex_group(&it->index, tgid) : NULL;
 }
 
 const struct pt_tasksockets *pt_taskiter_sockets(const struct pt_taskiter *it)
@@ -457,42 +368,31 @@ const struct pt_tasksockets *pt_taskiter_sockets(const struct pt_taskiter *it)
 
 const struct pt_taskrec *pt_taskiter_group_first(const struct pt_taskiter *it, pid_t tgid)
 {
-    if (!pt_taskiter_valid(it, PT_TR_MODE_FULL))
-        return NULL;
-    long i = pt_pidmap_get(&it->first_of_group, tgid);
-    return i < 0 ? NULL : full_record(it, (size_t)i);
+    return it->valid ? pt_taskindex_group_first(&it->index, tgid) : NULL;
 }
 
 const struct pt_taskrec *pt_taskiter_group_next(const struct pt_taskiter *it, const struct pt_taskrec *r)
 {
-    size_t i = (size_t)((const char *)r - it->bytes) / sizeof(*r);
-    int32_t n = it->next[i];
-    return n < 0 ? NULL : full_record(it, (size_t)n);
+    return pt_taskindex_group_next(&it->index, r);
 }
 
 const struct pt_taskrec_statm *pt_taskiter_statm(const struct pt_taskiter *it, pid_t tgid)
 {
-    if (!pt_taskiter_valid(it, PT_TR_MODE_STATM))
-        return NULL;
-    long i = pt_pidmap_get(&it->group_of, tgid);
-    return i < 0 ? NULL
-                 : (const struct pt_taskrec_statm *)(const void *)(it->bytes +
-                                                                   (size_t)i * sizeof(struct pt_taskrec_statm));
+    return it->valid ? pt_taskindex_statm(&it->index, tgid) : NULL;
 }
 
 bool pt_taskiter_alive(const struct pt_taskiter *it, pid_t tgid)
 {
-    return pt_taskiter_valid(it, PT_TR_MODE_CHILDREN) && pt_pidmap_get(&it->group_of, tgid) >= 0;
+    return it->valid && pt_taskindex_alive(&it->index, tgid);
 }
 
 pid_t pt_taskiter_child_first(const struct pt_taskiter *it, pid_t tgid, long *cursor)
 {
-    *cursor = pt_taskiter_valid(it, PT_TR_MODE_CHILDREN) ? pt_pidmap_get(&it->first_of_group, tgid) : -1;
-    return *cursor < 0 ? 0 : (pid_t)child_record(it, (size_t)*cursor)->pid;
+    *cursor = -1;
+    return it->valid ? pt_taskindex_child_first(&it->index, tgid, cursor) : 0;
 }
 
 pid_t pt_taskiter_child_next(const struct pt_taskiter *it, long *cursor)
 {
-    *cursor = *cursor < 0 ? -1 : it->next[*cursor];
-    return *cursor < 0 ? 0 : (pid_t)child_record(it, (size_t)*cursor)->pid;
+    return pt_taskindex_child_next(&it->index, cursor);
 }

@@ -14,13 +14,8 @@
  *
  * Invariants:
  *   - records[0, count) are the last snapshot's, all of its mode, in the
- *     iterator's order; valid while no pass was forgotten since;
- *   - FULL: by_tid maps each task record's tid to its index, group_of
- *     each group record's tgid to its; first_of_group[tgid] is the
- *     group's first task record and next[i] chains the rest (-1 ends it);
- *     STATM: group_of maps each record's tgid to its index; CHILDREN:
- *     group_of each member there, first_of_group[parent] and next[]
- *     chain the children of each;
+ *     iterator's order, indexed (taskindex.h); valid while no pass was
+ *     forgotten since;
  *   - followed counts each tgid's followers; a tgid's bit is set in the
  *     program's map (and in words, its copy) exactly while its count is
  *     positive;
