@@ -98,6 +98,14 @@ bool pt_taskfold_statm(const struct pt_taskiter *it, pid_t tgid, long ticks_per_
 bool pt_taskfold_fds(const struct pt_taskiter *it, pid_t tgid, long ticks_per_second, int64_t *count,
                      uint64_t *starttime)
 {
+    const struct pt_taskrec_statm *polled = pt_taskiter_statm(it, tgid);
+    if (polled) {
+        if ((pid_t)polled->tgid != tgid || !polled->has_fds)
+            return false;
+        *starttime = pt_taskfold_ticks(polled->start_boottime, ticks_per_second);
+        *count = (int64_t)polled->fds; /* at most PT_TASKREC_FD_WORDS x 64 */
+        return true;
+    }
     const struct pt_taskrec *leader = pt_taskiter_group(it, tgid);
     if (!leader || (pid_t)leader->tgid != tgid || !leader->group.has_fds)
         return false;

@@ -74,10 +74,12 @@ struct pt_taskfold {
 bool pt_taskfold_statm(const struct pt_taskiter *it, pid_t tgid, long ticks_per_second, struct pt_statm *out,
                        uint64_t *starttime);
 
-/* An interval end's snapshot (PT_TR_MODE_FULL): thread group tgid's open
- * descriptors, as the size of its fd/ directory counts them, and the
- * starttime that names the process. False when the snapshot holds no
- * record of it or the record left the count to the directory. */
+/* An interval end's snapshot (PT_TR_MODE_FULL), or a poll's
+ * (PT_TR_MODE_STATM) of a member listed with its descriptors counted
+ * (pt_taskiter_count_fds): thread group tgid's open descriptors, as the
+ * size of its fd/ directory counts them, and the starttime that names
+ * the process. False when the snapshot holds no record of it or the
+ * record left the count to the directory. */
 bool pt_taskfold_fds(const struct pt_taskiter *it, pid_t tgid, long ticks_per_second, int64_t *count,
                      uint64_t *starttime);
 

@@ -250,37 +250,43 @@ static __always_inline void read_task(struct pt_taskrec *r, struct task_struct *
 }
 
 /* The open descriptors, as proc_readfd_count counts them for the size of
- * fd/: the bits of open_fds up to max_fds (a multiple of 64), one word a
- * read; 0 where the task has no table (a zombie). Read without the task's
- * lock, as the rest of the record is. */
-static __always_inline void count_fds(struct pt_taskrec_group *g, struct task_struct *leader)
+ * fd/: the bits of open_fds up to max_fds (a multiple of 64); 0 where the
+ * task has no table (a zombie). The first word by a plain load (the
+ * table's own, inside files_struct, for the 64 descriptors most processes
+ * never pass), each further one by a read: a loop of reads costs a poll
+ * about three times what the first word's load does. Read without the
+ * task's lock, as the rest of the record is, under the RCU that frees a
+ * table replaced. False where they cannot be counted (a table over
+ * PT_TASKREC_FD_WORDS words, a word unread): the directory says then. */
+static __always_inline bool count_fds(__u64 *out, struct task_struct *leader)
 {
-    g->fds = 0;
-    g->has_fds = 1;
+    *out = 0;
     struct files_struct *files = leader->files;
     if (!files)
-        return;
+        return true;
     struct fdtable *fdt = files->fdt;
     __u32 words = fdt->max_fds / 64;
     unsigned long *bits = fdt->open_fds;
-    if (!bits || words > PT_TASKREC_FD_WORDS) {
-        g->has_fds = 0;
-        return;
-    }
-    struct bpf_iter_num each;
-    int *i;
-    __u64 n = 0;
-    bpf_iter_num_new(&each, 0, (int)words);
-    while ((i = bpf_iter_num_next(&each))) {
-        __u64 word = 0;
-        if (bpf_probe_read_kernel(&word, sizeof(word), (void *)((__u64)bits + (__u64)(__u32)*i * 8)) != 0) {
-            g->has_fds = 0;
-            break;
+    if (!bits || words == 0 || words > PT_TASKREC_FD_WORDS)
+        return false;
+    __u64 n = __builtin_popcountll(bits[0]);
+    bool ok = true;
+    if (words > 1) {
+        struct bpf_iter_num each;
+        int *i;
+        bpf_iter_num_new(&each, 1, (int)words);
+        while ((i = bpf_iter_num_next(&each))) {
+            __u64 word = 0;
+            if (bpf_probe_read_kernel(&word, sizeof(word), (void *)((__u64)bits + (__u64)(__u32)*i * 8)) != 0) {
+                ok = false;
+                break;
+            }
+            n += __builtin_popcountll(word);
         }
-        n += __builtin_popcountll(word);
+        bpf_iter_num_destroy(&each);
     }
-    bpf_iter_num_destroy(&each);
-    g->fds = n;
+    *out = ok ? n : 0;
+    return ok;
 }
 
 #include "bpf/tasksockets.bpf.h"
@@ -309,13 +315,15 @@ static __always_inline void read_group(struct pt_taskrec *r, struct task_struct 
     copy_io(g->io, &sig->ioac);
     g->real_parent = (pt_rec_u64)leader->real_parent->tgid;
     read_rss(&g->mm, leader->mm);
-    count_fds(g, leader);
+    g->has_fds = count_fds(&g->fds, leader);
     read_sockets(g, socks, leader);
     struct nsproxy *ns = leader->nsproxy;
     g->netns = ns && ns->net_ns ? ns->net_ns->ns.inum : 0;
 }
 
-static __always_inline void write_statm(struct seq_file *seq, struct task_struct *task)
+/* A poll's record of task's group; its descriptors counted when fds (a
+ * member whose sockets a target follows: taskrec.h's PT_TASKREC_LIST_FDS). */
+static __always_inline void write_statm(struct seq_file *seq, struct task_struct *task, bool fds)
 {
     struct pt_taskrec_statm s;
     __builtin_memset(&s, 0, sizeof(s));
@@ -323,6 +331,9 @@ static __always_inline void write_statm(struct seq_file *seq, struct task_struct
     s.tgid = task->tgid;
     s.start_boottime = task->start_boottime;
     read_rss(&s.mm, task->mm);
+    __u64 n = 0;
+    s.has_fds = fds && count_fds(&n, task);
+    s.fds = (__u32)n;
     bpf_seq_write(seq, &s, sizeof(s));
 }
 
@@ -353,12 +364,12 @@ int pt_statm(struct bpf_iter__task *ctx)
         __u32 k = (__u32)*i;
         if (k >= PT_TASKREC_LIST_MAX)
             break;
-        __u32 tgid = list[k];
+        __u32 tgid = list[k] & PT_TASKREC_LIST_PID;
         struct task_struct *task = bpf_task_from_pid((s32)tgid);
         if (!task)
             continue;
         if (task->tgid == tgid)
-            write_statm(seq, task);
+            write_statm(seq, task, list[k] & PT_TASKREC_LIST_FDS);
         bpf_task_release(task);
     }
     bpf_iter_num_destroy(&each);
@@ -392,7 +403,7 @@ int pt_task(struct bpf_iter__task *ctx)
         return 0;
     find_offsets(); /* before the first record's memory */
     if (mode == PT_TR_MODE_STATM) {
-        write_statm(seq, task);
+        write_statm(seq, task, false); /* the walk's: a holder's fd/ tells */
         return 0;
     }
     __u32 zero = 0;

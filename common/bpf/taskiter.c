@@ -185,10 +185,17 @@ static void list_remove(struct pt_taskiter *it, pid_t tgid)
     pt_pidmap_remove(&it->slot, tgid);
     uint32_t last = it->skel->bss->list[--it->listed];
     if ((uint32_t)i != it->listed) {
-        it->skel->bss->list[i] = last;
-        pt_pidmap_put(&it->slot, (pid_t)last, (uint32_t)i);
+        it->skel->bss->list[i] = last; /* with its flag */
+        pt_pidmap_put(&it->slot, (pid_t)(last & PT_TASKREC_LIST_PID), (uint32_t)i);
     }
     it->skel->bss->list_end = it->listed;
+}
+
+void pt_taskiter_count_fds(struct pt_taskiter *it, pid_t tgid, bool on)
+{
+    long i = pt_pidmap_get(&it->slot, tgid);
+    if (i >= 0)
+        it->skel->bss->list[i] = (uint32_t)tgid | (on ? PT_TASKREC_LIST_FDS : 0);
 }
 
 int pt_taskiter_follow(struct pt_taskiter *it, pid_t tgid)
@@ -250,6 +257,9 @@ static int read_link(struct pt_taskiter *it, struct bpf_link *link)
     return err;
 }
 
+/* One read's records fit the 32 KiB of one seq_file object. */
+_Static_assert(PT_TASKREC_STATM_CHUNK * sizeof(struct pt_taskrec_statm) <= 32768, "a poll's chunk outgrows a read");
+
 /* One pass: a poll by the list where pt_statm is there, read a chunk at a
  * time; else a walk of the host's tasks. */
 static int read_all(struct pt_taskiter *it, size_t record)
@@ -287,6 +297,13 @@ void pt_taskiter_close(struct pt_taskiter *it)
     (void)it;
 }
 
+void pt_taskiter_count_fds(struct pt_taskiter *it, pid_t tgid, bool on)
+{
+    long i = pt_pidmap_get(&it->slot, tgid);
+    if (i >= 0)
+        it->skel->bss->list[i] = (uint32_t)tgid | (on ? PT_TASKREC_LIST_FDS : 0);
+}
+
 int pt_taskiter_follow(struct pt_taskiter *it, pid_t tgid)
 {
     (void)it;
@@ -298,6 +315,13 @@ void pt_taskiter_unfollow(struct pt_taskiter *it, pid_t tgid)
 {
     (void)it;
     (void)tgid;
+}
+
+void pt_taskiter_count_fds(struct pt_taskiter *it, pid_t tgid, bool on)
+{
+    (void)it;
+    (void)tgid;
+    (void)on;
 }
 
 static int read_all(struct pt_taskiter *it, size_t record)

@@ -58,6 +58,11 @@ void pt_taskiter_close(struct pt_taskiter *it);
 int pt_taskiter_follow(struct pt_taskiter *it, pid_t tgid);
 void pt_taskiter_unfollow(struct pt_taskiter *it, pid_t tgid);
 bool pt_taskiter_follows(const struct pt_taskiter *it, pid_t tgid);
+/* Whether a poll by the list counts followed tgid's descriptors
+ * (taskrec.h's PT_TASKREC_LIST_FDS): a few loads of its table at each
+ * poll, asked for where they spare a stat of its fd/. Nothing for a tgid
+ * not listed. */
+void pt_taskiter_count_fds(struct pt_taskiter *it, pid_t tgid, bool on);
 
 /* Does statm on this kernel sum what the records sum (taskfold.h)? Else
  * statm is read from procfs. */

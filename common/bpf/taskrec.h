@@ -37,9 +37,16 @@ typedef uint32_t pt_rec_u32;
  * (pt_statm) instead of walking the host's tasks: at most this many are
  * listed (the rest are read from their files), and one read of the
  * iterator writes at most PT_TASKREC_STATM_CHUNK records, which fill
- * under the 32 KiB a seq_file object may take. */
+ * under the 32 KiB a seq_file object may take (448 x 72 bytes: 32,256). */
 #define PT_TASKREC_LIST_MAX 65536
 #define PT_TASKREC_STATM_CHUNK 448
+/* A list entry is a tgid (PT_TASKREC_LIST_PID: PID_MAX_LIMIT fits) and a
+ * flag: PT_TASKREC_LIST_FDS asks the poll to count its descriptors too
+ * (struct pt_taskrec_statm's fds), which costs a poll a load or two of
+ * its descriptor table: asked for the members whose sockets a target
+ * follows alone. */
+#define PT_TASKREC_LIST_PID 0x7fffffffu
+#define PT_TASKREC_LIST_FDS 0x80000000u
 
 /* The largest fd table whose open descriptors a group's record counts, in
  * 64-bit words of its open_fds bitmap (65,536 descriptors). */
@@ -95,12 +102,17 @@ struct pt_taskrec_mm {
     pt_rec_u64 has_rss;
 };
 
-/* A poll's record of one member: its leader's memory. */
+/* A poll's record of one member: its leader's memory, and, for a member
+ * listed with PT_TASKREC_LIST_FDS, its open descriptors counted as a
+ * group record counts them (fds, when has_fds), so that a poll learns
+ * whether they changed without a stat of its fd/. */
 struct pt_taskrec_statm {
     pt_rec_u64 start_boottime; /* ns: with tgid, the identity */
     struct pt_taskrec_mm mm;
     pt_rec_u32 kind; /* PT_TR_STATM */
     pt_rec_u32 tgid;
+    pt_rec_u32 fds; /* at most PT_TASKREC_FD_WORDS x 64 */
+    pt_rec_u32 has_fds;
 };
 
 /* What the leader's signal_struct holds for the group: what its exited

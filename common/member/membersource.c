@@ -29,6 +29,11 @@ enum pt_read pt_membersource_statm(struct pt_member *m, int proc_root_fd, struct
         starttime = f.stat.starttime;
     }
     *served = *served && starttime == m->starttime;
+    int64_t fds = -1;
+    m->polled_fds = m->taskiter && pt_taskfold_fds(m->taskiter, m->pid, units.ticks_per_second, &fds, &starttime) &&
+                            starttime == m->starttime
+                        ? fds
+                        : -1;
     if (!*served)
         return pt_member_read_statm(m, proc_root_fd, buf, out);
     return PT_READ_OK;

@@ -73,6 +73,18 @@ static void add_holder(struct pt_target_net *net, pid_t pid, int64_t fds)
     net->holders[net->n_holders++] = (struct pt_net_holder){.pid = pid, .fds = fds};
 }
 
+/* Whether the polls by the BPF source's list count the holders'
+ * descriptors (on), or no longer (off, before the end's walk finds them
+ * again): each poll then learns a holder's count with its memory, where
+ * an fstat of its fd/ costs a path lookup (the source keeps no fd/ open).
+ * Every target that follows sockets finds the same holders. */
+static void count_fds(const struct pt_target *t, const struct pt_target_net *net, bool on)
+{
+    if (t->taskiter)
+        for (size_t i = 0; i < net->n_holders; i++)
+            pt_taskiter_count_fds(t->taskiter, net->holders[i].pid, on);
+}
+
 /* The walk is at m now: its new sockets count whole when it was born in
  * the tree or walked before (they appeared since). */
 static void walk_at(struct walk *w, const struct pt_member *m)
@@ -144,6 +156,7 @@ bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, boo
          * member's sockets as its fd/ links would name them, and its
          * namespace, with no file read */
         const struct pt_tasksockets *passed = t->taskiter ? pt_taskiter_sockets(t->taskiter) : NULL;
+        count_fds(t, net, false);
         net->n_holders = 0;
         net->foreign = false;
         pt_pidmap_clear(&net->elsewhere_next);
@@ -170,6 +183,7 @@ bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, boo
             if (scan(&w, m, &reads_left))
                 add_holder(net, m->pid, fds);
         }
+        count_fds(t, net, true);
         net->passed = passed && !w.files && !w.unnamed && !w.full;
         struct pt_pidmap seen = net->elsewhere;
         net->elsewhere = net->elsewhere_next;
@@ -179,7 +193,8 @@ bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, boo
             said_bound(t, net, "the tree holds more descriptors than an interval's end reads (65,536)");
     } else {
         /* the holders whose number of descriptors changed since their
-         * last walk (one fstat each, where a walk is an open, a getdents
+         * last walk (the count the poll's pass took, where the BPF source
+         * took one, else one fstat each; a walk is an open, a getdents
          * and a link read per descriptor): a socket opened since is
          * there; a poll walk forgets nothing, only the end's sweep does */
         for (size_t i = 0; i < net->n_holders && reads_left > 0; i++) {
@@ -187,7 +202,7 @@ bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, boo
             const struct pt_member *m = pt_targetstate_live_member(t, h->pid);
             if (!m || m->zombie)
                 continue;
-            int64_t fds = fd_count(t, m);
+            int64_t fds = m->polled_fds >= 0 ? m->polled_fds : fd_count(t, m);
             if (fds > 0 && fds == h->fds)
                 continue;
             h->fds = fds;
