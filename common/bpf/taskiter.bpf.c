@@ -11,9 +11,9 @@
  * the running kernel has it).
  *
  * Every visit is one object of the kernel's seq_file, whose buffer holds
- * 32 KiB: a walk's visit writes at most two records and a group's
- * sockets (at most PT_TASKREC_SOCK_MAX), pt_statm's at most
- * PT_TASKREC_STATM_CHUNK records, so none outgrows it.
+ * 32 KiB: a walk's visit writes at most two records, pt_statm's at most
+ * PT_TASKREC_STATM_CHUNK records, so none outgrows it; a group's sockets
+ * go to an array the reader maps (tasksockets.bpf.h), however many.
  *
  * It only reads: nothing it is given but the members map's pids decides
  * what it touches, and what it writes goes to the reader's seq file. */
@@ -292,8 +292,8 @@ static __always_inline bool count_fds(__u64 *out, struct task_struct *leader)
 #include "bpf/tasksockets.bpf.h"
 
 /* The group's record, read at its leader's visit (after its own task's),
- * and its sockets' into socks. */
-static __always_inline void read_group(struct pt_taskrec *r, struct task_struct *leader, struct pt_sockbuf *socks)
+ * and its sockets' into the array. */
+static __always_inline void read_group(struct pt_taskrec *r, struct task_struct *leader)
 {
     struct pt_taskrec_group *g = &r->group;
     struct signal_struct *sig = leader->signal;
@@ -316,7 +316,7 @@ static __always_inline void read_group(struct pt_taskrec *r, struct task_struct 
     g->real_parent = (pt_rec_u64)leader->real_parent->tgid;
     read_rss(&g->mm, leader->mm);
     g->has_fds = count_fds(&g->fds, leader);
-    read_sockets(g, socks, leader);
+    read_sockets(g, leader);
     struct nsproxy *ns = leader->nsproxy;
     g->netns = ns && ns->net_ns ? ns->net_ns->ns.inum : 0;
 }
@@ -413,12 +413,8 @@ int pt_task(struct bpf_iter__task *ctx)
     read_task(r, task);
     bpf_seq_write(seq, r, sizeof(*r));
     if (pid == tgid) {
-        struct pt_sockbuf *socks = bpf_map_lookup_elem(&sockscratch, &zero);
-        read_group(r, task, socks);
+        read_group(r, task);
         bpf_seq_write(seq, r, sizeof(*r));
-        __u64 n = r->group.sockets; /* 64 bits: the bound checked is the one multiplied */
-        if (socks && n > 0 && n <= PT_TASKREC_SOCK_MAX)
-            bpf_seq_write(seq, socks, n * sizeof(struct pt_taskrec_sock));
     }
     return 0;
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -34,9 +35,10 @@ struct pt_taskiter {
     size_t len, cap;           /* bytes in it, and its size */
     size_t count;              /* records */
     enum pt_taskrec_mode mode;
-    struct pt_taskindex index;     /* the last pass's records indexed */
-    struct pt_tasksockets sockets; /* FULL: the groups' TCP sockets, out of bytes */
-    uint64_t visits;               /* the host's tasks the last pass visited */
+    struct pt_taskindex index;           /* the last pass's records indexed */
+    struct pt_tasksockets sockets;       /* FULL: the groups' TCP sockets */
+    const struct pt_taskrec_sock *socks; /* the program's array of socket records, mapped */
+    uint64_t visits;                     /* the host's tasks the last pass visited */
     bool valid;
     bool statm_sums; /* this kernel's statm sums the per-CPU parts (Linux >= 6.16) */
 };
@@ -67,6 +69,10 @@ static bool kernel_statm_sums(void)
         return false;
     return major > 6 || (major == 6 && minor >= 16);
 }
+
+/* The program's array of socket records, as mapped (whole pages: 56
+ * bytes a record, 65,536 of them). */
+#define SOCKS_SIZE ((size_t)PT_TASKREC_SOCKS_MAX * sizeof(struct pt_taskrec_sock))
 
 /* Open and load the object, pt_statm with it where direct; 0 or libbpf's
  * error. it->skel is NULL when the object did not open. */
@@ -126,6 +132,12 @@ struct pt_taskiter *pt_taskiter_open(int btf_fd, char *why, size_t whylen)
         LIBBPF_OPTS(bpf_iter_attach_opts, attach, .link_info = &info, .link_info_len = sizeof(info));
         it->statm_link = bpf_program__attach_iter(it->skel->progs.pt_statm, &attach);
     }
+    void *socks = mmap(NULL, SOCKS_SIZE, PROT_READ, MAP_SHARED, bpf_map__fd(it->skel->maps.sockrecs), 0);
+    if (socks == MAP_FAILED) {
+        snprintf(why, whylen, "its socket records could not be mapped: %s", strerror(errno));
+        goto fail;
+    }
+    it->socks = socks;
     it->map_fd = bpf_map__fd(it->skel->maps.members);
     it->statm_sums = kernel_statm_sums();
     return it;
@@ -138,6 +150,8 @@ void pt_taskiter_close(struct pt_taskiter *it)
 {
     if (!it)
         return;
+    if (it->socks)
+        munmap((void *)it->socks, SOCKS_SIZE);
     bpf_link__destroy(it->statm_link);
     bpf_link__destroy(it->link);
     pt_taskiter_bpf__destroy(it->skel);
@@ -274,11 +288,15 @@ static int read_all(struct pt_taskiter *it, size_t record)
     } else {
         it->skel->bss->mode = (uint32_t)it->mode;
         it->skel->bss->visits = 0;
+        it->skel->bss->socks_used = 0;
         err = read_link(it, it->link);
         it->visits = it->skel->bss->visits;
     }
-    if (!err && it->mode == PT_TR_MODE_FULL) /* a group's sockets follow it: taken out */
-        err = pt_tasksockets_take(&it->sockets, it->bytes, &it->len);
+    if (!err && it->mode == PT_TR_MODE_FULL) { /* the groups' sockets, in the array */
+        uint32_t used = it->skel->bss->socks_used;
+        err = pt_tasksockets_take(&it->sockets, it->bytes, it->len, it->socks,
+                                  used < PT_TASKREC_SOCKS_MAX ? used : PT_TASKREC_SOCKS_MAX);
+    }
     if (!err && it->len % record != 0)
         err = -EIO;
     it->count = err ? 0 : it->len / record;
