@@ -110,7 +110,8 @@ static bool passed_sockets(struct walk *w, const struct pt_member *m, const stru
     size_t n = pt_tasksockets_of(passed, m->pid, &r, NULL);
     for (size_t k = 0; k < n; k++) {
         note(r[k].inode, w);
-        w->unnamed |= r[k].cookie == 0;
+        /* a listener's cookie is made by no dump of ours: none needed */
+        w->unnamed |= r[k].cookie == 0 && pt_sockdiag_dumps_state((uint8_t)r[k].state);
     }
     return g->any > 0;
 }
@@ -225,6 +226,8 @@ void pt_targetnet_take_pass(const struct pt_target *t, struct pt_target_net *net
         const struct pt_taskrec_sock *r;
         size_t n = m->gone || m->zombie ? 0 : pt_tasksockets_of(passed, m->pid, &r, NULL);
         for (size_t k = 0; k < n; k++) {
+            if (!pt_sockdiag_dumps_state((uint8_t)r[k].state))
+                continue; /* a listener: the kernel's dump would not tell it either */
             /* the fields sock_diag's tcp_info copies (tcp_get_info) */
             struct pt_tcpsock s = {.inode = r[k].inode,
                                    .cookie = r[k].cookie,

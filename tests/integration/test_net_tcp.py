@@ -26,6 +26,7 @@ line say what that loses).
 
 import os
 import selectors
+import shutil
 import socket
 import subprocess
 import sys
@@ -435,6 +436,46 @@ class NetTcpBytes(unittest.TestCase):
             for step in ("open", "opened", "finish", "end", "report"):
                 if os.path.exists(os.path.join(steps, step)):
                     os.unlink(os.path.join(steps, step))
+            os.rmdir(steps)
+
+    def test_listener_is_no_connection(self):
+        """A listening socket is no connection, with either source, even once
+        a dump of the listeners (ss -tl) gave it a cookie: the BPF pass, which
+        lists it, is then the end's dump, and takes no more than the
+        kernel's dump would (which tells no listener)."""
+        ss = shutil.which("ss")
+        if not ss:
+            self.skipTest("no ss here to give the listener a cookie")
+        peer = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        peer.bind(("127.0.0.1", 0))
+        peer.listen(4)  # the tree's connection waits in its backlog
+        steps = tempfile.mkdtemp(prefix="proctree-net-")
+        child = ("import os, socket, sys, time\n"
+                 "l = socket.socket(); l.bind(('127.0.0.1', 0)); l.listen(4)\n"
+                 "c = socket.create_connection(('127.0.0.1', int(sys.argv[1])))\n"
+                 "while not os.path.exists(sys.argv[2]): time.sleep(0.02)\n")
+        end = os.path.join(steps, "end")
+        try:
+            with h.Execd(["--interval", "0.5s", "--", sys.executable, "-c", child, str(peer.getsockname()[1]),
+                          end]) as execd:
+                execd.wait_for(lambda e: any(p.fields.get("proc_net_tcp_connections", 0) >= 1
+                                             for p in ah.target_points(e, "python3")), h.BATCH_TIMEOUT,
+                               "a line with the connection")
+                subprocess.run([ss, "-tlnH"], check=True, capture_output=True)
+                after = time.time_ns()
+                execd.wait_for(lambda e: sum(1 for ts, _ in e.batches() if ts > after) >= 3, h.BATCH_TIMEOUT,
+                               "three batches after the listeners' dump")
+                open(end, "w").close()
+                status = execd.wait_exit(h.BATCH_TIMEOUT)
+            self.assertEqual(status, 0, execd.describe())
+            points = [p for p in ah.target_points(execd, "python3") if p.fields["proc_processes"] > 0]
+            said = [p.fields["proc_net_tcp_connections"] for p in points[1:-1]]
+            self.assertTrue(said, execd.describe())
+            self.assertEqual(set(said), {1}, execd.describe())
+        finally:
+            peer.close()
+            if os.path.exists(end):
+                os.unlink(end)
             os.rmdir(steps)
 
     def test_no_net_leaves_them_out(self):
