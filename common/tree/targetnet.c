@@ -42,12 +42,17 @@ struct walk {
     bool unnamed; /* a socket of the pass has no cookie yet: only a kernel dump gives it */
 };
 
-static void note(uint64_t inode, void *arg)
+/* Socket inode found: noted, its entry's index in *at (NULL: not wanted). */
+static void note_at(struct walk *w, uint64_t inode, size_t *at)
 {
-    struct walk *w = arg;
-    int r = pt_tcpbytes_note(&w->net->sockets, inode, w->whole, group_of(w->net, w->m));
+    int r = pt_tcpbytes_note(&w->net->sockets, inode, w->whole, group_of(w->net, w->m), at);
     w->fresh |= r > 0;
     w->full |= r < 0;
+}
+
+static void note(uint64_t inode, void *arg)
+{
+    note_at(arg, inode, NULL);
 }
 
 /* The number of m's descriptors: the size of its fd/ (Linux 6.2 and
@@ -109,7 +114,9 @@ static bool passed_sockets(struct walk *w, const struct pt_member *m, const stru
     const struct pt_taskrec_sock *r;
     size_t n = pt_tasksockets_of(passed, m->pid, &r, NULL);
     for (size_t k = 0; k < n; k++) {
-        note(r[k].inode, w);
+        size_t at;
+        note_at(w, r[k].inode, &at);
+        w->net->noted[&r[k] - passed->recs] = at < UINT32_MAX ? (uint32_t)at : UINT32_MAX;
         /* a listener's cookie is made by no dump of ours: none needed */
         w->unnamed |= r[k].cookie == 0 && pt_sockdiag_dumps_state((uint8_t)r[k].state);
     }
@@ -158,6 +165,10 @@ bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, boo
          * namespace, with no file read */
         const struct pt_tasksockets *passed = t->taskiter ? pt_taskiter_sockets(t->taskiter) : NULL;
         count_fds(t, net, false);
+        if (passed && net->cap_noted < passed->count) {
+            net->cap_noted = passed->count;
+            net->noted = pt_xrealloc_array(net->noted, net->cap_noted, sizeof(*net->noted));
+        }
         net->n_holders = 0;
         net->foreign = false;
         pt_pidmap_clear(&net->elsewhere_next);
@@ -215,6 +226,14 @@ bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, boo
     return w.fresh;
 }
 
+static void add_group(struct pt_target_net *net, const struct pt_tcp_entry *e, uint64_t sent, uint64_t received)
+{
+    if (!e || e->group < 0 || (size_t)e->group >= net->groups)
+        return;
+    net->group_sent[e->group] += sent;
+    net->group_received[e->group] += received;
+}
+
 void pt_targetnet_take_pass(const struct pt_target *t, struct pt_target_net *net)
 {
     if (!net->passed)
@@ -236,7 +255,10 @@ void pt_targetnet_take_pass(const struct pt_target *t, struct pt_target_net *net
                                    .has_bytes = true,
                                    .family = (uint8_t)r[k].family,
                                    .state = (uint8_t)r[k].state};
-            pt_targetnet_take(net, &s);
+            uint64_t sent = 0, received = 0;
+            const struct pt_tcp_entry *e =
+                pt_tcpbytes_take_at(&net->sockets, net->noted[&r[k] - passed->recs], &s, &sent, &received);
+            add_group(net, e, sent, received);
         }
     }
 }
@@ -252,14 +274,6 @@ void pt_targetnet_dump(struct pt_target_net *net)
         return;
     pt_tcpbytes_dump(&net->sockets);
     net->dumped = true; /* a host with no TCP socket to tell is a dump too */
-}
-
-static void add_group(struct pt_target_net *net, const struct pt_tcp_entry *e, uint64_t sent, uint64_t received)
-{
-    if (!e || e->group < 0 || (size_t)e->group >= net->groups)
-        return;
-    net->group_sent[e->group] += sent;
-    net->group_received[e->group] += received;
 }
 
 void pt_targetnet_take(struct pt_target_net *net, const struct pt_tcpsock *s)
@@ -325,6 +339,7 @@ void pt_targetnet_free(struct pt_target_net *net)
 {
     pt_tcpbytes_free(&net->sockets);
     free(net->holders);
+    free(net->noted);
     free(net->group_sent);
     free(net->group_received);
     free(net->group_connections);

@@ -177,6 +177,11 @@ struct pt_target_net {
      * ns/net goes before its descriptors) is still there */
     struct pt_pidmap elsewhere, elsewhere_next;
     bool said_foreign;
+    /* the end's walk of the pass: the ledger's entry each of its socket
+     * records noted, by the record's place (UINT32_MAX: none), so that
+     * the pass taken as the dump finds each with no lookup */
+    uint32_t *noted;
+    size_t cap_noted;
     size_t groups;
     uint64_t *group_sent, *group_received;
     int64_t *group_connections;
