@@ -48,6 +48,9 @@ const volatile __u32 nr_cpus = 1;
 
 /* Set by the reader before each pass: enum pt_taskrec_mode. */
 __u32 mode;
+/* Set by the reader where no target follows TCP sockets: a FULL pass
+ * lists none (each group's are then cut: not listed). */
+__u32 skip_sockets;
 /* The tasks the pass visited, the host's: zeroed by the reader. */
 __u64 visits;
 
@@ -316,7 +319,14 @@ static __always_inline void read_group(struct pt_taskrec *r, struct task_struct 
     g->real_parent = (pt_rec_u64)leader->real_parent->tgid;
     read_rss(&g->mm, leader->mm);
     g->has_fds = count_fds(&g->fds, leader);
-    read_sockets(g, leader);
+    if (skip_sockets) {
+        g->sockets_first = socks_used;
+        g->sockets = 0;
+        g->sockets_cut = 1;
+        g->sockets_any = 0;
+    } else {
+        read_sockets(g, leader);
+    }
     struct nsproxy *ns = leader->nsproxy;
     g->netns = ns && ns->net_ns ? ns->net_ns->ns.inum : 0;
 }

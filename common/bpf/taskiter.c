@@ -179,6 +179,11 @@ static int set_bit(struct pt_taskiter *it, pid_t tgid, bool on)
     return 0;
 }
 
+void pt_taskiter_list_sockets(struct pt_taskiter *it, bool on)
+{
+    it->skel->bss->skip_sockets = !on;
+}
+
 /* The list is written in place (the skeleton maps the program's .bss):
  * no system call. A member past its room is not listed, and a poll by the
  * list then reads its file. */
@@ -339,6 +344,12 @@ void pt_taskiter_count_fds(struct pt_taskiter *it, pid_t tgid, bool on)
 {
     (void)it;
     (void)tgid;
+    (void)on;
+}
+
+void pt_taskiter_list_sockets(struct pt_taskiter *it, bool on)
+{
+    (void)it;
     (void)on;
 }
 

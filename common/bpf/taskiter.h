@@ -68,6 +68,12 @@ void pt_taskiter_count_fds(struct pt_taskiter *it, pid_t tgid, bool on);
  * statm is read from procfs. */
 bool pt_taskiter_statm_sums(const struct pt_taskiter *it);
 
+/* Whether a FULL pass lists each group's TCP sockets (by default it
+ * does): their reads are most of a pass's cost in a tree of many
+ * sockets, and only a target that follows them takes them. Not listed,
+ * each group's are cut (pt_tasksockets_of). */
+void pt_taskiter_list_sockets(struct pt_taskiter *it, bool on);
+
 /* One pass of the iterator, of mode (enum pt_taskrec_mode). 0, or -errno
  * (the snapshot is then empty). */
 int pt_taskiter_snapshot(struct pt_taskiter *it, enum pt_taskrec_mode mode);

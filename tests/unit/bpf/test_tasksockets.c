@@ -420,6 +420,18 @@ START_TEST(test_own_sockets)
         ck_assert(r[i].family == AF_INET || r[i].family == AF_INET6);
     }
 
+    /* a pass told to list none (no target follows them) lists none, and
+     * says they are missing; told again, it lists them */
+    pt_taskiter_list_sockets(it, false);
+    ck_assert_int_eq(pt_taskiter_snapshot(it, PT_TR_MODE_FULL), 0);
+    ck_assert_uint_eq(pt_tasksockets_of(pt_taskiter_sockets(it), getpid(), &r, &cut), 0);
+    ck_assert(cut);
+    ck_assert_ptr_nonnull(pt_taskiter_group(it, getpid())); /* the rest of the pass stands */
+    pt_taskiter_list_sockets(it, true);
+    ck_assert_int_eq(pt_taskiter_snapshot(it, PT_TR_MODE_FULL), 0);
+    ck_assert_uint_eq(pt_tasksockets_of(pt_taskiter_sockets(it), getpid(), &r, &cut), n);
+    ck_assert(!cut);
+
     /* a poll's snapshot holds none; nor does one of a process not followed */
     ck_assert_int_eq(pt_taskiter_snapshot(it, PT_TR_MODE_STATM), 0);
     ck_assert_ptr_null(pt_taskiter_sockets(it));
