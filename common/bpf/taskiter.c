@@ -40,7 +40,9 @@ struct pt_taskiter {
     const struct pt_taskrec_sock *socks; /* the program's array of socket records, mapped */
     uint64_t visits;                     /* the host's tasks the last pass visited */
     bool valid;
-    bool statm_sums; /* this kernel's statm sums the per-CPU parts (Linux >= 6.16) */
+    bool statm_sums;   /* this kernel's statm sums the per-CPU parts (Linux >= 6.16) */
+    bool no_sockets;   /* no FULL pass lists the groups' sockets (pt_taskiter_list_sockets) */
+    bool pass_sockets; /* this pass lists them (where no_sockets allows) */
 };
 
 bool pt_taskiter_built(void)
@@ -181,7 +183,7 @@ static int set_bit(struct pt_taskiter *it, pid_t tgid, bool on)
 
 void pt_taskiter_list_sockets(struct pt_taskiter *it, bool on)
 {
-    it->skel->bss->skip_sockets = !on;
+    it->no_sockets = !on;
 }
 
 /* The list is written in place (the skeleton maps the program's .bss):
@@ -294,6 +296,7 @@ static int read_all(struct pt_taskiter *it, size_t record)
         it->skel->bss->mode = (uint32_t)it->mode;
         it->skel->bss->visits = 0;
         it->skel->bss->socks_used = 0;
+        it->skel->bss->skip_sockets = it->no_sockets || !it->pass_sockets;
         err = read_link(it, it->link);
         it->visits = it->skel->bss->visits;
     }
@@ -393,8 +396,14 @@ void pt_taskiter_forget(struct pt_taskiter *it)
 
 int pt_taskiter_snapshot(struct pt_taskiter *it, enum pt_taskrec_mode mode)
 {
+    return pt_taskiter_snapshot_sockets(it, mode, true);
+}
+
+int pt_taskiter_snapshot_sockets(struct pt_taskiter *it, enum pt_taskrec_mode mode, bool sockets)
+{
     it->valid = false;
     it->mode = mode;
+    it->pass_sockets = sockets;
     int err = read_all(it, pt_taskindex_record_size(mode));
     pt_taskindex_clear(&it->index);
     if (err)

@@ -77,6 +77,10 @@ void pt_taskiter_list_sockets(struct pt_taskiter *it, bool on);
 /* One pass of the iterator, of mode (enum pt_taskrec_mode). 0, or -errno
  * (the snapshot is then empty). */
 int pt_taskiter_snapshot(struct pt_taskiter *it, enum pt_taskrec_mode mode);
+/* The same, a FULL pass listing the groups' sockets only where sockets
+ * (an interval end's; a poll's or a PSS sample's takes none): not listed,
+ * each group's are cut. */
+int pt_taskiter_snapshot_sockets(struct pt_taskiter *it, enum pt_taskrec_mode mode, bool sockets);
 /* How many of the host's tasks the last walk visited (a FULL or CHILDREN
  * pass, a STATM one without the list): a walk costs that many visits,
  * whatever the members (0 before the first). */

@@ -431,6 +431,13 @@ START_TEST(test_own_sockets)
     ck_assert_int_eq(pt_taskiter_snapshot(it, PT_TR_MODE_FULL), 0);
     ck_assert_uint_eq(pt_tasksockets_of(pt_taskiter_sockets(it), getpid(), &r, &cut), n);
     ck_assert(!cut);
+    /* nor does a pass that wants none (a poll's), and the next lists them */
+    ck_assert_int_eq(pt_taskiter_snapshot_sockets(it, PT_TR_MODE_FULL, false), 0);
+    ck_assert_uint_eq(pt_tasksockets_of(pt_taskiter_sockets(it), getpid(), &r, &cut), 0);
+    ck_assert(cut);
+    ck_assert_int_eq(pt_taskiter_snapshot_sockets(it, PT_TR_MODE_FULL, true), 0);
+    ck_assert_uint_eq(pt_tasksockets_of(pt_taskiter_sockets(it), getpid(), &r, &cut), n);
+    ck_assert(!cut);
 
     /* a poll's snapshot holds none; nor does one of a process not followed */
     ck_assert_int_eq(pt_taskiter_snapshot(it, PT_TR_MODE_STATM), 0);
