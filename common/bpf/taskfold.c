@@ -86,18 +86,30 @@ static bool statm_of(const struct pt_taskiter *it, const struct pt_taskrec_mm *m
 }
 
 bool pt_taskfold_statm(const struct pt_taskiter *it, pid_t tgid, long ticks_per_second, struct pt_statm *out,
-                       uint64_t *starttime)
+                       uint64_t *starttime, int64_t *fds)
 {
+    if (fds)
+        *fds = -1;
     const struct pt_taskrec_statm *r = pt_taskiter_statm(it, tgid);
     if (!r || (pid_t)r->tgid != tgid)
         return false;
     *starttime = pt_taskfold_ticks(r->start_boottime, ticks_per_second);
+    if (fds && r->has_fds)
+        *fds = (int64_t)r->fds; /* at most PT_TASKREC_FD_WORDS x 64 */
     return statm_of(it, &r->mm, out);
 }
 
 bool pt_taskfold_fds(const struct pt_taskiter *it, pid_t tgid, long ticks_per_second, int64_t *count,
                      uint64_t *starttime)
 {
+    const struct pt_taskrec_statm *polled = pt_taskiter_statm(it, tgid);
+    if (polled) {
+        if ((pid_t)polled->tgid != tgid || !polled->has_fds)
+            return false;
+        *starttime = pt_taskfold_ticks(polled->start_boottime, ticks_per_second);
+        *count = (int64_t)polled->fds; /* at most PT_TASKREC_FD_WORDS x 64 */
+        return true;
+    }
     const struct pt_taskrec *leader = pt_taskiter_group(it, tgid);
     if (!leader || (pid_t)leader->tgid != tgid || !leader->group.has_fds)
         return false;
@@ -119,6 +131,7 @@ bool pt_taskfold_group(const struct pt_taskiter *it, pid_t tgid, long ticks_per_
         return false;
     memset(out, 0, sizeof(*out));
     const struct pt_taskrec_group *g = &leader->group;
+    out->fds = g->has_fds ? (int64_t)(g->fds > PT_MAX_COUNT ? PT_MAX_COUNT : g->fds) : -1;
     uint64_t utime = g->utime, stime = g->stime, rtime = g->sum_sched_runtime;
     uint64_t minflt = count(g->min_flt), majflt = count(g->maj_flt);
     uint64_t io[PT_TR_IO_COUNT];

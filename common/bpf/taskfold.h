@@ -66,18 +66,24 @@ struct pt_taskfold {
     uint32_t tasks;          /* the records of the group */
     struct pt_statm statm;   /* size, resident, shared in pages, when has_statm */
     bool has_statm;
+    int64_t fds; /* open descriptors as fd/'s size counts them; -1: left to the directory */
 };
 
 /* A poll's snapshot (PT_TR_MODE_STATM): thread group tgid's statm and
- * the starttime that names the process. False when the snapshot holds no
- * record of it, or this kernel's statm is not what the record sums. */
+ * the starttime that names the process; *fds (fds may be NULL) its open
+ * descriptors where the poll counted them (pt_taskiter_count_fds), else
+ * -1. False when the snapshot holds no record of it (*starttime and *fds
+ * then untold), or this kernel's statm is not what the record sums
+ * (they are told). */
 bool pt_taskfold_statm(const struct pt_taskiter *it, pid_t tgid, long ticks_per_second, struct pt_statm *out,
-                       uint64_t *starttime);
+                       uint64_t *starttime, int64_t *fds);
 
-/* An interval end's snapshot (PT_TR_MODE_FULL): thread group tgid's open
- * descriptors, as the size of its fd/ directory counts them, and the
- * starttime that names the process. False when the snapshot holds no
- * record of it or the record left the count to the directory. */
+/* An interval end's snapshot (PT_TR_MODE_FULL), or a poll's
+ * (PT_TR_MODE_STATM) of a member listed with its descriptors counted
+ * (pt_taskiter_count_fds): thread group tgid's open descriptors, as the
+ * size of its fd/ directory counts them, and the starttime that names
+ * the process. False when the snapshot holds no record of it or the
+ * record left the count to the directory. */
 bool pt_taskfold_fds(const struct pt_taskiter *it, pid_t tgid, long ticks_per_second, int64_t *count,
                      uint64_t *starttime);
 

@@ -11,9 +11,9 @@
  * the running kernel has it).
  *
  * Every visit is one object of the kernel's seq_file, whose buffer holds
- * 32 KiB: a walk's visit writes at most two records and a group's
- * sockets (at most PT_TASKREC_SOCK_MAX), pt_statm's at most
- * PT_TASKREC_STATM_CHUNK records, so none outgrows it.
+ * 32 KiB: a walk's visit writes at most two records, pt_statm's at most
+ * PT_TASKREC_STATM_CHUNK records, so none outgrows it; a group's sockets
+ * go to an array the reader maps (tasksockets.bpf.h), however many.
  *
  * It only reads: nothing it is given but the members map's pids decides
  * what it touches, and what it writes goes to the reader's seq file. */
@@ -48,6 +48,9 @@ const volatile __u32 nr_cpus = 1;
 
 /* Set by the reader before each pass: enum pt_taskrec_mode. */
 __u32 mode;
+/* Set by the reader where no target follows TCP sockets: a FULL pass
+ * lists none (each group's are then cut: not listed). */
+__u32 skip_sockets;
 /* The tasks the pass visited, the host's: zeroed by the reader. */
 __u64 visits;
 
@@ -250,44 +253,50 @@ static __always_inline void read_task(struct pt_taskrec *r, struct task_struct *
 }
 
 /* The open descriptors, as proc_readfd_count counts them for the size of
- * fd/: the bits of open_fds up to max_fds (a multiple of 64), one word a
- * read; 0 where the task has no table (a zombie). Read without the task's
- * lock, as the rest of the record is. */
-static __always_inline void count_fds(struct pt_taskrec_group *g, struct task_struct *leader)
+ * fd/: the bits of open_fds up to max_fds (a multiple of 64); 0 where the
+ * task has no table (a zombie). The first word by a plain load (the
+ * table's own, inside files_struct, for the 64 descriptors most processes
+ * never pass), each further one by a read: a loop of reads costs a poll
+ * about three times what the first word's load does. Read without the
+ * task's lock, as the rest of the record is, under the RCU that frees a
+ * table replaced. False where they cannot be counted (a table over
+ * PT_TASKREC_FD_WORDS words, a word unread): the directory says then. */
+static __always_inline bool count_fds(__u64 *out, struct task_struct *leader)
 {
-    g->fds = 0;
-    g->has_fds = 1;
+    *out = 0;
     struct files_struct *files = leader->files;
     if (!files)
-        return;
+        return true;
     struct fdtable *fdt = files->fdt;
     __u32 words = fdt->max_fds / 64;
     unsigned long *bits = fdt->open_fds;
-    if (!bits || words > PT_TASKREC_FD_WORDS) {
-        g->has_fds = 0;
-        return;
-    }
-    struct bpf_iter_num each;
-    int *i;
-    __u64 n = 0;
-    bpf_iter_num_new(&each, 0, (int)words);
-    while ((i = bpf_iter_num_next(&each))) {
-        __u64 word = 0;
-        if (bpf_probe_read_kernel(&word, sizeof(word), (void *)((__u64)bits + (__u64)(__u32)*i * 8)) != 0) {
-            g->has_fds = 0;
-            break;
+    if (!bits || words == 0 || words > PT_TASKREC_FD_WORDS)
+        return false;
+    __u64 n = __builtin_popcountll(bits[0]);
+    bool ok = true;
+    if (words > 1) {
+        struct bpf_iter_num each;
+        int *i;
+        bpf_iter_num_new(&each, 1, (int)words);
+        while ((i = bpf_iter_num_next(&each))) {
+            __u64 word = 0;
+            if (bpf_probe_read_kernel(&word, sizeof(word), (void *)((__u64)bits + (__u64)(__u32)*i * 8)) != 0) {
+                ok = false;
+                break;
+            }
+            n += __builtin_popcountll(word);
         }
-        n += __builtin_popcountll(word);
+        bpf_iter_num_destroy(&each);
     }
-    bpf_iter_num_destroy(&each);
-    g->fds = n;
+    *out = ok ? n : 0;
+    return ok;
 }
 
 #include "bpf/tasksockets.bpf.h"
 
 /* The group's record, read at its leader's visit (after its own task's),
- * and its sockets' into socks. */
-static __always_inline void read_group(struct pt_taskrec *r, struct task_struct *leader, struct pt_sockbuf *socks)
+ * and its sockets' into the array. */
+static __always_inline void read_group(struct pt_taskrec *r, struct task_struct *leader)
 {
     struct pt_taskrec_group *g = &r->group;
     struct signal_struct *sig = leader->signal;
@@ -309,13 +318,22 @@ static __always_inline void read_group(struct pt_taskrec *r, struct task_struct 
     copy_io(g->io, &sig->ioac);
     g->real_parent = (pt_rec_u64)leader->real_parent->tgid;
     read_rss(&g->mm, leader->mm);
-    count_fds(g, leader);
-    read_sockets(g, socks, leader);
+    g->has_fds = count_fds(&g->fds, leader);
+    if (skip_sockets) {
+        g->sockets_first = socks_used;
+        g->sockets = 0;
+        g->sockets_cut = 1;
+        g->sockets_any = 0;
+    } else {
+        read_sockets(g, leader);
+    }
     struct nsproxy *ns = leader->nsproxy;
     g->netns = ns && ns->net_ns ? ns->net_ns->ns.inum : 0;
 }
 
-static __always_inline void write_statm(struct seq_file *seq, struct task_struct *task)
+/* A poll's record of task's group; its descriptors counted when fds (a
+ * member whose sockets a target follows: taskrec.h's PT_TASKREC_LIST_FDS). */
+static __always_inline void write_statm(struct seq_file *seq, struct task_struct *task, bool fds)
 {
     struct pt_taskrec_statm s;
     __builtin_memset(&s, 0, sizeof(s));
@@ -323,6 +341,9 @@ static __always_inline void write_statm(struct seq_file *seq, struct task_struct
     s.tgid = task->tgid;
     s.start_boottime = task->start_boottime;
     read_rss(&s.mm, task->mm);
+    __u64 n = 0;
+    s.has_fds = fds && count_fds(&n, task);
+    s.fds = (__u32)n;
     bpf_seq_write(seq, &s, sizeof(s));
 }
 
@@ -353,12 +374,12 @@ int pt_statm(struct bpf_iter__task *ctx)
         __u32 k = (__u32)*i;
         if (k >= PT_TASKREC_LIST_MAX)
             break;
-        __u32 tgid = list[k];
+        __u32 tgid = list[k] & PT_TASKREC_LIST_PID;
         struct task_struct *task = bpf_task_from_pid((s32)tgid);
         if (!task)
             continue;
         if (task->tgid == tgid)
-            write_statm(seq, task);
+            write_statm(seq, task, list[k] & PT_TASKREC_LIST_FDS);
         bpf_task_release(task);
     }
     bpf_iter_num_destroy(&each);
@@ -392,7 +413,7 @@ int pt_task(struct bpf_iter__task *ctx)
         return 0;
     find_offsets(); /* before the first record's memory */
     if (mode == PT_TR_MODE_STATM) {
-        write_statm(seq, task);
+        write_statm(seq, task, false); /* the walk's: a holder's fd/ tells */
         return 0;
     }
     __u32 zero = 0;
@@ -402,12 +423,8 @@ int pt_task(struct bpf_iter__task *ctx)
     read_task(r, task);
     bpf_seq_write(seq, r, sizeof(*r));
     if (pid == tgid) {
-        struct pt_sockbuf *socks = bpf_map_lookup_elem(&sockscratch, &zero);
-        read_group(r, task, socks);
+        read_group(r, task);
         bpf_seq_write(seq, r, sizeof(*r));
-        __u64 n = r->group.sockets; /* 64 bits: the bound checked is the one multiplied */
-        if (socks && n > 0 && n <= PT_TASKREC_SOCK_MAX)
-            bpf_seq_write(seq, socks, n * sizeof(struct pt_taskrec_sock));
     }
     return 0;
 }

@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "bpf/taskindex.h"
 #include "bpf/tasksockets.h"
 #include "util/base.h"
 #include "util/pidmap.h"
@@ -33,13 +35,14 @@ struct pt_taskiter {
     size_t len, cap;           /* bytes in it, and its size */
     size_t count;              /* records */
     enum pt_taskrec_mode mode;
-    int32_t *next;
-    size_t next_cap;
-    struct pt_pidmap by_tid, first_of_group, group_of;
-    struct pt_tasksockets sockets; /* FULL: the groups' TCP sockets, out of bytes */
-    uint64_t visits;               /* the host's tasks the last pass visited */
+    struct pt_taskindex index;           /* the last pass's records indexed */
+    struct pt_tasksockets sockets;       /* FULL: the groups' TCP sockets */
+    const struct pt_taskrec_sock *socks; /* the program's array of socket records, mapped */
+    uint64_t visits;                     /* the host's tasks the last pass visited */
     bool valid;
-    bool statm_sums; /* this kernel's statm sums the per-CPU parts (Linux >= 6.16) */
+    bool statm_sums;   /* this kernel's statm sums the per-CPU parts (Linux >= 6.16) */
+    bool no_sockets;   /* no FULL pass lists the groups' sockets (pt_taskiter_list_sockets) */
+    bool pass_sockets; /* this pass lists them (where no_sockets allows) */
 };
 
 bool pt_taskiter_built(void)
@@ -68,6 +71,10 @@ static bool kernel_statm_sums(void)
         return false;
     return major > 6 || (major == 6 && minor >= 16);
 }
+
+/* The program's array of socket records, as mapped (whole pages: 56
+ * bytes a record, 65,536 of them). */
+#define SOCKS_SIZE ((size_t)PT_TASKREC_SOCKS_MAX * sizeof(struct pt_taskrec_sock))
 
 /* Open and load the object, pt_statm with it where direct; 0 or libbpf's
  * error. it->skel is NULL when the object did not open. */
@@ -127,6 +134,12 @@ struct pt_taskiter *pt_taskiter_open(int btf_fd, char *why, size_t whylen)
         LIBBPF_OPTS(bpf_iter_attach_opts, attach, .link_info = &info, .link_info_len = sizeof(info));
         it->statm_link = bpf_program__attach_iter(it->skel->progs.pt_statm, &attach);
     }
+    void *socks = mmap(NULL, SOCKS_SIZE, PROT_READ, MAP_SHARED, bpf_map__fd(it->skel->maps.sockrecs), 0);
+    if (socks == MAP_FAILED) {
+        snprintf(why, whylen, "its socket records could not be mapped: %s", strerror(errno));
+        goto fail;
+    }
+    it->socks = socks;
     it->map_fd = bpf_map__fd(it->skel->maps.members);
     it->statm_sums = kernel_statm_sums();
     return it;
@@ -139,18 +152,17 @@ void pt_taskiter_close(struct pt_taskiter *it)
 {
     if (!it)
         return;
+    if (it->socks)
+        munmap((void *)it->socks, SOCKS_SIZE);
     bpf_link__destroy(it->statm_link);
     bpf_link__destroy(it->link);
     pt_taskiter_bpf__destroy(it->skel);
     pt_pidmap_free(&it->followed);
     pt_pidmap_free(&it->slot);
     free(it->words);
-    pt_pidmap_free(&it->by_tid);
-    pt_pidmap_free(&it->first_of_group);
-    pt_pidmap_free(&it->group_of);
+    pt_taskindex_free(&it->index);
     pt_tasksockets_free(&it->sockets);
     free(it->bytes);
-    free(it->next);
     free(it);
 }
 
@@ -167,6 +179,11 @@ static int set_bit(struct pt_taskiter *it, pid_t tgid, bool on)
         return -errno;
     it->words[word] = value;
     return 0;
+}
+
+void pt_taskiter_list_sockets(struct pt_taskiter *it, bool on)
+{
+    it->no_sockets = !on;
 }
 
 /* The list is written in place (the skeleton maps the program's .bss):
@@ -189,10 +206,17 @@ static void list_remove(struct pt_taskiter *it, pid_t tgid)
     pt_pidmap_remove(&it->slot, tgid);
     uint32_t last = it->skel->bss->list[--it->listed];
     if ((uint32_t)i != it->listed) {
-        it->skel->bss->list[i] = last;
-        pt_pidmap_put(&it->slot, (pid_t)last, (uint32_t)i);
+        it->skel->bss->list[i] = last; /* with its flag */
+        pt_pidmap_put(&it->slot, (pid_t)(last & PT_TASKREC_LIST_PID), (uint32_t)i);
     }
     it->skel->bss->list_end = it->listed;
+}
+
+void pt_taskiter_count_fds(struct pt_taskiter *it, pid_t tgid, bool on)
+{
+    long i = pt_pidmap_get(&it->slot, tgid);
+    if (i >= 0)
+        it->skel->bss->list[i] = (uint32_t)tgid | (on ? PT_TASKREC_LIST_FDS : 0);
 }
 
 int pt_taskiter_follow(struct pt_taskiter *it, pid_t tgid)
@@ -254,6 +278,9 @@ static int read_link(struct pt_taskiter *it, struct bpf_link *link)
     return err;
 }
 
+/* One read's records fit the 32 KiB of one seq_file object. */
+_Static_assert(PT_TASKREC_STATM_CHUNK * sizeof(struct pt_taskrec_statm) <= 32768, "a poll's chunk outgrows a read");
+
 /* One pass: a poll by the list where pt_statm is there, read a chunk at a
  * time; else a walk of the host's tasks. */
 static int read_all(struct pt_taskiter *it, size_t record)
@@ -268,11 +295,16 @@ static int read_all(struct pt_taskiter *it, size_t record)
     } else {
         it->skel->bss->mode = (uint32_t)it->mode;
         it->skel->bss->visits = 0;
+        it->skel->bss->socks_used = 0;
+        it->skel->bss->skip_sockets = it->no_sockets || !it->pass_sockets;
         err = read_link(it, it->link);
         it->visits = it->skel->bss->visits;
     }
-    if (!err && it->mode == PT_TR_MODE_FULL) /* a group's sockets follow it: taken out */
-        err = pt_tasksockets_take(&it->sockets, it->bytes, &it->len);
+    if (!err && it->mode == PT_TR_MODE_FULL) { /* the groups' sockets, in the array */
+        uint32_t used = it->skel->bss->socks_used;
+        err = pt_tasksockets_take(&it->sockets, it->bytes, it->len, it->socks,
+                                  used < PT_TASKREC_SOCKS_MAX ? used : PT_TASKREC_SOCKS_MAX);
+    }
     if (!err && it->len % record != 0)
         err = -EIO;
     it->count = err ? 0 : it->len / record;
@@ -291,6 +323,13 @@ void pt_taskiter_close(struct pt_taskiter *it)
     (void)it;
 }
 
+void pt_taskiter_count_fds(struct pt_taskiter *it, pid_t tgid, bool on)
+{
+    long i = pt_pidmap_get(&it->slot, tgid);
+    if (i >= 0)
+        it->skel->bss->list[i] = (uint32_t)tgid | (on ? PT_TASKREC_LIST_FDS : 0);
+}
+
 int pt_taskiter_follow(struct pt_taskiter *it, pid_t tgid)
 {
     (void)it;
@@ -302,6 +341,19 @@ void pt_taskiter_unfollow(struct pt_taskiter *it, pid_t tgid)
 {
     (void)it;
     (void)tgid;
+}
+
+void pt_taskiter_count_fds(struct pt_taskiter *it, pid_t tgid, bool on)
+{
+    (void)it;
+    (void)tgid;
+    (void)on;
+}
+
+void pt_taskiter_list_sockets(struct pt_taskiter *it, bool on)
+{
+    (void)it;
+    (void)on;
 }
 
 static int read_all(struct pt_taskiter *it, size_t record)
@@ -347,106 +399,33 @@ void pt_taskiter_forget(struct pt_taskiter *it)
     it->valid = false;
 }
 
-static const struct pt_taskrec *full_record(const struct pt_taskiter *it, size_t i)
-{
-    return (const struct pt_taskrec *)(const void *)(it->bytes + i * sizeof(struct pt_taskrec));
-}
-
-static void index_full(struct pt_taskiter *it)
-{
-    if (it->next_cap < it->count) {
-        it->next_cap = it->count;
-        it->next = pt_xrealloc_array(it->next, it->next_cap, sizeof(*it->next));
-    }
-    /* chained backwards, so that each group's list ends up in tid order */
-    for (size_t i = it->count; i-- > 0;) {
-        const struct pt_taskrec *r = full_record(it, i);
-        it->next[i] = -1;
-        if (r->kind == PT_TR_GROUP) {
-            pt_pidmap_put(&it->group_of, (pid_t)r->tgid, (uint32_t)i);
-            continue;
-        }
-        if (r->kind != PT_TR_TASK)
-            continue;
-        pt_pidmap_put(&it->by_tid, (pid_t)r->pid, (uint32_t)i);
-        long first = pt_pidmap_get(&it->first_of_group, (pid_t)r->tgid);
-        it->next[i] = (int32_t)first;
-        pt_pidmap_put(&it->first_of_group, (pid_t)r->tgid, (uint32_t)i);
-    }
-}
-
-static const struct pt_taskrec_child *child_record(const struct pt_taskiter *it, size_t i)
-{
-    return (const struct pt_taskrec_child *)(const void *)(it->bytes + i * sizeof(struct pt_taskrec_child));
-}
-
-/* A discovery's records: the members there, and each member's children
- * chained from first_of_group[member] through next[], in pid order. */
-static void index_children(struct pt_taskiter *it)
-{
-    if (it->next_cap < it->count) {
-        it->next_cap = it->count;
-        it->next = pt_xrealloc_array(it->next, it->next_cap, sizeof(*it->next));
-    }
-    for (size_t i = it->count; i-- > 0;) {
-        const struct pt_taskrec_child *r = child_record(it, i);
-        it->next[i] = -1;
-        if (r->kind == PT_TR_ALIVE) {
-            pt_pidmap_put(&it->group_of, (pid_t)r->pid, (uint32_t)i);
-        } else if (r->kind == PT_TR_CHILD) {
-            it->next[i] = (int32_t)pt_pidmap_get(&it->first_of_group, (pid_t)r->parent);
-            pt_pidmap_put(&it->first_of_group, (pid_t)r->parent, (uint32_t)i);
-        }
-    }
-}
-
-static size_t record_size(enum pt_taskrec_mode mode)
-{
-    return mode == PT_TR_MODE_STATM      ? sizeof(struct pt_taskrec_statm)
-           : mode == PT_TR_MODE_CHILDREN ? sizeof(struct pt_taskrec_child)
-                                         : sizeof(struct pt_taskrec);
-}
-
 int pt_taskiter_snapshot(struct pt_taskiter *it, enum pt_taskrec_mode mode)
+{
+    return pt_taskiter_snapshot_sockets(it, mode, true);
+}
+
+int pt_taskiter_snapshot_sockets(struct pt_taskiter *it, enum pt_taskrec_mode mode, bool sockets)
 {
     it->valid = false;
     it->mode = mode;
-    size_t record = record_size(mode);
-    int err = read_all(it, record);
-    pt_pidmap_clear(&it->by_tid);
-    pt_pidmap_clear(&it->first_of_group);
-    pt_pidmap_clear(&it->group_of);
+    it->pass_sockets = sockets;
+    int err = read_all(it, pt_taskindex_record_size(mode));
+    pt_taskindex_clear(&it->index);
     if (err)
         return err;
-    if (mode == PT_TR_MODE_FULL) {
-        index_full(it);
-    } else if (mode == PT_TR_MODE_CHILDREN) {
-        index_children(it);
-    } else {
-        for (size_t i = 0; i < it->count; i++) {
-            const struct pt_taskrec_statm *r =
-                (const struct pt_taskrec_statm *)(const void *)(it->bytes + i * sizeof(*r));
-            pt_pidmap_put(&it->group_of, (pid_t)r->tgid, (uint32_t)i);
-        }
-    }
+    pt_taskindex_build(&it->index, mode, it->bytes, it->count);
     it->valid = true;
     return 0;
 }
 
 const struct pt_taskrec *pt_taskiter_task(const struct pt_taskiter *it, pid_t tid)
 {
-    if (!pt_taskiter_valid(it, PT_TR_MODE_FULL))
-        return NULL;
-    long i = pt_pidmap_get(&it->by_tid, tid);
-    return i < 0 ? NULL : full_record(it, (size_t)i);
+    return it->valid ? pt_taskindex_task(&it->index, tid) : NULL;
 }
 
 const struct pt_taskrec *pt_taskiter_group(const struct pt_taskiter *it, pid_t tgid)
 {
-    if (!pt_taskiter_valid(it, PT_TR_MODE_FULL))
-        return NULL;
-    long i = pt_pidmap_get(&it->group_of, tgid);
-    return i < 0 ? NULL : full_record(it, (size_t)i);
+    return it->valid ? pt_taskindex_group(&it->index, tgid) : NULL;
 }
 
 const struct pt_tasksockets *pt_taskiter_sockets(const struct pt_taskiter *it)
@@ -456,42 +435,31 @@ const struct pt_tasksockets *pt_taskiter_sockets(const struct pt_taskiter *it)
 
 const struct pt_taskrec *pt_taskiter_group_first(const struct pt_taskiter *it, pid_t tgid)
 {
-    if (!pt_taskiter_valid(it, PT_TR_MODE_FULL))
-        return NULL;
-    long i = pt_pidmap_get(&it->first_of_group, tgid);
-    return i < 0 ? NULL : full_record(it, (size_t)i);
+    return it->valid ? pt_taskindex_group_first(&it->index, tgid) : NULL;
 }
 
 const struct pt_taskrec *pt_taskiter_group_next(const struct pt_taskiter *it, const struct pt_taskrec *r)
 {
-    size_t i = (size_t)((const char *)r - it->bytes) / sizeof(*r);
-    int32_t n = it->next[i];
-    return n < 0 ? NULL : full_record(it, (size_t)n);
+    return pt_taskindex_group_next(&it->index, r);
 }
 
 const struct pt_taskrec_statm *pt_taskiter_statm(const struct pt_taskiter *it, pid_t tgid)
 {
-    if (!pt_taskiter_valid(it, PT_TR_MODE_STATM))
-        return NULL;
-    long i = pt_pidmap_get(&it->group_of, tgid);
-    return i < 0 ? NULL
-                 : (const struct pt_taskrec_statm *)(const void *)(it->bytes +
-                                                                   (size_t)i * sizeof(struct pt_taskrec_statm));
+    return it->valid ? pt_taskindex_statm(&it->index, tgid) : NULL;
 }
 
 bool pt_taskiter_alive(const struct pt_taskiter *it, pid_t tgid)
 {
-    return pt_taskiter_valid(it, PT_TR_MODE_CHILDREN) && pt_pidmap_get(&it->group_of, tgid) >= 0;
+    return it->valid && pt_taskindex_alive(&it->index, tgid);
 }
 
 pid_t pt_taskiter_child_first(const struct pt_taskiter *it, pid_t tgid, long *cursor)
 {
-    *cursor = pt_taskiter_valid(it, PT_TR_MODE_CHILDREN) ? pt_pidmap_get(&it->first_of_group, tgid) : -1;
-    return *cursor < 0 ? 0 : (pid_t)child_record(it, (size_t)*cursor)->pid;
+    *cursor = -1;
+    return it->valid ? pt_taskindex_child_first(&it->index, tgid, cursor) : 0;
 }
 
 pid_t pt_taskiter_child_next(const struct pt_taskiter *it, long *cursor)
 {
-    *cursor = *cursor < 0 ? -1 : it->next[*cursor];
-    return *cursor < 0 ? 0 : (pid_t)child_record(it, (size_t)*cursor)->pid;
+    return pt_taskindex_child_next(&it->index, cursor);
 }

@@ -14,13 +14,8 @@
  *
  * Invariants:
  *   - records[0, count) are the last snapshot's, all of its mode, in the
- *     iterator's order; valid while no pass was forgotten since;
- *   - FULL: by_tid maps each task record's tid to its index, group_of
- *     each group record's tgid to its; first_of_group[tgid] is the
- *     group's first task record and next[i] chains the rest (-1 ends it);
- *     STATM: group_of maps each record's tgid to its index; CHILDREN:
- *     group_of each member there, first_of_group[parent] and next[]
- *     chain the children of each;
+ *     iterator's order, indexed (taskindex.h); valid while no pass was
+ *     forgotten since;
  *   - followed counts each tgid's followers; a tgid's bit is set in the
  *     program's map (and in words, its copy) exactly while its count is
  *     positive;
@@ -66,14 +61,29 @@ bool pt_taskiter_follows(const struct pt_taskiter *it, pid_t tgid);
 /* The members map's descriptor, for another program of this process to
  * count by the same members (udpcount.h); -1 where none was loaded. */
 int pt_taskiter_members_fd(const struct pt_taskiter *it);
+/* Whether a poll by the list counts followed tgid's descriptors
+ * (taskrec.h's PT_TASKREC_LIST_FDS): a few loads of its table at each
+ * poll, asked for where they spare a stat of its fd/. Nothing for a tgid
+ * not listed. */
+void pt_taskiter_count_fds(struct pt_taskiter *it, pid_t tgid, bool on);
 
 /* Does statm on this kernel sum what the records sum (taskfold.h)? Else
  * statm is read from procfs. */
 bool pt_taskiter_statm_sums(const struct pt_taskiter *it);
 
+/* Whether a FULL pass lists each group's TCP sockets (by default it
+ * does): their reads are most of a pass's cost in a tree of many
+ * sockets, and only a target that follows them takes them. Not listed,
+ * each group's are cut (pt_tasksockets_of). */
+void pt_taskiter_list_sockets(struct pt_taskiter *it, bool on);
+
 /* One pass of the iterator, of mode (enum pt_taskrec_mode). 0, or -errno
  * (the snapshot is then empty). */
 int pt_taskiter_snapshot(struct pt_taskiter *it, enum pt_taskrec_mode mode);
+/* The same, a FULL pass listing the groups' sockets only where sockets
+ * (an interval end's; a poll's or a PSS sample's takes none): not listed,
+ * each group's are cut. */
+int pt_taskiter_snapshot_sockets(struct pt_taskiter *it, enum pt_taskrec_mode mode, bool sockets);
 /* How many of the host's tasks the last walk visited (a FULL or CHILDREN
  * pass, a STATM one without the list): a walk costs that many visits,
  * whatever the members (0 before the first). */

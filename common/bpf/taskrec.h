@@ -10,10 +10,11 @@
  * (PT_TR_MODE_FULL) one struct pt_taskrec per task of each member (kind
  * PT_TR_TASK) and, after its leader's, one of the group (kind
  * PT_TR_GROUP: the leader's own fields again, what its signal_struct
- * holds for the whole group, and its mm's sizes), followed by one struct
- * pt_taskrec_sock per TCP socket of the group (as many as the group record
- * says). Records come in the iterator's order, by tid, so a group's tasks
- * are not adjacent.
+ * holds for the whole group, and its mm's sizes). The group's TCP
+ * sockets, one struct pt_taskrec_sock each, go to the program's array of
+ * socket records, not to the stream: the group record says where they
+ * begin and how many. Records come in the iterator's order, by tid, so a
+ * group's tasks are not adjacent.
  *
  * The layouts are fixed (64-bit words, then 32-bit ones, no padding), so
  * that both compilers agree on them. */
@@ -37,19 +38,26 @@ typedef uint32_t pt_rec_u32;
  * (pt_statm) instead of walking the host's tasks: at most this many are
  * listed (the rest are read from their files), and one read of the
  * iterator writes at most PT_TASKREC_STATM_CHUNK records, which fill
- * under the 32 KiB a seq_file object may take. */
+ * under the 32 KiB a seq_file object may take (448 x 72 bytes: 32,256). */
 #define PT_TASKREC_LIST_MAX 65536
 #define PT_TASKREC_STATM_CHUNK 448
+/* A list entry is a tgid (PT_TASKREC_LIST_PID: PID_MAX_LIMIT fits) and a
+ * flag: PT_TASKREC_LIST_FDS asks the poll to count its descriptors too
+ * (struct pt_taskrec_statm's fds), which costs a poll a load or two of
+ * its descriptor table: asked for the members whose sockets a target
+ * follows alone. */
+#define PT_TASKREC_LIST_PID 0x7fffffffu
+#define PT_TASKREC_LIST_FDS 0x80000000u
 
 /* The largest fd table whose open descriptors a group's record counts, in
  * 64-bit words of its open_fds bitmap (65,536 descriptors). */
 #define PT_TASKREC_FD_WORDS 1024
 
-/* The most TCP sockets a group's record lists in one pass. A group's
- * records are written at its leader's visit, and one visit's output must
- * fit in the seq_file's 32 KiB (the kernel refuses the pass otherwise):
- * the task's and group's records and this many sockets' do. */
-#define PT_TASKREC_SOCK_MAX 512
+/* The most TCP sockets one pass lists, every group's together: the
+ * entries of the program's array of socket records (56 bytes each:
+ * 3.5 MiB, which the reader maps), the most one target follows
+ * (tcpbytes.h's PT_TCPBYTES_MAX). A group past it is cut. */
+#define PT_TASKREC_SOCKS_MAX 65536
 
 /* A task's task_io_accounting, in its order. */
 enum pt_taskrec_io {
@@ -95,12 +103,17 @@ struct pt_taskrec_mm {
     pt_rec_u64 has_rss;
 };
 
-/* A poll's record of one member: its leader's memory. */
+/* A poll's record of one member: its leader's memory, and, for a member
+ * listed with PT_TASKREC_LIST_FDS, its open descriptors counted as a
+ * group record counts them (fds, when has_fds), so that a poll learns
+ * whether they changed without a stat of its fd/. */
 struct pt_taskrec_statm {
     pt_rec_u64 start_boottime; /* ns: with tgid, the identity */
     struct pt_taskrec_mm mm;
     pt_rec_u32 kind; /* PT_TR_STATM */
     pt_rec_u32 tgid;
+    pt_rec_u32 fds; /* at most PT_TASKREC_FD_WORDS x 64 */
+    pt_rec_u32 has_fds;
 };
 
 /* What the leader's signal_struct holds for the group: what its exited
@@ -121,10 +134,11 @@ struct pt_taskrec_group {
      * to the directory */
     pt_rec_u64 fds;
     pt_rec_u64 has_fds;
-    /* the struct pt_taskrec_sock records that follow this one: its TCP
-     * sockets among those descriptors; sockets_cut when some may be
-     * missing (more than PT_TASKREC_SOCK_MAX, a table the walk does not
-     * take, a descriptor that could not be read) */
+    /* its TCP sockets among those descriptors: the socket records
+     * [sockets_first, sockets_first + sockets) of the array;
+     * sockets_cut when some may be missing (the array full, a table the
+     * walk does not take, a descriptor that could not be read) */
+    pt_rec_u64 sockets_first;
     pt_rec_u64 sockets;
     pt_rec_u64 sockets_cut;
     /* the sockets of any kind among those descriptors (TCP, UDP, unix:

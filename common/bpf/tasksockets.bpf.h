@@ -1,7 +1,8 @@
 /* tasksockets.bpf.h: the part of the task iterator's program
  * (taskiter.bpf.c, which includes it once) that lists a member's TCP
  * sockets at the interval end's pass, for tasksockets.c to read: the
- * records after its group record (taskrec.h's struct pt_taskrec_sock). */
+ * records in the sockrecs array that its group record points to
+ * (taskrec.h's struct pt_taskrec_sock). */
 #ifndef PROCTREE_TASKSOCKETS_BPF_H
 #define PROCTREE_TASKSOCKETS_BPF_H
 
@@ -11,17 +12,21 @@
 #define PT_AF_INET 2
 #define PT_AF_INET6 10
 
-/* A group's socket records, built here (28 KiB), not on the stack. */
-struct pt_sockbuf {
-    struct pt_taskrec_sock rec[PT_TASKREC_SOCK_MAX];
-};
-
+/* The pass's socket records, every group's one after another from
+ * socks_used on (the reader zeroes it before each FULL pass and reads the
+ * records where it maps the array): no visit writes them to the seq_file,
+ * whose 32 KiB an object may not outgrow, so a group's count has no bound
+ * but the array's. An array's lookup is a few instructions the verifier
+ * inlines. */
 struct {
-    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-    __uint(max_entries, 1);
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(map_flags, BPF_F_MMAPABLE);
+    __uint(max_entries, PT_TASKREC_SOCKS_MAX);
     __type(key, __u32);
-    __type(value, struct pt_sockbuf);
-} sockscratch SEC(".maps");
+    __type(value, struct pt_taskrec_sock);
+} sockrecs SEC(".maps");
+
+__u32 socks_used;
 
 /* The file at address file (a number: the fd table's slots are read with
  * bpf_probe_read_kernel) into out when it is a TCP socket of the inet
@@ -59,20 +64,21 @@ __noinline int pt_read_socket(struct pt_taskrec_sock *out, __u64 file)
 }
 
 /* One word of open_fds: its descriptors' files, those that are TCP
- * sockets listed in buf from n on. A global function, as above. */
+ * sockets written to sockrecs from socks_used on. A global function, as
+ * above. */
 struct pt_sockwalk {
     __u64 word;  /* the word's bits */
     __u64 table; /* fdt->fd, the files' addresses */
     __u32 first; /* the word's first descriptor */
     __u32 tgid;
-    __u32 n;   /* the records in buf */
+    __u32 n;   /* the records written */
     __u32 cut; /* some may be missing */
     __u32 any; /* sockets of any kind */
 };
 
-__noinline int pt_word_sockets(struct pt_sockbuf *buf, struct pt_sockwalk *w)
+__noinline int pt_word_sockets(struct pt_sockwalk *w)
 {
-    if (!buf || !w)
+    if (!w)
         return 0;
     struct bpf_iter_num bits;
     int *b;
@@ -87,32 +93,36 @@ __noinline int pt_word_sockets(struct pt_sockbuf *buf, struct pt_sockwalk *w)
             w->cut = 1;
             continue;
         }
-        struct pt_taskrec_sock s;
-        __builtin_memset(&s, 0, sizeof(s));
-        int kind = pt_read_socket(&s, file);
+        __u32 at = socks_used;
+        struct pt_taskrec_sock *s = bpf_map_lookup_elem(&sockrecs, &at);
+        struct pt_taskrec_sock spare;
+        __builtin_memset(&spare, 0, sizeof(spare));
+        int kind = pt_read_socket(s ? s : &spare, file);
         w->any += kind != 0;
         if (kind != 1)
             continue; /* not TCP, or a slot reserved and not yet filled */
-        if (w->n >= PT_TASKREC_SOCK_MAX) {
+        if (!s) {     /* the array is full: this one and the rest missing */
             w->cut = 1;
-            break;
+            continue;
         }
-        s.kind = PT_TR_SOCKET;
-        s.tgid = w->tgid;
-        s.fd = fd;
-        buf->rec[w->n & (PT_TASKREC_SOCK_MAX - 1)] = s;
+        s->kind = PT_TR_SOCKET;
+        s->tgid = w->tgid;
+        s->fd = fd;
+        s->zero = 0;
+        socks_used = at + 1;
         w->n++;
     }
     bpf_iter_num_destroy(&bits);
     return 0;
 }
 
-/* The leader's TCP sockets into buf, as many as g->sockets says: its
- * open descriptors found as count_fds finds them, each one's file read
- * from the table (the table the leader's fd/ lists: its threads share it
+/* The leader's TCP sockets into sockrecs, g's first and count: its open
+ * descriptors found as count_fds finds them, each one's file read from
+ * the table (the table the leader's fd/ lists: its threads share it
  * unless one unshared its own). */
-static __always_inline void read_sockets(struct pt_taskrec_group *g, struct pt_sockbuf *buf, struct task_struct *leader)
+static __always_inline void read_sockets(struct pt_taskrec_group *g, struct task_struct *leader)
 {
+    g->sockets_first = socks_used;
     g->sockets = 0;
     g->sockets_cut = 0;
     g->sockets_any = 0;
@@ -123,7 +133,7 @@ static __always_inline void read_sockets(struct pt_taskrec_group *g, struct pt_s
     __u32 words = fdt->max_fds / 64;
     unsigned long *bits = fdt->open_fds;
     struct pt_sockwalk w = {.table = (__u64)fdt->fd, .tgid = (__u32)leader->tgid};
-    if (!buf || !bits || !w.table || words > PT_TASKREC_FD_WORDS) {
+    if (!bits || !w.table || words > PT_TASKREC_FD_WORDS) {
         g->sockets_cut = 1;
         return;
     }
@@ -138,12 +148,10 @@ static __always_inline void read_sockets(struct pt_taskrec_group *g, struct pt_s
             break;
         }
         if (w.word)
-            pt_word_sockets(buf, &w);
-        if (w.n >= PT_TASKREC_SOCK_MAX && w.cut)
-            break;
+            pt_word_sockets(&w);
     }
     bpf_iter_num_destroy(&each);
-    g->sockets = w.n > PT_TASKREC_SOCK_MAX ? PT_TASKREC_SOCK_MAX : w.n;
+    g->sockets = w.n;
     g->sockets_cut = w.cut;
     g->sockets_any = w.any;
 }

@@ -1,21 +1,21 @@
 /* tasksockets: the TCP sockets of each thread group in an interval end's
  * snapshot of the task iterator (taskrec.h's struct pt_taskrec_sock, one
- * per TCP socket open at a descriptor of a member's leader), taken out of
- * the pass's records and indexed by thread group. No I/O.
+ * per TCP socket open at a descriptor of a member's leader), indexed by
+ * thread group. No I/O.
  *
- * The program writes a group's socket records right after its group
- * record, as many as that record's sockets says. pt_tasksockets_take
- * moves them here and packs the task and group records in their place,
- * so that the rest of the pass is of one record size again (taskiter's
- * index). The bytes are the kernel's: every count and size is checked
- * before it is used, and a pass that is not what the program writes is
- * refused whole.
+ * The program writes every group's socket records to an array the reader
+ * maps, one group's after another, and says in each group record where
+ * its own begin and how many there are; the task and group records stay
+ * in the pass's stream, of one size. The bytes are the kernel's: every
+ * index and count is checked before it is used, and a pass that is not
+ * what the program writes is refused whole.
  *
- * Invariants: recs[0, count) are the last pass's sockets, each group's
- * adjacent and in descriptor order; groups[0, groups_count) one entry per
- * group record of the pass (its first socket, how many, whether some may
- * be missing), group_of maps each tgid to its entry.
- * Ownership: the struct owns its arrays; pt_tasksockets_free gives them
+ * Invariants: recs[0, count) are the last pass's sockets (the reader's
+ * array, not owned), each group's adjacent and in descriptor order;
+ * groups[0, groups_count) one entry per group record of the pass (its
+ * first socket, how many, whether some may be missing), group_of maps
+ * each tgid to its entry.
+ * Ownership: the struct owns its index; pt_tasksockets_free gives it
  * back. A zeroed struct is an empty one. */
 #ifndef PROCTREE_TASKSOCKETS_H
 #define PROCTREE_TASKSOCKETS_H
@@ -39,25 +39,26 @@ struct pt_tasksockets_group {
 };
 
 struct pt_tasksockets {
-    struct pt_taskrec_sock *recs;
-    size_t count, cap;
+    const struct pt_taskrec_sock *recs;
+    size_t count;
     struct pt_tasksockets_group *groups;
     size_t groups_count, groups_cap;
     struct pt_pidmap group_of;
 };
 
-/* A full pass's records, bytes[0, *len): the socket records taken out
- * into s (what it held before is dropped), the task and group records
- * packed at the start of bytes and *len their size. 0, or -EIO when the
- * records are not what the program writes (one cut short, a count past
- * PT_TASKREC_SOCK_MAX, a socket record of another kind or group): s is
- * then empty and bytes undefined. */
-int pt_tasksockets_take(struct pt_tasksockets *s, char *bytes, size_t *len);
+/* A full pass's records, bytes[0, len) (task and group records), and its
+ * socket records, recs[0, used): each group record's sockets indexed
+ * (what s held before is dropped). 0, or -EIO when the records are not
+ * what the program writes (a record cut short, a group's sockets past
+ * used, one of another kind or group): s is then empty. recs must stand
+ * unchanged while s is used. */
+int pt_tasksockets_take(struct pt_tasksockets *s, const char *bytes, size_t len, const struct pt_taskrec_sock *recs,
+                        size_t used);
 
 /* Thread group tgid's TCP sockets: how many, the first in *out (NULL when
  * none). *cut (when cut is not NULL) says whether some may be missing:
- * more than PT_TASKREC_SOCK_MAX, or a descriptor table the program did
- * not walk. 0 and not cut when the pass had no group record of tgid, or s
+ * the array full (PT_TASKREC_SOCKS_MAX), or a descriptor table the
+ * program did not walk. 0 and not cut when the pass had no group record of tgid, or s
  * is NULL. */
 size_t pt_tasksockets_of(const struct pt_tasksockets *s, pid_t tgid, const struct pt_taskrec_sock **out, bool *cut);
 

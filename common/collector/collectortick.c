@@ -199,6 +199,11 @@ double pt_collector_tick(struct pt_collector *c, double now)
         pt_gpu_probe(&c->gpu, c->proc_root, c->sys_root, "/dev", NULL);
         net_open(c);
         pt_collector_udp_start(c);
+        /* where no target follows TCP sockets (--no-net, or sock_diag
+         * missing), the BPF pass's reads of the members' would be for
+         * nothing: it lists none */
+        if (c->taskiter)
+            pt_taskiter_list_sockets(c->taskiter, c->net_on);
         /* open before the first discovery, which walks /proc only without
          * them; drained after it: the events of a launched command that
          * waited since pt_collector_listen need it a member to be followed */

@@ -195,6 +195,7 @@ enum pt_read pt_member_open(struct pt_member *m, int proc_root_fd, struct pt_fd_
     m->pid = m->acct.pid = pid;
     for (int f = 0; f < PT_MF_COUNT; f++)
         m->fd[f] = -1;
+    m->polled_fds = -1;
     m->budget = budget;
     if (budget)
         pt_fdbudget_join(budget); /* its seats (fdbudget.h), until pt_member_close */

@@ -21,13 +21,16 @@ enum pt_read pt_membersource_statm(struct pt_member *m, int proc_root_fd, struct
     /* a poll's snapshot holds the members' memory alone; the interval's
      * end's holds everything */
     uint64_t starttime = 0;
+    int64_t fds = -1;
     struct pt_taskfold f;
-    if (m->taskiter && pt_taskiter_valid(m->taskiter, PT_TR_MODE_STATM))
-        *served = pt_taskfold_statm(m->taskiter, m->pid, units.ticks_per_second, out, &starttime);
-    else if ((*served = fold(m, units, &f) && f.has_statm)) {
+    if (m->taskiter && pt_taskiter_valid(m->taskiter, PT_TR_MODE_STATM)) {
+        *served = pt_taskfold_statm(m->taskiter, m->pid, units.ticks_per_second, out, &starttime, &fds);
+    } else if ((*served = fold(m, units, &f) && f.has_statm)) {
         *out = f.statm;
         starttime = f.stat.starttime;
+        fds = f.fds;
     }
+    m->polled_fds = fds >= 0 && starttime == m->starttime ? fds : -1;
     *served = *served && starttime == m->starttime;
     if (!*served)
         return pt_member_read_statm(m, proc_root_fd, buf, out);

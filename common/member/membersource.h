@@ -22,7 +22,8 @@ struct pt_membersource_units {
     long page_size;
 };
 
-/* statm, in pages (pt_member_read_statm). */
+/* statm, in pages (pt_member_read_statm); and m->polled_fds, its
+ * descriptors where the snapshot counted them. */
 enum pt_read pt_membersource_statm(struct pt_member *m, int proc_root_fd, struct pt_buf *buf,
                                    struct pt_membersource_units units, struct pt_statm *out, bool *served);
 

@@ -103,6 +103,11 @@ struct pt_member {
     uint64_t smaps_gen;                /* its list's memory_gen when smaps was read */
     struct pt_statm statm;             /* the last poll's, when has_statm */
     bool has_statm;
+    /* its open descriptors as the last poll's snapshot counted them (a
+     * member whose count was asked for, pt_taskiter_count_fds), -1 where
+     * it did not: set at each poll (pt_membersource_statm), for the walk
+     * of its sockets that follows it (targetnet.c) */
+    int64_t polled_fds;
     /* Its soft limit of open files (RLIMIT_NOFILE), a number when
      * has_fd_limit (not "unlimited", not unreadable); read when due. */
     uint64_t fd_limit;

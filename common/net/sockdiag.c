@@ -39,6 +39,11 @@ enum { PT_TCP_TIME_WAIT = 6, PT_TCP_LISTEN = 10, PT_TCP_NEW_SYN_RECV = 12 }; /* 
  * before 4.1) gives none. */
 #define PT_TCP_INFO_MIN (offsetof(struct tcp_info, tcpi_bytes_received) + sizeof(uint64_t))
 
+bool pt_sockdiag_dumps_state(uint8_t state)
+{
+    return state < 16 && (PT_TCP_STATES_DUMPED >> state) & 1;
+}
+
 static void tell(const struct nlmsghdr *h, pt_tcpsock_fn fn, void *arg)
 {
     const struct inet_diag_msg *msg = NLMSG_DATA(h);

@@ -59,6 +59,12 @@ struct pt_sockdiag {
     size_t buf_size;
 };
 
+/* Does a dump tell a TCP socket in state (the kernel's TCP_ESTABLISHED,
+ * TCP_LISTEN, ...)? Every state but LISTEN, TIME_WAIT and NEW_SYN_RECV:
+ * what a walk of the sockets themselves finds is taken as a dump's where
+ * it is in one of these alone. */
+bool pt_sockdiag_dumps_state(uint8_t state);
+
 /* The dump socket. Returns 0, or -errno (sock_diag missing). */
 int pt_sockdiag_open(struct pt_sockdiag *d);
 /* Join the destroy notifications' groups. Returns 0, or -errno (-EPERM

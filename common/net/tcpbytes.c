@@ -89,6 +89,7 @@ void pt_tcpbytes_free(struct pt_tcpbytes *l)
 void pt_tcpbytes_walk(struct pt_tcpbytes *l)
 {
     l->walk++;
+    l->next = 0;
 }
 
 bool pt_tcpbytes_holds(const struct pt_tcpbytes *l, uint64_t inode)
@@ -96,13 +97,22 @@ bool pt_tcpbytes_holds(const struct pt_tcpbytes *l, uint64_t inode)
     return find(l, l->by_inode, inode, inode_of) != NULL;
 }
 
-int pt_tcpbytes_note(struct pt_tcpbytes *l, uint64_t inode, bool whole, int32_t group)
+int pt_tcpbytes_note(struct pt_tcpbytes *l, uint64_t inode, bool whole, int32_t group, size_t *at)
 {
+    if (at)
+        *at = SIZE_MAX;
     if (inode == 0)
         return 0;
-    struct pt_tcp_entry *e = find(l, l->by_inode, inode, inode_of);
+    /* the live entry of inode, the one find would give (a note adds none
+     * for an inode a live entry has) */
+    struct pt_tcp_entry *e = l->next < l->n && l->v[l->next].inode == inode && !l->v[l->next].dead
+                                 ? &l->v[l->next]
+                                 : find(l, l->by_inode, inode, inode_of);
     if (e) {
         e->walk = l->walk;
+        l->next = (size_t)(e - l->v) + 1;
+        if (at)
+            *at = (size_t)(e - l->v);
         return 0;
     }
     if (l->n >= l->max)
@@ -117,6 +127,9 @@ int pt_tcpbytes_note(struct pt_tcpbytes *l, uint64_t inode, bool whole, int32_t 
     size_t i = l->n++;
     l->v[i] = (struct pt_tcp_entry){.inode = inode, .whole = whole, .walk = l->walk, .group = group};
     put(l, l->by_inode, inode, i);
+    l->next = i + 1;
+    if (at)
+        *at = i;
     return 1;
 }
 
@@ -172,14 +185,14 @@ static struct pt_tcp_entry *entry_of(const struct pt_tcpbytes *l, const struct p
     return e;
 }
 
-const struct pt_tcp_entry *pt_tcpbytes_take(struct pt_tcpbytes *l, const struct pt_tcpsock *s, uint64_t *sent,
-                                            uint64_t *received)
+/* s into e (NULL: not the tree's): its growth, once a dump. */
+static const struct pt_tcp_entry *take(struct pt_tcpbytes *l, struct pt_tcp_entry *e, const struct pt_tcpsock *s,
+                                       uint64_t *sent, uint64_t *received)
 {
     if (sent)
         *sent = 0;
     if (received)
         *received = 0;
-    struct pt_tcp_entry *e = entry_of(l, s);
     if (!e)
         return NULL;
     if (e->dump == l->dump && e->cookie == s->cookie)
@@ -187,6 +200,23 @@ const struct pt_tcp_entry *pt_tcpbytes_take(struct pt_tcpbytes *l, const struct 
     count(l, e, s, sent, received);
     e->dump = l->dump;
     return e;
+}
+
+const struct pt_tcp_entry *pt_tcpbytes_take(struct pt_tcpbytes *l, const struct pt_tcpsock *s, uint64_t *sent,
+                                            uint64_t *received)
+{
+    return take(l, entry_of(l, s), s, sent, received);
+}
+
+const struct pt_tcp_entry *pt_tcpbytes_take_at(struct pt_tcpbytes *l, size_t at, const struct pt_tcpsock *s,
+                                               uint64_t *sent, uint64_t *received)
+{
+    /* the entry entry_of would find by the cookie, the only live one that
+     * holds it; else the lookups decide (first taken, an inode reused) */
+    struct pt_tcp_entry *e = at < l->n ? &l->v[at] : NULL;
+    if (!e || e->dead || e->cookie == 0 || e->cookie != s->cookie || e->inode != s->inode)
+        e = entry_of(l, s);
+    return take(l, e, s, sent, received);
 }
 
 const struct pt_tcp_entry *pt_tcpbytes_destroyed(struct pt_tcpbytes *l, const struct pt_tcpsock *s, uint64_t *sent,
@@ -215,7 +245,9 @@ void pt_tcpbytes_sweep(struct pt_tcpbytes *l)
             continue;
         if (walked && dumped)
             l->connections++;
-        l->v[out++] = *e;
+        if (out != i)
+            l->v[out] = *e;
+        out++;
     }
     if (out != l->n) {
         l->n = out;

@@ -51,6 +51,7 @@ struct pt_tcpbytes {
     uint32_t *by_inode, *by_cookie; /* index + 1 into v; 0: empty */
     size_t n_slots;
     uint32_t walk, dump; /* the current walk's and dump's numbers */
+    size_t next;         /* the entry after the last one noted: the next note looks there first */
     /* since the last pt_tcpbytes_end: the bytes moved; and the sockets
      * the last dump took that the last walk noted */
     uint64_t sent, received;
@@ -64,8 +65,11 @@ void pt_tcpbytes_free(struct pt_tcpbytes *l);
 void pt_tcpbytes_walk(struct pt_tcpbytes *l);
 /* The walk found socket inode in a member (of group, -1: none); whole:
  * its first counters count whole. 1: a socket new to the ledger, 0:
- * known, -1: the ledger is full (not noted). */
-int pt_tcpbytes_note(struct pt_tcpbytes *l, uint64_t inode, bool whole, int32_t group);
+ * known, -1: the ledger is full (not noted). *at (at may be NULL): its
+ * entry's index, for pt_tcpbytes_take_at, until the next sweep. The
+ * entry after the last noted is looked at first: a walk finds the
+ * sockets in the order the walk before did, which is the entries'. */
+int pt_tcpbytes_note(struct pt_tcpbytes *l, uint64_t inode, bool whole, int32_t group, size_t *at);
 /* Whether the ledger holds inode. */
 bool pt_tcpbytes_holds(const struct pt_tcpbytes *l, uint64_t inode);
 
@@ -75,6 +79,11 @@ void pt_tcpbytes_dump(struct pt_tcpbytes *l);
  * (not the tree's); *sent and *received (may be NULL) get its growth. */
 const struct pt_tcp_entry *pt_tcpbytes_take(struct pt_tcpbytes *l, const struct pt_tcpsock *s, uint64_t *sent,
                                             uint64_t *received);
+/* As pt_tcpbytes_take, for a socket the walk of this dump noted at entry
+ * at (pt_tcpbytes_note's): with no lookup where that entry took s's
+ * cookie before (the same socket: a cookie is never another's). */
+const struct pt_tcp_entry *pt_tcpbytes_take_at(struct pt_tcpbytes *l, size_t at, const struct pt_tcpsock *s,
+                                               uint64_t *sent, uint64_t *received);
 /* A destroy notification: as take, then the socket forgotten. */
 const struct pt_tcp_entry *pt_tcpbytes_destroyed(struct pt_tcpbytes *l, const struct pt_tcpsock *s, uint64_t *sent,
                                                  uint64_t *received);

@@ -337,7 +337,7 @@ void pt_discovery_run(const struct pt_target *t, const struct pt_discovery_parts
     /* one pass of the iterator for every member's children (those that
      * join during the walk read their files) */
     if (!dp->d->scan_fallback && pt_sampling_pass_pays(t))
-        pt_sampling_snapshot(t, PT_TR_MODE_CHILDREN);
+        pt_sampling_snapshot(t, PT_TR_MODE_CHILDREN, false);
     /* Breadth first: members appended while walking are walked too, so a
      * whole new subtree joins in one pass, parents before children. */
     for (size_t i = 0; i < t->membership.n_members; i++) {

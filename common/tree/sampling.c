@@ -86,10 +86,10 @@ static void poll_members(const struct pt_target *t, const struct pt_membership_p
  * interval's end), forgotten at its end (taskiter.h): one moment for
  * every member, at what the members cost. A failed pass leaves the reads
  * to the files. */
-void pt_sampling_snapshot(const struct pt_target *t, enum pt_taskrec_mode mode)
+void pt_sampling_snapshot(const struct pt_target *t, enum pt_taskrec_mode mode, bool sockets)
 {
     if (t->taskiter)
-        pt_taskiter_snapshot(t->taskiter, mode);
+        pt_taskiter_snapshot_sockets(t->taskiter, mode, sockets);
 }
 
 void pt_sampling_forget_snapshot(const struct pt_target *t)
@@ -131,7 +131,7 @@ void pt_sampling_poll(const struct pt_target *t, const struct pt_membership_part
      * less than their statm files */
     bool every_member = pt_target_partitions(t);
     if (every_member || poll_pass_pays(t))
-        pt_sampling_snapshot(t, every_member ? PT_TR_MODE_FULL : PT_TR_MODE_STATM);
+        pt_sampling_snapshot(t, every_member ? PT_TR_MODE_FULL : PT_TR_MODE_STATM, false);
     poll_members(t, mp);
     pt_sampling_forget_snapshot(t);
     pt_targetcg_poll(t, cg);
@@ -306,7 +306,7 @@ void pt_sampling_pss(const struct pt_target *t, const struct pt_membership_parts
     if (!t->options.collect_pss)
         return;
     double cpu0 = pt_thread_cpu_seconds();
-    pt_sampling_snapshot(t, PT_TR_MODE_FULL); /* the counters the rule asks for, in one pass */
+    pt_sampling_snapshot(t, PT_TR_MODE_FULL, false); /* the counters the rule asks for, in one pass */
     read_counters_for_pss(t, mp, s);
     pt_sampling_forget_snapshot(t);
     sample_smaps(t, mp, s);
@@ -462,9 +462,9 @@ bool pt_sampling_begin_end_reads(const struct pt_target *t, const struct pt_memb
     pt_ledger_next_round(mp->ledger);
     retry_denied(t);
     bool was_read = pt_interval_begin_end_reads(mp->interval, boottime, !isnan(blkio_since));
-    pt_sampling_snapshot(t, PT_TR_MODE_FULL); /* one moment for every member's counters */
-    poll_members(t, mp);                      /* the last sample of the interval, */
-    pt_targetcg_poll(t, cg);                  /* its cgroups' too: an interval with no poll before has this one */
+    pt_sampling_snapshot(t, PT_TR_MODE_FULL, true); /* one moment for every member's counters */
+    poll_members(t, mp);                            /* the last sample of the interval, */
+    pt_targetcg_poll(t, cg);                        /* its cgroups' too: an interval with no poll before has this one */
     pt_interval_add_cpu(mp->interval, pt_thread_cpu_seconds() - cpu0);
     return was_read;
 }

@@ -19,8 +19,10 @@ void pt_sampling_poll(const struct pt_target *t, const struct pt_membership_part
 
 /* A pass of the target's task iterator (its collector's: shared) for one
  * round of reads, of mode (taskiter.h), and its end: the reads between
- * them take what it holds, the others their files. Nothing without one. */
-void pt_sampling_snapshot(const struct pt_target *t, enum pt_taskrec_mode mode);
+ * them take what it holds, the others their files. Nothing without one.
+ * A FULL pass lists the members' TCP sockets where sockets (the
+ * interval end's, which targetnet.c takes after the reads). */
+void pt_sampling_snapshot(const struct pt_target *t, enum pt_taskrec_mode mode, bool sockets);
 void pt_sampling_forget_snapshot(const struct pt_target *t);
 /* Does a pass cost less than reading each member's file of one kind? */
 bool pt_sampling_pass_pays(const struct pt_target *t);

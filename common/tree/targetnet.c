@@ -43,12 +43,17 @@ struct walk {
     bool unnamed; /* a socket of the pass has no cookie yet: only a kernel dump gives it */
 };
 
-static void note(uint64_t inode, void *arg)
+/* Socket inode found: noted, its entry's index in *at (NULL: not wanted). */
+static void note_at(struct walk *w, uint64_t inode, size_t *at)
 {
-    struct walk *w = arg;
-    int r = pt_tcpbytes_note(&w->net->sockets, inode, w->whole, group_of(w->net, w->m));
+    int r = pt_tcpbytes_note(&w->net->sockets, inode, w->whole, group_of(w->net, w->m), at);
     w->fresh |= r > 0;
     w->full |= r < 0;
+}
+
+static void note(uint64_t inode, void *arg)
+{
+    note_at(arg, inode, NULL);
 }
 
 /* The number of m's descriptors: the size of its fd/ (Linux 6.2 and
@@ -72,6 +77,18 @@ static void add_holder(struct pt_target_net *net, pid_t pid, int64_t fds)
         net->holders = pt_xrealloc_array(net->holders, net->cap_holders, sizeof(*net->holders));
     }
     net->holders[net->n_holders++] = (struct pt_net_holder){.pid = pid, .fds = fds};
+}
+
+/* Whether the polls by the BPF source's list count the holders'
+ * descriptors (on), or no longer (off, before the end's walk finds them
+ * again): each poll then learns a holder's count with its memory, where
+ * an fstat of its fd/ costs a path lookup (the source keeps no fd/ open).
+ * Every target that follows sockets finds the same holders. */
+static void count_fds(const struct pt_target *t, const struct pt_target_net *net, bool on)
+{
+    if (t->taskiter)
+        for (size_t i = 0; i < net->n_holders; i++)
+            pt_taskiter_count_fds(t->taskiter, net->holders[i].pid, on);
 }
 
 /* The walk is at m now: its new sockets count whole when it was born in
@@ -98,8 +115,11 @@ static bool passed_sockets(struct walk *w, const struct pt_member *m, const stru
     const struct pt_taskrec_sock *r;
     size_t n = pt_tasksockets_of(passed, m->pid, &r, NULL);
     for (size_t k = 0; k < n; k++) {
-        note(r[k].inode, w);
-        w->unnamed |= r[k].cookie == 0;
+        size_t at;
+        note_at(w, r[k].inode, &at);
+        w->net->noted[&r[k] - passed->recs] = at < UINT32_MAX ? (uint32_t)at : UINT32_MAX;
+        /* a listener's cookie is made by no dump of ours: none needed */
+        w->unnamed |= r[k].cookie == 0 && pt_sockdiag_dumps_state((uint8_t)r[k].state);
     }
     return g->any > 0;
 }
@@ -145,6 +165,11 @@ bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, boo
          * member's sockets as its fd/ links would name them, and its
          * namespace, with no file read */
         const struct pt_tasksockets *passed = t->taskiter ? pt_taskiter_sockets(t->taskiter) : NULL;
+        count_fds(t, net, false);
+        if (passed && net->cap_noted < passed->count) {
+            net->cap_noted = passed->count;
+            net->noted = pt_xrealloc_array(net->noted, net->cap_noted, sizeof(*net->noted));
+        }
         net->n_holders = 0;
         net->foreign = false;
         pt_pidmap_clear(&net->elsewhere_next);
@@ -173,6 +198,7 @@ bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, boo
             if (scan(&w, m, &reads_left))
                 add_holder(net, m->pid, fds);
         }
+        count_fds(t, net, true);
         net->passed = passed && !w.files && !w.unnamed && !w.full;
         struct pt_pidmap seen = net->elsewhere;
         net->elsewhere = net->elsewhere_next;
@@ -183,7 +209,8 @@ bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, boo
             said_bound(t, net, "the tree holds more descriptors than an interval's end reads (65,536)");
     } else {
         /* the holders whose number of descriptors changed since their
-         * last walk (one fstat each, where a walk is an open, a getdents
+         * last walk (the count the poll's pass took, where the BPF source
+         * took one, else one fstat each; a walk is an open, a getdents
          * and a link read per descriptor): a socket opened since is
          * there; a poll walk forgets nothing, only the end's sweep does */
         for (size_t i = 0; i < net->n_holders && reads_left > 0; i++) {
@@ -191,7 +218,7 @@ bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, boo
             const struct pt_member *m = pt_targetstate_live_member(t, h->pid);
             if (!m || m->zombie)
                 continue;
-            int64_t fds = fd_count(t, m);
+            int64_t fds = m->polled_fds >= 0 ? m->polled_fds : fd_count(t, m);
             if (fds > 0 && fds == h->fds)
                 continue;
             h->fds = fds;
@@ -201,6 +228,14 @@ bool pt_targetnet_walk(const struct pt_target *t, struct pt_target_net *net, boo
     if (w.full)
         said_bound(t, net, "the tree holds more than 65,536 sockets, the most one target follows");
     return w.fresh;
+}
+
+static void add_group(struct pt_target_net *net, const struct pt_tcp_entry *e, uint64_t sent, uint64_t received)
+{
+    if (!e || e->group < 0 || (size_t)e->group >= net->groups)
+        return;
+    net->group_sent[e->group] += sent;
+    net->group_received[e->group] += received;
 }
 
 void pt_targetnet_take_pass(const struct pt_target *t, struct pt_target_net *net)
@@ -214,6 +249,8 @@ void pt_targetnet_take_pass(const struct pt_target *t, struct pt_target_net *net
         const struct pt_taskrec_sock *r;
         size_t n = m->gone || m->zombie ? 0 : pt_tasksockets_of(passed, m->pid, &r, NULL);
         for (size_t k = 0; k < n; k++) {
+            if (!pt_sockdiag_dumps_state((uint8_t)r[k].state))
+                continue; /* a listener: the kernel's dump would not tell it either */
             /* the fields sock_diag's tcp_info copies (tcp_get_info) */
             struct pt_tcpsock s = {.inode = r[k].inode,
                                    .cookie = r[k].cookie,
@@ -222,7 +259,10 @@ void pt_targetnet_take_pass(const struct pt_target *t, struct pt_target_net *net
                                    .has_bytes = true,
                                    .family = (uint8_t)r[k].family,
                                    .state = (uint8_t)r[k].state};
-            pt_targetnet_take(net, &s);
+            uint64_t sent = 0, received = 0;
+            const struct pt_tcp_entry *e =
+                pt_tcpbytes_take_at(&net->sockets, net->noted[&r[k] - passed->recs], &s, &sent, &received);
+            add_group(net, e, sent, received);
         }
     }
 }
@@ -238,14 +278,6 @@ void pt_targetnet_dump(struct pt_target_net *net)
         return;
     pt_tcpbytes_dump(&net->sockets);
     net->dumped = true; /* a host with no TCP socket to tell is a dump too */
-}
-
-static void add_group(struct pt_target_net *net, const struct pt_tcp_entry *e, uint64_t sent, uint64_t received)
-{
-    if (!e || e->group < 0 || (size_t)e->group >= net->groups)
-        return;
-    net->group_sent[e->group] += sent;
-    net->group_received[e->group] += received;
 }
 
 void pt_targetnet_take(struct pt_target_net *net, const struct pt_tcpsock *s)
@@ -311,6 +343,7 @@ void pt_targetnet_free(struct pt_target_net *net)
 {
     pt_tcpbytes_free(&net->sockets);
     free(net->holders);
+    free(net->noted);
     free(net->group_sent);
     free(net->group_received);
     free(net->group_connections);

@@ -8,8 +8,9 @@
  * the members that held a socket at the last whole walk (a connection
  * such a member opens and closes between two polls is seen no more than
  * one a member that held none); a holder is walked at a poll only when
- * its number of descriptors (its fd/'s size, Linux 6.2 and later; one
- * fstat) changed since its last walk. At most PT_NET_POLL_READS link
+ * its number of descriptors changed since its last walk: as the poll's
+ * BPF pass counted them (pt_taskiter_count_fds, asked for the holders),
+ * else its fd/'s size (Linux 6.2 and later; one fstat). At most PT_NET_POLL_READS link
  * reads a poll and PT_NET_END_READS at an end, PT_TCPBYTES_MAX sockets (one W!
  * line says a bound was reached, the first time; what was found is
  * counted). A walk that found a socket new to the ledger asks the

@@ -197,6 +197,11 @@ struct pt_target_net {
     struct pt_pidmap elsewhere, elsewhere_next;
     bool said_foreign;
     struct pt_target_netns netns; /* the tree's namespace's interfaces (targetnetns.h) */
+    /* the end's walk of the pass: the ledger's entry each of its socket
+     * records noted, by the record's place (UINT32_MAX: none), so that
+     * the pass taken as the dump finds each with no lookup */
+    uint32_t *noted;
+    size_t cap_noted;
     size_t groups;
     uint64_t *group_sent, *group_received;
     int64_t *group_connections;

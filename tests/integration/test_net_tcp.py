@@ -27,6 +27,7 @@ one W! line says so, once, and nothing is counted twice.
 """
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -139,6 +140,58 @@ for kid in kids:
     if kid.wait() != 0:
         sys.exit("a process of the tree failed")
 """
+
+# A tree whose one process swaps a connection for another while its
+# number of descriptors stays the same, so that a poll that walks a holder
+# only when that number moved (its fd/'s size, or the count the BPF poll
+# took) passes it over: the new connection must still count, whole, by
+# the interval's end. Each connection is finished (our FIN, then the
+# server's) before TCP_INFO is read, so the kernel's counts stand still
+# from then on, and the child writes them down: the sums must be theirs to
+# the byte. The swap: the second connection made, then put at the first's
+# descriptor (dup2, which closes the first) and its own descriptor closed,
+# one after the other: one descriptor more for the time of a connect on
+# loopback, against polls 0.1 s apart.
+SWAP_CHILD = r"""
+import os, socket, sys, time
+family, host, port, steps, report = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+def wait(step):
+    while not os.path.exists(os.path.join(steps, step)):
+        time.sleep(0.02)
+def exchange(s, send, want):
+    s.sendall(send.to_bytes(8, "big") + want.to_bytes(8, "big") + b"x" * send)
+    got = 0
+    while got < want:
+        chunk = s.recv(1 << 16)
+        if not chunk:
+            sys.exit("the server closed early")
+        got += len(chunk)
+def finish(s):
+    s.shutdown(socket.SHUT_WR)
+    while s.recv(1 << 16):
+        pass
+    info = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 232)
+    # struct tcp_info: tcpi_bytes_acked at 120, tcpi_bytes_received at 128
+    return int.from_bytes(info[120:128], sys.byteorder), int.from_bytes(info[128:136], sys.byteorder)
+counts = []
+wait("first")
+first = socket.socket(family, socket.SOCK_STREAM)
+first.connect((host, port))
+exchange(first, %d, %d)
+wait("swap")
+counts.append(finish(first))
+second = socket.socket(family, socket.SOCK_STREAM)
+second.connect((host, port))
+os.dup2(second.fileno(), first.fileno())
+second.close()
+exchange(first, %d, %d)
+wait("close")
+counts.append(finish(first))
+first.close()
+with open(report, "w") as f:
+    f.write(" ".join("%%d %%d" %% c for c in counts))
+wait("end")
+""" % (LONG_SENT, EACH_RECEIVED, SHORT_SENT, EACH_RECEIVED)
 
 
 class Server:
@@ -264,6 +317,89 @@ class NetTcpBytes(unittest.TestCase):
         if not has_ipv6_loopback():
             self.skipTest("no IPv6 loopback on this host")
         self.run_tree(socket.AF_INET6, "::1")
+
+    def test_swapped_connection(self):
+        """A holder swaps one connection for another between two polls, its
+        number of descriptors the same: both are counted, to the kernel's
+        own figures (TCP_INFO, read by the child once each was finished)."""
+        server = Server(socket.AF_INET, "127.0.0.1")
+        steps = tempfile.mkdtemp(prefix="proctree-net-")
+        report = os.path.join(steps, "report")
+        try:
+            args = ["--interval", "1s", "--", sys.executable, "-c", SWAP_CHILD, str(int(socket.AF_INET)),
+                    "127.0.0.1", str(server.port), steps, report]
+            with h.Execd(args) as execd:
+                execd.wait_batches(1)  # walked once: what the tree opens from now counts whole
+                open(os.path.join(steps, "first"), "w").close()
+                server.wait("served", 1)
+                # a holder now: an end's walk found its connection
+                execd.wait_for(lambda e: any(p.fields.get("proc_net_tcp_connections", 0) >= 1
+                                             for p in ah.target_points(e, "python3")), h.BATCH_TIMEOUT,
+                               "a line with the first connection")
+                open(os.path.join(steps, "swap"), "w").close()
+                server.wait("served", 2)
+                wait_batch_after(execd, time.time_ns(), "a batch with the second connection open")
+                open(os.path.join(steps, "close"), "w").close()
+                server.wait("closed", 2)
+                wait_batch_after(execd, time.time_ns(), "a batch after the second connection's close")
+                open(os.path.join(steps, "end"), "w").close()
+                status = execd.wait_exit(h.BATCH_TIMEOUT)
+            self.assertEqual(status, 0, execd.describe())
+            line_rules.check_batches(execd.batches())
+            with open(report) as f:
+                a1, r1, a2, r2 = (int(v) for v in f.read().split())
+            self.assertGreater(a1, LONG_SENT)
+            self.assertGreater(a2, SHORT_SENT)
+            points = ah.target_points(execd, "python3")
+            self.assertEqual(ah.field_sum(points, "proc_net_tcp_sent_bytes"), a1 + a2, execd.describe())
+            self.assertEqual(ah.field_sum(points, "proc_net_tcp_received_bytes"), r1 + r2, execd.describe())
+            self.assertEqual(points[-1].fields["proc_net_tcp_connections"], 0, execd.describe())
+        finally:
+            server.close()
+            for step in ("first", "swap", "close", "end", "report"):
+                if os.path.exists(os.path.join(steps, step)):
+                    os.unlink(os.path.join(steps, step))
+            os.rmdir(steps)
+
+    def test_listener_is_no_connection(self):
+        """A listening socket is no connection, with either source, even once
+        a dump of the listeners (ss -tl) gave it a cookie: the BPF pass, which
+        lists it, is then the end's dump, and takes no more than the
+        kernel's dump would (which tells no listener)."""
+        ss = shutil.which("ss")
+        if not ss:
+            self.skipTest("no ss here to give the listener a cookie")
+        peer = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        peer.bind(("127.0.0.1", 0))
+        peer.listen(4)  # the tree's connection waits in its backlog
+        steps = tempfile.mkdtemp(prefix="proctree-net-")
+        child = ("import os, socket, sys, time\n"
+                 "l = socket.socket(); l.bind(('127.0.0.1', 0)); l.listen(4)\n"
+                 "c = socket.create_connection(('127.0.0.1', int(sys.argv[1])))\n"
+                 "while not os.path.exists(sys.argv[2]): time.sleep(0.02)\n")
+        end = os.path.join(steps, "end")
+        try:
+            with h.Execd(["--interval", "0.5s", "--", sys.executable, "-c", child, str(peer.getsockname()[1]),
+                          end]) as execd:
+                execd.wait_for(lambda e: any(p.fields.get("proc_net_tcp_connections", 0) >= 1
+                                             for p in ah.target_points(e, "python3")), h.BATCH_TIMEOUT,
+                               "a line with the connection")
+                subprocess.run([ss, "-tlnH"], check=True, capture_output=True)
+                after = time.time_ns()
+                execd.wait_for(lambda e: sum(1 for ts, _ in e.batches() if ts > after) >= 3, h.BATCH_TIMEOUT,
+                               "three batches after the listeners' dump")
+                open(end, "w").close()
+                status = execd.wait_exit(h.BATCH_TIMEOUT)
+            self.assertEqual(status, 0, execd.describe())
+            points = [p for p in ah.target_points(execd, "python3") if p.fields["proc_processes"] > 0]
+            said = [p.fields["proc_net_tcp_connections"] for p in points[1:-1]]
+            self.assertTrue(said, execd.describe())
+            self.assertEqual(set(said), {1}, execd.describe())
+        finally:
+            peer.close()
+            if os.path.exists(end):
+                os.unlink(end)
+            os.rmdir(steps)
 
     def test_no_net_leaves_them_out(self):
         server = Server(socket.AF_INET, "127.0.0.1")

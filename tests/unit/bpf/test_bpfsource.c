@@ -163,6 +163,16 @@ static struct {
     uint64_t cpu, child_cpu, wchar, minflt, threads, switches, resident, fds;
 } seen;
 
+/* The size of pid's fd/: its open descriptors, as procfs counts them. */
+static int64_t fd_dir_size(pid_t pid)
+{
+    char dir[64];
+    snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+    struct stat ds;
+    ck_assert_int_eq(stat(dir, &ds), 0);
+    return (int64_t)ds.st_size;
+}
+
 /* Every field of pid's stat, io and threads' counts, both ways. */
 static void compare(struct pt_taskiter *it, pid_t pid, struct pt_buf *buf)
 {
@@ -217,17 +227,14 @@ static void compare(struct pt_taskiter *it, pid_t pid, struct pt_buf *buf)
         SAME(cancelled_write_bytes);
     }
     /* the open descriptors, as the size of its fd/ counts them */
-    char dir[64];
-    snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
-    struct stat ds;
-    ck_assert_int_eq(stat(dir, &ds), 0);
-    int64_t fds;
+    int64_t fds, dir_size = fd_dir_size(pid);
     uint64_t fd_start;
     ck_assert_msg(pt_taskfold_fds(it, pid, sysconf(_SC_CLK_TCK), &fds, &fd_start), "pid %d: no descriptor count",
                   (int)pid);
-    ck_assert_msg(fds == (int64_t)ds.st_size, "pid %d: %lld descriptors by procfs, %lld by BPF", (int)pid,
-                  (long long)ds.st_size, (long long)fds);
+    ck_assert_msg(fds == dir_size, "pid %d: %lld descriptors by procfs, %lld by BPF", (int)pid, (long long)dir_size,
+                  (long long)fds);
     ck_assert_uint_eq(fd_start, st.starttime);
+    ck_assert_int_eq(f.fds, fds); /* the fold's, which a poll with a breakdown takes */
     seen.fds += (uint64_t)fds;
     seen.cpu += b->utime + b->stime;
     seen.child_cpu += b->cutime + b->cstime;
@@ -242,11 +249,47 @@ static void compare(struct pt_taskiter *it, pid_t pid, struct pt_buf *buf)
                       (long long)tc[k], (long long)f.tc[k]);
 }
 
-/* A poll's snapshot: statm alone, equal to the file's. */
+/* A poll by the list counts the descriptors of the members asked for
+ * (every other one here), each equal to its fd/'s size, and of no other. */
+static void compare_polled_fds(struct pt_taskiter *it, const pid_t *pids, int n)
+{
+    if (!pt_taskiter_polls_by_list(it))
+        return; /* a walk's poll counts none: the files say */
+    for (int i = 0; i < n; i++)
+        pt_taskiter_count_fds(it, pids[i], i % 2 == 0);
+    ck_assert_int_eq(pt_taskiter_snapshot(it, PT_TR_MODE_STATM), 0);
+    long hz = sysconf(_SC_CLK_TCK);
+    for (int i = 0; i < n; i++) {
+        int64_t fds = -1;
+        uint64_t starttime = 0;
+        bool counted = pt_taskfold_fds(it, pids[i], hz, &fds, &starttime);
+        ck_assert_msg(counted == (i % 2 == 0), "pid %d: counted %d", (int)pids[i], counted);
+        if (counted)
+            ck_assert_msg(fds == fd_dir_size(pids[i]), "pid %d: %lld descriptors by procfs, %lld by the poll",
+                          (int)pids[i], (long long)fd_dir_size(pids[i]), (long long)fds);
+        /* the same with the memory's, as a poll reads them */
+        struct pt_statm sm;
+        int64_t with_statm = -2;
+        ck_assert(pt_taskfold_statm(it, pids[i], hz, &sm, &starttime, &with_statm) || !pt_taskiter_statm_sums(it));
+        ck_assert_int_eq(with_statm, counted ? fds : -1);
+    }
+    for (int i = 0; i < n; i++)
+        pt_taskiter_count_fds(it, pids[i], false);
+    ck_assert_int_eq(pt_taskiter_snapshot(it, PT_TR_MODE_STATM), 0);
+    for (int i = 0; i < n; i++) {
+        int64_t fds;
+        uint64_t starttime;
+        ck_assert(!pt_taskfold_fds(it, pids[i], hz, &fds, &starttime));
+    }
+}
+
+/* A poll's snapshot: statm alone, equal to the file's; the descriptors
+ * of the members asked for. */
 static void compare_statm(struct pt_taskiter *it, const pid_t *pids, int n, struct pt_buf *buf)
 {
     if (!pt_taskiter_statm_sums(it))
         return;
+    compare_polled_fds(it, pids, n);
     ck_assert_int_eq(pt_taskiter_snapshot(it, PT_TR_MODE_STATM), 0);
     ck_assert(pt_taskiter_valid(it, PT_TR_MODE_STATM));
     ck_assert(!pt_taskiter_valid(it, PT_TR_MODE_FULL));
@@ -254,8 +297,8 @@ static void compare_statm(struct pt_taskiter *it, const pid_t *pids, int n, stru
         pid_t pid = pids[i];
         struct pt_statm got, sm;
         uint64_t starttime;
-        ck_assert_msg(pt_taskfold_statm(it, pid, sysconf(_SC_CLK_TCK), &got, &starttime), "pid %d: no statm record",
-                      (int)pid);
+        ck_assert_msg(pt_taskfold_statm(it, pid, sysconf(_SC_CLK_TCK), &got, &starttime, NULL),
+                      "pid %d: no statm record", (int)pid);
         ssize_t len = read_proc(pid, "statm", buf);
         ck_assert_int_eq(pt_procfs_parse_statm(buf->data, (size_t)len, &sm), 0);
         const struct pt_statm *a = &sm, *b = &got;
@@ -584,18 +627,29 @@ START_TEST(test_poll_by_list)
     struct pt_statm sm;
     uint64_t starttime;
     long hz = sysconf(_SC_CLK_TCK);
-    ck_assert(!pt_taskfold_statm(it, pids[0], hz, &sm, &starttime));
-    ck_assert(!pt_taskfold_statm(it, tid, hz, &sm, &starttime));
+    ck_assert(!pt_taskfold_statm(it, pids[0], hz, &sm, &starttime, NULL));
+    ck_assert(!pt_taskfold_statm(it, tid, hz, &sm, &starttime, NULL));
     for (int i = 1; i < N; i++)
-        ck_assert_msg(pt_taskfold_statm(it, pids[i], hz, &sm, &starttime), "pid %d: no record", (int)pids[i]);
+        ck_assert_msg(pt_taskfold_statm(it, pids[i], hz, &sm, &starttime, NULL), "pid %d: no record", (int)pids[i]);
     ck_assert_uint_gt(sm.size, 0);
     pt_taskiter_unfollow(it, pids[N - 1]); /* the list's last */
     ck_assert_int_eq(pt_taskiter_follow(it, pids[0]), 0);
     ck_assert_int_eq(pt_taskiter_snapshot(it, PT_TR_MODE_STATM), 0);
-    ck_assert(pt_taskfold_statm(it, pids[0], hz, &sm, &starttime));
-    ck_assert(!pt_taskfold_statm(it, pids[N - 1], hz, &sm, &starttime));
+    ck_assert(pt_taskfold_statm(it, pids[0], hz, &sm, &starttime, NULL));
+    ck_assert(!pt_taskfold_statm(it, pids[N - 1], hz, &sm, &starttime, NULL));
     for (int i = 0; i < N - 1; i++)
-        ck_assert(pt_taskfold_statm(it, pids[i], hz, &sm, &starttime));
+        ck_assert(pt_taskfold_statm(it, pids[i], hz, &sm, &starttime, NULL));
+    /* a member asked to have its descriptors counted keeps the ask when
+     * its slot moves: pids[0], the list's last, fills pids[1]'s */
+    pt_taskiter_count_fds(it, pids[0], true);
+    pt_taskiter_unfollow(it, pids[1]);
+    ck_assert_int_eq(pt_taskiter_snapshot(it, PT_TR_MODE_STATM), 0);
+    int64_t fds;
+    ck_assert(pt_taskfold_fds(it, pids[0], hz, &fds, &starttime));
+    ck_assert_int_eq(fds, fd_dir_size(pids[0]));
+    ck_assert(pt_taskfold_statm(it, pids[0], hz, &sm, &starttime, NULL)); /* its record is its own */
+    ck_assert(!pt_taskfold_fds(it, pids[2], hz, &fds, &starttime));
+    ck_assert(!pt_taskfold_statm(it, pids[1], hz, &sm, &starttime, NULL));
     ck_assert_uint_eq(pt_taskiter_visits(it), 0); /* no walk was taken */
     kill_all(pids, N);
     pthread_cancel(th);

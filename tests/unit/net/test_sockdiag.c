@@ -12,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
 
 #include "net/sockdiag.h"
 #include "net/sockscan.h"
@@ -255,6 +259,65 @@ START_TEST(test_socket_links)
 }
 END_TEST
 
+/* The states a dump tells, as the dump's request asks for them: a
+ * listener of this process is not told, its connection's two ends are,
+ * and pt_sockdiag_dumps_state says the same of each. */
+static void find_inode(const struct pt_tcpsock *s, void *arg)
+{
+    uint64_t *want = arg;
+    for (int i = 0; i < 3; i++)
+        if (s->inode == want[2 * i])
+            want[2 * i + 1] = (uint64_t)s->state + 1;
+}
+
+static uint64_t inode_of(int fd)
+{
+    struct stat st;
+    ck_assert_int_eq(fstat(fd, &st), 0);
+    return (uint64_t)st.st_ino;
+}
+
+/* The kernel's TCP states (net/tcp_states.h): linux/tcp.h, which the
+ * parser's tests need, has no names for them in user space. */
+enum { ESTABLISHED = 1, SYN_SENT = 2, TIME_WAIT = 6, CLOSE = 7, CLOSE_WAIT = 8, LISTEN = 10, NEW_SYN_RECV = 12 };
+
+START_TEST(test_states_dumped)
+{
+    ck_assert(pt_sockdiag_dumps_state(ESTABLISHED));
+    ck_assert(pt_sockdiag_dumps_state(SYN_SENT));
+    ck_assert(pt_sockdiag_dumps_state(CLOSE_WAIT));
+    ck_assert(pt_sockdiag_dumps_state(CLOSE));
+    ck_assert(!pt_sockdiag_dumps_state(LISTEN));
+    ck_assert(!pt_sockdiag_dumps_state(TIME_WAIT));
+    ck_assert(!pt_sockdiag_dumps_state(NEW_SYN_RECV));
+    ck_assert(!pt_sockdiag_dumps_state(16));
+    ck_assert(!pt_sockdiag_dumps_state(255));
+
+    int l = socket(AF_INET, SOCK_STREAM, 0), c = socket(AF_INET, SOCK_STREAM, 0);
+    ck_assert_int_ge(l, 0);
+    ck_assert_int_ge(c, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t al = sizeof(a);
+    ck_assert_int_eq(bind(l, (struct sockaddr *)&a, al), 0);
+    ck_assert_int_eq(listen(l, 4), 0);
+    ck_assert_int_eq(getsockname(l, (struct sockaddr *)&a, &al), 0);
+    ck_assert_int_eq(connect(c, (struct sockaddr *)&a, al), 0);
+    int s = accept(l, NULL, NULL);
+    ck_assert_int_ge(s, 0);
+    struct pt_sockdiag d;
+    ck_assert_int_eq(pt_sockdiag_open(&d), 0);
+    uint64_t want[6] = {inode_of(l), 0, inode_of(c), 0, inode_of(s), 0};
+    ck_assert_int_eq(pt_sockdiag_dump(&d, find_inode, want), 0);
+    pt_sockdiag_close(&d);
+    ck_assert_uint_eq(want[1], 0); /* the listener: not told */
+    ck_assert_uint_eq(want[3], ESTABLISHED + 1);
+    ck_assert_uint_eq(want[5], ESTABLISHED + 1);
+    close(s);
+    close(c);
+    close(l);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("sockdiag");
@@ -265,5 +328,6 @@ int main(void)
     tcase_add_test(tc, test_error_message);
     tcase_add_test(tc, test_random_bytes);
     tcase_add_test(tc, test_socket_links);
+    tcase_add_test(tc, test_states_dumped);
     return unit_run(suite);
 }

@@ -2,6 +2,7 @@
  * growth each dump and destroy notification adds, once per socket. */
 #include <check.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "net/tcpbytes.h"
 #include "unit.h"
@@ -17,7 +18,7 @@ static void walk(struct pt_tcpbytes *l, const uint64_t *inodes, size_t n, bool w
 {
     pt_tcpbytes_walk(l);
     for (size_t i = 0; i < n; i++)
-        pt_tcpbytes_note(l, inodes[i], whole, -1);
+        pt_tcpbytes_note(l, inodes[i], whole, -1, NULL);
 }
 
 static void dump(struct pt_tcpbytes *l, const struct pt_tcpsock *socks, size_t n)
@@ -33,9 +34,9 @@ START_TEST(test_delta_and_baseline)
     pt_tcpbytes_init(&l, 16);
     uint64_t inodes[] = {100, 200};
     pt_tcpbytes_walk(&l);
-    ck_assert_int_eq(pt_tcpbytes_note(&l, 100, false, -1), 1); /* there before: a baseline */
-    ck_assert_int_eq(pt_tcpbytes_note(&l, 200, true, -1), 1);  /* appeared since: whole */
-    ck_assert_int_eq(pt_tcpbytes_note(&l, 200, true, -1), 0);  /* a second holder: known */
+    ck_assert_int_eq(pt_tcpbytes_note(&l, 100, false, -1, NULL), 1); /* there before: a baseline */
+    ck_assert_int_eq(pt_tcpbytes_note(&l, 200, true, -1, NULL), 1);  /* appeared since: whole */
+    ck_assert_int_eq(pt_tcpbytes_note(&l, 200, true, -1, NULL), 0);  /* a second holder: known */
     struct pt_tcpsock d1[] = {sock(100, 1, 1000, 500), sock(200, 2, 70, 30), sock(300, 3, 9999, 9999)};
     dump(&l, d1, 3);
     ck_assert_uint_eq(l.sent, 70); /* 100's 1000 before: not this interval's; 300 not the tree's */
@@ -187,9 +188,9 @@ START_TEST(test_bound)
     pt_tcpbytes_init(&l, MAX);
     pt_tcpbytes_walk(&l);
     for (uint64_t i = 1; i <= MAX; i++)
-        ck_assert_int_eq(pt_tcpbytes_note(&l, i * 7919, true, -1), 1);
-    ck_assert_int_eq(pt_tcpbytes_note(&l, 1, true, -1), -1);
-    ck_assert_int_eq(pt_tcpbytes_note(&l, 7919, true, -1), 0); /* known: still noted */
+        ck_assert_int_eq(pt_tcpbytes_note(&l, i * 7919, true, -1, NULL), 1);
+    ck_assert_int_eq(pt_tcpbytes_note(&l, 1, true, -1, NULL), -1);
+    ck_assert_int_eq(pt_tcpbytes_note(&l, 7919, true, -1, NULL), 0); /* known: still noted */
     ck_assert_uint_eq(l.n, MAX);
     ck_assert_uint_le(l.cap, MAX);
     pt_tcpbytes_dump(&l);
@@ -205,8 +206,120 @@ START_TEST(test_bound)
     }
     pt_tcpbytes_sweep(&l);
     ck_assert_uint_eq(l.n, 0);
-    ck_assert_int_eq(pt_tcpbytes_note(&l, 1, true, -1), 1); /* room again */
+    ck_assert_int_eq(pt_tcpbytes_note(&l, 1, true, -1, NULL), 1); /* room again */
     pt_tcpbytes_free(&l);
+}
+END_TEST
+
+/* A walk that notes each socket where the last note leads (the entry
+ * after it) and hands back where (pt_tcpbytes_note's at), then the same
+ * sockets taken there (pt_tcpbytes_take_at), against the same run
+ * through the hashes' lookups alone (note, pt_tcpbytes_take): every sum,
+ * connection count and growth equal, at every step of a tree's life made
+ * at random: sockets open and close (destroyed, or gone unnoticed),
+ * inodes come back with new cookies (at once, the dead entry still
+ * there, or later), a first dump tells no cookie of
+ * some, holders shared, walks in another order, at given wrong. */
+#define SOCKS 48
+struct life {
+    uint64_t inode, cookie, sent, received;
+    bool open;
+};
+
+START_TEST(test_take_at_same)
+{
+    struct pt_tcpbytes a, b;
+    pt_tcpbytes_init(&a, 64);
+    pt_tcpbytes_init(&b, 64);
+    struct life socks[SOCKS];
+    uint64_t next_cookie = 1;
+    unsigned seed = 12345;
+    for (int i = 0; i < SOCKS; i++)
+        socks[i] = (struct life){.inode = 1000 + (uint64_t)i % 40, .cookie = next_cookie++, .open = i < 40};
+    for (int step = 0; step < 400; step++) {
+        /* the sockets move bytes; some close (a notification, or none),
+         * some open again on an inode that was another's */
+        for (int i = 0; i < SOCKS; i++) {
+            struct life *k = &socks[i];
+            if (!k->open) {
+                bool clash = false;
+                for (int j = 0; j < SOCKS; j++)
+                    clash |= j != i && socks[j].open && socks[j].inode == k->inode;
+                if (!clash && rand_r(&seed) % 8 == 0)
+                    *k = (struct life){.inode = k->inode, .cookie = next_cookie++, .open = true};
+                continue;
+            }
+            k->sent += (uint64_t)(rand_r(&seed) % 1000);
+            k->received += (uint64_t)(rand_r(&seed) % 1000);
+            if (rand_r(&seed) % 16 == 0) {
+                k->open = false;
+                if (rand_r(&seed) % 2) {
+                    struct pt_tcpsock d = sock(0, k->cookie, k->sent, k->received);
+                    uint64_t s1, r1, s2, r2;
+                    const struct pt_tcp_entry *ea = pt_tcpbytes_destroyed(&a, &d, &s1, &r1);
+                    const struct pt_tcp_entry *eb = pt_tcpbytes_destroyed(&b, &d, &s2, &r2);
+                    ck_assert((ea == NULL) == (eb == NULL));
+                    ck_assert_uint_eq(s1, s2);
+                    ck_assert_uint_eq(r1, r2);
+                }
+                if (rand_r(&seed) % 3 == 0) /* its inode another's at once, before the walk */
+                    *k = (struct life){.inode = k->inode, .cookie = next_cookie++, .open = true};
+            }
+        }
+        /* a walk: the open ones, in order or from a point on and around,
+         * one holder's twice */
+        pt_tcpbytes_walk(&a);
+        pt_tcpbytes_walk(&b);
+        size_t at[SOCKS];
+        int from = rand_r(&seed) % 3 == 0 ? rand_r(&seed) % SOCKS : 0;
+        for (int n = 0; n < SOCKS; n++) {
+            int i = (from + n) % SOCKS;
+            at[i] = SIZE_MAX;
+            if (!socks[i].open)
+                continue;
+            bool whole = rand_r(&seed) % 2;
+            a.next = SIZE_MAX; /* a's notes by the lookup alone */
+            int ra = pt_tcpbytes_note(&a, socks[i].inode, whole, -1, NULL);
+            int rb = pt_tcpbytes_note(&b, socks[i].inode, whole, -1, &at[i]);
+            ck_assert_int_eq(ra, rb);
+            if (rand_r(&seed) % 10 == 0) { /* a second holder */
+                a.next = SIZE_MAX;
+                pt_tcpbytes_note(&a, socks[i].inode, whole, -1, NULL);
+                pt_tcpbytes_note(&b, socks[i].inode, whole, -1, &at[i]);
+            }
+        }
+        /* a dump, the sockets' cookies told (0 for a few: none made yet),
+         * at now and then wrong */
+        pt_tcpbytes_dump(&a);
+        pt_tcpbytes_dump(&b);
+        for (int i = 0; i < SOCKS; i++) {
+            if (!socks[i].open)
+                continue;
+            struct pt_tcpsock d =
+                sock(socks[i].inode, rand_r(&seed) % 20 == 0 ? 0 : socks[i].cookie, socks[i].sent, socks[i].received);
+            size_t where = rand_r(&seed) % 25 == 0 ? (size_t)(rand_r(&seed) % 64) : at[i];
+            uint64_t s1, r1, s2, r2;
+            const struct pt_tcp_entry *ea = pt_tcpbytes_take(&a, &d, &s1, &r1);
+            const struct pt_tcp_entry *eb = pt_tcpbytes_take_at(&b, where, &d, &s2, &r2);
+            ck_assert((ea == NULL) == (eb == NULL));
+            ck_assert_msg(s1 == s2 && r1 == r2, "step %d, socket %d: %llu/%llu by lookups, %llu/%llu at %zu", step, i,
+                          (unsigned long long)s1, (unsigned long long)r1, (unsigned long long)s2,
+                          (unsigned long long)r2, where);
+        }
+        pt_tcpbytes_sweep(&a);
+        pt_tcpbytes_sweep(&b);
+        ck_assert_uint_eq(a.sent, b.sent);
+        ck_assert_uint_eq(a.received, b.received);
+        ck_assert_int_eq(a.connections, b.connections);
+        ck_assert_uint_eq(a.n, b.n);
+        if (step % 5 == 4) {
+            pt_tcpbytes_end(&a);
+            pt_tcpbytes_end(&b);
+        }
+    }
+    ck_assert_uint_gt(next_cookie, SOCKS + 20); /* inodes came back */
+    pt_tcpbytes_free(&a);
+    pt_tcpbytes_free(&b);
 }
 END_TEST
 
@@ -220,5 +333,6 @@ int main(void)
     tcase_add_test(tc, test_destroyed);
     tcase_add_test(tc, test_sweep);
     tcase_add_test(tc, test_bound);
+    tcase_add_test(tc, test_take_at_same);
     return unit_run(suite);
 }
