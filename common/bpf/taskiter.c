@@ -323,13 +323,6 @@ void pt_taskiter_close(struct pt_taskiter *it)
     (void)it;
 }
 
-void pt_taskiter_count_fds(struct pt_taskiter *it, pid_t tgid, bool on)
-{
-    long i = pt_pidmap_get(&it->slot, tgid);
-    if (i >= 0)
-        it->skel->bss->list[i] = (uint32_t)tgid | (on ? PT_TASKREC_LIST_FDS : 0);
-}
-
 int pt_taskiter_follow(struct pt_taskiter *it, pid_t tgid)
 {
     (void)it;
