@@ -63,7 +63,14 @@ class CollectdPostgresqlTitles(unittest.TestCase):
                 for epoch, value in self.collectd.csv_rows(instance, metric):
                     groups[epoch] = groups.get(epoch, 0) + value
             self.assertTrue(tree, metric)
+            # collectd's one write thread writes the value lists in the
+            # order the reads dispatched them, and at its stop drops what is
+            # still queued: only the last read written can lack some of its
+            # lines (a CI run lost 205). Every earlier read was written whole.
+            last = max([*tree, *groups])
             for epoch, value in tree.items():
+                if epoch == last:
+                    continue
                 self.assertAlmostEqual(groups.get(epoch, 0), value, delta=1e-6,
                                        msg=f"{metric} at {epoch}\n{self.evidence()}")
 

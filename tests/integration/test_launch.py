@@ -104,7 +104,9 @@ class LaunchTest(h.InfluxTestCase):
         runs = [h.Execd(["--interval", "0.2s", "--discovery-interval", "0.05s", "--", "sh", "-c", "sleep 0.3"])
                 for _ in range(50)]
         try:
-            statuses = [e.wait_exit(h.START_TIMEOUT) for e in runs]
+            # each start loads the BPF programs (the verifier: 0.35 s of
+            # kernel CPU each here), so 50 of them queue for 2 CPUs
+            statuses = [e.wait_exit(4 * h.START_TIMEOUT) for e in runs]
         finally:
             for e in runs:
                 e.stop()
