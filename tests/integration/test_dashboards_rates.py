@@ -27,7 +27,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
 
 import collectd_harness as ch
@@ -91,7 +90,6 @@ class Rates(unittest.TestCase):
                                       stdout=subprocess.PIPE, text=True)
         stack.callback(h.stop_process, cls.reader)
         assert cls.reader.stdout.readline().strip() == "ready"
-        cls.start_ns = time.time_ns()
         cls.telegraf = stack.enter_context(th.Telegraf(
             TELEGRAF, ["--pid", str(cls.reader.pid), "--name", TARGET], influx=cls.influx, database=TG_DB,
             interval=f"{INTERVAL_S}s"))
@@ -113,6 +111,13 @@ class Rates(unittest.TestCase):
             [f"{ch.HOSTNAME}.proctree-{TARGET}.bytes-{METRIC}"], int(cls.last_cd) - 1, int(cls.last_cd) + 2)
             for v, e in s["datapoints"] if v is not None], h.START_TIMEOUT, "carbon's points in graphite-web")
         cls.end_ns = int(max(cls.last_tg, cls.last_cd * 1e9)) + 1_000_000_000
+        # Each agent's first line is left out of the measured time: it counts
+        # from the moment proctree found the target, which can be moments
+        # before the agent's first gather (Telegraf's ticks are aligned to
+        # the interval), and a reader that reads every 10 ms has then read
+        # nothing yet: a 1 s bucket holding that line alone said 0 B/s.
+        cls.start_tg = cls.telegraf.batches()[0][0] + 1
+        cls.start_cd = int(cls.collectd.csv_rows(TARGET, METRIC)[0][0] * 1e9) + 1
 
     @classmethod
     def listener_rows(cls, since_ns):
@@ -124,14 +129,15 @@ class Rates(unittest.TestCase):
                 return []
             raise
 
-    def influx_rates(self, db, host, query, bucket):
-        q = interpolate(query, influx_vars(host, TARGET, self.start_ns, self.end_ns, interval=bucket))
+    def influx_rates(self, db, host, query, bucket, start_ns):
+        q = interpolate(query, influx_vars(host, TARGET, start_ns, self.end_ns, interval=bucket))
         result = self.influx.query(db, q)
         return [v for s in result.get("series", []) for row in s["values"] for v in row[1:] if v is not None]
 
     def graphite_rates(self, target, bucket):
         t = graphite_target(target, {"host": ch.HOSTNAME, "target": TARGET, "__interval": bucket})
-        series = self.graphite.render_json([t], self.start_ns // 10**9, -(-self.end_ns // 10**9))
+        # graphite-web takes whole seconds: from the one after the first line's
+        series = self.graphite.render_json([t], self.start_cd // 10**9 + 1, -(-self.end_ns // 10**9))
         return [v for s in series for v, _ in s["datapoints"] if v is not None]
 
     def assert_rates(self, what, rates_of):
@@ -157,7 +163,7 @@ class Rates(unittest.TestCase):
             interval = h.target_line(points, TARGET).fields["collector_interval_seconds"]
             self.assertLessEqual(abs(interval - (t1 - t0) / 1e9), 0.02 * (t1 - t0) / 1e9, f"{t0} .. {t1}")
         query = panel_target("proctree-telegraf-influxdb.json")["query"]
-        self.assert_rates("Telegraf, InfluxDB", lambda b: self.influx_rates(TG_DB, th.HOSTNAME, query, b))
+        self.assert_rates("Telegraf, InfluxDB", lambda b: self.influx_rates(TG_DB, th.HOSTNAME, query, b, self.start_tg))
 
     def test_collectd_graphite(self):
         target = panel_target("proctree-collectd-graphite.json")["target"]
@@ -165,7 +171,7 @@ class Rates(unittest.TestCase):
 
     def test_collectd_influxdb(self):
         query = panel_target("proctree-collectd-influxdb.json")["query"]
-        self.assert_rates("collectd, InfluxDB", lambda b: self.influx_rates(CD_DB, ch.HOSTNAME, query, b))
+        self.assert_rates("collectd, InfluxDB", lambda b: self.influx_rates(CD_DB, ch.HOSTNAME, query, b, self.start_cd))
 
 
 if __name__ == "__main__":
